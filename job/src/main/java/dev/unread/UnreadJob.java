@@ -1,0 +1,167 @@
+package dev.unread;
+
+import dev.unread.config.UnreadConfig;
+import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationCursor;
+import dev.unread.events.DeadLetter;
+import dev.unread.events.InboxCursor;
+import dev.unread.events.ParseEvents;
+import dev.unread.events.RawRecord;
+import dev.unread.events.UnreadCount;
+import dev.unread.sinks.KafkaDeadLetters;
+import dev.unread.sinks.MySqlCursors;
+import dev.unread.sinks.RedisCounts;
+import dev.unread.sinks.RedisReceipts;
+import dev.unread.sources.KafkaRawRecords;
+import dev.unread.state.UnreadCounter;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The unread pipeline: two Kafka topics parsed into events, keyed by user into one counting
+ * function, counts to Redis, cursors to MySQL, read receipts to Redis Pub/Sub, refused records to
+ * the dead-letter topic.
+ *
+ * <p>The job is built from its sources and sinks, so tests run this very pipeline on bounded
+ * sources and {@link #main} wires the production ones.
+ */
+public final class UnreadJob {
+
+    /** Operator ids: state in savepoints is matched by these, so they never change. */
+    public static final String MESSAGES_SOURCE_UID = "chat-messages-source";
+    public static final String READS_SOURCE_UID = "chat-reads-source";
+    public static final String PARSE_MESSAGES_UID = "parse-chat-messages";
+    public static final String PARSE_READS_UID = "parse-chat-reads";
+    public static final String COUNTER_UID = "unread-counter";
+    public static final String REDIS_COUNTS_UID = "redis-counts-sink";
+    public static final String REDIS_RECEIPTS_UID = "redis-receipts-sink";
+    public static final String MYSQL_USER_ACTIVITY_UID = "mysql-user-activity-sink";
+    public static final String MYSQL_CONVERSATION_MEMBER_UID = "mysql-conversation-member-sink";
+    public static final String DEAD_LETTERS_UID = "dead-letters-sink";
+
+    /** Where the job's results go. */
+    public record Outputs(
+            Sink<UnreadCount> counts,
+            Sink<ConversationCursor> receipts,
+            Sink<InboxCursor> inboxCursors,
+            Sink<ConversationCursor> conversationCursors,
+            Sink<DeadLetter> deadLetters) {}
+
+    private final Source<RawRecord, ?, ?> messages;
+    private final Source<RawRecord, ?, ?> reads;
+    private final Outputs outputs;
+
+    public UnreadJob(Source<RawRecord, ?, ?> messages, Source<RawRecord, ?, ?> reads, Outputs outputs) {
+        this.messages = messages;
+        this.reads = reads;
+        this.outputs = outputs;
+    }
+
+    /** The production wiring: Kafka in, Redis, MySQL and Kafka out. */
+    public static UnreadJob forProduction(UnreadConfig config) {
+        return new UnreadJob(
+                KafkaRawRecords.source(config, config.messagesTopic),
+                KafkaRawRecords.source(config, config.readsTopic),
+                new Outputs(
+                        new RedisCounts(config),
+                        new RedisReceipts(config),
+                        MySqlCursors.userActivity(config),
+                        MySqlCursors.conversationMember(config),
+                        KafkaDeadLetters.sink(config)));
+    }
+
+    public static void main(String[] args) throws Exception {
+        UnreadConfig config = UnreadConfig.fromArgs(args, System.getenv());
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.configure(settings(config));
+        forProduction(config).build(env);
+        env.execute("unread");
+    }
+
+    /**
+     * Flink settings the job relies on. A cluster's config.yaml may set more; these win because
+     * the job is not correct or not upgradeable without them.
+     */
+    public static Configuration settings(UnreadConfig config) {
+        Configuration conf = new Configuration();
+        conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+        conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, java.time.Duration.ofMillis(config.checkpointIntervalMs));
+        conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
+        conf.set(PipelineOptions.MAX_PARALLELISM, config.maxParallelism);
+        // Every state and event type must have an explicit serializer: a Kryo fallback could not
+        // be checked for compatibility when a savepoint is restored.
+        conf.set(PipelineOptions.GENERIC_TYPES, false);
+        // No function keeps a reference to a record after emitting or receiving it.
+        conf.set(PipelineOptions.OBJECT_REUSE, true);
+        if (config.parallelism > 0) {
+            conf.set(org.apache.flink.configuration.CoreOptions.DEFAULT_PARALLELISM, config.parallelism);
+        }
+        return conf;
+    }
+
+    /** Adds the pipeline to {@code env}. */
+    public void build(StreamExecutionEnvironment env) {
+        SingleOutputStreamOperator<ChatEvent> messageEvents =
+                env.fromSource(messages, WatermarkStrategy.noWatermarks(), "chat-messages")
+                        .uid(MESSAGES_SOURCE_UID)
+                        .process(new ParseEvents(ParseEvents.Topic.MESSAGES))
+                        .uid(PARSE_MESSAGES_UID)
+                        .name("parse chat-messages");
+        SingleOutputStreamOperator<ChatEvent> readEvents =
+                env.fromSource(reads, WatermarkStrategy.noWatermarks(), "chat-reads")
+                        .uid(READS_SOURCE_UID)
+                        .process(new ParseEvents(ParseEvents.Topic.READS))
+                        .uid(PARSE_READS_UID)
+                        .name("parse chat-reads");
+
+        SingleOutputStreamOperator<UnreadCount> counts =
+                messageEvents
+                        .union(readEvents)
+                        .keyBy(event -> event.userId, Types.LONG)
+                        .process(new UnreadCounter())
+                        .uid(COUNTER_UID)
+                        .name("count unread");
+
+        counts.sinkTo(outputs.counts()).uid(REDIS_COUNTS_UID).name("Redis counts");
+
+        DataStream<ConversationCursor> conversationCursors =
+                counts.getSideOutput(UnreadCounter.CONVERSATION_CURSORS);
+        conversationCursors
+                .sinkTo(outputs.receipts())
+                .uid(REDIS_RECEIPTS_UID)
+                .name("Redis read receipts");
+        conversationCursors
+                .sinkTo(outputs.conversationCursors())
+                .uid(MYSQL_CONVERSATION_MEMBER_UID)
+                .name("MySQL conversation_member");
+        counts.getSideOutput(UnreadCounter.INBOX_CURSORS)
+                .sinkTo(outputs.inboxCursors())
+                .uid(MYSQL_USER_ACTIVITY_UID)
+                .name("MySQL user_activity");
+
+        messageEvents
+                .getSideOutput(ParseEvents.DEAD_LETTERS)
+                .union(readEvents.getSideOutput(ParseEvents.DEAD_LETTERS))
+                .sinkTo(outputs.deadLetters())
+                .uid(DEAD_LETTERS_UID)
+                .name("dead letters");
+    }
+
+    /** Builds and runs the pipeline in {@code env}, blocking until it ends. */
+    public JobExecutionResult execute(StreamExecutionEnvironment env) throws Exception {
+        build(env);
+        return env.execute("unread");
+    }
+}

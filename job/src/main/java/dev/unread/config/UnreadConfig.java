@@ -1,0 +1,171 @@
+package dev.unread.config;
+
+import java.io.Serializable;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Every setting of the job in one place. Each has a flag ({@code --redis-url}), an environment
+ * variable ({@code UNREAD_REDIS_URL}) and a default pointing at 127.0.0.1; a flag wins over the
+ * environment. Passwords come only from the environment so that they never show in a process
+ * list or a shell history.
+ */
+public final class UnreadConfig implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Settings by flag name, with their defaults, in the order {@code --help} lists them. */
+    private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
+
+    static {
+        DEFAULTS.put("kafka-bootstrap", "127.0.0.1:9092");
+        DEFAULTS.put("messages-topic", "chat-messages");
+        DEFAULTS.put("reads-topic", "chat-reads");
+        DEFAULTS.put("dead-letter-topic", "chat-dead-letters");
+        DEFAULTS.put("group-id", "unread");
+        DEFAULTS.put("redis-url", "redis://127.0.0.1:6379/0");
+        DEFAULTS.put("redis-key-prefix", "");
+        DEFAULTS.put("jdbc-url", "jdbc:mysql://127.0.0.1:3306/test");
+        DEFAULTS.put("jdbc-user", "root");
+        DEFAULTS.put("flush-interval-ms", "200");
+        DEFAULTS.put("parallelism", "0");
+        DEFAULTS.put("max-parallelism", "128");
+        DEFAULTS.put("checkpoint-interval-ms", "10000");
+    }
+
+    /** Read from the environment only. */
+    public static final String JDBC_PASSWORD_ENV = "UNREAD_JDBC_PASSWORD";
+
+    public final String kafkaBootstrap;
+    public final String messagesTopic;
+    public final String readsTopic;
+    public final String deadLetterTopic;
+    public final String groupId;
+    /** {@code redis://[:password@]host:port/db}. */
+    public final String redisUrl;
+    /** Put before every Redis key and channel; empty by default. */
+    public final String redisKeyPrefix;
+    public final String jdbcUrl;
+    public final String jdbcUser;
+    public final String jdbcPassword;
+    /** Changes to one Redis key within this interval go out as one command. */
+    public final long flushIntervalMs;
+    /** 0: the cluster's default. */
+    public final int parallelism;
+    /** Fixed once state exists: it is the number of key groups state is split into. */
+    public final int maxParallelism;
+    public final long checkpointIntervalMs;
+
+    private UnreadConfig(Map<String, String> s, String jdbcPassword) {
+        kafkaBootstrap = s.get("kafka-bootstrap");
+        messagesTopic = s.get("messages-topic");
+        readsTopic = s.get("reads-topic");
+        deadLetterTopic = s.get("dead-letter-topic");
+        groupId = s.get("group-id");
+        redisUrl = s.get("redis-url");
+        redisKeyPrefix = s.get("redis-key-prefix");
+        jdbcUrl = s.get("jdbc-url");
+        jdbcUser = s.get("jdbc-user");
+        this.jdbcPassword = jdbcPassword;
+        flushIntervalMs = positive(s, "flush-interval-ms");
+        parallelism = (int) atLeast(s, "parallelism", 0);
+        maxParallelism = (int) positive(s, "max-parallelism");
+        checkpointIntervalMs = positive(s, "checkpoint-interval-ms");
+    }
+
+    /** The defaults, overridden by the environment, overridden by {@code settings}. */
+    public static UnreadConfig from(Map<String, String> settings, Map<String, String> env) {
+        Map<String, String> merged = new HashMap<>(DEFAULTS);
+        for (String name : DEFAULTS.keySet()) {
+            String value = env.get(envName(name));
+            if (value != null) {
+                merged.put(name, value);
+            }
+        }
+        for (Map.Entry<String, String> e : settings.entrySet()) {
+            if (!DEFAULTS.containsKey(e.getKey())) {
+                throw new IllegalArgumentException("unknown setting --" + e.getKey());
+            }
+            merged.put(e.getKey(), e.getValue());
+        }
+        return new UnreadConfig(merged, env.getOrDefault(JDBC_PASSWORD_ENV, ""));
+    }
+
+    /** Flags of the form {@code --name value} or {@code --name=value}, plus the environment. */
+    public static UnreadConfig fromArgs(String[] args, Map<String, String> env) {
+        return from(parseFlags(args), env);
+    }
+
+    /** For tests and the local stack: the defaults with a few settings changed. */
+    public static UnreadConfig with(Map<String, String> settings) {
+        return from(settings, Map.of());
+    }
+
+    public static Map<String, String> parseFlags(String[] args) {
+        Map<String, String> flags = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (!arg.startsWith("--") || arg.length() == 2) {
+                throw new IllegalArgumentException("expected --name value, got " + arg);
+            }
+            int eq = arg.indexOf('=');
+            if (eq > 0) {
+                flags.put(arg.substring(2, eq), arg.substring(eq + 1));
+            } else if (i + 1 < args.length) {
+                flags.put(arg.substring(2), args[++i]);
+            } else {
+                throw new IllegalArgumentException(arg + " needs a value");
+            }
+        }
+        return flags;
+    }
+
+    /** {@code redis-key-prefix} → {@code UNREAD_REDIS_KEY_PREFIX}. */
+    public static String envName(String setting) {
+        return "UNREAD_" + setting.replace('-', '_').toUpperCase(Locale.ROOT);
+    }
+
+    /** The settings, their variables and defaults, for {@code --help} and the README. */
+    public static String usage() {
+        StringBuilder sb = new StringBuilder();
+        DEFAULTS.forEach(
+                (name, value) ->
+                        sb.append(String.format(
+                                "  --%-24s %-32s default %s%n",
+                                name, envName(name), value.isEmpty() ? "(empty)" : value)));
+        sb.append(String.format("  %-26s %-32s default (empty)%n", "", JDBC_PASSWORD_ENV));
+        return sb.toString();
+    }
+
+    public static Map<String, String> defaults() {
+        return java.util.Collections.unmodifiableMap(DEFAULTS);
+    }
+
+    private static long positive(Map<String, String> s, String name) {
+        return atLeast(s, name, 1);
+    }
+
+    private static long atLeast(Map<String, String> s, String name, long min) {
+        long value;
+        try {
+            value = Long.parseLong(s.get(name).trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + " must be a whole number, was " + s.get(name));
+        }
+        if (value < min) {
+            throw new IllegalArgumentException("--" + name + " must be >= " + min + ", was " + value);
+        }
+        return value;
+    }
+
+    @Override
+    public String toString() {
+        // No passwords: the Redis URL may hold one.
+        return "UnreadConfig{kafka=" + kafkaBootstrap + ", topics=" + messagesTopic + "," + readsTopic
+                + "," + deadLetterTopic + ", redis=" + redisUrl.replaceAll(":[^:@/]*@", ":***@")
+                + ", jdbc=" + jdbcUrl + ", flush=" + flushIntervalMs + "ms, parallelism=" + parallelism
+                + ", maxParallelism=" + maxParallelism + ", checkpoint=" + checkpointIntervalMs + "ms}";
+    }
+}

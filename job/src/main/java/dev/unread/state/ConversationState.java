@@ -1,0 +1,17 @@
+package dev.unread.state;
+
+/**
+ * Per user and conversation: the read cursor and the unread seqs past it.
+ *
+ * <ul>
+ *   <li>{@code lastReadSeq}: newest {@code CONVERSATION_READ.readSeq}; 0 when never read.
+ *   <li>{@code unreadSeqs}: the seqs greater than {@code lastReadSeq} of messages from others, as
+ *       a portable-format {@link UnreadSeqs} bitmap; empty when none.
+ * </ul>
+ */
+public class ConversationState {
+    public long lastReadSeq;
+    public byte[] unreadSeqs = UnreadSeqs.EMPTY;
+
+    public ConversationState() {}
+}

@@ -1,0 +1,170 @@
+package dev.unread.state;
+
+import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationCursor;
+import dev.unread.events.InboxCursor;
+import dev.unread.events.UnreadCount;
+import java.util.Iterator;
+import java.util.Map;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * The semantics of DESIGN.md, per user (the key): the distinct-sender badge since the inbox was
+ * last opened, and per conversation the unread seqs past a read cursor that only moves forward.
+ *
+ * <p>State holds only what can still count: senders whose newest message is newer than the inbox
+ * watermark, and seqs past the conversation cursor. Anything at or behind a watermark or cursor is
+ * dropped on arrival, since neither ever moves back. So a message costs a few point reads and at
+ * most one write per state; a reset walks only the senders it may remove.
+ *
+ * <p>Emits a {@link UnreadCount} only when a count changes, and the cursors to side outputs only
+ * when they advance.
+ */
+public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadCount> {
+
+    public static final OutputTag<InboxCursor> INBOX_CURSORS = new OutputTag<>("inbox-cursors") {};
+
+    public static final OutputTag<ConversationCursor> CONVERSATION_CURSORS =
+            new OutputTag<>("conversation-cursors") {};
+
+    /** Inbox watermark and badge size. */
+    static final ValueStateDescriptor<InboxState> INBOX =
+            new ValueStateDescriptor<>("inbox", InboxState.class);
+
+    /**
+     * Senders counted in the badge → newest {@code sentAt} seen from them, needed so a late reset
+     * keeps a sender who also wrote after it. One RocksDB entry per sender.
+     */
+    static final MapStateDescriptor<Long, Long> SENDERS =
+            new MapStateDescriptor<>("senders", Types.LONG, Types.LONG);
+
+    /** Conversation id → cursor and unread seqs. */
+    static final MapStateDescriptor<Long, ConversationState> CONVERSATIONS =
+            new MapStateDescriptor<>("conversations", Types.LONG, Types.POJO(ConversationState.class));
+
+    private transient ValueState<InboxState> inbox;
+    private transient MapState<Long, Long> senders;
+    private transient MapState<Long, ConversationState> conversations;
+
+    @Override
+    public void open(OpenContext openContext) {
+        inbox = getRuntimeContext().getState(INBOX);
+        senders = getRuntimeContext().getMapState(SENDERS);
+        conversations = getRuntimeContext().getMapState(CONVERSATIONS);
+    }
+
+    @Override
+    public void processElement(ChatEvent event, Context ctx, Collector<UnreadCount> out)
+            throws Exception {
+        switch (event.kind) {
+            case MESSAGE:
+                // A user's own message counts toward nothing.
+                if (event.senderId != event.userId) {
+                    countSender(event, out);
+                    if (event.hasConversation()) {
+                        countSeq(event, out);
+                    }
+                }
+                break;
+            case INBOX_OPENED:
+                openInbox(event, ctx, out);
+                break;
+            case CONVERSATION_READ:
+                readConversation(event, ctx, out);
+                break;
+            default:
+                throw new IllegalArgumentException("unknown event kind " + event.kind);
+        }
+    }
+
+    private void countSender(ChatEvent message, Collector<UnreadCount> out) throws Exception {
+        InboxState state = inboxState();
+        if (message.time <= state.lastReadAt) {
+            return;
+        }
+        Long newest = senders.get(message.senderId);
+        if (newest == null) {
+            senders.put(message.senderId, message.time);
+            state.unreadSenders++;
+            inbox.update(state);
+            out.collect(UnreadCount.senders(message.userId, state.unreadSenders));
+        } else if (message.time > newest) {
+            senders.put(message.senderId, message.time);
+        }
+    }
+
+    private void countSeq(ChatEvent message, Collector<UnreadCount> out) throws Exception {
+        ConversationState state = conversations.get(message.conversationId);
+        if (state == null) {
+            state = new ConversationState();
+        } else if (message.seq <= state.lastReadSeq) {
+            return;
+        }
+        UnreadSeqs seqs = UnreadSeqs.of(state.unreadSeqs);
+        if (seqs.add(message.seq)) {
+            state.unreadSeqs = seqs.toBytes();
+            conversations.put(message.conversationId, state);
+            out.collect(UnreadCount.conversation(message.userId, message.conversationId, seqs.count()));
+        }
+    }
+
+    private void openInbox(ChatEvent read, Context ctx, Collector<UnreadCount> out)
+            throws Exception {
+        InboxState state = inboxState();
+        if (read.time <= state.lastReadAt) {
+            return;
+        }
+        state.lastReadAt = read.time;
+        long before = state.unreadSenders;
+        // Each removed sender was paid for when added; a sender kept here wrote after this
+        // reset, which a later reset will remove.
+        for (Iterator<Map.Entry<Long, Long>> it = senders.iterator(); it.hasNext(); ) {
+            if (it.next().getValue() <= read.time) {
+                it.remove();
+                state.unreadSenders--;
+            }
+        }
+        inbox.update(state);
+        if (state.unreadSenders != before) {
+            out.collect(UnreadCount.senders(read.userId, state.unreadSenders));
+        }
+        ctx.output(INBOX_CURSORS, new InboxCursor(read.userId, read.time));
+    }
+
+    private void readConversation(ChatEvent read, Context ctx, Collector<UnreadCount> out)
+            throws Exception {
+        ConversationState state = conversations.get(read.conversationId);
+        if (state == null) {
+            state = new ConversationState();
+        }
+        if (read.seq <= state.lastReadSeq) {
+            return;
+        }
+        state.lastReadSeq = read.seq;
+        UnreadSeqs seqs = UnreadSeqs.of(state.unreadSeqs);
+        long before = seqs.count();
+        seqs.removeUpTo(read.seq);
+        long after = seqs.count();
+        state.unreadSeqs = seqs.toBytes();
+        conversations.put(read.conversationId, state);
+        if (after != before) {
+            out.collect(UnreadCount.conversation(read.userId, read.conversationId, after));
+        }
+        ctx.output(
+                CONVERSATION_CURSORS,
+                new ConversationCursor(read.userId, read.conversationId, read.seq, after));
+    }
+
+    private InboxState inboxState() throws Exception {
+        InboxState state = inbox.value();
+        return state == null ? new InboxState() : state;
+    }
+}
