@@ -1,0 +1,167 @@
+package dev.unread.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+/** The input section of DESIGN.md, field by field. */
+class EventParserTest {
+
+    private final EventParser parser = new EventParser();
+
+    @Test
+    void messageWithConversationParses() throws Exception {
+        ChatEvent e = message("{\"messageId\":\"m-9f1c\",\"conversationId\":80001,\"seq\":1038,"
+                + "\"senderId\":10087,\"receiverId\":10086,\"sentAt\":1767225600000}");
+        assertThat(e).isEqualTo(ChatEvent.message(10087, 10086, 80001, 1038, 1767225600000L));
+    }
+
+    @Test
+    void messageWithoutConversationCountsTowardBadgeOnly() throws Exception {
+        ChatEvent e = message("{\"senderId\":1,\"receiverId\":2,\"sentAt\":3}");
+        assertThat(e).isEqualTo(ChatEvent.message(1, 2, 3));
+        assertThat(e.hasConversation()).isFalse();
+    }
+
+    @Test
+    void unknownFieldsAndNullOptionalsAreIgnored() throws Exception {
+        ChatEvent e = message("{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"messageId\":null,"
+                + "\"extra\":{\"deep\":[1,2,{\"x\":null}]},\"conversationId\":null,\"seq\":null}");
+        assertThat(e).isEqualTo(ChatEvent.message(1, 2, 3));
+    }
+
+    @Test
+    void ownMessageIsValid() throws Exception {
+        assertThat(message("{\"senderId\":5,\"receiverId\":5,\"sentAt\":3}").senderId).isEqualTo(5);
+    }
+
+    @Test
+    void largestIdIsAccepted() throws Exception {
+        assertThat(message("{\"senderId\":9223372036854775807,\"receiverId\":2,\"sentAt\":3}").senderId)
+                .isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void theEncoderAndTheParserAgree() throws Exception {
+        for (ChatEvent e : new ChatEvent[] {
+            ChatEvent.message(1, 2, 3), ChatEvent.message(1, 2, 4, 5, 6),
+            ChatEvent.inboxOpened(7, 8), ChatEvent.conversationRead(9, 10, 0, 11)}) {
+            ChatEvent parsed = EventJson.isMessage(e)
+                    ? parser.parseMessage(EventJson.value(e))
+                    : parser.parseRead(EventJson.value(e));
+            assertThat(parsed).isEqualTo(e);
+        }
+    }
+
+    @Test
+    void readsOfBothTypesParse() throws Exception {
+        assertThat(read("{\"type\":\"INBOX_OPENED\",\"userId\":10086,\"readAt\":1767225600000}"))
+                .isEqualTo(ChatEvent.inboxOpened(10086, 1767225600000L));
+        assertThat(read("{\"type\":\"CONVERSATION_READ\",\"userId\":10086,\"conversationId\":80001,"
+                        + "\"readSeq\":1038,\"readAt\":1767225600000}"))
+                .isEqualTo(ChatEvent.conversationRead(10086, 80001, 1038, 1767225600000L));
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "{\"receiverId\":2,\"sentAt\":3}                              | senderId: missing",
+        "{\"senderId\":null,\"receiverId\":2,\"sentAt\":3}            | senderId: missing",
+        "{\"senderId\":\"1\",\"receiverId\":2,\"sentAt\":3}           | senderId: must be an integer",
+        "{\"senderId\":1.0,\"receiverId\":2,\"sentAt\":3}             | senderId: must be an integer",
+        "{\"senderId\":true,\"receiverId\":2,\"sentAt\":3}            | senderId: must be an integer",
+        "{\"senderId\":[1],\"receiverId\":2,\"sentAt\":3}             | senderId: must be an integer",
+        "{\"senderId\":9223372036854775808,\"receiverId\":2,\"sentAt\":3} | senderId: out of range",
+        "{\"senderId\":0,\"receiverId\":2,\"sentAt\":3}               | senderId: must be > 0",
+        "{\"senderId\":1,\"receiverId\":-2,\"sentAt\":3}              | receiverId: must be > 0",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":0}               | sentAt: must be > 0",
+        "{\"senderId\":1,\"receiverId\":2}                            | sentAt: missing",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"seq\":4}     | conversationId and seq must come together",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"conversationId\":4} | conversationId and seq must come together",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"conversationId\":4,\"seq\":0} | seq: must be > 0",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"messageId\":7} | messageId: must be text",
+        "{\"senderId\":1,\"senderId\":1,\"receiverId\":2,\"sentAt\":3} | malformed JSON: Duplicate field",
+        "[1,2,3]                                                      | not a JSON object",
+        "42                                                           | not a JSON object",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3} {}             | trailing data",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3                | malformed JSON",
+        "hello                                                        | malformed JSON",
+    })
+    void invalidMessagesAreRefusedWithAReason(String json, String reason) {
+        assertThatThrownBy(() -> message(json))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageContaining(reason);
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "{\"userId\":1,\"readAt\":2}                                  | type: missing",
+        "{\"type\":\"INBOX_CLOSED\",\"userId\":1,\"readAt\":2}        | type: unknown INBOX_CLOSED",
+        "{\"type\":7,\"userId\":1,\"readAt\":2}                       | type: must be text",
+        "{\"type\":\"INBOX_OPENED\",\"readAt\":2}                     | userId: missing",
+        "{\"type\":\"INBOX_OPENED\",\"userId\":1,\"readAt\":-2}       | readAt: must be > 0",
+        "{\"type\":\"CONVERSATION_READ\",\"userId\":1,\"readSeq\":3,\"readAt\":2} | conversationId: missing",
+        "{\"type\":\"CONVERSATION_READ\",\"userId\":1,\"conversationId\":4,\"readSeq\":-1,\"readAt\":2} | readSeq: must be >= 0",
+        "{\"type\":\"CONVERSATION_READ\",\"userId\":1,\"conversationId\":4,\"readAt\":2} | readSeq: missing",
+    })
+    void invalidReadsAreRefusedWithAReason(String json, String reason) {
+        assertThatThrownBy(() -> read(json))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageContaining(reason);
+    }
+
+    @Test
+    void readSeqZeroIsValid() throws Exception {
+        assertThat(read("{\"type\":\"CONVERSATION_READ\",\"userId\":1,\"conversationId\":4,"
+                        + "\"readSeq\":0,\"readAt\":2}").seq)
+                .isZero();
+    }
+
+    @Test
+    void emptyAndNullRecordsAreRefused() {
+        assertThatThrownBy(() -> parser.parseMessage(null)).hasMessage("empty record");
+        assertThatThrownBy(() -> parser.parseRead(new byte[0])).hasMessage("empty record");
+    }
+
+    @Test
+    void recordsOver64KiBAreRefusedUnparsed() {
+        byte[] big = new byte[EventParser.MAX_RECORD_BYTES + 1];
+        assertThatThrownBy(() -> parser.parseMessage(big))
+                .hasMessageContaining("exceeds " + EventParser.MAX_RECORD_BYTES);
+    }
+
+    @Test
+    void deepNestingIsRefused() {
+        String deep = "{\"x\":" + "[".repeat(5000) + "]".repeat(5000)
+                + ",\"senderId\":1,\"receiverId\":2,\"sentAt\":3}";
+        assertThatThrownBy(() -> message(deep)).hasMessageContaining("malformed JSON");
+    }
+
+    @Test
+    void invalidUtf8IsRefused() {
+        byte[] bad = "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"messageId\":\"xx\"}"
+                .getBytes(StandardCharsets.UTF_8);
+        bad[bad.length - 4] = (byte) 0xC3;
+        bad[bad.length - 3] = (byte) 0x28;
+        assertThatThrownBy(() -> parser.parseMessage(bad)).hasMessageContaining("malformed JSON");
+    }
+
+    @Test
+    void overlongMessageIdIsRefused() {
+        String id = "m".repeat(EventParser.MAX_MESSAGE_ID_CHARS + 1);
+        assertThatThrownBy(() -> message("{\"messageId\":\"" + id + "\",\"senderId\":1,"
+                        + "\"receiverId\":2,\"sentAt\":3}"))
+                .hasMessageContaining("messageId: longer than 128");
+    }
+
+    private ChatEvent message(String json) throws InvalidRecordException {
+        return parser.parseMessage(json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private ChatEvent read(String json) throws InvalidRecordException {
+        return parser.parseRead(json.getBytes(StandardCharsets.UTF_8));
+    }
+}

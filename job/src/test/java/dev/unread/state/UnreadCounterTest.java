@@ -1,0 +1,275 @@
+package dev.unread.state;
+
+import static dev.unread.events.ChatEvent.conversationRead;
+import static dev.unread.events.ChatEvent.inboxOpened;
+import static dev.unread.events.ChatEvent.message;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationCursor;
+import dev.unread.events.InboxCursor;
+import dev.unread.events.UnreadCount;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.util.OutputTag;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** One test per rule of DESIGN.md's semantics, on the production state backend. */
+class UnreadCounterTest {
+
+    private static final long ALICE = 10086;
+    private static final long BOB = 10087;
+    private static final long CAROL = 10088;
+    private static final long DAVE = 10089;
+    private static final long CHAT = 80001;
+
+    private KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness;
+
+    @BeforeEach
+    void openHarness() throws Exception {
+        harness = newHarness(new EmbeddedRocksDBStateBackend());
+        harness.open();
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> newHarness(
+            StateBackend backend) throws Exception {
+        KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> h =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
+        h.setStateBackend(backend);
+        return h;
+    }
+
+    /** The harness counts state entries only on the heap backend; the rules are the same. */
+    private void reopenOnHeap() throws Exception {
+        harness.close();
+        harness = newHarness(new HashMapStateBackend());
+        harness.open();
+    }
+
+    @AfterEach
+    void closeHarness() throws Exception {
+        harness.close();
+    }
+
+    @Test
+    void hundredMessagesFromOneFriendShowOne() throws Exception {
+        for (int i = 1; i <= 100; i++) {
+            send(message(BOB, ALICE, 1000 + i));
+        }
+        assertThat(counts()).containsExactly(UnreadCount.senders(ALICE, 1));
+    }
+
+    @Test
+    void threeFriendsShowThree() throws Exception {
+        send(message(BOB, ALICE, 1000), message(CAROL, ALICE, 1001), message(DAVE, ALICE, 1002),
+                message(CAROL, ALICE, 1003));
+        assertThat(counts()).containsExactly(
+                UnreadCount.senders(ALICE, 1), UnreadCount.senders(ALICE, 2), UnreadCount.senders(ALICE, 3));
+    }
+
+    @Test
+    void ownMessageCountsTowardNothing() throws Exception {
+        reopenOnHeap();
+        send(message(ALICE, ALICE, 1000), message(ALICE, ALICE, CHAT, 1, 1001));
+        assertThat(counts()).isEmpty();
+        assertThat(harness.numKeyedStateEntries()).isZero();
+    }
+
+    @Test
+    void openingTheInboxResetsTheBadgeAndFreesSenderState() throws Exception {
+        send(message(BOB, ALICE, 1000), message(CAROL, ALICE, 1001));
+        assertThat(sendersHeld(ALICE)).isEqualTo(2);
+
+        send(inboxOpened(ALICE, 2000));
+
+        assertThat(last(counts())).isEqualTo(UnreadCount.senders(ALICE, 0));
+        assertThat(sendersHeld(ALICE)).isZero();
+        assertThat(inboxCursors()).containsExactly(new InboxCursor(ALICE, 2000));
+    }
+
+    @Test
+    void messageExactlyAtTheWatermarkDoesNotCount() throws Exception {
+        send(inboxOpened(ALICE, 2000), message(BOB, ALICE, 2000));
+        assertThat(counts()).isEmpty();
+    }
+
+    @Test
+    void lateMessageChangesNothing() throws Exception {
+        reopenOnHeap();
+        send(inboxOpened(ALICE, 2000));
+        int entries = harness.numKeyedStateEntries();
+
+        send(message(BOB, ALICE, 1500));
+
+        assertThat(counts()).isEmpty();
+        assertThat(harness.numKeyedStateEntries()).isEqualTo(entries);
+    }
+
+    @Test
+    void lateResetRemovesOnlyCoveredSenders() throws Exception {
+        // Bob wrote before the reset, Carol after it, Dave both before and after.
+        send(message(BOB, ALICE, 1000), message(CAROL, ALICE, 3000), message(DAVE, ALICE, 1500),
+                message(DAVE, ALICE, 2500));
+        assertThat(last(counts())).isEqualTo(UnreadCount.senders(ALICE, 3));
+
+        send(inboxOpened(ALICE, 2000));
+
+        assertThat(last(counts())).isEqualTo(UnreadCount.senders(ALICE, 2));
+    }
+
+    @Test
+    void resetOlderThanTheWatermarkChangesNothing() throws Exception {
+        send(inboxOpened(ALICE, 2000), message(BOB, ALICE, 2500));
+        harness.getOutput().clear();
+
+        send(inboxOpened(ALICE, 1000), inboxOpened(ALICE, 2000));
+
+        assertThat(counts()).isEmpty();
+        assertThat(inboxCursors()).containsExactly(new InboxCursor(ALICE, 2000));
+    }
+
+    @Test
+    void conversationMessageCountsTowardBadgeAndConversation() throws Exception {
+        send(message(BOB, ALICE, CHAT, 1, 1000));
+        assertThat(counts()).containsExactly(
+                UnreadCount.senders(ALICE, 1), UnreadCount.conversation(ALICE, CHAT, 1));
+    }
+
+    @Test
+    void repeatedSeqCountsOnce() throws Exception {
+        send(message(BOB, ALICE, CHAT, 7, 1000), message(BOB, ALICE, CHAT, 7, 1000),
+                message(CAROL, ALICE, CHAT, 7, 1001));
+        assertThat(conversationCounts()).containsExactly(UnreadCount.conversation(ALICE, CHAT, 1));
+    }
+
+    @Test
+    void readingAConversationRemovesSeqsUpToTheCursor() throws Exception {
+        for (long seq = 1; seq <= 5; seq++) {
+            send(message(BOB, ALICE, CHAT, seq, 1000 + seq));
+        }
+        harness.getOutput().clear();
+
+        send(conversationRead(ALICE, CHAT, 3, 2000));
+
+        assertThat(conversationCounts()).containsExactly(UnreadCount.conversation(ALICE, CHAT, 2));
+        assertThat(conversationCursors()).containsExactly(new ConversationCursor(ALICE, CHAT, 3, 2));
+    }
+
+    @Test
+    void cursorRegressionIsIgnored() throws Exception {
+        send(conversationRead(ALICE, CHAT, 10, 2000), conversationRead(ALICE, CHAT, 5, 2001));
+        send(message(BOB, ALICE, CHAT, 7, 1000));
+
+        assertThat(conversationCursors()).containsExactly(new ConversationCursor(ALICE, CHAT, 10, 0));
+        assertThat(conversationCounts()).isEmpty();
+    }
+
+    @Test
+    void messageAtTheCursorDoesNotCountButOnePastItDoes() throws Exception {
+        send(conversationRead(ALICE, CHAT, 10, 2000), message(BOB, ALICE, CHAT, 10, 1000),
+                message(BOB, ALICE, CHAT, 11, 1000));
+        assertThat(conversationCounts()).containsExactly(UnreadCount.conversation(ALICE, CHAT, 1));
+    }
+
+    @Test
+    void readSeqZeroMovesNothing() throws Exception {
+        send(message(BOB, ALICE, CHAT, 1, 1000), conversationRead(ALICE, CHAT, 0, 2000));
+        assertThat(conversationCounts()).containsExactly(UnreadCount.conversation(ALICE, CHAT, 1));
+        assertThat(conversationCursors()).isEmpty();
+    }
+
+    @Test
+    void advancingACursorPastNoUnreadStillRecordsIt() throws Exception {
+        send(conversationRead(ALICE, CHAT, 4, 2000));
+        assertThat(conversationCounts()).isEmpty();
+        assertThat(conversationCursors()).containsExactly(new ConversationCursor(ALICE, CHAT, 4, 0));
+    }
+
+    @Test
+    void openingTheInboxLeavesConversationCountsAlone() throws Exception {
+        send(message(BOB, ALICE, CHAT, 1, 1000), inboxOpened(ALICE, 2000));
+        assertThat(conversationCounts()).containsExactly(UnreadCount.conversation(ALICE, CHAT, 1));
+        assertThat(last(counts())).isEqualTo(UnreadCount.senders(ALICE, 0));
+    }
+
+    @Test
+    void usersAreCountedApart() throws Exception {
+        send(message(BOB, ALICE, 1000), message(CAROL, BOB, 1000), inboxOpened(ALICE, 2000));
+        assertThat(counts()).containsExactly(
+                UnreadCount.senders(ALICE, 1), UnreadCount.senders(BOB, 1), UnreadCount.senders(ALICE, 0));
+    }
+
+    @Test
+    void stateSurvivesASnapshotAndRestore() throws Exception {
+        send(message(BOB, ALICE, CHAT, 1, 1000), conversationRead(ALICE, CHAT, 0, 900));
+        var snapshot = harness.snapshot(1, 1);
+        harness.close();
+
+        harness = newHarness(new EmbeddedRocksDBStateBackend());
+        harness.initializeState(snapshot);
+        harness.open();
+        send(message(BOB, ALICE, CHAT, 1, 1000), message(CAROL, ALICE, CHAT, 2, 1100));
+
+        assertThat(counts()).containsExactly(
+                UnreadCount.senders(ALICE, 2), UnreadCount.conversation(ALICE, CHAT, 2));
+    }
+
+    /** Entries in the user's sender map, read straight from the state backend. */
+    private int sendersHeld(long user) throws Exception {
+        var backend = harness.getOperator().getKeyedStateBackend();
+        backend.setCurrentKey(user);
+        MapState<Long, Long> senders = backend.getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, UnreadCounter.SENDERS);
+        int n = 0;
+        for (var ignored : senders.keys()) {
+            n++;
+        }
+        return n;
+    }
+
+    private void send(ChatEvent... events) throws Exception {
+        for (ChatEvent event : events) {
+            harness.processElement(event, 0);
+        }
+    }
+
+    private List<UnreadCount> counts() {
+        return harness.extractOutputValues();
+    }
+
+    private List<UnreadCount> conversationCounts() {
+        return counts().stream().filter(c -> !c.isSenderBadge()).collect(Collectors.toList());
+    }
+
+    private List<InboxCursor> inboxCursors() {
+        return sideOutput(UnreadCounter.INBOX_CURSORS);
+    }
+
+    private <T> List<T> sideOutput(OutputTag<T> tag) {
+        var records = harness.getSideOutput(tag);
+        return records == null
+                ? List.of()
+                : records.stream().map(StreamRecord::getValue).collect(Collectors.toList());
+    }
+
+    private List<ConversationCursor> conversationCursors() {
+        return sideOutput(UnreadCounter.CONVERSATION_CURSORS);
+    }
+
+    private static <T> T last(List<T> list) {
+        return list.get(list.size() - 1);
+    }
+}
