@@ -1,0 +1,66 @@
+package dev.unread.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class UnreadConfigTest {
+
+    @Test
+    void defaultsPointAtThisMachine() {
+        UnreadConfig c = UnreadConfig.with(Map.of());
+        assertThat(c.kafkaBootstrap).isEqualTo("127.0.0.1:9092");
+        assertThat(c.redisUrl).isEqualTo("redis://127.0.0.1:6379/0");
+        assertThat(c.jdbcUrl).startsWith("jdbc:mysql://127.0.0.1:3306/");
+        assertThat(c.redisKeyPrefix).isEmpty();
+    }
+
+    @Test
+    void aFlagWinsOverTheEnvironmentWhichWinsOverTheDefault() {
+        UnreadConfig c = UnreadConfig.fromArgs(
+                new String[] {"--flush-interval-ms", "50", "--group-id=g1"},
+                Map.of("UNREAD_FLUSH_INTERVAL_MS", "70", "UNREAD_REDIS_KEY_PREFIX", "p:"));
+        assertThat(c.flushIntervalMs).isEqualTo(50);
+        assertThat(c.groupId).isEqualTo("g1");
+        assertThat(c.redisKeyPrefix).isEqualTo("p:");
+    }
+
+    @Test
+    void thePasswordComesOnlyFromTheEnvironment() {
+        assertThat(UnreadConfig.from(Map.of(), Map.of("UNREAD_JDBC_PASSWORD", "s3cret")).jdbcPassword)
+                .isEqualTo("s3cret");
+        assertThatThrownBy(() -> UnreadConfig.fromArgs(new String[] {"--jdbc-password", "x"}, Map.of()))
+                .hasMessageContaining("unknown setting --jdbc-password");
+    }
+
+    @Test
+    void badValuesAreRefusedWithTheirName() {
+        assertThatThrownBy(() -> UnreadConfig.with(Map.of("flush-interval-ms", "soon")))
+                .hasMessageContaining("--flush-interval-ms must be a whole number");
+        assertThatThrownBy(() -> UnreadConfig.with(Map.of("max-parallelism", "0")))
+                .hasMessageContaining("--max-parallelism must be >= 1");
+        assertThatThrownBy(() -> UnreadConfig.fromArgs(new String[] {"--group-id"}, Map.of()))
+                .hasMessageContaining("needs a value");
+    }
+
+    @Test
+    void toStringHidesTheRedisPassword() {
+        UnreadConfig c = UnreadConfig.with(Map.of("redis-url", "redis://:hunter2@10.0.0.1:6379/0"));
+        assertThat(c.toString()).doesNotContain("hunter2").contains(":***@");
+    }
+
+    @Test
+    void theReadmeListsEverySettingWithItsVariableAndDefault() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        UnreadConfig.defaults().forEach((name, value) -> {
+            String row = "| `--" + name + "` | `" + UnreadConfig.envName(name) + "` | "
+                    + (value.isEmpty() ? "(empty)" : "`" + value + "`");
+            assertThat(readme).as("README row for --" + name).contains(row);
+        });
+        assertThat(readme).contains("`" + UnreadConfig.JDBC_PASSWORD_ENV + "`");
+    }
+}
