@@ -2,20 +2,107 @@ package dev.unread.sinks;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.UnreadCount;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 
-/** Writes counts to Redis. (Being built.) */
+/**
+ * Writes counts to Redis as the contract's keys, with absolute values only, so that a replay
+ * after a restore converges to the same state:
+ *
+ * <ul>
+ *   <li>the sender badge: string {@code unread:senders:{userId}}, {@code SET} to the count, {@code
+ *       DEL} when it drops to 0;
+ *   <li>a conversation's count: hash {@code chat:unread:{userId}}, field {@code {conversationId}},
+ *       {@code HSET} to the count, {@code HDEL} when it drops to 0.
+ * </ul>
+ *
+ * <p>{@link UnreadConfig#redisKeyPrefix} goes before every key (tests use it to isolate
+ * themselves in a shared Redis). Updates of one key or field inside the flush interval ({@link
+ * UnreadConfig#flushIntervalMs}) are coalesced: only the last value is sent. Records of one user
+ * must reach the same subtask in order (the job's keyed stream does that), or an older value could
+ * be written last.
+ */
 public class RedisCounts implements Sink<UnreadCount> {
+    private static final long serialVersionUID = 1L;
+
+    public static final String SENDERS_KEY = "unread:senders:";
+    public static final String CONVERSATIONS_KEY = "chat:unread:";
+
     private final UnreadConfig config;
 
     public RedisCounts(UnreadConfig config) {
+        // Fail when the job is built, not in every task after it was deployed.
+        RedisUrl.parse(config.redisUrl);
         this.config = config;
     }
 
     @Override
     public SinkWriter<UnreadCount> createWriter(WriterInitContext context) {
-        throw new UnsupportedOperationException("not built yet: " + config);
+        return new RedisWriter<>(
+                new Buffer(config.redisKeyPrefix),
+                new RedisConnection(RedisUrl.parse(config.redisUrl)),
+                context,
+                config.flushIntervalMs);
+    }
+
+    /** The badge's key: {@code prefix + "unread:senders:" + userId}. */
+    public static String sendersKey(String prefix, long userId) {
+        return prefix + SENDERS_KEY + userId;
+    }
+
+    /** The conversation counts' hash: {@code prefix + "chat:unread:" + userId}. */
+    public static String conversationsKey(String prefix, long userId) {
+        return prefix + CONVERSATIONS_KEY + userId;
+    }
+
+    /** The latest count of each badge and conversation since the last flush. */
+    static final class Buffer implements RedisWriter.Buffer<UnreadCount> {
+        /** {@code conversationId} is {@link UnreadCount#SENDER_BADGE} for the badge. */
+        private record Target(long userId, long conversationId) {}
+
+        private final String prefix;
+        private final Map<Target, Long> latest = new HashMap<>();
+
+        Buffer(String prefix) {
+            this.prefix = prefix;
+        }
+
+        @Override
+        public boolean add(UnreadCount count) {
+            return latest.put(new Target(count.userId, count.conversationId), count.count) != null;
+        }
+
+        @Override
+        public int size() {
+            return latest.size();
+        }
+
+        @Override
+        public List<RedisConnection.Command> commands() {
+            List<RedisConnection.Command> commands = new ArrayList<>(latest.size());
+            latest.forEach((target, count) -> commands.add(command(target, count)));
+            return commands;
+        }
+
+        private RedisConnection.Command command(Target target, long count) {
+            String value = Long.toString(count);
+            if (target.conversationId() == UnreadCount.SENDER_BADGE) {
+                String key = sendersKey(prefix, target.userId());
+                return count == 0 ? p -> p.del(key) : p -> p.set(key, value);
+            }
+            String key = conversationsKey(prefix, target.userId());
+            String field = Long.toString(target.conversationId());
+            return count == 0 ? p -> p.hdel(key, field) : p -> p.hset(key, field, value);
+        }
+
+        @Override
+        public void clear() {
+            latest.clear();
+        }
     }
 }

@@ -2,20 +2,85 @@ package dev.unread.sinks;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ConversationCursor;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 
-/** Publishes read receipts to Redis. (Being built.) */
+/**
+ * Publishes a read receipt on the Redis channel {@code READ_PROGRESS_CHANGED} for every
+ * conversation cursor that moved forward (the job emits a cursor only then):
+ *
+ * <pre>{"type":"READ_RECEIPT","conversationId":80001,"userId":10086,"readSeq":1038}</pre>
+ *
+ * <p>{@link UnreadConfig#redisKeyPrefix} goes before the channel name too, so that tests sharing a
+ * Redis hear only their own receipts. Receipts are events, not state: each is published, none is
+ * coalesced, in the order received, buffered and pipelined like the counts and flushed on the same
+ * triggers. Delivery is at least once: a replay after a restore, or a retried round trip, may
+ * publish a receipt again; a receipt carries the absolute cursor, so a repeat is harmless.
+ */
 public class RedisReceipts implements Sink<ConversationCursor> {
+    private static final long serialVersionUID = 1L;
+
+    public static final String CHANNEL = "READ_PROGRESS_CHANGED";
+
     private final UnreadConfig config;
 
     public RedisReceipts(UnreadConfig config) {
+        // Fail when the job is built, not in every task after it was deployed.
+        RedisUrl.parse(config.redisUrl);
         this.config = config;
     }
 
     @Override
     public SinkWriter<ConversationCursor> createWriter(WriterInitContext context) {
-        throw new UnsupportedOperationException("not built yet: " + config);
+        return new RedisWriter<>(
+                new Buffer(config.redisKeyPrefix + CHANNEL),
+                new RedisConnection(RedisUrl.parse(config.redisUrl)),
+                context,
+                config.flushIntervalMs);
+    }
+
+    /** The message published for {@code cursor}. */
+    public static String receiptJson(ConversationCursor cursor) {
+        return "{\"type\":\"READ_RECEIPT\",\"conversationId\":" + cursor.conversationId
+                + ",\"userId\":" + cursor.userId
+                + ",\"readSeq\":" + cursor.lastReadSeq + "}";
+    }
+
+    /** The receipts since the last flush, in order. */
+    static final class Buffer implements RedisWriter.Buffer<ConversationCursor> {
+        private final String channel;
+        private final List<String> receipts = new ArrayList<>();
+
+        Buffer(String channel) {
+            this.channel = channel;
+        }
+
+        @Override
+        public boolean add(ConversationCursor cursor) {
+            receipts.add(receiptJson(cursor));
+            return false;
+        }
+
+        @Override
+        public int size() {
+            return receipts.size();
+        }
+
+        @Override
+        public List<RedisConnection.Command> commands() {
+            List<RedisConnection.Command> commands = new ArrayList<>(receipts.size());
+            for (String receipt : receipts) {
+                commands.add(p -> p.publish(channel, receipt));
+            }
+            return commands;
+        }
+
+        @Override
+        public void clear() {
+            receipts.clear();
+        }
     }
 }

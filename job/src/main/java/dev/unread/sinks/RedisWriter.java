@@ -1,0 +1,119 @@
+package dev.unread.sinks;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.metrics.Counter;
+
+/**
+ * The sink writer of both Redis sinks: buffers what the sink's {@link Buffer} makes of each
+ * record and sends the buffer to Redis in one pipelined flush when the flush interval has passed
+ * since the first buffered record, when the buffer holds {@link #MAX_BUFFERED} entries, and
+ * whenever Flink calls {@link #flush} (before every checkpoint barrier and at the end of input).
+ * So a checkpoint completes only after everything before it is in Redis, and a restore replays
+ * at most what came after it.
+ *
+ * <p>The buffer is cleared only after Redis acknowledged the whole flush; a flush that fails after
+ * the connection's retries throws, failing the task, so nothing is dropped silently. Timers run in
+ * the task's thread, never alongside {@link #write}.
+ *
+ * <p>Metrics on the writer's group: {@value #COMMANDS_METRIC} (commands Redis acknowledged) and
+ * {@value #COALESCED_METRIC} (updates absorbed by a later one); {@link RedisTally} has the same
+ * numbers summed over the JVM.
+ */
+final class RedisWriter<T> implements SinkWriter<T> {
+
+    /** What one sink sends: records in, Redis commands out. */
+    interface Buffer<T> {
+        /**
+         * Buffers what {@code record} means for Redis, copying what it needs: with object reuse the
+         * record changes after this call.
+         *
+         * @return true when the record replaced a buffered update of the same key or field
+         */
+        boolean add(T record);
+
+        int size();
+
+        /** The buffered updates as commands, one per key or field, in no particular order. */
+        List<RedisConnection.Command> commands();
+
+        void clear();
+    }
+
+    static final String COMMANDS_METRIC = "redisCommands";
+    static final String COALESCED_METRIC = "redisCoalescedUpdates";
+
+    /** Bounds the writer's memory: ~100 bytes an entry, ten round trips a flush. */
+    static final int MAX_BUFFERED = 10 * RedisConnection.BATCH_SIZE;
+
+    private final Buffer<T> buffer;
+    private final RedisConnection connection;
+    private final ProcessingTimeService timeService;
+    private final long flushIntervalMs;
+    private final Counter commandsSent;
+    private final Counter updatesCoalesced;
+
+    private ScheduledFuture<?> flushTimer;
+
+    RedisWriter(
+            Buffer<T> buffer,
+            RedisConnection connection,
+            WriterInitContext context,
+            long flushIntervalMs) {
+        this.buffer = buffer;
+        this.connection = connection;
+        this.timeService = context.getProcessingTimeService();
+        this.flushIntervalMs = flushIntervalMs;
+        this.commandsSent = context.metricGroup().counter(COMMANDS_METRIC);
+        this.updatesCoalesced = context.metricGroup().counter(COALESCED_METRIC);
+    }
+
+    @Override
+    public void write(T record, Context context) throws IOException, InterruptedException {
+        if (buffer.add(record)) {
+            updatesCoalesced.inc();
+            RedisTally.addCoalescedUpdate();
+        }
+        if (buffer.size() >= MAX_BUFFERED) {
+            flushBuffer();
+        } else if (flushTimer == null) {
+            // The interval starts with the first buffered update, so an idle writer has no timer.
+            flushTimer =
+                    timeService.registerTimer(
+                            timeService.getCurrentProcessingTime() + flushIntervalMs,
+                            time -> {
+                                flushTimer = null;
+                                flushBuffer();
+                            });
+        }
+    }
+
+    @Override
+    public void flush(boolean endOfInput) throws IOException, InterruptedException {
+        flushBuffer();
+    }
+
+    private void flushBuffer() throws IOException, InterruptedException {
+        if (buffer.size() == 0) {
+            return;
+        }
+        List<RedisConnection.Command> commands = buffer.commands();
+        connection.send(commands);
+        buffer.clear();
+        commandsSent.inc(commands.size());
+        RedisTally.addCommands(commands.size());
+    }
+
+    @Override
+    public void close() {
+        if (flushTimer != null) {
+            flushTimer.cancel(false);
+            flushTimer = null;
+        }
+        connection.close();
+    }
+}
