@@ -1,0 +1,233 @@
+package dev.unread.sinks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.unread.events.UnreadCount;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+/** {@link RedisCounts}' writer against the real Redis, its clock moved by the test. */
+class RedisCountsTest {
+    private static final String URL = "redis://127.0.0.1:6379/0";
+    private static final long INTERVAL_MS = 200;
+    private static final long USER = 10086;
+    private static final long CONVERSATION = 80001;
+
+    private final TestWriterContext context = new TestWriterContext();
+    private String prefix;
+    private Jedis redis;
+    private SinkWriter<UnreadCount> writer;
+
+    @BeforeEach
+    void start() throws IOException {
+        prefix = TestRedis.uniquePrefix();
+        redis = TestRedis.connect(0);
+        writer = new RedisCounts(TestRedis.config(URL, prefix, INTERVAL_MS)).createWriter(context);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        writer.close();
+        TestRedis.deleteKeys(0, prefix);
+        redis.close();
+    }
+
+    private String badge(long userId) {
+        return redis.get(RedisCounts.sendersKey(prefix, userId));
+    }
+
+    private Map<String, String> conversations(long userId) {
+        return redis.hgetAll(RedisCounts.conversationsKey(prefix, userId));
+    }
+
+    @Test
+    void updatesOfOneKeyInOneIntervalCostOneCommandCarryingTheLastValue() throws Exception {
+        long commandsBefore = RedisTally.commands();
+        long coalescedBefore = RedisTally.coalescedUpdates();
+
+        writer.write(UnreadCount.senders(USER, 1), null);
+        writer.write(UnreadCount.senders(USER, 2), null);
+        writer.write(UnreadCount.senders(USER, 3), null);
+        writer.write(UnreadCount.conversation(USER, CONVERSATION, 5), null);
+        writer.write(UnreadCount.conversation(USER, CONVERSATION, 4), null);
+        context.advance(INTERVAL_MS);
+
+        assertThat(badge(USER)).isEqualTo("3");
+        assertThat(conversations(USER)).containsExactly(Map.entry("80001", "4"));
+        assertThat(context.counter("redisCommands")).isEqualTo(2);
+        assertThat(context.counter("redisCoalescedUpdates")).isEqualTo(3);
+        assertThat(RedisTally.commands() - commandsBefore).isEqualTo(2);
+        assertThat(RedisTally.coalescedUpdates() - coalescedBefore).isEqualTo(3);
+    }
+
+    @Test
+    void nothingIsWrittenBeforeTheIntervalEnds() throws Exception {
+        writer.write(UnreadCount.senders(USER, 2), null);
+        context.advance(INTERVAL_MS - 1);
+        assertThat(badge(USER)).isNull();
+
+        context.advance(1);
+        assertThat(badge(USER)).isEqualTo("2");
+    }
+
+    @Test
+    void theIntervalRestartsWithTheFirstUpdateAfterAFlush() throws Exception {
+        writer.write(UnreadCount.senders(USER, 1), null);
+        context.advance(INTERVAL_MS);
+        writer.write(UnreadCount.senders(USER, 2), null);
+        context.advance(INTERVAL_MS - 1);
+        assertThat(badge(USER)).isEqualTo("1");
+
+        context.advance(1);
+        assertThat(badge(USER)).isEqualTo("2");
+        assertThat(context.counter("redisCommands")).isEqualTo(2);
+    }
+
+    @Test
+    void zeroDeletesTheBadgeKeyAndOnlyThatConversationsField() throws Exception {
+        writer.write(UnreadCount.senders(USER, 2), null);
+        writer.write(UnreadCount.conversation(USER, CONVERSATION, 5), null);
+        writer.write(UnreadCount.conversation(USER, 80002, 1), null);
+        writer.flush(false);
+        assertThat(badge(USER)).isEqualTo("2");
+        assertThat(conversations(USER)).containsOnlyKeys("80001", "80002");
+
+        writer.write(UnreadCount.senders(USER, 0), null);
+        writer.write(UnreadCount.conversation(USER, CONVERSATION, 0), null);
+        writer.flush(false);
+
+        assertThat(redis.exists(RedisCounts.sendersKey(prefix, USER))).isFalse();
+        assertThat(conversations(USER)).containsExactly(Map.entry("80002", "1"));
+    }
+
+    @Test
+    void aConversationBackToZeroWithinTheIntervalCostsOneDeletion() throws Exception {
+        writer.write(UnreadCount.conversation(USER, CONVERSATION, 5), null);
+        writer.flush(false);
+        writer.write(UnreadCount.conversation(USER, CONVERSATION, 6), null);
+        writer.write(UnreadCount.conversation(USER, CONVERSATION, 0), null);
+        writer.flush(false);
+
+        assertThat(redis.exists(RedisCounts.conversationsKey(prefix, USER))).isFalse();
+        assertThat(context.counter("redisCommands")).isEqualTo(2);
+    }
+
+    @Test
+    void flushWritesEverythingBufferedAcrossSeveralRoundTrips() throws Exception {
+        int users = RedisConnection.BATCH_SIZE * 2 + 500;
+        for (int u = 1; u <= users; u++) {
+            writer.write(UnreadCount.senders(u, u), null);
+            writer.write(UnreadCount.conversation(u, CONVERSATION, u + 1), null);
+        }
+        writer.flush(true);
+
+        assertThat(TestRedis.keys(redis, prefix)).hasSize(2 * users);
+        assertThat(badge(users)).isEqualTo(String.valueOf(users));
+        assertThat(conversations(users)).containsExactly(Map.entry("80001", String.valueOf(users + 1)));
+        assertThat(context.counter("redisCommands")).isEqualTo(2L * users);
+    }
+
+    @Test
+    void aFullBufferIsWrittenWithoutWaitingForTheInterval() throws Exception {
+        for (int u = 1; u <= RedisWriter.MAX_BUFFERED; u++) {
+            writer.write(UnreadCount.senders(u, 1), null);
+        }
+
+        assertThat(TestRedis.keys(redis, prefix)).hasSize(RedisWriter.MAX_BUFFERED);
+    }
+
+    @Test
+    void aRecordReusedByFlinkAfterWriteDoesNotChangeWhatIsWritten() throws Exception {
+        UnreadCount reused = UnreadCount.senders(USER, 4);
+        writer.write(reused, null);
+        reused.userId = USER + 1;
+        reused.conversationId = CONVERSATION;
+        reused.count = 9;
+        writer.write(reused, null);
+        reused.count = 0;
+        writer.flush(false);
+
+        assertThat(badge(USER)).isEqualTo("4");
+        assertThat(conversations(USER + 1)).containsExactly(Map.entry("80001", "9"));
+    }
+
+    @Test
+    void keysLiveUnderTheConfiguredPrefixWithTheContractsNames() throws Exception {
+        writer.write(UnreadCount.senders(USER, 3), null);
+        writer.write(UnreadCount.conversation(USER, CONVERSATION, 18), null);
+        writer.flush(false);
+
+        Map<String, Object> expected = new HashMap<>();
+        expected.put(prefix + "unread:senders:10086", "3");
+        expected.put(prefix + "chat:unread:10086", Map.of("80001", "18"));
+        assertThat(TestRedis.contents(redis, prefix)).isEqualTo(expected);
+    }
+
+    @Test
+    void theDatabaseInTheUrlIsTheOneWrittenTo() throws Exception {
+        try (SinkWriter<UnreadCount> db2 =
+                        new RedisCounts(TestRedis.config("redis://127.0.0.1:6379/2", prefix, INTERVAL_MS))
+                                .createWriter(new TestWriterContext());
+                Jedis redis2 = TestRedis.connect(2)) {
+            db2.write(UnreadCount.senders(USER, 7), null);
+            db2.flush(false);
+
+            assertThat(redis2.get(RedisCounts.sendersKey(prefix, USER))).isEqualTo("7");
+            assertThat(badge(USER)).isNull();
+        } finally {
+            TestRedis.deleteKeys(2, prefix);
+        }
+    }
+
+    @Test
+    void userAndPasswordInTheUrlAuthenticate() throws Exception {
+        // An ACL user of this test's own, allowed only its prefix: the shared server keeps its
+        // password-less default user.
+        String user = "unread-test-" + Math.abs(prefix.hashCode());
+        redis.aclSetUser(user, "on", ">pa:ss@word", "~" + prefix + "*", "+@all");
+        try (SinkWriter<UnreadCount> authenticated =
+                new RedisCounts(TestRedis.config(
+                                "redis://" + user + ":pa%3Ass%40word@127.0.0.1:6379/0", prefix, INTERVAL_MS))
+                        .createWriter(new TestWriterContext())) {
+            authenticated.write(UnreadCount.senders(USER, 5), null);
+            authenticated.flush(false);
+            assertThat(badge(USER)).isEqualTo("5");
+        } finally {
+            redis.aclDelUser(user);
+        }
+    }
+
+    @Test
+    void aWrongPasswordFailsTheFlushInsteadOfDroppingTheWrite() throws Exception {
+        String user = "unread-test-" + Math.abs(prefix.hashCode());
+        redis.aclSetUser(user, "on", ">right", "~" + prefix + "*", "+@all");
+        try (SinkWriter<UnreadCount> refused =
+                new RedisCounts(TestRedis.config(
+                                "redis://" + user + ":wrong@127.0.0.1:6379/0", prefix, INTERVAL_MS))
+                        .createWriter(new TestWriterContext())) {
+            refused.write(UnreadCount.senders(USER, 5), null);
+            assertThatThrownBy(() -> refused.flush(false)).isInstanceOf(IOException.class);
+        } finally {
+            redis.aclDelUser(user);
+        }
+    }
+
+    @Test
+    void aCommandRedisRefusesFailsTheFlush() throws Exception {
+        // Something else took the hash's key for a string: HSET answers WRONGTYPE.
+        redis.set(RedisCounts.conversationsKey(prefix, USER), "not a hash");
+        writer.write(UnreadCount.conversation(USER, CONVERSATION, 3), null);
+
+        assertThatThrownBy(() -> writer.flush(false))
+                .isInstanceOf(IOException.class)
+                .hasRootCauseMessage("WRONGTYPE Operation against a key holding the wrong kind of value");
+        assertThat(context.counter("redisCommands")).isZero();
+    }
+}

@@ -1,0 +1,72 @@
+package dev.unread.sinks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.events.ConversationCursor;
+import java.io.IOException;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link RedisReceipts}' writer against the real Redis, heard by a subscriber of the test's. */
+class RedisReceiptsTest {
+    private static final String URL = "redis://127.0.0.1:6379/0";
+    private static final long INTERVAL_MS = 200;
+    private static final long WAIT_MS = 10_000;
+
+    private final TestWriterContext context = new TestWriterContext();
+    private String prefix;
+    private SinkWriter<ConversationCursor> writer;
+    private TestRedis.Subscriber subscriber;
+
+    @BeforeEach
+    void start() throws IOException, InterruptedException {
+        prefix = TestRedis.uniquePrefix();
+        writer = new RedisReceipts(TestRedis.config(URL, prefix, INTERVAL_MS)).createWriter(context);
+        subscriber = new TestRedis.Subscriber(prefix + "READ_PROGRESS_CHANGED");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        subscriber.close();
+        writer.close();
+    }
+
+    @Test
+    void aReceiptIsTheContractsJsonOnThePrefixedChannel() throws Exception {
+        writer.write(new ConversationCursor(10086, 80001, 1038, 4), null);
+        writer.flush(false);
+
+        assertThat(subscriber.next(WAIT_MS))
+                .isEqualTo("{\"type\":\"READ_RECEIPT\",\"conversationId\":80001,\"userId\":10086,\"readSeq\":1038}");
+    }
+
+    @Test
+    void everyCursorIsPublishedInOrderNoneCoalesced() throws Exception {
+        ConversationCursor reused = new ConversationCursor(10086, 80001, 1038, 4);
+        writer.write(reused, null);
+        reused.lastReadSeq = 1040;
+        writer.write(reused, null);
+        reused.userId = 10087;
+        reused.lastReadSeq = 7;
+        writer.write(reused, null);
+        context.advance(INTERVAL_MS);
+
+        assertThat(subscriber.next(WAIT_MS)).contains("\"userId\":10086,\"readSeq\":1038}");
+        assertThat(subscriber.next(WAIT_MS)).contains("\"userId\":10086,\"readSeq\":1040}");
+        assertThat(subscriber.next(WAIT_MS)).contains("\"userId\":10087,\"readSeq\":7}");
+        assertThat(context.counter("redisCommands")).isEqualTo(3);
+        assertThat(context.counter("redisCoalescedUpdates")).isZero();
+    }
+
+    @Test
+    void receiptsWaitForTheFlushInterval() throws Exception {
+        writer.write(new ConversationCursor(10086, 80001, 1038, 4), null);
+        context.advance(INTERVAL_MS - 1);
+        assertThat(context.counter("redisCommands")).isZero();
+
+        context.advance(1);
+        assertThat(subscriber.next(WAIT_MS)).contains("\"readSeq\":1038");
+    }
+}

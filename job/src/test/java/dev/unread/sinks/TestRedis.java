@@ -1,0 +1,117 @@
+package dev.unread.sinks;
+
+import dev.unread.config.UnreadConfig;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * The Redis the tests share with other tests (127.0.0.1:6379): every test works under a key
+ * prefix of its own and deletes its keys afterwards, never the whole database.
+ */
+final class TestRedis {
+    static final String HOST = "127.0.0.1";
+    static final int PORT = 6379;
+
+    private TestRedis() {}
+
+    static String uniquePrefix() {
+        return "unread-test:" + UUID.randomUUID() + ":";
+    }
+
+    /** The job's settings pointed at {@code redisUrl}, under {@code prefix}. */
+    static UnreadConfig config(String redisUrl, String prefix, long flushIntervalMs) {
+        return UnreadConfig.with(
+                Map.of(
+                        "redis-url", redisUrl,
+                        "redis-key-prefix", prefix,
+                        "flush-interval-ms", String.valueOf(flushIntervalMs)));
+    }
+
+    static Jedis connect(int database) {
+        Jedis jedis = new Jedis(HOST, PORT);
+        jedis.select(database);
+        return jedis;
+    }
+
+    static Set<String> keys(Jedis jedis, String prefix) {
+        Set<String> keys = new HashSet<>();
+        ScanParams params = new ScanParams().match(prefix + "*").count(1000);
+        String cursor = ScanParams.SCAN_POINTER_START;
+        do {
+            ScanResult<String> page = jedis.scan(cursor, params);
+            keys.addAll(page.getResult());
+            cursor = page.getCursor();
+        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+        return keys;
+    }
+
+    static void deleteKeys(int database, String prefix) {
+        try (Jedis jedis = connect(database)) {
+            for (String key : keys(jedis, prefix)) {
+                jedis.del(key);
+            }
+        }
+    }
+
+    /** Everything under {@code prefix}: strings as strings, hashes as maps. */
+    static Map<String, Object> contents(Jedis jedis, String prefix) {
+        Map<String, Object> contents = new HashMap<>();
+        for (String key : keys(jedis, prefix)) {
+            String type = jedis.type(key);
+            contents.put(key, type.equals("hash") ? jedis.hgetAll(key) : jedis.get(key));
+        }
+        return contents;
+    }
+
+    /** Listens on one channel from a thread of its own until closed. */
+    static final class Subscriber implements AutoCloseable {
+        private final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
+        private final CountDownLatch subscribed = new CountDownLatch(1);
+        private final Jedis jedis = new Jedis(HOST, PORT);
+        private final JedisPubSub pubSub =
+                new JedisPubSub() {
+                    @Override
+                    public void onSubscribe(String channel, int subscribedChannels) {
+                        subscribed.countDown();
+                    }
+
+                    @Override
+                    public void onMessage(String channel, String message) {
+                        messages.add(message);
+                    }
+                };
+        private final Thread thread;
+
+        Subscriber(String channel) throws InterruptedException {
+            thread = new Thread(() -> jedis.subscribe(pubSub, channel), "subscriber " + channel);
+            thread.setDaemon(true);
+            thread.start();
+            if (!subscribed.await(10, TimeUnit.SECONDS)) {
+                throw new AssertionError("not subscribed to " + channel + " within 10 s");
+            }
+        }
+
+        /** The next message, or null if none arrives within {@code ms}. */
+        String next(long ms) throws InterruptedException {
+            return messages.poll(ms, TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            pubSub.unsubscribe();
+            thread.join(10_000);
+            jedis.close();
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package dev.unread.sinks;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobInfo;
+import org.apache.flink.api.common.JobInfoImpl;
+import org.apache.flink.api.common.TaskInfo;
+import org.apache.flink.api.common.TaskInfoImpl;
+import org.apache.flink.api.common.operators.MailboxExecutor;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
+import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.metrics.groups.OperatorIOMetricGroup;
+import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.streaming.runtime.tasks.TestProcessingTimeService;
+import org.apache.flink.util.SimpleUserCodeClassLoader;
+import org.apache.flink.util.UserCodeClassLoader;
+
+/**
+ * What a sink writer gets from Flink, for driving a writer without a cluster: processing time
+ * that moves only when the test says so (timers fire in the test's thread) and a metric group
+ * that keeps the counters registered on it.
+ */
+final class TestWriterContext implements WriterInitContext {
+    private final TestProcessingTimeService time = new TestProcessingTimeService();
+    private final RecordingMetricGroup metrics = new RecordingMetricGroup();
+
+    /** Moves processing time forward, firing the timers that fall due. */
+    void advance(long ms) throws Exception {
+        time.advance(ms);
+    }
+
+    /** The value of the counter the writer registered as {@code name}. */
+    long counter(String name) {
+        Counter counter = metrics.counters.get(name);
+        if (counter == null) {
+            throw new AssertionError("no counter " + name + " in " + metrics.counters.keySet());
+        }
+        return counter.getCount();
+    }
+
+    @Override
+    public ProcessingTimeService getProcessingTimeService() {
+        return time;
+    }
+
+    @Override
+    public SinkWriterMetricGroup metricGroup() {
+        return metrics;
+    }
+
+    @Override
+    public boolean isObjectReuseEnabled() {
+        // As in the job.
+        return true;
+    }
+
+    @Override
+    public UserCodeClassLoader getUserCodeClassLoader() {
+        return SimpleUserCodeClassLoader.create(getClass().getClassLoader());
+    }
+
+    @Override
+    public MailboxExecutor getMailboxExecutor() {
+        throw new UnsupportedOperationException("the Redis writers run everything in write/flush");
+    }
+
+    @Override
+    public SerializationSchema.InitializationContext asSerializationSchemaInitializationContext() {
+        throw new UnsupportedOperationException("the Redis writers use no serialization schema");
+    }
+
+    @Override
+    public <IN> TypeSerializer<IN> createInputSerializer() {
+        throw new UnsupportedOperationException("the Redis writers copy no records");
+    }
+
+    @Override
+    public OptionalLong getRestoredCheckpointId() {
+        return OptionalLong.empty();
+    }
+
+    @Override
+    public JobInfo getJobInfo() {
+        return new JobInfoImpl(new JobID(), "test job");
+    }
+
+    @Override
+    public TaskInfo getTaskInfo() {
+        return new TaskInfoImpl("test sink", 1, 0, 1, 0);
+    }
+
+    private static final class RecordingMetricGroup extends UnregisteredMetricsGroup
+            implements SinkWriterMetricGroup {
+        final Map<String, Counter> counters = new HashMap<>();
+
+        @Override
+        public Counter counter(String name) {
+            return counter(name, new SimpleCounter());
+        }
+
+        @Override
+        public <C extends Counter> C counter(String name, C counter) {
+            counters.put(name, counter);
+            return counter;
+        }
+
+        @Override
+        public OperatorIOMetricGroup getIOMetricGroup() {
+            return UnregisteredMetricsGroup.createOperatorIOMetricGroup();
+        }
+
+        @Override
+        public Counter getNumRecordsOutErrorsCounter() {
+            return new SimpleCounter();
+        }
+
+        @Override
+        public Counter getNumRecordsSendErrorsCounter() {
+            return new SimpleCounter();
+        }
+
+        @Override
+        public Counter getNumRecordsSendCounter() {
+            return new SimpleCounter();
+        }
+
+        @Override
+        public Counter getNumBytesSendCounter() {
+            return new SimpleCounter();
+        }
+
+        @Override
+        public void setCurrentSendTimeGauge(Gauge<Long> currentSendTimeGauge) {}
+    }
+}
