@@ -48,7 +48,6 @@ final class RedisConnection implements AutoCloseable {
                         .user(url.user())
                         .password(url.password())
                         .database(url.database())
-                        .ssl(url.ssl())
                         .connectionTimeoutMillis(TIMEOUT_MS)
                         .socketTimeoutMillis(TIMEOUT_MS)
                         .clientName("unread-job")

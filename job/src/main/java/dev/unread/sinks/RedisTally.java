@@ -19,7 +19,7 @@ public final class RedisTally {
         return COMMANDS.sum();
     }
 
-    /** Updates that cost no command because a later update of the same key or field replaced them. */
+    /** Updates that cost no command: a later update of the same key or field replaced them. */
     public static long coalescedUpdates() {
         return COALESCED.sum();
     }

@@ -6,15 +6,15 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Where the Redis sinks connect: {@code redis://[[user]:password@]host[:port][/db]}, or {@code
- * rediss://} for TLS. The port defaults to 6379 and the database to 0; user and password may be
- * percent-encoded. A password alone is written {@code :password@} (Redis' {@code default} user),
- * so that a bare {@code secret@} is never mistaken for a user name.
+ * Where the Redis sinks connect: {@code redis://[[user]:password@]host[:port][/db]}. The port
+ * defaults to 6379 and the database to 0; user and password may be percent-encoded. A password
+ * alone is written {@code :password@} (Redis' {@code default} user), so that a bare {@code
+ * secret@} is never mistaken for a user name.
  *
  * @param user null for the {@code default} user
  * @param password null when the server needs none
  */
-record RedisUrl(String host, int port, String user, String password, int database, boolean ssl) {
+record RedisUrl(String host, int port, String user, String password, int database) {
 
     static final int DEFAULT_PORT = 6379;
 
@@ -25,9 +25,8 @@ record RedisUrl(String host, int port, String user, String password, int databas
         } catch (URISyntaxException e) {
             throw invalid(url, "not a URL");
         }
-        String scheme = uri.getScheme();
-        if (!"redis".equals(scheme) && !"rediss".equals(scheme)) {
-            throw invalid(url, "the scheme must be redis:// or rediss://");
+        if (!"redis".equals(uri.getScheme())) {
+            throw invalid(url, "the scheme must be redis:// (TLS is not supported)");
         }
         if (uri.getHost() == null) {
             throw invalid(url, "no host");
@@ -48,8 +47,7 @@ record RedisUrl(String host, int port, String user, String password, int databas
                 uri.getPort() < 0 ? DEFAULT_PORT : uri.getPort(),
                 user,
                 password,
-                database(url, uri.getPath()),
-                "rediss".equals(scheme));
+                database(url, uri.getPath()));
     }
 
     private static int database(String url, String path) {
@@ -79,14 +77,14 @@ record RedisUrl(String host, int port, String user, String password, int databas
                         + " (expected redis://[[user]:password@]host:port/db)");
     }
 
-    /** The URL with its password replaced: error messages end up in logs. */
+    /** The URL minus its user info, which may hold a password: messages end up in logs. */
     private static String mask(String url) {
-        return url.replaceAll(":[^:@/]*@", ":***@");
+        return url.replaceAll("//[^/@]*@", "//***@");
     }
 
     @Override
     public String toString() {
-        return (ssl ? "rediss://" : "redis://")
+        return "redis://"
                 + (password == null ? "" : (user == null ? "" : user) + ":***@")
                 + host + ":" + port + "/" + database;
     }

@@ -10,9 +10,9 @@ import org.apache.flink.metrics.Counter;
 
 /**
  * The sink writer of both Redis sinks: buffers what the sink's {@link Buffer} makes of each
- * record and sends the buffer to Redis in one pipelined flush when the flush interval has passed
- * since the first buffered record, when the buffer holds {@link #MAX_BUFFERED} entries, and
- * whenever Flink calls {@link #flush} (before every checkpoint barrier and at the end of input).
+ * record and sends the buffer to Redis in one pipelined flush one flush interval after the first
+ * record it holds arrived, when it holds {@link #MAX_BUFFERED} entries, and whenever Flink calls
+ * {@link #flush} (before every checkpoint barrier and at the end of input).
  * So a checkpoint completes only after everything before it is in Redis, and a restore replays
  * at most what came after it.
  *
@@ -104,6 +104,11 @@ final class RedisWriter<T> implements SinkWriter<T> {
         List<RedisConnection.Command> commands = buffer.commands();
         connection.send(commands);
         buffer.clear();
+        if (flushTimer != null) {
+            // The buffer it was set for is written; the next record starts a new interval.
+            flushTimer.cancel(false);
+            flushTimer = null;
+        }
         commandsSent.inc(commands.size());
         RedisTally.addCommands(commands.size());
     }
