@@ -70,15 +70,17 @@ class RedisCountsITCase {
         env.execute("RedisCountsITCase");
 
         try (Jedis redis = TestRedis.connect(0)) {
-            assertThat(TestRedis.contents(redis, prefix)).as("seed %d", seed).isEqualTo(expected(updates));
+            assertThat(TestRedis.contents(redis, prefix))
+                    .as("seed %d", seed)
+                    .isEqualTo(expected(updates));
         }
-        // Every update cost a command or was absorbed by a later one: none was lost or doubled.
+        // Every update cost a command or was absorbed by a later one: none lost or doubled.
         assertThat(RedisTally.commands() + RedisTally.coalescedUpdates() - sentBefore)
                 .as("seed %d", seed)
                 .isEqualTo(updates.size());
     }
 
-    /** Redis as the contract says it must look after {@code updates}: last value wins, 0 is absent. */
+    /** Redis as the contract wants it after {@code updates}: last value wins, 0 is absent. */
     private Map<String, Object> expected(List<UnreadCount> updates) {
         Map<Long, Long> badges = new HashMap<>();
         Map<Long, Map<Long, Long>> conversations = new HashMap<>();
@@ -104,7 +106,8 @@ class RedisCountsITCase {
                     counts.forEach(
                             (conversationId, count) -> {
                                 if (count > 0) {
-                                    fields.put(String.valueOf(conversationId), String.valueOf(count));
+                                    fields.put(
+                                            String.valueOf(conversationId), String.valueOf(count));
                                 }
                             });
                     if (!fields.isEmpty()) {

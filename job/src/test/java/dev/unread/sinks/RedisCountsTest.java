@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.unread.events.UnreadCount;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -24,6 +27,7 @@ class RedisCountsTest {
     private String prefix;
     private Jedis redis;
     private SinkWriter<UnreadCount> writer;
+    private final List<SinkWriter<UnreadCount>> otherWriters = new ArrayList<>();
 
     @BeforeEach
     void start() throws IOException {
@@ -35,8 +39,20 @@ class RedisCountsTest {
     @AfterEach
     void stop() throws Exception {
         writer.close();
+        for (SinkWriter<UnreadCount> other : otherWriters) {
+            other.close();
+        }
         TestRedis.deleteKeys(0, prefix);
         redis.close();
+    }
+
+    /** A writer of its own to {@code url}, under this test's prefix; closed after the test. */
+    private SinkWriter<UnreadCount> writerTo(String url) throws IOException {
+        SinkWriter<UnreadCount> other =
+                new RedisCounts(TestRedis.config(url, prefix, INTERVAL_MS))
+                        .createWriter(new TestWriterContext());
+        otherWriters.add(other);
+        return other;
     }
 
     private String badge(long userId) {
@@ -91,6 +107,19 @@ class RedisCountsTest {
     }
 
     @Test
+    void aCheckpointFlushStartsANewIntervalForTheNextUpdate() throws Exception {
+        writer.write(UnreadCount.senders(USER, 1), null);
+        context.advance(INTERVAL_MS / 2);
+        writer.flush(false);
+        writer.write(UnreadCount.senders(USER, 2), null);
+        context.advance(INTERVAL_MS / 2);
+        assertThat(badge(USER)).isEqualTo("1");
+
+        context.advance(INTERVAL_MS / 2);
+        assertThat(badge(USER)).isEqualTo("2");
+    }
+
+    @Test
     void zeroDeletesTheBadgeKeyAndOnlyThatConversationsField() throws Exception {
         writer.write(UnreadCount.senders(USER, 2), null);
         writer.write(UnreadCount.conversation(USER, CONVERSATION, 5), null);
@@ -130,7 +159,8 @@ class RedisCountsTest {
 
         assertThat(TestRedis.keys(redis, prefix)).hasSize(2 * users);
         assertThat(badge(users)).isEqualTo(String.valueOf(users));
-        assertThat(conversations(users)).containsExactly(Map.entry("80001", String.valueOf(users + 1)));
+        assertThat(conversations(users))
+                .containsExactly(Map.entry("80001", String.valueOf(users + 1)));
         assertThat(context.counter("redisCommands")).isEqualTo(2L * users);
     }
 
@@ -172,10 +202,8 @@ class RedisCountsTest {
 
     @Test
     void theDatabaseInTheUrlIsTheOneWrittenTo() throws Exception {
-        try (SinkWriter<UnreadCount> db2 =
-                        new RedisCounts(TestRedis.config("redis://127.0.0.1:6379/2", prefix, INTERVAL_MS))
-                                .createWriter(new TestWriterContext());
-                Jedis redis2 = TestRedis.connect(2)) {
+        SinkWriter<UnreadCount> db2 = writerTo("redis://127.0.0.1:6379/2");
+        try (Jedis redis2 = TestRedis.connect(2)) {
             db2.write(UnreadCount.senders(USER, 7), null);
             db2.flush(false);
 
@@ -190,12 +218,11 @@ class RedisCountsTest {
     void userAndPasswordInTheUrlAuthenticate() throws Exception {
         // An ACL user of this test's own, allowed only its prefix: the shared server keeps its
         // password-less default user.
-        String user = "unread-test-" + Math.abs(prefix.hashCode());
+        String user = "unread-test-" + UUID.randomUUID();
         redis.aclSetUser(user, "on", ">pa:ss@word", "~" + prefix + "*", "+@all");
-        try (SinkWriter<UnreadCount> authenticated =
-                new RedisCounts(TestRedis.config(
-                                "redis://" + user + ":pa%3Ass%40word@127.0.0.1:6379/0", prefix, INTERVAL_MS))
-                        .createWriter(new TestWriterContext())) {
+        String url = "redis://" + user + ":pa%3Ass%40word@127.0.0.1:6379/0";
+        try {
+            SinkWriter<UnreadCount> authenticated = writerTo(url);
             authenticated.write(UnreadCount.senders(USER, 5), null);
             authenticated.flush(false);
             assertThat(badge(USER)).isEqualTo("5");
@@ -206,12 +233,11 @@ class RedisCountsTest {
 
     @Test
     void aWrongPasswordFailsTheFlushInsteadOfDroppingTheWrite() throws Exception {
-        String user = "unread-test-" + Math.abs(prefix.hashCode());
+        String user = "unread-test-" + UUID.randomUUID();
         redis.aclSetUser(user, "on", ">right", "~" + prefix + "*", "+@all");
-        try (SinkWriter<UnreadCount> refused =
-                new RedisCounts(TestRedis.config(
-                                "redis://" + user + ":wrong@127.0.0.1:6379/0", prefix, INTERVAL_MS))
-                        .createWriter(new TestWriterContext())) {
+        String url = "redis://" + user + ":wrong@127.0.0.1:6379/0";
+        try {
+            SinkWriter<UnreadCount> refused = writerTo(url);
             refused.write(UnreadCount.senders(USER, 5), null);
             assertThatThrownBy(() -> refused.flush(false)).isInstanceOf(IOException.class);
         } finally {
@@ -227,7 +253,8 @@ class RedisCountsTest {
 
         assertThatThrownBy(() -> writer.flush(false))
                 .isInstanceOf(IOException.class)
-                .hasRootCauseMessage("WRONGTYPE Operation against a key holding the wrong kind of value");
+                .hasRootCauseMessage(
+                        "WRONGTYPE Operation against a key holding the wrong kind of value");
         assertThat(context.counter("redisCommands")).isZero();
     }
 }

@@ -29,6 +29,7 @@ class RedisOutageTest {
     private String prefix;
     private Jedis redis;
     private TcpProxy proxy;
+    private SinkWriter<UnreadCount> writer;
 
     @BeforeEach
     void start() throws IOException {
@@ -38,14 +39,18 @@ class RedisOutageTest {
     }
 
     @AfterEach
-    void stop() throws IOException {
+    void stop() throws Exception {
+        if (writer != null) {
+            writer.close();
+        }
         proxy.close();
         TestRedis.deleteKeys(0, prefix);
         redis.close();
     }
 
-    private SinkWriter<UnreadCount> writer(String url) {
-        return new RedisCounts(TestRedis.config(url, prefix, INTERVAL_MS)).createWriter(new TestWriterContext());
+    private void openWriter(String url) {
+        writer = new RedisCounts(TestRedis.config(url, prefix, INTERVAL_MS))
+                .createWriter(new TestWriterContext());
     }
 
     private String badge(long userId) {
@@ -58,60 +63,57 @@ class RedisOutageTest {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = socket.getLocalPort();
         }
-        try (SinkWriter<UnreadCount> writer = writer("redis://127.0.0.1:" + closedPort + "/0")) {
-            writer.write(UnreadCount.senders(USER, 1), null);
+        openWriter("redis://127.0.0.1:" + closedPort + "/0");
+        writer.write(UnreadCount.senders(USER, 1), null);
 
-            long started = System.nanoTime();
-            assertThatThrownBy(() -> writer.flush(false))
-                    .isInstanceOf(IOException.class)
-                    .hasMessageContaining("failed 5 times in a row")
-                    .hasMessageContaining("1 commands not written");
-            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
-                    .isGreaterThanOrEqualTo(TOTAL_BACKOFF_MS);
-        }
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> writer.flush(false))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("failed 5 times in a row")
+                .hasMessageContaining("1 commands not written");
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
+                .isGreaterThanOrEqualTo(TOTAL_BACKOFF_MS);
     }
 
     @Test
     void aRedisBackWithinTheRetriesLosesNothing() throws Exception {
-        try (SinkWriter<UnreadCount> writer = writer(proxy.redisUrl(0))) {
-            writer.write(UnreadCount.senders(USER, 1), null);
-            writer.flush(false);
-            assertThat(badge(USER)).isEqualTo("1");
+        openWriter(proxy.redisUrl(0));
+        writer.write(UnreadCount.senders(USER, 1), null);
+        writer.flush(false);
+        assertThat(badge(USER)).isEqualTo("1");
 
-            proxy.down();
-            writer.write(UnreadCount.senders(USER, 2), null);
-            writer.write(UnreadCount.conversation(USER, 80001, 3), null);
-            CompletableFuture<Void> flush =
-                    CompletableFuture.runAsync(
-                            () -> {
-                                try {
-                                    writer.flush(false);
-                                } catch (Exception e) {
-                                    throw new RuntimeException(e);
-                                }
-                            });
-            // Two refused reconnects: the writer is inside its retries, with attempts to spare.
-            assertThat(proxy.awaitRefused(2, 10_000)).as("reconnects refused while down").isTrue();
-            proxy.up();
+        proxy.down();
+        writer.write(UnreadCount.senders(USER, 2), null);
+        writer.write(UnreadCount.conversation(USER, 80001, 3), null);
+        CompletableFuture<Void> flush =
+                CompletableFuture.runAsync(
+                        () -> {
+                            try {
+                                writer.flush(false);
+                            } catch (Exception e) {
+                                throw new RuntimeException(e);
+                            }
+                        });
+        // Two refused reconnects: the writer is inside its retries, with attempts to spare.
+        assertThat(proxy.awaitRefused(2, 10_000)).as("reconnects refused while down").isTrue();
+        proxy.up();
 
-            flush.get(10, TimeUnit.SECONDS);
-            assertThat(badge(USER)).isEqualTo("2");
-            assertThat(redis.hgetAll(RedisCounts.conversationsKey(prefix, USER)))
-                    .containsExactly(Map.entry("80001", "3"));
-        }
+        flush.get(10, TimeUnit.SECONDS);
+        assertThat(badge(USER)).isEqualTo("2");
+        assertThat(redis.hgetAll(RedisCounts.conversationsKey(prefix, USER)))
+                .containsExactly(Map.entry("80001", "3"));
     }
 
     @Test
     void aFailedFlushKeepsItsUpdatesForTheNextFlush() throws Exception {
-        try (SinkWriter<UnreadCount> writer = writer(proxy.redisUrl(0))) {
-            proxy.down();
-            writer.write(UnreadCount.senders(USER, 4), null);
-            assertThatThrownBy(() -> writer.flush(false)).isInstanceOf(IOException.class);
-            assertThat(badge(USER)).isNull();
+        openWriter(proxy.redisUrl(0));
+        proxy.down();
+        writer.write(UnreadCount.senders(USER, 4), null);
+        assertThatThrownBy(() -> writer.flush(false)).isInstanceOf(IOException.class);
+        assertThat(badge(USER)).isNull();
 
-            proxy.up();
-            writer.flush(false);
-            assertThat(badge(USER)).isEqualTo("4");
-        }
+        proxy.up();
+        writer.flush(false);
+        assertThat(badge(USER)).isEqualTo("4");
     }
 }

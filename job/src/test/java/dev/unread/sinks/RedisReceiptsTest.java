@@ -23,7 +23,8 @@ class RedisReceiptsTest {
     @BeforeEach
     void start() throws IOException, InterruptedException {
         prefix = TestRedis.uniquePrefix();
-        writer = new RedisReceipts(TestRedis.config(URL, prefix, INTERVAL_MS)).createWriter(context);
+        writer =
+                new RedisReceipts(TestRedis.config(URL, prefix, INTERVAL_MS)).createWriter(context);
         subscriber = new TestRedis.Subscriber(prefix + "READ_PROGRESS_CHANGED");
     }
 
@@ -39,7 +40,9 @@ class RedisReceiptsTest {
         writer.flush(false);
 
         assertThat(subscriber.next(WAIT_MS))
-                .isEqualTo("{\"type\":\"READ_RECEIPT\",\"conversationId\":80001,\"userId\":10086,\"readSeq\":1038}");
+                .isEqualTo(
+                        "{\"type\":\"READ_RECEIPT\",\"conversationId\":80001,"
+                                + "\"userId\":10086,\"readSeq\":1038}");
     }
 
     @Test

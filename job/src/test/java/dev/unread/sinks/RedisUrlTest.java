@@ -10,30 +10,26 @@ class RedisUrlTest {
     @Test
     void hostPortAndDatabaseAreRead() {
         assertThat(RedisUrl.parse("redis://10.0.0.7:6380/3"))
-                .isEqualTo(new RedisUrl("10.0.0.7", 6380, null, null, 3, false));
+                .isEqualTo(new RedisUrl("10.0.0.7", 6380, null, null, 3));
     }
 
     @Test
     void portAndDatabaseDefaultTo6379And0() {
-        assertThat(RedisUrl.parse("redis://redis")).isEqualTo(new RedisUrl("redis", 6379, null, null, 0, false));
-        assertThat(RedisUrl.parse("redis://redis:6379/")).isEqualTo(new RedisUrl("redis", 6379, null, null, 0, false));
+        RedisUrl defaults = new RedisUrl("redis", 6379, null, null, 0);
+        assertThat(RedisUrl.parse("redis://redis")).isEqualTo(defaults);
+        assertThat(RedisUrl.parse("redis://redis:6379/")).isEqualTo(defaults);
     }
 
     @Test
     void aPasswordAloneIsForTheDefaultUser() {
         assertThat(RedisUrl.parse("redis://:s3cret@cache:6379/2"))
-                .isEqualTo(new RedisUrl("cache", 6379, null, "s3cret", 2, false));
+                .isEqualTo(new RedisUrl("cache", 6379, null, "s3cret", 2));
     }
 
     @Test
     void userAndPasswordAreReadAndPercentDecoded() {
         assertThat(RedisUrl.parse("redis://unread:p%40ss%3Aw+rd@cache:6379/1"))
-                .isEqualTo(new RedisUrl("cache", 6379, "unread", "p@ss:w+rd", 1, false));
-    }
-
-    @Test
-    void redissMeansTls() {
-        assertThat(RedisUrl.parse("rediss://cache:6380/0").ssl()).isTrue();
+                .isEqualTo(new RedisUrl("cache", 6379, "unread", "p@ss:w+rd", 1));
     }
 
     @Test
@@ -46,6 +42,9 @@ class RedisUrlTest {
 
     @Test
     void malformedUrlsAreRefusedWithoutEchoingThePassword() {
+        assertThatThrownBy(() -> RedisUrl.parse("rediss://cache:6379/0"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("TLS");
         assertThatThrownBy(() -> RedisUrl.parse("http://cache:6379/0"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("redis://");

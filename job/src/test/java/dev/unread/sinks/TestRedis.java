@@ -108,9 +108,13 @@ final class TestRedis {
         }
 
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             pubSub.unsubscribe();
-            thread.join(10_000);
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             jedis.close();
         }
     }
