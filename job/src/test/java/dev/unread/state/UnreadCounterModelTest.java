@@ -1,0 +1,298 @@
+package dev.unread.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.UnreadJob;
+import dev.unread.config.UnreadConfig;
+import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationCursor;
+import dev.unread.events.InboxCursor;
+import dev.unread.events.UnreadCount;
+import dev.unread.testing.EventStreams;
+import dev.unread.testing.Oracle;
+import dev.unread.testing.Oracle.Member;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.util.OutputTag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Model-based randomized test of {@link UnreadCounter}: for each seed, one random set of events
+ * (see {@link EventStreams}) goes through the counter in several arrival orders with duplicates,
+ * and everything the counter emits, applied the way the sinks apply it, must equal what the
+ * {@link Oracle} derives from the contract alone.
+ *
+ * <p>Every order of one seed runs through one harness, each under its own user ids (moved by
+ * {@link #USERS_PER_ORDER}), so the orders cannot see each other's state and the harness, slow to
+ * create on RocksDB, is created once per seed. Every {@link #ROCKSDB_EVERY}th seed runs on the
+ * embedded RocksDB backend the job uses; the rest on the heap backend, which is faster and
+ * exercises the same logic.
+ *
+ * <p>Seeds: 1..200 by default; {@code -Dunread.seeds=N} runs 1..N, {@code -Dunread.seed=N} only
+ * seed N (a failure message says which seed and order failed).
+ */
+class UnreadCounterModelTest {
+
+    private static final int ROCKSDB_EVERY = 8;
+    private static final long USERS_PER_ORDER = 1_000_000;
+    private static final double DUPLICATE_SHARE = 0.2;
+
+    static Stream<Long> seeds() {
+        String one = System.getProperty("unread.seed");
+        if (one != null && !one.isBlank()) {
+            return Stream.of(Long.parseLong(one.trim()));
+        }
+        long count = Long.getLong("unread.seeds", 200);
+        return LongStream.rangeClosed(1, count).boxed();
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void everyArrivalOrderWithDuplicatesEndsInTheOraclesState(long seed) throws Exception {
+        EventStreams streams = new EventStreams(seed);
+        List<ChatEvent> events = streams.events();
+        List<List<ChatEvent>> orders = streams.orders(events, 3 + (int) (seed % 3), DUPLICATE_SHARE);
+        boolean rocksDb = seed % ROCKSDB_EVERY == 0;
+
+        try (KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness =
+                harness(rocksDb)) {
+            for (int i = 0; i < orders.size(); i++) {
+                List<ChatEvent> order =
+                        EventStreams.withUsersMovedBy(orders.get(i), (i + 1) * USERS_PER_ORDER);
+                for (ChatEvent e : order) {
+                    harness.processElement(e, 0L);
+                }
+                Run run = new Run(seed, i, rocksDb, order);
+                run.check(
+                        drain(harness.getOutput()),
+                        drain(harness.getSideOutput(UnreadCounter.INBOX_CURSORS)),
+                        drain(harness.getSideOutput(UnreadCounter.CONVERSATION_CURSORS)));
+            }
+        }
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness(
+            boolean rocksDb) throws Exception {
+        KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
+        // The job's own settings (object reuse on, Kryo fallback off) so that the counter's
+        // state types are checked the way production creates them.
+        harness.getExecutionConfig()
+                .configure(
+                        UnreadJob.settings(UnreadConfig.with(Map.of())),
+                        UnreadCounterModelTest.class.getClassLoader());
+        if (rocksDb) {
+            harness.setStateBackend(new EmbeddedRocksDBStateBackend());
+        }
+        harness.open();
+        return harness;
+    }
+
+    /** Values of the records in {@code queue} (skipping watermarks), and empties it. */
+    @SuppressWarnings("unchecked")
+    private static <T> List<T> drain(Collection<?> queue) {
+        List<T> values = new ArrayList<>();
+        if (queue == null) {
+            return values;
+        }
+        for (Object o : queue) {
+            if (o instanceof StreamRecord) {
+                values.add(((StreamRecord<T>) o).getValue());
+            }
+        }
+        queue.clear();
+        return values;
+    }
+
+    /** One arrival order and the checks of what the counter emitted for it. */
+    private static final class Run {
+        final long seed;
+        final int orderIndex;
+        final boolean rocksDb;
+        final List<ChatEvent> order;
+        final Oracle oracle;
+
+        Run(long seed, int orderIndex, boolean rocksDb, List<ChatEvent> order) {
+            this.seed = seed;
+            this.orderIndex = orderIndex;
+            this.rocksDb = rocksDb;
+            this.order = order;
+            this.oracle = Oracle.of(order);
+        }
+
+        void check(
+                List<UnreadCount> counts,
+                List<InboxCursor> inboxCursors,
+                List<ConversationCursor> conversationCursors) {
+            TreeSet<Long> users = new TreeSet<>(oracle.users());
+            counts.forEach(c -> users.add(c.userId));
+            inboxCursors.forEach(c -> users.add(c.userId));
+            conversationCursors.forEach(c -> users.add(c.userId));
+
+            // Per user first, so that a failure names one user and shows that user's events.
+            for (long user : users) {
+                checkCounts(user, only(counts, c -> c.userId == user));
+                checkInboxCursors(user, only(inboxCursors, c -> c.userId == user));
+                checkConversationCursors(user, only(conversationCursors, c -> c.userId == user));
+            }
+            // Then whole, as an end-to-end test compares with Redis and MySQL.
+            RedisModel redis = new RedisModel();
+            counts.forEach(redis::apply);
+            assertThat(redis.senders).as(context(null)).isEqualTo(oracle.redisSenderKeys());
+            assertThat(redis.conversations)
+                    .as(context(null))
+                    .isEqualTo(oracle.redisConversationHashes());
+        }
+
+        void checkCounts(long user, List<UnreadCount> counts) {
+            Map<Long, Long> last = new HashMap<>();
+            for (int i = 0; i < counts.size(); i++) {
+                UnreadCount c = counts.get(i);
+                long previous = last.getOrDefault(c.conversationId, 0L);
+                int at = i;
+                assertThat(c.count)
+                        .as(context(user, () -> "emission " + at + " " + c + " repeats " + previous
+                                + " (an UnreadCount must be a change; 0 is where every key starts)"))
+                        .isNotEqualTo(previous)
+                        .isNotNegative();
+                last.put(c.conversationId, c.count);
+            }
+            last.values().removeIf(n -> n == 0);
+            Map<Long, Long> expected = new TreeMap<>(oracle.conversationUnread().getOrDefault(user, Map.of()));
+            long badge = oracle.badge(user);
+            if (badge > 0) {
+                expected.put(UnreadCount.SENDER_BADGE, badge);
+            }
+            assertThat(new TreeMap<>(last))
+                    .as(context(user, () -> "last count per conversation (0 = sender badge)"))
+                    .isEqualTo(expected);
+        }
+
+        void checkInboxCursors(long user, List<InboxCursor> cursors) {
+            long greatest = 0;
+            for (InboxCursor c : cursors) {
+                long before = greatest;
+                assertThat(c.lastReadAt)
+                        .as(context(user, () -> c + " does not advance past " + before))
+                        .isGreaterThan(before);
+                greatest = c.lastReadAt;
+            }
+            assertThat(greatest)
+                    .as(context(user, () -> "user_activity.last_read_at (0 = no row)"))
+                    .isEqualTo(oracle.userActivityRows().getOrDefault(user, 0L));
+        }
+
+        void checkConversationCursors(long user, List<ConversationCursor> cursors) {
+            Map<Member, ConversationCursor> rows = new TreeMap<>();
+            for (ConversationCursor c : cursors) {
+                Member member = new Member(c.conversationId, c.userId);
+                ConversationCursor before = rows.get(member);
+                long beforeSeq = before == null ? 0 : before.lastReadSeq;
+                assertThat(c.lastReadSeq)
+                        .as(context(user, () -> c + " does not advance past " + beforeSeq))
+                        .isGreaterThan(beforeSeq);
+                assertThat(c.unreadCount)
+                        .as(context(user, () -> c + " unread_count out of bounds"))
+                        .isBetween(0L, oracle.unreadCountUpperBound(member, c.lastReadSeq));
+                // GREATEST(last_read_seq): the row keeps the cursor with the highest seq.
+                rows.put(member, c);
+            }
+            Map<Member, Long> seqs = new TreeMap<>();
+            Map<Member, Long> unread = new TreeMap<>();
+            rows.forEach((m, c) -> {
+                seqs.put(m, c.lastReadSeq);
+                unread.put(m, c.unreadCount);
+            });
+            assertThat(seqs)
+                    .as(context(user, () -> "conversation_member.last_read_seq"))
+                    .isEqualTo(forUser(oracle.conversationMemberRows(), user));
+            assertThat(unread)
+                    .as(context(user, () -> "conversation_member.unread_count in this order"))
+                    .isEqualTo(forUser(Oracle.unreadAfterLastRead(order), user));
+        }
+
+        Supplier<String> context(Long user) {
+            return context(user, () -> "");
+        }
+
+        /** Seed, order and backend, how to rerun, and the user's events in arrival order. */
+        Supplier<String> context(Long user, Supplier<String> what) {
+            return () -> {
+                StringBuilder s = new StringBuilder()
+                        .append("seed ").append(seed)
+                        .append(", order ").append(orderIndex)
+                        .append(rocksDb ? " (RocksDB)" : " (heap)")
+                        .append(" [rerun: -Dunread.seed=").append(seed).append("] ")
+                        .append(what.get());
+                if (user != null) {
+                    long moved = (orderIndex + 1) * USERS_PER_ORDER;
+                    s.append("\nuser ").append(user)
+                            .append(" (").append(user - moved).append(" in the generated set)")
+                            .append(", events in arrival order:\n  ")
+                            .append(only(order, e -> e.userId == user).stream()
+                                    .map(ChatEvent::toString)
+                                    .collect(Collectors.joining("\n  ")));
+                }
+                return s.toString();
+            };
+        }
+    }
+
+    /** Redis as the sinks leave it: the last value written per key or field, 0 = deleted. */
+    private static final class RedisModel {
+        final Map<String, String> senders = new TreeMap<>();
+        final Map<String, Map<String, String>> conversations = new TreeMap<>();
+
+        void apply(UnreadCount c) {
+            if (c.isSenderBadge()) {
+                String key = Oracle.SENDERS_KEY + c.userId;
+                if (c.count == 0) {
+                    senders.remove(key);
+                } else {
+                    senders.put(key, Long.toString(c.count));
+                }
+                return;
+            }
+            String key = Oracle.CONVERSATIONS_KEY + c.userId;
+            Map<String, String> hash = conversations.computeIfAbsent(key, k -> new TreeMap<>());
+            if (c.count == 0) {
+                hash.remove(Long.toString(c.conversationId));
+            } else {
+                hash.put(Long.toString(c.conversationId), Long.toString(c.count));
+            }
+            if (hash.isEmpty()) {
+                conversations.remove(key);
+            }
+        }
+    }
+
+    private static <T> List<T> only(List<T> values, java.util.function.Predicate<T> keep) {
+        return values.stream().filter(keep).collect(Collectors.toList());
+    }
+
+    private static Map<Member, Long> forUser(Map<Member, Long> rows, long user) {
+        Map<Member, Long> result = new TreeMap<>();
+        rows.forEach((m, v) -> {
+            if (m.userId() == user) {
+                result.put(m, v);
+            }
+        });
+        return result;
+    }
+}

@@ -1,0 +1,250 @@
+package dev.unread.testing;
+
+import dev.unread.events.ChatEvent;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The expected outcome of a set of events, computed straight from DESIGN.md's "Semantics" section
+ * and nothing else: it never looks at how the job computes its counts, so a test that compares
+ * the two can catch a wrong idea as well as a wrong line.
+ *
+ * <p>Everything except {@link #unreadAfterLastRead(List)} is a pure function of the <em>set</em>
+ * of events: duplicates and order are ignored by construction. Maps returned are sorted so that a
+ * failing {@code assertEquals} prints a readable diff.
+ */
+public final class Oracle {
+
+    /** Redis key of the sender badge, without the configurable prefix. */
+    public static final String SENDERS_KEY = "unread:senders:";
+
+    /** Redis key of the per-conversation counts hash, without the configurable prefix. */
+    public static final String CONVERSATIONS_KEY = "chat:unread:";
+
+    /** A {@code conversation_member} primary key. */
+    public record Member(long conversationId, long userId) implements Comparable<Member> {
+        @Override
+        public int compareTo(Member o) {
+            int byConversation = Long.compare(conversationId, o.conversationId);
+            return byConversation != 0 ? byConversation : Long.compare(userId, o.userId);
+        }
+
+        @Override
+        public String toString() {
+            return "c" + conversationId + "/u" + userId;
+        }
+    }
+
+    private final Map<Long, Long> lastReadAt = new TreeMap<>();
+    private final Map<Member, Long> lastReadSeq = new TreeMap<>();
+    /** Every message to a user from someone else, per user: the raw material of the badge. */
+    private final Map<Long, List<ChatEvent>> messagesFromOthers = new HashMap<>();
+    /** Distinct seqs from others per (conversation, receiver), whatever the cursor. */
+    private final Map<Member, TreeSet<Long>> seqsFromOthers = new TreeMap<>();
+
+    private Oracle(Collection<ChatEvent> events) {
+        for (ChatEvent e : events) {
+            switch (e.kind) {
+                case INBOX_OPENED:
+                    lastReadAt.merge(e.userId, e.time, Math::max);
+                    break;
+                case CONVERSATION_READ:
+                    lastReadSeq.merge(new Member(e.conversationId, e.userId), e.seq, Math::max);
+                    break;
+                case MESSAGE:
+                    if (e.senderId == e.userId) {
+                        // "senderId == receiverId is valid and counts toward nothing".
+                        break;
+                    }
+                    messagesFromOthers.computeIfAbsent(e.userId, u -> new ArrayList<>())
+                            .add(e);
+                    if (e.conversationId > 0) {
+                        seqsFromOthers
+                                .computeIfAbsent(
+                                        new Member(e.conversationId, e.userId),
+                                        m -> new TreeSet<>())
+                                .add(e.seq);
+                    }
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown kind " + e.kind);
+            }
+        }
+    }
+
+    /** The expected outcome after every event in {@code events} was processed at least once. */
+    public static Oracle of(Collection<ChatEvent> events) {
+        return new Oracle(events);
+    }
+
+    /** max {@code readAt} over the user's INBOX_OPENED events, 0 if none. */
+    public long lastReadAt(long userId) {
+        return lastReadAt.getOrDefault(userId, 0L);
+    }
+
+    /** max {@code readSeq} over the user's CONVERSATION_READ events for the conversation. */
+    public long lastReadSeq(long userId, long conversationId) {
+        return lastReadSeq.getOrDefault(new Member(conversationId, userId), 0L);
+    }
+
+    /** Distinct senders other than the user with a message sent after the user's lastReadAt. */
+    public long badge(long userId) {
+        long watermark = lastReadAt(userId);
+        Set<Long> senders = new HashSet<>();
+        for (ChatEvent m : messagesFromOthers.getOrDefault(userId, List.of())) {
+            if (m.time > watermark) {
+                senders.add(m.senderId);
+            }
+        }
+        return senders.size();
+    }
+
+    /** Distinct seqs from others in the conversation past the user's read cursor. */
+    public long unread(long userId, long conversationId) {
+        return unreadPast(new Member(conversationId, userId), lastReadSeq(userId, conversationId));
+    }
+
+    private long unreadPast(Member member, long cursor) {
+        TreeSet<Long> seqs = seqsFromOthers.get(member);
+        return seqs == null ? 0 : seqs.tailSet(cursor, false).size();
+    }
+
+    /** Every user that appears as a receiver or reader, sorted. */
+    public Set<Long> users() {
+        Set<Long> users = new TreeSet<>(lastReadAt.keySet());
+        users.addAll(messagesFromOthers.keySet());
+        lastReadSeq.keySet().forEach(m -> users.add(m.userId()));
+        return users;
+    }
+
+    /** userId → badge, only users whose badge is not 0. */
+    public Map<Long, Long> badges() {
+        Map<Long, Long> badges = new TreeMap<>();
+        for (long user : messagesFromOthers.keySet()) {
+            long badge = badge(user);
+            if (badge > 0) {
+                badges.put(user, badge);
+            }
+        }
+        return badges;
+    }
+
+    /** userId → (conversationId → unread), only non-zero counts, only users with one. */
+    public Map<Long, Map<Long, Long>> conversationUnread() {
+        Map<Long, Map<Long, Long>> result = new TreeMap<>();
+        for (Member member : seqsFromOthers.keySet()) {
+            long unread = unread(member.userId(), member.conversationId());
+            if (unread > 0) {
+                result.computeIfAbsent(member.userId(), u -> new TreeMap<>())
+                        .put(member.conversationId(), unread);
+            }
+        }
+        return result;
+    }
+
+    /** Expected Redis strings {@code unread:senders:{u}} without a key prefix. */
+    public Map<String, String> redisSenderKeys() {
+        return redisSenderKeys("");
+    }
+
+    /** Expected Redis strings {@code {prefix}unread:senders:{u}}: badge, absent when 0. */
+    public Map<String, String> redisSenderKeys(String prefix) {
+        Map<String, String> keys = new TreeMap<>();
+        badges().forEach((user, badge) -> keys.put(prefix + SENDERS_KEY + user, badge.toString()));
+        return keys;
+    }
+
+    /** Expected Redis hashes {@code chat:unread:{u}} without a key prefix. */
+    public Map<String, Map<String, String>> redisConversationHashes() {
+        return redisConversationHashes("");
+    }
+
+    /**
+     * Expected Redis hashes {@code {prefix}chat:unread:{u}}: field conversationId → unread, fields
+     * absent when 0, the key absent when no field is left.
+     */
+    public Map<String, Map<String, String>> redisConversationHashes(String prefix) {
+        Map<String, Map<String, String>> keys = new TreeMap<>();
+        conversationUnread().forEach((user, counts) -> {
+            Map<String, String> fields = new TreeMap<>();
+            counts.forEach((c, n) -> fields.put(Long.toString(c), Long.toString(n)));
+            keys.put(prefix + CONVERSATIONS_KEY + user, fields);
+        });
+        return keys;
+    }
+
+    /** Expected {@code user_activity}: userId → last_read_at (epoch ms), users with a reset. */
+    public Map<Long, Long> userActivityRows() {
+        return new TreeMap<>(lastReadAt);
+    }
+
+    /**
+     * Expected {@code conversation_member.last_read_seq} per (conversation, user): only cursors
+     * past 0, since a cursor that never advanced produces no row.
+     */
+    public Map<Member, Long> conversationMemberRows() {
+        Map<Member, Long> rows = new TreeMap<>();
+        lastReadSeq.forEach((member, seq) -> {
+            if (seq > 0) {
+                rows.put(member, seq);
+            }
+        });
+        return rows;
+    }
+
+    /**
+     * The largest {@code conversation_member.unread_count} any arrival order can produce: the
+     * read saw at most every seq past the final cursor, and at least none of them.
+     */
+    public long unreadCountUpperBound(Member member) {
+        return unreadCountUpperBound(
+                member, lastReadSeq(member.userId(), member.conversationId()));
+    }
+
+    /** The same bound for a cursor emitted on the way, at {@code readSeq}. */
+    public long unreadCountUpperBound(Member member, long readSeq) {
+        return unreadPast(member, readSeq);
+    }
+
+    /**
+     * {@code conversation_member.unread_count} as a job that processes {@code order} one event
+     * after another must leave it: for each cursor row, the unread count right after the read
+     * that first moved the cursor to its final value, counting only the messages that arrived
+     * before that read. Later arrivals (duplicates of that read included) do not move the cursor,
+     * so they write nothing.
+     */
+    public static Map<Member, Long> unreadAfterLastRead(List<ChatEvent> order) {
+        Map<Member, Long> finalCursor = of(order).conversationMemberRows();
+        Map<Member, TreeSet<Long>> seen = new HashMap<>();
+        Map<Member, Long> result = new TreeMap<>();
+        for (ChatEvent e : order) {
+            if (e.kind == ChatEvent.Kind.MESSAGE
+                    && e.conversationId > 0
+                    && e.senderId != e.userId) {
+                seen.computeIfAbsent(new Member(e.conversationId, e.userId), m -> new TreeSet<>())
+                        .add(e.seq);
+            } else if (e.kind == ChatEvent.Kind.CONVERSATION_READ) {
+                Member member = new Member(e.conversationId, e.userId);
+                Long target = finalCursor.get(member);
+                if (target != null && e.seq == target && !result.containsKey(member)) {
+                    TreeSet<Long> seqs = seen.get(member);
+                    result.put(member, seqs == null ? 0L : seqs.tailSet(target, false).size());
+                }
+            }
+        }
+        return result;
+    }
+
+    @Override
+    public String toString() {
+        return "Oracle{badges=" + badges() + ", conversations=" + conversationUnread()
+                + ", lastReadAt=" + lastReadAt + ", lastReadSeq=" + lastReadSeq + "}";
+    }
+}
