@@ -66,7 +66,8 @@ class UnreadCounterModelTest {
     void everyArrivalOrderWithDuplicatesEndsInTheOraclesState(long seed) throws Exception {
         EventStreams streams = new EventStreams(seed);
         List<ChatEvent> events = streams.events();
-        List<List<ChatEvent>> orders = streams.orders(events, 3 + (int) (seed % 3), DUPLICATE_SHARE);
+        List<List<ChatEvent>> orders =
+                streams.orders(events, 3 + (int) (seed % 3), DUPLICATE_SHARE);
         boolean rocksDb = seed % ROCKSDB_EVERY == 0;
 
         try (KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness =
@@ -97,6 +98,8 @@ class UnreadCounterModelTest {
                 .configure(
                         UnreadJob.settings(UnreadConfig.with(Map.of())),
                         UnreadCounterModelTest.class.getClassLoader());
+        assertThat(harness.getExecutionConfig().getSerializerConfig().hasGenericTypesDisabled())
+                .isTrue();
         if (rocksDb) {
             harness.setStateBackend(new EmbeddedRocksDBStateBackend());
         }
@@ -167,14 +170,15 @@ class UnreadCounterModelTest {
                 long previous = last.getOrDefault(c.conversationId, 0L);
                 int at = i;
                 assertThat(c.count)
-                        .as(context(user, () -> "emission " + at + " " + c + " repeats " + previous
-                                + " (an UnreadCount must be a change; 0 is where every key starts)"))
+                        .as(context(user, () -> "emission " + at + " " + c + " repeats "
+                                + previous + " (a count must change; every key starts at 0)"))
                         .isNotEqualTo(previous)
                         .isNotNegative();
                 last.put(c.conversationId, c.count);
             }
             last.values().removeIf(n -> n == 0);
-            Map<Long, Long> expected = new TreeMap<>(oracle.conversationUnread().getOrDefault(user, Map.of()));
+            Map<Long, Long> expected =
+                    new TreeMap<>(oracle.conversationUnread().getOrDefault(user, Map.of()));
             long badge = oracle.badge(user);
             if (badge > 0) {
                 expected.put(UnreadCount.SENDER_BADGE, badge);

@@ -60,7 +60,7 @@ public final class EventStreams {
      * counts as one, so the result may be a little longer.
      */
     public List<ChatEvent> events(int count) {
-        Stream s = new Stream(3 + random.nextInt(18), 1 + random.nextInt(6));
+        Generation s = new Generation(3 + random.nextInt(18), 1 + random.nextInt(6));
         // Each stream gets its own mix, so some are read-heavy and some message-heavy.
         int conversationMessages = 1 + random.nextInt(10);
         int plainMessages = random.nextInt(5);
@@ -165,7 +165,7 @@ public final class EventStreams {
     }
 
     /** One generation run: its users, conversations, clock and the events so far. */
-    private final class Stream {
+    private final class Generation {
         final int users;
         final long[][] members;
         /** Highest seq handed out per conversation. */
@@ -175,11 +175,11 @@ public final class EventStreams {
         /** Message times so far, so resets can land exactly on one. */
         final List<Long> messageTimes = new ArrayList<>();
         /** Last readSeq generated per (user, conversation), to produce regressions. */
-        final Map<Long, Long> lastRead = new HashMap<>();
+        final Map<Oracle.Member, Long> lastRead = new HashMap<>();
         final List<ChatEvent> out = new ArrayList<>();
         long clock;
 
-        Stream(int users, int conversations) {
+        Generation(int users, int conversations) {
             this.users = users;
             this.members = new long[conversations][];
             this.head = new long[conversations];
@@ -259,7 +259,9 @@ public final class EventStreams {
 
         /** Usually around now; sometimes well in the past (a late message). */
         long lateOrNow() {
-            return random.nextInt(10) == 0 ? T0 + random.nextInt((int) clock + 1) * TICK_MS : time();
+            return random.nextInt(10) == 0
+                    ? T0 + random.nextInt((int) clock + 1) * TICK_MS
+                    : time();
         }
 
         void inboxOpened() {
@@ -286,7 +288,7 @@ public final class EventStreams {
                 conversationId = firstConversationId + members.length + random.nextInt(3);
             }
             long user = random.nextInt(8) == 0 ? anyUser() : chattyUser(members[c]);
-            long key = user * 1_000_003L + conversationId;
+            Oracle.Member key = new Oracle.Member(conversationId, user);
             long previous = lastRead.getOrDefault(key, 0L);
             long readSeq;
             int kind = random.nextInt(10);
