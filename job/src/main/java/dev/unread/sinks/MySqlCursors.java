@@ -14,6 +14,8 @@ import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
+import org.apache.flink.connector.jdbc.datasource.connections.JdbcConnectionProvider;
+import org.apache.flink.connector.jdbc.datasource.connections.SimpleJdbcConnectionProvider;
 import org.apache.flink.connector.jdbc.datasource.statements.JdbcQueryStatement;
 
 /**
@@ -23,9 +25,12 @@ import org.apache.flink.connector.jdbc.datasource.statements.JdbcQueryStatement;
  * <p>At least once is enough because every write is an upsert that keeps the larger cursor: a
  * record written twice, or an older record written after a newer one (a replay after a restore),
  * leaves the row as it was. The connector batches records, flushes every {@link
- * #BATCH_INTERVAL_MS} and at every checkpoint, and on an error reconnects and retries the whole
- * batch {@link #MAX_RETRIES} times; after that the task fails and Flink replays from the last
- * checkpoint, so a lost connection costs no write.
+ * #BATCH_INTERVAL_MS}, at every checkpoint and at the end of the input, and when a batch fails
+ * it reconnects if the connection is gone and retries the batch, up to {@link #MAX_RETRIES}
+ * times. If reconnecting fails or the retries run out, the task fails (a checkpoint cannot
+ * complete with a batch unwritten) and Flink restores from the last checkpoint and replays what
+ * came after it, so a lost connection or a database outage costs no write. {@link
+ * JdbcCursorSink} keeps such a failure to the task.
  *
  * <p>The SQL runs unchanged on MySQL 8 and MariaDB: {@code VALUES(column)} rather than MySQL's
  * row alias ({@code AS new}), which MariaDB lacks.
@@ -85,13 +90,14 @@ public final class MySqlCursors {
 
     private static <T> Sink<T> sink(
             UnreadConfig config, JdbcQueryStatement<T> upsert, String createTable) {
-        JdbcConnectionOptions connection = connectionOptions(config);
+        JdbcConnectionProvider connection =
+                new SimpleJdbcConnectionProvider(connectionOptions(config));
         JdbcSink<T> jdbc =
                 JdbcSink.<T>builder()
                         .withQueryStatement(upsert)
                         .withExecutionOptions(executionOptions())
                         .buildAtLeastOnce(connection);
-        return new TableCreatingSink<>(jdbc, connection, createTable);
+        return new JdbcCursorSink<>(jdbc, connection, createTable);
     }
 
     static JdbcExecutionOptions executionOptions() {

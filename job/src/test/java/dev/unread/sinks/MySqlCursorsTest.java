@@ -44,10 +44,6 @@ class MySqlCursorsTest {
     /** 2026-01-01T00:00:00Z. */
     private static final long NEW_YEAR = 1_767_225_600_000L;
 
-    /** Asks Connector/J to set the session's time zone, which NOW() would follow. */
-    static final String SESSION_IN_TOKYO =
-            "?connectionTimeZone=%2B09:00&forceConnectionTimeZoneToSession=true";
-
     private static MySqlTestDatabase db;
     private static TimeZone jvmTimeZone;
 
@@ -255,7 +251,7 @@ class MySqlCursorsTest {
 
     private static Connection sinkConnection() throws SQLException {
         JdbcConnectionOptions options =
-                MySqlCursors.connectionOptions(db.config(SESSION_IN_TOKYO));
+                MySqlCursors.connectionOptions(db.config(MySqlTestDatabase.SESSION_IN_TOKYO));
         return DriverManager.getConnection(options.getDbURL(), options.getProperties());
     }
 
@@ -283,7 +279,8 @@ class MySqlCursorsTest {
     // ---- reading ----
 
     private static String lastReadAt(long user) throws SQLException {
-        return single("SELECT CAST(last_read_at AS CHAR) FROM user_activity WHERE user_id = " + user);
+        return single(
+                "SELECT CAST(last_read_at AS CHAR) FROM user_activity WHERE user_id = " + user);
     }
 
     private static String updatedAt(long user) throws SQLException {
@@ -318,8 +315,11 @@ class MySqlCursorsTest {
     /** Polls until the server's UTC clock reads later than {@code datetime}. */
     private static void awaitServerClockPast(String datetime) throws SQLException {
         Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
-        while (db.queryLong("SELECT UTC_TIMESTAMP(3) > '" + datetime + "'") == 0) {
-            assertThat(Instant.now()).as("server clock passes %s", datetime).isBefore(deadline);
+        try (Connection c = db.connect()) {
+            String passed = "SELECT UTC_TIMESTAMP(3) > '" + datetime + "'";
+            while (MySqlTestDatabase.queryLong(c, passed) == 0) {
+                assertThat(Instant.now()).as("server clock passes %s", datetime).isBefore(deadline);
+            }
         }
     }
 

@@ -24,6 +24,13 @@ import java.util.UUID;
 final class MySqlTestDatabase implements AutoCloseable {
 
     static final String SERVER = "jdbc:mysql://127.0.0.1:3306/";
+    /**
+     * URL parameters that make Connector/J set the session time zone to +09:00: NOW() and
+     * TIMESTAMP columns would follow it, DATETIME columns written by the sinks must not.
+     */
+    static final String SESSION_IN_TOKYO =
+            "?connectionTimeZone=%2B09:00&forceConnectionTimeZoneToSession=true";
+
     private static final String ROOT = "root";
     private static final int UNKNOWN_THREAD_ID = 1094;
 
@@ -88,9 +95,14 @@ final class MySqlTestDatabase implements AutoCloseable {
     }
 
     long queryLong(String sql) throws SQLException {
-        try (Connection c = connect();
-                Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery(sql)) {
+        try (Connection c = connect()) {
+            return queryLong(c, sql);
+        }
+    }
+
+    /** On a given connection, for polling loops that should not open one per round. */
+    static long queryLong(Connection c, String sql) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }

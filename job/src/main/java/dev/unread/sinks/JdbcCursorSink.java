@@ -1,0 +1,167 @@
+package dev.unread.sinks;
+
+import java.io.IOException;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Collection;
+import java.util.List;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.api.connector.sink2.CommitterInitContext;
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
+import org.apache.flink.api.connector.sink2.SupportsCommitter;
+import org.apache.flink.api.connector.sink2.SupportsWriterState;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
+import org.apache.flink.connector.jdbc.core.datastream.sink.committer.JdbcCommitable;
+import org.apache.flink.connector.jdbc.core.datastream.sink.writer.JdbcWriter;
+import org.apache.flink.connector.jdbc.core.datastream.sink.writer.JdbcWriterState;
+import org.apache.flink.connector.jdbc.datasource.connections.JdbcConnectionProvider;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The JDBC connector's at-least-once {@link JdbcSink} with two additions.
+ *
+ * <ul>
+ *   <li>Each writer creates its table, if absent, when it opens on a task. It runs there rather
+ *       than in the client that submits the job because only the task managers are sure to reach
+ *       the database, and a writer that opens after a failover finds its table again even if
+ *       someone dropped it. {@code CREATE TABLE IF NOT EXISTS} is safe to run from every subtask
+ *       at once.
+ *   <li>A writer that fails to close logs the error instead of throwing it. The connector's
+ *       writer, closed with records still buffered after a batch failed to reconnect, throws
+ *       (a NullPointerException from its half-reset statement, wrapped); Flink closes a failed
+ *       task's writer while it handles the failure, and an error there is fatal to the whole
+ *       TaskManager, so a database outage would take down every task on it instead of failing
+ *       and restarting one. Nothing is lost by not throwing: records still buffered at close
+ *       came after the last checkpoint, because every checkpoint and the end of the input flush
+ *       the buffer and fail the task when that fails, so a restore replays them.
+ * </ul>
+ *
+ * <p>It implements every interface {@link JdbcSink} does ({@link SupportsWriterState} and {@link
+ * SupportsCommitter}) and hands them all to the wrapped sink, so Flink builds the same operators
+ * with the same state as for the bare connector and savepoints stay compatible with it.
+ */
+final class JdbcCursorSink<IN>
+        implements Sink<IN>,
+                SupportsWriterState<IN, JdbcWriterState>,
+                SupportsCommitter<JdbcCommitable> {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(JdbcCursorSink.class);
+
+    private final JdbcSink<IN> delegate;
+    /**
+     * The very provider {@code delegate} writes through: Java serialization keeps the two
+     * references one object, and every subtask deserializes its own copy of the sink, so this is
+     * the connection of this subtask's writer.
+     */
+    private final JdbcConnectionProvider connection;
+
+    private final String createTable;
+
+    /** {@code delegate} must have been built on {@code connection}. */
+    JdbcCursorSink(JdbcSink<IN> delegate, JdbcConnectionProvider connection, String createTable) {
+        this.delegate = delegate;
+        this.connection = connection;
+        this.createTable = createTable;
+    }
+
+    @Override
+    public Writer<IN> createWriter(WriterInitContext context) throws IOException {
+        createTableIfAbsent();
+        return new Writer<>(delegate.createWriter(context), connection);
+    }
+
+    @Override
+    public Writer<IN> restoreWriter(
+            WriterInitContext context, Collection<JdbcWriterState> recoveredState)
+            throws IOException {
+        createTableIfAbsent();
+        return new Writer<>(delegate.restoreWriter(context, recoveredState), connection);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<JdbcWriterState> getWriterStateSerializer() {
+        return delegate.getWriterStateSerializer();
+    }
+
+    @Override
+    public Committer<JdbcCommitable> createCommitter(CommitterInitContext context)
+            throws IOException {
+        return delegate.createCommitter(context);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<JdbcCommitable> getCommittableSerializer() {
+        return delegate.getCommittableSerializer();
+    }
+
+    /** On the writer's own connection, which the writer then opens with. */
+    private void createTableIfAbsent() throws IOException {
+        try (Statement statement = connection.getOrEstablishConnection().createStatement()) {
+            statement.execute(createTable);
+        } catch (SQLException | ClassNotFoundException e) {
+            connection.closeConnection();
+            throw new IOException("could not run " + createTable, e);
+        }
+    }
+
+    /** The connector's writer, closed without throwing (see the class comment). */
+    static final class Writer<IN>
+            implements StatefulSinkWriter<IN, JdbcWriterState>,
+                    CommittingSinkWriter<IN, JdbcCommitable> {
+
+        private final JdbcWriter<IN> delegate;
+        private final JdbcConnectionProvider connection;
+
+        Writer(JdbcWriter<IN> delegate, JdbcConnectionProvider connection) {
+            this.delegate = delegate;
+            this.connection = connection;
+        }
+
+        @Override
+        public void write(IN element, Context context) throws IOException, InterruptedException {
+            delegate.write(element, context);
+        }
+
+        @Override
+        public void flush(boolean endOfInput) throws IOException, InterruptedException {
+            delegate.flush(endOfInput);
+        }
+
+        @Override
+        public void writeWatermark(Watermark watermark) throws IOException, InterruptedException {
+            delegate.writeWatermark(watermark);
+        }
+
+        @Override
+        public List<JdbcWriterState> snapshotState(long checkpointId) throws IOException {
+            return delegate.snapshotState(checkpointId);
+        }
+
+        @Override
+        public Collection<JdbcCommitable> prepareCommit()
+                throws IOException, InterruptedException {
+            return delegate.prepareCommit();
+        }
+
+        @Override
+        public void close() {
+            try {
+                delegate.close();
+            } catch (Exception e) {
+                LOG.warn(
+                        "Closing the JDBC writer failed; records after the last checkpoint are"
+                                + " written again when the job restores from it.",
+                        e);
+                // The connector throws before closing its connection.
+                connection.closeConnection();
+            }
+        }
+    }
+}
