@@ -80,10 +80,12 @@ public final class MySqlCursors {
 
     private MySqlCursors() {}
 
+    /** Upserts {@code user_activity}, creating it if absent. */
     public static Sink<InboxCursor> userActivity(UnreadConfig config) {
         return sink(config, new UserActivityUpsert(), MySqlSchema.CREATE_USER_ACTIVITY);
     }
 
+    /** Upserts {@code conversation_member}, creating it if absent. */
     public static Sink<ConversationCursor> conversationMember(UnreadConfig config) {
         return sink(config, new ConversationMemberUpsert(), MySqlSchema.CREATE_CONVERSATION_MEMBER);
     }
