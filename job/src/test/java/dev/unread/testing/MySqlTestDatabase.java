@@ -1,5 +1,6 @@
-package dev.unread.sinks;
+package dev.unread.testing;
 
+import dev.unread.sinks.MySqlSchema;
 import dev.unread.config.UnreadConfig;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -21,28 +22,28 @@ import java.util.UUID;
  * <p>The user may touch only its database, and tests can lock it out or cut its connections
  * without disturbing anyone else's.
  */
-final class MySqlTestDatabase implements AutoCloseable {
+public final class MySqlTestDatabase implements AutoCloseable {
 
-    static final String SERVER = "jdbc:mysql://127.0.0.1:3306/";
+    public static final String SERVER = "jdbc:mysql://127.0.0.1:3306/";
     /**
      * URL parameters that make Connector/J set the session time zone to +09:00: NOW() and
      * TIMESTAMP columns would follow it, DATETIME columns written by the sinks must not.
      */
-    static final String SESSION_IN_TOKYO =
+    public static final String SESSION_IN_TOKYO =
             "?connectionTimeZone=%2B09:00&forceConnectionTimeZoneToSession=true";
 
     private static final String ROOT = "root";
     private static final int UNKNOWN_THREAD_ID = 1094;
 
-    final String name;
-    final String password;
+    public final String name;
+    public final String password;
 
     private MySqlTestDatabase(String name, String password) {
         this.name = name;
         this.password = password;
     }
 
-    static MySqlTestDatabase create() throws SQLException {
+    public static MySqlTestDatabase create() throws SQLException {
         String name = "unread_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         MySqlTestDatabase db = new MySqlTestDatabase(name, UUID.randomUUID().toString());
         try (Connection c = root(); Statement st = c.createStatement()) {
@@ -54,39 +55,39 @@ final class MySqlTestDatabase implements AutoCloseable {
     }
 
     /** The server's administrative account, for setting up and checking from outside. */
-    static Connection root() throws SQLException {
+    public static Connection root() throws SQLException {
         return DriverManager.getConnection(SERVER, ROOT, "");
     }
 
-    String jdbcUrl() {
+    public String jdbcUrl() {
         return SERVER + name;
     }
 
     /** The job's settings pointing at this database as its own user. */
-    UnreadConfig config(String urlParameters) {
+    public UnreadConfig config(String urlParameters) {
         Map<String, String> settings = new HashMap<>();
         settings.put("jdbc-url", jdbcUrl() + urlParameters);
         settings.put("jdbc-user", name);
         return UnreadConfig.from(settings, Map.of(UnreadConfig.JDBC_PASSWORD_ENV, password));
     }
 
-    UnreadConfig config() {
+    public UnreadConfig config() {
         return config("");
     }
 
     /** A connection as root with this database selected. */
-    Connection connect() throws SQLException {
+    public Connection connect() throws SQLException {
         return DriverManager.getConnection(jdbcUrl(), ROOT, "");
     }
 
-    void dropTables() throws SQLException {
+    public void dropTables() throws SQLException {
         try (Connection c = connect(); Statement st = c.createStatement()) {
             st.execute("DROP TABLE IF EXISTS " + MySqlSchema.USER_ACTIVITY);
             st.execute("DROP TABLE IF EXISTS " + MySqlSchema.CONVERSATION_MEMBER);
         }
     }
 
-    boolean tableExists(String table) throws SQLException {
+    public boolean tableExists(String table) throws SQLException {
         return queryLong(
                         "SELECT COUNT(*) FROM information_schema.tables"
                                 + " WHERE table_schema = '" + name + "' AND table_name = '" + table
@@ -94,14 +95,14 @@ final class MySqlTestDatabase implements AutoCloseable {
                 == 1;
     }
 
-    long queryLong(String sql) throws SQLException {
+    public long queryLong(String sql) throws SQLException {
         try (Connection c = connect()) {
             return queryLong(c, sql);
         }
     }
 
     /** On a given connection, for polling loops that should not open one per round. */
-    static long queryLong(Connection c, String sql) throws SQLException {
+    public static long queryLong(Connection c, String sql) throws SQLException {
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
@@ -109,7 +110,7 @@ final class MySqlTestDatabase implements AutoCloseable {
     }
 
     /** Each row of {@code sql} as its columns' text, for comparing whole tables. */
-    List<List<String>> rows(String sql) throws SQLException {
+    public List<List<String>> rows(String sql) throws SQLException {
         List<List<String>> rows = new ArrayList<>();
         try (Connection c = connect();
                 Statement st = c.createStatement();
@@ -127,14 +128,14 @@ final class MySqlTestDatabase implements AutoCloseable {
     }
 
     /** Locks this database's user out, or lets it in again; open connections stay open. */
-    void lockUser(boolean locked) throws SQLException {
+    public void lockUser(boolean locked) throws SQLException {
         try (Connection c = root(); Statement st = c.createStatement()) {
             st.execute("ALTER USER '" + name + "'@'%' ACCOUNT " + (locked ? "LOCK" : "UNLOCK"));
         }
     }
 
     /** Cuts every connection of this database's user, as a network failure or restart would. */
-    int killUserConnections() throws SQLException {
+    public int killUserConnections() throws SQLException {
         List<Long> ids = new ArrayList<>();
         try (Connection c = root();
                 PreparedStatement ps =
