@@ -1,0 +1,247 @@
+package dev.unread.api;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Map;
+
+/**
+ * Settings of the HTTP API. The shared ones use the same {@code UNREAD_*} variables and defaults
+ * as the Flink job, so one environment configures both; the API's own ones start with
+ * {@code UNREAD_API_}. Built from the environment ({@link #fromEnv}) or in code ({@link
+ * #builder()}), as the CLI and the tests do.
+ */
+public final class ApiConfig {
+
+    public static final String HOST_ENV = "UNREAD_API_HOST";
+    public static final String PORT_ENV = "UNREAD_API_PORT";
+    public static final String TOKEN_ENV = "UNREAD_API_TOKEN";
+    public static final String TIMEOUT_ENV = "UNREAD_API_TIMEOUT_MS";
+    public static final String REDIS_URL_ENV = "UNREAD_REDIS_URL";
+    public static final String REDIS_KEY_PREFIX_ENV = "UNREAD_REDIS_KEY_PREFIX";
+    public static final String JDBC_URL_ENV = "UNREAD_JDBC_URL";
+    public static final String JDBC_USER_ENV = "UNREAD_JDBC_USER";
+    public static final String JDBC_PASSWORD_ENV = "UNREAD_JDBC_PASSWORD";
+    public static final String KAFKA_BOOTSTRAP_ENV = "UNREAD_KAFKA_BOOTSTRAP";
+    public static final String READS_TOPIC_ENV = "UNREAD_READS_TOPIC";
+
+    /** Address to bind; loopback by default so that nothing is exposed by accident. */
+    public final String host;
+    /** 0 binds any free port; {@link StateQueryApi#port()} tells which. */
+    public final int port;
+    /**
+     * Bearer token (printable ASCII) every request must carry, except to {@code /health},
+     * {@code /metrics} and {@code /openapi.json}; null: no authentication.
+     */
+    public final String token;
+    /**
+     * Bound on each call to a dependency: the Kafka acknowledgement of a POST, taking a MySQL
+     * connection, a Redis connect or read, each health check (at most 2 s there).
+     */
+    public final int timeoutMs;
+    /** {@code redis://[:password@]host:port/db} (or {@code rediss://} for TLS). */
+    public final String redisUrl;
+    /** Put before every Redis key, as the job does; empty by default. */
+    public final String redisKeyPrefix;
+    public final String jdbcUrl;
+    public final String jdbcUser;
+    public final String jdbcPassword;
+    public final String kafkaBootstrap;
+    /** Topic the POST endpoints publish read events to. */
+    public final String readsTopic;
+
+    private ApiConfig(Builder b) {
+        host = require(b.host, "host");
+        port = b.port;
+        token = b.token == null || b.token.isEmpty() ? null : b.token;
+        timeoutMs = b.timeoutMs;
+        redisUrl = require(b.redisUrl, "redis URL");
+        redisKeyPrefix = b.redisKeyPrefix == null ? "" : b.redisKeyPrefix;
+        jdbcUrl = require(b.jdbcUrl, "JDBC URL");
+        jdbcUser = require(b.jdbcUser, "JDBC user");
+        jdbcPassword = b.jdbcPassword == null ? "" : b.jdbcPassword;
+        kafkaBootstrap = require(b.kafkaBootstrap, "Kafka bootstrap servers");
+        readsTopic = require(b.readsTopic, "reads topic");
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be 0..65535, was " + port);
+        }
+        if (timeoutMs < 250) {
+            throw new IllegalArgumentException("timeout must be >= 250 ms, was " + timeoutMs);
+        }
+        if (token != null && !token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            // A header value carries ASCII only; anything else could never match.
+            throw new IllegalArgumentException("token must be printable ASCII without spaces");
+        }
+        if (!jdbcUrl.startsWith("jdbc:mysql:")) {
+            throw new IllegalArgumentException("JDBC URL must start with jdbc:mysql:, was " + jdbcUrl);
+        }
+        redisUri();
+    }
+
+    /** The defaults: every dependency on 127.0.0.1 at its usual port, no token, port 8080. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The defaults overridden by those of {@code env} (usually {@code System.getenv()}) set. */
+    public static ApiConfig fromEnv(Map<String, String> env) {
+        Builder b = builder();
+        apply(env, HOST_ENV, v -> b.host = v);
+        apply(env, PORT_ENV, v -> b.port = wholeNumber(PORT_ENV, v));
+        apply(env, TOKEN_ENV, v -> b.token = v);
+        apply(env, TIMEOUT_ENV, v -> b.timeoutMs = wholeNumber(TIMEOUT_ENV, v));
+        apply(env, REDIS_URL_ENV, v -> b.redisUrl = v);
+        apply(env, REDIS_KEY_PREFIX_ENV, v -> b.redisKeyPrefix = v);
+        apply(env, JDBC_URL_ENV, v -> b.jdbcUrl = v);
+        apply(env, JDBC_USER_ENV, v -> b.jdbcUser = v);
+        apply(env, JDBC_PASSWORD_ENV, v -> b.jdbcPassword = v);
+        apply(env, KAFKA_BOOTSTRAP_ENV, v -> b.kafkaBootstrap = v);
+        apply(env, READS_TOPIC_ENV, v -> b.readsTopic = v);
+        return b.build();
+    }
+
+    /** A builder holding these settings, to change a few. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.host = host;
+        b.port = port;
+        b.token = token;
+        b.timeoutMs = timeoutMs;
+        b.redisUrl = redisUrl;
+        b.redisKeyPrefix = redisKeyPrefix;
+        b.jdbcUrl = jdbcUrl;
+        b.jdbcUser = jdbcUser;
+        b.jdbcPassword = jdbcPassword;
+        b.kafkaBootstrap = kafkaBootstrap;
+        b.readsTopic = readsTopic;
+        return b;
+    }
+
+    URI redisUri() {
+        URI uri;
+        try {
+            uri = new URI(redisUrl);
+        } catch (URISyntaxException e) {
+            uri = null;
+        }
+        if (uri == null || uri.getHost() == null
+                || !"redis".equals(uri.getScheme()) && !"rediss".equals(uri.getScheme())) {
+            // Without the value: it may hold a password.
+            throw new IllegalArgumentException(
+                    "redis URL must look like redis://[:password@]host:port/db");
+        }
+        return uri;
+    }
+
+    @Override
+    public String toString() {
+        // No secrets: the Redis URL may hold a password, and the token is one.
+        return "ApiConfig{listen=" + host + ":" + port
+                + ", auth=" + (token == null ? "off" : "bearer token")
+                + ", timeout=" + timeoutMs + "ms"
+                + ", redis=" + redisUrl.replaceAll("//[^@/]*@", "//***@")
+                + ", redisKeyPrefix='" + redisKeyPrefix + "'"
+                + ", jdbc=" + jdbcUrl + " as " + jdbcUser
+                + ", kafka=" + kafkaBootstrap + ", readsTopic=" + readsTopic + "}";
+    }
+
+    private static void apply(
+            Map<String, String> env, String name, java.util.function.Consumer<String> setter) {
+        String value = env.get(name);
+        if (value != null) {
+            setter.accept(value);
+        }
+    }
+
+    private static int wholeNumber(String name, String value) {
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a whole number, was " + value);
+        }
+    }
+
+    private static String require(String value, String what) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException(what + " must not be empty");
+        }
+        return value;
+    }
+
+    /** Settings to change before {@link #build()}; starts from the defaults. */
+    public static final class Builder {
+        private String host = "127.0.0.1";
+        private int port = 8080;
+        private String token;
+        private int timeoutMs = 5000;
+        private String redisUrl = "redis://127.0.0.1:6379/0";
+        private String redisKeyPrefix = "";
+        private String jdbcUrl = "jdbc:mysql://127.0.0.1:3306/test";
+        private String jdbcUser = "root";
+        private String jdbcPassword = "";
+        private String kafkaBootstrap = "127.0.0.1:9092";
+        private String readsTopic = "chat-reads";
+
+        private Builder() {}
+
+        public Builder host(String host) {
+            this.host = host;
+            return this;
+        }
+
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /** Null or empty turns authentication off. */
+        public Builder token(String token) {
+            this.token = token;
+            return this;
+        }
+
+        public Builder timeoutMs(int timeoutMs) {
+            this.timeoutMs = timeoutMs;
+            return this;
+        }
+
+        public Builder redisUrl(String redisUrl) {
+            this.redisUrl = redisUrl;
+            return this;
+        }
+
+        public Builder redisKeyPrefix(String redisKeyPrefix) {
+            this.redisKeyPrefix = redisKeyPrefix;
+            return this;
+        }
+
+        public Builder jdbcUrl(String jdbcUrl) {
+            this.jdbcUrl = jdbcUrl;
+            return this;
+        }
+
+        public Builder jdbcUser(String jdbcUser) {
+            this.jdbcUser = jdbcUser;
+            return this;
+        }
+
+        public Builder jdbcPassword(String jdbcPassword) {
+            this.jdbcPassword = jdbcPassword;
+            return this;
+        }
+
+        public Builder kafkaBootstrap(String kafkaBootstrap) {
+            this.kafkaBootstrap = kafkaBootstrap;
+            return this;
+        }
+
+        public Builder readsTopic(String readsTopic) {
+            this.readsTopic = readsTopic;
+            return this;
+        }
+
+        /** Checks every setting; throws IllegalArgumentException naming the first bad one. */
+        public ApiConfig build() {
+            return new ApiConfig(this);
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package dev.unread.api;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * {@code GET /metrics}. Requests are labelled with the route template, never the raw path, so
+ * the number of series stays fixed however many users call. Each API instance has its own
+ * registry: the tests and the local stack run several in one JVM.
+ */
+final class ApiMetrics {
+
+    /** Label of requests that matched no route (404, 405, 401 on unknown paths). */
+    static final String UNMATCHED = "unmatched";
+
+    static final String CONTENT_TYPE = PrometheusTextFormatWriter.CONTENT_TYPE;
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
+
+    private final Counter requests = Counter.builder()
+            .name("unread_api_requests")
+            .help("HTTP requests by method, route template and status")
+            .labelNames("method", "route", "status")
+            .withoutExemplars()
+            .register(registry);
+
+    private final Histogram latency = Histogram.builder()
+            .name("unread_api_request_duration_seconds")
+            .help("HTTP request latency by method, route template and status")
+            .labelNames("method", "route", "status")
+            .classicOnly()
+            .classicUpperBounds(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+            .withoutExemplars()
+            .register(registry);
+
+    private final Counter dependencyErrors = Counter.builder()
+            .name("unread_api_dependency_errors")
+            .help("Failed or timed-out calls to a dependency, health checks included")
+            .labelNames("dependency")
+            .withoutExemplars()
+            .register(registry);
+
+    ApiMetrics() {
+        // Show every dependency at 0 from the start, so that rate() works before a first error.
+        for (String dependency : new String[] {
+            DependencyException.REDIS, DependencyException.MYSQL, DependencyException.KAFKA
+        }) {
+            dependencyErrors.labelValues(dependency);
+        }
+    }
+
+    void request(String method, String route, int status, double seconds) {
+        String code = Integer.toString(status);
+        requests.labelValues(method, route, code).inc();
+        latency.labelValues(method, route, code).observe(seconds);
+    }
+
+    void dependencyError(String dependency) {
+        dependencyErrors.labelValues(dependency).inc();
+    }
+
+    /** Everything, in the Prometheus text format (version 0.0.4). */
+    String scrape() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            writer.write(out, registry.scrape());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+}

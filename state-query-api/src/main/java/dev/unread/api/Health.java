@@ -1,0 +1,116 @@
+package dev.unread.api;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code GET /health}: Redis answers PING, MySQL hands out a valid connection, a Kafka broker
+ * describes the cluster, and the embedder's extra check passes. The checks run in parallel so
+ * that the answer takes as long as the slowest one, not the sum.
+ */
+final class Health implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Health.class);
+
+    /** A load balancer may probe every second; Kafka's answer is reused this long. */
+    private static final long KAFKA_CACHE_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    private final RedisUnread redis;
+    private final MySqlCursors mysql;
+    private final KafkaReads kafka;
+    private final HealthCheck extra;
+    private final ApiMetrics metrics;
+    private final ExecutorService executor;
+
+    private final Object kafkaLock = new Object();
+    private long kafkaCheckedAt;
+    private String kafkaProblem;
+
+    Health(RedisUnread redis, MySqlCursors mysql, KafkaReads kafka, HealthCheck extra,
+            ApiMetrics metrics) {
+        this.redis = redis;
+        this.mysql = mysql;
+        this.kafka = kafka;
+        this.extra = extra;
+        this.metrics = metrics;
+        this.executor = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "unread-api-health");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Check name → null when up, else the reason shown to the caller. */
+    Map<String, String> check() {
+        Map<String, CompletableFuture<String>> running = new LinkedHashMap<>();
+        running.put(DependencyException.REDIS,
+                async(() -> dependency(DependencyException.REDIS, redis::ping)));
+        running.put(DependencyException.MYSQL,
+                async(() -> dependency(DependencyException.MYSQL, mysql::ping)));
+        running.put(DependencyException.KAFKA, async(this::kafka));
+        if (extra != null) {
+            running.put(extra.name(), async(this::extra));
+        }
+        Map<String, String> problems = new LinkedHashMap<>();
+        running.forEach((name, result) -> problems.put(name, result.join()));
+        return problems;
+    }
+
+    private CompletableFuture<String> async(Supplier<String> check) {
+        return CompletableFuture.supplyAsync(check, executor);
+    }
+
+    private String kafka() {
+        synchronized (kafkaLock) {
+            long now = System.nanoTime();
+            if (kafkaCheckedAt == 0 || now - kafkaCheckedAt > KAFKA_CACHE_NANOS) {
+                kafkaProblem = dependency(DependencyException.KAFKA, kafka::ping);
+                kafkaCheckedAt = System.nanoTime();
+            }
+            return kafkaProblem;
+        }
+    }
+
+    private String dependency(String name, Runnable ping) {
+        try {
+            ping.run();
+            return null;
+        } catch (RuntimeException e) {
+            metrics.dependencyError(name);
+            Throwable cause = e instanceof DependencyException ? e.getCause() : e;
+            LOG.warn("health: {} unavailable: {}", name, String.valueOf(cause));
+            LOG.debug("{} failure", name, cause);
+            return "unreachable";
+        }
+    }
+
+    private String extra() {
+        try {
+            return extra.problem();
+        } catch (Exception e) {
+            LOG.warn("health: check {} failed", extra.name(), e);
+            return "check failed";
+        }
+    }
+
+    /** Names of the failed checks, for the error message. */
+    static List<String> failed(Map<String, String> problems) {
+        return problems.entrySet().stream()
+                .filter(e -> e.getValue() != null)
+                .map(Map.Entry::getKey)
+                .toList();
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+    }
+}

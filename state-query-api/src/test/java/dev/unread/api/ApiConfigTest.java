@@ -1,0 +1,106 @@
+package dev.unread.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ApiConfigTest {
+
+    @Test
+    void defaultsPointAtThisMachineWithoutAuthentication() {
+        ApiConfig c = ApiConfig.fromEnv(Map.of());
+
+        assertThat(c.host).isEqualTo("127.0.0.1");
+        assertThat(c.port).isEqualTo(8080);
+        assertThat(c.token).isNull();
+        assertThat(c.timeoutMs).isEqualTo(5000);
+        assertThat(c.redisUrl).isEqualTo("redis://127.0.0.1:6379/0");
+        assertThat(c.redisKeyPrefix).isEmpty();
+        assertThat(c.jdbcUrl).isEqualTo("jdbc:mysql://127.0.0.1:3306/test");
+        assertThat(c.jdbcUser).isEqualTo("root");
+        assertThat(c.jdbcPassword).isEmpty();
+        assertThat(c.kafkaBootstrap).isEqualTo("127.0.0.1:9092");
+        assertThat(c.readsTopic).isEqualTo("chat-reads");
+    }
+
+    @Test
+    void everySettingComesFromItsEnvironmentVariable() {
+        ApiConfig c = ApiConfig.fromEnv(Map.ofEntries(
+                Map.entry("UNREAD_API_HOST", "0.0.0.0"),
+                Map.entry("UNREAD_API_PORT", "9000"),
+                Map.entry("UNREAD_API_TOKEN", "t0k"),
+                Map.entry("UNREAD_API_TIMEOUT_MS", "1500"),
+                Map.entry("UNREAD_REDIS_URL", "redis://:pw@redis:6380/2"),
+                Map.entry("UNREAD_REDIS_KEY_PREFIX", "p:"),
+                Map.entry("UNREAD_JDBC_URL", "jdbc:mysql://mysql:3306/unread"),
+                Map.entry("UNREAD_JDBC_USER", "unread"),
+                Map.entry("UNREAD_JDBC_PASSWORD", "dbpw"),
+                Map.entry("UNREAD_KAFKA_BOOTSTRAP", "kafka:9092"),
+                Map.entry("UNREAD_READS_TOPIC", "reads")));
+
+        assertThat(c.host).isEqualTo("0.0.0.0");
+        assertThat(c.port).isEqualTo(9000);
+        assertThat(c.token).isEqualTo("t0k");
+        assertThat(c.timeoutMs).isEqualTo(1500);
+        assertThat(c.redisUrl).isEqualTo("redis://:pw@redis:6380/2");
+        assertThat(c.redisKeyPrefix).isEqualTo("p:");
+        assertThat(c.jdbcUrl).isEqualTo("jdbc:mysql://mysql:3306/unread");
+        assertThat(c.jdbcUser).isEqualTo("unread");
+        assertThat(c.jdbcPassword).isEqualTo("dbpw");
+        assertThat(c.kafkaBootstrap).isEqualTo("kafka:9092");
+        assertThat(c.readsTopic).isEqualTo("reads");
+    }
+
+    @Test
+    void anEmptyTokenTurnsAuthenticationOff() {
+        assertThat(ApiConfig.fromEnv(Map.of("UNREAD_API_TOKEN", "")).token).isNull();
+        assertThat(ApiConfig.builder().token("").build().token).isNull();
+    }
+
+    @Test
+    void toBuilderKeepsEverySettingAndChangesOnlyWhatIsSet() {
+        ApiConfig a = ApiConfig.builder().port(1234).token("t").redisKeyPrefix("x:").build();
+
+        ApiConfig b = a.toBuilder().port(0).build();
+
+        assertThat(b.port).isZero();
+        assertThat(b.token).isEqualTo("t");
+        assertThat(b.redisKeyPrefix).isEqualTo("x:");
+        assertThat(b.toString()).isEqualTo(a.toString().replace("1234", "0"));
+    }
+
+    @Test
+    void badSettingsAreRefusedNamingTheSetting() {
+        assertThatThrownBy(() -> ApiConfig.fromEnv(Map.of("UNREAD_API_PORT", "http")))
+                .hasMessageContaining("UNREAD_API_PORT");
+        assertThatThrownBy(() -> ApiConfig.builder().port(70000).build()).hasMessageContaining("port");
+        assertThatThrownBy(() -> ApiConfig.builder().timeoutMs(10).build())
+                .hasMessageContaining("timeout");
+        assertThatThrownBy(() -> ApiConfig.builder().redisUrl("127.0.0.1:6379").build())
+                .hasMessageContaining("redis://");
+        assertThatThrownBy(() -> ApiConfig.builder().jdbcUrl("jdbc:postgresql://x/y").build())
+                .hasMessageContaining("jdbc:mysql:");
+        assertThatThrownBy(() -> ApiConfig.builder().token("two words").build())
+                .hasMessageContaining("token");
+        assertThatThrownBy(() -> ApiConfig.builder().token("caf\u00e9").build())
+                .hasMessageContaining("token");
+        assertThatThrownBy(() -> ApiConfig.builder().readsTopic(" ").build())
+                .hasMessageContaining("reads topic");
+    }
+
+    @Test
+    void toStringShowsNoSecrets() {
+        String text = ApiConfig.builder()
+                .redisUrl("redis://:redispw@redis:6379/0")
+                .jdbcPassword("dbpw")
+                .token("tok3n")
+                .build()
+                .toString();
+
+        assertThat(text).doesNotContain("redispw").doesNotContain("dbpw").doesNotContain("tok3n")
+                .contains("redis://***@redis:6379/0")
+                .contains("auth=bearer token");
+    }
+}

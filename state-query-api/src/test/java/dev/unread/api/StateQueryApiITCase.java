@@ -1,0 +1,492 @@
+package dev.unread.api;
+
+import static dev.unread.api.Http.assertError;
+import static dev.unread.api.Http.json;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TimeZone;
+import java.util.TreeSet;
+import java.util.concurrent.Flow;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import redis.clients.jedis.Pipeline;
+
+/** The API with every dependency up and no token: each route's answer and each client error. */
+@ExtendWith(KafkaBroker.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StateQueryApiITCase {
+
+    private TestStores stores;
+    private String readsTopic;
+    private StateQueryApi api;
+    private Http http;
+
+    @BeforeAll
+    void startApi() throws Exception {
+        stores = new TestStores();
+        readsTopic = KafkaBroker.createTopic();
+        api = StateQueryApi.start(stores.config(readsTopic).build());
+        http = new Http(api);
+    }
+
+    @AfterAll
+    void stopApi() throws Exception {
+        if (api != null) {
+            api.close();
+        }
+        stores.close();
+    }
+
+    // --- reads from Redis ---
+
+    @Test
+    void unreadAnswersTheBadgeAndEachConversationsCountFromRedis() {
+        stores.redis.set(stores.keyPrefix + "unread:senders:10086", "3");
+        stores.redis.hset(stores.keyPrefix + "chat:unread:10086", Map.of("80001", "18", "7", "2"));
+
+        HttpResponse<String> response = http.get("/api/users/10086/unread");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("Content-Type")).hasValue("application/json");
+        // Conversations in numeric order, counts as numbers.
+        assertThat(response.body()).isEqualTo(
+                "{\"userId\":10086,\"unreadSenders\":3,\"conversations\":{\"7\":2,\"80001\":18}}");
+    }
+
+    @Test
+    void aUserWithNoKeysHasNothingUnread() {
+        HttpResponse<String> response = http.get("/api/users/424242/unread");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body())
+                .isEqualTo("{\"userId\":424242,\"unreadSenders\":0,\"conversations\":{}}");
+    }
+
+    @Test
+    void theLargestUserIdIsAccepted() {
+        HttpResponse<String> response = http.get("/api/users/" + Long.MAX_VALUE + "/unread");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(json(response).get("userId").asLong()).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void batchAnswersEveryUserInTheOrderAsked() {
+        stores.redis.set(stores.keyPrefix + "unread:senders:501", "1");
+        stores.redis.hset(stores.keyPrefix + "chat:unread:502", "9", "4");
+
+        HttpResponse<String> response = http.get("/api/unread?userIds=502,503,501,502");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).isEqualTo("{\"users\":["
+                + "{\"userId\":502,\"unreadSenders\":0,\"conversations\":{\"9\":4}},"
+                + "{\"userId\":503,\"unreadSenders\":0,\"conversations\":{}},"
+                + "{\"userId\":501,\"unreadSenders\":1,\"conversations\":{}},"
+                + "{\"userId\":502,\"unreadSenders\":0,\"conversations\":{\"9\":4}}]}");
+    }
+
+    @Test
+    void batchOf500NineteenDigitIdsAnswersAllInOrder() {
+        // Descending, so that order by id and order asked differ; 19 digits make a ~10 KB URI.
+        long[] ids = LongStream.range(0, 500).map(i -> Long.MAX_VALUE - 7 * i).toArray();
+        try (Pipeline p = stores.redis.pipelined()) {
+            for (long id : ids) {
+                p.set(stores.keyPrefix + "unread:senders:" + id, Long.toString(id % 1000));
+                p.hset(stores.keyPrefix + "chat:unread:" + id, Long.toString(id % 77 + 1), "5");
+            }
+        }
+
+        HttpResponse<String> response = http.get("/api/unread?userIds=" + join(ids));
+
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        JsonNode users = json(response).get("users");
+        assertThat(users).hasSize(500);
+        for (int i = 0; i < ids.length; i++) {
+            JsonNode user = users.get(i);
+            assertThat(user.get("userId").asLong()).isEqualTo(ids[i]);
+            assertThat(user.get("unreadSenders").asLong()).isEqualTo(ids[i] % 1000);
+            assertThat(user.get("conversations").get(Long.toString(ids[i] % 77 + 1)).asLong())
+                    .isEqualTo(5);
+        }
+    }
+
+    @Test
+    void batchOf501IdsIsRefused() {
+        long[] ids = LongStream.rangeClosed(1, 501).toArray();
+
+        String message = assertError(http.get("/api/unread?userIds=" + join(ids)), 400);
+
+        assertThat(message).contains("at most 500");
+    }
+
+    // --- reads from MySQL ---
+
+    @Test
+    void cursorsAnswerLastReadAtAsUtcEpochMillisAndEachConversationsCursor() throws Exception {
+        stores.sql("INSERT INTO " + stores.database + ".user_activity VALUES"
+                + " (20001, '2026-01-01 00:00:00.123', '2026-01-01 00:00:01')");
+        stores.sql("INSERT INTO " + stores.database + ".conversation_member VALUES"
+                + " (80001, 20001, 1038, 5), (7, 20001, 3, 0), (80001, 20002, 99, 1)");
+
+        HttpResponse<String> response = http.get("/api/users/20001/cursors");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).isEqualTo("{\"userId\":20001,\"lastReadAt\":1767225600123,"
+                + "\"conversations\":{\"7\":{\"lastReadSeq\":3,\"unreadCount\":0},"
+                + "\"80001\":{\"lastReadSeq\":1038,\"unreadCount\":5}}}");
+    }
+
+    @Test
+    void lastReadAtIsReadAsUtcWhateverTheJvmAndSessionTimeZones() throws Exception {
+        stores.sql("INSERT INTO " + stores.database + ".user_activity VALUES"
+                + " (20010, '2026-07-01 12:00:00.000', '2026-07-01 12:00:00')");
+        TimeZone jvmZone = TimeZone.getDefault();
+        TimeZone.setDefault(TimeZone.getTimeZone("America/Los_Angeles"));
+        String url = stores.jdbcUrl()
+                + "?connectionTimeZone=%2B09:00&forceConnectionTimeZoneToSession=true";
+        try (StateQueryApi shifted = StateQueryApi.start(
+                stores.config(readsTopic).jdbcUrl(url).build())) {
+            HttpResponse<String> response = new Http(shifted).get("/api/users/20010/cursors");
+
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+            assertThat(json(response).get("lastReadAt").asLong()).isEqualTo(1782907200000L);
+        } finally {
+            TimeZone.setDefault(jvmZone);
+        }
+    }
+
+    @Test
+    void aUserWithNoCursorsHasNullLastReadAtAndNoConversations() {
+        HttpResponse<String> response = http.get("/api/users/30303/cursors");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body())
+                .isEqualTo("{\"userId\":30303,\"lastReadAt\":null,\"conversations\":{}}");
+    }
+
+    // --- writes to Kafka ---
+
+    @Test
+    void inboxOpenedPublishesTheEventKeyedByUserOnce() throws Exception {
+        String topic = KafkaBroker.createTopic();
+        try (StateQueryApi own = StateQueryApi.start(stores.config(topic).build())) {
+            long before = System.currentTimeMillis();
+            HttpResponse<String> response = new Http(own).post("/api/users/10086/inbox/opened", "");
+            long after = System.currentTimeMillis();
+
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
+            JsonNode answered = json(response);
+            long readAt = answered.get("readAt").asLong();
+            assertThat(readAt).isBetween(before, after);
+            String expected = "{\"type\":\"INBOX_OPENED\",\"userId\":10086,\"readAt\":" + readAt + "}";
+            assertThat(response.body()).isEqualTo(expected);
+
+            List<ConsumerRecord<String, String>> records = KafkaBroker.consumeAll(topic);
+            assertThat(records).hasSize(1);
+            assertThat(records.get(0).key()).isEqualTo("10086");
+            assertThat(records.get(0).value()).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void conversationReadPublishesTheEventKeyedByUserOnce() throws Exception {
+        String topic = KafkaBroker.createTopic();
+        try (StateQueryApi own = StateQueryApi.start(stores.config(topic).build())) {
+            long before = System.currentTimeMillis();
+            HttpResponse<String> response = new Http(own).post(
+                    "/api/conversations/80001/read", "{\"userId\":10086,\"readSeq\":1038,\"x\":1}",
+                    "Content-Type", "application/json");
+            long after = System.currentTimeMillis();
+
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
+            long readAt = json(response).get("readAt").asLong();
+            assertThat(readAt).isBetween(before, after);
+            String expected = "{\"type\":\"CONVERSATION_READ\",\"userId\":10086,"
+                    + "\"conversationId\":80001,\"readSeq\":1038,\"readAt\":" + readAt + "}";
+            assertThat(response.body()).isEqualTo(expected);
+
+            List<ConsumerRecord<String, String>> records = KafkaBroker.consumeAll(topic);
+            assertThat(records).hasSize(1);
+            assertThat(records.get(0).key()).isEqualTo("10086");
+            assertThat(records.get(0).value()).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void readSeqZeroIsAValidRead() {
+        HttpResponse<String> response =
+                http.post("/api/conversations/5/read", "{\"userId\":1,\"readSeq\":0}");
+
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
+        assertThat(json(response).get("readSeq").asLong()).isZero();
+    }
+
+    // --- health, metrics, OpenAPI ---
+
+    @Test
+    void healthIsUpWhenRedisMySqlAndKafkaAnswer() {
+        HttpResponse<String> response = http.get("/health");
+
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        assertThat(response.body()).isEqualTo(
+                "{\"status\":\"UP\",\"checks\":{\"redis\":\"UP\",\"mysql\":\"UP\",\"kafka\":\"UP\"}}");
+    }
+
+    @Test
+    void healthIsDownWhenTheEmbeddersCheckFails() {
+        String[] problem = {"job is RESTARTING"};
+        HealthCheck flink = HealthCheck.named("flink", () -> problem[0]);
+        try (StateQueryApi withCheck = StateQueryApi.start(stores.config(readsTopic).build(), flink)) {
+            Http client = new Http(withCheck);
+
+            HttpResponse<String> down = client.get("/health");
+            assertThat(down.statusCode()).isEqualTo(503);
+            assertThat(json(down).get("checks").get("flink").asText())
+                    .isEqualTo("DOWN: job is RESTARTING");
+            assertThat(json(down).get("error").asText()).isEqualTo("unavailable: flink");
+
+            problem[0] = null;
+            HttpResponse<String> up = client.get("/health");
+            assertThat(up.statusCode()).isEqualTo(200);
+            assertThat(json(up).get("checks").get("flink").asText()).isEqualTo("UP");
+        }
+    }
+
+    @Test
+    void aFailingEmbedderCheckShowsNoExceptionText() {
+        HealthCheck broken = HealthCheck.named("flink", () -> {
+            throw new IllegalStateException("secret internals");
+        });
+        try (StateQueryApi withCheck = StateQueryApi.start(stores.config(readsTopic).build(), broken)) {
+            HttpResponse<String> response = new Http(withCheck).get("/health");
+
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(response.body()).doesNotContain("secret").doesNotContain("Exception");
+        }
+    }
+
+    @Test
+    void metricsCountRequestsByRouteTemplateAndStatus() {
+        try (StateQueryApi own = StateQueryApi.start(stores.config(readsTopic).build())) {
+            Http client = new Http(own);
+            client.get("/api/users/1/unread");
+            client.get("/api/users/2/unread");
+            client.get("/api/users/x/unread");
+            client.get("/no/such/route");
+
+            HttpResponse<String> response = client.get("/metrics");
+
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("Content-Type").orElse(""))
+                    .startsWith("text/plain; version=0.0.4");
+            List<String> lines = response.body().lines().toList();
+            assertThat(sample(lines, "unread_api_requests_total", "GET",
+                            "/api/users/{userId}/unread", "200"))
+                    .isEqualTo("2.0");
+            assertThat(sample(lines, "unread_api_requests_total", "GET",
+                            "/api/users/{userId}/unread", "400"))
+                    .isEqualTo("1.0");
+            assertThat(sample(lines, "unread_api_requests_total", "GET", "unmatched", "404"))
+                    .isEqualTo("1.0");
+            assertThat(sample(lines, "unread_api_request_duration_seconds_count", "GET",
+                            "/api/users/{userId}/unread", "200"))
+                    .isEqualTo("2");
+            // No raw paths as labels: one series per route, not per user.
+            assertThat(response.body()).doesNotContain("/api/users/1/").doesNotContain("/no/such");
+            assertThat(lines).contains("unread_api_dependency_errors_total{dependency=\"redis\"} 0.0");
+        }
+    }
+
+    @Test
+    void openApiDocumentsExactlyTheRoutesServed() {
+        HttpResponse<String> response = http.get("/openapi.json");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        JsonNode doc = json(response);
+        assertThat(doc.get("openapi").asText()).startsWith("3.");
+        Set<String> documented = new TreeSet<>();
+        for (Iterator<Map.Entry<String, JsonNode>> paths = doc.get("paths").fields(); paths.hasNext(); ) {
+            Map.Entry<String, JsonNode> path = paths.next();
+            path.getValue().fieldNames().forEachRemaining(
+                    method -> documented.add(method.toUpperCase() + " " + path.getKey()));
+        }
+        assertThat(documented).isEqualTo(new TreeSet<>(api.routes()));
+        // And each documented route is really there: anything but 404 and 405.
+        for (String route : documented) {
+            String[] methodAndPath = route.split(" ");
+            String path = methodAndPath[1].replace("{userId}", "1").replace("{cid}", "1");
+            HttpResponse<String> answer = http.send(methodAndPath[0], path,
+                    HttpRequest.BodyPublishers.ofString("{\"userId\":1,\"readSeq\":1}"));
+            assertThat(answer.statusCode()).as(route).isNotIn(404, 405);
+        }
+    }
+
+    // --- client errors ---
+
+    static Stream<Arguments> badRequests() {
+        String tooBig = "9223372036854775808";
+        return Stream.of(
+                get("/api/users/abc/unread"),
+                get("/api/users/0/unread"),
+                get("/api/users/-5/unread"),
+                get("/api/users/+5/unread"),
+                get("/api/users/1.5/unread"),
+                get("/api/users/" + tooBig + "/unread"),
+                get("/api/users/99999999999999999999/unread"),
+                get("/api/users/abc/cursors"),
+                get("/api/users/0/cursors"),
+                get("/api/users/" + tooBig + "/cursors"),
+                get("/api/unread"),
+                get("/api/unread?userIds="),
+                get("/api/unread?userIds=1,,2"),
+                get("/api/unread?userIds=1,2,"),
+                get("/api/unread?userIds=1,x"),
+                get("/api/unread?userIds=1,0"),
+                get("/api/unread?userIds=1,%202"),
+                get("/api/unread?userIds=" + tooBig),
+                get("/api/unread?userIds=1&userIds=2"),
+                post("/api/users/abc/inbox/opened", ""),
+                post("/api/users/0/inbox/opened", ""),
+                post("/api/users/" + tooBig + "/inbox/opened", ""),
+                post("/api/conversations/abc/read", "{\"userId\":1,\"readSeq\":1}"),
+                post("/api/conversations/0/read", "{\"userId\":1,\"readSeq\":1}"),
+                post("/api/conversations/" + tooBig + "/read", "{\"userId\":1,\"readSeq\":1}"),
+                post("/api/conversations/1/read", ""),
+                post("/api/conversations/1/read", "not json"),
+                post("/api/conversations/1/read", "[1,2]"),
+                post("/api/conversations/1/read", "\"text\""),
+                post("/api/conversations/1/read", "{\"userId\":1,\"readSeq\":1} trailing"),
+                post("/api/conversations/1/read", "{\"userId\":1,\"readSeq\":1,\"userId\":2}"),
+                post("/api/conversations/1/read", "{\"readSeq\":1}"),
+                post("/api/conversations/1/read", "{\"userId\":1}"),
+                post("/api/conversations/1/read", "{\"userId\":null,\"readSeq\":1}"),
+                post("/api/conversations/1/read", "{\"userId\":1,\"readSeq\":-1}"),
+                post("/api/conversations/1/read", "{\"userId\":0,\"readSeq\":1}"),
+                post("/api/conversations/1/read", "{\"userId\":-3,\"readSeq\":1}"),
+                post("/api/conversations/1/read", "{\"userId\":\"1\",\"readSeq\":1}"),
+                post("/api/conversations/1/read", "{\"userId\":1,\"readSeq\":\"7\"}"),
+                post("/api/conversations/1/read", "{\"userId\":1.5,\"readSeq\":1}"),
+                post("/api/conversations/1/read", "{\"userId\":1,\"readSeq\":1e3}"),
+                post("/api/conversations/1/read", "{\"userId\":true,\"readSeq\":1}"),
+                post("/api/conversations/1/read", "{\"userId\":1,\"readSeq\":[1]}"),
+                post("/api/conversations/1/read", "{\"userId\":" + tooBig + ",\"readSeq\":1}"),
+                post("/api/conversations/1/read", "{\"userId\":1,\"readSeq\":" + tooBig + "}"));
+    }
+
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @MethodSource("badRequests")
+    void malformedIdsQueriesAndBodiesGet400(String method, String path, String body) {
+        HttpResponse<String> response =
+                http.send(method, path, HttpRequest.BodyPublishers.ofString(body));
+
+        assertError(response, 400);
+    }
+
+    @Test
+    void anUnknownRouteGets404() {
+        assertError(http.get("/api/users/1/nothing"), 404);
+        assertError(http.get("/nothing"), 404);
+        assertError(http.post("/api/users", "{}"), 404);
+    }
+
+    @Test
+    void aWrongMethodOnAKnownPathGets405() {
+        assertError(http.post("/api/users/1/unread", ""), 405);
+        assertError(http.get("/api/users/1/inbox/opened"), 405);
+        assertError(http.get("/api/conversations/1/read"), 405);
+        assertError(http.send("DELETE", "/health", HttpRequest.BodyPublishers.noBody()), 405);
+    }
+
+    @Test
+    void aBodyOver16KiBGets413WithOrWithoutContentLength() {
+        String padding = "x".repeat(StateQueryApi.MAX_BODY_BYTES);
+        String big = "{\"userId\":1,\"readSeq\":1,\"pad\":\"" + padding + "\"}";
+
+        assertError(http.post("/api/conversations/1/read", big), 413);
+        assertError(http.post("/api/users/1/inbox/opened", big), 413);
+        // Chunked: no Content-Length, so the limit must hold while reading.
+        assertError(http.send("POST", "/api/conversations/1/read", chunked(big)), 413);
+    }
+
+    @Test
+    void aBodyOfExactly16KiBIsAccepted() {
+        String head = "{\"userId\":1,\"readSeq\":1,\"pad\":\"";
+        String body = head + "x".repeat(StateQueryApi.MAX_BODY_BYTES - head.length() - 2) + "\"}";
+        assertThat(body.getBytes(StandardCharsets.UTF_8)).hasSize(StateQueryApi.MAX_BODY_BYTES);
+
+        assertThat(http.post("/api/conversations/1/read", body).statusCode()).isEqualTo(202);
+    }
+
+    @Test
+    void aUriTooLargeForJettyStillGetsAJsonError() {
+        HttpResponse<String> response = http.get("/api/unread?userIds=" + "1,".repeat(40_000) + "1");
+
+        assertThat(response.statusCode()).isIn(414, 431);
+        assertError(response, response.statusCode());
+    }
+
+    // --- helpers ---
+
+    private static String join(long[] ids) {
+        return LongStream.of(ids).mapToObj(Long::toString).collect(Collectors.joining(","));
+    }
+
+    private static Arguments get(String path) {
+        return Arguments.of("GET", path, "");
+    }
+
+    private static Arguments post(String path, String body) {
+        return Arguments.of("POST", path, body);
+    }
+
+    /** The value of the sample of {@code metric} with these labels, in any label order. */
+    private static String sample(List<String> lines, String metric, String method, String route,
+            String status) {
+        List<String> found = new ArrayList<>();
+        for (String line : lines) {
+            if (line.startsWith(metric + "{") && line.contains("method=\"" + method + "\"")
+                    && line.contains("route=\"" + route + "\"")
+                    && line.contains("status=\"" + status + "\"")) {
+                found.add(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        assertThat(found).as(metric + " " + route + " " + status + " in\n" + String.join("\n", lines))
+                .hasSize(1);
+        return found.get(0);
+    }
+
+    /** A body the client sends without Content-Length (chunked), as one chunk. */
+    private static HttpRequest.BodyPublisher chunked(String body) {
+        HttpRequest.BodyPublisher known = HttpRequest.BodyPublishers.ofString(body);
+        return new HttpRequest.BodyPublisher() {
+            @Override
+            public long contentLength() {
+                return -1;
+            }
+
+            @Override
+            public void subscribe(Flow.Subscriber<? super java.nio.ByteBuffer> subscriber) {
+                known.subscribe(subscriber);
+            }
+        };
+    }
+}
