@@ -72,7 +72,8 @@ public final class ApiConfig {
             throw new IllegalArgumentException("token must be printable ASCII without spaces");
         }
         if (!jdbcUrl.startsWith("jdbc:mysql:")) {
-            throw new IllegalArgumentException("JDBC URL must start with jdbc:mysql:, was " + jdbcUrl);
+            // Without the value: it may hold a password parameter.
+            throw new IllegalArgumentException("JDBC URL must start with jdbc:mysql:");
         }
         redisUri();
     }
@@ -140,7 +141,8 @@ public final class ApiConfig {
                 + ", timeout=" + timeoutMs + "ms"
                 + ", redis=" + redisUrl.replaceAll("//[^@/]*@", "//***@")
                 + ", redisKeyPrefix='" + redisKeyPrefix + "'"
-                + ", jdbc=" + jdbcUrl + " as " + jdbcUser
+                + ", jdbc=" + jdbcUrl.replaceAll("(?i)(password=)[^&]*", "$1***")
+                + " as " + jdbcUser
                 + ", kafka=" + kafkaBootstrap + ", readsTopic=" + readsTopic + "}";
     }
 

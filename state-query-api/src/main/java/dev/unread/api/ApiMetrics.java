@@ -36,7 +36,8 @@ final class ApiMetrics {
             .help("HTTP request latency by method, route template and status")
             .labelNames("method", "route", "status")
             .classicOnly()
-            .classicUpperBounds(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+            .classicUpperBounds(
+                    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
             .withoutExemplars()
             .register(registry);
 

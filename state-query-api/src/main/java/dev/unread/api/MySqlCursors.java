@@ -61,8 +61,9 @@ final class MySqlCursors implements AutoCloseable {
                 select.setLong(1, userId);
                 try (ResultSet rs = select.executeQuery()) {
                     while (rs.next()) {
-                        conversations.put(
-                                rs.getLong(1), new ConversationCursor(rs.getLong(2), rs.getLong(3)));
+                        ConversationCursor cursor =
+                                new ConversationCursor(rs.getLong(2), rs.getLong(3));
+                        conversations.put(rs.getLong(1), cursor);
                     }
                 }
             }

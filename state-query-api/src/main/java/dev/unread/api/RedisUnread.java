@@ -70,8 +70,10 @@ final class RedisUnread implements AutoCloseable {
         for (int i = 0; i < userIds.length; i++) {
             String badge = senders.get(i).get();
             Map<Long, Long> counts = new TreeMap<>();
-            conversations.get(i).get().forEach((c, n) -> counts.put(Long.parseLong(c), Long.parseLong(n)));
-            result.add(new UserUnread(userIds[i], badge == null ? 0 : Long.parseLong(badge), counts));
+            conversations.get(i).get()
+                    .forEach((c, n) -> counts.put(Long.parseLong(c), Long.parseLong(n)));
+            long unreadSenders = badge == null ? 0 : Long.parseLong(badge);
+            result.add(new UserUnread(userIds[i], unreadSenders, counts));
         }
         return result;
     }

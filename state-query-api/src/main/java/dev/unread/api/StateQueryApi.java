@@ -231,8 +231,10 @@ public final class StateQueryApi implements AutoCloseable {
     }
 
     private void conversationRead(Context ctx) {
+        // The body first: an oversized one is a 413 whatever else is wrong, as with a length.
+        byte[] bytes = body(ctx);
         long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
-        JsonNode body = Params.jsonObject(json, body(ctx));
+        JsonNode body = Params.jsonObject(json, bytes);
         long userId = Params.longField(body, "userId", 1);
         long readSeq = Params.longField(body, "readSeq", 0);
         ObjectNode event = json.createObjectNode()
@@ -249,7 +251,8 @@ public final class StateQueryApi implements AutoCloseable {
         List<String> failed = Health.failed(problems);
         ObjectNode body = json.createObjectNode().put("status", failed.isEmpty() ? "UP" : "DOWN");
         ObjectNode checks = body.putObject("checks");
-        problems.forEach((name, problem) -> checks.put(name, problem == null ? "UP" : "DOWN: " + problem));
+        problems.forEach(
+                (name, problem) -> checks.put(name, problem == null ? "UP" : "DOWN: " + problem));
         if (!failed.isEmpty()) {
             body.put("error", "unavailable: " + String.join(", ", failed));
         }
@@ -331,7 +334,8 @@ public final class StateQueryApi implements AutoCloseable {
 
     private static byte[] sha256(String text) {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(StandardCharsets.UTF_8));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JVM has SHA-256", e);
         }

@@ -75,7 +75,8 @@ class ApiConfigTest {
     void badSettingsAreRefusedNamingTheSetting() {
         assertThatThrownBy(() -> ApiConfig.fromEnv(Map.of("UNREAD_API_PORT", "http")))
                 .hasMessageContaining("UNREAD_API_PORT");
-        assertThatThrownBy(() -> ApiConfig.builder().port(70000).build()).hasMessageContaining("port");
+        assertThatThrownBy(() -> ApiConfig.builder().port(70000).build())
+                .hasMessageContaining("port");
         assertThatThrownBy(() -> ApiConfig.builder().timeoutMs(10).build())
                 .hasMessageContaining("timeout");
         assertThatThrownBy(() -> ApiConfig.builder().redisUrl("127.0.0.1:6379").build())
@@ -94,12 +95,15 @@ class ApiConfigTest {
     void toStringShowsNoSecrets() {
         String text = ApiConfig.builder()
                 .redisUrl("redis://:redispw@redis:6379/0")
+                .jdbcUrl("jdbc:mysql://db/x?user=u&password=urlpw&ssl=true")
                 .jdbcPassword("dbpw")
                 .token("tok3n")
                 .build()
                 .toString();
 
         assertThat(text).doesNotContain("redispw").doesNotContain("dbpw").doesNotContain("tok3n")
+                .doesNotContain("urlpw")
+                .contains("password=***&ssl=true")
                 .contains("redis://***@redis:6379/0")
                 .contains("auth=bearer token");
     }

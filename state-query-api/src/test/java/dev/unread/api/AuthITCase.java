@@ -43,9 +43,11 @@ class AuthITCase {
     void theRightTokenIsLetThrough() {
         assertThat(http.get("/api/users/1/unread", "Authorization", "Bearer " + TOKEN).statusCode())
                 .isEqualTo(200);
-        assertThat(http.get("/api/unread?userIds=1", "Authorization", "bearer " + TOKEN).statusCode())
+        assertThat(http.get("/api/unread?userIds=1", "Authorization", "bearer " + TOKEN)
+                        .statusCode())
                 .isEqualTo(200);
-        assertThat(http.get("/api/users/1/cursors", "Authorization", "Bearer " + TOKEN).statusCode())
+        assertThat(http.get("/api/users/1/cursors", "Authorization", "Bearer " + TOKEN)
+                        .statusCode())
                 .isEqualTo(200);
         assertThat(http.post("/api/users/1/inbox/opened", "", "Authorization", "Bearer " + TOKEN)
                         .statusCode())
@@ -109,7 +111,8 @@ class AuthITCase {
         assertThat(http.get("/metrics").statusCode()).isEqualTo(200);
         assertThat(http.get("/openapi.json").statusCode()).isEqualTo(200);
         // A wrong token on an open path is not held against the caller.
-        assertThat(http.get("/health", "Authorization", "Bearer wrong").statusCode()).isEqualTo(200);
+        assertThat(http.get("/health", "Authorization", "Bearer wrong").statusCode())
+                .isEqualTo(200);
     }
 
     @Test

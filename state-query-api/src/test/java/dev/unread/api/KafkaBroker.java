@@ -35,7 +35,8 @@ public final class KafkaBroker implements BeforeAllCallback {
                 KafkaClusterTestKit started = new KafkaClusterTestKit.Builder(
                                 new TestKitNodes.Builder()
                                         // The kit defaults to an unreleased metadata version.
-                                        .setBootstrapMetadataVersion(MetadataVersion.latestProduction())
+                                        .setBootstrapMetadataVersion(
+                                                MetadataVersion.latestProduction())
                                         .setCombined(true)
                                         .setNumBrokerNodes(1)
                                         .setNumControllerNodes(1)

@@ -197,7 +197,8 @@ class StateQueryApiITCase {
             JsonNode answered = json(response);
             long readAt = answered.get("readAt").asLong();
             assertThat(readAt).isBetween(before, after);
-            String expected = "{\"type\":\"INBOX_OPENED\",\"userId\":10086,\"readAt\":" + readAt + "}";
+            String expected =
+                    "{\"type\":\"INBOX_OPENED\",\"userId\":10086,\"readAt\":" + readAt + "}";
             assertThat(response.body()).isEqualTo(expected);
 
             List<ConsumerRecord<String, String>> records = KafkaBroker.consumeAll(topic);
@@ -248,14 +249,16 @@ class StateQueryApiITCase {
 
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         assertThat(response.body()).isEqualTo(
-                "{\"status\":\"UP\",\"checks\":{\"redis\":\"UP\",\"mysql\":\"UP\",\"kafka\":\"UP\"}}");
+                "{\"status\":\"UP\","
+                        + "\"checks\":{\"redis\":\"UP\",\"mysql\":\"UP\",\"kafka\":\"UP\"}}");
     }
 
     @Test
     void healthIsDownWhenTheEmbeddersCheckFails() {
         String[] problem = {"job is RESTARTING"};
         HealthCheck flink = HealthCheck.named("flink", () -> problem[0]);
-        try (StateQueryApi withCheck = StateQueryApi.start(stores.config(readsTopic).build(), flink)) {
+        try (StateQueryApi withCheck =
+                StateQueryApi.start(stores.config(readsTopic).build(), flink)) {
             Http client = new Http(withCheck);
 
             HttpResponse<String> down = client.get("/health");
@@ -276,7 +279,8 @@ class StateQueryApiITCase {
         HealthCheck broken = HealthCheck.named("flink", () -> {
             throw new IllegalStateException("secret internals");
         });
-        try (StateQueryApi withCheck = StateQueryApi.start(stores.config(readsTopic).build(), broken)) {
+        try (StateQueryApi withCheck =
+                StateQueryApi.start(stores.config(readsTopic).build(), broken)) {
             HttpResponse<String> response = new Http(withCheck).get("/health");
 
             assertThat(response.statusCode()).isEqualTo(503);
@@ -312,7 +316,8 @@ class StateQueryApiITCase {
                     .isEqualTo("2");
             // No raw paths as labels: one series per route, not per user.
             assertThat(response.body()).doesNotContain("/api/users/1/").doesNotContain("/no/such");
-            assertThat(lines).contains("unread_api_dependency_errors_total{dependency=\"redis\"} 0.0");
+            assertThat(lines)
+                    .contains("unread_api_dependency_errors_total{dependency=\"redis\"} 0.0");
         }
     }
 
@@ -324,7 +329,8 @@ class StateQueryApiITCase {
         JsonNode doc = json(response);
         assertThat(doc.get("openapi").asText()).startsWith("3.");
         Set<String> documented = new TreeSet<>();
-        for (Iterator<Map.Entry<String, JsonNode>> paths = doc.get("paths").fields(); paths.hasNext(); ) {
+        Iterator<Map.Entry<String, JsonNode>> paths = doc.get("paths").fields();
+        while (paths.hasNext()) {
             Map.Entry<String, JsonNode> path = paths.next();
             path.getValue().fieldNames().forEachRemaining(
                     method -> documented.add(method.toUpperCase() + " " + path.getKey()));
@@ -438,7 +444,8 @@ class StateQueryApiITCase {
 
     @Test
     void aUriTooLargeForJettyStillGetsAJsonError() {
-        HttpResponse<String> response = http.get("/api/unread?userIds=" + "1,".repeat(40_000) + "1");
+        HttpResponse<String> response =
+                http.get("/api/unread?userIds=" + "1,".repeat(40_000) + "1");
 
         assertThat(response.statusCode()).isIn(414, 431);
         assertError(response, response.statusCode());
@@ -469,7 +476,8 @@ class StateQueryApiITCase {
                 found.add(line.substring(line.lastIndexOf(' ') + 1));
             }
         }
-        assertThat(found).as(metric + " " + route + " " + status + " in\n" + String.join("\n", lines))
+        assertThat(found)
+                .as(metric + " " + route + " " + status + " in\n" + String.join("\n", lines))
                 .hasSize(1);
         return found.get(0);
     }

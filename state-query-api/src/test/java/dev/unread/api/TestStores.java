@@ -21,7 +21,8 @@ final class TestStores implements AutoCloseable {
     private static final String SERVER = "jdbc:mysql://127.0.0.1:3306/";
 
     final String keyPrefix = "test:" + UUID.randomUUID() + ":";
-    final String database = "unread_api_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    final String database =
+            "unread_api_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     final RedisClient redis = RedisClient.create(REDIS_URL);
 
     TestStores() throws SQLException {

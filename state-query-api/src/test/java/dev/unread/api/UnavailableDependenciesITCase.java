@@ -47,14 +47,16 @@ class UnavailableDependenciesITCase {
 
     @Test
     void countsGet503WhenRedisIsDown() {
-        assertThat(assertError(http.get("/api/users/1/unread"), 503)).isEqualTo("redis unavailable");
+        assertThat(assertError(http.get("/api/users/1/unread"), 503))
+                .isEqualTo("redis unavailable");
         assertThat(assertError(http.get("/api/unread?userIds=1,2"), 503))
                 .isEqualTo("redis unavailable");
     }
 
     @Test
     void cursorsGet503WhenMySqlIsDown() {
-        assertThat(assertError(http.get("/api/users/1/cursors"), 503)).isEqualTo("mysql unavailable");
+        assertThat(assertError(http.get("/api/users/1/cursors"), 503))
+                .isEqualTo("mysql unavailable");
     }
 
     @Test
@@ -63,8 +65,8 @@ class UnavailableDependenciesITCase {
 
         assertThat(assertError(http.post("/api/users/1/inbox/opened", ""), 503))
                 .isEqualTo("kafka unavailable");
-        assertThat(assertError(http.post("/api/conversations/1/read", "{\"userId\":1,\"readSeq\":2}"),
-                        503))
+        String read = "{\"userId\":1,\"readSeq\":2}";
+        assertThat(assertError(http.post("/api/conversations/1/read", read), 503))
                 .isEqualTo("kafka unavailable");
 
         long millis = (System.nanoTime() - start) / 1_000_000;
