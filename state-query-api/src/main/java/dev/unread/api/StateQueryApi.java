@@ -61,7 +61,7 @@ public final class StateQueryApi implements AutoCloseable {
     private final MySqlCursors mysql;
     private final KafkaReads kafka;
     private final Health health;
-    private Javalin app;
+    private final Javalin app;
 
     private StateQueryApi(ApiConfig config, HealthCheck extraCheck) {
         this.config = config;
