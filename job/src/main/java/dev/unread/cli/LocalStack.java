@@ -1,0 +1,390 @@
+package dev.unread.cli;
+
+import dev.unread.UnreadJob;
+import dev.unread.config.UnreadConfig;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.executiongraph.ErrorInfo;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code unread local}: the whole stack in one process, for development and demos. Apache
+ * Kafka's broker with the job's topics ({@link EmbeddedKafka}), a Flink MiniCluster with RocksDB,
+ * checkpoints and its web UI, and the production job reading that broker and writing to the Redis
+ * and MySQL the {@code UNREAD_*} environment names. Everything listens on 127.0.0.1 only, and all
+ * data lives in temp directories deleted on exit: each run starts empty.
+ */
+public final class LocalStack implements AutoCloseable {
+
+    public static final String NAME = "local";
+
+    private static final Logger LOG = LoggerFactory.getLogger(LocalStack.class);
+
+    private static final String HOST = "127.0.0.1";
+    /** Parallelism when {@code --parallelism} is 0: keyed state spread over two subtasks. */
+    private static final int DEFAULT_PARALLELISM = 2;
+    private static final Duration STARTUP_TIMEOUT = Duration.ofMinutes(3);
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+
+    /** The flags only {@code local} has, with their defaults, in the order usage lists them. */
+    private static final Map<String, String> OWN_FLAGS = new LinkedHashMap<>();
+
+    static {
+        OWN_FLAGS.put("kafka-port", "9092");
+        OWN_FLAGS.put("flink-ui-port", "8081");
+        OWN_FLAGS.put("api-port", "8080");
+        OWN_FLAGS.put("generate", "0");
+    }
+
+    /** What {@code unread local} was asked to run. A port of 0 means any free port. */
+    public record Options(
+            int kafkaPort, int flinkUiPort, int apiPort, long generateRate, Map<String, String> settings) {
+
+        /** Reads the flags; every flag that is not {@code local}'s own is a job setting. */
+        public static Options parse(List<String> args, Map<String, String> env) {
+            Map<String, String> flags;
+            try {
+                flags = new HashMap<>(UnreadConfig.parseFlags(args.toArray(String[]::new)));
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage(), e);
+            }
+            Map<String, String> own = new HashMap<>(OWN_FLAGS);
+            for (String name : OWN_FLAGS.keySet()) {
+                String value = flags.remove(name);
+                if (value != null) {
+                    own.put(name, value);
+                }
+            }
+            if (flags.containsKey("kafka-bootstrap")) {
+                throw new UsageException(
+                        "--kafka-bootstrap: local runs its own broker; choose its port with --kafka-port");
+            }
+            int kafkaPort = port(own, "kafka-port");
+            int flinkUiPort = port(own, "flink-ui-port");
+            int apiPort = port(own, "api-port");
+            List<Integer> fixed = Stream.of(kafkaPort, flinkUiPort, apiPort).filter(p -> p != 0).toList();
+            if (fixed.stream().distinct().count() < fixed.size()) {
+                throw new UsageException("--kafka-port, --flink-ui-port and --api-port must differ, were "
+                        + kafkaPort + ", " + flinkUiPort + " and " + apiPort);
+            }
+            long generateRate = wholeNumber(own, "generate");
+            if (generateRate != 0) {
+                throw new UsageException("--generate " + generateRate
+                        + ": the event generator is not part of this build; only --generate 0 works");
+            }
+            // Check the job settings now, before a broker and a cluster start for nothing.
+            Map<String, String> check = new HashMap<>(flags);
+            check.put("kafka-bootstrap", HOST + ":" + kafkaPort);
+            try {
+                UnreadConfig.from(check, env);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage(), e);
+            }
+            return new Options(kafkaPort, flinkUiPort, apiPort, generateRate, Map.copyOf(flags));
+        }
+
+        private static int port(Map<String, String> flags, String name) {
+            long port = wholeNumber(flags, name);
+            if (port < 0 || port > 65535) {
+                throw new UsageException("--" + name + " must be a port, 0..65535 (0: any free port), was " + port);
+            }
+            return (int) port;
+        }
+
+        private static long wholeNumber(Map<String, String> flags, String name) {
+            try {
+                return Long.parseLong(flags.get(name).trim());
+            } catch (NumberFormatException e) {
+                throw new UsageException("--" + name + " must be a whole number, was " + flags.get(name));
+            }
+        }
+    }
+
+    private final EmbeddedKafka kafka;
+    private final MiniCluster cluster;
+    private final JobID jobId;
+    private final URI flinkUi;
+    private final UnreadConfig config;
+    private final Path dataDir;
+    private boolean closed;
+
+    private LocalStack(
+            EmbeddedKafka kafka, MiniCluster cluster, JobID jobId, URI flinkUi, UnreadConfig config, Path dataDir) {
+        this.kafka = kafka;
+        this.cluster = cluster;
+        this.jobId = jobId;
+        this.flinkUi = flinkUi;
+        this.config = config;
+        this.dataDir = dataDir;
+    }
+
+    /** {@code unread local [flags]}: runs the stack until Ctrl-C (or SIGTERM), then stops it. */
+    public static int run(List<String> args, Unread.Session session) throws Exception {
+        Options options = Options.parse(args, session.env());
+        CountDownLatch stop = new CountDownLatch(1);
+        // Ctrl-C is the way to stop: handled, it is a clean exit with status 0.
+        boolean trapped = Signals.trap(stop::countDown, "INT", "TERM");
+        LocalStack stack = start(options, session.env(), UnreadJob::forProduction);
+        // Without the signal handlers (or on another way out), the JVM's shutdown still stops
+        // the job and the broker and removes their data.
+        Thread hook = new Thread(stack::close, "unread-local-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            if (!stack.awaitRunning(STARTUP_TIMEOUT, stop)) {
+                return Unread.OK;
+            }
+            session.out().println(stack.readyLine());
+            session.out().flush();
+            while (!stop.await(1, TimeUnit.SECONDS)) {
+                JobStatus status = stack.jobStatus();
+                if (status.isGloballyTerminalState()) {
+                    session.err().println("unread local: the job ended: " + status);
+                    return Unread.FAILED;
+                }
+            }
+            LOG.info("Stopping: cancelling the job, then the cluster and the broker");
+            return Unread.OK;
+        } finally {
+            stack.close();
+            if (trapped) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException e) {
+                    // The JVM is already shutting down; the hook finds the stack closed.
+                }
+            }
+        }
+    }
+
+    public static String usage() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("Usage: unread local [flags]\n\n")
+                .append("Runs Apache Kafka's broker (with the job's topics), a Flink MiniCluster with\n")
+                .append("RocksDB, checkpoints and its web UI, and the job, all in this process and on\n")
+                .append("127.0.0.1 only. Counts go to the Redis and MySQL the settings name. Prints one\n")
+                .append("line with the Kafka bootstrap address once the job runs; Ctrl-C stops it all.\n")
+                .append("Data lives in temp directories that are deleted on exit.\n\n")
+                .append("Flags:\n")
+                .append(String.format("  --%-24s %s%n", "kafka-port PORT", "Kafka broker port (default 9092; 0: any free)"))
+                .append(String.format("  --%-24s %s%n", "flink-ui-port PORT", "Flink web UI and REST port (default 8081; 0: any free)"))
+                .append(String.format("  --%-24s %s%n", "api-port PORT", "reserved for the HTTP API (default 8080)"))
+                .append(String.format("  --%-24s %s%n", "generate RATE", "events per second from a generator; only 0 for now"))
+                .append("\nJob settings (flag, environment variable, default); --kafka-bootstrap is set\n")
+                .append("to the local broker:\n")
+                .append(UnreadConfig.usage());
+        return sb.toString();
+    }
+
+    /**
+     * Starts the broker, creates the topics, starts the cluster and submits {@code job}'s
+     * pipeline; returns without waiting for the job to run. Tests pass their own {@code job}.
+     */
+    static LocalStack start(Options options, Map<String, String> env, Function<UnreadConfig, UnreadJob> job)
+            throws Exception {
+        List<AutoCloseable> started = new ArrayList<>();
+        try {
+            EmbeddedKafka kafka = EmbeddedKafka.start(options.kafkaPort());
+            started.add(kafka);
+            Map<String, String> settings = new HashMap<>(options.settings());
+            settings.put("kafka-bootstrap", kafka.bootstrapServers());
+            UnreadConfig config = UnreadConfig.from(settings, env);
+            kafka.createTopics(config);
+
+            Path dataDir = TempDirs.create("unread-local-");
+            started.add(() -> TempDirs.delete(dataDir));
+            int parallelism = config.parallelism > 0 ? config.parallelism : DEFAULT_PARALLELISM;
+            MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
+                    .setConfiguration(clusterConfig(config, options, dataDir, parallelism))
+                    .setNumTaskManagers(1)
+                    .setNumSlotsPerTaskManager(parallelism)
+                    .build());
+            cluster.start();
+            started.add(cluster);
+
+            StreamExecutionEnvironment jobEnv = new StreamExecutionEnvironment(jobConfig(config, parallelism));
+            job.apply(config).build(jobEnv);
+            StreamGraph graph = jobEnv.getStreamGraph();
+            graph.setJobName("unread");
+            JobGraph jobGraph = graph.getJobGraph();
+            cluster.submitJob(jobGraph).get();
+            URI flinkUi = cluster.getRestAddress().get();
+            LOG.info("Started: Kafka {}, Flink UI {}, checkpoints in {}, {}", kafka.bootstrapServers(),
+                    flinkUi, dataDir, config);
+            return new LocalStack(kafka, cluster, jobGraph.getJobID(), flinkUi, config, dataDir);
+        } catch (Exception | Error e) {
+            // Undo a partial start, the last thing started first.
+            Collections.reverse(started);
+            closeAll(started, e);
+            throw e;
+        }
+    }
+
+    /**
+     * Waits until every task of the job is running, and returns true; returns false if
+     * {@code stop} opens first. A failure of the job while starting (Redis or MySQL unreachable,
+     * say) ends the wait with that failure as the cause.
+     */
+    boolean awaitRunning(Duration timeout, CountDownLatch stop) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            AccessExecutionGraph graph = cluster.getExecutionGraph(jobId).get();
+            ErrorInfo failure = graph.getFailureInfo();
+            if (failure != null) {
+                throw new IllegalStateException("the job failed while starting", failure.getException());
+            }
+            if (graph.getState().isGloballyTerminalState()) {
+                throw new IllegalStateException("the job ended while starting: " + graph.getState());
+            }
+            if (graph.getState() == JobStatus.RUNNING && allTasksRunning(graph)) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the job is not running after " + timeout + ": " + graph.getState());
+            }
+            if (stop.await(100, TimeUnit.MILLISECONDS)) {
+                return false;
+            }
+        }
+    }
+
+    /** The line {@code unread local} prints once the job runs. */
+    public String readyLine() {
+        return "unread local is running: Kafka bootstrap " + kafka.bootstrapServers()
+                + " (topics " + config.messagesTopic + ", " + config.readsTopic + ", " + config.deadLetterTopic
+                + "), Flink UI " + flinkUi + " - Ctrl-C stops";
+    }
+
+    public String bootstrapServers() {
+        return kafka.bootstrapServers();
+    }
+
+    public URI flinkUi() {
+        return flinkUi;
+    }
+
+    public UnreadConfig config() {
+        return config;
+    }
+
+    public JobID jobId() {
+        return jobId;
+    }
+
+    public JobStatus jobStatus() throws Exception {
+        return cluster.getJobStatus(jobId).get();
+    }
+
+    /** The job's execution graph, for tests that look at its tasks and state backend. */
+    AccessExecutionGraph executionGraph() throws Exception {
+        return cluster.getExecutionGraph(jobId).get();
+    }
+
+    /** Cancels the job, stops the cluster and the broker, and deletes their data. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<AutoCloseable> steps = List.of(
+                this::cancelJob,
+                () -> cluster.closeAsync().get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS),
+                kafka,
+                () -> TempDirs.delete(dataDir));
+        closeAll(steps, null);
+    }
+
+    private void cancelJob() throws Exception {
+        if (cluster.getJobStatus(jobId).get().isGloballyTerminalState()) {
+            return;
+        }
+        cluster.cancelJob(jobId).get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        // Cancelling returns at once; the tasks close their Kafka clients and sinks after it.
+        cluster.requestJobResult(jobId).get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    private static boolean allTasksRunning(AccessExecutionGraph graph) {
+        boolean any = false;
+        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+            if (vertex.getExecutionState() != ExecutionState.RUNNING) {
+                return false;
+            }
+            any = true;
+        }
+        return any;
+    }
+
+    private static Configuration clusterConfig(
+            UnreadConfig config, Options options, Path dataDir, int parallelism) {
+        Configuration conf = jobConfig(config, parallelism);
+        // Nothing of the cluster is reachable from elsewhere: the UI, RPC and blob server bind
+        // to the loopback address.
+        conf.set(RestOptions.ADDRESS, HOST);
+        conf.set(RestOptions.BIND_ADDRESS, HOST);
+        conf.set(RestOptions.PORT, options.flinkUiPort());
+        conf.set(JobManagerOptions.ADDRESS, HOST);
+        conf.set(JobManagerOptions.BIND_HOST, HOST);
+        conf.set(TaskManagerOptions.HOST, HOST);
+        conf.set(TaskManagerOptions.BIND_HOST, HOST);
+        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dataDir.resolve("checkpoints").toUri().toString());
+        conf.set(CheckpointingOptions.SAVEPOINT_DIRECTORY, dataDir.resolve("savepoints").toUri().toString());
+        // RocksDB's working files: a short path, since RocksDB refuses long ones.
+        conf.set(CoreOptions.TMP_DIRS, dataDir.resolve("tmp").toString());
+        return conf;
+    }
+
+    private static Configuration jobConfig(UnreadConfig config, int parallelism) {
+        Configuration conf = UnreadJob.settings(config);
+        conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+        return conf;
+    }
+
+    /**
+     * Runs every step even when one fails: a failure is added to {@code failure} when there is
+     * one (undoing a failed start), else logged (stopping).
+     */
+    private static void closeAll(List<AutoCloseable> steps, Throwable failure) {
+        for (AutoCloseable step : steps) {
+            try {
+                step.close();
+            } catch (Exception e) {
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+                if (failure != null) {
+                    failure.addSuppressed(e);
+                } else {
+                    LOG.warn("Stopping the local stack", e);
+                }
+            }
+        }
+    }
+}
