@@ -11,6 +11,7 @@ import org.apache.logging.log4j.core.config.Configurator;
 import org.apache.logging.log4j.core.config.builder.api.ConfigurationBuilder;
 import org.apache.logging.log4j.core.config.builder.api.ConfigurationBuilderFactory;
 import org.apache.logging.log4j.core.config.builder.impl.BuiltConfiguration;
+import org.apache.logging.log4j.core.selector.BasicContextSelector;
 
 /**
  * The {@code unread} command line ({@code bin/unread}): {@code unread <command> [flags]}.
@@ -122,7 +123,9 @@ public final class Unread {
 
     /** The messages of {@code e} and its causes, which say more to a user than a stack trace. */
     static String causes(Throwable e) {
-        StringBuilder sb = new StringBuilder(String.valueOf(e.getMessage()));
+        // Our own failures say what failed in their message; anything else needs its type too.
+        boolean ours = e instanceof IllegalStateException || e instanceof IllegalArgumentException;
+        StringBuilder sb = new StringBuilder(ours ? String.valueOf(e.getMessage()) : e.toString());
         Throwable cause = e.getCause();
         // A cause chain can loop; ten levels say all a user needs.
         for (int depth = 0; cause != null && depth < 10; depth++, cause = cause.getCause()) {
@@ -139,6 +142,9 @@ public final class Unread {
         if (System.getProperty("log4j2.configurationFile") != null) {
             return;
         }
+        // Flink loads its RPC system in a class loader of its own, which by default gets a
+        // logging context of its own, configured by whatever log4j2 file it finds (Kafka's).
+        System.setProperty("log4j2.contextSelector", BasicContextSelector.class.getName());
         ConfigurationBuilder<BuiltConfiguration> b = ConfigurationBuilderFactory.newConfigurationBuilder();
         b.setStatusLevel(Level.ERROR);
         b.add(b.newAppender("stderr", "Console")
