@@ -2,58 +2,143 @@ package dev.unread.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
+import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
+import dev.unread.events.EventJson;
 import dev.unread.events.InboxCursor;
 import dev.unread.events.UnreadCount;
 import dev.unread.sinks.KafkaDeadLetters;
+import dev.unread.sinks.RedisCounts;
+import dev.unread.sinks.RedisReceipts;
 import dev.unread.sources.KafkaRawRecords;
 import dev.unread.testing.ListeningSockets;
+import dev.unread.testing.Poll;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import sun.misc.Signal;
 
+/**
+ * The local stack in this JVM on free ports, against the shared Redis under a key prefix of its
+ * own. The tests share one stack: starting one takes a while.
+ */
 class LocalStackITCase {
 
     private static final Duration STARTUP = Duration.ofMinutes(3);
+    private static final Duration DEADLINE = Duration.ofSeconds(60);
     private static final List<String> FREE_PORTS =
             List.of("--kafka-port", "0", "--flink-ui-port", "0", "--api-port", "0");
 
+    private static final String PREFIX = "unread-test:" + UUID.randomUUID() + ":";
+    private static LocalStack stack;
+
+    @BeforeAll
+    static void startStack() throws Exception {
+        List<String> args = new ArrayList<>(FREE_PORTS);
+        args.addAll(List.of("--redis-key-prefix", PREFIX, "--flush-interval-ms", "50",
+                "--checkpoint-interval-ms", "1000"));
+        stack = LocalStack.start(
+                LocalStack.Options.parse(args, Map.of()), Map.of(), LocalStackITCase::withoutMySql);
+        assertThat(stack.awaitRunning(STARTUP, new CountDownLatch(1))).isTrue();
+    }
+
+    @AfterAll
+    static void stopStack() {
+        if (stack != null) {
+            stack.close();
+        }
+        try (Jedis jedis = new Jedis("127.0.0.1", 6379)) {
+            for (String key : jedis.keys(PREFIX + "*")) {
+                jedis.del(key);
+            }
+        }
+    }
+
     @Test
-    void theStackRunsTheJobOnRocksDbAndTheReadyLineNamesTheBootstrapAddress() throws Exception {
-        LocalStack.Options options = LocalStack.Options.parse(FREE_PORTS, Map.of());
+    void theReadyLineNamesTheKafkaBootstrapAddressAndTheFlinkUi() throws Exception {
+        assertThat(stack.jobStatus()).isEqualTo(JobStatus.RUNNING);
+        assertThat(stack.bootstrapServers()).matches("127\\.0\\.0\\.1:\\d+");
+        assertThat(stack.readyLine())
+                .contains("Kafka bootstrap " + stack.bootstrapServers())
+                .contains("Flink UI http://127.0.0.1:" + stack.flinkUi().getPort());
+    }
 
-        try (LocalStack stack = LocalStack.start(options, Map.of(), LocalStackITCase::withoutRedisOrMySql)) {
-            assertThat(stack.awaitRunning(STARTUP, new CountDownLatch(1))).isTrue();
+    @Test
+    void theJobRunsOnRocksDbAndCompletesCheckpoints() throws Exception {
+        assertThat(stack.executionGraph().getStateBackendName())
+                .hasValueSatisfying(name -> assertThat(name).containsIgnoringCase("rocksdb"));
 
-            assertThat(stack.jobStatus()).isEqualTo(JobStatus.RUNNING);
-            assertThat(stack.bootstrapServers()).startsWith("127.0.0.1:");
-            assertThat(stack.readyLine())
-                    .contains("Kafka bootstrap " + stack.bootstrapServers())
-                    .contains("Flink UI " + stack.flinkUi());
-            assertThat(stack.executionGraph().getStateBackendName()).hasValueSatisfying(
-                    name -> assertThat(name).containsIgnoringCase("rocksdb"));
-            assertThat(get(stack.flinkUi() + "/jobs/overview"))
-                    .contains(stack.jobId().toString())
-                    .contains("RUNNING");
-            assertThat(ListeningSockets.ofThisProcess())
-                    .extracting(InetSocketAddress::getPort)
-                    .contains(stack.flinkUi().getPort(), Integer.parseInt(stack.bootstrapServers().split(":")[1]));
-            assertThat(ListeningSockets.ofThisProcess()).allSatisfy(
-                    a -> assertThat(a.getAddress().isLoopbackAddress()).as(a.toString()).isTrue());
+        Pattern completed = Pattern.compile("\"completed\":([1-9]\\d*)");
+        Poll.until("a completed checkpoint", DEADLINE, () -> {
+            Matcher counts = completed.matcher(get(stack.flinkUi() + "/jobs/" + stack.jobId() + "/checkpoints"));
+            return counts.find() ? counts.group(1) : null;
+        });
+    }
+
+    @Test
+    void theFlinkUiShowsTheRunningJob() throws Exception {
+        assertThat(get(stack.flinkUi() + "/jobs/overview"))
+                .contains(stack.jobId().toString())
+                .contains("\"state\":\"RUNNING\"");
+    }
+
+    @Test
+    void nothingListensBeyondLoopback() {
+        assumeThat(ListeningSockets.available()).as("Linux /proc").isTrue();
+        List<InetSocketAddress> listening = ListeningSockets.ofThisProcess();
+
+        assertThat(listening).extracting(InetSocketAddress::getPort)
+                .contains(stack.flinkUi().getPort(), port(stack.bootstrapServers()));
+        assertThat(listening).allSatisfy(
+                a -> assertThat(a.getAddress().isLoopbackAddress()).as(a.toString()).isTrue());
+    }
+
+    @Test
+    void aMessagePublishedToTheLocalBrokerBecomesTheReceiversBadgeInRedis() throws Exception {
+        long receiver = 10086;
+        ChatEvent message = ChatEvent.message(10087, receiver, System.currentTimeMillis());
+        publish(stack.config().messagesTopic, EventJson.key(message), EventJson.value(message));
+
+        String key = RedisCounts.sendersKey(PREFIX, receiver);
+        try (Jedis jedis = new Jedis("127.0.0.1", 6379)) {
+            assertThat(Poll.until(key + " in Redis", DEADLINE, () -> jedis.get(key))).isEqualTo("1");
         }
     }
 
@@ -61,29 +146,65 @@ class LocalStackITCase {
     void aJobThatFailsWhileStartingIsReportedWithItsCause() throws Exception {
         LocalStack.Options options = LocalStack.Options.parse(FREE_PORTS, Map.of());
 
-        try (LocalStack stack = LocalStack.start(options, Map.of(), LocalStackITCase::withFailingCounts)) {
-            assertThatThrownBy(() -> stack.awaitRunning(STARTUP, new CountDownLatch(1)))
+        try (LocalStack failing = LocalStack.start(options, Map.of(), LocalStackITCase::withFailingCounts)) {
+            assertThatThrownBy(() -> failing.awaitRunning(STARTUP, new CountDownLatch(1)))
                     .hasMessage("the job failed while starting")
                     .hasStackTraceContaining("Redis is unreachable");
         }
     }
 
-    /** The production job with Redis and MySQL left out: Kafka in, dead letters to Kafka. */
-    private static UnreadJob withoutRedisOrMySql(UnreadConfig config) {
-        return job(config, new DiscardingSink<>());
+    @Test
+    void ctrlCStopsTheStackAndTheCommandReturnsZero() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Unread.Session session = new Unread.Session(
+                Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+        ExecutorService runner = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> exit = runner.submit(
+                    () -> LocalStack.run(FREE_PORTS, session, LocalStackITCase::withoutMySql));
+            String ready = Poll.until("the ready line", STARTUP, () -> {
+                if (exit.isDone()) {
+                    throw new AssertionError("local ended before it was ready: " + exit.get());
+                }
+                return out.toString(StandardCharsets.UTF_8).lines()
+                        .filter(line -> line.contains("Kafka bootstrap")).findFirst().orElse(null);
+            });
+            Matcher bootstrap = Pattern.compile("Kafka bootstrap 127\\.0\\.0\\.1:(\\d+) ").matcher(ready);
+            assertThat(bootstrap.find()).as(ready).isTrue();
+
+            Signal.raise(new Signal("INT"));
+
+            assertThat(exit.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Unread.OK);
+            // The broker is gone: its port can be bound again.
+            try (ServerSocket socket = new ServerSocket(
+                    Integer.parseInt(bootstrap.group(1)), 1, InetAddress.getByName("127.0.0.1"))) {
+                assertThat(socket.isBound()).isTrue();
+            }
+        } finally {
+            runner.shutdownNow();
+        }
+    }
+
+    /**
+     * The production job but for MySQL, whose sinks are not on this branch yet: Kafka in, counts
+     * and receipts to Redis, dead letters to Kafka.
+     */
+    private static UnreadJob withoutMySql(UnreadConfig config) {
+        return job(config, new RedisCounts(config), new RedisReceipts(config));
     }
 
     private static UnreadJob withFailingCounts(UnreadConfig config) {
-        return job(config, new FailingSink());
+        return job(config, new FailingSink(), new DiscardingSink<>());
     }
 
-    private static UnreadJob job(UnreadConfig config, Sink<UnreadCount> counts) {
+    private static UnreadJob job(
+            UnreadConfig config, Sink<UnreadCount> counts, Sink<ConversationCursor> receipts) {
         return new UnreadJob(
                 KafkaRawRecords.source(config, config.messagesTopic),
                 KafkaRawRecords.source(config, config.readsTopic),
                 new UnreadJob.Outputs(
                         counts,
-                        new DiscardingSink<ConversationCursor>(),
+                        receipts,
                         new DiscardingSink<InboxCursor>(),
                         new DiscardingSink<ConversationCursor>(),
                         KafkaDeadLetters.sink(config)));
@@ -96,12 +217,23 @@ class LocalStackITCase {
         }
     }
 
+    private static void publish(String topic, byte[] key, byte[] value) throws Exception {
+        Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.send(new ProducerRecord<>(topic, key, value)).get();
+        }
+    }
+
     private static String get(String url) throws Exception {
-        HttpClient client = HttpClient.newHttpClient();
-        HttpResponse<String> response = client.send(
-                HttpRequest.newBuilder(java.net.URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+        HttpResponse<String> response = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.statusCode()).as(url).isEqualTo(200);
         return response.body();
+    }
+
+    private static int port(String hostAndPort) {
+        return Integer.parseInt(Stream.of(hostAndPort.split(":")).reduce((a, b) -> b).orElseThrow());
     }
 }
