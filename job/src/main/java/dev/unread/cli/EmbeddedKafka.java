@@ -35,9 +35,9 @@ import org.apache.kafka.server.common.MetadataVersion;
  * 127.0.0.1 only. {@code bin/unread local} and the tests use it.
  *
  * <p>It runs {@link KafkaRaftServer}, the server {@code kafka-server-start.sh} runs, with a
- * generated configuration, instead of the test kit's {@code KafkaClusterTestKit}: the kit binds
- * its listeners to the wildcard address on random ports, and the local stack must neither be
- * reachable from the network nor move off port 9092.
+ * generated configuration, instead of the test kit's {@code KafkaClusterTestKit}: the kit binds its
+ * listeners to the wildcard address on random ports, and the local stack must neither be reachable
+ * from the network nor move off port 9092.
  */
 public final class EmbeddedKafka implements AutoCloseable {
 
@@ -45,9 +45,9 @@ public final class EmbeddedKafka implements AutoCloseable {
     public static final int PARTITIONS = 4;
 
     /**
-     * The largest record batch the broker and the dead-letter topic accept. A dead letter keeps
-     * the refused record's bytes whole, and the records most likely to be refused are the
-     * oversized ones, so producers may publish records of a few MiB.
+     * The largest record batch the broker and the dead-letter topic accept. A dead letter keeps the
+     * refused record's bytes whole, and the records most likely to be refused are the oversized
+     * ones, so producers may publish records of a few MiB.
      */
     public static final int MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 
@@ -128,13 +128,16 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /**
-     * Creates {@code topic} unless it exists, and waits until every partition has a leader, so
-     * that a producer's first send does not race the topic's creation.
+     * Creates {@code topic} unless it exists, and waits until every partition has a leader, so that
+     * a producer's first send does not race the topic's creation.
      */
     public void createTopic(String topic, int partitions, Map<String, String> configs) {
         try (Admin admin = admin()) {
             try {
-                admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs)))
+                admin.createTopics(
+                                List.of(
+                                        new NewTopic(topic, partitions, (short) 1)
+                                                .configs(configs)))
                         .all()
                         .get();
             } catch (ExecutionException e) {
@@ -170,7 +173,8 @@ public final class EmbeddedKafka implements AutoCloseable {
             try {
                 TopicDescription description =
                         admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
-                if (description.partitions().stream().map(TopicPartitionInfo::leader)
+                if (description.partitions().stream()
+                        .map(TopicPartitionInfo::leader)
                         .allMatch(leader -> leader != null && !leader.isEmpty())) {
                     return;
                 }
@@ -178,7 +182,8 @@ public final class EmbeddedKafka implements AutoCloseable {
                 // Not yet in the broker's metadata; try again until the deadline.
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("topic " + topic + " has no leaders after " + TOPIC_TIMEOUT);
+                throw new IllegalStateException(
+                        "topic " + topic + " has no leaders after " + TOPIC_TIMEOUT);
             }
             Thread.sleep(50);
         }
@@ -189,8 +194,10 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("process.roles", "broker,controller");
         p.put("node.id", "1");
         p.put("controller.quorum.voters", "1@" + HOST + ":" + controllerPort);
-        p.put("listeners", "PLAINTEXT://" + HOST + ":" + brokerPort + ",CONTROLLER://" + HOST + ":" + controllerPort);
-        p.put("advertised.listeners", "PLAINTEXT://" + HOST + ":" + brokerPort);
+        p.put(
+                "listeners",
+                listener("PLAINTEXT", brokerPort) + "," + listener("CONTROLLER", controllerPort));
+        p.put("advertised.listeners", listener("PLAINTEXT", brokerPort));
         p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
         p.put("controller.listener.names", "CONTROLLER");
         p.put("inter.broker.listener.name", "PLAINTEXT");
@@ -217,6 +224,10 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("background.threads", "2");
         p.put("log.cleaner.dedupe.buffer.size", "2097152");
         return KafkaConfig.fromProps(p, false);
+    }
+
+    private static String listener(String name, int port) {
+        return name + "://" + HOST + ":" + port;
     }
 
     /** What {@code kafka-storage.sh format} does, with the newest production metadata version. */

@@ -36,8 +36,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code unread local}: the whole stack in one process, for development and demos. Apache
- * Kafka's broker with the job's topics ({@link EmbeddedKafka}), a Flink MiniCluster with RocksDB,
+ * {@code unread local}: the whole stack in one process, for development and demos. Apache Kafka's
+ * broker with the job's topics ({@link EmbeddedKafka}), a Flink MiniCluster with RocksDB,
  * checkpoints and its web UI, and the production job reading that broker and writing to the Redis
  * and MySQL the {@code UNREAD_*} environment names. Everything listens on 127.0.0.1 only, and all
  * data lives in temp directories deleted on exit: each run starts empty.
@@ -49,8 +49,10 @@ public final class LocalStack implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LocalStack.class);
 
     private static final String HOST = "127.0.0.1";
+
     /** Parallelism when {@code --parallelism} is 0: keyed state spread over two subtasks. */
     private static final int DEFAULT_PARALLELISM = 2;
+
     private static final Duration STARTUP_TIMEOUT = Duration.ofMinutes(3);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
@@ -66,7 +68,11 @@ public final class LocalStack implements AutoCloseable {
 
     /** What {@code unread local} was asked to run. A port of 0 means any free port. */
     public record Options(
-            int kafkaPort, int flinkUiPort, int apiPort, long generateRate, Map<String, String> settings) {
+            int kafkaPort,
+            int flinkUiPort,
+            int apiPort,
+            long generateRate,
+            Map<String, String> settings) {
 
         /** Reads the flags; every flag that is not {@code local}'s own is a job setting. */
         public static Options parse(List<String> args, Map<String, String> env) {
@@ -85,20 +91,24 @@ public final class LocalStack implements AutoCloseable {
             }
             if (flags.containsKey("kafka-bootstrap")) {
                 throw new UsageException(
-                        "--kafka-bootstrap: local runs its own broker; choose its port with --kafka-port");
+                        "--kafka-bootstrap: local runs its own broker; see --kafka-port");
             }
             int kafkaPort = port(own, "kafka-port");
             int flinkUiPort = port(own, "flink-ui-port");
             int apiPort = port(own, "api-port");
-            List<Integer> fixed = Stream.of(kafkaPort, flinkUiPort, apiPort).filter(p -> p != 0).toList();
+            List<Integer> fixed =
+                    Stream.of(kafkaPort, flinkUiPort, apiPort).filter(p -> p != 0).toList();
             if (fixed.stream().distinct().count() < fixed.size()) {
-                throw new UsageException("--kafka-port, --flink-ui-port and --api-port must differ, were "
-                        + kafkaPort + ", " + flinkUiPort + " and " + apiPort);
+                throw new UsageException(
+                        String.format(
+                                "--kafka-port, --flink-ui-port and --api-port must differ,"
+                                        + " were %d, %d and %d",
+                                kafkaPort, flinkUiPort, apiPort));
             }
             long generateRate = wholeNumber(own, "generate");
             if (generateRate != 0) {
-                throw new UsageException("--generate " + generateRate
-                        + ": the event generator is not part of this build; only --generate 0 works");
+                throw new UsageException(
+                        "--generate " + generateRate + ": this build has no event generator");
             }
             // Check the job settings now, before a broker and a cluster start for nothing.
             Map<String, String> check = new HashMap<>(flags);
@@ -114,7 +124,8 @@ public final class LocalStack implements AutoCloseable {
         private static int port(Map<String, String> flags, String name) {
             long port = wholeNumber(flags, name);
             if (port < 0 || port > 65535) {
-                throw new UsageException("--" + name + " must be a port, 0..65535 (0: any free port), was " + port);
+                throw new UsageException(
+                        "--" + name + " must be a port, 0..65535 (0: any free port), was " + port);
             }
             return (int) port;
         }
@@ -123,7 +134,8 @@ public final class LocalStack implements AutoCloseable {
             try {
                 return Long.parseLong(flags.get(name).trim());
             } catch (NumberFormatException e) {
-                throw new UsageException("--" + name + " must be a whole number, was " + flags.get(name));
+                throw new UsageException(
+                        "--" + name + " must be a whole number, was " + flags.get(name));
             }
         }
     }
@@ -137,7 +149,12 @@ public final class LocalStack implements AutoCloseable {
     private boolean closed;
 
     private LocalStack(
-            EmbeddedKafka kafka, MiniCluster cluster, JobID jobId, URI flinkUi, UnreadConfig config, Path dataDir) {
+            EmbeddedKafka kafka,
+            MiniCluster cluster,
+            JobID jobId,
+            URI flinkUi,
+            UnreadConfig config,
+            Path dataDir) {
         this.kafka = kafka;
         this.cluster = cluster;
         this.jobId = jobId;
@@ -191,29 +208,33 @@ public final class LocalStack implements AutoCloseable {
     }
 
     public static String usage() {
-        StringBuilder sb = new StringBuilder();
-        sb.append("Usage: unread local [flags]\n\n")
-                .append("Runs Apache Kafka's broker (with the job's topics), a Flink MiniCluster with\n")
-                .append("RocksDB, checkpoints and its web UI, and the job, all in this process and on\n")
-                .append("127.0.0.1 only. Counts go to the Redis and MySQL the settings name. Prints one\n")
-                .append("line with the Kafka bootstrap address once the job runs; Ctrl-C stops it all.\n")
-                .append("Data lives in temp directories that are deleted on exit.\n\n")
-                .append("Flags:\n")
-                .append(String.format("  --%-24s %s%n", "kafka-port PORT", "Kafka broker port (default 9092; 0: any free)"))
-                .append(String.format("  --%-24s %s%n", "flink-ui-port PORT", "Flink web UI and REST port (default 8081; 0: any free)"))
-                .append(String.format("  --%-24s %s%n", "api-port PORT", "reserved for the HTTP API (default 8080)"))
-                .append(String.format("  --%-24s %s%n", "generate RATE", "events per second from a generator; only 0 for now"))
-                .append("\nJob settings (flag, environment variable, default); --kafka-bootstrap is set\n")
-                .append("to the local broker:\n")
-                .append(UnreadConfig.usage());
-        return sb.toString();
+        return """
+        Usage: unread local [flags]
+
+        Runs Apache Kafka's broker (with the job's topics), a Flink MiniCluster with
+        RocksDB, checkpoints and its web UI, and the job, all in this process and on
+        127.0.0.1 only. Counts go to the Redis and MySQL the settings name. Prints one
+        line with the Kafka bootstrap address once the job runs; Ctrl-C stops it all.
+        Data lives in temp directories that are deleted on exit.
+
+        Flags:
+          --kafka-port PORT          Kafka broker port (default 9092; 0: any free port)
+          --flink-ui-port PORT       Flink web UI and REST port (default 8081; 0: any free)
+          --api-port PORT            reserved for the HTTP API (default 8080)
+          --generate RATE            events per second from a generator; only 0 for now
+
+        Job settings (flag, environment variable, default); --kafka-bootstrap is the
+        local broker:
+        """
+                + UnreadConfig.usage();
     }
 
     /**
-     * Starts the broker, creates the topics, starts the cluster and submits {@code job}'s
-     * pipeline; returns without waiting for the job to run. Tests pass their own {@code job}.
+     * Starts the broker, creates the topics, starts the cluster and submits {@code job}'s pipeline;
+     * returns without waiting for the job to run. Tests pass their own {@code job}.
      */
-    static LocalStack start(Options options, Map<String, String> env, Function<UnreadConfig, UnreadJob> job)
+    static LocalStack start(
+            Options options, Map<String, String> env, Function<UnreadConfig, UnreadJob> job)
             throws Exception {
         List<AutoCloseable> started = new ArrayList<>();
         try {
@@ -227,23 +248,31 @@ public final class LocalStack implements AutoCloseable {
             Path dataDir = TempDirs.create("unread-local-");
             started.add(() -> TempDirs.delete(dataDir));
             int parallelism = config.parallelism > 0 ? config.parallelism : DEFAULT_PARALLELISM;
-            MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-                    .setConfiguration(clusterConfig(config, options, dataDir, parallelism))
-                    .setNumTaskManagers(1)
-                    .setNumSlotsPerTaskManager(parallelism)
-                    .build());
+            MiniCluster cluster =
+                    new MiniCluster(
+                            new MiniClusterConfiguration.Builder()
+                                    .setConfiguration(
+                                            clusterConfig(config, options, dataDir, parallelism))
+                                    .setNumTaskManagers(1)
+                                    .setNumSlotsPerTaskManager(parallelism)
+                                    .build());
             cluster.start();
             started.add(cluster);
 
-            StreamExecutionEnvironment jobEnv = new StreamExecutionEnvironment(jobConfig(config, parallelism));
+            StreamExecutionEnvironment jobEnv =
+                    new StreamExecutionEnvironment(jobConfig(config, parallelism));
             job.apply(config).build(jobEnv);
             StreamGraph graph = jobEnv.getStreamGraph();
             graph.setJobName("unread");
             JobGraph jobGraph = graph.getJobGraph();
             cluster.submitJob(jobGraph).get();
             URI flinkUi = cluster.getRestAddress().get();
-            LOG.info("Started: Kafka {}, Flink UI {}, checkpoints in {}, {}", kafka.bootstrapServers(),
-                    flinkUi, dataDir, config);
+            LOG.info(
+                    "Started: Kafka {}, Flink UI {}, checkpoints in {}, {}",
+                    kafka.bootstrapServers(),
+                    flinkUi,
+                    dataDir,
+                    config);
             return new LocalStack(kafka, cluster, jobGraph.getJobID(), flinkUi, config, dataDir);
         } catch (Exception | Error e) {
             // Undo a partial start, the last thing started first.
@@ -254,9 +283,9 @@ public final class LocalStack implements AutoCloseable {
     }
 
     /**
-     * Waits until every task of the job is running, and returns true; returns false if
-     * {@code stop} opens first. A failure of the job while starting (Redis or MySQL unreachable,
-     * say) ends the wait with that failure as the cause.
+     * Waits until every task of the job is running, and returns true; returns false if {@code stop}
+     * opens first. A failure of the job while starting (Redis or MySQL unreachable, say) ends the
+     * wait with that failure as the cause.
      */
     boolean awaitRunning(Duration timeout, CountDownLatch stop) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -264,16 +293,19 @@ public final class LocalStack implements AutoCloseable {
             AccessExecutionGraph graph = cluster.getExecutionGraph(jobId).get();
             ErrorInfo failure = graph.getFailureInfo();
             if (failure != null) {
-                throw new IllegalStateException("the job failed while starting", failure.getException());
+                throw new IllegalStateException(
+                        "the job failed while starting", failure.getException());
             }
             if (graph.getState().isGloballyTerminalState()) {
-                throw new IllegalStateException("the job ended while starting: " + graph.getState());
+                throw new IllegalStateException(
+                        "the job ended while starting: " + graph.getState());
             }
             if (graph.getState() == JobStatus.RUNNING && allTasksRunning(graph)) {
                 return true;
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the job is not running after " + timeout + ": " + graph.getState());
+                throw new IllegalStateException(
+                        "the job is not running after " + timeout + ": " + graph.getState());
             }
             if (stop.await(100, TimeUnit.MILLISECONDS)) {
                 return false;
@@ -283,9 +315,14 @@ public final class LocalStack implements AutoCloseable {
 
     /** The line {@code unread local} prints once the job runs. */
     public String readyLine() {
-        return "unread local is running: Kafka bootstrap " + kafka.bootstrapServers()
-                + " (topics " + config.messagesTopic + ", " + config.readsTopic + ", " + config.deadLetterTopic
-                + "), Flink UI " + flinkUi + " - Ctrl-C stops";
+        return String.format(
+                "unread local is running: Kafka bootstrap %s (topics %s, %s, %s), Flink UI %s"
+                        + " - Ctrl-C stops",
+                kafka.bootstrapServers(),
+                config.messagesTopic,
+                config.readsTopic,
+                config.deadLetterTopic,
+                flinkUi);
     }
 
     public String bootstrapServers() {
@@ -320,11 +357,12 @@ public final class LocalStack implements AutoCloseable {
             return;
         }
         closed = true;
-        List<AutoCloseable> steps = List.of(
-                this::cancelJob,
-                () -> cluster.closeAsync().get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS),
-                kafka,
-                () -> TempDirs.delete(dataDir));
+        List<AutoCloseable> steps =
+                List.of(
+                        this::cancelJob,
+                        () -> cluster.closeAsync().get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS),
+                        kafka,
+                        () -> TempDirs.delete(dataDir));
         closeAll(steps, null);
     }
 
@@ -360,8 +398,12 @@ public final class LocalStack implements AutoCloseable {
         conf.set(JobManagerOptions.BIND_HOST, HOST);
         conf.set(TaskManagerOptions.HOST, HOST);
         conf.set(TaskManagerOptions.BIND_HOST, HOST);
-        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dataDir.resolve("checkpoints").toUri().toString());
-        conf.set(CheckpointingOptions.SAVEPOINT_DIRECTORY, dataDir.resolve("savepoints").toUri().toString());
+        conf.set(
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                dataDir.resolve("checkpoints").toUri().toString());
+        conf.set(
+                CheckpointingOptions.SAVEPOINT_DIRECTORY,
+                dataDir.resolve("savepoints").toUri().toString());
         // RocksDB's working files: a short path, since RocksDB refuses long ones.
         conf.set(CoreOptions.TMP_DIRS, dataDir.resolve("tmp").toString());
         return conf;
@@ -374,8 +416,8 @@ public final class LocalStack implements AutoCloseable {
     }
 
     /**
-     * Runs every step even when one fails: a failure is added to {@code failure} when there is
-     * one (undoing a failed start), else logged (stopping).
+     * Runs every step even when one fails: a failure is added to {@code failure} when there is one
+     * (undoing a failed start), else logged (stopping).
      */
     private static void closeAll(List<AutoCloseable> steps, Throwable failure) {
         for (AutoCloseable step : steps) {

@@ -12,8 +12,8 @@ final class TempDirs {
     private TempDirs() {}
 
     /**
-     * A new directory under {@code java.io.tmpdir} (/tmp on Linux): RocksDB refuses instance
-     * paths longer than about 100 characters, so the prefix stays short.
+     * A new directory under {@code java.io.tmpdir} (/tmp on Linux): RocksDB refuses instance paths
+     * longer than about 100 characters, so the prefix stays short.
      */
     static Path create(String prefix) throws IOException {
         return Files.createTempDirectory(prefix);

@@ -16,8 +16,8 @@ import org.apache.logging.log4j.core.selector.BasicContextSelector;
 /**
  * The {@code unread} command line ({@code bin/unread}): {@code unread <command> [flags]}.
  *
- * <p>Exit status: 0 done, 1 failed, 2 the command line was wrong (message and usage on stderr).
- * A command is one entry in {@link #COMMANDS}: a name, a summary, its usage and the code to run.
+ * <p>Exit status: 0 done, 1 failed, 2 the command line was wrong (message and usage on stderr). A
+ * command is one entry in {@link #COMMANDS}: a name, a summary, its usage and the code to run.
  */
 public final class Unread {
 
@@ -39,19 +39,21 @@ public final class Unread {
     }
 
     /** A command as listed by {@code unread help}. */
-    public record Subcommand(String name, String summary, Supplier<String> usage, Command command) {}
+    public record Subcommand(
+            String name, String summary, Supplier<String> usage, Command command) {}
 
-    private static final List<Subcommand> COMMANDS = List.of(
-            new Subcommand(
-                    LocalStack.NAME,
-                    "Kafka broker, Flink MiniCluster (web UI) and the job, in this process",
-                    LocalStack::usage,
-                    LocalStack::run),
-            new Subcommand(
-                    "help",
-                    "this help, or one command's flags: unread help local",
-                    Unread::usage,
-                    Unread::help));
+    private static final List<Subcommand> COMMANDS =
+            List.of(
+                    new Subcommand(
+                            LocalStack.NAME,
+                            "Kafka broker, Flink MiniCluster (web UI) and the job, in this process",
+                            LocalStack::usage,
+                            LocalStack::run),
+                    new Subcommand(
+                            "help",
+                            "this help, or one command's flags: unread help local",
+                            Unread::usage,
+                            Unread::help));
 
     private Unread() {}
 
@@ -145,12 +147,16 @@ public final class Unread {
         // Flink loads its RPC system in a class loader of its own, which by default gets a
         // logging context of its own, configured by whatever log4j2 file it finds (Kafka's).
         System.setProperty("log4j2.contextSelector", BasicContextSelector.class.getName());
-        ConfigurationBuilder<BuiltConfiguration> b = ConfigurationBuilderFactory.newConfigurationBuilder();
+        ConfigurationBuilder<BuiltConfiguration> b =
+                ConfigurationBuilderFactory.newConfigurationBuilder();
         b.setStatusLevel(Level.ERROR);
-        b.add(b.newAppender("stderr", "Console")
-                .addAttribute("target", ConsoleAppender.Target.SYSTEM_ERR)
-                .add(b.newLayout("PatternLayout")
-                        .addAttribute("pattern", "%d{HH:mm:ss} %-5level %c{1}: %msg%n")));
+        b.add(
+                b.newAppender("stderr", "Console")
+                        .addAttribute("target", ConsoleAppender.Target.SYSTEM_ERR)
+                        .add(
+                                b.newLayout("PatternLayout")
+                                        .addAttribute(
+                                                "pattern", "%d{HH:mm:ss} %-5level %c{1}: %msg%n")));
         b.add(b.newRootLogger(Level.WARN).add(b.newAppenderRef("stderr")));
         b.add(b.newLogger("dev.unread", Level.INFO));
         // Warnings that are expected in one process without a log file or Kerberos.

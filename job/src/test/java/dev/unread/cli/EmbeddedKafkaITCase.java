@@ -34,16 +34,21 @@ class EmbeddedKafkaITCase {
         UnreadConfig config = KAFKA.freshTopics(Map.of());
 
         try (Admin admin = KAFKA.kafka().admin()) {
-            Map<String, TopicDescription> topics = admin.describeTopics(
-                            List.of(config.messagesTopic, config.readsTopic, config.deadLetterTopic))
-                    .allTopicNames()
-                    .get();
+            Map<String, TopicDescription> topics =
+                    admin.describeTopics(
+                                    List.of(
+                                            config.messagesTopic,
+                                            config.readsTopic,
+                                            config.deadLetterTopic))
+                            .allTopicNames()
+                            .get();
             assertThat(topics.values())
                     .allSatisfy(t -> assertThat(t.partitions()).hasSize(EmbeddedKafka.PARTITIONS));
 
             ConfigResource deadLetters =
                     new ConfigResource(ConfigResource.Type.TOPIC, config.deadLetterTopic);
-            Config topicConfig = admin.describeConfigs(List.of(deadLetters)).all().get().get(deadLetters);
+            Config topicConfig =
+                    admin.describeConfigs(List.of(deadLetters)).all().get().get(deadLetters);
             assertThat(topicConfig.get("max.message.bytes").value())
                     .isEqualTo(String.valueOf(8 * 1024 * 1024));
         }
@@ -56,7 +61,8 @@ class EmbeddedKafkaITCase {
 
         KAFKA.kafka().createTopics(config);
 
-        assertThat(KAFKA.records(config.readsTopic)).extracting(r -> KafkaBroker.utf8(r.value()))
+        assertThat(KAFKA.records(config.readsTopic))
+                .extracting(r -> KafkaBroker.utf8(r.value()))
                 .containsExactly("kept");
     }
 
@@ -64,13 +70,18 @@ class EmbeddedKafkaITCase {
     void aProducedRecordIsConsumedWithItsKeyValueAndHeaders() {
         String topic = "roundtrip";
         KAFKA.createTopic(topic);
-        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, null,
-                KafkaBroker.utf8("10086"), new byte[] {0, (byte) 0xff, 42},
-                List.of(new RecordHeader("unread.reason", KafkaBroker.utf8("not JSON"))));
+        ProducerRecord<byte[], byte[]> record =
+                new ProducerRecord<>(
+                        topic,
+                        null,
+                        KafkaBroker.utf8("10086"),
+                        new byte[] {0, (byte) 0xff, 42},
+                        List.of(new RecordHeader("unread.reason", KafkaBroker.utf8("not JSON"))));
 
         KAFKA.produce(List.of(record));
 
-        List<ConsumerRecord<byte[], byte[]>> read = KAFKA.awaitRecords(topic, 1, Duration.ofSeconds(30));
+        List<ConsumerRecord<byte[], byte[]>> read =
+                KAFKA.awaitRecords(topic, 1, Duration.ofSeconds(30));
         assertThat(read).hasSize(1);
         assertThat(KafkaBroker.utf8(read.get(0).key())).isEqualTo("10086");
         assertThat(read.get(0).value()).containsExactly(0, 0xff, 42);
@@ -86,9 +97,11 @@ class EmbeddedKafkaITCase {
         KAFKA.produce(config.messagesTopic, KafkaBroker.utf8("1"), big);
         KAFKA.produce(config.deadLetterTopic, KafkaBroker.utf8("1"), big);
 
-        assertThat(KAFKA.records(config.messagesTopic)).singleElement()
+        assertThat(KAFKA.records(config.messagesTopic))
+                .singleElement()
                 .satisfies(r -> assertThat(r.value()).hasSize(big.length));
-        assertThat(KAFKA.records(config.deadLetterTopic)).singleElement()
+        assertThat(KAFKA.records(config.deadLetterTopic))
+                .singleElement()
                 .satisfies(r -> assertThat(r.value()).hasSize(big.length));
     }
 
@@ -96,7 +109,8 @@ class EmbeddedKafkaITCase {
     void advertisesAndListensOnLoopbackOnly() throws Exception {
         assertThat(KAFKA.bootstrapServers()).isEqualTo("127.0.0.1:" + KAFKA.kafka().port());
         try (Admin admin = KAFKA.kafka().admin()) {
-            assertThat(admin.describeCluster().nodes().get()).extracting(Node::host)
+            assertThat(admin.describeCluster().nodes().get())
+                    .extracting(Node::host)
                     .containsExactly("127.0.0.1");
         }
 
@@ -104,8 +118,13 @@ class EmbeddedKafkaITCase {
         List<InetSocketAddress> listening = ListeningSockets.ofThisProcess();
         assertThat(listening).extracting(InetSocketAddress::getPort).contains(KAFKA.kafka().port());
         // The broker's listener and its controller's: nothing else in this JVM listens.
-        assertThat(listening).hasSizeGreaterThanOrEqualTo(2)
-                .allSatisfy(a -> assertThat(a.getAddress().isLoopbackAddress()).as(a.toString()).isTrue());
+        assertThat(listening)
+                .hasSizeGreaterThanOrEqualTo(2)
+                .allSatisfy(
+                        a ->
+                                assertThat(a.getAddress().isLoopbackAddress())
+                                        .as(a.toString())
+                                        .isTrue());
     }
 
     @Test

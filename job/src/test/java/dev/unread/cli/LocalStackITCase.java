@@ -72,10 +72,19 @@ class LocalStackITCase {
     @BeforeAll
     static void startStack() throws Exception {
         List<String> args = new ArrayList<>(FREE_PORTS);
-        args.addAll(List.of("--redis-key-prefix", PREFIX, "--flush-interval-ms", "50",
-                "--checkpoint-interval-ms", "1000"));
-        stack = LocalStack.start(
-                LocalStack.Options.parse(args, Map.of()), Map.of(), LocalStackITCase::withoutMySql);
+        args.addAll(
+                List.of(
+                        "--redis-key-prefix",
+                        PREFIX,
+                        "--flush-interval-ms",
+                        "50",
+                        "--checkpoint-interval-ms",
+                        "1000"));
+        stack =
+                LocalStack.start(
+                        LocalStack.Options.parse(args, Map.of()),
+                        Map.of(),
+                        LocalStackITCase::withoutMySql);
         assertThat(stack.awaitRunning(STARTUP, new CountDownLatch(1))).isTrue();
     }
 
@@ -106,10 +115,19 @@ class LocalStackITCase {
                 .hasValueSatisfying(name -> assertThat(name).containsIgnoringCase("rocksdb"));
 
         Pattern completed = Pattern.compile("\"completed\":([1-9]\\d*)");
-        Poll.until("a completed checkpoint", DEADLINE, () -> {
-            Matcher counts = completed.matcher(get(stack.flinkUi() + "/jobs/" + stack.jobId() + "/checkpoints"));
-            return counts.find() ? counts.group(1) : null;
-        });
+        Poll.until(
+                "a completed checkpoint",
+                DEADLINE,
+                () -> {
+                    Matcher counts =
+                            completed.matcher(
+                                    get(
+                                            stack.flinkUi()
+                                                    + "/jobs/"
+                                                    + stack.jobId()
+                                                    + "/checkpoints"));
+                    return counts.find() ? counts.group(1) : null;
+                });
     }
 
     @Test
@@ -124,10 +142,15 @@ class LocalStackITCase {
         assumeThat(ListeningSockets.available()).as("Linux /proc").isTrue();
         List<InetSocketAddress> listening = ListeningSockets.ofThisProcess();
 
-        assertThat(listening).extracting(InetSocketAddress::getPort)
+        assertThat(listening)
+                .extracting(InetSocketAddress::getPort)
                 .contains(stack.flinkUi().getPort(), port(stack.bootstrapServers()));
-        assertThat(listening).allSatisfy(
-                a -> assertThat(a.getAddress().isLoopbackAddress()).as(a.toString()).isTrue());
+        assertThat(listening)
+                .allSatisfy(
+                        a ->
+                                assertThat(a.getAddress().isLoopbackAddress())
+                                        .as(a.toString())
+                                        .isTrue());
     }
 
     @Test
@@ -138,7 +161,8 @@ class LocalStackITCase {
 
         String key = RedisCounts.sendersKey(PREFIX, receiver);
         try (Jedis jedis = new Jedis("127.0.0.1", 6379)) {
-            assertThat(Poll.until(key + " in Redis", DEADLINE, () -> jedis.get(key))).isEqualTo("1");
+            assertThat(Poll.until(key + " in Redis", DEADLINE, () -> jedis.get(key)))
+                    .isEqualTo("1");
         }
     }
 
@@ -146,7 +170,8 @@ class LocalStackITCase {
     void aJobThatFailsWhileStartingIsReportedWithItsCause() throws Exception {
         LocalStack.Options options = LocalStack.Options.parse(FREE_PORTS, Map.of());
 
-        try (LocalStack failing = LocalStack.start(options, Map.of(), LocalStackITCase::withFailingCounts)) {
+        try (LocalStack failing =
+                LocalStack.start(options, Map.of(), LocalStackITCase::withFailingCounts)) {
             assertThatThrownBy(() -> failing.awaitRunning(STARTUP, new CountDownLatch(1)))
                     .hasMessage("the job failed while starting")
                     .hasStackTraceContaining("Redis is unreachable");
@@ -156,28 +181,44 @@ class LocalStackITCase {
     @Test
     void ctrlCStopsTheStackAndTheCommandReturnsZero() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        Unread.Session session = new Unread.Session(
-                Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+        Unread.Session session =
+                new Unread.Session(
+                        Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
         ExecutorService runner = Executors.newSingleThreadExecutor();
         try {
-            Future<Integer> exit = runner.submit(
-                    () -> LocalStack.run(FREE_PORTS, session, LocalStackITCase::withoutMySql));
-            String ready = Poll.until("the ready line", STARTUP, () -> {
-                if (exit.isDone()) {
-                    throw new AssertionError("local ended before it was ready: " + exit.get());
-                }
-                return out.toString(StandardCharsets.UTF_8).lines()
-                        .filter(line -> line.contains("Kafka bootstrap")).findFirst().orElse(null);
-            });
-            Matcher bootstrap = Pattern.compile("Kafka bootstrap 127\\.0\\.0\\.1:(\\d+) ").matcher(ready);
+            Future<Integer> exit =
+                    runner.submit(
+                            () ->
+                                    LocalStack.run(
+                                            FREE_PORTS, session, LocalStackITCase::withoutMySql));
+            String ready =
+                    Poll.until(
+                            "the ready line",
+                            STARTUP,
+                            () -> {
+                                if (exit.isDone()) {
+                                    throw new AssertionError(
+                                            "local ended before it was ready: " + exit.get());
+                                }
+                                return out.toString(StandardCharsets.UTF_8)
+                                        .lines()
+                                        .filter(line -> line.contains("Kafka bootstrap"))
+                                        .findFirst()
+                                        .orElse(null);
+                            });
+            Matcher bootstrap =
+                    Pattern.compile("Kafka bootstrap 127\\.0\\.0\\.1:(\\d+) ").matcher(ready);
             assertThat(bootstrap.find()).as(ready).isTrue();
 
             Signal.raise(new Signal("INT"));
 
             assertThat(exit.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Unread.OK);
             // The broker is gone: its port can be bound again.
-            try (ServerSocket socket = new ServerSocket(
-                    Integer.parseInt(bootstrap.group(1)), 1, InetAddress.getByName("127.0.0.1"))) {
+            try (ServerSocket socket =
+                    new ServerSocket(
+                            Integer.parseInt(bootstrap.group(1)),
+                            1,
+                            InetAddress.getByName("127.0.0.1"))) {
                 assertThat(socket.isBound()).isTrue();
             }
         } finally {
@@ -218,7 +259,8 @@ class LocalStackITCase {
     }
 
     private static void publish(String topic, byte[] key, byte[] value) throws Exception {
-        Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
+        Map<String, Object> props =
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             producer.send(new ProducerRecord<>(topic, key, value)).get();
@@ -226,14 +268,19 @@ class LocalStackITCase {
     }
 
     private static String get(String url) throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response =
+                HttpClient.newHttpClient()
+                        .send(
+                                HttpRequest.newBuilder(URI.create(url))
+                                        .timeout(Duration.ofSeconds(10))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(url).isEqualTo(200);
         return response.body();
     }
 
     private static int port(String hostAndPort) {
-        return Integer.parseInt(Stream.of(hostAndPort.split(":")).reduce((a, b) -> b).orElseThrow());
+        return Integer.parseInt(
+                Stream.of(hostAndPort.split(":")).reduce((a, b) -> b).orElseThrow());
     }
 }

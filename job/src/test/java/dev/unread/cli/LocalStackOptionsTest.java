@@ -22,22 +22,35 @@ class LocalStackOptionsTest {
 
     @Test
     void ownFlagsAreTakenAndEveryOtherFlagIsAJobSetting() {
-        LocalStack.Options options = LocalStack.Options.parse(
-                List.of("--kafka-port", "19092", "--flink-ui-port=18081", "--api-port", "18080",
-                        "--generate", "0", "--redis-key-prefix", "dev:", "--parallelism", "1"),
-                Map.of());
+        LocalStack.Options options =
+                LocalStack.Options.parse(
+                        List.of(
+                                "--kafka-port",
+                                "19092",
+                                "--flink-ui-port=18081",
+                                "--api-port",
+                                "18080",
+                                "--generate",
+                                "0",
+                                "--redis-key-prefix",
+                                "dev:",
+                                "--parallelism",
+                                "1"),
+                        Map.of());
 
         assertThat(options.kafkaPort()).isEqualTo(19092);
         assertThat(options.flinkUiPort()).isEqualTo(18081);
         assertThat(options.apiPort()).isEqualTo(18080);
-        assertThat(options.settings()).containsOnly(
-                Map.entry("redis-key-prefix", "dev:"), Map.entry("parallelism", "1"));
+        assertThat(options.settings())
+                .containsOnly(Map.entry("redis-key-prefix", "dev:"), Map.entry("parallelism", "1"));
     }
 
     @Test
     void portZeroMeansAnyFreePortAndMayRepeat() {
-        LocalStack.Options options = LocalStack.Options.parse(
-                List.of("--kafka-port", "0", "--flink-ui-port", "0", "--api-port", "0"), Map.of());
+        LocalStack.Options options =
+                LocalStack.Options.parse(
+                        List.of("--kafka-port", "0", "--flink-ui-port", "0", "--api-port", "0"),
+                        Map.of());
 
         assertThat(options.kafkaPort()).isZero();
         assertThat(options.flinkUiPort()).isZero();
@@ -47,7 +60,8 @@ class LocalStackOptionsTest {
     void portsOutOfRangeOrNotNumbersAreRefused() {
         assertUsageError(List.of("--kafka-port", "65536"), "--kafka-port must be a port, 0..65535");
         assertUsageError(List.of("--flink-ui-port", "-1"), "--flink-ui-port must be a port");
-        assertUsageError(List.of("--api-port", "http"), "--api-port must be a whole number, was http");
+        assertUsageError(
+                List.of("--api-port", "http"), "--api-port must be a whole number, was http");
     }
 
     @Test
@@ -57,24 +71,32 @@ class LocalStackOptionsTest {
 
     @Test
     void onlyAGeneratorRateOfZeroIsSupported() {
-        assertUsageError(List.of("--generate", "1000"), "--generate 1000: the event generator is not part");
+        assertUsageError(
+                List.of("--generate", "1000"),
+                "--generate 1000: this build has no event generator");
     }
 
     @Test
     void kafkaBootstrapIsRefusedBecauseLocalRunsItsOwnBroker() {
-        assertUsageError(List.of("--kafka-bootstrap", "kafka:9092"), "choose its port with --kafka-port");
+        assertUsageError(
+                List.of("--kafka-bootstrap", "kafka:9092"),
+                "local runs its own broker; see --kafka-port");
     }
 
     @Test
     void jobSettingsAreCheckedBeforeAnythingStarts() {
-        assertUsageError(List.of("--checkpoint-interval-ms", "0"), "--checkpoint-interval-ms must be >= 1");
+        assertUsageError(
+                List.of("--checkpoint-interval-ms", "0"), "--checkpoint-interval-ms must be >= 1");
         assertUsageError(List.of("--no-such-setting", "1"), "unknown setting --no-such-setting");
         assertUsageError(List.of("--kafka-port"), "--kafka-port needs a value");
     }
 
     @Test
     void theEnvironmentIsCheckedToo() {
-        assertThatThrownBy(() -> LocalStack.Options.parse(List.of(), Map.of("UNREAD_PARALLELISM", "two")))
+        assertThatThrownBy(
+                        () ->
+                                LocalStack.Options.parse(
+                                        List.of(), Map.of("UNREAD_PARALLELISM", "two")))
                 .isInstanceOf(UsageException.class)
                 .hasMessageContaining("--parallelism must be a whole number, was two");
     }

@@ -12,10 +12,11 @@ class UnreadTest {
 
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-    private final Unread.Session session = new Unread.Session(
-            Map.of(),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
+    private final Unread.Session session =
+            new Unread.Session(
+                    Map.of(),
+                    new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8));
 
     @Test
     void noCommandPrintsUsageOnStderrAndExitsWithTwo() {
@@ -49,7 +50,13 @@ class UnreadTest {
     @Test
     void helpOfACommandShowsItsOwnFlags() {
         assertThat(Unread.run(new String[] {"help", "local"}, session)).isEqualTo(Unread.OK);
-        assertThat(out()).contains("--kafka-port", "--flink-ui-port", "--api-port", "--generate", "--redis-url");
+        assertThat(out())
+                .contains(
+                        "--kafka-port",
+                        "--flink-ui-port",
+                        "--api-port",
+                        "--generate",
+                        "--redis-url");
     }
 
     @Test
@@ -67,7 +74,8 @@ class UnreadTest {
 
     @Test
     void aBadFlagOfACommandIsReportedWithoutAStackTraceAndExitsWithTwo() {
-        assertThat(Unread.run(new String[] {"local", "--generate", "100"}, session)).isEqualTo(Unread.USAGE);
+        assertThat(Unread.run(new String[] {"local", "--generate", "100"}, session))
+                .isEqualTo(Unread.USAGE);
         assertThat(err())
                 .contains("unread local: --generate 100")
                 .contains("Run 'unread help local'")
@@ -83,12 +91,17 @@ class UnreadTest {
 
     @Test
     void failureMessagesNameEveryCause() {
-        Exception e = new IllegalStateException("the job failed while starting",
-                new RuntimeException("sink", new java.net.ConnectException("Connection refused")));
+        Exception e =
+                new IllegalStateException(
+                        "the job failed while starting",
+                        new RuntimeException(
+                                "sink", new java.net.ConnectException("Connection refused")));
 
-        assertThat(Unread.causes(e)).isEqualTo("the job failed while starting"
-                + "\n  caused by: java.lang.RuntimeException: sink"
-                + "\n  caused by: java.net.ConnectException: Connection refused");
+        assertThat(Unread.causes(e))
+                .isEqualTo(
+                        "the job failed while starting"
+                                + "\n  caused by: java.lang.RuntimeException: sink"
+                                + "\n  caused by: java.net.ConnectException: Connection refused");
     }
 
     private String out() {

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * One real Kafka broker ({@link EmbeddedKafka}) per test class, on a free port of 127.0.0.1,
- * with helpers to publish raw records and to read a topic back, headers included.
+ * One real Kafka broker ({@link EmbeddedKafka}) per test class, on a free port of 127.0.0.1, with
+ * helpers to publish raw records and to read a topic back, headers included.
  *
  * <pre>{@code
  * @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
@@ -39,8 +39,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *         KAFKA.awaitRecords(config.deadLetterTopic, 1, Duration.ofSeconds(30));
  * }</pre>
  *
- * <p>Tests in one class share the broker, so each test should use its own topics
- * ({@link #freshTopics}) rather than the defaults.
+ * <p>Tests in one class share the broker, so each test should use its own topics ({@link
+ * #freshTopics}) rather than the defaults.
  */
 public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
 
@@ -122,7 +122,9 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
         }
     }
 
-    /** A producer of raw bytes that waits for the broker's acknowledgement; the caller closes it. */
+    /**
+     * A producer of raw bytes that waits for the broker's acknowledgement; the caller closes it.
+     */
     public KafkaProducer<byte[], byte[]> producer() {
         Map<String, Object> props = new HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
@@ -153,10 +155,11 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
     }
 
     /**
-     * Reads {@code topic} from its start until it holds at least {@code count} records, and
-     * returns all it read; fails with what it saw if {@code timeout} passes first.
+     * Reads {@code topic} from its start until it holds at least {@code count} records, and returns
+     * all it read; fails with what it saw if {@code timeout} passes first.
      */
-    public List<ConsumerRecord<byte[], byte[]>> awaitRecords(String topic, int count, Duration timeout) {
+    public List<ConsumerRecord<byte[], byte[]>> awaitRecords(
+            String topic, int count, Duration timeout) {
         try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
             List<TopicPartition> partitions = partitions(consumer, topic);
             consumer.assign(partitions);
@@ -165,8 +168,17 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
             long deadline = System.nanoTime() + timeout.toNanos();
             while (records.size() < count) {
                 if (System.nanoTime() > deadline) {
-                    throw new AssertionError("expected at least " + count + " records in " + topic
-                            + " within " + timeout + ", got " + records.size() + ": " + describe(records));
+                    throw new AssertionError(
+                            "expected at least "
+                                    + count
+                                    + " records in "
+                                    + topic
+                                    + " within "
+                                    + timeout
+                                    + ", got "
+                                    + records.size()
+                                    + ": "
+                                    + describe(records));
                 }
                 consumer.poll(Duration.ofMillis(100)).forEach(records::add);
             }
@@ -214,8 +226,14 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
     private static String describe(List<ConsumerRecord<byte[], byte[]>> records) {
         StringBuilder sb = new StringBuilder();
         for (ConsumerRecord<byte[], byte[]> r : records) {
-            sb.append(String.format("%n  %s-%d@%d key=%s value=%s",
-                    r.topic(), r.partition(), r.offset(), utf8(r.key()), abbreviate(utf8(r.value()))));
+            sb.append(
+                    String.format(
+                            "%n  %s-%d@%d key=%s value=%s",
+                            r.topic(),
+                            r.partition(),
+                            r.offset(),
+                            utf8(r.key()),
+                            abbreviate(utf8(r.value()))));
         }
         return sb.toString();
     }

@@ -14,8 +14,8 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * The TCP sockets this JVM listens on, read from Linux's {@code /proc}: a test can then assert
- * that nothing it started is reachable from beyond 127.0.0.1, whichever library opened it.
+ * The TCP sockets this JVM listens on, read from Linux's {@code /proc}: a test can then assert that
+ * nothing it started is reachable from beyond 127.0.0.1, whichever library opened it.
  */
 public final class ListeningSockets {
 
@@ -25,7 +25,8 @@ public final class ListeningSockets {
 
     /** Whether this platform exposes the sockets (Linux). */
     public static boolean available() {
-        return Files.isReadable(Path.of("/proc/net/tcp")) && Files.isDirectory(Path.of("/proc/self/fd"));
+        return Files.isReadable(Path.of("/proc/net/tcp"))
+                && Files.isDirectory(Path.of("/proc/self/fd"));
     }
 
     /** Local addresses of every listening TCP socket this process holds open. */
@@ -85,7 +86,8 @@ public final class ListeningSockets {
             }
         }
         try {
-            return new InetSocketAddress(InetAddress.getByAddress(bytes), Integer.parseInt(parts[1], 16));
+            return new InetSocketAddress(
+                    InetAddress.getByAddress(bytes), Integer.parseInt(parts[1], 16));
         } catch (UnknownHostException e) {
             throw new IllegalStateException(e);
         }

@@ -10,7 +10,9 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class Poll {
 
-    /** Between two questions: short next to any deadline, long enough to leave the CPU to the work. */
+    /**
+     * Between two questions: short next to any deadline, long enough to leave the CPU to the work.
+     */
     private static final Duration PAUSE = Duration.ofMillis(20);
 
     private Poll() {}
