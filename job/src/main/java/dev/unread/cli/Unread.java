@@ -163,6 +163,8 @@ public final class Unread {
         b.add(b.newLogger("org.apache.flink.runtime.webmonitor.WebMonitorUtils", Level.ERROR));
         b.add(b.newLogger("org.apache.flink.runtime.security.token", Level.ERROR));
         b.add(b.newLogger("org.apache.kafka.controller.QuorumController", Level.ERROR));
+        // Flink warns at every checkpoint that two sink committers share a metric name.
+        b.add(b.newLogger("org.apache.flink.metrics.MetricGroup", Level.ERROR));
         Configurator.reconfigure(b.build());
     }
 }
