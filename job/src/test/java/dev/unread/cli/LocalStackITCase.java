@@ -39,7 +39,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
@@ -114,18 +113,13 @@ class LocalStackITCase {
         assertThat(stack.executionGraph().getStateBackendName())
                 .hasValueSatisfying(name -> assertThat(name).containsIgnoringCase("rocksdb"));
 
+        String checkpoints = stack.flinkUi() + "/jobs/" + stack.jobId() + "/checkpoints";
         Pattern completed = Pattern.compile("\"completed\":([1-9]\\d*)");
         Poll.until(
                 "a completed checkpoint",
                 DEADLINE,
                 () -> {
-                    Matcher counts =
-                            completed.matcher(
-                                    get(
-                                            stack.flinkUi()
-                                                    + "/jobs/"
-                                                    + stack.jobId()
-                                                    + "/checkpoints"));
+                    Matcher counts = completed.matcher(get(checkpoints));
                     return counts.find() ? counts.group(1) : null;
                 });
     }
@@ -280,7 +274,6 @@ class LocalStackITCase {
     }
 
     private static int port(String hostAndPort) {
-        return Integer.parseInt(
-                Stream.of(hostAndPort.split(":")).reduce((a, b) -> b).orElseThrow());
+        return Integer.parseInt(hostAndPort.substring(hostAndPort.lastIndexOf(':') + 1));
     }
 }
