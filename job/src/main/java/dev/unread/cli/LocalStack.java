@@ -165,17 +165,11 @@ public final class LocalStack implements AutoCloseable {
 
     /** {@code unread local [flags]}: runs the stack until Ctrl-C (or SIGTERM), then stops it. */
     public static int run(List<String> args, Unread.Session session) throws Exception {
-        return run(args, session, UnreadJob::forProduction);
-    }
-
-    /** {@link #run(List, Unread.Session)} with another pipeline: for tests. */
-    static int run(List<String> args, Unread.Session session, Function<UnreadConfig, UnreadJob> job)
-            throws Exception {
         Options options = Options.parse(args, session.env());
         CountDownLatch stop = new CountDownLatch(1);
         // Ctrl-C is the way to stop: handled, it is a clean exit with status 0.
         boolean trapped = Signals.trap(stop::countDown, "INT", "TERM");
-        LocalStack stack = start(options, session.env(), job);
+        LocalStack stack = start(options, session.env(), UnreadJob::forProduction);
         // Without the signal handlers (or on another way out), the JVM's shutdown still stops
         // the job and the broker and removes their data.
         Thread hook = new Thread(stack::close, "unread-local-shutdown");

@@ -13,9 +13,9 @@ import dev.unread.events.InboxCursor;
 import dev.unread.events.UnreadCount;
 import dev.unread.sinks.KafkaDeadLetters;
 import dev.unread.sinks.RedisCounts;
-import dev.unread.sinks.RedisReceipts;
 import dev.unread.sources.KafkaRawRecords;
 import dev.unread.testing.ListeningSockets;
+import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Poll;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -55,8 +55,9 @@ import redis.clients.jedis.Jedis;
 import sun.misc.Signal;
 
 /**
- * The local stack in this JVM on free ports, against the shared Redis under a key prefix of its
- * own. The tests share one stack: starting one takes a while.
+ * The local stack in this JVM on free ports, running the production job against the shared Redis
+ * (under a key prefix of its own) and a MySQL database of its own. The tests share one stack:
+ * starting one takes a while.
  */
 class LocalStackITCase {
 
@@ -66,37 +67,56 @@ class LocalStackITCase {
             List.of("--kafka-port", "0", "--flink-ui-port", "0", "--api-port", "0");
 
     private static final String PREFIX = "unread-test:" + UUID.randomUUID() + ":";
+    private static MySqlTestDatabase mysql;
     private static LocalStack stack;
 
     @BeforeAll
     static void startStack() throws Exception {
-        List<String> args = new ArrayList<>(FREE_PORTS);
-        args.addAll(
-                List.of(
-                        "--redis-key-prefix",
-                        PREFIX,
-                        "--flush-interval-ms",
-                        "50",
-                        "--checkpoint-interval-ms",
-                        "1000"));
-        stack =
-                LocalStack.start(
-                        LocalStack.Options.parse(args, Map.of()),
-                        Map.of(),
-                        LocalStackITCase::withoutMySql);
+        mysql = MySqlTestDatabase.create();
+        stack = LocalStack.start(options(), env(), UnreadJob::forProduction);
         assertThat(stack.awaitRunning(STARTUP, new CountDownLatch(1))).isTrue();
     }
 
     @AfterAll
-    static void stopStack() {
+    static void stopStack() throws Exception {
         if (stack != null) {
             stack.close();
+        }
+        if (mysql != null) {
+            mysql.close();
         }
         try (Jedis jedis = new Jedis("127.0.0.1", 6379)) {
             for (String key : jedis.keys(PREFIX + "*")) {
                 jedis.del(key);
             }
         }
+    }
+
+    /** Free ports, this class's Redis prefix and MySQL database, short intervals. */
+    private static List<String> args() {
+        List<String> args = new ArrayList<>(FREE_PORTS);
+        args.addAll(
+                List.of(
+                        "--redis-key-prefix",
+                        PREFIX,
+                        "--jdbc-url",
+                        mysql.jdbcUrl(),
+                        "--jdbc-user",
+                        mysql.name,
+                        "--flush-interval-ms",
+                        "50",
+                        "--checkpoint-interval-ms",
+                        "1000"));
+        return args;
+    }
+
+    private static LocalStack.Options options() {
+        return LocalStack.Options.parse(args(), env());
+    }
+
+    /** The password comes only from the environment, as in production. */
+    private static Map<String, String> env() {
+        return Map.of(UnreadConfig.JDBC_PASSWORD_ENV, mysql.password);
     }
 
     @Test
@@ -161,6 +181,22 @@ class LocalStackITCase {
     }
 
     @Test
+    void aReadPublishedToTheLocalBrokerBecomesTheCursorInMySql() throws Exception {
+        ChatEvent read = ChatEvent.conversationRead(20001, 80001, 1038, System.currentTimeMillis());
+        publish(stack.config().readsTopic, EventJson.key(read), EventJson.value(read));
+
+        String query =
+                "SELECT last_read_seq FROM conversation_member"
+                        + " WHERE conversation_id = 80001 AND user_id = 20001";
+        assertThat(
+                        Poll.until(
+                                "the cursor in MySQL",
+                                DEADLINE,
+                                () -> mysql.rows(query).stream().findFirst().orElse(null)))
+                .containsExactly("1038");
+    }
+
+    @Test
     void aJobThatFailsWhileStartingIsReportedWithItsCause() throws Exception {
         LocalStack.Options options = LocalStack.Options.parse(FREE_PORTS, Map.of());
 
@@ -177,14 +213,10 @@ class LocalStackITCase {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         Unread.Session session =
                 new Unread.Session(
-                        Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+                        env(), new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
         ExecutorService runner = Executors.newSingleThreadExecutor();
         try {
-            Future<Integer> exit =
-                    runner.submit(
-                            () ->
-                                    LocalStack.run(
-                                            FREE_PORTS, session, LocalStackITCase::withoutMySql));
+            Future<Integer> exit = runner.submit(() -> LocalStack.run(args(), session));
             String ready =
                     Poll.until(
                             "the ready line",
@@ -220,14 +252,7 @@ class LocalStackITCase {
         }
     }
 
-    /**
-     * The production job but for MySQL, whose sinks are not on this branch yet: Kafka in, counts
-     * and receipts to Redis, dead letters to Kafka.
-     */
-    private static UnreadJob withoutMySql(UnreadConfig config) {
-        return job(config, new RedisCounts(config), new RedisReceipts(config));
-    }
-
+    /** The job with a counts sink that fails as soon as its task starts. */
     private static UnreadJob withFailingCounts(UnreadConfig config) {
         return job(config, new FailingSink(), new DiscardingSink<>());
     }
