@@ -1,0 +1,179 @@
+package dev.unread.testing;
+
+import dev.unread.sinks.MySqlSchema;
+import dev.unread.testing.Oracle.Member;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * What the job's outputs hold right now, read from the real Redis and MySQL, in the oracle's
+ * shapes so that one comparison says whether they agree.
+ */
+public final class Observed {
+
+    public final Map<String, String> senderKeys;
+    public final Map<String, Map<String, String>> conversationHashes;
+    public final Map<Long, Long> userActivity;
+    public final Map<Member, Long> conversationMember;
+    public final Map<Member, Long> unreadCounts;
+
+    private Observed(
+            Map<String, String> senderKeys,
+            Map<String, Map<String, String>> conversationHashes,
+            Map<Long, Long> userActivity,
+            Map<Member, Long> conversationMember,
+            Map<Member, Long> unreadCounts) {
+        this.senderKeys = senderKeys;
+        this.conversationHashes = conversationHashes;
+        this.userActivity = userActivity;
+        this.conversationMember = conversationMember;
+        this.unreadCounts = unreadCounts;
+    }
+
+    /** Redis under {@code prefix} and, when {@code db} is not null, both MySQL tables. */
+    public static Observed read(String prefix, MySqlTestDatabase db) throws SQLException {
+        Map<String, String> senders = new TreeMap<>();
+        Map<String, Map<String, String>> hashes = new TreeMap<>();
+        try (Jedis redis = new Jedis("127.0.0.1", 6379)) {
+            for (String key : keys(redis, prefix + Oracle.SENDERS_KEY + "*")) {
+                String value = redis.get(key);
+                if (value != null) {
+                    senders.put(key, value);
+                }
+            }
+            for (String key : keys(redis, prefix + Oracle.CONVERSATIONS_KEY + "*")) {
+                Map<String, String> hash = redis.hgetAll(key);
+                if (!hash.isEmpty()) {
+                    hashes.put(key, new TreeMap<>(hash));
+                }
+            }
+        }
+        Map<Long, Long> activity = new TreeMap<>();
+        Map<Member, Long> members = new TreeMap<>();
+        Map<Member, Long> unread = new TreeMap<>();
+        if (db != null) {
+            try (Connection c = db.connect(); Statement st = c.createStatement()) {
+                if (db.tableExists(MySqlSchema.USER_ACTIVITY)) {
+                    try (ResultSet rs = st.executeQuery(
+                            "SELECT user_id,"
+                                    // Zone-free arithmetic: the column holds UTC wall time.
+                                    + " TIMESTAMPDIFF(MICROSECOND, '1970-01-01', last_read_at) DIV 1000"
+                                    + " FROM " + MySqlSchema.USER_ACTIVITY)) {
+                        while (rs.next()) {
+                            activity.put(rs.getLong(1), rs.getLong(2));
+                        }
+                    }
+                }
+                if (db.tableExists(MySqlSchema.CONVERSATION_MEMBER)) {
+                    try (ResultSet rs = st.executeQuery(
+                            "SELECT conversation_id, user_id, last_read_seq, unread_count FROM "
+                                    + MySqlSchema.CONVERSATION_MEMBER)) {
+                        while (rs.next()) {
+                            Member m = new Member(rs.getLong(1), rs.getLong(2));
+                            members.put(m, rs.getLong(3));
+                            unread.put(m, rs.getLong(4));
+                        }
+                    }
+                }
+            }
+        }
+        return new Observed(senders, hashes, activity, members, unread);
+    }
+
+    /** Whether Redis and MySQL equal the oracle; {@code unread_count} within its bounds. */
+    public boolean agreesWith(Oracle oracle, String prefix, boolean withMySql) {
+        return differenceFrom(oracle, prefix, withMySql).isEmpty();
+    }
+
+    /** What differs from the oracle, empty when nothing. */
+    public String differenceFrom(Oracle oracle, String prefix, boolean withMySql) {
+        StringBuilder diff = new StringBuilder();
+        compare(diff, "Redis sender badges", oracle.redisSenderKeys(prefix), senderKeys);
+        compare(diff, "Redis conversation counts", oracle.redisConversationHashes(prefix), conversationHashes);
+        if (withMySql) {
+            compare(diff, "user_activity", oracle.userActivityRows(), userActivity);
+            compare(diff, "conversation_member", oracle.conversationMemberRows(), conversationMember);
+            unreadCounts.forEach((member, count) -> {
+                if (count < 0 || count > oracle.unreadCountUpperBound(member)) {
+                    diff.append(String.format("%nconversation_member.unread_count of %s is %d, outside 0..%d",
+                            member, count, oracle.unreadCountUpperBound(member)));
+                }
+            });
+        }
+        return diff.toString();
+    }
+
+    /**
+     * Polls until Redis (and MySQL, when {@code db} is not null) agree with {@code oracle}, or
+     * fails after {@code timeout} with what still differs.
+     */
+    public static Observed awaitAgreement(
+            Oracle oracle, String prefix, MySqlTestDatabase db, Duration timeout, String context)
+            throws Exception {
+        String[] difference = {""};
+        try {
+            return Poll.until(context + ": outputs agree with the oracle", timeout, () -> {
+                Observed observed = read(prefix, db);
+                difference[0] = observed.differenceFrom(oracle, prefix, db != null);
+                return difference[0].isEmpty() ? observed : null;
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + difference[0], e);
+        }
+    }
+
+    /** Removes every Redis key under {@code prefix}: tests share one Redis. */
+    public static void deleteRedisKeys(String prefix) {
+        try (Jedis redis = new Jedis("127.0.0.1", 6379)) {
+            for (String key : keys(redis, prefix + "*")) {
+                redis.del(key);
+            }
+        }
+    }
+
+    private static <K, V> void compare(StringBuilder diff, String what, Map<K, V> expected, Map<K, V> actual) {
+        if (expected.equals(actual)) {
+            return;
+        }
+        Map<K, V> missingOrWrong = new TreeMap<>();
+        expected.forEach((k, v) -> {
+            if (!v.equals(actual.get(k))) {
+                missingOrWrong.put(k, v);
+            }
+        });
+        Map<K, V> unexpected = new TreeMap<>();
+        actual.forEach((k, v) -> {
+            if (!v.equals(expected.get(k))) {
+                unexpected.put(k, v);
+            }
+        });
+        diff.append(String.format("%n%s: expected %d entries, got %d; expected but missing or different: %s;"
+                        + " present but not expected or different: %s",
+                what, expected.size(), actual.size(), abbreviate(missingOrWrong), abbreviate(unexpected)));
+    }
+
+    private static String abbreviate(Map<?, ?> map) {
+        String s = map.toString();
+        return s.length() <= 2000 ? s : s.substring(0, 2000) + "...";
+    }
+
+    private static java.util.List<String> keys(Jedis redis, String pattern) {
+        java.util.List<String> keys = new java.util.ArrayList<>();
+        String cursor = ScanParams.SCAN_POINTER_START;
+        ScanParams params = new ScanParams().match(pattern).count(1000);
+        do {
+            ScanResult<String> page = redis.scan(cursor, params);
+            keys.addAll(page.getResult());
+            cursor = page.getCursor();
+        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+        return keys;
+    }
+}
