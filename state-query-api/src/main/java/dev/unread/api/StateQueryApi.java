@@ -37,6 +37,9 @@ public final class StateQueryApi implements AutoCloseable {
     /** Request bodies are two small numbers; anything larger is refused with 413. */
     static final int MAX_BODY_BYTES = 16 * 1024;
 
+    /** A refused body up to this size is read to its end so that the client receives the 413. */
+    static final int MAX_DRAINED_BYTES = 1024 * 1024;
+
     /** 500 ids of 19 digits do not fit Jetty's default 8 KiB of request line and headers. */
     private static final int MAX_REQUEST_HEADER_BYTES = 32 * 1024;
 
@@ -285,8 +288,16 @@ public final class StateQueryApi implements AutoCloseable {
     }
 
     private void limitBody(Context ctx) {
-        if (ctx.req().getContentLengthLong() > MAX_BODY_BYTES) {
-            throw new ApiError(413, "body larger than " + MAX_BODY_BYTES + " bytes");
+        long length = ctx.req().getContentLengthLong();
+        if (length > MAX_BODY_BYTES) {
+            if (length <= MAX_DRAINED_BYTES) {
+                try (InputStream in = ctx.req().getInputStream()) {
+                    drain(in);
+                } catch (IOException e) {
+                    // The client is gone or sends less than it said: it gets the 413 or nothing.
+                }
+            }
+            throw tooLarge();
         }
     }
 
@@ -295,12 +306,31 @@ public final class StateQueryApi implements AutoCloseable {
         try (InputStream in = ctx.req().getInputStream()) {
             byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
             if (body.length > MAX_BODY_BYTES) {
-                throw new ApiError(413, "body larger than " + MAX_BODY_BYTES + " bytes");
+                drain(in);
+                throw tooLarge();
             }
             return body;
         } catch (IOException e) {
             throw ApiError.badRequest("body could not be read");
         }
+    }
+
+    /**
+     * Reads and drops what is left of a refused body, up to {@link #MAX_DRAINED_BYTES}: closing a
+     * connection with unread bytes makes TCP reset it, and the reset can overtake the 413 so the
+     * client sees only a broken connection.
+     */
+    private static void drain(InputStream in) throws IOException {
+        long left = MAX_DRAINED_BYTES;
+        byte[] scrap = new byte[8192];
+        int n;
+        while (left > 0 && (n = in.read(scrap, 0, (int) Math.min(scrap.length, left))) > 0) {
+            left -= n;
+        }
+    }
+
+    private static ApiError tooLarge() {
+        return new ApiError(413, "body larger than " + MAX_BODY_BYTES + " bytes");
     }
 
     private void record(Context ctx, Float millis) {
