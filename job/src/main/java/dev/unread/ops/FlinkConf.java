@@ -30,7 +30,8 @@ public final class FlinkConf {
     public static Configuration load(Path confDir, Map<String, String> overrides) {
         Path file = confDir.resolve(FILE_NAME);
         if (!Files.isRegularFile(file)) {
-            throw new IllegalArgumentException("no Flink configuration at " + file.toAbsolutePath());
+            throw new IllegalArgumentException(
+                    "no Flink configuration at " + file.toAbsolutePath());
         }
         return GlobalConfiguration.loadConfiguration(
                 confDir.toAbsolutePath().toString(), Configuration.fromMap(overrides));
