@@ -35,19 +35,22 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     public static final OutputTag<ConversationCursor> CONVERSATION_CURSORS =
             new OutputTag<>("conversation-cursors") {};
 
-    /** Inbox watermark and badge size. */
-    static final ValueStateDescriptor<InboxState> INBOX =
+    /**
+     * Inbox watermark and badge size. The three descriptors are public for the savepoint tools
+     * (dev.unread.ops), which read and write this state outside the job.
+     */
+    public static final ValueStateDescriptor<InboxState> INBOX =
             new ValueStateDescriptor<>("inbox", InboxState.class);
 
     /**
      * Senders counted in the badge → newest {@code sentAt} seen from them, needed so a late reset
      * keeps a sender who also wrote after it. One RocksDB entry per sender.
      */
-    static final MapStateDescriptor<Long, Long> SENDERS =
+    public static final MapStateDescriptor<Long, Long> SENDERS =
             new MapStateDescriptor<>("senders", Types.LONG, Types.LONG);
 
     /** Conversation id → cursor and unread seqs. */
-    static final MapStateDescriptor<Long, ConversationState> CONVERSATIONS =
+    public static final MapStateDescriptor<Long, ConversationState> CONVERSATIONS =
             new MapStateDescriptor<>("conversations", Types.LONG, Types.POJO(ConversationState.class));
 
     private transient ValueState<InboxState> inbox;

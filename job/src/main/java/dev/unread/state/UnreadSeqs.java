@@ -10,11 +10,12 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
  * A compressed set of message seqs (RoaringBitmap), so that a conversation with thousands of
- * unread messages, mostly consecutive seqs, stays a few bytes in state.
+ * unread messages, mostly consecutive seqs, stays a few bytes in state. Public for the savepoint
+ * tools (dev.unread.ops), which read and write {@link ConversationState#unreadSeqs}.
  */
-final class UnreadSeqs {
+public final class UnreadSeqs {
 
-    static final byte[] EMPTY = toBytes(new Roaring64NavigableMap());
+    public static final byte[] EMPTY = toBytes(new Roaring64NavigableMap());
 
     private final Roaring64NavigableMap seqs;
 
@@ -22,7 +23,7 @@ final class UnreadSeqs {
         this.seqs = seqs;
     }
 
-    static UnreadSeqs of(byte[] bytes) {
+    public static UnreadSeqs of(byte[] bytes) {
         Roaring64NavigableMap seqs = new Roaring64NavigableMap();
         try {
             seqs.deserializePortable(new DataInputStream(new java.io.ByteArrayInputStream(bytes)));
@@ -33,7 +34,7 @@ final class UnreadSeqs {
     }
 
     /** Adds a seq; false when it was already there. */
-    boolean add(long seq) {
+    public boolean add(long seq) {
         if (seqs.contains(seq)) {
             return false;
         }
@@ -64,11 +65,11 @@ final class UnreadSeqs {
         }
     }
 
-    long count() {
+    public long count() {
         return seqs.getLongCardinality();
     }
 
-    byte[] toBytes() {
+    public byte[] toBytes() {
         seqs.runOptimize();
         return toBytes(seqs);
     }
