@@ -1,0 +1,150 @@
+package dev.unread.ops;
+
+import dev.unread.UnreadJob;
+import java.io.PrintStream;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.Set;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.state.api.SavepointReader;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.CloseableIterator;
+
+/**
+ * {@code unread savepoint inspect PATH [--top N]}: what UnreadCounter's state in a savepoint (or
+ * a retained checkpoint) holds — users, senders, conversations, unread seqs — and its largest
+ * users, the ones that cost the most state. Reads the state with the job's own descriptors, so a
+ * savepoint this reads is one the job restores.
+ */
+public final class SavepointInspect {
+
+    static final int DEFAULT_TOP = 10;
+
+    /** Ranks the largest users first; ties by user id, so the listing is stable. */
+    private static final Comparator<UserState> LARGEST_FIRST =
+            Comparator.comparingLong(UserState::size).reversed()
+                    .thenComparingLong(UserState::userId);
+
+    private SavepointInspect() {}
+
+    /**
+     * The totals over all users of a savepoint.
+     *
+     * @param maxParallelism the savepoint's key groups, the highest parallelism it restores at
+     * @param users users with any state
+     * @param senders senders held: the sum of all badges
+     * @param usersWithBadge users whose badge is not 0
+     * @param inboxCursors users who opened their inbox
+     * @param conversations conversations held over all users
+     * @param conversationCursors conversations with a read cursor
+     * @param unreadSeqs unread seqs: the sum of all conversation counts
+     * @param badgeMismatches users whose stored badge differs from their sender set (corruption)
+     * @param largest the largest users, largest first
+     */
+    public record Summary(
+            int maxParallelism,
+            long users,
+            long senders,
+            long usersWithBadge,
+            long inboxCursors,
+            long conversations,
+            long conversationCursors,
+            long unreadSeqs,
+            long badgeMismatches,
+            List<UserState> largest) {}
+
+    /** Entry point of {@code unread savepoint inspect}; returns the process's exit code. */
+    public static int run(String[] args, PrintStream out) throws Exception {
+        String path;
+        int top;
+        try {
+            CounterSavepoints.Args parsed = CounterSavepoints.Args.parse(args, Set.of("top"));
+            if (!parsed.settings().isEmpty()) {
+                throw new IllegalArgumentException("unknown flags " + parsed.settings().keySet());
+            }
+            path = parsed.only("savepoint path");
+            top = Integer.parseInt(parsed.toolFlags().getOrDefault("top", "" + DEFAULT_TOP));
+        } catch (IllegalArgumentException e) {
+            out.println(e.getMessage());
+            out.println("usage: unread savepoint inspect PATH [--top N]");
+            return 2;
+        }
+        print(path, inspect(path, top), out);
+        return 0;
+    }
+
+    /** Reads every user's state in the savepoint at {@code path}. */
+    public static Summary inspect(String path, int top) throws Exception {
+        int maxParallelism = CounterSavepoints.counterState(path).getMaxParallelism();
+        StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
+        SavepointReader savepoint = SavepointReader.read(env, path, CounterSavepoints.stateBackend());
+
+        long users = 0;
+        long senders = 0;
+        long usersWithBadge = 0;
+        long inboxCursors = 0;
+        long conversations = 0;
+        long conversationCursors = 0;
+        long unreadSeqs = 0;
+        long badgeMismatches = 0;
+        // The smallest of the largest on top, so the heap holds at most `top` users.
+        PriorityQueue<UserState> largest = new PriorityQueue<>(LARGEST_FIRST.reversed());
+        try (CloseableIterator<UserState> states = savepoint
+                .readKeyedState(CounterSavepoints.COUNTER, new UserStateReader(),
+                        Types.LONG, TypeInformation.of(UserState.class))
+                .executeAndCollect("unread savepoint inspect")) {
+            while (states.hasNext()) {
+                UserState user = states.next();
+                users++;
+                senders += user.senders();
+                usersWithBadge += user.senders() > 0 ? 1 : 0;
+                inboxCursors += user.lastReadAt() > 0 ? 1 : 0;
+                conversations += user.conversations();
+                conversationCursors += user.conversationCursors();
+                unreadSeqs += user.unreadSeqs();
+                badgeMismatches += user.senders() != user.storedBadge() ? 1 : 0;
+                largest.add(user);
+                if (largest.size() > top) {
+                    largest.poll();
+                }
+            }
+        }
+        List<UserState> ranked = new ArrayList<>(largest);
+        ranked.sort(LARGEST_FIRST);
+        return new Summary(maxParallelism, users, senders, usersWithBadge, inboxCursors,
+                conversations, conversationCursors, unreadSeqs, badgeMismatches, ranked);
+    }
+
+    static void print(String path, Summary summary, PrintStream out) {
+        out.println("Savepoint " + path);
+        out.printf("  operator %s, max parallelism %d%n%n",
+                UnreadJob.COUNTER_UID, summary.maxParallelism());
+        line(out, "users", summary.users(), "");
+        line(out, "senders held", summary.senders(), "the sum of all badges");
+        line(out, "users with a badge", summary.usersWithBadge(), "");
+        line(out, "inbox cursors", summary.inboxCursors(), "users who opened their inbox");
+        line(out, "conversations held", summary.conversations(), "");
+        line(out, "conversation cursors", summary.conversationCursors(), "");
+        line(out, "unread seqs", summary.unreadSeqs(), "the sum of all conversation counts");
+        line(out, "badge != sender set", summary.badgeMismatches(), "should be 0");
+        if (summary.largest().isEmpty()) {
+            return;
+        }
+        out.printf("%nLargest users (senders + conversations):%n");
+        out.printf("  %20s %10s %14s %12s  %s%n",
+                "user", "senders", "conversations", "unread seqs", "inbox read at");
+        for (UserState user : summary.largest()) {
+            out.printf("  %20d %10d %14d %12d  %s%n", user.userId(), user.senders(),
+                    user.conversations(), user.unreadSeqs(),
+                    user.lastReadAt() == 0 ? "never" : Instant.ofEpochMilli(user.lastReadAt()));
+        }
+    }
+
+    private static void line(PrintStream out, String name, long value, String note) {
+        out.printf("  %-22s %12d%s%n", name, value, note.isEmpty() ? "" : "   " + note);
+    }
+}

@@ -1,0 +1,54 @@
+package dev.unread.ops;
+
+import dev.unread.state.ConversationState;
+import dev.unread.state.InboxState;
+import dev.unread.state.UnreadCounter;
+import dev.unread.state.UnreadSeqs;
+import java.util.Map;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
+import org.apache.flink.util.Collector;
+
+/** Reads UnreadCounter's state of each user, through the counter's own descriptors. */
+final class UserStateReader extends KeyedStateReaderFunction<Long, UserState> {
+
+    private transient ValueState<InboxState> inbox;
+    private transient MapState<Long, Long> senders;
+    private transient MapState<Long, ConversationState> conversations;
+
+    @Override
+    public void open(OpenContext openContext) {
+        inbox = getRuntimeContext().getState(UnreadCounter.INBOX);
+        senders = getRuntimeContext().getMapState(UnreadCounter.SENDERS);
+        conversations = getRuntimeContext().getMapState(UnreadCounter.CONVERSATIONS);
+    }
+
+    @Override
+    public void readKey(Long userId, Context context, Collector<UserState> out) throws Exception {
+        InboxState inboxState = inbox.value();
+        long senderCount = 0;
+        for (Long ignored : senders.keys()) {
+            senderCount++;
+        }
+        long conversationCount = 0;
+        long cursors = 0;
+        long unreadSeqs = 0;
+        for (Map.Entry<Long, ConversationState> entry : conversations.entries()) {
+            conversationCount++;
+            if (entry.getValue().lastReadSeq > 0) {
+                cursors++;
+            }
+            unreadSeqs += UnreadSeqs.of(entry.getValue().unreadSeqs).count();
+        }
+        out.collect(new UserState(
+                userId,
+                inboxState == null ? 0 : inboxState.lastReadAt,
+                senderCount,
+                inboxState == null ? 0 : inboxState.unreadSenders,
+                conversationCount,
+                cursors,
+                unreadSeqs));
+    }
+}
