@@ -6,20 +6,13 @@ import dev.unread.state.InboxState;
 import dev.unread.state.UnreadCounter;
 import dev.unread.state.UnreadSeqs;
 import java.io.PrintStream;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.util.EnumMap;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.apache.flink.api.common.JobExecutionResult;
-import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
@@ -28,7 +21,6 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.connector.jdbc.core.datastream.source.JdbcSource;
 import org.apache.flink.connector.jdbc.core.datastream.source.reader.extractor.ResultExtractor;
-import org.apache.flink.connector.jdbc.split.JdbcNumericBetweenParametersProvider;
 import org.apache.flink.state.api.OperatorTransformation;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.state.api.functions.KeyedStateBootstrapFunction;
@@ -59,12 +51,6 @@ public final class Bootstrap {
 
     static final String DRIVER = "com.mysql.cj.jdbc.Driver";
 
-    /** Accumulators: rows of each kind written to state. */
-    static final String INBOX_CURSORS = "inbox-cursors";
-    static final String SENDERS = "senders";
-    static final String CONVERSATION_CURSORS = "conversation-cursors";
-    static final String UNREAD_SEQS = "unread-seqs";
-
     /** A table name goes into SQL text, so only plain (optionally schema-qualified) names. */
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*"
             + "(\\.[A-Za-z_][A-Za-z0-9_]*)?");
@@ -76,10 +62,6 @@ public final class Bootstrap {
             + " OR (m.conversation_id > 0 AND m.seq > 0))";
 
     private Bootstrap() {}
-
-    /** What a bootstrap wrote: the state entries of each kind. */
-    public record Result(long inboxCursors, long senders, long conversationCursors,
-            long unreadSeqs) {}
 
     /** Entry point of {@code unread bootstrap}; returns the process's exit code. */
     public static int run(String[] args, PrintStream out) throws Exception {
@@ -105,53 +87,46 @@ public final class Bootstrap {
                     + " (password from " + UnreadConfig.JDBC_PASSWORD_ENV + ")");
             return 2;
         }
-        Result result = bootstrap(config, table, output);
-        out.printf("Wrote savepoint %s (max parallelism %d): %d inbox cursors, %d senders,"
-                        + " %d conversation cursors, %d unread seqs%n",
-                output, config.maxParallelism, result.inboxCursors(), result.senders(),
-                result.conversationCursors(), result.unreadSeqs());
-        out.println("Start the job from it with: flink run -s " + output + " ...");
+        bootstrap(config, table, output);
+        // What was written, read back the way the job will read it.
+        SavepointInspect.print(output, SavepointInspect.inspect(output, 0), out);
+        out.println();
+        out.println("Start the job from it: flink run -s " + output + " ...");
         return 0;
     }
 
     /** Writes the savepoint of the history in {@code config}'s database to {@code output}. */
-    public static Result bootstrap(UnreadConfig config, String messagesTable, String output)
+    public static void bootstrap(UnreadConfig config, String messagesTable, String output)
             throws Exception {
         if (!TABLE_NAME.matcher(messagesTable).matches()) {
             throw new IllegalArgumentException("not a table name: " + messagesTable);
         }
         StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
-        JdbcNumericBetweenParametersProvider userRanges =
-                userRanges(config, messagesTable, 4 * Math.max(1, env.getParallelism()));
 
         String inboxCursors = "SELECT user_id, last_read_at FROM user_activity"
-                + " WHERE last_read_at > '1970-01-01 00:00:00' AND user_id BETWEEN ? AND ?";
+                + " WHERE last_read_at > '1970-01-01 00:00:00'";
         String senders = "SELECT m.receiver_id, m.sender_id, MAX(m.sent_at)"
                 + " FROM " + messagesTable + " m"
                 + " LEFT JOIN user_activity a ON a.user_id = m.receiver_id"
                 + " WHERE " + VALID_MESSAGE + " AND m.sender_id <> m.receiver_id"
                 + " AND (a.last_read_at IS NULL OR m.sent_at > a.last_read_at)"
-                + " AND m.receiver_id BETWEEN ? AND ?"
                 + " GROUP BY m.receiver_id, m.sender_id";
         String conversationCursors = "SELECT user_id, conversation_id, last_read_seq"
-                + " FROM conversation_member WHERE last_read_seq > 0 AND user_id BETWEEN ? AND ?";
+                + " FROM conversation_member WHERE last_read_seq > 0";
         String unreadSeqs = "SELECT DISTINCT m.receiver_id, m.conversation_id, m.seq"
                 + " FROM " + messagesTable + " m"
                 + " LEFT JOIN conversation_member c"
                 + " ON c.conversation_id = m.conversation_id AND c.user_id = m.receiver_id"
                 + " WHERE " + VALID_MESSAGE + " AND m.sender_id <> m.receiver_id"
-                + " AND m.conversation_id IS NOT NULL AND m.seq > COALESCE(c.last_read_seq, 0)"
-                + " AND m.receiver_id BETWEEN ? AND ?";
+                + " AND m.conversation_id IS NOT NULL AND m.seq > COALESCE(c.last_read_seq, 0)";
 
         DataStream<HistoryRow> history =
-                rows(env, config, userRanges, inboxCursors, HistoryRow.Kind.INBOX_CURSOR, true)
+                rows(env, config, inboxCursors, HistoryRow.Kind.INBOX_CURSOR, true)
                         .union(
-                                rows(env, config, userRanges, senders,
-                                        HistoryRow.Kind.SENDER, true),
-                                rows(env, config, userRanges, conversationCursors,
+                                rows(env, config, senders, HistoryRow.Kind.SENDER, true),
+                                rows(env, config, conversationCursors,
                                         HistoryRow.Kind.CONVERSATION_CURSOR, false),
-                                rows(env, config, userRanges, unreadSeqs,
-                                        HistoryRow.Kind.UNREAD_SEQ, false));
+                                rows(env, config, unreadSeqs, HistoryRow.Kind.UNREAD_SEQ, false));
 
         SavepointWriter.newSavepoint(env, CounterSavepoints.stateBackend(), config.maxParallelism)
                 .withOperator(
@@ -160,45 +135,18 @@ public final class Bootstrap {
                                 .keyBy(HistoryRow::userId, Types.LONG)
                                 .transform(new HistoryToState()))
                 .write(output);
-        JobExecutionResult result = env.execute("unread bootstrap");
-        return new Result(
-                counter(result, INBOX_CURSORS),
-                counter(result, SENDERS),
-                counter(result, CONVERSATION_CURSORS),
-                counter(result, UNREAD_SEQS));
+        env.execute("unread bootstrap");
     }
 
     /**
-     * Splits the user ids in the history into ranges, each read by one split of each query, so
-     * the history is read in parallel and no query's result has to fit in memory at once.
+     * One query's rows. Each query is one split, read by one reader: JDBC connector 4.0.0-2.0
+     * shares one connection among the splits of a reader, and a finished split closes it under
+     * the next one (FLINK-39206). The four queries still run in parallel, and their rows are
+     * streamed from MySQL rather than held in memory whole.
      */
-    private static JdbcNumericBetweenParametersProvider userRanges(
-            UnreadConfig config, String messagesTable, int splits) throws SQLException {
-        String bounds = "SELECT MIN(id), MAX(id) FROM ("
-                + "SELECT MIN(receiver_id) id FROM " + messagesTable
-                + " UNION ALL SELECT MAX(receiver_id) FROM " + messagesTable
-                + " UNION ALL SELECT MIN(user_id) FROM user_activity"
-                + " UNION ALL SELECT MAX(user_id) FROM user_activity"
-                + " UNION ALL SELECT MIN(user_id) FROM conversation_member"
-                + " UNION ALL SELECT MAX(user_id) FROM conversation_member) ids";
-        try (Connection connection = DriverManager.getConnection(
-                        config.jdbcUrl, config.jdbcUser, config.jdbcPassword);
-                Statement statement = connection.createStatement();
-                ResultSet range = statement.executeQuery(bounds)) {
-            range.next();
-            long min = range.getLong(1);
-            long max = range.getLong(2);
-            // An empty history still gets one (empty) range: the savepoint is then empty.
-            long ids = max - min + 1;
-            return new JdbcNumericBetweenParametersProvider(min, max)
-                    .ofBatchNum((int) Math.min(splits, ids));
-        }
-    }
-
     private static DataStream<HistoryRow> rows(
             StreamExecutionEnvironment env,
             UnreadConfig config,
-            JdbcNumericBetweenParametersProvider userRanges,
             String sql,
             HistoryRow.Kind kind,
             boolean valueIsTime) {
@@ -208,17 +156,13 @@ public final class Bootstrap {
                 .setUsername(config.jdbcUser)
                 .setPassword(config.jdbcPassword)
                 .setSql(sql)
-                .setJdbcParameterValuesProvider(userRanges)
+                // MySQL Connector/J streams a result set row by row only with this fetch size.
+                .setResultSetFetchSize(Integer.MIN_VALUE)
                 .setResultExtractor(new RowExtractor(kind, valueIsTime))
                 .setTypeInformation(TypeInformation.of(HistoryRow.class))
                 .build();
         String name = "MySQL " + kind.name().toLowerCase(Locale.ROOT).replace('_', ' ');
         return env.fromSource(source, WatermarkStrategy.noWatermarks(), name);
-    }
-
-    private static long counter(JobExecutionResult result, String name) {
-        Long value = result.getAccumulatorResult(name);
-        return value == null ? 0 : value;
     }
 
     /**
@@ -277,26 +221,16 @@ public final class Bootstrap {
         private transient ValueState<InboxState> inbox;
         private transient MapState<Long, Long> senders;
         private transient MapState<Long, ConversationState> conversations;
-        private transient Map<HistoryRow.Kind, LongCounter> written;
 
         @Override
         public void open(OpenContext openContext) {
             inbox = getRuntimeContext().getState(UnreadCounter.INBOX);
             senders = getRuntimeContext().getMapState(UnreadCounter.SENDERS);
             conversations = getRuntimeContext().getMapState(UnreadCounter.CONVERSATIONS);
-            written = new EnumMap<>(HistoryRow.Kind.class);
-            written.put(HistoryRow.Kind.INBOX_CURSOR,
-                    getRuntimeContext().getLongCounter(INBOX_CURSORS));
-            written.put(HistoryRow.Kind.SENDER, getRuntimeContext().getLongCounter(SENDERS));
-            written.put(HistoryRow.Kind.CONVERSATION_CURSOR,
-                    getRuntimeContext().getLongCounter(CONVERSATION_CURSORS));
-            written.put(HistoryRow.Kind.UNREAD_SEQ,
-                    getRuntimeContext().getLongCounter(UNREAD_SEQS));
         }
 
         @Override
         public void processElement(HistoryRow row, Context context) throws Exception {
-            written.get(row.kind()).add(1);
             switch (row.kind()) {
                 case INBOX_CURSOR: {
                     InboxState state = inboxState();

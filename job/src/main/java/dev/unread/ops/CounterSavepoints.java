@@ -10,7 +10,6 @@ import java.util.Set;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
-import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.runtime.checkpoint.OperatorState;
 import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
 import org.apache.flink.runtime.state.StateBackend;
@@ -32,13 +31,13 @@ final class CounterSavepoints {
 
     /**
      * A batch environment: the context's when the tool runs inside a Flink client or test,
-     * otherwise an embedded cluster in this JVM. Generic types are off as in the job, so state is
-     * read and written with the job's serializers, never a Kryo fallback.
+     * otherwise an embedded cluster in this JVM. Unlike the job, it allows generic types: the
+     * State Processor API moves its own internal records with Kryo. The state itself is read and
+     * written with UnreadCounter's descriptors, whose types are POJOs either way.
      */
     static StreamExecutionEnvironment batchEnvironment() {
         Configuration conf = new Configuration();
         conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
-        conf.set(PipelineOptions.GENERIC_TYPES, false);
         return StreamExecutionEnvironment.getExecutionEnvironment(conf);
     }
 

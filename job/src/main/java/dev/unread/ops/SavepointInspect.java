@@ -80,8 +80,6 @@ public final class SavepointInspect {
     /** Reads every user's state in the savepoint at {@code path}. */
     public static Summary inspect(String path, int top) throws Exception {
         int maxParallelism = CounterSavepoints.counterState(path).getMaxParallelism();
-        StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
-        SavepointReader savepoint = SavepointReader.read(env, path, CounterSavepoints.stateBackend());
 
         long users = 0;
         long senders = 0;
@@ -93,10 +91,7 @@ public final class SavepointInspect {
         long badgeMismatches = 0;
         // The smallest of the largest on top, so the heap holds at most `top` users.
         PriorityQueue<UserState> largest = new PriorityQueue<>(LARGEST_FIRST.reversed());
-        try (CloseableIterator<UserState> states = savepoint
-                .readKeyedState(CounterSavepoints.COUNTER, new UserStateReader(),
-                        Types.LONG, TypeInformation.of(UserState.class))
-                .executeAndCollect("unread savepoint inspect")) {
+        try (CloseableIterator<UserState> states = read(path)) {
             while (states.hasNext()) {
                 UserState user = states.next();
                 users++;
@@ -117,6 +112,24 @@ public final class SavepointInspect {
         ranked.sort(LARGEST_FIRST);
         return new Summary(maxParallelism, users, senders, usersWithBadge, inboxCursors,
                 conversations, conversationCursors, unreadSeqs, badgeMismatches, ranked);
+    }
+
+    /** Every user's state in the savepoint, in no particular order, all of it in memory. */
+    public static List<UserState> users(String path) throws Exception {
+        CounterSavepoints.counterState(path);
+        List<UserState> users = new ArrayList<>();
+        try (CloseableIterator<UserState> states = read(path)) {
+            states.forEachRemaining(users::add);
+        }
+        return users;
+    }
+
+    private static CloseableIterator<UserState> read(String path) throws Exception {
+        StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
+        return SavepointReader.read(env, path, CounterSavepoints.stateBackend())
+                .readKeyedState(CounterSavepoints.COUNTER, new UserStateReader(),
+                        Types.LONG, TypeInformation.of(UserState.class))
+                .executeAndCollect("unread savepoint inspect");
     }
 
     static void print(String path, Summary summary, PrintStream out) {

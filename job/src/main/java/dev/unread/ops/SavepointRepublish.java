@@ -8,6 +8,7 @@ import dev.unread.state.UnreadCounter;
 import dev.unread.state.UnreadSeqs;
 import java.io.PrintStream;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.accumulators.LongCounter;
@@ -64,6 +65,9 @@ public final class SavepointRepublish {
         SavepointReader.read(env, path, CounterSavepoints.stateBackend())
                 .readKeyedState(CounterSavepoints.COUNTER, new CountsReader(),
                         Types.LONG, TypeInformation.of(UnreadCount.class))
+                // The reader's source passes on a null for a user who has no count above 0.
+                .filter(Objects::nonNull)
+                .name("counts above 0")
                 .sinkTo(new RedisCounts(config))
                 .name("Redis counts");
         JobExecutionResult result = env.execute("unread savepoint republish");

@@ -80,6 +80,8 @@ class FlinkConfTest {
         expect(JobManagerOptions.EXECUTION_FAILOVER_STRATEGY, "region");
         expect(CoreOptions.DEFAULT_PARALLELISM, 2);
 
+        expect(CoreOptions.FLINK_JVM_OPTIONS, System.getProperty("flink.jvm.options"));
+
         expect(PipelineOptions.MAX_PARALLELISM, 128);
         expect(PipelineOptions.GENERIC_TYPES, false);
 

@@ -1,0 +1,49 @@
+package dev.unread.ops;
+
+import dev.unread.events.ChatEvent;
+import dev.unread.events.EventJson;
+import dev.unread.events.RawRecord;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+
+/** Bounded sources of given events, encoded as producers publish them, in place of Kafka. */
+final class EventSources {
+
+    private EventSources() {}
+
+    /** The events of {@code events} that belong on {@code topic}'s side, as raw records. */
+    static DataGeneratorSource<RawRecord> of(Collection<ChatEvent> events, boolean messages) {
+        ArrayList<String> values = new ArrayList<>();
+        for (ChatEvent e : events) {
+            if (EventJson.isMessage(e) == messages) {
+                values.add(EventJson.text(e));
+            }
+        }
+        String topic = messages ? "chat-messages" : "chat-reads";
+        return new DataGeneratorSource<>(
+                new Records(topic, values), values.size(), TypeInformation.of(RawRecord.class));
+    }
+
+    /** Record {@code i} is the {@code i}-th value, at offset {@code i} of partition 0. */
+    private static final class Records implements GeneratorFunction<Long, RawRecord> {
+        private static final long serialVersionUID = 1L;
+
+        private final String topic;
+        private final ArrayList<String> values;
+
+        Records(String topic, ArrayList<String> values) {
+            this.topic = topic;
+            this.values = values;
+        }
+
+        @Override
+        public RawRecord map(Long index) {
+            byte[] value = values.get(index.intValue()).getBytes(StandardCharsets.UTF_8);
+            return new RawRecord(topic, 0, index, null, value);
+        }
+    }
+}
