@@ -78,7 +78,8 @@ public final class Bootstrap {
             if (output == null) {
                 throw new IllegalArgumentException("--output DIR is required");
             }
-            table = parsed.toolFlags().getOrDefault("messages-table", DEFAULT_MESSAGES_TABLE);
+            table = tableName(
+                    parsed.toolFlags().getOrDefault("messages-table", DEFAULT_MESSAGES_TABLE));
             config = UnreadConfig.from(parsed.settings(), System.getenv());
         } catch (IllegalArgumentException e) {
             out.println(e.getMessage());
@@ -98,9 +99,7 @@ public final class Bootstrap {
     /** Writes the savepoint of the history in {@code config}'s database to {@code output}. */
     public static void bootstrap(UnreadConfig config, String messagesTable, String output)
             throws Exception {
-        if (!TABLE_NAME.matcher(messagesTable).matches()) {
-            throw new IllegalArgumentException("not a table name: " + messagesTable);
-        }
+        tableName(messagesTable);
         StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
 
         String inboxCursors = "SELECT user_id, last_read_at FROM user_activity"
@@ -136,6 +135,13 @@ public final class Bootstrap {
                                 .transform(new HistoryToState()))
                 .write(output);
         env.execute("unread bootstrap");
+    }
+
+    private static String tableName(String name) {
+        if (!TABLE_NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("not a table name: " + name);
+        }
+        return name;
     }
 
     /**
