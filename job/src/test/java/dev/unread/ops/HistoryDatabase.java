@@ -47,14 +47,16 @@ final class HistoryDatabase implements AutoCloseable {
     }
 
     static HistoryDatabase create() throws Exception {
-        String name = "unread_ops_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        String name =
+                "unread_ops_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         try (Connection server = DriverManager.getConnection(SERVER, USER, "");
                 Statement statement = server.createStatement()) {
             statement.execute("CREATE DATABASE " + name);
         }
         HistoryDatabase db = new HistoryDatabase(name,
                 DriverManager.getConnection(SERVER + name, USER, ""));
-        try (Stream<Path> files = Files.list(FlinkConf.findDir().resolveSibling("docker/mysql/init"))) {
+        Path initSql = FlinkConf.findDir().resolveSibling("docker/mysql/init");
+        try (Stream<Path> files = Files.list(initSql)) {
             for (Path file : files.sorted().toList()) {
                 db.runScript(Files.readString(file));
             }
@@ -99,7 +101,8 @@ final class HistoryDatabase implements AutoCloseable {
                 PreparedStatement conversation = connection.prepareStatement(
                         "INSERT INTO conversation_member (conversation_id, user_id, last_read_seq)"
                                 + " VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE"
-                                + " last_read_seq = GREATEST(last_read_seq, VALUES(last_read_seq))")) {
+                                + " last_read_seq ="
+                                + " GREATEST(last_read_seq, VALUES(last_read_seq))")) {
             for (ChatEvent e : events) {
                 switch (e.kind) {
                     case MESSAGE:

@@ -28,7 +28,8 @@ class SavepointToolsTest {
 
     @Test
     void aFlagWithoutItsValueIsRefused() {
-        assertThatThrownBy(() -> CounterSavepoints.Args.parse(new String[] {"--top"}, Set.of("top")))
+        assertThatThrownBy(
+                        () -> CounterSavepoints.Args.parse(new String[] {"--top"}, Set.of("top")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--top needs a value");
     }
