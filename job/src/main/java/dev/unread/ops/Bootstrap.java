@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -65,6 +66,11 @@ public final class Bootstrap {
 
     /** Entry point of {@code unread bootstrap}; returns the process's exit code. */
     public static int run(String[] args, PrintStream out) throws Exception {
+        return run(args, System.getenv(), out);
+    }
+
+    /** {@link #run(String[], PrintStream)} with the environment given. */
+    static int run(String[] args, Map<String, String> env, PrintStream out) throws Exception {
         String output;
         String table;
         UnreadConfig config;
@@ -80,7 +86,7 @@ public final class Bootstrap {
             }
             table = tableName(
                     parsed.toolFlags().getOrDefault("messages-table", DEFAULT_MESSAGES_TABLE));
-            config = UnreadConfig.from(parsed.settings(), System.getenv());
+            config = UnreadConfig.from(parsed.settings(), env);
         } catch (IllegalArgumentException e) {
             out.println(e.getMessage());
             out.println("usage: unread bootstrap --output DIR [--messages-table NAME]"

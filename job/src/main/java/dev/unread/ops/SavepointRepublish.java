@@ -40,12 +40,17 @@ public final class SavepointRepublish {
 
     /** Entry point of {@code unread savepoint republish}; returns the process's exit code. */
     public static int run(String[] args, PrintStream out) throws Exception {
+        return run(args, System.getenv(), out);
+    }
+
+    /** {@link #run(String[], PrintStream)} with the environment given. */
+    static int run(String[] args, Map<String, String> env, PrintStream out) throws Exception {
         String path;
         UnreadConfig config;
         try {
             CounterSavepoints.Args parsed = CounterSavepoints.Args.parse(args, Set.of());
             path = parsed.only("savepoint path");
-            config = UnreadConfig.from(parsed.settings(), System.getenv());
+            config = UnreadConfig.from(parsed.settings(), env);
         } catch (IllegalArgumentException e) {
             out.println(e.getMessage());
             out.println("usage: unread savepoint republish PATH [--redis-url URL]"

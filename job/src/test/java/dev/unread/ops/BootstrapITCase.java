@@ -157,7 +157,9 @@ class BootstrapITCase {
         String output = savepointRoot.resolve("from-command").toUri().toString();
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         int exit = Bootstrap.run(
-                new String[] {"--output", output, "--jdbc-url", db.jdbcUrl()},
+                new String[] {"--output", output, "--jdbc-url", db.jdbcUrl(),
+                        "--jdbc-user", db.user()},
+                db.environment(),
                 new PrintStream(bytes, true, "UTF-8"));
         String printed = bytes.toString(StandardCharsets.UTF_8);
 

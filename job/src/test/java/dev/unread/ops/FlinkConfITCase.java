@@ -2,6 +2,7 @@ package dev.unread.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.testing.Poll;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -10,12 +11,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.LockSupport;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.ValueState;
@@ -91,20 +90,15 @@ class FlinkConfITCase {
         HttpClient http = HttpClient.newHttpClient();
         HttpRequest request =
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build();
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
-        String body = "";
-        while (Instant.now().isBefore(deadline)) {
+        return Poll.until(expected + " on port " + port, Duration.ofSeconds(30), () -> {
             try {
-                body = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
-                if (body.contains(expected)) {
-                    return body;
-                }
+                String body = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
+                return body.contains(expected) ? body : null;
             } catch (IOException notYetListening) {
-                // The reporter starts with the cluster's metric registry; poll until it answers.
+                // The reporter starts with the cluster's metric registry.
+                return null;
             }
-            LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
-        }
-        throw new AssertionError("no " + expected + " on port " + port + " within 30 s:\n" + body);
+        });
     }
 
     private static int freePort() throws IOException {

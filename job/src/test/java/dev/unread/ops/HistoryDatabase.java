@@ -2,10 +2,10 @@ package dev.unread.ops;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
+import dev.unread.testing.MySqlTestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -15,21 +15,17 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
- * A database of its own on the shared MariaDB, created with the stack's init SQL (so that SQL is
- * tested on every run) and dropped on close: the history `unread bootstrap` reads, and the SQL
- * answer to compare the job with.
+ * A {@link MySqlTestDatabase} with the stack's init SQL run in it (so that SQL is tested on every
+ * run): the history `unread bootstrap` reads, and the SQL answer to compare the job with.
  */
 final class HistoryDatabase implements AutoCloseable {
-
-    static final String SERVER = "jdbc:mysql://127.0.0.1:3306/";
-    static final String USER = "root";
 
     /** A message the contract accepts, as in {@link Bootstrap}, for the SQL answer. */
     private static final String VALID = "m.sender_id > 0 AND m.receiver_id > 0"
@@ -37,24 +33,17 @@ final class HistoryDatabase implements AutoCloseable {
             + " AND ((m.conversation_id IS NULL AND m.seq IS NULL)"
             + " OR (m.conversation_id > 0 AND m.seq > 0))";
 
-    final String name;
+    private final MySqlTestDatabase database;
     private final Connection connection;
     private long nextMessageId = 1;
 
-    private HistoryDatabase(String name, Connection connection) {
-        this.name = name;
-        this.connection = connection;
+    private HistoryDatabase(MySqlTestDatabase database) throws SQLException {
+        this.database = database;
+        this.connection = database.connect();
     }
 
     static HistoryDatabase create() throws Exception {
-        String name =
-                "unread_ops_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        try (Connection server = DriverManager.getConnection(SERVER, USER, "");
-                Statement statement = server.createStatement()) {
-            statement.execute("CREATE DATABASE " + name);
-        }
-        HistoryDatabase db = new HistoryDatabase(name,
-                DriverManager.getConnection(SERVER + name, USER, ""));
+        HistoryDatabase db = new HistoryDatabase(MySqlTestDatabase.create());
         Path initSql = FlinkConf.findDir().resolveSibling("docker/mysql/init");
         try (Stream<Path> files = Files.list(initSql)) {
             for (Path file : files.sorted().toList()) {
@@ -65,15 +54,30 @@ final class HistoryDatabase implements AutoCloseable {
     }
 
     String jdbcUrl() {
-        return SERVER + name;
+        return database.jdbcUrl();
     }
 
-    /** The job's settings pointed at this database and, under {@code redisPrefix}, at Redis. */
+    /**
+     * The job's settings pointed at this database as its own user (the password from the
+     * environment, as in production) and, under {@code redisPrefix}, at Redis.
+     */
     UnreadConfig config(String redisPrefix) {
-        return UnreadConfig.with(Map.of(
+        Map<String, String> settings = new HashMap<>(Map.of(
                 "jdbc-url", jdbcUrl(),
+                "jdbc-user", database.name,
                 "redis-key-prefix", redisPrefix,
                 "flush-interval-ms", "50"));
+        return UnreadConfig.from(
+                settings, Map.of(UnreadConfig.JDBC_PASSWORD_ENV, database.password));
+    }
+
+    /** The environment a tool started as a process would see: the database's password. */
+    Map<String, String> environment() {
+        return Map.of(UnreadConfig.JDBC_PASSWORD_ENV, database.password);
+    }
+
+    String user() {
+        return database.name;
     }
 
     private void runScript(String sql) throws SQLException {
@@ -203,10 +207,10 @@ final class HistoryDatabase implements AutoCloseable {
 
     @Override
     public void close() throws SQLException {
-        try (Statement statement = connection.createStatement()) {
-            statement.execute("DROP DATABASE " + name);
-        } finally {
+        try {
             connection.close();
+        } finally {
+            database.close();
         }
     }
 }
