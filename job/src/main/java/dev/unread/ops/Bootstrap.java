@@ -64,13 +64,33 @@ public final class Bootstrap {
 
     private Bootstrap() {}
 
-    /** Entry point of {@code unread bootstrap}; returns the process's exit code. */
-    public static int run(String[] args, PrintStream out) throws Exception {
-        return run(args, System.getenv(), out);
+    /** What {@code unread help} shows for this command. */
+    public static String usage() {
+        return """
+                usage: unread bootstrap --output DIR [--messages-table NAME] [--jdbc-url URL]
+                                        [--jdbc-user USER] [--max-parallelism N]
+                  Builds a savepoint of the job's counting state from MySQL history: the messages
+                  table (default messages), user_activity and conversation_member. Start the job
+                  from it with flink run -s DIR. The password comes from UNREAD_JDBC_PASSWORD.
+                """;
     }
 
-    /** {@link #run(String[], PrintStream)} with the environment given. */
-    static int run(String[] args, Map<String, String> env, PrintStream out) throws Exception {
+    /**
+     * Entry point of {@code unread bootstrap} with the process's environment and stderr: {@link
+     * #run(String[], Map, PrintStream, PrintStream)}.
+     */
+    public static int run(String[] args, PrintStream out) throws Exception {
+        return run(args, System.getenv(), out, System.err);
+    }
+
+    /**
+     * Entry point of {@code unread bootstrap}. Returns the exit status: 0 done, 2 the command line
+     * was wrong (the reason and {@link #usage()} on {@code err}); a failure throws.
+     *
+     * @param env the environment: UNREAD_* settings and the JDBC password
+     */
+    public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err)
+            throws Exception {
         String output;
         String table;
         UnreadConfig config;
@@ -88,10 +108,8 @@ public final class Bootstrap {
                     parsed.toolFlags().getOrDefault("messages-table", DEFAULT_MESSAGES_TABLE));
             config = UnreadConfig.from(parsed.settings(), env);
         } catch (IllegalArgumentException e) {
-            out.println(e.getMessage());
-            out.println("usage: unread bootstrap --output DIR [--messages-table NAME]"
-                    + " [--jdbc-url URL] [--jdbc-user USER] [--max-parallelism N]"
-                    + " (password from " + UnreadConfig.JDBC_PASSWORD_ENV + ")");
+            err.println("unread bootstrap: " + e.getMessage());
+            err.print(usage());
             return 2;
         }
         bootstrap(config, table, output);

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -57,8 +58,31 @@ public final class SavepointInspect {
             long badgeMismatches,
             List<UserState> largest) {}
 
-    /** Entry point of {@code unread savepoint inspect}; returns the process's exit code. */
+    /** What {@code unread help} shows for this command. */
+    public static String usage() {
+        return """
+                usage: unread savepoint inspect PATH [--top N]
+                  What UnreadCounter's state in a savepoint or retained checkpoint holds: users,
+                  senders, conversations, unread seqs, and the N largest users (default 10).
+                """;
+    }
+
+    /**
+     * Entry point of {@code unread savepoint inspect} with the process's environment and stderr: {@link
+     * #run(String[], Map, PrintStream, PrintStream)}.
+     */
     public static int run(String[] args, PrintStream out) throws Exception {
+        return run(args, System.getenv(), out, System.err);
+    }
+
+    /**
+     * Entry point of {@code unread savepoint inspect}. Returns the exit status: 0 done, 2 the command line
+     * was wrong (the reason and {@link #usage()} on {@code err}); a failure throws.
+     *
+     * @param env the environment: UNREAD_* settings and the JDBC password
+     */
+    public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err)
+            throws Exception {
         String path;
         int top;
         try {
@@ -69,8 +93,8 @@ public final class SavepointInspect {
             path = parsed.only("savepoint path");
             top = Integer.parseInt(parsed.toolFlags().getOrDefault("top", "" + DEFAULT_TOP));
         } catch (IllegalArgumentException e) {
-            out.println(e.getMessage());
-            out.println("usage: unread savepoint inspect PATH [--top N]");
+            err.println("unread savepoint inspect: " + e.getMessage());
+            err.print(usage());
             return 2;
         }
         print(path, inspect(path, top), out);

@@ -38,13 +38,33 @@ public final class SavepointRepublish {
 
     private SavepointRepublish() {}
 
-    /** Entry point of {@code unread savepoint republish}; returns the process's exit code. */
-    public static int run(String[] args, PrintStream out) throws Exception {
-        return run(args, System.getenv(), out);
+    /** What {@code unread help} shows for this command. */
+    public static String usage() {
+        return """
+                usage: unread savepoint republish PATH [--redis-url URL] [--redis-key-prefix P]
+                  Writes every count the savepoint holds to Redis (SET/HSET, absolute values):
+                  the recovery after Redis lost its data. Run it while the job is stopped, on the
+                  savepoint the job is then started from. Settings also from UNREAD_REDIS_URL and
+                  UNREAD_REDIS_KEY_PREFIX.
+                """;
     }
 
-    /** {@link #run(String[], PrintStream)} with the environment given. */
-    static int run(String[] args, Map<String, String> env, PrintStream out) throws Exception {
+    /**
+     * Entry point of {@code unread savepoint republish} with the process's environment and stderr: {@link
+     * #run(String[], Map, PrintStream, PrintStream)}.
+     */
+    public static int run(String[] args, PrintStream out) throws Exception {
+        return run(args, System.getenv(), out, System.err);
+    }
+
+    /**
+     * Entry point of {@code unread savepoint republish}. Returns the exit status: 0 done, 2 the command line
+     * was wrong (the reason and {@link #usage()} on {@code err}); a failure throws.
+     *
+     * @param env the environment: UNREAD_* settings and the JDBC password
+     */
+    public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err)
+            throws Exception {
         String path;
         UnreadConfig config;
         try {
@@ -52,9 +72,8 @@ public final class SavepointRepublish {
             path = parsed.only("savepoint path");
             config = UnreadConfig.from(parsed.settings(), env);
         } catch (IllegalArgumentException e) {
-            out.println(e.getMessage());
-            out.println("usage: unread savepoint republish PATH [--redis-url URL]"
-                    + " [--redis-key-prefix PREFIX]");
+            err.println("unread savepoint republish: " + e.getMessage());
+            err.print(usage());
             return 2;
         }
         long written = republish(path, config);

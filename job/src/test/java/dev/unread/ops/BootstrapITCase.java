@@ -160,7 +160,8 @@ class BootstrapITCase {
                 new String[] {"--output", output, "--jdbc-url", db.jdbcUrl(),
                         "--jdbc-user", db.user()},
                 db.environment(),
-                new PrintStream(bytes, true, "UTF-8"));
+                new PrintStream(bytes, true, "UTF-8"),
+                System.err);
         String printed = bytes.toString(StandardCharsets.UTF_8);
 
         seeded(() -> {

@@ -82,20 +82,27 @@ class SavepointToolsTest {
             assertThat(run.exit).as(table).isEqualTo(2);
             assertThat(run.printed).contains("not a table name");
         }
-        assertThat(run(Bootstrap::run, "--output", "/tmp/sp", "--messages-table", "chat.messages",
-                "--bogus", "1").printed).doesNotContain("not a table name");
+        Run qualified = run(Bootstrap::run, "--output", "/tmp/sp",
+                "--messages-table", "chat.messages", "--bogus", "1");
+        assertThat(qualified.printed).doesNotContain("not a table name")
+                .contains("unknown setting --bogus");
     }
 
     private record Run(int exit, String printed) {}
 
     @FunctionalInterface
     private interface Tool {
-        int run(String[] args, PrintStream out) throws Exception;
+        int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err)
+                throws Exception;
     }
 
+    /** Runs {@code tool}; what it printed on stderr, where usage errors go. */
     private static Run run(Tool tool, String... args) throws Exception {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        int exit = tool.run(args, new PrintStream(bytes, true, StandardCharsets.UTF_8));
-        return new Run(exit, bytes.toString(StandardCharsets.UTF_8));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = tool.run(args, Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+        return new Run(exit, err.toString(StandardCharsets.UTF_8));
     }
 }
