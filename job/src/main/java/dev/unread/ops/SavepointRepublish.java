@@ -50,16 +50,16 @@ public final class SavepointRepublish {
     }
 
     /**
-     * Entry point of {@code unread savepoint republish} with the process's environment and stderr: {@link
-     * #run(String[], Map, PrintStream, PrintStream)}.
+     * Entry point of {@code unread savepoint republish} with the process's environment and stderr:
+     * {@link #run(String[], Map, PrintStream, PrintStream)}.
      */
     public static int run(String[] args, PrintStream out) throws Exception {
         return run(args, System.getenv(), out, System.err);
     }
 
     /**
-     * Entry point of {@code unread savepoint republish}. Returns the exit status: 0 done, 2 the command line
-     * was wrong (the reason and {@link #usage()} on {@code err}); a failure throws.
+     * Entry point of {@code unread savepoint republish}. Returns the exit status: 0 done, 2 the
+     * command line was wrong (the reason and {@link #usage()} on {@code err}); a failure throws.
      *
      * @param env the environment: UNREAD_* settings and the JDBC password
      */
