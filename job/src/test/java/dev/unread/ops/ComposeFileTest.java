@@ -41,6 +41,10 @@ class ComposeFileTest {
     /** The state-query-api's entry point, as the Dockerfile's api target starts it. */
     private static final String API_MAIN = "dev.unread.api.StateQueryApi";
 
+    /** Where the API's settings are defined (the module does not depend on the job's). */
+    private static final Path API_CONFIG =
+            ROOT.resolve("state-query-api/src/main/java/dev/unread/api/ApiConfig.java");
+
     private static Map<String, Object> services;
     private static String dockerfile;
     private static Map<String, String> pom;
@@ -101,27 +105,42 @@ class ComposeFileTest {
     }
 
     @Test
-    void everyUnreadVariableIsASettingOfTheCode() {
-        Set<String> known = new LinkedHashSet<>();
-        UnreadConfig.defaults().keySet().forEach(name -> known.add(UnreadConfig.envName(name)));
-        known.add(UnreadConfig.JDBC_PASSWORD_ENV);
+    void everyUnreadVariableIsASettingOfTheProgramItConfigures() throws Exception {
+        Set<String> job = new LinkedHashSet<>();
+        UnreadConfig.defaults().keySet().forEach(name -> job.add(UnreadConfig.envName(name)));
+        job.add(UnreadConfig.JDBC_PASSWORD_ENV);
+        Set<String> api = new LinkedHashSet<>();
+        Matcher constant = Pattern.compile("\"(UNREAD_[A-Z_]+)\"")
+                .matcher(Files.readString(API_CONFIG));
+        while (constant.find()) {
+            api.add(constant.group(1));
+        }
 
-        List<String> used = new ArrayList<>();
+        assertThat(api).contains("UNREAD_API_HOST", "UNREAD_API_PORT", "UNREAD_REDIS_URL");
         for (String name : services.keySet()) {
+            Set<String> known = name.equals("state-query-api") ? api : job;
             environment(name).keySet().stream()
                     .filter(variable -> variable.startsWith("UNREAD_"))
-                    .forEach(used::add);
+                    .forEach(variable -> assertThat(known).as(name).contains(variable));
         }
-        assertThat(used).isNotEmpty();
-        assertThat(known).containsAll(used);
+        assertThat(environment("client")).containsKey("UNREAD_KAFKA_BOOTSTRAP");
+    }
+
+    @Test
+    void theApiListensOnThePortComposePublishes() {
+        Map<String, String> env = environment("state-query-api");
+
+        assertThat(env).containsEntry("UNREAD_API_HOST", "0.0.0.0");
+        assertThat(published("state-query-api"))
+                .containsExactly(Integer.parseInt(env.get("UNREAD_API_PORT")));
     }
 
     @Test
     void theJobAndTheApiReachTheOtherServicesByTheirNames() {
         for (String name : List.of("client", "state-query-api")) {
             Map<String, String> env = new HashMap<>(environment(name));
-            // Compose would substitute these from the user's environment; unset, they are empty.
-            env.replaceAll((variable, value) -> value.startsWith("${") ? "" : value);
+            // What compose substitutes when the user's environment leaves them unset.
+            env.replaceAll((variable, value) -> unset(value));
             UnreadConfig config = UnreadConfig.from(Map.of(), env);
 
             assertThat(config.kafkaBootstrap).as(name).isEqualTo("kafka:19092");
@@ -144,7 +163,7 @@ class ComposeFileTest {
             environment(name).forEach((variable, value) -> {
                 if (variable.equals("MYSQL_ALLOW_EMPTY_PASSWORD")) {
                     assertThat(value).isEqualTo("yes");
-                } else if (variable.contains("PASSWORD")) {
+                } else if (variable.contains("PASSWORD") || variable.contains("TOKEN")) {
                     assertThat(value).as(name + " " + variable).matches(fromEnvironment);
                 }
                 if (value.contains("://")) {
@@ -209,12 +228,15 @@ class ComposeFileTest {
     @Test
     void theClientSubmitsTheJarTheImageHolds() throws Exception {
         String script = String.join("\n", strings(service("client").get("command")));
-        Matcher run = Pattern.compile("flink run -d -m jobmanager:(\\d+) (\\S+\\.jar)")
+        Matcher run = Pattern.compile("(?s)flink run -d -m jobmanager:(\\d+) (.*?)(/\\S+\\.jar)")
                 .matcher(script);
 
         assertThat(run.find()).as(script).isTrue();
         assertThat(Integer.parseInt(run.group(1))).isEqualTo(flinkConf.get(RestOptions.PORT));
-        assertThat(dockerfile).contains("COPY --from=build /out/unread-job.jar " + run.group(2));
+        assertThat(run.group(2)).contains("-s \"$$FROM_SAVEPOINT\"");
+        assertThat(dockerfile).contains("COPY --from=build /out/unread-job.jar " + run.group(3));
+        // Once state exists on the volume, the client starts the job only from a savepoint.
+        assertThat(script).contains("find " + mounts("client").get("flink-data") + " -mindepth 2");
         assertThat(Files.readString(ROOT.resolve("job/pom.xml")))
                 .contains("<mainClass>" + UnreadJob.class.getName() + "</mainClass>");
     }
@@ -226,6 +248,12 @@ class ComposeFileTest {
                 + API_MAIN.replace('.', '/') + ".java");
         assumeTrue(Files.exists(source), "the state-query-api module has no " + API_MAIN + " yet");
         assertThat(source).isRegularFile();
+    }
+
+    /** {@code ${NAME:-default}} → default, {@code ${NAME}} → empty, as compose does. */
+    private static String unset(String value) {
+        Matcher variable = Pattern.compile("\\$\\{[A-Z_]+(:-([^}]*))?}").matcher(value);
+        return variable.replaceAll(m -> m.group(2) == null ? "" : m.group(2));
     }
 
     private static Map<String, Object> service(String name) {
