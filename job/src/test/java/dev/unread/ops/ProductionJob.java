@@ -1,0 +1,156 @@
+package dev.unread.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.UnreadJob;
+import dev.unread.config.UnreadConfig;
+import dev.unread.events.ChatEvent;
+import dev.unread.events.EventJson;
+import dev.unread.testing.MySqlTestDatabase;
+import dev.unread.testing.Oracle;
+import dev.unread.testing.Poll;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * The production pipeline ({@link UnreadJob#forProduction}: Kafka in, Redis, MySQL and Kafka
+ * out) as the savepoint tests run it: started at a parallelism, from a savepoint or not, stopped
+ * with a savepoint; and the checks that its outputs equal the oracle's.
+ */
+final class ProductionJob {
+
+    static final Duration TIMEOUT = Duration.ofSeconds(120);
+
+    private final JobClient client;
+
+    private ProductionJob(JobClient client) {
+        this.client = client;
+    }
+
+    /** Submits the job to the test's cluster; {@code savepoint} null starts it with empty state. */
+    static ProductionJob start(UnreadConfig config, int parallelism, String savepoint)
+            throws Exception {
+        Configuration conf = UnreadJob.settings(config);
+        conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+        if (savepoint != null) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        // The test environment sets its own default; the job's is what is tested.
+        env.setParallelism(parallelism);
+        UnreadJob.forProduction(config).build(env);
+        return new ProductionJob(env.executeAsync("unread"));
+    }
+
+    /** Stops the job with a savepoint under {@code dir}; returns the savepoint's path. */
+    String stopWithSavepoint(Path dir) throws Exception {
+        return client
+                .stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
+                .get();
+    }
+
+    /** The parallelism the cluster runs the counting operator at. */
+    int counterParallelism(MiniCluster cluster) throws Exception {
+        for (AccessExecutionJobVertex vertex :
+                cluster.getExecutionGraph(client.getJobID()).get().getAllVertices().values()) {
+            if (vertex.getName().contains("count unread")) {
+                return vertex.getParallelism();
+            }
+        }
+        throw new AssertionError("no counting operator in the job");
+    }
+
+    void cancel() throws Exception {
+        client.cancel().get();
+    }
+
+    /** The records producers publish for {@code events}: each on its topic, keyed by user. */
+    static List<ProducerRecord<byte[], byte[]>> records(
+            UnreadConfig config, List<ChatEvent> events) {
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        for (ChatEvent e : events) {
+            String topic = EventJson.isMessage(e) ? config.messagesTopic : config.readsTopic;
+            records.add(new ProducerRecord<>(topic, EventJson.key(e), EventJson.value(e)));
+        }
+        return records;
+    }
+
+    /** Waits until Redis under the config's prefix holds exactly the oracle's counts. */
+    static void awaitRedis(UnreadConfig config, Oracle expected) throws Exception {
+        String prefix = config.redisKeyPrefix;
+        Map<String, String> strings = expected.redisSenderKeys(prefix);
+        Map<String, Map<String, String>> hashes = expected.redisConversationHashes(prefix);
+        try {
+            Poll.until("Redis equals the oracle", TIMEOUT, () ->
+                    TestRedis.strings(prefix).equals(strings)
+                                    && TestRedis.hashes(prefix).equals(hashes)
+                            ? true
+                            : null);
+        } catch (AssertionError timedOut) {
+            // Show the difference rather than only that there is one.
+            assertThat(TestRedis.strings(prefix)).isEqualTo(strings);
+            assertThat(TestRedis.hashes(prefix)).isEqualTo(hashes);
+            throw timedOut;
+        }
+    }
+
+    /**
+     * Waits until MySQL holds the oracle's cursors: every {@code last_read_at} and {@code
+     * last_read_seq}, and an {@code unread_count} no larger than any arrival order can give.
+     */
+    static void awaitMySql(MySqlTestDatabase db, Oracle expected) throws Exception {
+        try {
+            Poll.until("MySQL equals the oracle", TIMEOUT, () ->
+                    userActivity(db).equals(expected.userActivityRows())
+                                    && lastReadSeqs(db).equals(expected.conversationMemberRows())
+                            ? true
+                            : null);
+        } catch (AssertionError timedOut) {
+            assertThat(userActivity(db)).isEqualTo(expected.userActivityRows());
+            assertThat(lastReadSeqs(db)).isEqualTo(expected.conversationMemberRows());
+            throw timedOut;
+        }
+        for (List<String> row : db.rows(
+                "SELECT conversation_id, user_id, unread_count FROM conversation_member")) {
+            Oracle.Member member =
+                    new Oracle.Member(Long.parseLong(row.get(0)), Long.parseLong(row.get(1)));
+            assertThat(Long.parseLong(row.get(2)))
+                    .as("unread_count of " + member)
+                    .isBetween(0L, expected.unreadCountUpperBound(member));
+        }
+    }
+
+    /** user_id → last_read_at as epoch ms (DATETIME(3) in UTC, no time zone involved). */
+    private static Map<Long, Long> userActivity(MySqlTestDatabase db) throws Exception {
+        Map<Long, Long> rows = new TreeMap<>();
+        for (List<String> row : db.rows("SELECT user_id, TIMESTAMPDIFF(MICROSECOND,"
+                + " '1970-01-01 00:00:00', last_read_at) DIV 1000 FROM user_activity")) {
+            rows.put(Long.parseLong(row.get(0)), Long.parseLong(row.get(1)));
+        }
+        return rows;
+    }
+
+    private static Map<Oracle.Member, Long> lastReadSeqs(MySqlTestDatabase db) throws Exception {
+        Map<Oracle.Member, Long> rows = new TreeMap<>();
+        for (List<String> row : db.rows(
+                "SELECT conversation_id, user_id, last_read_seq FROM conversation_member")) {
+            rows.put(new Oracle.Member(Long.parseLong(row.get(0)), Long.parseLong(row.get(1))),
+                    Long.parseLong(Objects.requireNonNull(row.get(2))));
+        }
+        return rows;
+    }
+}
