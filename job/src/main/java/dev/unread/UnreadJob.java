@@ -61,11 +61,23 @@ public final class UnreadJob {
     private final Source<RawRecord, ?, ?> messages;
     private final Source<RawRecord, ?, ?> reads;
     private final Outputs outputs;
+    private final long idleStateDays;
 
+    /** A job that keeps every user's state forever. */
     public UnreadJob(Source<RawRecord, ?, ?> messages, Source<RawRecord, ?, ?> reads, Outputs outputs) {
+        this(messages, reads, outputs, 0);
+    }
+
+    /** A job that forgets users idle for {@code idleStateDays} days (0: never). */
+    public UnreadJob(
+            Source<RawRecord, ?, ?> messages,
+            Source<RawRecord, ?, ?> reads,
+            Outputs outputs,
+            long idleStateDays) {
         this.messages = messages;
         this.reads = reads;
         this.outputs = outputs;
+        this.idleStateDays = idleStateDays;
     }
 
     /** The production wiring: Kafka in, Redis, MySQL and Kafka out. */
@@ -78,7 +90,8 @@ public final class UnreadJob {
                         new RedisReceipts(config),
                         MySqlCursors.userActivity(config),
                         MySqlCursors.conversationMember(config),
-                        KafkaDeadLetters.sink(config)));
+                        KafkaDeadLetters.sink(config)),
+                config.idleStateDays);
     }
 
     public static void main(String[] args) throws Exception {
@@ -130,7 +143,7 @@ public final class UnreadJob {
                 messageEvents
                         .union(readEvents)
                         .keyBy(event -> event.userId, Types.LONG)
-                        .process(new UnreadCounter())
+                        .process(new UnreadCounter(idleStateDays))
                         .uid(COUNTER_UID)
                         .name("count unread");
 

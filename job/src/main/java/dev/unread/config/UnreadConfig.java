@@ -33,6 +33,7 @@ public final class UnreadConfig implements Serializable {
         DEFAULTS.put("parallelism", "0");
         DEFAULTS.put("max-parallelism", "128");
         DEFAULTS.put("checkpoint-interval-ms", "10000");
+        DEFAULTS.put("idle-state-days", "0");
     }
 
     /** Read from the environment only. */
@@ -57,6 +58,8 @@ public final class UnreadConfig implements Serializable {
     /** Fixed once state exists: it is the number of key groups state is split into. */
     public final int maxParallelism;
     public final long checkpointIntervalMs;
+    /** A user with no event for this many days is forgotten (counts to 0); 0: never. */
+    public final long idleStateDays;
 
     private UnreadConfig(Map<String, String> s, String jdbcPassword) {
         kafkaBootstrap = s.get("kafka-bootstrap");
@@ -73,6 +76,7 @@ public final class UnreadConfig implements Serializable {
         parallelism = (int) atLeast(s, "parallelism", 0);
         maxParallelism = (int) positive(s, "max-parallelism");
         checkpointIntervalMs = positive(s, "checkpoint-interval-ms");
+        idleStateDays = atLeast(s, "idle-state-days", 0);
     }
 
     /** The defaults, overridden by the environment, overridden by {@code settings}. */

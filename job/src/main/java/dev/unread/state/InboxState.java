@@ -8,11 +8,15 @@ package dev.unread.state;
  * <ul>
  *   <li>{@code lastReadAt}: newest {@code INBOX_OPENED.readAt}, epoch ms; 0 when never opened.
  *   <li>{@code unreadSenders}: how many senders are held in the sender map, i.e. the badge.
+ *   <li>{@code lastActiveDay}: processing-time day (epoch days) of the user's latest event, kept
+ *       only when idle state expires; 0 otherwise. Added after savepoints/v1: POJO schema
+ *       evolution restores it as 0.
  * </ul>
  */
 public class InboxState {
     public long lastReadAt;
     public long unreadSenders;
+    public long lastActiveDay;
 
     public InboxState() {}
 }

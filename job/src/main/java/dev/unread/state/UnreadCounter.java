@@ -4,6 +4,7 @@ import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.InboxCursor;
 import dev.unread.events.UnreadCount;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -12,6 +13,7 @@ import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -27,6 +29,11 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>Emits a {@link UnreadCount} only when a count changes, and the cursors to side outputs only
  * when they advance.
+ *
+ * <p>Optionally a user idle for a whole number of days is forgotten: the counts go to 0 (so Redis
+ * drops the keys) and all of the user's state is cleared. Flink's own state TTL is not used for
+ * this because it expires each map entry on its own, which would let the badge count drift from
+ * the sender map and drop a watermark while keeping what it covers.
  */
 public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadCount> {
 
@@ -53,9 +60,26 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     public static final MapStateDescriptor<Long, ConversationState> CONVERSATIONS =
             new MapStateDescriptor<>("conversations", Types.LONG, Types.POJO(ConversationState.class));
 
+    private static final long DAY_MS = Duration.ofDays(1).toMillis();
+
+    /** Idle days after which a user's state is cleared; 0 keeps state forever. */
+    private final long idleStateDays;
+
     private transient ValueState<InboxState> inbox;
     private transient MapState<Long, Long> senders;
     private transient MapState<Long, ConversationState> conversations;
+
+    /** Keeps every user's state forever. */
+    public UnreadCounter() {
+        this(0);
+    }
+
+    public UnreadCounter(long idleStateDays) {
+        if (idleStateDays < 0) {
+            throw new IllegalArgumentException("idleStateDays must be >= 0, was " + idleStateDays);
+        }
+        this.idleStateDays = idleStateDays;
+    }
 
     @Override
     public void open(OpenContext openContext) {
@@ -67,6 +91,9 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     @Override
     public void processElement(ChatEvent event, Context ctx, Collector<UnreadCount> out)
             throws Exception {
+        if (idleStateDays > 0) {
+            markActive(ctx.timerService());
+        }
         switch (event.kind) {
             case MESSAGE:
                 // A user's own message counts toward nothing.
@@ -164,6 +191,49 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         ctx.output(
                 CONVERSATION_CURSORS,
                 new ConversationCursor(read.userId, read.conversationId, read.seq, after));
+    }
+
+    /**
+     * Records today as the user's active day and moves the user's single expiry timer to the end
+     * of the idle period: one state write and one timer per user per active day.
+     */
+    private void markActive(TimerService timers) throws Exception {
+        long today = timers.currentProcessingTime() / DAY_MS;
+        InboxState state = inboxState();
+        if (state.lastActiveDay == today) {
+            return;
+        }
+        if (state.lastActiveDay > 0) {
+            timers.deleteProcessingTimeTimer(expiry(state.lastActiveDay));
+        }
+        state.lastActiveDay = today;
+        inbox.update(state);
+        timers.registerProcessingTimeTimer(expiry(today));
+    }
+
+    private long expiry(long lastActiveDay) {
+        return (lastActiveDay + idleStateDays + 1) * DAY_MS;
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<UnreadCount> out)
+            throws Exception {
+        InboxState state = inbox.value();
+        if (state == null || timestamp < expiry(state.lastActiveDay)) {
+            return;
+        }
+        long user = ctx.getCurrentKey();
+        if (state.unreadSenders > 0) {
+            out.collect(UnreadCount.senders(user, 0));
+        }
+        for (Map.Entry<Long, ConversationState> c : conversations.entries()) {
+            if (UnreadSeqs.of(c.getValue().unreadSeqs).count() > 0) {
+                out.collect(UnreadCount.conversation(user, c.getKey(), 0));
+            }
+        }
+        inbox.clear();
+        senders.clear();
+        conversations.clear();
     }
 
     private InboxState inboxState() throws Exception {

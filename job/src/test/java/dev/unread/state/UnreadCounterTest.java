@@ -9,6 +9,7 @@ import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.InboxCursor;
 import dev.unread.events.UnreadCount;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -225,6 +226,45 @@ class UnreadCounterTest {
 
         assertThat(counts()).containsExactly(
                 UnreadCount.senders(ALICE, 2), UnreadCount.conversation(ALICE, CHAT, 2));
+    }
+
+    @Test
+    void idleUsersAreForgottenAfterTheConfiguredDaysAndOthersAreNot() throws Exception {
+        harness.close();
+        harness = new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(new UnreadCounter(2)), e -> e.userId, Types.LONG);
+        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
+        harness.open();
+        long day = Duration.ofDays(1).toMillis();
+        harness.setProcessingTime(100 * day);
+        send(message(BOB, ALICE, CHAT, 1, 1000), message(CAROL, DAVE, 1000));
+        harness.setProcessingTime(101 * day + 5);
+        send(message(BOB, DAVE, 1001));
+        harness.getOutput().clear();
+
+        // Alice's last event was on day 100: after days 101 and 102 pass idle, she is forgotten.
+        harness.setProcessingTime(103 * day - 1);
+        assertThat(counts()).isEmpty();
+        harness.setProcessingTime(103 * day);
+        assertThat(counts()).containsExactly(
+                UnreadCount.senders(ALICE, 0), UnreadCount.conversation(ALICE, CHAT, 0));
+        assertThat(sendersHeld(ALICE)).isZero();
+
+        // Dave was active on day 101, so his state lives one day longer.
+        harness.getOutput().clear();
+        harness.setProcessingTime(104 * day);
+        assertThat(counts()).containsExactly(UnreadCount.senders(DAVE, 0));
+
+        // A forgotten user counts again from the next message.
+        send(message(BOB, ALICE, CHAT, 2, 2000));
+        assertThat(counts()).endsWith(
+                UnreadCount.senders(ALICE, 1), UnreadCount.conversation(ALICE, CHAT, 1));
+    }
+
+    @Test
+    void withoutIdleExpiryNoTimerIsEverSet() throws Exception {
+        send(message(BOB, ALICE, 1000));
+        assertThat(harness.numProcessingTimeTimers()).isZero();
     }
 
     /** Entries in the user's sender map, read straight from the state backend. */
