@@ -1,0 +1,579 @@
+package dev.unread.generator;
+
+import dev.unread.events.ChatEvent;
+import dev.unread.events.EventJson;
+import dev.unread.generator.TrafficRecord.Malformed;
+import dev.unread.generator.TrafficRecord.Topic;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import java.util.function.LongSupplier;
+
+/**
+ * Realistic chat traffic as an endless, ordered sequence of {@link TrafficRecord}s: what the local
+ * stack publishes for a demo and the benchmark publishes by the million. The same {@link Workload}
+ * and clock readings give the same records.
+ *
+ * <p>The model. Receivers are drawn by Zipf rank ({@code receiverSkew}); rank 0 is user {@code
+ * firstUserId} and the ranks are scattered over the other ids, so that popular users are not each
+ * other's neighbours. Users sit on a ring: a user's friends are the {@code friends} users nearest
+ * to it on both sides, so friendship is mutual and a one-to-one conversation is one id and one seq
+ * counter for both directions. A group is a run of {@code groupSize} consecutive users on the ring
+ * (every user is in at most one). Each message is one of:
+ *
+ * <ul>
+ *   <li>without a conversation, from a friend;
+ *   <li>in the one-to-one conversation with a friend (seq = that conversation's next);
+ *   <li>in the receiver's group, from another member, fanned out as one record per member but the
+ *       sender, all with the same conversationId, seq and sentAt.
+ * </ul>
+ *
+ * For every receiver the generator keeps who has written since its last inbox open. When it picks
+ * a sender it aims at {@code redundancy}: mostly someone who has already written (no change to the
+ * badge), sometimes a friend who has not; the best friends write most, and a group's sender is the
+ * member whose message best keeps the share on target. Inbox opens and conversation reads come
+ * from users who received a message lately, so they follow each user's traffic. An open clears
+ * the user's record; a read reads the conversation of the reader's latest message, up to its
+ * current seq or, one time in five, a little behind it.
+ *
+ * <p>Time: each event is stamped with the clock, but never before the previous event, and every
+ * event after an inbox open is at least 1 ms later, so that the open covers exactly the messages
+ * generated before it whatever order the job sees them in.
+ *
+ * <p>Cost: state is flat arrays sized once (one int per one-to-one conversation, a bitset of the
+ * friends per receiver); a record costs its own objects and nothing else. Not thread-safe.
+ */
+public final class TrafficGenerator {
+
+    /** Share of conversation reads that stop short of the conversation's current seq. */
+    static final double READ_BEHIND_SHARE = 0.2;
+
+    /** Records the redundant count may run ahead or behind its target before it is steered. */
+    private static final double REDUNDANCY_SLACK = 16;
+
+    /** Receivers remembered for opens and reads (a power of two). */
+    private static final int RECENT_RECEIVERS = 64;
+
+    private static final Malformed[] MALFORMED = Malformed.values();
+
+    private final Workload workload;
+    /** Null for the synthetic clock. */
+    private final LongSupplier clock;
+    private final long syntheticStart;
+    private final double syntheticMillisPerRecord;
+    private final SplittableRandom random;
+    private final ZipfSampler zipf;
+
+    /** Users on the ring; positions 0..n-1, user id = firstUserId + position. */
+    private final int n;
+    /** Rank r sits at position r * multiplier mod n: a bijection, since the two are coprime. */
+    private final long multiplier;
+
+    /** Friends ahead on the ring: +1..+ahead; behind: -1..-(friends - ahead). */
+    private final int ahead;
+    /** Everyone who can write to a user is within this distance of it. */
+    private final int reach;
+    /** Words of the "wrote since the last inbox open" bitset per user (2 * reach bits). */
+    private final int words;
+    private final long[] wroteSinceOpen;
+
+    /** Seq of the one-to-one conversation (p, p + d), 1 <= d <= ahead, at p * ahead + d - 1. */
+    private final int[] pairSeq;
+    private final int[] groupSeq;
+    /** Conversation ids: pairs 1..pairSeq.length, then groups. */
+    private final long firstGroupConversation;
+    /** The conversation of each user's latest message, 0 if none: what it reads next. */
+    private final long[] lastConversation;
+    /** The receivers of the latest message records, a ring indexed by the message count. */
+    private final int[] recent = new int[RECENT_RECEIVERS];
+
+    private final double openProbability;
+    private final double readProbability;
+
+    /** A group message's records still to hand out. */
+    private final int[] pending;
+    private int pendingCount;
+    private int pendingNext;
+    private int pendingSender;
+    private long pendingConversation;
+    private long pendingSeq;
+    private long pendingTime;
+
+    /** The earliest time the next event may carry. */
+    private long floor = 1;
+
+    private long records;
+    private long messages;
+    private long redundant;
+    private long inboxOpens;
+    private long conversationReads;
+    private long malformed;
+
+    /**
+     * Traffic stamped by {@code clock} (epoch milliseconds): {@code System::currentTimeMillis} for
+     * live traffic.
+     */
+    public TrafficGenerator(Workload workload, LongSupplier clock) {
+        this(workload, clock, 0, 0);
+    }
+
+    /**
+     * Traffic on a synthetic clock: record i (from 0) is stamped {@code startMillis + i * 1000 /
+     * recordsPerSecond}, so the records are the same on every run, however fast they are made.
+     */
+    public static TrafficGenerator synthetic(
+            Workload workload, long startMillis, double recordsPerSecond) {
+        if (startMillis < 1) {
+            throw new IllegalArgumentException("startMillis must be >= 1, was " + startMillis);
+        }
+        if (!(recordsPerSecond > 0) || Double.isInfinite(recordsPerSecond)) {
+            throw new IllegalArgumentException(
+                    "recordsPerSecond must be > 0, was " + recordsPerSecond);
+        }
+        return new TrafficGenerator(workload, null, startMillis, 1000.0 / recordsPerSecond);
+    }
+
+    private TrafficGenerator(
+            Workload workload,
+            LongSupplier clock,
+            long syntheticStart,
+            double syntheticMillisPerRecord) {
+        this.workload = workload;
+        this.clock = clock;
+        this.syntheticStart = syntheticStart;
+        this.syntheticMillisPerRecord = syntheticMillisPerRecord;
+        this.random = new SplittableRandom(workload.seed());
+        this.n = workload.receivers();
+        this.zipf = new ZipfSampler(n, workload.receiverSkew());
+        this.multiplier = coprimeMultiplier(n);
+
+        this.ahead = (workload.friends() + 1) / 2;
+        this.reach = Math.max(ahead, workload.groupSize() - 1);
+        this.words = (2 * reach + 63) / 64;
+        this.wroteSinceOpen = new long[n * words];
+        this.pairSeq = new int[n * ahead];
+        boolean groups = workload.conversationShare() > 0 && workload.groupShare() > 0;
+        this.groupSeq = new int[groups ? n / workload.groupSize() : 0];
+        this.firstGroupConversation = pairSeq.length + 1L;
+        this.lastConversation = new long[n];
+        this.pending = new int[workload.groupSize()];
+
+        // Opens and reads are per message record; a step that sends a group message makes
+        // groupSize - 1 of them, so the steps are weighted by the records a message step makes.
+        double inGroup = (double) groupSeq.length * workload.groupSize() / n;
+        double recordsPerMessage =
+                1
+                        + workload.conversationShare()
+                                * workload.groupShare()
+                                * inGroup
+                                * (workload.groupSize() - 2);
+        double open = workload.inboxOpenRate() * recordsPerMessage;
+        double read = workload.conversationReadRate() * recordsPerMessage;
+        this.openProbability = open / (1 + open + read);
+        this.readProbability = read / (1 + open + read);
+    }
+
+    /** The next record. */
+    public TrafficRecord next() {
+        records++;
+        if (workload.malformedShare() > 0 && random.nextDouble() < workload.malformedShare()) {
+            return malformed();
+        }
+        if (pendingNext < pendingCount) {
+            return fanOut();
+        }
+        double u = random.nextDouble();
+        if (u < openProbability) {
+            return inboxOpen();
+        }
+        if (u < openProbability + readProbability) {
+            TrafficRecord read = conversationRead();
+            if (read != null) {
+                return read;
+            }
+        }
+        return message();
+    }
+
+    public Workload workload() {
+        return workload;
+    }
+
+    /** The user id of Zipf rank {@code rank} (0: the receiver with the most traffic). */
+    public long receiverOfRank(int rank) {
+        if (rank < 0 || rank >= n) {
+            throw new IllegalArgumentException("rank must be 0.." + (n - 1) + ", was " + rank);
+        }
+        return userId(position(rank));
+    }
+
+    /** The receiver drawn most often: rank 0, user {@code firstUserId}. */
+    public long mostActiveReceiver() {
+        return receiverOfRank(0);
+    }
+
+    /** Records handed out by {@link #next()}. */
+    public long records() {
+        return records;
+    }
+
+    /** Message records generated (a group message's counted when it is generated). */
+    public long messages() {
+        return messages;
+    }
+
+    /** Of {@link #messages()}, those whose sender had written to the receiver since its open. */
+    public long redundantMessages() {
+        return redundant;
+    }
+
+    public long inboxOpens() {
+        return inboxOpens;
+    }
+
+    public long conversationReads() {
+        return conversationReads;
+    }
+
+    public long malformedRecords() {
+        return malformed;
+    }
+
+    // --- the kinds of event ---
+
+    private TrafficRecord message() {
+        int receiver = drawUser();
+        double u = random.nextDouble();
+        if (u < workload.conversationShare() * workload.groupShare()) {
+            int group = groupOf(receiver);
+            if (group >= 0) {
+                return groupMessage(receiver, group);
+            }
+            // Not in a group: a one-to-one conversation keeps the conversation share.
+            return directMessage(receiver, true);
+        }
+        return directMessage(receiver, u < workload.conversationShare());
+    }
+
+    private TrafficRecord directMessage(int receiver, boolean inConversation) {
+        int delta = chooseFriend(receiver);
+        int sender = wrap(receiver + delta);
+        received(receiver, mark(receiver, delta));
+        long t = now();
+        if (!inConversation) {
+            return valid(ChatEvent.message(userId(sender), userId(receiver), t));
+        }
+        int slot = pairSlot(receiver, delta);
+        long conversation = slot + 1L;
+        long seq = ++pairSeq[slot];
+        lastConversation[receiver] = conversation;
+        return valid(
+                ChatEvent.message(userId(sender), userId(receiver), conversation, seq, t));
+    }
+
+    private TrafficRecord groupMessage(int receiver, int group) {
+        int first = group * workload.groupSize();
+        int sender = chooseGroupSender(receiver, first);
+        long conversation = firstGroupConversation + group;
+        pendingSender = sender;
+        pendingConversation = conversation;
+        pendingSeq = ++groupSeq[group];
+        pendingTime = now();
+        pendingCount = 0;
+        pendingNext = 0;
+        for (int member = first; member < first + workload.groupSize(); member++) {
+            if (member != sender) {
+                received(member, mark(member, sender - member));
+                lastConversation[member] = conversation;
+                pending[pendingCount++] = member;
+            }
+        }
+        return fanOut();
+    }
+
+    private TrafficRecord fanOut() {
+        int receiver = pending[pendingNext++];
+        return valid(
+                ChatEvent.message(
+                        userId(pendingSender),
+                        userId(receiver),
+                        pendingConversation,
+                        pendingSeq,
+                        pendingTime));
+    }
+
+    private TrafficRecord inboxOpen() {
+        int user = recentReceiver();
+        Arrays.fill(wroteSinceOpen, user * words, (user + 1) * words, 0L);
+        inboxOpens++;
+        long t = now();
+        // Every later event is later than this open, so the open covers exactly what came before.
+        floor = t + 1;
+        return valid(ChatEvent.inboxOpened(userId(user), t));
+    }
+
+    /** Null when the drawn reader has had no conversation message yet. */
+    private TrafficRecord conversationRead() {
+        int user = recentReceiver();
+        long conversation = lastConversation[user];
+        if (conversation == 0) {
+            return null;
+        }
+        long seq = currentSeq(conversation);
+        long readSeq = seq;
+        if (random.nextDouble() < READ_BEHIND_SHARE) {
+            // Another device, or a read that raced the newest messages.
+            readSeq = Math.max(0, seq - 1 - random.nextInt(3));
+        }
+        conversationReads++;
+        return valid(ChatEvent.conversationRead(userId(user), conversation, readSeq, now()));
+    }
+
+    private TrafficRecord malformed() {
+        malformed++;
+        int user = drawUser();
+        long id = userId(user);
+        long t = now();
+        Malformed kind = MALFORMED[random.nextInt(MALFORMED.length)];
+        Topic topic;
+        String text;
+        switch (kind) {
+            case TRUNCATED_JSON:
+                ChatEvent whole =
+                        random.nextBoolean()
+                                ? ChatEvent.message(userId(wrap(user + 1)), id, t)
+                                : ChatEvent.inboxOpened(id, t);
+                topic = EventJson.isMessage(whole) ? Topic.MESSAGES : Topic.READS;
+                String json = EventJson.text(whole);
+                text = json.substring(0, 1 + random.nextInt(json.length() - 1));
+                break;
+            case WRONG_TYPE:
+                topic = Topic.MESSAGES;
+                text =
+                        "{\"senderId\":\""
+                                + userId(wrap(user + 1))
+                                + "\",\"receiverId\":"
+                                + id
+                                + ",\"sentAt\":"
+                                + t
+                                + "}";
+                break;
+            default:
+                topic = Topic.READS;
+                text = "{\"type\":\"INBOX_CLOSED\",\"userId\":" + id + ",\"readAt\":" + t + "}";
+        }
+        return new TrafficRecord(
+                topic,
+                Long.toString(id).getBytes(StandardCharsets.UTF_8),
+                text.getBytes(StandardCharsets.UTF_8),
+                null,
+                kind);
+    }
+
+    // --- choosing senders ---
+
+    /**
+     * Whether the next steered message should come from someone who has already written: at
+     * random with probability {@code redundancy}, unless the count has drifted too far from it
+     * (fan-out records and receivers fresh from an open leave no choice, so it drifts).
+     */
+    private boolean wantRedundant() {
+        double lag = workload.redundancy() * (messages + 1) - redundant;
+        if (lag > REDUNDANCY_SLACK) {
+            return true;
+        }
+        if (lag < -REDUNDANCY_SLACK) {
+            return false;
+        }
+        return random.nextDouble() < workload.redundancy();
+    }
+
+    /** The ring distance from {@code receiver} to the friend who writes. */
+    private int chooseFriend(int receiver) {
+        int friends = workload.friends();
+        if (wantRedundant()) {
+            int j = friend(receiver, random.nextInt(friends), true);
+            if (j >= 0) {
+                return friendDelta(j);
+            }
+        }
+        // Best friends (nearest on the ring) write most: friend index skewed toward 0.
+        double u = random.nextDouble();
+        int j = friend(receiver, (int) (friends * u * u), false);
+        if (j < 0) {
+            // Every friend has written since the last open: redundant whatever was wanted.
+            j = random.nextInt(friends);
+        }
+        return friendDelta(j);
+    }
+
+    /** The first friend index from {@code from} on, cyclically, that has (not) written; or -1. */
+    private int friend(int receiver, int from, boolean wrote) {
+        int friends = workload.friends();
+        int j = from;
+        for (int i = 0; i < friends; i++) {
+            if (isMarked(receiver, friendDelta(j)) == wrote) {
+                return j;
+            }
+            if (++j == friends) {
+                j = 0;
+            }
+        }
+        return -1;
+    }
+
+    /** Friend j: +1, -1, +2, -2, ... on the ring. */
+    private static int friendDelta(int j) {
+        int distance = j / 2 + 1;
+        return (j & 1) == 0 ? distance : -distance;
+    }
+
+    /**
+     * The member other than {@code receiver} who writes. A group message is many records whose
+     * redundancy depends on whom the sender has written to since their opens, so the sender is
+     * the member whose message would bring the redundant count closest to its target: in a busy
+     * group, the few members who keep writing.
+     */
+    private int chooseGroupSender(int receiver, int first) {
+        int size = workload.groupSize();
+        double lag = workload.redundancy() * messages - redundant;
+        double wanted = workload.redundancy() * (size - 1) + lag;
+        int from = random.nextInt(size);
+        int best = -1;
+        double bestMiss = Double.MAX_VALUE;
+        for (int i = 0; i < size; i++) {
+            int candidate = first + (from + i) % size;
+            if (candidate == receiver) {
+                continue;
+            }
+            int wrote = 0;
+            for (int member = first; member < first + size; member++) {
+                if (member != candidate && isMarked(member, candidate - member)) {
+                    wrote++;
+                }
+            }
+            double miss = Math.abs(wrote - wanted);
+            if (miss < bestMiss) {
+                best = candidate;
+                bestMiss = miss;
+                if (miss < 0.5) {
+                    break;
+                }
+            }
+        }
+        return best;
+    }
+
+    // --- state ---
+
+    /**
+     * Someone who received a message lately: people open their inbox and read because messages
+     * arrived, so opens and reads follow the traffic each user gets, group messages included.
+     */
+    private int recentReceiver() {
+        int filled = (int) Math.min(messages, recent.length);
+        return filled == 0 ? drawUser() : recent[random.nextInt(filled)];
+    }
+
+    private void received(int receiver, boolean wasRedundant) {
+        recent[(int) (messages & (recent.length - 1))] = receiver;
+        messages++;
+        if (wasRedundant) {
+            redundant++;
+        }
+    }
+
+    /** Records that the user at ring distance {@code delta} wrote; returns whether it had. */
+    private boolean mark(int receiver, int delta) {
+        int bit = bit(delta);
+        int word = receiver * words + (bit >>> 6);
+        long mask = 1L << bit;
+        boolean had = (wroteSinceOpen[word] & mask) != 0;
+        wroteSinceOpen[word] |= mask;
+        return had;
+    }
+
+    private boolean isMarked(int receiver, int delta) {
+        int bit = bit(delta);
+        return (wroteSinceOpen[receiver * words + (bit >>> 6)] & (1L << bit)) != 0;
+    }
+
+    /** Bits 0..reach-1: ahead on the ring; reach..2*reach-1: behind. */
+    private int bit(int delta) {
+        return delta > 0 ? delta - 1 : reach - delta - 1;
+    }
+
+    private int pairSlot(int receiver, int delta) {
+        // The pair is kept by its member behind on the ring, at the distance ahead.
+        return delta > 0
+                ? receiver * ahead + delta - 1
+                : wrap(receiver + delta) * ahead - delta - 1;
+    }
+
+    private long currentSeq(long conversation) {
+        return conversation < firstGroupConversation
+                ? pairSeq[(int) (conversation - 1)]
+                : groupSeq[(int) (conversation - firstGroupConversation)];
+    }
+
+    private int groupOf(int position) {
+        int group = position / workload.groupSize();
+        return group < groupSeq.length ? group : -1;
+    }
+
+    private int drawUser() {
+        return position(zipf.sample(random) - 1);
+    }
+
+    private int position(int rank) {
+        return (int) (rank * multiplier % n);
+    }
+
+    private int wrap(int position) {
+        return position < 0 ? position + n : position >= n ? position - n : position;
+    }
+
+    private long userId(int position) {
+        return workload.firstUserId() + position;
+    }
+
+    private long now() {
+        long t =
+                clock != null
+                        ? clock.getAsLong()
+                        : syntheticStart + (long) ((records - 1) * syntheticMillisPerRecord);
+        if (t < floor) {
+            t = floor;
+        }
+        floor = t;
+        return t;
+    }
+
+    private static TrafficRecord valid(ChatEvent event) {
+        return new TrafficRecord(
+                EventJson.isMessage(event) ? Topic.MESSAGES : Topic.READS,
+                EventJson.key(event),
+                EventJson.value(event),
+                event,
+                null);
+    }
+
+    /** A multiplier coprime to n that scatters consecutive ranks over the ring. */
+    private static long coprimeMultiplier(int n) {
+        // The golden ratio's fraction of n spreads consecutive ranks far apart.
+        long m = Math.max(1, (long) (n * 0.6180339887498949));
+        while (gcd(m, n) != 1) {
+            m++;
+        }
+        return m % n == 0 ? 1 : m;
+    }
+
+    private static long gcd(long a, long b) {
+        while (b != 0) {
+            long t = a % b;
+            a = b;
+            b = t;
+        }
+        return a;
+    }
+}

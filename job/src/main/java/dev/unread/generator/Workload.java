@@ -1,0 +1,230 @@
+package dev.unread.generator;
+
+/**
+ * The shape of the chat traffic {@link TrafficGenerator} produces: one settings type for the
+ * local stack's demo traffic and the benchmark. Rates are per message record, so that they keep
+ * their meaning whatever the event rate; {@link #defaults()} is a plausible chat platform.
+ *
+ * <ul>
+ *   <li>{@code receivers}: users who receive messages, ids {@code firstUserId} up.
+ *   <li>{@code friends}: distinct people who write to each receiver outside groups (senders per
+ *       receiver); with an even number friendship is mutual, so a reply goes to the same
+ *       one-to-one conversation.
+ *   <li>{@code receiverSkew}: Zipf exponent of how messages spread over receivers; 0 is uniform,
+ *       1 is typical (the top user gets about 1/ln(receivers) of them). Opens and reads follow the
+ *       messages each user receives.
+ *   <li>{@code redundancy}: share of message records whose sender has already written to that
+ *       receiver since its last inbox open, so that the badge does not change (real inboxes: about
+ *       0.9). The generator steers toward it within what the other settings allow: a receiver's
+ *       first message after an open is never redundant, and with rare opens (under one per
+ *       {@code friends + groupSize} messages) most senders have written already. Each receiver's
+ *       first message ever is new too, so it is reached once most receivers have had messages
+ *       (10,000 receivers: after some hundred thousand records).
+ *   <li>{@code inboxOpenRate}: {@code INBOX_OPENED} events per message record.
+ *   <li>{@code conversationReadRate}: {@code CONVERSATION_READ} events per message record.
+ *   <li>{@code conversationShare}: share of messages sent in a conversation (with
+ *       conversationId and seq); the rest count toward the sender badge only.
+ *   <li>{@code groupShare}: share of those conversation messages sent in a group.
+ *   <li>{@code groupSize}: members of each group; a group message reaches the other members, one
+ *       record each, with the same conversationId and seq.
+ *   <li>{@code malformedShare}: share of all records that break the input contract.
+ *   <li>{@code seed}: the same seed (and clock) gives the same records.
+ *   <li>{@code firstUserId}: the most active receiver's id; the others follow it.
+ * </ul>
+ */
+public record Workload(
+        int receivers,
+        int friends,
+        double receiverSkew,
+        double redundancy,
+        double inboxOpenRate,
+        double conversationReadRate,
+        double conversationShare,
+        double groupShare,
+        int groupSize,
+        double malformedShare,
+        long seed,
+        long firstUserId) {
+
+    public Workload {
+        if (friends < 1) {
+            throw new IllegalArgumentException("friends must be >= 1, was " + friends);
+        }
+        if (groupSize < 3) {
+            throw new IllegalArgumentException(
+                    "groupSize must be >= 3 (two people are a one-to-one conversation), was "
+                            + groupSize);
+        }
+        // Everyone a receiver can hear from lies within this distance of it (see
+        // TrafficGenerator); the two sides must not wrap around and meet.
+        int reach = Math.max((friends + 1) / 2, groupSize - 1);
+        if (receivers < 2 * reach + 1) {
+            throw new IllegalArgumentException(
+                    "receivers must be > 2 * max(friends / 2, groupSize - 1) = "
+                            + 2 * reach
+                            + ", was "
+                            + receivers);
+        }
+        if ((long) receivers * ((friends + 1) / 2) > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException(
+                    "receivers * friends / 2 must fit one array (one seq per one-to-one"
+                            + " conversation), was "
+                            + (long) receivers * ((friends + 1) / 2));
+        }
+        if (!(receiverSkew >= 0) || Double.isInfinite(receiverSkew)) {
+            throw new IllegalArgumentException("receiverSkew must be >= 0, was " + receiverSkew);
+        }
+        share("redundancy", redundancy);
+        rate("inboxOpenRate", inboxOpenRate);
+        rate("conversationReadRate", conversationReadRate);
+        share("conversationShare", conversationShare);
+        share("groupShare", groupShare);
+        if (!(malformedShare >= 0 && malformedShare < 1)) {
+            throw new IllegalArgumentException(
+                    "malformedShare must be >= 0 and < 1, was " + malformedShare);
+        }
+        if (firstUserId < 1 || firstUserId > Long.MAX_VALUE - receivers) {
+            throw new IllegalArgumentException(
+                    "firstUserId must be >= 1 with room for every receiver, was " + firstUserId);
+        }
+    }
+
+    /**
+     * 10,000 receivers with 20 friends each, Zipf exponent 1, 90% redundant messages, an inbox
+     * open every 50 message records and a conversation read every 20, 80% of messages in
+     * conversations, a quarter of those in groups of 8, 0.2% malformed records, seed 1, ids from
+     * 10001.
+     */
+    public static Workload defaults() {
+        return new Workload(10_000, 20, 1.0, 0.9, 0.02, 0.05, 0.8, 0.25, 8, 0.002, 1, 10_001);
+    }
+
+    /** A builder starting from these settings. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** A builder starting from {@link #defaults()}. */
+    public static Builder builder() {
+        return new Builder(defaults());
+    }
+
+    private static void share(String name, double value) {
+        if (!(value >= 0 && value <= 1)) {
+            throw new IllegalArgumentException(name + " must be in 0..1, was " + value);
+        }
+    }
+
+    private static void rate(String name, double value) {
+        if (!(value >= 0) || Double.isInfinite(value)) {
+            throw new IllegalArgumentException(name + " must be >= 0, was " + value);
+        }
+    }
+
+    /** Changes a few settings; {@link #build()} checks them all. */
+    public static final class Builder {
+        private int receivers;
+        private int friends;
+        private double receiverSkew;
+        private double redundancy;
+        private double inboxOpenRate;
+        private double conversationReadRate;
+        private double conversationShare;
+        private double groupShare;
+        private int groupSize;
+        private double malformedShare;
+        private long seed;
+        private long firstUserId;
+
+        private Builder(Workload w) {
+            receivers = w.receivers;
+            friends = w.friends;
+            receiverSkew = w.receiverSkew;
+            redundancy = w.redundancy;
+            inboxOpenRate = w.inboxOpenRate;
+            conversationReadRate = w.conversationReadRate;
+            conversationShare = w.conversationShare;
+            groupShare = w.groupShare;
+            groupSize = w.groupSize;
+            malformedShare = w.malformedShare;
+            seed = w.seed;
+            firstUserId = w.firstUserId;
+        }
+
+        public Builder receivers(int receivers) {
+            this.receivers = receivers;
+            return this;
+        }
+
+        public Builder friends(int friends) {
+            this.friends = friends;
+            return this;
+        }
+
+        public Builder receiverSkew(double receiverSkew) {
+            this.receiverSkew = receiverSkew;
+            return this;
+        }
+
+        public Builder redundancy(double redundancy) {
+            this.redundancy = redundancy;
+            return this;
+        }
+
+        public Builder inboxOpenRate(double inboxOpenRate) {
+            this.inboxOpenRate = inboxOpenRate;
+            return this;
+        }
+
+        public Builder conversationReadRate(double conversationReadRate) {
+            this.conversationReadRate = conversationReadRate;
+            return this;
+        }
+
+        public Builder conversationShare(double conversationShare) {
+            this.conversationShare = conversationShare;
+            return this;
+        }
+
+        public Builder groupShare(double groupShare) {
+            this.groupShare = groupShare;
+            return this;
+        }
+
+        public Builder groupSize(int groupSize) {
+            this.groupSize = groupSize;
+            return this;
+        }
+
+        public Builder malformedShare(double malformedShare) {
+            this.malformedShare = malformedShare;
+            return this;
+        }
+
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        public Builder firstUserId(long firstUserId) {
+            this.firstUserId = firstUserId;
+            return this;
+        }
+
+        public Workload build() {
+            return new Workload(
+                    receivers,
+                    friends,
+                    receiverSkew,
+                    redundancy,
+                    inboxOpenRate,
+                    conversationReadRate,
+                    conversationShare,
+                    groupShare,
+                    groupSize,
+                    malformedShare,
+                    seed,
+                    firstUserId);
+        }
+    }
+}

@@ -1,0 +1,432 @@
+package dev.unread.generator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.unread.events.ChatEvent;
+import dev.unread.events.EventParser;
+import dev.unread.events.InvalidRecordException;
+import dev.unread.generator.TrafficRecord.Malformed;
+import dev.unread.generator.TrafficRecord.Topic;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The generator's records against its {@link Workload}: each property is measured on the records
+ * themselves by an independent count, not read from the generator's own counters.
+ */
+class TrafficGeneratorTest {
+
+    private static final long START = 1_767_225_600_000L;
+    private static final int RECORDS = 100_000;
+
+    private final EventParser parser = new EventParser();
+
+    @Test
+    void theSameSeedGivesTheSameRecordsAndAnotherSeedOthers() {
+        Workload workload = Workload.builder().seed(42).malformedShare(0.01).build();
+
+        List<TrafficRecord> first = generate(workload, 50_000);
+        List<TrafficRecord> again = generate(workload, 50_000);
+        List<TrafficRecord> other = generate(workload.toBuilder().seed(43).build(), 50_000);
+
+        assertThat(again).as("seed 42").isEqualTo(first);
+        assertThat(other).isNotEqualTo(first);
+    }
+
+    @Test
+    void validRecordsParseToTheirEventAndMalformedOnesAreRefused() {
+        Workload workload = Workload.builder().seed(7).malformedShare(0.01).build();
+        Map<Malformed, Integer> kinds = new EnumMap<>(Malformed.class);
+        List<String> wrong = new ArrayList<>();
+
+        for (TrafficRecord record : generate(workload, RECORDS)) {
+            ChatEvent parsed;
+            try {
+                parsed = parse(record);
+            } catch (InvalidRecordException e) {
+                parsed = null;
+            }
+            if (record.valid()) {
+                Topic topic =
+                        record.event().kind == ChatEvent.Kind.MESSAGE ? Topic.MESSAGES : Topic.READS;
+                if (!record.event().equals(parsed)
+                        || !utf8(record.key()).equals(Long.toString(record.event().userId))
+                        || record.topic() != topic) {
+                    wrong.add(record + " parsed as " + parsed);
+                }
+            } else {
+                if (parsed != null) {
+                    wrong.add(record + " accepted as " + parsed);
+                }
+                kinds.merge(record.malformed(), 1, Integer::sum);
+            }
+        }
+
+        assertThat(wrong).as("seed 7").isEmpty();
+        assertThat(kinds).containsOnlyKeys(Malformed.values());
+    }
+
+    @Test
+    void theShareOfMalformedRecordsIsTheWorkloads() {
+        for (double share : new double[] {0.0, 0.002, 0.05}) {
+            Workload workload = Workload.builder().seed(11).malformedShare(share).build();
+
+            TrafficGenerator generator = TrafficGenerator.synthetic(workload, START, 1000);
+            long malformed = 0;
+            for (int i = 0; i < RECORDS; i++) {
+                malformed += generator.next().valid() ? 0 : 1;
+            }
+
+            // Four standard deviations of a binomial count.
+            double tolerance = 4 * Math.sqrt(share * (1 - share) / RECORDS);
+            assertThat((double) malformed / RECORDS)
+                    .as("seed 11, share %s", share)
+                    .isCloseTo(share, within(tolerance + 1e-9));
+        }
+    }
+
+    @Test
+    void measuredRedundancyIsTheWorkloadsWhateverTheMix() {
+        // A receiver's first message is never redundant: with 2,000 receivers the first messages
+        // are a small part of 200,000 records, so the share must be reached within them.
+        Workload base = Workload.builder().receivers(2000).build();
+        List<Workload> workloads =
+                List.of(
+                        base.toBuilder().seed(3).build(),
+                        base.toBuilder().seed(4).redundancy(0.5).inboxOpenRate(0.1).build(),
+                        base.toBuilder().seed(5).redundancy(0.75).conversationShare(0).build(),
+                        base.toBuilder()
+                                .seed(6)
+                                .redundancy(0.9)
+                                .conversationShare(1)
+                                .groupShare(1)
+                                .groupSize(12)
+                                .build());
+        for (Workload workload : workloads) {
+            TrafficGenerator generator = TrafficGenerator.synthetic(workload, START, 1000);
+            Map<Long, Set<Long>> wroteSinceOpen = new HashMap<>();
+            long messages = 0;
+            long redundant = 0;
+            for (int i = 0; i < 2 * RECORDS; i++) {
+                ChatEvent e = generator.next().event();
+                if (e == null) {
+                    continue;
+                }
+                if (e.kind == ChatEvent.Kind.INBOX_OPENED) {
+                    wroteSinceOpen.remove(e.userId);
+                } else if (e.kind == ChatEvent.Kind.MESSAGE) {
+                    messages++;
+                    if (!wroteSinceOpen.computeIfAbsent(e.userId, u -> new HashSet<>())
+                            .add(e.senderId)) {
+                        redundant++;
+                    }
+                }
+            }
+
+            assertThat((double) redundant / messages)
+                    .as("%s", workload)
+                    .isCloseTo(workload.redundancy(), within(0.005));
+        }
+    }
+
+    @Test
+    void receiversFollowZipfsLawWithTheWorkloadsExponent() {
+        int receivers = 1000;
+        for (double skew : new double[] {0.0, 0.6, 1.0, 1.3}) {
+            // Messages outside conversations only: every receiver is drawn by rank.
+            Workload workload =
+                    Workload.builder()
+                            .seed(9)
+                            .receivers(receivers)
+                            .receiverSkew(skew)
+                            .conversationShare(0)
+                            .malformedShare(0)
+                            .build();
+            TrafficGenerator generator = TrafficGenerator.synthetic(workload, START, 1000);
+            Map<Long, Integer> perReceiver = new HashMap<>();
+            long messages = 0;
+            for (int i = 0; i < 2 * RECORDS; i++) {
+                ChatEvent e = generator.next().event();
+                if (e.kind == ChatEvent.Kind.MESSAGE) {
+                    perReceiver.merge(e.userId, 1, Integer::sum);
+                    messages++;
+                }
+            }
+
+            for (int rank : new int[] {0, 1, 9, 99}) {
+                double expected = ZipfSampler.probability(rank + 1, receivers, skew);
+                double measured =
+                        perReceiver.getOrDefault(generator.receiverOfRank(rank), 0)
+                                / (double) messages;
+                double tolerance = 4 * Math.sqrt(expected * (1 - expected) / messages);
+                assertThat(measured)
+                        .as("seed 9, skew %s, rank %d", skew, rank)
+                        .isCloseTo(expected, within(tolerance));
+            }
+            // The exponent itself: the slope of log(count) over log(rank), ranks 1 to 100.
+            double[] x = new double[100];
+            double[] y = new double[100];
+            for (int rank = 0; rank < 100; rank++) {
+                x[rank] = Math.log(rank + 1);
+                y[rank] = Math.log(perReceiver.get(generator.receiverOfRank(rank)));
+            }
+            assertThat(-slope(x, y)).as("seed 9, skew %s", skew).isCloseTo(skew, within(0.05));
+        }
+    }
+
+    @Test
+    void aGroupMessageReachesEveryOtherMemberWithOneConversationIdSeqAndTime() {
+        int groupSize = 6;
+        Workload workload =
+                Workload.builder()
+                        .seed(13)
+                        .receivers(6000)
+                        .conversationShare(1)
+                        .groupShare(1)
+                        .groupSize(groupSize)
+                        .malformedShare(0)
+                        .build();
+        TrafficGenerator generator = TrafficGenerator.synthetic(workload, START, 1000);
+        Map<Long, Set<Long>> membersOf = new HashMap<>();
+        List<ChatEvent> batch = new ArrayList<>();
+        long groupMessages = 0;
+        for (int i = 0; i < RECORDS; i++) {
+            ChatEvent e = generator.next().event();
+            if (e.kind != ChatEvent.Kind.MESSAGE) {
+                // Nothing comes between the records of one group message.
+                assertThat(batch).as("seed 13, record %d", i).isEmpty();
+                continue;
+            }
+            batch.add(e);
+            if (batch.size() < groupSize - 1) {
+                continue;
+            }
+            ChatEvent first = batch.get(0);
+            Set<Long> members = new HashSet<>();
+            members.add(first.senderId);
+            for (ChatEvent b : batch) {
+                if (b.conversationId != first.conversationId
+                        || b.seq != first.seq
+                        || b.time != first.time
+                        || b.senderId != first.senderId
+                        || !members.add(b.userId)) {
+                    throw new AssertionError("seed 13: not one group message: " + batch);
+                }
+            }
+            assertThat(members).hasSize(groupSize);
+            Set<Long> known = membersOf.putIfAbsent(first.conversationId, members);
+            if (known != null) {
+                assertThat(members).as("one group, one membership").isEqualTo(known);
+            }
+            groupMessages++;
+            batch.clear();
+        }
+
+        assertThat(groupMessages).isGreaterThan(RECORDS / groupSize / 2);
+        // Groups are disjoint: no user is in two.
+        Set<Long> everyone = new HashSet<>();
+        membersOf.values().forEach(m -> assertThat(everyone.addAll(m)).isTrue());
+    }
+
+    @Test
+    void seqsRiseByOnePerConversationAndReadsNeverPassThem() {
+        Workload workload = Workload.builder().seed(17).build();
+        TrafficGenerator generator = TrafficGenerator.synthetic(workload, START, 1000);
+        Map<Long, Long> seqOf = new HashMap<>();
+        Map<Long, Set<Long>> participants = new HashMap<>();
+        long reads = 0;
+        long behind = 0;
+        List<String> wrong = new ArrayList<>();
+        for (int i = 0; i < RECORDS; i++) {
+            ChatEvent e = generator.next().event();
+            if (e == null || e.kind == ChatEvent.Kind.INBOX_OPENED) {
+                continue;
+            }
+            if (e.kind == ChatEvent.Kind.CONVERSATION_READ) {
+                long current = seqOf.getOrDefault(e.conversationId, 0L);
+                if (e.seq < 0 || e.seq > current) {
+                    wrong.add(e + " beyond seq " + current);
+                }
+                reads++;
+                behind += e.seq < current ? 1 : 0;
+                continue;
+            }
+            if (!e.hasConversation()) {
+                continue;
+            }
+            long previous = seqOf.getOrDefault(e.conversationId, 0L);
+            // The next message's seq, or the same seq again for the next member of a group.
+            if (e.seq != previous && e.seq != previous + 1) {
+                wrong.add(e + " after seq " + previous);
+            }
+            seqOf.put(e.conversationId, e.seq);
+            Set<Long> people = participants.computeIfAbsent(e.conversationId, c -> new HashSet<>());
+            people.add(e.senderId);
+            people.add(e.userId);
+        }
+
+        assertThat(wrong).as("seed 17").isEmpty();
+        assertThat(reads).isGreaterThan(0);
+        assertThat((double) behind / reads)
+                .isCloseTo(TrafficGenerator.READ_BEHIND_SHARE, within(0.03));
+        // One-to-one conversations hold both directions; groups their members.
+        assertThat(participants.values())
+                .extracting(Set::size)
+                .allSatisfy(size -> assertThat(size).isIn(2, workload.groupSize()));
+        assertThat(participants.values()).extracting(Set::size).contains(2, workload.groupSize());
+    }
+
+    @Test
+    void inboxOpensAndConversationReadsComeAtTheWorkloadsRatePerMessage() {
+        Workload workload =
+                Workload.builder().seed(19).inboxOpenRate(0.03).conversationReadRate(0.08).build();
+        TrafficGenerator generator = TrafficGenerator.synthetic(workload, START, 1000);
+        long messages = 0;
+        long opens = 0;
+        long reads = 0;
+        for (int i = 0; i < RECORDS; i++) {
+            ChatEvent e = generator.next().event();
+            if (e == null) {
+                continue;
+            }
+            switch (e.kind) {
+                case MESSAGE -> messages++;
+                case INBOX_OPENED -> opens++;
+                default -> reads++;
+            }
+        }
+
+        assertThat((double) opens / messages).as("seed 19").isCloseTo(0.03, within(0.003));
+        // A little under: a reader without any conversation message yet reads nothing.
+        assertThat((double) reads / messages).as("seed 19").isCloseTo(0.08, within(0.008));
+    }
+
+    @Test
+    void timeFollowsTheClockAndEverythingAfterAnInboxOpenIsLater() {
+        // A clock that stays on one millisecond for 1000 readings: the worst case for ordering.
+        AtomicLong readings = new AtomicLong();
+        AtomicLong lastReading = new AtomicLong();
+        TrafficGenerator generator =
+                new TrafficGenerator(
+                        Workload.builder().seed(23).inboxOpenRate(0.2).build(),
+                        () -> {
+                            lastReading.set(START + readings.incrementAndGet() / 1000);
+                            return lastReading.get();
+                        });
+        long previous = 0;
+        long lastOpen = 0;
+        List<String> wrong = new ArrayList<>();
+        for (int i = 0; i < RECORDS; i++) {
+            ChatEvent e = generator.next().event();
+            if (e == null) {
+                continue;
+            }
+            if (e.time < previous
+                    || e.kind == ChatEvent.Kind.MESSAGE && lastOpen > 0 && e.time <= lastOpen) {
+                wrong.add(e + " after " + previous + ", last open at " + lastOpen);
+            }
+            if (e.kind == ChatEvent.Kind.INBOX_OPENED) {
+                lastOpen = e.time;
+            }
+            previous = e.time;
+        }
+
+        assertThat(wrong).as("seed 23").isEmpty();
+        // Ahead of the clock by at most one millisecond per open.
+        assertThat(previous)
+                .isBetween(lastReading.get(), lastReading.get() + generator.inboxOpens());
+    }
+
+    @Test
+    void theSyntheticClockStampsRecordsAtTheGivenRate() {
+        TrafficGenerator generator =
+                TrafficGenerator.synthetic(
+                        Workload.builder().seed(29).inboxOpenRate(0).build(), START, 500);
+        List<Long> times = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            ChatEvent e = generator.next().event();
+            if (e != null) {
+                times.add(e.time);
+            }
+        }
+
+        assertThat(times.get(0)).isEqualTo(START);
+        assertThat(times.get(times.size() - 1)).isBetween(START + 1990, START + 1998);
+    }
+
+    @Test
+    void theMostActiveReceiverIsTheFirstUserId() {
+        Workload workload = Workload.builder().firstUserId(500).build();
+        TrafficGenerator generator = new TrafficGenerator(workload, System::currentTimeMillis);
+
+        assertThat(generator.mostActiveReceiver()).isEqualTo(500);
+        Set<Long> ids = new HashSet<>();
+        for (int rank = 0; rank < workload.receivers(); rank++) {
+            ids.add(generator.receiverOfRank(rank));
+        }
+        assertThat(ids).hasSize(workload.receivers()).allSatisfy(id -> assertThat(id)
+                .isBetween(500L, 500L + workload.receivers() - 1));
+    }
+
+    @Test
+    void impossibleWorkloadsAreRefusedNamingTheSetting() {
+        assertThatThrownBy(() -> Workload.builder().redundancy(1.5).build())
+                .hasMessageContaining("redundancy must be in 0..1, was 1.5");
+        assertThatThrownBy(() -> Workload.builder().receivers(30).friends(40).build())
+                .hasMessageContaining("receivers must be > 2 * max(friends / 2, groupSize - 1)");
+        assertThatThrownBy(() -> Workload.builder().groupSize(2).build())
+                .hasMessageContaining("groupSize must be >= 3");
+        assertThatThrownBy(() -> Workload.builder().malformedShare(1).build())
+                .hasMessageContaining("malformedShare must be >= 0 and < 1");
+        assertThatThrownBy(() -> Workload.builder().receiverSkew(-1).build())
+                .hasMessageContaining("receiverSkew must be >= 0");
+        assertThatThrownBy(() -> TrafficGenerator.synthetic(Workload.defaults(), START, 0))
+                .hasMessageContaining("recordsPerSecond must be > 0");
+    }
+
+    /** The least-squares slope of y over x. */
+    private static double slope(double[] x, double[] y) {
+        double mx = 0;
+        double my = 0;
+        for (int i = 0; i < x.length; i++) {
+            mx += x[i] / x.length;
+            my += y[i] / y.length;
+        }
+        double sxy = 0;
+        double sxx = 0;
+        for (int i = 0; i < x.length; i++) {
+            sxy += (x[i] - mx) * (y[i] - my);
+            sxx += (x[i] - mx) * (x[i] - mx);
+        }
+        return sxy / sxx;
+    }
+
+    private static List<TrafficRecord> generate(Workload workload, int count) {
+        TrafficGenerator generator = TrafficGenerator.synthetic(workload, START, 1000);
+        List<TrafficRecord> records = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            records.add(generator.next());
+        }
+        return records;
+    }
+
+    private ChatEvent parse(TrafficRecord record) throws InvalidRecordException {
+        return record.topic() == Topic.MESSAGES
+                ? parser.parseMessage(record.value())
+                : parser.parseRead(record.value());
+    }
+
+    private static String utf8(byte[] bytes) {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+}
