@@ -46,9 +46,15 @@ public final class Unread {
             List.of(
                     new Subcommand(
                             LocalStack.NAME,
-                            "Kafka broker, Flink MiniCluster (web UI) and the job, in this process",
+                            "Kafka, Flink (web UI), the job, the API and generated traffic,"
+                                    + " in one process",
                             LocalStack::usage,
                             LocalStack::run),
+                    new Subcommand(
+                            ApiCommand.NAME,
+                            "the HTTP API alone, configured by the UNREAD_* environment",
+                            ApiCommand::usage,
+                            ApiCommand::run),
                     new Subcommand(
                             "help",
                             "this help, or one command's flags: unread help local",

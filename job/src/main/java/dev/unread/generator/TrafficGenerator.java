@@ -28,13 +28,13 @@ import java.util.function.LongSupplier;
  *       sender, all with the same conversationId, seq and sentAt.
  * </ul>
  *
- * For every receiver the generator keeps who has written since its last inbox open. When it picks
- * a sender it aims at {@code redundancy}: mostly someone who has already written (no change to the
+ * For every receiver the generator keeps who has written since its last inbox open. When it picks a
+ * sender it aims at {@code redundancy}: mostly someone who has already written (no change to the
  * badge), sometimes a friend who has not; the best friends write most, and a group's sender is the
- * member whose message best keeps the share on target. Inbox opens and conversation reads come
- * from users who received a message lately, so they follow each user's traffic. An open clears
- * the user's record; a read reads the conversation of the reader's latest message, up to its
- * current seq or, one time in five, a little behind it.
+ * member whose message best keeps the share on target. Inbox opens and conversation reads come from
+ * users who received a message lately, so they follow each user's traffic. An open clears the
+ * user's record; a read reads the conversation of the reader's latest message, up to its current
+ * seq or, one time in five, a little behind it.
  *
  * <p>Time: each event is stamped with the clock, but never before the previous event, and every
  * event after an inbox open is at least 1 ms later, so that the open covers exactly the messages
@@ -57,8 +57,10 @@ public final class TrafficGenerator {
     private static final Malformed[] MALFORMED = Malformed.values();
 
     private final Workload workload;
+
     /** Null for the synthetic clock. */
     private final LongSupplier clock;
+
     private final long syntheticStart;
     private final double syntheticMillisPerRecord;
     private final SplittableRandom random;
@@ -66,24 +68,32 @@ public final class TrafficGenerator {
 
     /** Users on the ring; positions 0..n-1, user id = firstUserId + position. */
     private final int n;
+
     /** Rank r sits at position r * multiplier mod n: a bijection, since the two are coprime. */
     private final long multiplier;
 
     /** Friends ahead on the ring: +1..+ahead; behind: -1..-(friends - ahead). */
     private final int ahead;
+
     /** Everyone who can write to a user is within this distance of it. */
     private final int reach;
+
     /** Words of the "wrote since the last inbox open" bitset per user (2 * reach bits). */
     private final int words;
+
     private final long[] wroteSinceOpen;
 
     /** Seq of the one-to-one conversation (p, p + d), 1 <= d <= ahead, at p * ahead + d - 1. */
     private final int[] pairSeq;
+
     private final int[] groupSeq;
+
     /** Conversation ids: pairs 1..pairSeq.length, then groups. */
     private final long firstGroupConversation;
+
     /** The conversation of each user's latest message, 0 if none: what it reads next. */
     private final long[] lastConversation;
+
     /** The receivers of the latest message records, a ring indexed by the message count. */
     private final int[] recent = new int[RECENT_RECEIVERS];
 
@@ -92,6 +102,7 @@ public final class TrafficGenerator {
 
     /** A group message's records still to hand out. */
     private final int[] pending;
+
     private int pendingCount;
     private int pendingNext;
     private int pendingSender;
@@ -267,8 +278,7 @@ public final class TrafficGenerator {
         long conversation = slot + 1L;
         long seq = ++pairSeq[slot];
         lastConversation[receiver] = conversation;
-        return valid(
-                ChatEvent.message(userId(sender), userId(receiver), conversation, seq, t));
+        return valid(ChatEvent.message(userId(sender), userId(receiver), conversation, seq, t));
     }
 
     private TrafficRecord groupMessage(int receiver, int group) {
@@ -373,9 +383,9 @@ public final class TrafficGenerator {
     // --- choosing senders ---
 
     /**
-     * Whether the next steered message should come from someone who has already written: at
-     * random with probability {@code redundancy}, unless the count has drifted too far from it
-     * (fan-out records and receivers fresh from an open leave no choice, so it drifts).
+     * Whether the next steered message should come from someone who has already written: at random
+     * with probability {@code redundancy}, unless the count has drifted too far from it (fan-out
+     * records and receivers fresh from an open leave no choice, so it drifts).
      */
     private boolean wantRedundant() {
         double lag = workload.redundancy() * (messages + 1) - redundant;
@@ -430,9 +440,9 @@ public final class TrafficGenerator {
 
     /**
      * The member other than {@code receiver} who writes. A group message is many records whose
-     * redundancy depends on whom the sender has written to since their opens, so the sender is
-     * the member whose message would bring the redundant count closest to its target: in a busy
-     * group, the few members who keep writing.
+     * redundancy depends on whom the sender has written to since their opens, so the sender is the
+     * member whose message would bring the redundant count closest to its target: in a busy group,
+     * the few members who keep writing.
      */
     private int chooseGroupSender(int receiver, int first) {
         int size = workload.groupSize();

@@ -70,8 +70,7 @@ public record TrafficRecord(
 
     @Override
     public int hashCode() {
-        return Objects.hash(
-                topic, Arrays.hashCode(key), Arrays.hashCode(value), event, malformed);
+        return Objects.hash(topic, Arrays.hashCode(key), Arrays.hashCode(value), event, malformed);
     }
 
     @Override

@@ -1,29 +1,29 @@
 package dev.unread.generator;
 
 /**
- * The shape of the chat traffic {@link TrafficGenerator} produces: one settings type for the
- * local stack's demo traffic and the benchmark. Rates are per message record, so that they keep
- * their meaning whatever the event rate; {@link #defaults()} is a plausible chat platform.
+ * The shape of the chat traffic {@link TrafficGenerator} produces: one settings type for the local
+ * stack's demo traffic and the benchmark. Rates are per message record, so that they keep their
+ * meaning whatever the event rate; {@link #defaults()} is a plausible chat platform.
  *
  * <ul>
  *   <li>{@code receivers}: users who receive messages, ids {@code firstUserId} up.
  *   <li>{@code friends}: distinct people who write to each receiver outside groups (senders per
- *       receiver); with an even number friendship is mutual, so a reply goes to the same
- *       one-to-one conversation.
- *   <li>{@code receiverSkew}: Zipf exponent of how messages spread over receivers; 0 is uniform,
- *       1 is typical (the top user gets about 1/ln(receivers) of them). Opens and reads follow the
+ *       receiver); with an even number friendship is mutual, so a reply goes to the same one-to-one
+ *       conversation.
+ *   <li>{@code receiverSkew}: Zipf exponent of how messages spread over receivers; 0 is uniform, 1
+ *       is typical (the top user gets about 1/ln(receivers) of them). Opens and reads follow the
  *       messages each user receives.
  *   <li>{@code redundancy}: share of message records whose sender has already written to that
  *       receiver since its last inbox open, so that the badge does not change (real inboxes: about
  *       0.9). The generator steers toward it within what the other settings allow: a receiver's
- *       first message after an open is never redundant, and with rare opens (under one per
- *       {@code friends + groupSize} messages) most senders have written already. Each receiver's
- *       first message ever is new too, so it is reached once most receivers have had messages
- *       (10,000 receivers: after some hundred thousand records).
+ *       first message after an open is never redundant, and with rare opens (under one per {@code
+ *       friends + groupSize} messages) most senders have written already. Each receiver's first
+ *       message ever is new too, so it is reached once most receivers have had messages (10,000
+ *       receivers: after some hundred thousand records).
  *   <li>{@code inboxOpenRate}: {@code INBOX_OPENED} events per message record.
  *   <li>{@code conversationReadRate}: {@code CONVERSATION_READ} events per message record.
- *   <li>{@code conversationShare}: share of messages sent in a conversation (with
- *       conversationId and seq); the rest count toward the sender badge only.
+ *   <li>{@code conversationShare}: share of messages sent in a conversation (with conversationId
+ *       and seq); the rest count toward the sender badge only.
  *   <li>{@code groupShare}: share of those conversation messages sent in a group.
  *   <li>{@code groupSize}: members of each group; a group message reaches the other members, one
  *       record each, with the same conversationId and seq.
@@ -90,10 +90,9 @@ public record Workload(
     }
 
     /**
-     * 10,000 receivers with 20 friends each, Zipf exponent 1, 90% redundant messages, an inbox
-     * open every 50 message records and a conversation read every 20, 80% of messages in
-     * conversations, a quarter of those in groups of 8, 0.2% malformed records, seed 1, ids from
-     * 10001.
+     * 10,000 receivers with 20 friends each, Zipf exponent 1, 90% redundant messages, an inbox open
+     * every 50 message records and a conversation read every 20, 80% of messages in conversations,
+     * a quarter of those in groups of 8, 0.2% malformed records, seed 1, ids from 10001.
      */
     public static Workload defaults() {
         return new Workload(10_000, 20, 1.0, 0.9, 0.02, 0.05, 0.8, 0.25, 8, 0.002, 1, 10_001);

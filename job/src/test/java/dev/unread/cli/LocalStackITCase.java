@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
@@ -56,8 +58,9 @@ import sun.misc.Signal;
 
 /**
  * The local stack in this JVM on free ports, running the production job against the shared Redis
- * (under a key prefix of its own) and a MySQL database of its own. The tests share one stack:
- * starting one takes a while.
+ * (under a key prefix of its own) and a MySQL database of its own, with the API and the traffic
+ * generator. The tests share one stack: starting one takes a while. The generator's users are
+ * 10001..20000; the tests that publish their own events use ids far from those.
  */
 class LocalStackITCase {
 
@@ -67,6 +70,11 @@ class LocalStackITCase {
             List.of("--kafka-port", "0", "--flink-ui-port", "0", "--api-port", "0");
 
     private static final String PREFIX = "unread-test:" + UUID.randomUUID() + ":";
+
+    /** The stack that {@code run} starts writes here, apart from the shared stack's keys. */
+    private static final String RUN_PREFIX = PREFIX + "run:";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static MySqlTestDatabase mysql;
     private static LocalStack stack;
 
@@ -92,13 +100,20 @@ class LocalStackITCase {
         }
     }
 
-    /** Free ports, this class's Redis prefix and MySQL database, short intervals. */
-    private static List<String> args() {
+    /**
+     * Free ports, a Redis prefix under this class's, its MySQL database, short intervals, and the
+     * generator at 200 events a second.
+     */
+    private static List<String> args(String prefix) {
         List<String> args = new ArrayList<>(FREE_PORTS);
         args.addAll(
                 List.of(
+                        "--generate",
+                        "200",
+                        "--seed",
+                        "5",
                         "--redis-key-prefix",
-                        PREFIX,
+                        prefix,
                         "--jdbc-url",
                         mysql.jdbcUrl(),
                         "--jdbc-user",
@@ -111,7 +126,7 @@ class LocalStackITCase {
     }
 
     private static LocalStack.Options options() {
-        return LocalStack.Options.parse(args(), env());
+        return LocalStack.Options.parse(args(PREFIX), env());
     }
 
     /** The password comes only from the environment, as in production. */
@@ -120,12 +135,56 @@ class LocalStackITCase {
     }
 
     @Test
-    void theReadyLineNamesTheKafkaBootstrapAddressAndTheFlinkUi() throws Exception {
+    void theReadyLineNamesTheKafkaBootstrapAddressTheApiAndTheFlinkUi() throws Exception {
         assertThat(stack.jobStatus()).isEqualTo(JobStatus.RUNNING);
         assertThat(stack.bootstrapServers()).matches("127\\.0\\.0\\.1:\\d+");
         assertThat(stack.readyLine())
                 .contains("Kafka bootstrap " + stack.bootstrapServers())
-                .contains("Flink UI http://127.0.0.1:" + stack.flinkUi().getPort());
+                .contains("API http://127.0.0.1:" + stack.apiUri().getPort())
+                .contains("Flink UI http://127.0.0.1:" + stack.flinkUi().getPort())
+                .contains("generating 200 events/s for users 10001..20000");
+    }
+
+    @Test
+    void healthIsUpWithTheFlinkCheckWhileTheJobRuns() throws Exception {
+        HttpResponse<String> health = http("GET", stack.apiUri() + "/health");
+
+        assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
+        assertThat(JSON.readTree(health.body()).path("checks").path("flink").asText())
+                .isEqualTo("UP");
+    }
+
+    @Test
+    void generatedTrafficShowsAsBadgesThroughTheApiAndAnInboxOpenThroughTheApiResetsOne()
+            throws Exception {
+        long user = stack.mostActiveReceiver();
+        String unread = stack.apiUri() + "/api/users/" + user + "/unread";
+        JsonNode badge =
+                Poll.until(
+                        "a badge and conversation counts of user " + user + " through the API",
+                        DEADLINE,
+                        () -> {
+                            JsonNode body = JSON.readTree(get(unread));
+                            return body.path("unreadSenders").asLong() > 0
+                                            && body.path("conversations").size() > 0
+                                    ? body
+                                    : null;
+                        });
+        assertThat(badge.path("userId").asLong()).isEqualTo(user);
+
+        // No more messages, so that the open leaves nothing behind it.
+        stack.stopGenerator();
+        HttpResponse<String> opened =
+                http("POST", stack.apiUri() + "/api/users/" + user + "/inbox/opened");
+        assertThat(opened.statusCode()).as(opened.body()).isEqualTo(202);
+
+        Poll.until(
+                "the badge of user " + user + " back to 0 through the job",
+                DEADLINE,
+                () -> JSON.readTree(get(unread)).path("unreadSenders").asLong() == 0 ? true : null);
+        try (Jedis jedis = new Jedis("127.0.0.1", 6379)) {
+            assertThat(jedis.exists(RedisCounts.sendersKey(PREFIX, user))).isFalse();
+        }
     }
 
     @Test
@@ -158,7 +217,10 @@ class LocalStackITCase {
 
         assertThat(listening)
                 .extracting(InetSocketAddress::getPort)
-                .contains(stack.flinkUi().getPort(), port(stack.bootstrapServers()));
+                .contains(
+                        stack.flinkUi().getPort(),
+                        port(stack.bootstrapServers()),
+                        stack.apiUri().getPort());
         assertThat(listening)
                 .allSatisfy(
                         a ->
@@ -169,8 +231,8 @@ class LocalStackITCase {
 
     @Test
     void aMessagePublishedToTheLocalBrokerBecomesTheReceiversBadgeInRedis() throws Exception {
-        long receiver = 10086;
-        ChatEvent message = ChatEvent.message(10087, receiver, System.currentTimeMillis());
+        long receiver = 900_010_086L;
+        ChatEvent message = ChatEvent.message(900_010_087L, receiver, System.currentTimeMillis());
         publish(stack.config().messagesTopic, EventJson.key(message), EventJson.value(message));
 
         String key = RedisCounts.sendersKey(PREFIX, receiver);
@@ -182,12 +244,14 @@ class LocalStackITCase {
 
     @Test
     void aReadPublishedToTheLocalBrokerBecomesTheCursorInMySql() throws Exception {
-        ChatEvent read = ChatEvent.conversationRead(20001, 80001, 1038, System.currentTimeMillis());
+        ChatEvent read =
+                ChatEvent.conversationRead(
+                        900_020_001L, 900_080_001L, 1038, System.currentTimeMillis());
         publish(stack.config().readsTopic, EventJson.key(read), EventJson.value(read));
 
         String query =
                 "SELECT last_read_seq FROM conversation_member"
-                        + " WHERE conversation_id = 80001 AND user_id = 20001";
+                        + " WHERE conversation_id = 900080001 AND user_id = 900020001";
         assertThat(
                         Poll.until(
                                 "the cursor in MySQL",
@@ -197,26 +261,42 @@ class LocalStackITCase {
     }
 
     @Test
-    void aJobThatFailsWhileStartingIsReportedWithItsCause() throws Exception {
-        LocalStack.Options options = LocalStack.Options.parse(FREE_PORTS, Map.of());
+    void aJobThatFailsWhileStartingIsReportedWithItsCauseAndHealthSaysSo() throws Exception {
+        List<String> args = new ArrayList<>(FREE_PORTS);
+        args.addAll(List.of("--generate", "0"));
+        LocalStack.Options options = LocalStack.Options.parse(args, Map.of());
 
         try (LocalStack failing =
                 LocalStack.start(options, Map.of(), LocalStackITCase::withFailingCounts)) {
             assertThatThrownBy(() -> failing.awaitRunning(STARTUP, new CountDownLatch(1)))
                     .hasMessage("the job failed while starting")
                     .hasStackTraceContaining("Redis is unreachable");
+            assertThat(failing.readyLine()).contains("no generator");
+
+            // The job restarts and fails again; between two tries it may be RUNNING for a moment.
+            HttpResponse<String> health =
+                    Poll.until(
+                            "/health DOWN naming the job",
+                            DEADLINE,
+                            () -> {
+                                HttpResponse<String> r = http("GET", failing.apiUri() + "/health");
+                                return r.statusCode() == 503 ? r : null;
+                            });
+            JsonNode body = JSON.readTree(health.body());
+            assertThat(body.path("checks").path("flink").asText()).startsWith("DOWN: job is ");
+            assertThat(body.path("error").asText()).isEqualTo("unavailable: flink");
         }
     }
 
     @Test
-    void ctrlCStopsTheStackAndTheCommandReturnsZero() throws Exception {
+    void printsProgressEveryFiveSecondsAndCtrlCStopsTheStackWithZero() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         Unread.Session session =
                 new Unread.Session(
                         env(), new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
         ExecutorService runner = Executors.newSingleThreadExecutor();
         try {
-            Future<Integer> exit = runner.submit(() -> LocalStack.run(args(), session));
+            Future<Integer> exit = runner.submit(() -> LocalStack.run(args(RUN_PREFIX), session));
             String ready =
                     Poll.until(
                             "the ready line",
@@ -235,6 +315,23 @@ class LocalStackITCase {
             Matcher bootstrap =
                     Pattern.compile("Kafka bootstrap 127\\.0\\.0\\.1:(\\d+) ").matcher(ready);
             assertThat(bootstrap.find()).as(ready).isTrue();
+            String progress =
+                    Poll.until(
+                            "a progress line",
+                            DEADLINE,
+                            () ->
+                                    out.toString(StandardCharsets.UTF_8)
+                                            .lines()
+                                            .filter(line -> line.startsWith("[0:05] "))
+                                            .findFirst()
+                                            .orElse(null));
+            assertThat(progress)
+                    .matches(
+                            "\\[0:05\\] events in [1-9]\\d* \\(\\d+ malformed\\)"
+                                    + " \\| Redis \\d+ commands, \\d+ updates coalesced"
+                                    + " \\| dead letters \\d+"
+                                    + " \\| user 10001 via API: \\d+ senders, \\d+ unread in \\d+"
+                                    + " conversations");
 
             Signal.raise(new Signal("INT"));
 
@@ -287,15 +384,19 @@ class LocalStackITCase {
     }
 
     private static String get(String url) throws Exception {
-        HttpResponse<String> response =
-                HttpClient.newHttpClient()
-                        .send(
-                                HttpRequest.newBuilder(URI.create(url))
-                                        .timeout(Duration.ofSeconds(10))
-                                        .build(),
-                                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = http("GET", url);
         assertThat(response.statusCode()).as(url).isEqualTo(200);
         return response.body();
+    }
+
+    private static HttpResponse<String> http(String method, String url) throws Exception {
+        return HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(url))
+                                .method(method, HttpRequest.BodyPublishers.noBody())
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
     }
 
     private static int port(String hostAndPort) {

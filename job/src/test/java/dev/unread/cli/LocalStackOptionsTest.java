@@ -16,7 +16,9 @@ class LocalStackOptionsTest {
         assertThat(options.kafkaPort()).isEqualTo(9092);
         assertThat(options.flinkUiPort()).isEqualTo(8081);
         assertThat(options.apiPort()).isEqualTo(8080);
-        assertThat(options.generateRate()).isZero();
+        assertThat(options.generateRate()).isEqualTo(200);
+        assertThat(options.durationSeconds()).isZero();
+        assertThat(options.seed()).isEqualTo(1);
         assertThat(options.settings()).isEmpty();
     }
 
@@ -32,6 +34,9 @@ class LocalStackOptionsTest {
                                 "18080",
                                 "--generate",
                                 "0",
+                                "--duration",
+                                "40",
+                                "--seed=-7",
                                 "--redis-key-prefix",
                                 "dev:",
                                 "--parallelism",
@@ -41,6 +46,9 @@ class LocalStackOptionsTest {
         assertThat(options.kafkaPort()).isEqualTo(19092);
         assertThat(options.flinkUiPort()).isEqualTo(18081);
         assertThat(options.apiPort()).isEqualTo(18080);
+        assertThat(options.generateRate()).isZero();
+        assertThat(options.durationSeconds()).isEqualTo(40);
+        assertThat(options.seed()).isEqualTo(-7);
         assertThat(options.settings())
                 .containsOnly(Map.entry("redis-key-prefix", "dev:"), Map.entry("parallelism", "1"));
     }
@@ -70,10 +78,14 @@ class LocalStackOptionsTest {
     }
 
     @Test
-    void onlyAGeneratorRateOfZeroIsSupported() {
+    void negativeRatesAndDurationsAreRefused() {
         assertUsageError(
-                List.of("--generate", "1000"),
-                "--generate 1000: this build has no event generator");
+                List.of("--generate", "-1"),
+                "--generate must be >= 0 (events per second; 0: none), was -1");
+        assertUsageError(
+                List.of("--duration", "-5"),
+                "--duration must be >= 0 (seconds; 0: until Ctrl-C), was -5");
+        assertUsageError(List.of("--seed", "x"), "--seed must be a whole number, was x");
     }
 
     @Test
@@ -99,6 +111,16 @@ class LocalStackOptionsTest {
                                         List.of(), Map.of("UNREAD_PARALLELISM", "two")))
                 .isInstanceOf(UsageException.class)
                 .hasMessageContaining("--parallelism must be a whole number, was two");
+    }
+
+    @Test
+    void theApisEnvironmentIsCheckedToo() {
+        assertThatThrownBy(
+                        () ->
+                                LocalStack.Options.parse(
+                                        List.of(), Map.of("UNREAD_API_TIMEOUT_MS", "10")))
+                .isInstanceOf(UsageException.class)
+                .hasMessageContaining("timeout must be >= 250 ms, was 10");
     }
 
     private static void assertUsageError(List<String> args, String message) {

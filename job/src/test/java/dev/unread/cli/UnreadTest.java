@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +22,7 @@ class UnreadTest {
     @Test
     void noCommandPrintsUsageOnStderrAndExitsWithTwo() {
         assertThat(Unread.run(new String[0], session)).isEqualTo(Unread.USAGE);
-        assertThat(err()).contains("Usage: unread <command>").contains("local");
+        assertThat(err()).contains("Usage: unread <command>").contains("local", "api");
         assertThat(out()).isEmpty();
     }
 
@@ -67,6 +68,43 @@ class UnreadTest {
     }
 
     @Test
+    void helpOfApiShowsItsPortFlagAndEnvironment() {
+        assertThat(Unread.run(new String[] {"help", "api"}, session)).isEqualTo(Unread.OK);
+        assertThat(out())
+                .contains("Usage: unread api", "--port", "UNREAD_API_TOKEN", "UNREAD_REDIS_URL");
+    }
+
+    @Test
+    void apiRefusesFlagsOtherThanPortWithoutStartingAnything() {
+        assertThat(Unread.run(new String[] {"api", "--redis-url", "redis://x:1"}, session))
+                .isEqualTo(Unread.USAGE);
+        assertThat(err()).contains("unread api: unknown flag --redis-url");
+    }
+
+    @Test
+    void apiReportsABadEnvironmentAsAUsageError() {
+        Unread.Session badEnv =
+                new Unread.Session(
+                        Map.of("UNREAD_API_PORT", "eighty"),
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8));
+
+        assertThat(Unread.run(new String[] {"api"}, badEnv)).isEqualTo(Unread.USAGE);
+        assertThat(err()).contains("UNREAD_API_PORT must be a whole number, was eighty");
+    }
+
+    @Test
+    void apiTakesItsPortFromTheFlagBeforeTheEnvironment() {
+        assertThat(
+                        ApiCommand.config(
+                                        List.of("--port", "18080"), Map.of("UNREAD_API_PORT", "1"))
+                                .port)
+                .isEqualTo(18080);
+        assertThat(ApiCommand.config(List.of(), Map.of("UNREAD_API_PORT", "1")).port).isEqualTo(1);
+        assertThat(ApiCommand.config(List.of(), Map.of()).port).isEqualTo(8080);
+    }
+
+    @Test
     void helpOfAnUnknownCommandIsAUsageError() {
         assertThat(Unread.run(new String[] {"help", "serve"}, session)).isEqualTo(Unread.USAGE);
         assertThat(err()).contains("unread help: help takes one command name, got serve");
@@ -74,10 +112,10 @@ class UnreadTest {
 
     @Test
     void aBadFlagOfACommandIsReportedWithoutAStackTraceAndExitsWithTwo() {
-        assertThat(Unread.run(new String[] {"local", "--generate", "100"}, session))
+        assertThat(Unread.run(new String[] {"local", "--generate", "-100"}, session))
                 .isEqualTo(Unread.USAGE);
         assertThat(err())
-                .contains("unread local: --generate 100")
+                .contains("unread local: --generate must be >= 0")
                 .contains("Run 'unread help local'")
                 .doesNotContain("Exception", "\tat ");
     }

@@ -58,7 +58,9 @@ class TrafficGeneratorTest {
             }
             if (record.valid()) {
                 Topic topic =
-                        record.event().kind == ChatEvent.Kind.MESSAGE ? Topic.MESSAGES : Topic.READS;
+                        record.event().kind == ChatEvent.Kind.MESSAGE
+                                ? Topic.MESSAGES
+                                : Topic.READS;
                 if (!record.event().equals(parsed)
                         || !utf8(record.key()).equals(Long.toString(record.event().userId))
                         || record.topic() != topic) {
@@ -126,7 +128,8 @@ class TrafficGeneratorTest {
                     wroteSinceOpen.remove(e.userId);
                 } else if (e.kind == ChatEvent.Kind.MESSAGE) {
                     messages++;
-                    if (!wroteSinceOpen.computeIfAbsent(e.userId, u -> new HashSet<>())
+                    if (!wroteSinceOpen
+                            .computeIfAbsent(e.userId, u -> new HashSet<>())
                             .add(e.senderId)) {
                         redundant++;
                     }
@@ -374,8 +377,9 @@ class TrafficGeneratorTest {
         for (int rank = 0; rank < workload.receivers(); rank++) {
             ids.add(generator.receiverOfRank(rank));
         }
-        assertThat(ids).hasSize(workload.receivers()).allSatisfy(id -> assertThat(id)
-                .isBetween(500L, 500L + workload.receivers() - 1));
+        assertThat(ids)
+                .hasSize(workload.receivers())
+                .allSatisfy(id -> assertThat(id).isBetween(500L, 500L + workload.receivers() - 1));
     }
 
     @Test
