@@ -243,6 +243,7 @@ public final class LocalStack implements AutoCloseable {
             if (!stack.awaitRunning(STARTUP_TIMEOUT, stop)) {
                 return Unread.OK;
             }
+            stack.startTraffic();
             session.out().println(stack.readyLine());
             session.out().flush();
             long started = System.nanoTime();
@@ -316,8 +317,9 @@ public final class LocalStack implements AutoCloseable {
     }
 
     /**
-     * Starts the broker, creates the topics, starts the cluster and submits {@code job}'s pipeline;
-     * returns without waiting for the job to run. Tests pass their own {@code job}.
+     * Starts the broker, creates the topics, starts the cluster, submits {@code job}'s pipeline and
+     * starts the API; returns without waiting for the job to run, and without generating traffic
+     * ({@link #startTraffic}). Tests pass their own {@code job}.
      */
     static LocalStack start(
             Options options, Map<String, String> env, Function<UnreadConfig, UnreadJob> job)
@@ -372,7 +374,6 @@ public final class LocalStack implements AutoCloseable {
                         new TrafficProducer(
                                 kafka.bootstrapServers(), config.messagesTopic, config.readsTopic);
                 started.add(traffic);
-                traffic.start(generator, options.generateRate());
             }
             LOG.info(
                     "Started: Kafka {}, Flink UI {}, API port {}, checkpoints in {}, {}",
@@ -488,6 +489,16 @@ public final class LocalStack implements AutoCloseable {
     /** The generator's most active receiver, whose badge the progress line shows; 0 if none. */
     public long mostActiveReceiver() {
         return generator == null ? 0 : generator.mostActiveReceiver();
+    }
+
+    /**
+     * Starts the generator, if any, at the rate asked for: once the job runs, so that the progress
+     * lines count from the ready line.
+     */
+    public void startTraffic() {
+        if (traffic != null) {
+            traffic.start(generator, generateRate);
+        }
     }
 
     /** Stops generating; what was published stays. For tests that want the traffic to settle. */

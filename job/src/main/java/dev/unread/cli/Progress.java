@@ -29,7 +29,7 @@ final class Progress implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Progress.class);
 
     /** A line is due every few seconds; a slow answer is shown as unknown rather than waited on. */
-    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    private static final Duration TIMEOUT = Duration.ofSeconds(3);
 
     private final Admin admin;
     private final String deadLetterTopic;
@@ -60,8 +60,8 @@ final class Progress implements AutoCloseable {
     }
 
     /**
-     * For example {@code [0:05] events in 1000 (2 malformed) | Redis 312 commands, 96 updates
-     * coalesced | dead letters 2 | user 10001 via API: 4 senders, 7 unread in 3 conversations}.
+     * For example {@code [0:05] events in 1000 (2 malformed) | Redis 1250 commands, 96 coalesced |
+     * dead letters 2 | API: user 10001 badge 4, 7 unread in 3 conversations}.
      */
     String line(Duration elapsed) {
         StringBuilder sb = new StringBuilder();
@@ -79,10 +79,10 @@ final class Progress implements AutoCloseable {
                 .append(RedisTally.commands())
                 .append(" commands, ")
                 .append(RedisTally.coalescedUpdates())
-                .append(" updates coalesced | dead letters ")
+                .append(" coalesced | dead letters ")
                 .append(deadLetters());
         if (user != 0) {
-            sb.append(" | user ").append(user).append(" via API: ").append(badge());
+            sb.append(" | API: user ").append(user).append(" ").append(badge());
         }
         return sb.toString();
     }
@@ -117,7 +117,7 @@ final class Progress implements AutoCloseable {
         }
     }
 
-    /** {@code 4 senders, 7 unread in 3 conversations}, or why the API did not say. */
+    /** {@code badge 4, 7 unread in 3 conversations}, or why the API did not say. */
     private String badge() {
         HttpRequest.Builder request =
                 HttpRequest.newBuilder(api.resolve("/api/users/" + user + "/unread"))
@@ -140,7 +140,7 @@ final class Progress implements AutoCloseable {
                 conversations++;
             }
             return String.format(
-                    "%d senders, %d unread in %d conversations",
+                    "badge %d, %d unread in %d conversations",
                     body.path("unreadSenders").asLong(), unread, conversations);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

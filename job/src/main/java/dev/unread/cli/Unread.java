@@ -171,6 +171,9 @@ public final class Unread {
         b.add(b.newLogger("org.apache.kafka.controller.QuorumController", Level.ERROR));
         // Flink warns at every checkpoint that two sink committers share a metric name.
         b.add(b.newLogger("org.apache.flink.metrics.MetricGroup", Level.ERROR));
+        // Jedis warns on every connection that it speaks RESP2, which is what the sinks and the
+        // API ask for.
+        b.add(b.newLogger("redis.clients.jedis.Jedis", Level.ERROR));
         Configurator.reconfigure(b.build());
     }
 }

@@ -14,12 +14,12 @@ import java.util.function.LongSupplier;
  * stack publishes for a demo and the benchmark publishes by the million. The same {@link Workload}
  * and clock readings give the same records.
  *
- * <p>The model. Receivers are drawn by Zipf rank ({@code receiverSkew}); rank 0 is user {@code
- * firstUserId} and the ranks are scattered over the other ids, so that popular users are not each
- * other's neighbours. Users sit on a ring: a user's friends are the {@code friends} users nearest
- * to it on both sides, so friendship is mutual and a one-to-one conversation is one id and one seq
- * counter for both directions. A group is a run of {@code groupSize} consecutive users on the ring
- * (every user is in at most one). Each message is one of:
+ * <p>The model. Receivers are drawn by Zipf rank ({@code receiverSkew}); rank r is user {@code
+ * firstUserId + r}, so the first ids are the busiest. Users sit on a ring, the ranks scattered over
+ * it so that popular users are not each other's neighbours: a user's friends are the {@code
+ * friends} users nearest to it on both sides, so friendship is mutual and a one-to-one conversation
+ * is one id and one seq counter for both directions. A group is a run of {@code groupSize}
+ * consecutive users on the ring (every user is in at most one). Each message is one of:
  *
  * <ul>
  *   <li>without a conversation, from a friend;
@@ -71,6 +71,9 @@ public final class TrafficGenerator {
 
     /** Rank r sits at position r * multiplier mod n: a bijection, since the two are coprime. */
     private final long multiplier;
+
+    /** The inverse of {@link #multiplier} mod n: position p holds rank p * inverse mod n. */
+    private final long inverse;
 
     /** Friends ahead on the ring: +1..+ahead; behind: -1..-(friends - ahead). */
     private final int ahead;
@@ -157,6 +160,7 @@ public final class TrafficGenerator {
         this.n = workload.receivers();
         this.zipf = new ZipfSampler(n, workload.receiverSkew());
         this.multiplier = coprimeMultiplier(n);
+        this.inverse = inverseMod(multiplier, n);
 
         this.ahead = (workload.friends() + 1) / 2;
         this.reach = Math.max(ahead, workload.groupSize() - 1);
@@ -215,7 +219,7 @@ public final class TrafficGenerator {
         if (rank < 0 || rank >= n) {
             throw new IllegalArgumentException("rank must be 0.." + (n - 1) + ", was " + rank);
         }
-        return userId(position(rank));
+        return workload.firstUserId() + rank;
     }
 
     /** The receiver drawn most often: rank 0, user {@code firstUserId}. */
@@ -543,8 +547,9 @@ public final class TrafficGenerator {
         return position < 0 ? position + n : position >= n ? position - n : position;
     }
 
+    /** Ids follow the ranks, so that the busiest users are the first ids. */
     private long userId(int position) {
-        return workload.firstUserId() + position;
+        return workload.firstUserId() + position * inverse % n;
     }
 
     private long now() {
@@ -576,6 +581,24 @@ public final class TrafficGenerator {
             m++;
         }
         return m % n == 0 ? 1 : m;
+    }
+
+    /** x with a * x = 1 mod n, for a coprime to n (extended Euclid). */
+    private static long inverseMod(long a, int n) {
+        long r0 = n;
+        long r1 = a % n;
+        long t0 = 0;
+        long t1 = 1;
+        while (r1 != 0) {
+            long q = r0 / r1;
+            long r = r0 - q * r1;
+            r0 = r1;
+            r1 = r;
+            long t = t0 - q * t1;
+            t0 = t1;
+            t1 = t;
+        }
+        return ((t0 % n) + n) % n;
     }
 
     private static long gcd(long a, long b) {

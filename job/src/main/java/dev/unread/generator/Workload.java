@@ -29,7 +29,8 @@ package dev.unread.generator;
  *       record each, with the same conversationId and seq.
  *   <li>{@code malformedShare}: share of all records that break the input contract.
  *   <li>{@code seed}: the same seed (and clock) gives the same records.
- *   <li>{@code firstUserId}: the most active receiver's id; the others follow it.
+ *   <li>{@code firstUserId}: the most active receiver's id; the others follow it in order of
+ *       activity (Zipf rank).
  * </ul>
  */
 public record Workload(

@@ -74,6 +74,21 @@ class BinUnreadITCase {
     }
 
     @Test
+    void theClasspathOfTheCliHoldsWhatOnlyRunsLikeKafkaClientsCodecs() throws Exception {
+        // The dead-letter sink compresses with lz4, a runtime dependency of kafka-clients: without
+        // it `unread local` fails at the first malformed record.
+        Path target = SCRIPT.getParent().resolveSibling("job/target");
+        String classpath =
+                Files.readString(target.resolve("cli-classpath.txt"))
+                        + ":"
+                        + Files.readString(target.resolve("cli-runtime-classpath.txt"));
+
+        assertThat(classpath)
+                .contains("/lz4-java-", "/zstd-jni-", "/snappy-java-")
+                .contains("/flink-runtime-", "/unread-state-query-api-", "/javalin-");
+    }
+
+    @Test
     void apiServesHealthWithEveryDependencyUpAndSigtermStopsItWithZero() throws Exception {
         try (Api api =
                 Api.start(elsewhere, Map.of("UNREAD_KAFKA_BOOTSTRAP", KAFKA.bootstrapServers()))) {

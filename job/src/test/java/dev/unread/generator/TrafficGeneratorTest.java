@@ -368,18 +368,24 @@ class TrafficGeneratorTest {
     }
 
     @Test
-    void theMostActiveReceiverIsTheFirstUserId() {
-        Workload workload = Workload.builder().firstUserId(500).build();
-        TrafficGenerator generator = new TrafficGenerator(workload, System::currentTimeMillis);
+    void userIdsFollowTheRanksFromTheFirstUserId() {
+        Workload workload = Workload.builder().seed(31).receivers(1000).firstUserId(500).build();
+        TrafficGenerator generator = TrafficGenerator.synthetic(workload, START, 1000);
+        Map<Long, Integer> perReceiver = new HashMap<>();
+        for (int i = 0; i < RECORDS; i++) {
+            ChatEvent e = generator.next().event();
+            if (e != null && e.kind == ChatEvent.Kind.MESSAGE) {
+                perReceiver.merge(e.userId, 1, Integer::sum);
+            }
+        }
 
         assertThat(generator.mostActiveReceiver()).isEqualTo(500);
-        Set<Long> ids = new HashSet<>();
-        for (int rank = 0; rank < workload.receivers(); rank++) {
-            ids.add(generator.receiverOfRank(rank));
-        }
-        assertThat(ids)
-                .hasSize(workload.receivers())
-                .allSatisfy(id -> assertThat(id).isBetween(500L, 500L + workload.receivers() - 1));
+        assertThat(generator.receiverOfRank(999)).isEqualTo(1499);
+        assertThat(perReceiver.keySet()).allSatisfy(id -> assertThat(id).isBetween(500L, 1499L));
+        // Group messages reach every member, so only the top of the ranking is sharp.
+        assertThat(perReceiver.get(500L)).isGreaterThan(perReceiver.get(501L));
+        assertThat(perReceiver.get(501L)).isGreaterThan(perReceiver.get(510L));
+        assertThat(perReceiver.get(510L)).isGreaterThan(perReceiver.getOrDefault(1400L, 0));
     }
 
     @Test
