@@ -29,6 +29,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,6 +77,15 @@ class LocalStackITCase {
     private static final String RUN_PREFIX = PREFIX + "run:";
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** A progress line of {@code unread local}; group 1 is the second of the minute. */
+    private static final Pattern PROGRESS =
+            Pattern.compile(
+                    "\\[\\d+:(\\d\\d)\\] events in [1-9]\\d* \\(\\d+ malformed\\)"
+                            + " \\| Redis \\d+ commands, \\d+ coalesced"
+                            + " \\| dead letters \\d+"
+                            + " \\| API: user 10001 badge \\d+, \\d+ unread in \\d+ conversations");
+
     private static MySqlTestDatabase mysql;
     private static LocalStack stack;
 
@@ -144,6 +155,29 @@ class LocalStackITCase {
                 .contains("API http://127.0.0.1:" + stack.apiUri().getPort())
                 .contains("Flink UI http://127.0.0.1:" + stack.flinkUi().getPort())
                 .contains("generating 200 events/s for users 10001..20000");
+    }
+
+    @Test
+    void theReadmeShowsTheReadyAndProgressLinesAsTheyArePrinted() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        String quickStart =
+                readme.substring(readme.indexOf("## Quick start"), readme.indexOf("## Contract"));
+        // This stack runs on free ports; the README shows the default ones.
+        String ready =
+                stack.readyLine()
+                        .replace(stack.bootstrapServers(), "127.0.0.1:9092")
+                        .replace(stack.apiUri().toString(), "http://127.0.0.1:8080")
+                        .replace(stack.flinkUi().toString(), "http://127.0.0.1:8081");
+
+        assertThat(quickStart).contains("\n" + ready + "\n");
+        assertThat(quickStart.lines().filter(line -> line.startsWith("[0:")))
+                .isNotEmpty()
+                .allSatisfy(line -> assertThat(line).matches(PROGRESS));
+        for (String flag :
+                List.of("--duration", "--generate", "--seed", "--kafka-port", "--api-port")) {
+            assertThat(quickStart).contains(flag);
+            assertThat(LocalStack.usage()).contains(flag);
+        }
     }
 
     @Test
@@ -318,13 +352,7 @@ class LocalStackITCase {
             assertThat(bootstrap.find()).as(ready).isTrue();
             // Every five seconds from the ready line; a line may say the API did not answer in
             // time on a loaded machine, so the first one with a badge is checked.
-            Pattern line =
-                    Pattern.compile(
-                            "\\[0:(\\d\\d)\\] events in [1-9]\\d* \\(\\d+ malformed\\)"
-                                    + " \\| Redis \\d+ commands, \\d+ coalesced"
-                                    + " \\| dead letters \\d+"
-                                    + " \\| API: user 10001 badge \\d+, \\d+ unread in \\d+"
-                                    + " conversations");
+
             String progress =
                     Poll.until(
                             "a progress line with a badge",
@@ -332,10 +360,10 @@ class LocalStackITCase {
                             () ->
                                     out.toString(StandardCharsets.UTF_8)
                                             .lines()
-                                            .filter(l -> line.matcher(l).matches())
+                                            .filter(l -> PROGRESS.matcher(l).matches())
                                             .findFirst()
                                             .orElse(null));
-            Matcher seconds = line.matcher(progress);
+            Matcher seconds = PROGRESS.matcher(progress);
             assertThat(seconds.matches()).isTrue();
             assertThat(Integer.parseInt(seconds.group(1)) % 5).as(progress).isZero();
 
