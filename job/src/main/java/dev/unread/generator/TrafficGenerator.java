@@ -28,13 +28,13 @@ import java.util.function.LongSupplier;
  *       sender, all with the same conversationId, seq and sentAt.
  * </ul>
  *
- * For every receiver the generator keeps who has written since its last inbox open. When it picks a
- * sender it aims at {@code redundancy}: mostly someone who has already written (no change to the
- * badge), sometimes a friend who has not; the best friends write most, and a group's sender is the
- * member whose message best keeps the share on target. Inbox opens and conversation reads come from
- * users who received a message lately, so they follow each user's traffic. An open clears the
- * user's record; a read reads the conversation of the reader's latest message, up to its current
- * seq or, one time in five, a little behind it.
+ * <p>For every receiver the generator keeps who has written since its last inbox open. When it
+ * picks a sender it aims at {@code redundancy}: mostly someone who has already written (no change
+ * to the badge), sometimes a friend who has not; the best friends write most, and a group's sender
+ * is the member whose message best keeps the share on target. Inbox opens and conversation reads
+ * come from users who received a message lately, so they follow each user's traffic. An open clears
+ * the user's record; a read reads the conversation of the reader's latest message, up to its
+ * current seq or, one time in five, a little behind it.
  *
  * <p>Time: each event is stamped with the clock, but never before the previous event, and every
  * event after an inbox open is at least 1 ms later, so that the open covers exactly the messages
