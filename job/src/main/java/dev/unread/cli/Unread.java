@@ -1,6 +1,7 @@
 package dev.unread.cli;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.ops.Bootstrap;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
@@ -55,6 +56,20 @@ public final class Unread {
                             "the HTTP API alone, configured by the UNREAD_* environment",
                             ApiCommand::usage,
                             ApiCommand::run),
+                    new Subcommand(
+                            SavepointCommand.NAME,
+                            "inspect a savepoint, or republish its counts to Redis",
+                            SavepointCommand::usage,
+                            SavepointCommand::run),
+                    new Subcommand(
+                            "bootstrap",
+                            "build a savepoint from MySQL history (messages and cursors)",
+                            Bootstrap::usage,
+                            (args, session) -> Bootstrap.run(
+                                    args.toArray(new String[0]),
+                                    session.env(),
+                                    session.out(),
+                                    session.err())),
                     new Subcommand(
                             "help",
                             "this help, or one command's flags: unread help local",
