@@ -55,12 +55,15 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static final int START_ATTEMPTS = 5;
     private static final Duration TOPIC_TIMEOUT = Duration.ofSeconds(30);
 
-    private final KafkaRaftServer server;
+    private final KafkaConfig config;
     private final Path dataDir;
     private final int port;
+    /** Replaced by {@link #restart()}: a Kafka server object starts only once. */
+    private KafkaRaftServer server;
 
-    private EmbeddedKafka(KafkaRaftServer server, Path dataDir, int port) {
+    private EmbeddedKafka(KafkaRaftServer server, KafkaConfig config, Path dataDir, int port) {
         this.server = server;
+        this.config = config;
         this.dataDir = dataDir;
         this.port = port;
     }
@@ -91,7 +94,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
             try {
                 server.startup();
-                return new EmbeddedKafka(server, dataDir, brokerPort);
+                return new EmbeddedKafka(server, config, dataDir, brokerPort);
             } catch (Exception e) {
                 lastFailure = e;
                 server.shutdown();
@@ -157,6 +160,18 @@ public final class EmbeddedKafka implements AutoCloseable {
         Map<String, Object> props = new HashMap<>();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         return Admin.create(props);
+    }
+
+    /**
+     * Shuts the broker down as a broker process stops, and starts it again on the same ports from
+     * the same data directory, so topics, records and committed offsets survive: what a restart
+     * of a real broker does to its clients. Returns once the broker accepts clients again.
+     */
+    public void restart() {
+        server.shutdown();
+        server.awaitShutdown();
+        server = new KafkaRaftServer(config, Time.SYSTEM);
+        server.startup();
     }
 
     /** Stops the broker and deletes its data. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.unread.events.UnreadCount;
+import dev.unread.testing.TcpProxy;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -77,7 +78,7 @@ class RedisOutageTest {
 
     @Test
     void aRedisBackWithinTheRetriesLosesNothing() throws Exception {
-        openWriter(proxy.redisUrl(0));
+        openWriter("redis://" + proxy.address() + "/0");
         writer.write(UnreadCount.senders(USER, 1), null);
         writer.flush(false);
         assertThat(badge(USER)).isEqualTo("1");
@@ -106,7 +107,7 @@ class RedisOutageTest {
 
     @Test
     void aFailedFlushKeepsItsUpdatesForTheNextFlush() throws Exception {
-        openWriter(proxy.redisUrl(0));
+        openWriter("redis://" + proxy.address() + "/0");
         proxy.down();
         writer.write(UnreadCount.senders(USER, 4), null);
         assertThatThrownBy(() -> writer.flush(false)).isInstanceOf(IOException.class);

@@ -24,7 +24,12 @@ public final class BadRecords {
         UNKNOWN_TYPE,
         MISSING_FIELD,
         EMPTY,
-        OVERSIZED
+        OVERSIZED,
+        TRAILING_DATA,
+        DUPLICATE_FIELD,
+        HALF_CONVERSATION,
+        LONG_MESSAGE_ID,
+        INVALID_UTF8
     }
 
     /** A bad record and the topic it goes to: {@code toMessages} or the reads topic. */
@@ -102,6 +107,37 @@ public final class BadRecords {
             case OVERSIZED:
                 String padding = "x".repeat(Math.max(0, oversizedBytes - valid.length() - 16));
                 return utf8(valid.substring(0, valid.length() - 1) + ",\"pad\":\"" + padding + "\"}");
+            case TRAILING_DATA:
+                // A valid record and then more: two records glued together, or garbage after one.
+                return utf8(valid + (random.nextBoolean() ? valid : " x"));
+            case DUPLICATE_FIELD:
+                // Which of the two values counts is up to the parser: refused, not guessed.
+                return utf8(valid.substring(0, valid.length() - 1)
+                        + (toMessages ? ",\"receiverId\":" : ",\"userId\":") + (id + 7) + "}");
+            case HALF_CONVERSATION:
+                return utf8(toMessages
+                        ? "{\"senderId\":" + id + ",\"receiverId\":" + (id + 1)
+                                + ",\"sentAt\":1767225600000,"
+                                + (random.nextBoolean() ? "\"seq\":3}" : "\"conversationId\":80001}")
+                        : "{\"type\":\"CONVERSATION_READ\",\"userId\":" + id
+                                + ",\"readSeq\":3,\"readAt\":1767225600000}");
+            case LONG_MESSAGE_ID:
+                return utf8(toMessages
+                        ? "{\"messageId\":\"" + "m".repeat(129) + "\",\"senderId\":" + id
+                                + ",\"receiverId\":" + (id + 1) + ",\"sentAt\":1767225600000}"
+                        : "{\"type\":\"" + "T".repeat(129) + "\",\"userId\":" + id
+                                + ",\"readAt\":1767225600000}");
+            case INVALID_UTF8:
+                // Bytes that are not UTF-8 inside a text field the parser reads.
+                byte[] text = utf8(toMessages
+                        ? "{\"messageId\":\"m-??\",\"senderId\":" + id + ",\"receiverId\":"
+                                + (id + 1) + ",\"sentAt\":1767225600000}"
+                        : "{\"type\":\"INBOX_OPENED??\",\"userId\":" + id
+                                + ",\"readAt\":1767225600000}");
+                int at = new String(text, StandardCharsets.UTF_8).indexOf("??");
+                text[at] = (byte) 0xC3;
+                text[at + 1] = (byte) 0x28;
+                return text;
             default:
                 throw new IllegalArgumentException(kind.name());
         }

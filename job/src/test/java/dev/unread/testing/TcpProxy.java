@@ -1,4 +1,4 @@
-package dev.unread.sinks;
+package dev.unread.testing;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -11,12 +11,21 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A TCP proxy in front of the shared Redis that a test can take down and bring back, to play a
- * Redis outage without touching the real server. While down it cuts every open connection and
- * accepts new ones only to close them at once, counting them, so a test can tell that a client
- * is retrying.
+ * A TCP proxy on 127.0.0.1 in front of a shared server (Redis, MariaDB) that a test can take down
+ * and bring back, to play an outage of that server without touching it: other tests keep using
+ * the server directly. While down it cuts every open connection and accepts new ones only to
+ * close them at once, counting them, so a test can tell that a client is retrying.
+ *
+ * <pre>{@code
+ * try (TcpProxy proxy = new TcpProxy("127.0.0.1", 6379)) {
+ *     settings.put("redis-url", "redis://" + proxy.address() + "/0");
+ *     ...
+ *     proxy.down();   // every connection cut, reconnects refused
+ *     proxy.up();
+ * }
+ * }</pre>
  */
-final class TcpProxy implements AutoCloseable {
+public final class TcpProxy implements AutoCloseable {
     private final String targetHost;
     private final int targetPort;
     private final ServerSocket server;
@@ -28,26 +37,33 @@ final class TcpProxy implements AutoCloseable {
                         thread.setDaemon(true);
                         return thread;
                     });
-    private volatile boolean up = true;
+    private boolean up = true;
     private int refused;
 
-    TcpProxy(String targetHost, int targetPort) throws IOException {
+    public TcpProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         threads.execute(this::accept);
     }
 
-    int port() {
+    public int port() {
         return server.getLocalPort();
     }
 
-    String redisUrl(int database) {
-        return "redis://127.0.0.1:" + port() + "/" + database;
+    /** {@code 127.0.0.1:port}, to put in a client's URL instead of the server's address. */
+    public String address() {
+        return "127.0.0.1:" + port();
+    }
+
+    /** Connections refused while down, so far. */
+    public synchronized int refused() {
+        return refused;
     }
 
     /** Waits until {@code count} connections in all were refused while down; false on timeout. */
-    synchronized boolean awaitRefused(int count, long timeoutMs) throws InterruptedException {
+    public synchronized boolean awaitRefused(int count, long timeoutMs)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         while (refused < count) {
             long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
@@ -64,35 +80,53 @@ final class TcpProxy implements AutoCloseable {
         notifyAll();
     }
 
-    void down() {
+    /** Cuts every open connection and refuses new ones until {@link #up()}. */
+    public synchronized void down() {
         up = false;
         for (Socket socket : open) {
             closeQuietly(socket);
         }
     }
 
-    void up() {
+    public synchronized void up() {
         up = true;
     }
 
     private void accept() {
         while (!server.isClosed()) {
+            Socket client;
             try {
-                Socket client = server.accept();
-                if (!up) {
+                client = server.accept();
+            } catch (IOException e) {
+                // The server socket was closed: the loop ends.
+                continue;
+            }
+            try {
+                if (!connect(client)) {
                     client.close();
                     countRefused();
-                    continue;
                 }
-                Socket target = new Socket(targetHost, targetPort);
-                open.add(client);
-                open.add(target);
-                threads.execute(() -> pump(client, target));
-                threads.execute(() -> pump(target, client));
             } catch (IOException e) {
-                // The server socket was closed, or one connection failed: the loop decides.
+                // The server behind is unreachable: the client sees its connection closed.
+                closeQuietly(client);
             }
         }
+    }
+
+    /**
+     * Pipes {@code client} to a new connection to the server, unless down. Under the lock that
+     * {@link #down()} takes, so no connection opened while going down survives the outage.
+     */
+    private synchronized boolean connect(Socket client) throws IOException {
+        if (!up) {
+            return false;
+        }
+        Socket target = new Socket(targetHost, targetPort);
+        open.add(client);
+        open.add(target);
+        threads.execute(() -> pump(client, target));
+        threads.execute(() -> pump(target, client));
+        return true;
     }
 
     private void pump(Socket from, Socket to) {

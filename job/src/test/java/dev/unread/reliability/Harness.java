@@ -1,0 +1,311 @@
+package dev.unread.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.UnreadJob;
+import dev.unread.config.UnreadConfig;
+import dev.unread.events.ChatEvent;
+import dev.unread.sinks.KafkaDeadLetters;
+import dev.unread.testing.BadRecords;
+import dev.unread.testing.ChatRecords;
+import dev.unread.testing.EventStreams;
+import dev.unread.testing.KafkaBroker;
+import dev.unread.testing.Oracle;
+import dev.unread.testing.Poll;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * What the reliability tests share: a seeded stream of valid events with bad records among them
+ * as it reaches Kafka, the shipped job started on the test's MiniCluster with a restart strategy
+ * and checkpoints on, probes of the running job (checkpoints, restarts), the dead-letter check,
+ * and the one-line summary that docs/reliability.md's table is built from.
+ */
+final class Harness {
+
+    /** Long enough for a loaded 2-core machine to work off a backlog after a fault. */
+    static final Duration CONVERGENCE = Duration.ofMinutes(3);
+
+    /** Short, so the tests see many checkpoints and restores replay little. */
+    static final String CHECKPOINT_INTERVAL_MS = "300";
+
+    /** Restarts come quickly and never run out: every fault here is one the job must survive. */
+    private static final Duration RESTART_DELAY = Duration.ofMillis(500);
+
+    private static final int RESTART_ATTEMPTS = 10_000;
+
+    private Harness() {}
+
+    /** The run's seed, {@code -Dunread.seed=N} or a new one, printed for a rerun. */
+    static long seed(String test) {
+        long seed = Long.getLong("unread.seed", System.nanoTime() % 1_000_000);
+        System.out.println(test + " " + context(seed));
+        return seed;
+    }
+
+    static String context(long seed) {
+        return "seed " + seed + " (rerun with -Dunread.seed=" + seed + ")";
+    }
+
+    /** A Redis key prefix no other test or run uses. */
+    static String prefix(String test, long seed) {
+        return "rel-" + test + "-" + seed + "-" + System.nanoTime() + ":";
+    }
+
+    /** The job's settings for a test: fast flushes and checkpoints, two subtasks. */
+    static Map<String, String> settings(String prefix, String jdbcUrl) {
+        Map<String, String> settings = new HashMap<>();
+        settings.put("redis-key-prefix", prefix);
+        settings.put("jdbc-url", jdbcUrl);
+        settings.put("flush-interval-ms", "50");
+        settings.put("checkpoint-interval-ms", CHECKPOINT_INTERVAL_MS);
+        settings.put("parallelism", "2");
+        return settings;
+    }
+
+    /**
+     * A run's input: valid events (the oracle's set) in one arrival order with duplicates and a
+     * replayed tail, and bad records spread evenly through them, as Kafka records in the order
+     * they are published.
+     */
+    record Traffic(
+            List<ChatEvent> events,
+            List<BadRecords.Bad> bad,
+            List<ProducerRecord<byte[], byte[]>> records) {
+
+        Oracle oracle() {
+            return Oracle.of(events);
+        }
+
+        /** The records in {@code n} consecutive parts of about equal size. */
+        List<List<ProducerRecord<byte[], byte[]>>> parts(int n) {
+            List<List<ProducerRecord<byte[], byte[]>>> parts = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                parts.add(records.subList(i * records.size() / n, (i + 1) * records.size() / n));
+            }
+            return parts;
+        }
+
+        String describe() {
+            return records.size() + " records (" + (records.size() - bad.size()) + " valid, "
+                    + bad.size() + " bad)";
+        }
+    }
+
+    /** {@code eventCount} valid events from {@code seed} with {@code bad} mixed in. */
+    static Traffic traffic(
+            UnreadConfig config, long seed, int eventCount, List<BadRecords.Bad> bad) {
+        EventStreams streams = new EventStreams(seed).withIds(1_000_000 + seed * 1000, 1);
+        List<ChatEvent> events = streams.events(eventCount);
+        List<ChatEvent> order = streams.orders(events, 1, 0.2).get(0);
+        List<ProducerRecord<byte[], byte[]>> records =
+                new ArrayList<>(ChatRecords.of(config, order));
+        int valid = records.size();
+        List<ProducerRecord<byte[], byte[]>> mixed = new ArrayList<>(valid + bad.size());
+        int next = 0;
+        for (int i = 0; i < bad.size(); i++) {
+            // The i-th bad record goes after its share of the valid ones.
+            int until = (int) ((long) (i + 1) * valid / (bad.size() + 1));
+            mixed.addAll(records.subList(next, until));
+            next = until;
+            mixed.add(badRecord(config, bad.get(i)));
+        }
+        mixed.addAll(records.subList(next, valid));
+        return new Traffic(events, bad, mixed);
+    }
+
+    static ProducerRecord<byte[], byte[]> badRecord(UnreadConfig config, BadRecords.Bad bad) {
+        return new ProducerRecord<>(sourceTopic(config, bad), null, bad.value());
+    }
+
+    static String sourceTopic(UnreadConfig config, BadRecords.Bad bad) {
+        return bad.toMessages() ? config.messagesTopic : config.readsTopic;
+    }
+
+    /**
+     * The job's own Flink settings plus what a fault test needs: a restart strategy that outlasts
+     * any outage here, and checkpoints in {@code checkpoints} so that restores are real restores
+     * from files.
+     */
+    static Configuration flinkSettings(UnreadConfig config, Path checkpoints) {
+        Configuration conf = UnreadJob.settings(config);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, RESTART_ATTEMPTS);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, RESTART_DELAY);
+        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        return conf;
+    }
+
+    /** Submits {@code job} with {@link #flinkSettings} to the test's MiniCluster. */
+    static JobClient start(UnreadJob job, UnreadConfig config, Path checkpoints, String name)
+            throws Exception {
+        return start(job, flinkSettings(config, checkpoints), name);
+    }
+
+    /** Submits {@code job} with {@code settings} to the test's MiniCluster. */
+    static JobClient start(UnreadJob job, Configuration settings, String name) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.configure(settings);
+        job.build(env);
+        return env.executeAsync(name);
+    }
+
+    /** {@link #flinkSettings} restoring from {@code savepoint}. */
+    static Configuration restoringFrom(Configuration settings, String savepoint) {
+        Configuration conf = new Configuration(settings);
+        conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        return conf;
+    }
+
+    static long completedCheckpoints(MiniCluster cluster, JobID job) {
+        try {
+            var stats = cluster.getExecutionGraph(job).get().getCheckpointStatsSnapshot();
+            return stats == null ? 0 : stats.getCounts().getNumberOfCompletedCheckpoints();
+        } catch (Exception e) {
+            // Between two attempts of a restarting job there may be no graph to ask.
+            return 0;
+        }
+    }
+
+    /** Waits until the job has completed more than {@code than} checkpoints; returns how many. */
+    static long awaitCheckpointsAfter(MiniCluster cluster, JobID job, long than) throws Exception {
+        return Poll.until("more than " + than + " completed checkpoints", CONVERGENCE, () -> {
+            long completed = completedCheckpoints(cluster, job);
+            return completed > than ? completed : null;
+        });
+    }
+
+    /**
+     * How often the job restarted: every restart here redeploys every task (the keyed exchange
+     * makes the job one failover region), so it is the highest attempt number of any task.
+     */
+    static int restarts(MiniCluster cluster, JobID job) throws Exception {
+        int restarts = 0;
+        for (AccessExecutionVertex v : graph(cluster, job).getAllExecutionVertices()) {
+            restarts = Math.max(restarts, v.getCurrentExecutionAttempt().getAttemptNumber());
+        }
+        return restarts;
+    }
+
+    /** Waits until the job has restarted more than {@code than} times; returns how often. */
+    static int awaitRestartsAfter(MiniCluster cluster, JobID job, int than) throws Exception {
+        return Poll.until("more than " + than + " restarts", CONVERGENCE, () -> {
+            int restarts = restarts(cluster, job);
+            return restarts > than ? restarts : null;
+        });
+    }
+
+    /** Waits until every task of the job runs. */
+    static void awaitAllTasksRunning(MiniCluster cluster, JobID job) throws Exception {
+        Poll.until("every task running", CONVERGENCE, () -> {
+            AccessExecutionGraph graph = graph(cluster, job);
+            if (graph.getState() != JobStatus.RUNNING) {
+                return null;
+            }
+            for (AccessExecutionVertex v : graph.getAllExecutionVertices()) {
+                if (v.getExecutionState() != ExecutionState.RUNNING) {
+                    return null;
+                }
+            }
+            return true;
+        });
+    }
+
+    private static AccessExecutionGraph graph(MiniCluster cluster, JobID job) throws Exception {
+        return cluster.getExecutionGraph(job).get();
+    }
+
+    /**
+     * Reads the dead-letter topic until every bad record is there and checks each letter: the
+     * bytes of the record its headers name, and a reason. With {@code exactlyOnce} the letters
+     * are exactly the bad records; without, a letter may repeat (the dead-letter sink is at least
+     * once, and a restore replays what came after the checkpoint), but none may be missing and
+     * none may be anything but a bad record. Returns how many letters there were.
+     */
+    static int assertDeadLetters(
+            KafkaBroker kafka,
+            UnreadConfig config,
+            List<BadRecords.Bad> bad,
+            boolean exactlyOnce,
+            String context) {
+        Map<String, Integer> expected = new TreeMap<>();
+        for (BadRecords.Bad b : bad) {
+            expected.merge(fingerprint(sourceTopic(config, b), b.value()), 1, Integer::sum);
+        }
+        Map<String, ConsumerRecord<byte[], byte[]>> sources = new HashMap<>();
+        for (String topic : List.of(config.messagesTopic, config.readsTopic)) {
+            for (ConsumerRecord<byte[], byte[]> r : kafka.records(topic)) {
+                sources.put(topic + "-" + r.partition() + "@" + r.offset(), r);
+            }
+        }
+        List<ConsumerRecord<byte[], byte[]>> letters =
+                kafka.awaitRecords(config.deadLetterTopic, bad.size(), CONVERGENCE);
+        // A letter may still be on its way after the count was reached: read the topic whole.
+        letters = kafka.records(config.deadLetterTopic);
+        Map<String, Integer> actual = new TreeMap<>();
+        Set<String> seen = new HashSet<>();
+        for (ConsumerRecord<byte[], byte[]> letter : letters) {
+            String topic = KafkaBroker.header(letter, KafkaDeadLetters.TOPIC_HEADER);
+            String source = topic + "-"
+                    + KafkaBroker.header(letter, KafkaDeadLetters.PARTITION_HEADER) + "@"
+                    + KafkaBroker.header(letter, KafkaDeadLetters.OFFSET_HEADER);
+            assertThat(KafkaBroker.header(letter, KafkaDeadLetters.REASON_HEADER))
+                    .as("reason of the dead letter of " + source + ", " + context)
+                    .isNotBlank();
+            ConsumerRecord<byte[], byte[]> original = sources.get(source);
+            assertThat(original).as("the source record " + source + ", " + context).isNotNull();
+            assertThat(letter.value()).as(context).isEqualTo(original.value());
+            if (exactlyOnce || seen.add(source)) {
+                actual.merge(fingerprint(topic, letter.value()), 1, Integer::sum);
+            }
+        }
+        assertThat(actual)
+                .as("dead letters by source topic and bytes, " + context)
+                .isEqualTo(expected);
+        return letters.size();
+    }
+
+    private static String fingerprint(String topic, byte[] value) {
+        return topic + ":" + value.length + ":"
+                + Base64.getEncoder().encodeToString(
+                        Arrays.copyOf(value, Math.min(value.length, 96)))
+                + ":" + Arrays.hashCode(value);
+    }
+
+    /**
+     * The line docs/reliability.md's table is built from. Printed only once every assertion of
+     * the run held, so "divergence 0" and "lost 0" are what the test checked.
+     */
+    static void summary(
+            String fault, String injected, Traffic traffic, int restarts, long startedNanos,
+            long seed) {
+        System.out.printf(
+                "RELIABILITY | %s | injected: %s | %s | restarts: %d | lost: 0 | divergence: 0"
+                        + " | %.1f s | seed %d%n",
+                fault, injected, traffic.describe(), restarts,
+                (System.nanoTime() - startedNanos) / 1e9, seed);
+    }
+}

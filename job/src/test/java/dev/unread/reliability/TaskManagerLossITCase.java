@@ -1,0 +1,93 @@
+package dev.unread.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.UnreadJob;
+import dev.unread.config.UnreadConfig;
+import dev.unread.testing.BadRecords;
+import dev.unread.testing.KafkaBroker;
+import dev.unread.testing.MySqlTestDatabase;
+import dev.unread.testing.Observed;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The TaskManager dies mid-stream, three times: every task and its local RocksDB go with it, a new
+ * TaskManager takes its place, and the job restores from the last checkpoint and replays what came
+ * after it. Redis, MySQL and the dead-letter topic must still end exactly as the oracle says.
+ */
+class TaskManagerLossITCase {
+
+    private static final int KILLS = 3;
+
+    @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    @TempDir Path checkpoints;
+
+    @Test
+    void aTaskManagerKilledThreeTimesMidStreamLosesNothing(@InjectMiniCluster MiniCluster cluster)
+            throws Exception {
+        long started = System.nanoTime();
+        long seed = Harness.seed("TaskManagerLossITCase");
+        String context = Harness.context(seed);
+        String prefix = Harness.prefix("tm", seed);
+
+        try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
+            UnreadConfig config = KAFKA.freshTopics(Harness.settings(prefix, db.jdbcUrl()));
+            Harness.Traffic traffic =
+                    Harness.traffic(config, seed, 3000, new BadRecords(seed, 70 * 1024).of(32));
+            List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(KILLS + 1);
+
+            KAFKA.produce(parts.get(0));
+            JobClient job =
+                    Harness.start(UnreadJob.forProduction(config), config, checkpoints, "tm loss");
+            JobID id = job.getJobID();
+            try {
+                long checkpointsSoFar = Harness.awaitCheckpointsAfter(cluster, id, 0);
+                int restarts = 0;
+                // The first TaskManager is number 0; each replacement gets the next number.
+                for (int kill = 0; kill < KILLS; kill++) {
+                    // Kill while the new part is being worked on, not after it was.
+                    KAFKA.produce(parts.get(kill + 1));
+                    cluster.terminateTaskManager(kill).get();
+                    cluster.startTaskManager();
+                    restarts = Harness.awaitRestartsAfter(cluster, id, restarts);
+                    Harness.awaitAllTasksRunning(cluster, id);
+                    // A checkpoint after the restore, so the next kill restores from a newer one.
+                    checkpointsSoFar = Harness.awaitCheckpointsAfter(cluster, id, checkpointsSoFar);
+                }
+
+                Observed.awaitAgreement(
+                        traffic.oracle(), prefix, db, Harness.CONVERGENCE, context);
+                Harness.assertDeadLetters(KAFKA, config, traffic.bad(), false, context);
+                assertThat(job.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
+                restarts = Harness.restarts(cluster, id);
+                assertThat(restarts).as("restarts, " + context).isGreaterThanOrEqualTo(KILLS);
+                Harness.summary("TaskManager killed mid-stream (terminateTaskManager + new one)",
+                        KILLS + " kills", traffic, restarts, started, seed);
+            } finally {
+                job.cancel().get();
+                Observed.deleteRedisKeys(prefix);
+            }
+        }
+    }
+}
