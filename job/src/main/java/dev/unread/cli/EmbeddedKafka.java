@@ -16,13 +16,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -165,13 +168,42 @@ public final class EmbeddedKafka implements AutoCloseable {
     /**
      * Shuts the broker down as a broker process stops, and starts it again on the same ports from
      * the same data directory, so topics, records and committed offsets survive: what a restart
-     * of a real broker does to its clients. Returns once the broker accepts clients again.
+     * of a real broker does to its clients. Returns once every partition is served again.
      */
     public void restart() {
         server.shutdown();
         server.awaitShutdown();
         server = new KafkaRaftServer(config, Time.SYSTEM);
         server.startup();
+        awaitPartitionsServed();
+    }
+
+    /**
+     * Waits until the broker leads every partition again. Start-up returns while partitions are
+     * still being handed their new leader epoch, and an idempotent producer whose first batch to a
+     * partition is refused then (NOT_LEADER_OR_FOLLOWER) while its second is taken can be stuck
+     * with OUT_OF_ORDER_SEQUENCE_NUMBER until its delivery timeout. Listing offsets is answered
+     * only by a partition's leader, and the admin client retries it until it is.
+     */
+    private void awaitPartitionsServed() {
+        try (Admin admin = admin()) {
+            Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
+            Set<String> topics = admin.listTopics().names().get();
+            for (TopicDescription topic :
+                    admin.describeTopics(topics).allTopicNames().get().values()) {
+                for (TopicPartitionInfo partition : topic.partitions()) {
+                    partitions.put(
+                            new TopicPartition(topic.name(), partition.partition()),
+                            OffsetSpec.latest());
+                }
+            }
+            admin.listOffsets(partitions).all().get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("Kafka broker did not serve after restart", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while restarting Kafka", e);
+        }
     }
 
     /** Stops the broker and deletes its data. */

@@ -16,12 +16,18 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -125,6 +131,50 @@ class EmbeddedKafkaITCase {
                                 assertThat(a.getAddress().isLoopbackAddress())
                                         .as(a.toString())
                                         .isTrue());
+    }
+
+    @Test
+    void aRestartKeepsThePortTopicsRecordsAndCommittedOffsets() throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start(0)) {
+            kafka.createTopic("kept", 2, Map.of());
+            TopicPartition partition = new TopicPartition("kept", 1);
+            try (Admin admin = kafka.admin();
+                    KafkaProducer<byte[], byte[]> producer = producer(kafka)) {
+                producer.send(new ProducerRecord<>("kept", 1, null, KafkaBroker.utf8("before")))
+                        .get();
+                admin.alterConsumerGroupOffsets("group", Map.of(partition, new OffsetAndMetadata(1)))
+                        .all()
+                        .get();
+            }
+            int port = kafka.port();
+
+            kafka.restart();
+
+            assertThat(kafka.port()).isEqualTo(port);
+            try (Admin admin = kafka.admin();
+                    KafkaProducer<byte[], byte[]> producer = producer(kafka)) {
+                producer.send(new ProducerRecord<>("kept", 1, null, KafkaBroker.utf8("after")))
+                        .get();
+                assertThat(admin.listConsumerGroupOffsets("group")
+                                .partitionsToOffsetAndMetadata()
+                                .get())
+                        .containsEntry(partition, new OffsetAndMetadata(1));
+                assertThat(admin.listOffsets(Map.of(partition, OffsetSpec.latest()))
+                                .partitionResult(partition)
+                                .get()
+                                .offset())
+                        .as("records before and after the restart")
+                        .isEqualTo(2);
+            }
+        }
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer(EmbeddedKafka kafka) {
+        return new KafkaProducer<>(
+                Map.<String, Object>of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()),
+                new ByteArraySerializer(),
+                new ByteArraySerializer());
     }
 
     @Test
