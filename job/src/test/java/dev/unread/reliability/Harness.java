@@ -1,5 +1,6 @@
 package dev.unread.reliability;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
@@ -21,6 +22,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.flink.api.common.JobID;
@@ -125,20 +127,37 @@ final class Harness {
                 new ArrayList<>(ChatRecords.of(config, order));
         int valid = records.size();
         List<ProducerRecord<byte[], byte[]>> mixed = new ArrayList<>(valid + bad.size());
+        Random keys = new Random(seed);
         int next = 0;
         for (int i = 0; i < bad.size(); i++) {
             // The i-th bad record goes after its share of the valid ones.
             int until = (int) ((long) (i + 1) * valid / (bad.size() + 1));
             mixed.addAll(records.subList(next, until));
             next = until;
-            mixed.add(badRecord(config, bad.get(i)));
+            BadRecords.Bad b = bad.get(i);
+            mixed.add(new ProducerRecord<>(sourceTopic(config, b), hostileKey(keys), b.value()));
         }
         mixed.addAll(records.subList(next, valid));
         return new Traffic(events, bad, mixed);
     }
 
-    static ProducerRecord<byte[], byte[]> badRecord(UnreadConfig config, BadRecords.Bad bad) {
-        return new ProducerRecord<>(sourceTopic(config, bad), null, bad.value());
+    /**
+     * The key is only a hint, so a bad record's key may be anything: none, a plausible user id,
+     * bytes that are not text, or a long one. The dead letter must keep it as it was.
+     */
+    private static byte[] hostileKey(Random random) {
+        switch (random.nextInt(4)) {
+            case 0:
+                return null;
+            case 1:
+                return String.valueOf(1 + random.nextInt(1_000_000)).getBytes(UTF_8);
+            case 2:
+                byte[] bytes = new byte[1 + random.nextInt(32)];
+                random.nextBytes(bytes);
+                return bytes;
+            default:
+                return "k".repeat(1024 + random.nextInt(1024)).getBytes(UTF_8);
+        }
     }
 
     static String sourceTopic(UnreadConfig config, BadRecords.Bad bad) {
@@ -278,6 +297,8 @@ final class Harness {
             ConsumerRecord<byte[], byte[]> original = sources.get(source);
             assertThat(original).as("the source record " + source + ", " + context).isNotNull();
             assertThat(letter.value()).as(context).isEqualTo(original.value());
+            assertThat(letter.key()).as("key of " + source + ", " + context)
+                    .isEqualTo(original.key());
             if (exactlyOnce || seen.add(source)) {
                 actual.merge(fingerprint(topic, letter.value()), 1, Integer::sum);
             }

@@ -1,0 +1,103 @@
+package dev.unread.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.UnreadJob;
+import dev.unread.config.UnreadConfig;
+import dev.unread.events.EventParser;
+import dev.unread.testing.BadRecords;
+import dev.unread.testing.KafkaBroker;
+import dev.unread.testing.MySqlTestDatabase;
+import dev.unread.testing.Observed;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Over ten thousand records that break the input contract, every {@link BadRecords.Kind} of them,
+ * mixed into valid traffic: the job must not fail once, each bad record must reach the
+ * dead-letter topic exactly once with its bytes, key and a reason, and the valid records must
+ * count exactly as the oracle says.
+ */
+class HostileInputITCase {
+
+    private static final int BAD_RECORDS = 10_000;
+
+    /** Most oversized records sit just past the limit, where an off-by-one would show. */
+    private static final int JUST_OVER_THE_LIMIT = EventParser.MAX_RECORD_BYTES + 8;
+
+    /** A few are a whole MiB: enough to show they pass, few enough to keep the test fast. */
+    private static final int MEBIBYTE_RECORDS = 4;
+
+    @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    @TempDir Path checkpoints;
+
+    @Test
+    void tenThousandBadRecordsAmongValidTrafficAreEachDeadLetteredOnceAndChangeNoCount(
+            @InjectMiniCluster MiniCluster cluster) throws Exception {
+        long started = System.nanoTime();
+        long seed = Harness.seed("HostileInputITCase");
+        String context = Harness.context(seed);
+        String prefix = Harness.prefix("hostile", seed);
+
+        List<BadRecords.Bad> bad =
+                new ArrayList<>(new BadRecords(seed, JUST_OVER_THE_LIMIT).of(BAD_RECORDS));
+        new BadRecords(seed + 1).of(BadRecords.Kind.values().length * MEBIBYTE_RECORDS).stream()
+                .filter(b -> b.kind() == BadRecords.Kind.OVERSIZED)
+                .forEach(b -> bad.add(bad.size() / 2, b));
+        Map<BadRecords.Kind, Integer> kinds = new EnumMap<>(BadRecords.Kind.class);
+        bad.forEach(b -> kinds.merge(b.kind(), 1, Integer::sum));
+        assertThat(kinds).as("every kind of bad record").hasSize(BadRecords.Kind.values().length);
+        assertThat(bad).filteredOn(b -> b.value().length > 1000 * 1024)
+                .hasSize(MEBIBYTE_RECORDS);
+
+        try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
+            UnreadConfig config = KAFKA.freshTopics(Harness.settings(prefix, db.jdbcUrl()));
+            Harness.Traffic traffic = Harness.traffic(config, seed, 3000, bad);
+            List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(2);
+
+            KAFKA.produce(parts.get(0));
+            JobClient job =
+                    Harness.start(UnreadJob.forProduction(config), config, checkpoints, "hostile");
+            JobID id = job.getJobID();
+            try {
+                Harness.awaitCheckpointsAfter(cluster, id, 0);
+                KAFKA.produce(parts.get(1));
+
+                Observed.awaitAgreement(
+                        traffic.oracle(), prefix, db, Harness.CONVERGENCE, context);
+                int letters = Harness.assertDeadLetters(KAFKA, config, bad, true, context);
+                assertThat(letters).as(context).isEqualTo(bad.size());
+                assertThat(job.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
+                assertThat(Harness.restarts(cluster, id)).as("restarts, " + context).isZero();
+                Harness.summary("hostile input, by kind " + kinds, bad.size() + " bad records",
+                        traffic, 0, started, seed);
+            } finally {
+                job.cancel().get();
+                Observed.deleteRedisKeys(prefix);
+            }
+        }
+    }
+}
