@@ -22,6 +22,15 @@ final class JsonErrorHandler extends ErrorHandler {
                 + "\",\"status\":" + status + "}";
     }
 
+    /**
+     * Every method gets the JSON body. Jetty's default writes one only for GET, POST and HEAD, so
+     * a PUT with headers too large (431) or an OPTIONS of {@code *} got an empty error.
+     */
+    @Override
+    public boolean errorPageForMethod(String method) {
+        return true;
+    }
+
     @Override
     protected void generateResponse(Request request, Response response, int code, String message,
             Throwable cause, Callback callback) {

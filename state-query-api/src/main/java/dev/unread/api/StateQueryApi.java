@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +51,7 @@ public final class StateQueryApi implements AutoCloseable {
     static final Set<String> OPEN_PATHS = Set.of("/health", "/metrics", "/openapi.json");
 
     private static final String JSON = "application/json";
+    private static final Pattern BAD_ESCAPE = Pattern.compile("%(?![0-9A-Fa-f]{2})");
     private static final String LOG_CONFIG = "dev/unread/api/log4j2-api.xml";
     private static final String OPENAPI_RESOURCE = "/dev/unread/api/openapi.json";
 
@@ -175,6 +177,9 @@ public final class StateQueryApi implements AutoCloseable {
         cfg.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
         cfg.requestLogger.http(this::record);
 
+        // Before routing: Javalin decodes path parameters while it matches a route, and a bad
+        // escape there would throw from inside Javalin and end as a 500.
+        cfg.routes.before(this::refuseBadEscapes);
         // After routing, so that a refused request is counted under its route; unknown paths
         // get 404 with or without a token (the routes are public in /openapi.json anyway).
         cfg.routes.beforeMatched(this::authenticate);
@@ -284,6 +289,16 @@ public final class StateQueryApi implements AutoCloseable {
         if (!bearer || !MessageDigest.isEqual(tokenHash, sha256(header.substring(7).trim()))) {
             ctx.header("WWW-Authenticate", "Bearer");
             throw new ApiError(401, "missing or wrong bearer token");
+        }
+    }
+
+    /**
+     * A {@code %} in the path that does not start two hex digits, such as {@code %u0031} (which
+     * Jetty lets through), is malformed: 400, as Jetty answers {@code %ZZ}.
+     */
+    private void refuseBadEscapes(Context ctx) {
+        if (BAD_ESCAPE.matcher(ctx.req().getRequestURI()).find()) {
+            throw ApiError.badRequest("malformed %-escape in the path");
         }
     }
 
