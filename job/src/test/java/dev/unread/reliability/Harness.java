@@ -37,8 +37,13 @@ import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * What the reliability tests share: a seeded stream of valid events with bad records among them
@@ -215,6 +220,39 @@ final class Harness {
             long completed = completedCheckpoints(cluster, job);
             return completed > than ? completed : null;
         });
+    }
+
+    /**
+     * Waits until the job's consumer group has committed, for every partition of both input
+     * topics, the offset at its end. Offsets are committed when a checkpoint completes, and a
+     * checkpoint completes only after the sinks flushed what came before it, so then every
+     * record published so far has had its effect on Redis and MySQL.
+     */
+    static void awaitAllReadAndCheckpointed(KafkaBroker kafka, UnreadConfig config)
+            throws Exception {
+        try (Admin admin = kafka.kafka().admin()) {
+            Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
+            for (TopicDescription topic : admin.describeTopics(
+                            List.of(config.messagesTopic, config.readsTopic))
+                    .allTopicNames().get().values()) {
+                topic.partitions().forEach(p -> partitions.put(
+                        new TopicPartition(topic.name(), p.partition()), OffsetSpec.latest()));
+            }
+            Map<TopicPartition, Long> ends = new HashMap<>();
+            admin.listOffsets(partitions).all().get().forEach((p, r) -> ends.put(p, r.offset()));
+            Poll.until("the job read and checkpointed up to " + ends, CONVERGENCE, () -> {
+                Map<TopicPartition, OffsetAndMetadata> committed = admin
+                        .listConsumerGroupOffsets(config.groupId)
+                        .partitionsToOffsetAndMetadata().get();
+                for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
+                    OffsetAndMetadata at = committed.get(end.getKey());
+                    if ((at == null ? 0 : at.offset()) < end.getValue()) {
+                        return null;
+                    }
+                }
+                return true;
+            });
+        }
     }
 
     /**

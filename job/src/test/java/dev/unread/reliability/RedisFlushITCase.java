@@ -1,0 +1,126 @@
+package dev.unread.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.UnreadJob;
+import dev.unread.config.UnreadConfig;
+import dev.unread.ops.SavepointRepublish;
+import dev.unread.testing.BadRecords;
+import dev.unread.testing.KafkaBroker;
+import dev.unread.testing.MySqlTestDatabase;
+import dev.unread.testing.Observed;
+import dev.unread.testing.Oracle;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Redis loses every key of the job mid-stream (deleted under the test's prefix, as a FLUSHALL or a
+ * Redis without persistence restarting would; the shared Redis itself is never flushed). The job
+ * writes only changes, so counts that do not change again stay missing: the runbook's recovery is
+ * to stop the job with a savepoint, {@code unread savepoint republish} it, and start the job from
+ * it. After that, and more events, every output must equal the oracle.
+ */
+class RedisFlushITCase {
+
+    @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    @TempDir Path checkpoints;
+    @TempDir Path savepoints;
+
+    @Test
+    void countsLostWithRedisComeBackThroughSavepointRepublish(
+            @InjectMiniCluster MiniCluster cluster) throws Exception {
+        long started = System.nanoTime();
+        long seed = Harness.seed("RedisFlushITCase");
+        String context = Harness.context(seed);
+        String prefix = Harness.prefix("flush", seed);
+
+        try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
+            UnreadConfig config = KAFKA.freshTopics(Harness.settings(prefix, db.jdbcUrl()));
+            Harness.Traffic traffic =
+                    Harness.traffic(config, seed, 3000, new BadRecords(seed, 70 * 1024).of(32));
+            List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(3);
+            Oracle oracle = traffic.oracle();
+            assertThat(oracle.redisSenderKeys(prefix)).as("badges to lose, " + context).isNotEmpty();
+            Configuration settings = Harness.flinkSettings(config, checkpoints);
+
+            KAFKA.produce(parts.get(0));
+            JobClient job = Harness.start(UnreadJob.forProduction(config), settings, "flush");
+            JobID id = job.getJobID();
+            String savepoint;
+            try {
+                Harness.awaitCheckpointsAfter(cluster, id, 0);
+                KAFKA.produce(parts.get(1));
+                // Everything so far is in Redis before it goes: each count written is then lost.
+                Harness.awaitAllReadAndCheckpointed(KAFKA, config);
+
+                Observed.deleteRedisKeys(prefix);
+                assertThat(Observed.read(prefix, null).senderKeys).as(context).isEmpty();
+                KAFKA.produce(parts.get(2));
+
+                savepoint = job.stopWithSavepoint(
+                                false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+                        .get();
+            } catch (Exception | AssertionError e) {
+                job.cancel().get();
+                Observed.deleteRedisKeys(prefix);
+                throw e;
+            }
+            assertThat(Observed.read(prefix, db).agreesWith(oracle, prefix, true))
+                    .as("Redis still misses counts before the republish, " + context)
+                    .isFalse();
+
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int status = SavepointRepublish.run(
+                    new String[] {savepoint, "--redis-url", config.redisUrl,
+                            "--redis-key-prefix", prefix},
+                    Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8));
+            assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+
+            JobClient restored = Harness.start(UnreadJob.forProduction(config),
+                    Harness.restoringFrom(settings, savepoint), "flush, restored");
+            try {
+                Observed.awaitAgreement(oracle, prefix, db, Harness.CONVERGENCE, context);
+                Harness.assertDeadLetters(KAFKA, config, traffic.bad(), false, context);
+                assertThat(restored.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
+                Harness.summary("Redis lost every key mid-stream; stop with savepoint, "
+                                + "savepoint republish, restore",
+                        "1 flush of " + oracle.redisSenderKeys(prefix).size() + " badges and "
+                                + oracle.redisConversationHashes(prefix).size()
+                                + " conversation hashes (" + out.toString(StandardCharsets.UTF_8)
+                                        .trim() + ")",
+                        traffic, Harness.restarts(cluster, restored.getJobID()), started, seed);
+            } finally {
+                restored.cancel().get();
+                Observed.deleteRedisKeys(prefix);
+            }
+        }
+    }
+}
