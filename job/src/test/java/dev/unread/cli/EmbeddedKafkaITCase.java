@@ -142,7 +142,8 @@ class EmbeddedKafkaITCase {
                     KafkaProducer<byte[], byte[]> producer = producer(kafka)) {
                 producer.send(new ProducerRecord<>("kept", 1, null, KafkaBroker.utf8("before")))
                         .get();
-                admin.alterConsumerGroupOffsets("group", Map.of(partition, new OffsetAndMetadata(1)))
+                admin.alterConsumerGroupOffsets(
+                                "group", Map.of(partition, new OffsetAndMetadata(1)))
                         .all()
                         .get();
             }

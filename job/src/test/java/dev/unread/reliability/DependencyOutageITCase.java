@@ -52,7 +52,8 @@ class DependencyOutageITCase {
     void redisUnreachableForTenSecondsMidStreamLosesNoUpdate(
             @InjectMiniCluster MiniCluster cluster) throws Exception {
         try (TcpProxy proxy = new TcpProxy("127.0.0.1", 6379)) {
-            outage(cluster, "Redis", proxy, Map.of("redis-url", "redis://" + proxy.address() + "/0"));
+            outage(cluster, "Redis", proxy,
+                    Map.of("redis-url", "redis://" + proxy.address() + "/0"));
         }
     }
 
@@ -67,7 +68,8 @@ class DependencyOutageITCase {
     /**
      * Publishes a third of the stream, lets the job checkpoint, takes {@code proxy} down, publishes
      * the next third, keeps it down for {@link #OUTAGE}, brings it back, publishes the rest and
-     * compares. {@code redis} overrides the job's settings; with none, MySQL goes through the proxy.
+     * compares. {@code redis} overrides the job's settings; with none, MySQL goes through the
+     * proxy.
      */
     private void outage(
             MiniCluster cluster, String server, TcpProxy proxy, Map<String, String> redis)

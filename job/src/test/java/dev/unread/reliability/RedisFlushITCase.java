@@ -66,7 +66,9 @@ class RedisFlushITCase {
                     Harness.traffic(config, seed, 3000, new BadRecords(seed, 70 * 1024).of(32));
             List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(3);
             Oracle oracle = traffic.oracle();
-            assertThat(oracle.redisSenderKeys(prefix)).as("badges to lose, " + context).isNotEmpty();
+            assertThat(oracle.redisSenderKeys(prefix))
+                    .as("badges to lose, " + context)
+                    .isNotEmpty();
             Configuration settings = Harness.flinkSettings(config, checkpoints);
 
             KAFKA.produce(parts.get(0));

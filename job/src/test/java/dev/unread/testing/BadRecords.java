@@ -118,7 +118,9 @@ public final class BadRecords {
                 return utf8(toMessages
                         ? "{\"senderId\":" + id + ",\"receiverId\":" + (id + 1)
                                 + ",\"sentAt\":1767225600000,"
-                                + (random.nextBoolean() ? "\"seq\":3}" : "\"conversationId\":80001}")
+                                + (random.nextBoolean()
+                                        ? "\"seq\":3}"
+                                        : "\"conversationId\":80001}")
                         : "{\"type\":\"CONVERSATION_READ\",\"userId\":" + id
                                 + ",\"readSeq\":3,\"readAt\":1767225600000}");
             case LONG_MESSAGE_ID:

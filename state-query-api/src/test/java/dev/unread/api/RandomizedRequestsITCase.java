@@ -17,7 +17,9 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -55,6 +57,8 @@ class RandomizedRequestsITCase {
     private static final int READ_TIMEOUT_MS = 20_000;
     private static final int MAX_BODY = StateQueryApi.MAX_BODY_BYTES;
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Set<String> ORDINARY_METHODS =
+            Set.of("GET", "POST", "PUT", "DELETE", "PATCH");
 
     /** Words that only an exception or a stack trace would put in a response. */
     private static final List<String> LEAKS = List.of("Exception", "Caused by", "\tat ", "at dev.",
@@ -132,7 +136,7 @@ class RandomizedRequestsITCase {
         try (StateQueryApi api =
                 StateQueryApi.start(stores.config(readsTopic).token(TOKEN).build())) {
             String auth = "Host: x\r\nConnection: close\r\nAuthorization: Bearer " + TOKEN;
-            Map<String, Integer> requests = new java.util.LinkedHashMap<>();
+            Map<String, Integer> requests = new LinkedHashMap<>();
             // Javalin's decoder throws on a bad escape: once a 500 "internal error".
             requests.put("GET /api/users/%u0031/unread HTTP/1.1\r\n" + auth, 400);
             requests.put("POST /api/conversations/%u0031/read HTTP/1.1\r\n" + auth
@@ -338,7 +342,7 @@ class RandomizedRequestsITCase {
          */
         Integer expectedStatus(Request r) {
             Route route = r.route;
-            if (route == null || !Set.of("GET", "POST", "PUT", "DELETE", "PATCH").contains(r.method)) {
+            if (route == null || !ORDINARY_METHODS.contains(r.method)) {
                 return null;
             }
             if (!r.method.equals(route.method)) {
@@ -357,7 +361,8 @@ class RandomizedRequestsITCase {
             if (bodyTooLong) {
                 return 413;
             }
-            int ok = down.contains(route.dependency) ? 503 : "POST".equals(route.method) ? 202 : 200;
+            int ok = down.contains(route.dependency) ? 503
+                    : "POST".equals(route.method) ? 202 : 200;
             switch (route) {
                 case USERS_UNREAD:
                     return r.queryValid ? ok : 400;
@@ -531,7 +536,7 @@ class RandomizedRequestsITCase {
             int b = random.nextInt(100);
             if (b < 5) {
                 r.body = new byte[MAX_BODY + 1 + random.nextInt(3 * MAX_BODY)];
-                java.util.Arrays.fill(r.body, (byte) 'x');
+                Arrays.fill(r.body, (byte) 'x');
             } else if (b < 30) {
                 r.body = new byte[random.nextInt(200)];
                 random.nextBytes(r.body);
@@ -714,7 +719,7 @@ class RandomizedRequestsITCase {
             }
             String[] parts = value.split(",", -1);
             r.queryValid = form < 80 && !value.isEmpty() && parts.length <= Params.MAX_BATCH
-                    && java.util.Arrays.stream(parts).allMatch(Run::valid);
+                    && Arrays.stream(parts).allMatch(Run::valid);
             return query;
         }
 
@@ -724,7 +729,8 @@ class RandomizedRequestsITCase {
         }
 
         String junkQuery() {
-            return pick("a=%ZZ", "%00=1", "userIds=%2C%2C", "userIds=1%2C2", "x=" + "y".repeat(3000),
+            return pick("a=%ZZ", "%00=1", "userIds=%2C%2C", "userIds=1%2C2",
+                    "x=" + "y".repeat(3000),
                     "userIds=" + "1,".repeat(2000) + "1", "a[]=1&a[]=2", "q=%F0%9F%98%80",
                     "userIds=+1", "userIds=1%00", plainJunkQuery());
         }
@@ -833,9 +839,9 @@ class RandomizedRequestsITCase {
             body = dechunk(bytes, start);
         } else if (headers.containsKey("content-length")) {
             int length = Integer.parseInt(headers.get("content-length"));
-            body = java.util.Arrays.copyOfRange(bytes, start, Math.min(bytes.length, start + length));
+            body = Arrays.copyOfRange(bytes, start, Math.min(bytes.length, start + length));
         } else {
-            body = java.util.Arrays.copyOfRange(bytes, start, bytes.length);
+            body = Arrays.copyOfRange(bytes, start, bytes.length);
         }
         if ("gzip".equalsIgnoreCase(headers.get("content-encoding"))) {
             body = gunzip(body);
