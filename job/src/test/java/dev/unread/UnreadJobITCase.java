@@ -1,5 +1,6 @@
 package dev.unread;
 
+import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.config.UnreadConfig;
@@ -96,7 +97,7 @@ class UnreadJobITCase {
                 assertThat(restarts(cluster, job.getJobID())).as("restarts, " + context).isZero();
             } finally {
                 job.cancel().get();
-                Observed.deleteRedisKeys(prefix);
+                TestRedis.deleteKeys(prefix);
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.unread.ops;
 
+import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;

@@ -1,5 +1,6 @@
 package dev.unread.reliability;
 
+import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
@@ -124,7 +125,7 @@ class DependencyOutageITCase {
             } finally {
                 proxy.up();
                 job.cancel().get();
-                Observed.deleteRedisKeys(prefix);
+                TestRedis.deleteKeys(prefix);
             }
         }
     }

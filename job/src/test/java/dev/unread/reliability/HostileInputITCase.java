@@ -1,5 +1,6 @@
 package dev.unread.reliability;
 
+import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
@@ -96,7 +97,7 @@ class HostileInputITCase {
                         traffic, 0, started, seed);
             } finally {
                 job.cancel().get();
-                Observed.deleteRedisKeys(prefix);
+                TestRedis.deleteKeys(prefix);
             }
         }
     }

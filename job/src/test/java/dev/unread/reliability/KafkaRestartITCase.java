@@ -1,5 +1,6 @@
 package dev.unread.reliability;
 
+import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
@@ -81,7 +82,7 @@ class KafkaRestartITCase {
                         RESTARTS + " broker restarts", traffic, restarts, started, seed);
             } finally {
                 job.cancel().get();
-                Observed.deleteRedisKeys(prefix);
+                TestRedis.deleteKeys(prefix);
             }
         }
     }

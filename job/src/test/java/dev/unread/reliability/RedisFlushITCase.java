@@ -1,5 +1,6 @@
 package dev.unread.reliability;
 
+import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
@@ -81,7 +82,7 @@ class RedisFlushITCase {
                 // Everything so far is in Redis before it goes: each count written is then lost.
                 Harness.awaitAllReadAndCheckpointed(KAFKA, config);
 
-                Observed.deleteRedisKeys(prefix);
+                TestRedis.deleteKeys(prefix);
                 assertThat(Observed.read(prefix, null).senderKeys).as(context).isEmpty();
                 KAFKA.produce(parts.get(2));
 
@@ -90,7 +91,7 @@ class RedisFlushITCase {
                         .get();
             } catch (Exception | AssertionError e) {
                 job.cancel().get();
-                Observed.deleteRedisKeys(prefix);
+                TestRedis.deleteKeys(prefix);
                 throw e;
             }
             assertThat(Observed.read(prefix, db).agreesWith(oracle, prefix, true))
@@ -121,7 +122,7 @@ class RedisFlushITCase {
                         traffic, Harness.restarts(cluster, restored.getJobID()), started, seed);
             } finally {
                 restored.cancel().get();
-                Observed.deleteRedisKeys(prefix);
+                TestRedis.deleteKeys(prefix);
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.unread.sinks;
 
+import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

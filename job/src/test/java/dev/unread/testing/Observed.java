@@ -9,9 +9,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /**
  * What the job's outputs hold right now, read from the real Redis and MySQL, in the oracle's
@@ -40,22 +37,8 @@ public final class Observed {
 
     /** Redis under {@code prefix} and, when {@code db} is not null, both MySQL tables. */
     public static Observed read(String prefix, MySqlTestDatabase db) throws SQLException {
-        Map<String, String> senders = new TreeMap<>();
-        Map<String, Map<String, String>> hashes = new TreeMap<>();
-        try (Jedis redis = new Jedis("127.0.0.1", 6379)) {
-            for (String key : keys(redis, prefix + Oracle.SENDERS_KEY + "*")) {
-                String value = redis.get(key);
-                if (value != null) {
-                    senders.put(key, value);
-                }
-            }
-            for (String key : keys(redis, prefix + Oracle.CONVERSATIONS_KEY + "*")) {
-                Map<String, String> hash = redis.hgetAll(key);
-                if (!hash.isEmpty()) {
-                    hashes.put(key, new TreeMap<>(hash));
-                }
-            }
-        }
+        Map<String, String> senders = TestRedis.strings(prefix + Oracle.SENDERS_KEY);
+        Map<String, Map<String, String>> hashes = TestRedis.hashes(prefix + Oracle.CONVERSATIONS_KEY);
         Map<Long, Long> activity = new TreeMap<>();
         Map<Member, Long> members = new TreeMap<>();
         Map<Member, Long> unread = new TreeMap<>();
@@ -130,15 +113,6 @@ public final class Observed {
         }
     }
 
-    /** Removes every Redis key under {@code prefix}: tests share one Redis. */
-    public static void deleteRedisKeys(String prefix) {
-        try (Jedis redis = new Jedis("127.0.0.1", 6379)) {
-            for (String key : keys(redis, prefix + "*")) {
-                redis.del(key);
-            }
-        }
-    }
-
     private static <K, V> void compare(StringBuilder diff, String what, Map<K, V> expected, Map<K, V> actual) {
         if (expected.equals(actual)) {
             return;
@@ -163,17 +137,5 @@ public final class Observed {
     private static String abbreviate(Map<?, ?> map) {
         String s = map.toString();
         return s.length() <= 2000 ? s : s.substring(0, 2000) + "...";
-    }
-
-    private static java.util.List<String> keys(Jedis redis, String pattern) {
-        java.util.List<String> keys = new java.util.ArrayList<>();
-        String cursor = ScanParams.SCAN_POINTER_START;
-        ScanParams params = new ScanParams().match(pattern).count(1000);
-        do {
-            ScanResult<String> page = redis.scan(cursor, params);
-            keys.addAll(page.getResult());
-            cursor = page.getCursor();
-        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-        return keys;
     }
 }

@@ -1,10 +1,11 @@
-package dev.unread.sinks;
+package dev.unread.testing;
 
 import dev.unread.config.UnreadConfig;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
@@ -19,18 +20,18 @@ import redis.clients.jedis.resps.ScanResult;
  * The Redis the tests share with other tests (127.0.0.1:6379): every test works under a key
  * prefix of its own and deletes its keys afterwards, never the whole database.
  */
-final class TestRedis {
-    static final String HOST = "127.0.0.1";
-    static final int PORT = 6379;
+public final class TestRedis {
+    public static final String HOST = "127.0.0.1";
+    public static final int PORT = 6379;
 
     private TestRedis() {}
 
-    static String uniquePrefix() {
+    public static String uniquePrefix() {
         return "unread-test:" + UUID.randomUUID() + ":";
     }
 
     /** The job's settings pointed at {@code redisUrl}, under {@code prefix}. */
-    static UnreadConfig config(String redisUrl, String prefix, long flushIntervalMs) {
+    public static UnreadConfig config(String redisUrl, String prefix, long flushIntervalMs) {
         return UnreadConfig.with(
                 Map.of(
                         "redis-url", redisUrl,
@@ -38,13 +39,13 @@ final class TestRedis {
                         "flush-interval-ms", String.valueOf(flushIntervalMs)));
     }
 
-    static Jedis connect(int database) {
+    public static Jedis connect(int database) {
         Jedis jedis = new Jedis(HOST, PORT);
         jedis.select(database);
         return jedis;
     }
 
-    static Set<String> keys(Jedis jedis, String prefix) {
+    public static Set<String> keys(Jedis jedis, String prefix) {
         Set<String> keys = new HashSet<>();
         ScanParams params = new ScanParams().match(prefix + "*").count(1000);
         String cursor = ScanParams.SCAN_POINTER_START;
@@ -56,7 +57,7 @@ final class TestRedis {
         return keys;
     }
 
-    static void deleteKeys(int database, String prefix) {
+    public static void deleteKeys(int database, String prefix) {
         try (Jedis jedis = connect(database)) {
             for (String key : keys(jedis, prefix)) {
                 jedis.del(key);
@@ -64,8 +65,39 @@ final class TestRedis {
         }
     }
 
+    /** {@link #deleteKeys(int, String)} in database 0, where the job writes by default. */
+    public static void deleteKeys(String prefix) {
+        deleteKeys(0, prefix);
+    }
+
+    /** Strings under {@code prefix} in database 0: key → value. */
+    public static Map<String, String> strings(String prefix) {
+        Map<String, String> strings = new TreeMap<>();
+        try (Jedis jedis = connect(0)) {
+            for (String key : keys(jedis, prefix)) {
+                if (jedis.type(key).equals("string")) {
+                    strings.put(key, jedis.get(key));
+                }
+            }
+        }
+        return strings;
+    }
+
+    /** Hashes under {@code prefix} in database 0: key → field → value. */
+    public static Map<String, Map<String, String>> hashes(String prefix) {
+        Map<String, Map<String, String>> hashes = new TreeMap<>();
+        try (Jedis jedis = connect(0)) {
+            for (String key : keys(jedis, prefix)) {
+                if (jedis.type(key).equals("hash")) {
+                    hashes.put(key, new TreeMap<>(jedis.hgetAll(key)));
+                }
+            }
+        }
+        return hashes;
+    }
+
     /** Everything under {@code prefix}: strings as strings, hashes as maps. */
-    static Map<String, Object> contents(Jedis jedis, String prefix) {
+    public static Map<String, Object> contents(Jedis jedis, String prefix) {
         Map<String, Object> contents = new HashMap<>();
         for (String key : keys(jedis, prefix)) {
             String type = jedis.type(key);
@@ -75,7 +107,7 @@ final class TestRedis {
     }
 
     /** Listens on one channel from a thread of its own until closed. */
-    static final class Subscriber implements AutoCloseable {
+    public static final class Subscriber implements AutoCloseable {
         private final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
         private final CountDownLatch subscribed = new CountDownLatch(1);
         private final Jedis jedis = new Jedis(HOST, PORT);
@@ -93,7 +125,7 @@ final class TestRedis {
                 };
         private final Thread thread;
 
-        Subscriber(String channel) throws InterruptedException {
+        public Subscriber(String channel) throws InterruptedException {
             thread = new Thread(() -> jedis.subscribe(pubSub, channel), "subscriber " + channel);
             thread.setDaemon(true);
             thread.start();
@@ -103,7 +135,7 @@ final class TestRedis {
         }
 
         /** The next message, or null if none arrives within {@code ms}. */
-        String next(long ms) throws InterruptedException {
+        public String next(long ms) throws InterruptedException {
             return messages.poll(ms, TimeUnit.MILLISECONDS);
         }
 
