@@ -1,38 +1,28 @@
 package dev.unread;
 
-import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.config.UnreadConfig;
-import dev.unread.events.ChatEvent;
-import dev.unread.sinks.KafkaDeadLetters;
 import dev.unread.testing.BadRecords;
-import dev.unread.testing.ChatRecords;
-import dev.unread.testing.EventStreams;
+import dev.unread.testing.JobHarness;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Observed;
-import dev.unread.testing.Oracle;
 import dev.unread.testing.Poll;
+import dev.unread.testing.TestRedis;
+import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Base64;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The shipped pipeline end to end: Apache Kafka's broker, Flink's MiniCluster with RocksDB and
@@ -52,105 +42,41 @@ class UnreadJobITCase {
                             .setNumberSlotsPerTaskManager(2)
                             .build());
 
+    @TempDir Path checkpoints;
+
     @Test
     void randomizedStreamWithBadRecordsEndsInTheOraclesStateEverywhere(
             @InjectMiniCluster MiniCluster cluster) throws Exception {
-        long seed = Long.getLong("unread.seed", System.nanoTime() % 1_000_000);
-        String context = "seed " + seed + " (rerun with -Dunread.seed=" + seed + ")";
-        System.out.println("UnreadJobITCase " + context);
-        String prefix = "it-e2e-" + seed + "-" + System.nanoTime() + ":";
-
-        EventStreams streams = new EventStreams(seed).withIds(1_000_000 + seed * 1000, 1);
-        List<ChatEvent> events = streams.events(3000);
-        List<ChatEvent> order = streams.orders(events, 1, 0.2).get(0);
-        List<BadRecords.Bad> bad = new BadRecords(seed, 200 * 1024).of(44);
+        long seed = JobHarness.seed("UnreadJobITCase");
+        String context = JobHarness.context(seed);
+        String prefix = JobHarness.prefix("e2e", seed);
 
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
-            Map<String, String> settings = new HashMap<>();
-            settings.put("redis-key-prefix", prefix);
-            settings.put("jdbc-url", db.jdbcUrl());
-            settings.put("flush-interval-ms", "50");
-            settings.put("checkpoint-interval-ms", "300");
-            settings.put("parallelism", "2");
-            UnreadConfig config = KAFKA.freshTopics(settings);
+            UnreadConfig config = KAFKA.freshTopics(JobHarness.settings(prefix, db.jdbcUrl()));
+            JobHarness.Traffic traffic = JobHarness.traffic(
+                    config, seed, 3000, new BadRecords(seed, 200 * 1024).of(44));
+            List<List<ProducerRecord<byte[], byte[]>>> halves = traffic.parts(2);
+            KAFKA.produce(halves.get(0));
 
-            List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(ChatRecords.of(config, order));
-            for (int i = 0; i < bad.size(); i++) {
-                BadRecords.Bad b = bad.get(i);
-                records.add(i * records.size() / bad.size(), new ProducerRecord<>(
-                        b.toMessages() ? config.messagesTopic : config.readsTopic, null, b.value()));
-            }
-            int half = records.size() / 2;
-            KAFKA.produce(records.subList(0, half));
-
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-            env.configure(UnreadJob.settings(config));
-            UnreadJob.forProduction(config).build(env);
-            JobClient job = env.executeAsync("unread end to end");
+            JobClient job = JobHarness.start(
+                    UnreadJob.forProduction(config), config, checkpoints, "unread end to end");
             try {
-                awaitCompletedCheckpoint(cluster, job.getJobID());
-                KAFKA.produce(records.subList(half, records.size()));
+                // The second half arrives after a checkpoint, so the run crosses one.
+                Poll.until("a completed checkpoint", Duration.ofMinutes(2),
+                        () -> JobHarness.completedCheckpoints(cluster, job.getJobID()) > 0
+                                ? true
+                                : null);
+                KAFKA.produce(halves.get(1));
 
-                Observed.awaitAgreement(Oracle.of(events), prefix, db, Duration.ofMinutes(3), context);
-                assertDeadLettersAreExactlyTheBadRecords(config, bad, context);
+                Observed.awaitAgreement(
+                        traffic.oracle(), prefix, db, JobHarness.CONVERGENCE, context);
+                JobHarness.assertDeadLetters(KAFKA, config, traffic.bad(), true, context);
                 assertThat(job.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
-                assertThat(restarts(cluster, job.getJobID())).as("restarts, " + context).isZero();
+                assertThat(JobHarness.restarts(cluster, job.getJobID())).as(context).isZero();
             } finally {
                 job.cancel().get();
                 TestRedis.deleteKeys(prefix);
             }
         }
-    }
-
-    private static void assertDeadLettersAreExactlyTheBadRecords(
-            UnreadConfig config, List<BadRecords.Bad> bad, String context) {
-        List<ConsumerRecord<byte[], byte[]>> letters =
-                KAFKA.awaitRecords(config.deadLetterTopic, bad.size(), Duration.ofMinutes(2));
-        Map<String, Integer> expected = new TreeMap<>();
-        for (BadRecords.Bad b : bad) {
-            expected.merge(fingerprint(b.toMessages() ? config.messagesTopic : config.readsTopic, b.value()), 1, Integer::sum);
-        }
-        Map<String, ConsumerRecord<byte[], byte[]>> sources = new HashMap<>();
-        for (String topic : List.of(config.messagesTopic, config.readsTopic)) {
-            for (ConsumerRecord<byte[], byte[]> r : KAFKA.records(topic)) {
-                sources.put(topic + "-" + r.partition() + "@" + r.offset(), r);
-            }
-        }
-        Map<String, Integer> actual = new TreeMap<>();
-        for (ConsumerRecord<byte[], byte[]> letter : letters) {
-            String topic = KafkaBroker.header(letter, KafkaDeadLetters.TOPIC_HEADER);
-            actual.merge(fingerprint(topic, letter.value()), 1, Integer::sum);
-            assertThat(KafkaBroker.header(letter, KafkaDeadLetters.REASON_HEADER)).as(context).isNotBlank();
-            ConsumerRecord<byte[], byte[]> source = sources.get(topic + "-"
-                    + KafkaBroker.header(letter, KafkaDeadLetters.PARTITION_HEADER) + "@"
-                    + KafkaBroker.header(letter, KafkaDeadLetters.OFFSET_HEADER));
-            assertThat(source).as("the source record a dead letter names, " + context).isNotNull();
-            assertThat(letter.value()).as(context).isEqualTo(source.value());
-        }
-        assertThat(actual).as("dead letters by source topic and bytes, " + context).isEqualTo(expected);
-    }
-
-    private static String fingerprint(String topic, byte[] value) {
-        return topic + ":" + value.length + ":" + Base64.getEncoder().encodeToString(
-                java.util.Arrays.copyOf(value, Math.min(value.length, 96)))
-                + ":" + java.util.Arrays.hashCode(value);
-    }
-
-    private static void awaitCompletedCheckpoint(MiniCluster cluster, JobID job) throws Exception {
-        Poll.until("a completed checkpoint", Duration.ofMinutes(2),
-                () -> completedCheckpoints(cluster, job) > 0 ? true : null);
-    }
-
-    private static long completedCheckpoints(MiniCluster cluster, JobID job) {
-        try {
-            var stats = cluster.getExecutionGraph(job).get().getCheckpointStatsSnapshot();
-            return stats == null ? 0 : stats.getCounts().getNumberOfCompletedCheckpoints();
-        } catch (Exception e) {
-            return 0;
-        }
-    }
-
-    private static long restarts(MiniCluster cluster, JobID job) throws Exception {
-        return cluster.getExecutionGraph(job).get().getStatusTimestamp(JobStatus.RESTARTING) > 0 ? 1 : 0;
     }
 }

@@ -1,5 +1,6 @@
 package dev.unread.reliability;
 
+import dev.unread.testing.JobHarness;
 import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -76,36 +77,36 @@ class DependencyOutageITCase {
             MiniCluster cluster, String server, TcpProxy proxy, Map<String, String> redis)
             throws Exception {
         long started = System.nanoTime();
-        long seed = Harness.seed("DependencyOutageITCase " + server);
-        String context = server + " outage, " + Harness.context(seed);
-        String prefix = Harness.prefix("outage", seed);
+        long seed = JobHarness.seed("DependencyOutageITCase " + server);
+        String context = server + " outage, " + JobHarness.context(seed);
+        String prefix = JobHarness.prefix("outage", seed);
 
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
             String jdbcUrl = redis.isEmpty()
                     ? "jdbc:mysql://" + proxy.address() + "/" + db.name
                     : db.jdbcUrl();
-            Map<String, String> settings = Harness.settings(prefix, jdbcUrl);
+            Map<String, String> settings = JobHarness.settings(prefix, jdbcUrl);
             settings.putAll(redis);
             UnreadConfig config = KAFKA.freshTopics(settings);
-            Harness.Traffic traffic =
-                    Harness.traffic(config, seed, 3000, new BadRecords(seed, 70 * 1024).of(32));
+            JobHarness.Traffic traffic =
+                    JobHarness.traffic(config, seed, 3000, new BadRecords(seed, 70 * 1024).of(32));
             List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(3);
 
             KAFKA.produce(parts.get(0));
             JobClient job =
-                    Harness.start(UnreadJob.forProduction(config), config, checkpoints, "outage");
+                    JobHarness.start(UnreadJob.forProduction(config), config, checkpoints, "outage");
             JobID id = job.getJobID();
             try {
-                Harness.awaitCheckpointsAfter(cluster, id, 0);
+                JobHarness.awaitCheckpointsAfter(cluster, id, 0);
 
                 proxy.down();
                 long down = System.nanoTime();
                 KAFKA.produce(parts.get(1));
                 Poll.until(server + " down for " + OUTAGE + ", and the job noticed",
-                        Harness.CONVERGENCE,
+                        JobHarness.CONVERGENCE,
                         () -> System.nanoTime() - down >= OUTAGE.toNanos()
                                         && proxy.refused() > 0
-                                        && Harness.restarts(cluster, id) > 0
+                                        && JobHarness.restarts(cluster, id) > 0
                                 ? true
                                 : null);
                 int refusedWhileDown = proxy.refused();
@@ -114,11 +115,11 @@ class DependencyOutageITCase {
                 KAFKA.produce(parts.get(2));
 
                 Observed.awaitAgreement(
-                        traffic.oracle(), prefix, db, Harness.CONVERGENCE, context);
-                Harness.assertDeadLetters(KAFKA, config, traffic.bad(), false, context);
+                        traffic.oracle(), prefix, db, JobHarness.CONVERGENCE, context);
+                JobHarness.assertDeadLetters(KAFKA, config, traffic.bad(), false, context);
                 assertThat(job.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
-                int restarts = Harness.restarts(cluster, id);
-                Harness.summary(server + " unreachable (TCP proxy cut)",
+                int restarts = JobHarness.restarts(cluster, id);
+                JobHarness.summary(server + " unreachable (TCP proxy cut)",
                         "1 outage of " + downFor.toSeconds() + " s, " + refusedWhileDown
                                 + " reconnects refused",
                         traffic, restarts, started, seed);

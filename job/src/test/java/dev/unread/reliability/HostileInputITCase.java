@@ -1,5 +1,6 @@
 package dev.unread.reliability;
 
+import dev.unread.testing.JobHarness;
 import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -59,9 +60,9 @@ class HostileInputITCase {
     void tenThousandBadRecordsAmongValidTrafficAreEachDeadLetteredOnceAndChangeNoCount(
             @InjectMiniCluster MiniCluster cluster) throws Exception {
         long started = System.nanoTime();
-        long seed = Harness.seed("HostileInputITCase");
-        String context = Harness.context(seed);
-        String prefix = Harness.prefix("hostile", seed);
+        long seed = JobHarness.seed("HostileInputITCase");
+        String context = JobHarness.context(seed);
+        String prefix = JobHarness.prefix("hostile", seed);
 
         List<BadRecords.Bad> bad =
                 new ArrayList<>(new BadRecords(seed, JUST_OVER_THE_LIMIT).of(BAD_RECORDS));
@@ -75,25 +76,25 @@ class HostileInputITCase {
                 .hasSize(MEBIBYTE_RECORDS);
 
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
-            UnreadConfig config = KAFKA.freshTopics(Harness.settings(prefix, db.jdbcUrl()));
-            Harness.Traffic traffic = Harness.traffic(config, seed, 3000, bad);
+            UnreadConfig config = KAFKA.freshTopics(JobHarness.settings(prefix, db.jdbcUrl()));
+            JobHarness.Traffic traffic = JobHarness.traffic(config, seed, 3000, bad);
             List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(2);
 
             KAFKA.produce(parts.get(0));
             JobClient job =
-                    Harness.start(UnreadJob.forProduction(config), config, checkpoints, "hostile");
+                    JobHarness.start(UnreadJob.forProduction(config), config, checkpoints, "hostile");
             JobID id = job.getJobID();
             try {
-                Harness.awaitCheckpointsAfter(cluster, id, 0);
+                JobHarness.awaitCheckpointsAfter(cluster, id, 0);
                 KAFKA.produce(parts.get(1));
 
                 Observed.awaitAgreement(
-                        traffic.oracle(), prefix, db, Harness.CONVERGENCE, context);
-                int letters = Harness.assertDeadLetters(KAFKA, config, bad, true, context);
+                        traffic.oracle(), prefix, db, JobHarness.CONVERGENCE, context);
+                int letters = JobHarness.assertDeadLetters(KAFKA, config, bad, true, context);
                 assertThat(letters).as(context).isEqualTo(bad.size());
                 assertThat(job.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
-                assertThat(Harness.restarts(cluster, id)).as("restarts, " + context).isZero();
-                Harness.summary("hostile input, by kind " + kinds, bad.size() + " bad records",
+                assertThat(JobHarness.restarts(cluster, id)).as("restarts, " + context).isZero();
+                JobHarness.summary("hostile input, by kind " + kinds, bad.size() + " bad records",
                         traffic, 0, started, seed);
             } finally {
                 job.cancel().get();

@@ -1,5 +1,6 @@
 package dev.unread.reliability;
 
+import dev.unread.testing.JobHarness;
 import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -48,37 +49,37 @@ class KafkaRestartITCase {
     void theBrokerRestartedTwiceMidStreamLosesNothing(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
         long started = System.nanoTime();
-        long seed = Harness.seed("KafkaRestartITCase");
-        String context = Harness.context(seed);
-        String prefix = Harness.prefix("kafka", seed);
+        long seed = JobHarness.seed("KafkaRestartITCase");
+        String context = JobHarness.context(seed);
+        String prefix = JobHarness.prefix("kafka", seed);
 
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
-            UnreadConfig config = KAFKA.freshTopics(Harness.settings(prefix, db.jdbcUrl()));
-            Harness.Traffic traffic =
-                    Harness.traffic(config, seed, 3000, new BadRecords(seed, 70 * 1024).of(64));
+            UnreadConfig config = KAFKA.freshTopics(JobHarness.settings(prefix, db.jdbcUrl()));
+            JobHarness.Traffic traffic =
+                    JobHarness.traffic(config, seed, 3000, new BadRecords(seed, 70 * 1024).of(64));
             List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(RESTARTS + 1);
 
             KAFKA.produce(parts.get(0));
-            JobClient job = Harness.start(
+            JobClient job = JobHarness.start(
                     UnreadJob.forProduction(config), config, checkpoints, "kafka restart");
             JobID id = job.getJobID();
             try {
-                long checkpointsSoFar = Harness.awaitCheckpointsAfter(cluster, id, 0);
+                long checkpointsSoFar = JobHarness.awaitCheckpointsAfter(cluster, id, 0);
                 for (int restart = 0; restart < RESTARTS; restart++) {
                     // Restart while the part just published is being read and its dead letters
                     // written.
                     KAFKA.produce(parts.get(restart + 1));
                     KAFKA.kafka().restart();
                     // The job is healthy again once it checkpoints against the new broker.
-                    checkpointsSoFar = Harness.awaitCheckpointsAfter(cluster, id, checkpointsSoFar);
+                    checkpointsSoFar = JobHarness.awaitCheckpointsAfter(cluster, id, checkpointsSoFar);
                 }
 
                 Observed.awaitAgreement(
-                        traffic.oracle(), prefix, db, Harness.CONVERGENCE, context);
-                Harness.assertDeadLetters(KAFKA, config, traffic.bad(), false, context);
+                        traffic.oracle(), prefix, db, JobHarness.CONVERGENCE, context);
+                JobHarness.assertDeadLetters(KAFKA, config, traffic.bad(), false, context);
                 assertThat(job.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
-                int restarts = Harness.restarts(cluster, id);
-                Harness.summary("Kafka broker restarted (same port and log dir)",
+                int restarts = JobHarness.restarts(cluster, id);
+                JobHarness.summary("Kafka broker restarted (same port and log dir)",
                         RESTARTS + " broker restarts", traffic, restarts, started, seed);
             } finally {
                 job.cancel().get();

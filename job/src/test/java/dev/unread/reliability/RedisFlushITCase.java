@@ -1,5 +1,6 @@
 package dev.unread.reliability;
 
+import dev.unread.testing.JobHarness;
 import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -57,30 +58,30 @@ class RedisFlushITCase {
     void countsLostWithRedisComeBackThroughSavepointRepublish(
             @InjectMiniCluster MiniCluster cluster) throws Exception {
         long started = System.nanoTime();
-        long seed = Harness.seed("RedisFlushITCase");
-        String context = Harness.context(seed);
-        String prefix = Harness.prefix("flush", seed);
+        long seed = JobHarness.seed("RedisFlushITCase");
+        String context = JobHarness.context(seed);
+        String prefix = JobHarness.prefix("flush", seed);
 
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
-            UnreadConfig config = KAFKA.freshTopics(Harness.settings(prefix, db.jdbcUrl()));
-            Harness.Traffic traffic =
-                    Harness.traffic(config, seed, 3000, new BadRecords(seed, 70 * 1024).of(32));
+            UnreadConfig config = KAFKA.freshTopics(JobHarness.settings(prefix, db.jdbcUrl()));
+            JobHarness.Traffic traffic =
+                    JobHarness.traffic(config, seed, 3000, new BadRecords(seed, 70 * 1024).of(32));
             List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(3);
             Oracle oracle = traffic.oracle();
             assertThat(oracle.redisSenderKeys(prefix))
                     .as("badges to lose, " + context)
                     .isNotEmpty();
-            Configuration settings = Harness.flinkSettings(config, checkpoints);
+            Configuration settings = JobHarness.flinkSettings(config, checkpoints);
 
             KAFKA.produce(parts.get(0));
-            JobClient job = Harness.start(UnreadJob.forProduction(config), settings, "flush");
+            JobClient job = JobHarness.start(UnreadJob.forProduction(config), settings, "flush");
             JobID id = job.getJobID();
             String savepoint;
             try {
-                Harness.awaitCheckpointsAfter(cluster, id, 0);
+                JobHarness.awaitCheckpointsAfter(cluster, id, 0);
                 KAFKA.produce(parts.get(1));
                 // Everything so far is in Redis before it goes: each count written is then lost.
-                Harness.awaitAllReadAndCheckpointed(KAFKA, config);
+                JobHarness.awaitAllReadAndCheckpointed(KAFKA, config);
 
                 TestRedis.deleteKeys(prefix);
                 assertThat(Observed.read(prefix, null).senderKeys).as(context).isEmpty();
@@ -107,19 +108,19 @@ class RedisFlushITCase {
                     new PrintStream(err, true, StandardCharsets.UTF_8));
             assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
 
-            JobClient restored = Harness.start(UnreadJob.forProduction(config),
-                    Harness.restoringFrom(settings, savepoint), "flush, restored");
+            JobClient restored = JobHarness.start(UnreadJob.forProduction(config),
+                    JobHarness.restoringFrom(settings, savepoint), "flush, restored");
             try {
-                Observed.awaitAgreement(oracle, prefix, db, Harness.CONVERGENCE, context);
-                Harness.assertDeadLetters(KAFKA, config, traffic.bad(), false, context);
+                Observed.awaitAgreement(oracle, prefix, db, JobHarness.CONVERGENCE, context);
+                JobHarness.assertDeadLetters(KAFKA, config, traffic.bad(), false, context);
                 assertThat(restored.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
-                Harness.summary("Redis lost every key mid-stream; stop with savepoint, "
+                JobHarness.summary("Redis lost every key mid-stream; stop with savepoint, "
                                 + "savepoint republish, restore",
                         "1 flush of " + oracle.redisSenderKeys(prefix).size() + " badges and "
                                 + oracle.redisConversationHashes(prefix).size()
                                 + " conversation hashes (" + out.toString(StandardCharsets.UTF_8)
                                         .trim() + ")",
-                        traffic, Harness.restarts(cluster, restored.getJobID()), started, seed);
+                        traffic, JobHarness.restarts(cluster, restored.getJobID()), started, seed);
             } finally {
                 restored.cancel().get();
                 TestRedis.deleteKeys(prefix);

@@ -1,5 +1,6 @@
 package dev.unread.reliability;
 
+import dev.unread.testing.JobHarness;
 import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -48,22 +49,22 @@ class TaskManagerLossITCase {
     void aTaskManagerKilledThreeTimesMidStreamLosesNothing(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
         long started = System.nanoTime();
-        long seed = Harness.seed("TaskManagerLossITCase");
-        String context = Harness.context(seed);
-        String prefix = Harness.prefix("tm", seed);
+        long seed = JobHarness.seed("TaskManagerLossITCase");
+        String context = JobHarness.context(seed);
+        String prefix = JobHarness.prefix("tm", seed);
 
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
-            UnreadConfig config = KAFKA.freshTopics(Harness.settings(prefix, db.jdbcUrl()));
-            Harness.Traffic traffic =
-                    Harness.traffic(config, seed, 3000, new BadRecords(seed, 70 * 1024).of(32));
+            UnreadConfig config = KAFKA.freshTopics(JobHarness.settings(prefix, db.jdbcUrl()));
+            JobHarness.Traffic traffic =
+                    JobHarness.traffic(config, seed, 3000, new BadRecords(seed, 70 * 1024).of(32));
             List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(KILLS + 1);
 
             KAFKA.produce(parts.get(0));
             JobClient job =
-                    Harness.start(UnreadJob.forProduction(config), config, checkpoints, "tm loss");
+                    JobHarness.start(UnreadJob.forProduction(config), config, checkpoints, "tm loss");
             JobID id = job.getJobID();
             try {
-                long checkpointsSoFar = Harness.awaitCheckpointsAfter(cluster, id, 0);
+                long checkpointsSoFar = JobHarness.awaitCheckpointsAfter(cluster, id, 0);
                 int restarts = 0;
                 // The first TaskManager is number 0; each replacement gets the next number.
                 for (int kill = 0; kill < KILLS; kill++) {
@@ -71,19 +72,19 @@ class TaskManagerLossITCase {
                     KAFKA.produce(parts.get(kill + 1));
                     cluster.terminateTaskManager(kill).get();
                     cluster.startTaskManager();
-                    restarts = Harness.awaitRestartsAfter(cluster, id, restarts);
-                    Harness.awaitAllTasksRunning(cluster, id);
+                    restarts = JobHarness.awaitRestartsAfter(cluster, id, restarts);
+                    JobHarness.awaitAllTasksRunning(cluster, id);
                     // A checkpoint after the restore, so the next kill restores from a newer one.
-                    checkpointsSoFar = Harness.awaitCheckpointsAfter(cluster, id, checkpointsSoFar);
+                    checkpointsSoFar = JobHarness.awaitCheckpointsAfter(cluster, id, checkpointsSoFar);
                 }
 
                 Observed.awaitAgreement(
-                        traffic.oracle(), prefix, db, Harness.CONVERGENCE, context);
-                Harness.assertDeadLetters(KAFKA, config, traffic.bad(), false, context);
+                        traffic.oracle(), prefix, db, JobHarness.CONVERGENCE, context);
+                JobHarness.assertDeadLetters(KAFKA, config, traffic.bad(), false, context);
                 assertThat(job.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
-                restarts = Harness.restarts(cluster, id);
+                restarts = JobHarness.restarts(cluster, id);
                 assertThat(restarts).as("restarts, " + context).isGreaterThanOrEqualTo(KILLS);
-                Harness.summary("TaskManager killed mid-stream (terminateTaskManager + new one)",
+                JobHarness.summary("TaskManager killed mid-stream (terminateTaskManager + new one)",
                         KILLS + " kills", traffic, restarts, started, seed);
             } finally {
                 job.cancel().get();

@@ -1,4 +1,4 @@
-package dev.unread.reliability;
+package dev.unread.testing;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -7,12 +7,6 @@ import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
 import dev.unread.sinks.KafkaDeadLetters;
-import dev.unread.testing.BadRecords;
-import dev.unread.testing.ChatRecords;
-import dev.unread.testing.EventStreams;
-import dev.unread.testing.KafkaBroker;
-import dev.unread.testing.Oracle;
-import dev.unread.testing.Poll;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,44 +40,44 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * What the reliability tests share: a seeded stream of valid events with bad records among them
+ * What the end-to-end and reliability tests share: a seeded stream of valid events with bad records among them
  * as it reaches Kafka, the shipped job started on the test's MiniCluster with a restart strategy
  * and checkpoints on, probes of the running job (checkpoints, restarts), the dead-letter check,
  * and the one-line summary that docs/reliability.md's table is built from.
  */
-final class Harness {
+public final class JobHarness {
 
     /** Long enough for a loaded 2-core machine to work off a backlog after a fault. */
-    static final Duration CONVERGENCE = Duration.ofMinutes(3);
+    public static final Duration CONVERGENCE = Duration.ofMinutes(3);
 
     /** Short, so the tests see many checkpoints and restores replay little. */
-    static final String CHECKPOINT_INTERVAL_MS = "300";
+    public static final String CHECKPOINT_INTERVAL_MS = "300";
 
     /** Restarts come quickly and never run out: every fault here is one the job must survive. */
     private static final Duration RESTART_DELAY = Duration.ofMillis(500);
 
     private static final int RESTART_ATTEMPTS = 10_000;
 
-    private Harness() {}
+    private JobHarness() {}
 
     /** The run's seed, {@code -Dunread.seed=N} or a new one, printed for a rerun. */
-    static long seed(String test) {
+    public static long seed(String test) {
         long seed = Long.getLong("unread.seed", System.nanoTime() % 1_000_000);
         System.out.println(test + " " + context(seed));
         return seed;
     }
 
-    static String context(long seed) {
+    public static String context(long seed) {
         return "seed " + seed + " (rerun with -Dunread.seed=" + seed + ")";
     }
 
     /** A Redis key prefix no other test or run uses. */
-    static String prefix(String test, long seed) {
-        return "rel-" + test + "-" + seed + "-" + System.nanoTime() + ":";
+    public static String prefix(String test, long seed) {
+        return "it-" + test + "-" + seed + "-" + System.nanoTime() + ":";
     }
 
     /** The job's settings for a test: fast flushes and checkpoints, two subtasks. */
-    static Map<String, String> settings(String prefix, String jdbcUrl) {
+    public static Map<String, String> settings(String prefix, String jdbcUrl) {
         Map<String, String> settings = new HashMap<>();
         settings.put("redis-key-prefix", prefix);
         settings.put("jdbc-url", jdbcUrl);
@@ -98,17 +92,17 @@ final class Harness {
      * replayed tail, and bad records spread evenly through them, as Kafka records in the order
      * they are published.
      */
-    record Traffic(
+    public record Traffic(
             List<ChatEvent> events,
             List<BadRecords.Bad> bad,
             List<ProducerRecord<byte[], byte[]>> records) {
 
-        Oracle oracle() {
+        public Oracle oracle() {
             return Oracle.of(events);
         }
 
         /** The records in {@code n} consecutive parts of about equal size. */
-        List<List<ProducerRecord<byte[], byte[]>>> parts(int n) {
+        public List<List<ProducerRecord<byte[], byte[]>>> parts(int n) {
             List<List<ProducerRecord<byte[], byte[]>>> parts = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 parts.add(records.subList(i * records.size() / n, (i + 1) * records.size() / n));
@@ -116,14 +110,14 @@ final class Harness {
             return parts;
         }
 
-        String describe() {
+        public String describe() {
             return records.size() + " records (" + (records.size() - bad.size()) + " valid, "
                     + bad.size() + " bad)";
         }
     }
 
     /** {@code eventCount} valid events from {@code seed} with {@code bad} mixed in. */
-    static Traffic traffic(
+    public static Traffic traffic(
             UnreadConfig config, long seed, int eventCount, List<BadRecords.Bad> bad) {
         EventStreams streams = new EventStreams(seed).withIds(1_000_000 + seed * 1000, 1);
         List<ChatEvent> events = streams.events(eventCount);
@@ -165,7 +159,7 @@ final class Harness {
         }
     }
 
-    static String sourceTopic(UnreadConfig config, BadRecords.Bad bad) {
+    public static String sourceTopic(UnreadConfig config, BadRecords.Bad bad) {
         return bad.toMessages() ? config.messagesTopic : config.readsTopic;
     }
 
@@ -174,7 +168,7 @@ final class Harness {
      * any outage here, and checkpoints in {@code checkpoints} so that restores are real restores
      * from files.
      */
-    static Configuration flinkSettings(UnreadConfig config, Path checkpoints) {
+    public static Configuration flinkSettings(UnreadConfig config, Path checkpoints) {
         Configuration conf = UnreadJob.settings(config);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, RESTART_ATTEMPTS);
@@ -184,13 +178,13 @@ final class Harness {
     }
 
     /** Submits {@code job} with {@link #flinkSettings} to the test's MiniCluster. */
-    static JobClient start(UnreadJob job, UnreadConfig config, Path checkpoints, String name)
+    public static JobClient start(UnreadJob job, UnreadConfig config, Path checkpoints, String name)
             throws Exception {
         return start(job, flinkSettings(config, checkpoints), name);
     }
 
     /** Submits {@code job} with {@code settings} to the test's MiniCluster. */
-    static JobClient start(UnreadJob job, Configuration settings, String name) throws Exception {
+    public static JobClient start(UnreadJob job, Configuration settings, String name) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.configure(settings);
         job.build(env);
@@ -198,13 +192,13 @@ final class Harness {
     }
 
     /** {@link #flinkSettings} restoring from {@code savepoint}. */
-    static Configuration restoringFrom(Configuration settings, String savepoint) {
+    public static Configuration restoringFrom(Configuration settings, String savepoint) {
         Configuration conf = new Configuration(settings);
         conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
         return conf;
     }
 
-    static long completedCheckpoints(MiniCluster cluster, JobID job) {
+    public static long completedCheckpoints(MiniCluster cluster, JobID job) {
         try {
             var stats = cluster.getExecutionGraph(job).get().getCheckpointStatsSnapshot();
             return stats == null ? 0 : stats.getCounts().getNumberOfCompletedCheckpoints();
@@ -215,7 +209,7 @@ final class Harness {
     }
 
     /** Waits until the job has completed more than {@code than} checkpoints; returns how many. */
-    static long awaitCheckpointsAfter(MiniCluster cluster, JobID job, long than) throws Exception {
+    public static long awaitCheckpointsAfter(MiniCluster cluster, JobID job, long than) throws Exception {
         return Poll.until("more than " + than + " completed checkpoints", CONVERGENCE, () -> {
             long completed = completedCheckpoints(cluster, job);
             return completed > than ? completed : null;
@@ -228,7 +222,7 @@ final class Harness {
      * checkpoint completes only after the sinks flushed what came before it, so then every
      * record published so far has had its effect on Redis and MySQL.
      */
-    static void awaitAllReadAndCheckpointed(KafkaBroker kafka, UnreadConfig config)
+    public static void awaitAllReadAndCheckpointed(KafkaBroker kafka, UnreadConfig config)
             throws Exception {
         try (Admin admin = kafka.kafka().admin()) {
             Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
@@ -259,7 +253,7 @@ final class Harness {
      * How often the job restarted: every restart here redeploys every task (the keyed exchange
      * makes the job one failover region), so it is the highest attempt number of any task.
      */
-    static int restarts(MiniCluster cluster, JobID job) throws Exception {
+    public static int restarts(MiniCluster cluster, JobID job) throws Exception {
         int restarts = 0;
         for (AccessExecutionVertex v : graph(cluster, job).getAllExecutionVertices()) {
             restarts = Math.max(restarts, v.getCurrentExecutionAttempt().getAttemptNumber());
@@ -268,7 +262,7 @@ final class Harness {
     }
 
     /** Waits until the job has restarted more than {@code than} times; returns how often. */
-    static int awaitRestartsAfter(MiniCluster cluster, JobID job, int than) throws Exception {
+    public static int awaitRestartsAfter(MiniCluster cluster, JobID job, int than) throws Exception {
         return Poll.until("more than " + than + " restarts", CONVERGENCE, () -> {
             int restarts = restarts(cluster, job);
             return restarts > than ? restarts : null;
@@ -276,7 +270,7 @@ final class Harness {
     }
 
     /** Waits until every task of the job runs. */
-    static void awaitAllTasksRunning(MiniCluster cluster, JobID job) throws Exception {
+    public static void awaitAllTasksRunning(MiniCluster cluster, JobID job) throws Exception {
         Poll.until("every task running", CONVERGENCE, () -> {
             AccessExecutionGraph graph = graph(cluster, job);
             if (graph.getState() != JobStatus.RUNNING) {
@@ -302,7 +296,7 @@ final class Harness {
      * once, and a restore replays what came after the checkpoint), but none may be missing and
      * none may be anything but a bad record. Returns how many letters there were.
      */
-    static int assertDeadLetters(
+    public static int assertDeadLetters(
             KafkaBroker kafka,
             UnreadConfig config,
             List<BadRecords.Bad> bad,
@@ -358,7 +352,7 @@ final class Harness {
      * The line docs/reliability.md's table is built from. Printed only once every assertion of
      * the run held, so "divergence 0" and "lost 0" are what the test checked.
      */
-    static void summary(
+    public static void summary(
             String fault, String injected, Traffic traffic, int restarts, long startedNanos,
             long seed) {
         System.out.printf(
