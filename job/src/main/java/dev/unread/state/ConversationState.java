@@ -12,6 +12,8 @@ package dev.unread.state;
 public class ConversationState {
     public long lastReadSeq;
     public byte[] unreadSeqs = UnreadSeqs.EMPTY;
+    /** The counter incarnation that last wrote this count out; see UnreadCounter. */
+    public long refreshedIn;
 
     public ConversationState() {}
 }

@@ -17,6 +17,8 @@ public class InboxState {
     public long lastReadAt;
     public long unreadSenders;
     public long lastActiveDay;
+    /** The counter incarnation that last wrote the badge out; see UnreadCounter. */
+    public long refreshedIn;
 
     public InboxState() {}
 }

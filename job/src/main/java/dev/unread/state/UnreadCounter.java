@@ -7,6 +7,7 @@ import dev.unread.events.UnreadCount;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -29,6 +30,13 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>Emits a {@link UnreadCount} only when a count changes, and the cursors to side outputs only
  * when they advance.
+ *
+ * <p>After a restore, Redis may hold counts from events processed after the checkpoint, a
+ * timeline the restore rolled back, and the replay may reach the same final counts through other
+ * values (the two topics interleave differently), so "write only on change" alone could leave a
+ * stale value. So the first time an incarnation of the counter (each open, i.e. each start or
+ * restore) touches a count, it writes it out even if unchanged: every count the lost timeline
+ * wrote is touched again by the replay of the same events, and so rewritten.
  *
  * <p>Optionally a user idle for a whole number of days is forgotten: the counts go to 0 (so Redis
  * drops the keys) and all of the user's state is cleared. Flink's own state TTL is not used for
@@ -65,6 +73,9 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     /** Idle days after which a user's state is cleared; 0 keeps state forever. */
     private final long idleStateDays;
 
+    /** Random per open; 0 is never one, so state from before this field always refreshes. */
+    private transient long incarnation;
+
     private transient ValueState<InboxState> inbox;
     private transient MapState<Long, Long> senders;
     private transient MapState<Long, ConversationState> conversations;
@@ -83,6 +94,9 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
 
     @Override
     public void open(OpenContext openContext) {
+        do {
+            incarnation = ThreadLocalRandom.current().nextLong();
+        } while (incarnation == 0);
         inbox = getRuntimeContext().getState(INBOX);
         senders = getRuntimeContext().getMapState(SENDERS);
         conversations = getRuntimeContext().getMapState(CONVERSATIONS);
@@ -117,17 +131,27 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
 
     private void countSender(ChatEvent message, Collector<UnreadCount> out) throws Exception {
         InboxState state = inboxState();
-        if (message.time <= state.lastReadAt) {
-            return;
+        boolean changed = false;
+        if (message.time > state.lastReadAt) {
+            Long newest = senders.get(message.senderId);
+            if (newest == null) {
+                senders.put(message.senderId, message.time);
+                state.unreadSenders++;
+                changed = true;
+            } else if (message.time > newest) {
+                senders.put(message.senderId, message.time);
+            }
         }
-        Long newest = senders.get(message.senderId);
-        if (newest == null) {
-            senders.put(message.senderId, message.time);
-            state.unreadSenders++;
+        emitBadge(message.userId, state, changed, out);
+    }
+
+    /** Writes the badge out when it changed or this incarnation has not written it yet. */
+    private void emitBadge(long user, InboxState state, boolean changed, Collector<UnreadCount> out)
+            throws Exception {
+        if (changed || state.refreshedIn != incarnation) {
+            state.refreshedIn = incarnation;
             inbox.update(state);
-            out.collect(UnreadCount.senders(message.userId, state.unreadSenders));
-        } else if (message.time > newest) {
-            senders.put(message.senderId, message.time);
+            out.collect(UnreadCount.senders(user, state.unreadSenders));
         }
     }
 
@@ -135,21 +159,42 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         ConversationState state = conversations.get(message.conversationId);
         if (state == null) {
             state = new ConversationState();
-        } else if (message.seq <= state.lastReadSeq) {
-            return;
         }
+        boolean changed = false;
         UnreadSeqs seqs = UnreadSeqs.of(state.unreadSeqs);
-        if (seqs.add(message.seq)) {
+        if (message.seq > state.lastReadSeq && seqs.add(message.seq)) {
             state.unreadSeqs = seqs.toBytes();
-            conversations.put(message.conversationId, state);
-            out.collect(UnreadCount.conversation(message.userId, message.conversationId, seqs.count()));
+            changed = true;
         }
+        emitConversation(message.userId, message.conversationId, state, seqs, changed, out);
+    }
+
+    /**
+     * Writes a conversation count out, and its state, when it changed or this incarnation has
+     * not written it yet; false when it did neither.
+     */
+    private boolean emitConversation(
+            long user,
+            long conversationId,
+            ConversationState state,
+            UnreadSeqs seqs,
+            boolean changed,
+            Collector<UnreadCount> out)
+            throws Exception {
+        if (changed || state.refreshedIn != incarnation) {
+            state.refreshedIn = incarnation;
+            conversations.put(conversationId, state);
+            out.collect(UnreadCount.conversation(user, conversationId, seqs.count()));
+            return true;
+        }
+        return false;
     }
 
     private void openInbox(ChatEvent read, Context ctx, Collector<UnreadCount> out)
             throws Exception {
         InboxState state = inboxState();
         if (read.time <= state.lastReadAt) {
+            emitBadge(read.userId, state, false, out);
             return;
         }
         state.lastReadAt = read.time;
@@ -163,20 +208,23 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             }
         }
         inbox.update(state);
-        if (state.unreadSenders != before) {
-            out.collect(UnreadCount.senders(read.userId, state.unreadSenders));
-        }
+        emitBadge(read.userId, state, state.unreadSenders != before, out);
         ctx.output(INBOX_CURSORS, new InboxCursor(read.userId, read.time));
     }
 
     private void readConversation(ChatEvent read, Context ctx, Collector<UnreadCount> out)
             throws Exception {
         ConversationState state = conversations.get(read.conversationId);
+        if (state != null && read.seq <= state.lastReadSeq) {
+            emitConversation(read.userId, read.conversationId, state,
+                    UnreadSeqs.of(state.unreadSeqs), false, out);
+            return;
+        }
+        if (read.seq == 0) {
+            return;
+        }
         if (state == null) {
             state = new ConversationState();
-        }
-        if (read.seq <= state.lastReadSeq) {
-            return;
         }
         state.lastReadSeq = read.seq;
         UnreadSeqs seqs = UnreadSeqs.of(state.unreadSeqs);
@@ -184,9 +232,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         seqs.removeUpTo(read.seq);
         long after = seqs.count();
         state.unreadSeqs = seqs.toBytes();
-        conversations.put(read.conversationId, state);
-        if (after != before) {
-            out.collect(UnreadCount.conversation(read.userId, read.conversationId, after));
+        if (!emitConversation(read.userId, read.conversationId, state, seqs, after != before, out)) {
+            conversations.put(read.conversationId, state);
         }
         ctx.output(
                 CONVERSATION_CURSORS,

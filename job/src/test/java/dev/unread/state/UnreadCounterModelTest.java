@@ -167,13 +167,17 @@ class UnreadCounterModelTest {
             Map<Long, Long> last = new HashMap<>();
             for (int i = 0; i < counts.size(); i++) {
                 UnreadCount c = counts.get(i);
-                long previous = last.getOrDefault(c.conversationId, 0L);
                 int at = i;
-                assertThat(c.count)
-                        .as(context(user, () -> "emission " + at + " " + c + " repeats "
-                                + previous + " (a count must change; every key starts at 0)"))
-                        .isNotEqualTo(previous)
-                        .isNotNegative();
+                assertThat(c.count).as(context(user, () -> "emission " + at)).isNotNegative();
+                // The first emission of a key since the counter opened may repeat a value: it
+                // refreshes what Redis may hold from a timeline a restore rolled back.
+                if (last.containsKey(c.conversationId)) {
+                    long previous = last.get(c.conversationId);
+                    assertThat(c.count)
+                            .as(context(user, () -> "emission " + at + " " + c + " repeats "
+                                    + previous + " (a count must change)"))
+                            .isNotEqualTo(previous);
+                }
                 last.put(c.conversationId, c.count);
             }
             last.values().removeIf(n -> n == 0);
