@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.Pipeline;
@@ -43,15 +41,7 @@ final class RedisConnection implements AutoCloseable {
 
     RedisConnection(RedisUrl url) {
         this.url = url;
-        this.clientConfig =
-                DefaultJedisClientConfig.builder()
-                        .user(url.user())
-                        .password(url.password())
-                        .database(url.database())
-                        .connectionTimeoutMillis(TIMEOUT_MS)
-                        .socketTimeoutMillis(TIMEOUT_MS)
-                        .clientName("unread-job")
-                        .build();
+        this.clientConfig = url.clientConfig("unread-job", TIMEOUT_MS);
     }
 
     /**
@@ -92,7 +82,7 @@ final class RedisConnection implements AutoCloseable {
 
     private void roundTrip(List<Command> batch) {
         if (jedis == null) {
-            jedis = new Jedis(new HostAndPort(url.host(), url.port()), clientConfig);
+            jedis = url.connect(clientConfig);
         }
         Pipeline pipeline = jedis.pipelined();
         for (Command command : batch) {

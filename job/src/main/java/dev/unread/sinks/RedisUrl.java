@@ -4,6 +4,10 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisClientConfig;
 
 /**
  * Where the Redis sinks connect: {@code redis://[[user]:password@]host[:port][/db]}. The port
@@ -14,11 +18,11 @@ import java.nio.charset.StandardCharsets;
  * @param user null for the {@code default} user
  * @param password null when the server needs none
  */
-record RedisUrl(String host, int port, String user, String password, int database) {
+public record RedisUrl(String host, int port, String user, String password, int database) {
 
     static final int DEFAULT_PORT = 6379;
 
-    static RedisUrl parse(String url) {
+    public static RedisUrl parse(String url) {
         URI uri;
         try {
             uri = new URI(url.trim());
@@ -48,6 +52,27 @@ record RedisUrl(String host, int port, String user, String password, int databas
                 user,
                 password,
                 database(url, uri.getPath()));
+    }
+
+    /** Settings for a connection to this server, named {@code clientName} in CLIENT LIST. */
+    public JedisClientConfig clientConfig(String clientName, int timeoutMs) {
+        return DefaultJedisClientConfig.builder()
+                .user(user)
+                .password(password)
+                .database(database)
+                .connectionTimeoutMillis(timeoutMs)
+                .socketTimeoutMillis(timeoutMs)
+                .clientName(clientName)
+                .build();
+    }
+
+    /** A new single connection, for callers that pipeline on it themselves. */
+    public Jedis connect(String clientName, int timeoutMs) {
+        return connect(clientConfig(clientName, timeoutMs));
+    }
+
+    Jedis connect(JedisClientConfig config) {
+        return new Jedis(new HostAndPort(host, port), config);
     }
 
     private static int database(String url, String path) {
