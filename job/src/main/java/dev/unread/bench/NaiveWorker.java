@@ -70,7 +70,8 @@ public final class NaiveWorker {
      * @param redisCommands every SADD, SISMEMBER and DEL sent
      * @param nanos from the first record polled to the last one's Redis command acknowledged
      */
-    public record Result(Mode mode, long messages, long inboxOpens, long redisCommands, long nanos) {
+    public record Result(
+            Mode mode, long messages, long inboxOpens, long redisCommands, long nanos) {
 
         public Result {
             Objects.requireNonNull(mode, "mode");
