@@ -21,8 +21,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /**
  * The design the Flink job replaces, for {@code bin/unread bench} to measure it against: a plain
@@ -100,7 +98,6 @@ public final class NaiveWorker {
     private static final int MAX_POLL_RECORDS = 5000;
     private static final int MAX_PARTITION_FETCH_BYTES = 8 * 1024 * 1024;
     private static final int FETCH_MAX_BYTES = 64 * 1024 * 1024;
-    private static final int SCAN_COUNT = 1000;
 
     private NaiveWorker() {}
 
@@ -210,24 +207,7 @@ public final class NaiveWorker {
      * @return the keys removed
      */
     public static long deleteKeys(String redisUrl, String keyPrefix) {
-        ScanParams params = new ScanParams().match(glob(keyPrefix) + "naive:*").count(SCAN_COUNT);
-        long removed = 0;
-        try (Jedis redis = RedisUrl.parse(redisUrl).connect(CLIENT_NAME, REDIS_TIMEOUT_MS)) {
-            String cursor = ScanParams.SCAN_POINTER_START;
-            do {
-                ScanResult<String> page = redis.scan(cursor, params);
-                if (!page.getResult().isEmpty()) {
-                    removed += redis.unlink(page.getResult().toArray(new String[0]));
-                }
-                cursor = page.getCursor();
-            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-        }
-        return removed;
-    }
-
-    /** Turns the prefix's glob characters into literals, lest a prefix match other keys. */
-    static String glob(String literal) {
-        return literal.replaceAll("([\\\\*?\\[\\]])", "\\\\$1");
+        return RedisKeys.deleteUnder(redisUrl, keyPrefix + "naive:");
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(String bootstrapServers) {

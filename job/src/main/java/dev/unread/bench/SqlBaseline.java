@@ -253,8 +253,8 @@ public final class SqlBaseline {
             return new Result(
                     List.copyOf(runs),
                     Collections.unmodifiableMap(loadSeconds),
-                    percentile(redis, 50),
-                    percentile(redis, 99));
+                    Percentiles.nearestRank(redis, 50),
+                    Percentiles.nearestRank(redis, 99));
         }
     }
 
@@ -381,8 +381,8 @@ public final class SqlBaseline {
                     index,
                     explain,
                     done,
-                    percentile(micros, 50),
-                    percentile(micros, 99),
+                    Percentiles.nearestRank(micros, 50),
+                    Percentiles.nearestRank(micros, 99),
                     Arrays.stream(micros).average().orElseThrow());
         } finally {
             execute(c, index.dropDdl());
@@ -464,24 +464,6 @@ public final class SqlBaseline {
             micros[i] = (System.nanoTime() - t) / 1e3;
         }
         return micros;
-    }
-
-    /**
-     * The nearest-rank percentile: the smallest value with at least {@code p} percent of the
-     * values at or below it, always one of the values.
-     */
-    static double percentile(double[] values, double p) {
-        if (values.length == 0) {
-            throw new IllegalArgumentException("no values");
-        }
-        if (!(p > 0 && p <= 100)) {
-            throw new IllegalArgumentException("p must be in (0, 100], was " + p);
-        }
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        // p * n before the division: exact for whole percentiles, where 0.99 * 100 is not 99.
-        int rank = (int) Math.ceil(p * sorted.length / 100);
-        return sorted[Math.max(rank, 1) - 1];
     }
 
     /** Drops the table; safe when it is already gone. */

@@ -23,21 +23,11 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
-import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.CoreOptions;
-import org.apache.flink.configuration.JobManagerOptions;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.executiongraph.ErrorInfo;
-import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,7 +46,7 @@ public final class LocalStack implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(LocalStack.class);
 
-    private static final String HOST = "127.0.0.1";
+    private static final String HOST = LocalCluster.HOST;
 
     /** Parallelism when {@code --parallelism} is 0: keyed state spread over two subtasks. */
     private static final int DEFAULT_PARALLELISM = 2;
@@ -337,24 +327,9 @@ public final class LocalStack implements AutoCloseable {
             started.add(() -> TempDirs.delete(dataDir));
             int parallelism = config.parallelism > 0 ? config.parallelism : DEFAULT_PARALLELISM;
             MiniCluster cluster =
-                    new MiniCluster(
-                            new MiniClusterConfiguration.Builder()
-                                    .setConfiguration(
-                                            clusterConfig(config, options, dataDir, parallelism))
-                                    .setNumTaskManagers(1)
-                                    .setNumSlotsPerTaskManager(parallelism)
-                                    .build());
-            cluster.start();
+                    LocalCluster.start(config, options.flinkUiPort(), dataDir, parallelism);
             started.add(cluster);
-
-            StreamExecutionEnvironment jobEnv =
-                    new StreamExecutionEnvironment(jobConfig(config, parallelism));
-            job.apply(config).build(jobEnv);
-            StreamGraph graph = jobEnv.getStreamGraph();
-            graph.setJobName("unread");
-            JobGraph jobGraph = graph.getJobGraph();
-            JobID jobId = jobGraph.getJobID();
-            cluster.submitJob(jobGraph).get();
+            JobID jobId = LocalCluster.submit(cluster, job.apply(config), config, parallelism, null);
             URI flinkUi = cluster.getRestAddress().get();
 
             StateQueryApi api =
@@ -581,35 +556,6 @@ public final class LocalStack implements AutoCloseable {
             any = true;
         }
         return any;
-    }
-
-    private static Configuration clusterConfig(
-            UnreadConfig config, Options options, Path dataDir, int parallelism) {
-        Configuration conf = jobConfig(config, parallelism);
-        // Nothing of the cluster is reachable from elsewhere: the UI, RPC and blob server bind
-        // to the loopback address.
-        conf.set(RestOptions.ADDRESS, HOST);
-        conf.set(RestOptions.BIND_ADDRESS, HOST);
-        conf.set(RestOptions.PORT, options.flinkUiPort());
-        conf.set(JobManagerOptions.ADDRESS, HOST);
-        conf.set(JobManagerOptions.BIND_HOST, HOST);
-        conf.set(TaskManagerOptions.HOST, HOST);
-        conf.set(TaskManagerOptions.BIND_HOST, HOST);
-        conf.set(
-                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
-                dataDir.resolve("checkpoints").toUri().toString());
-        conf.set(
-                CheckpointingOptions.SAVEPOINT_DIRECTORY,
-                dataDir.resolve("savepoints").toUri().toString());
-        // RocksDB's working files: a short path, since RocksDB refuses long ones.
-        conf.set(CoreOptions.TMP_DIRS, dataDir.resolve("tmp").toString());
-        return conf;
-    }
-
-    private static Configuration jobConfig(UnreadConfig config, int parallelism) {
-        Configuration conf = UnreadJob.settings(config);
-        conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
-        return conf;
     }
 
     /**

@@ -7,7 +7,7 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /** Data directories of the local broker and cluster: short paths under the temp dir. */
-final class TempDirs {
+public final class TempDirs {
 
     private TempDirs() {}
 
@@ -15,11 +15,11 @@ final class TempDirs {
      * A new directory under {@code java.io.tmpdir} (/tmp on Linux): RocksDB refuses instance paths
      * longer than about 100 characters, so the prefix stays short.
      */
-    static Path create(String prefix) throws IOException {
+    public static Path create(String prefix) throws IOException {
         return Files.createTempDirectory(prefix);
     }
 
-    static void delete(Path dir) throws IOException {
+    public static void delete(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }

@@ -57,6 +57,11 @@ public final class Unread {
                             ApiCommand::usage,
                             ApiCommand::run),
                     new Subcommand(
+                            BenchCommand.NAME,
+                            "the job against a naive SADD worker and SQL, on the same records",
+                            BenchCommand::usage,
+                            BenchCommand::run),
+                    new Subcommand(
                             SavepointCommand.NAME,
                             "inspect a savepoint, or republish its counts to Redis",
                             SavepointCommand::usage,

@@ -383,7 +383,7 @@ class NaiveWorkerITCase {
         String setPrefix = keyPrefix + "naive:unread:";
         Map<Long, Set<Long>> sets = new TreeMap<>();
         try (Jedis redis = TestRedis.connect(0)) {
-            for (String key : TestRedis.keys(redis, NaiveWorker.glob(keyPrefix) + "naive:")) {
+            for (String key : TestRedis.keys(redis, RedisKeys.glob(keyPrefix) + "naive:")) {
                 Set<Long> senders = new HashSet<>();
                 for (String sender : redis.smembers(key)) {
                     senders.add(Long.parseLong(sender));

@@ -25,8 +25,8 @@ class NaiveWorkerTest {
 
     @Test
     void globCharactersInAPrefixMatchOnlyThemselves() {
-        assertThat(NaiveWorker.glob("bench:")).isEqualTo("bench:");
-        assertThat(NaiveWorker.glob("a*b?c[d]e\\f:"))
+        assertThat(RedisKeys.glob("bench:")).isEqualTo("bench:");
+        assertThat(RedisKeys.glob("a*b?c[d]e\\f:"))
                 .isEqualTo("a\\*b\\?c\\[d\\]e\\\\f:");
     }
 }

@@ -62,34 +62,6 @@ class SqlBaselineTest {
     }
 
     @Test
-    void percentileIsTheNearestRank() {
-        double[] tenValues = {10, 1, 9, 2, 8, 3, 7, 4, 6, 5};
-        assertThat(SqlBaseline.percentile(tenValues, 50)).isEqualTo(5);
-        assertThat(SqlBaseline.percentile(tenValues, 51)).isEqualTo(6);
-        assertThat(SqlBaseline.percentile(tenValues, 90)).isEqualTo(9);
-        assertThat(SqlBaseline.percentile(tenValues, 99)).isEqualTo(10);
-        assertThat(SqlBaseline.percentile(tenValues, 100)).isEqualTo(10);
-        assertThat(SqlBaseline.percentile(tenValues, 0.1)).isEqualTo(1);
-        assertThat(SqlBaseline.percentile(new double[] {42}, 99)).isEqualTo(42);
-
-        double[] hundred = new double[100];
-        Arrays.setAll(hundred, i -> i + 1);
-        assertThat(SqlBaseline.percentile(hundred, 99)).isEqualTo(99);
-        // A copy is sorted: the timings stay in the order they were taken.
-        assertThat(tenValues).startsWith(10, 1);
-    }
-
-    @Test
-    void percentileRefusesNoValuesAndPercentsOutsideOneToHundred() {
-        assertThatThrownBy(() -> SqlBaseline.percentile(new double[0], 50))
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> SqlBaseline.percentile(new double[] {1}, 0))
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> SqlBaseline.percentile(new double[] {1}, 100.5))
-                .isInstanceOf(IllegalArgumentException.class);
-    }
-
-    @Test
     void tableHoldsEveryGeneratedMessageAndSqlCountsTheBadgeOfTheDesign() throws Exception {
         Oracle oracle = Oracle.of(WORKLOAD, ROWS);
         try (Connection c = SqlBaseline.connect(db.jdbcUrl(), db.name, db.password)) {

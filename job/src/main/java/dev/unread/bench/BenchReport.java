@@ -1,0 +1,212 @@
+package dev.unread.bench;
+
+import dev.unread.config.UnreadConfig;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What {@code unread bench} measured, as markdown: every figure beside its baseline from the same
+ * run, as a ratio, since absolute figures on a shared machine say little, and the issue's targets
+ * with whether this run met them.
+ */
+public record BenchReport(
+        Bench.Options options,
+        UnreadConfig config,
+        List<Bench.JobFigures> jobs,
+        List<NaiveWorker.Result> workers,
+        Latency.Result latency,
+        SqlBaseline.Result sql,
+        Instant finished) {
+
+    /** The report; {@code command} is the command line that produced it. */
+    public String markdown(String command) {
+        StringBuilder md = new StringBuilder();
+        line(md, "# unread bench, %s", finished);
+        line(md, "");
+        line(md, "`%s`", command);
+        line(md, "");
+        line(md, "%d cores, Java %s, max heap %,d MiB; job parallelism %d, checkpoints every %,d ms,"
+                        + " Redis flush every %,d ms.",
+                Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"),
+                Runtime.getRuntime().maxMemory() >> 20,
+                options.parallelism(),
+                config.checkpointIntervalMs,
+                config.flushIntervalMs);
+        line(md, "");
+        traffic(md);
+        comparison(md);
+        job(md);
+        if (latency != null) {
+            latency(md);
+        }
+        if (sql != null) {
+            sql(md);
+        }
+        targets(md);
+        return md.toString();
+    }
+
+    private void traffic(StringBuilder md) {
+        line(md, "## Workloads");
+        line(md, "");
+        line(md, "| workload | records | messages | redundant | inbox opens | conversation reads |"
+                + " malformed | receivers | friends | skew | in conversations |");
+        line(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+        for (Bench.JobFigures job : jobs) {
+            Bench.Traffic t = job.traffic();
+            line(md, "| %s | %,d | %,d | %.1f%% | %,d | %,d | %,d | %,d | %d | %.2f | %.0f%% |",
+                    t.name(), t.records(), t.messages(),
+                    100.0 * t.redundantMessages() / Math.max(1, t.messages()),
+                    t.inboxOpens(), t.conversationReads(), t.malformed(),
+                    t.workload().receivers(), t.workload().friends(),
+                    t.workload().receiverSkew(), 100 * t.workload().conversationShare());
+        }
+        line(md, "");
+    }
+
+    /** The job against the seed worker, on the same badge-only records. */
+    private void comparison(StringBuilder md) {
+        Bench.JobFigures job = jobs.get(0);
+        line(md, "## The job against the naive worker (badge-only records)");
+        line(md, "");
+        line(md, "| | messages/s | job / it | Redis commands per message | it / job |");
+        line(md, "|---|--:|--:|--:|--:|");
+        line(md, "| **the job** | %,.0f | 1.00 | %.4f | 1.0 |",
+                job.messagesPerSecond(), job.commandsPerMessage());
+        for (NaiveWorker.Result worker : workers) {
+            line(md, "| worker, %s | %,.0f | %.2f | %.4f | %.1f |",
+                    describe(worker.mode()),
+                    worker.messagesPerSecond(),
+                    job.messagesPerSecond() / worker.messagesPerSecond(),
+                    worker.commandsPerMessage(),
+                    worker.commandsPerMessage() / job.commandsPerMessage());
+        }
+        line(md, "");
+    }
+
+    private void job(StringBuilder md) {
+        line(md, "## The job");
+        line(md, "");
+        line(md, "| workload | events/s | messages/s | Redis commands per message |"
+                + " MySQL statements per read event | checkpoints | checkpoint p50 / max |"
+                + " last checkpoint (full / increment) | savepoint | users / senders /"
+                + " conversations | bytes per entry |");
+        line(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+        for (Bench.JobFigures job : jobs) {
+            FlinkRest.Checkpoints c = job.checkpoints();
+            line(md, "| %s | %,.0f | %,.0f | %.4f | %.3f | %d | %,d / %,d ms | %s / %s | %s |"
+                            + " %,d / %,d / %,d | %.1f |",
+                    job.traffic().name(),
+                    job.eventsPerSecond(),
+                    job.messagesPerSecond(),
+                    job.commandsPerMessage(),
+                    job.statementsPerReadEvent(),
+                    c.completed(),
+                    c.p50Millis(),
+                    c.maxMillis(),
+                    bytes(c.lastFullBytes()),
+                    bytes(c.lastIncrementBytes()),
+                    bytes(job.savepointBytes()),
+                    job.state().users(),
+                    job.state().senders(),
+                    job.state().conversations(),
+                    job.bytesPerEntry());
+        }
+        line(md, "");
+        line(md, "Bytes per entry: the canonical savepoint's size over its entries (a user's inbox,"
+                + " a (receiver, sender) pair, a (user, conversation)).");
+        line(md, "");
+    }
+
+    private void latency(StringBuilder md) {
+        line(md, "## Latency, Kafka to Redis");
+        line(md, "");
+        line(md, "%,.0f records/s of full traffic, restored from the savepoint above; %,d probes,"
+                        + " %,d landed.",
+                latency.recordsPerSecond(), latency.probes(), latency.landed());
+        line(md, "");
+        line(md, "| p50 | p99 | max | flush interval |");
+        line(md, "|--:|--:|--:|--:|");
+        line(md, "| %.1f ms | %.1f ms | %.1f ms | %,d ms |",
+                latency.p50Millis(), latency.p99Millis(), latency.maxMillis(),
+                config.flushIntervalMs);
+        line(md, "");
+    }
+
+    private void sql(StringBuilder md) {
+        line(md, "## Reading the badge: SQL on the fly against the job's Redis count");
+        line(md, "");
+        line(md, "Redis GET of the job's count: p50 %.0f µs, p99 %.0f µs.",
+                sql.redisP50Micros(), sql.redisP99Micros());
+        line(md, "");
+        line(md, "| rows | index | p50 | p99 | mean | p99 / Redis p99 | EXPLAIN |");
+        line(md, "|--:|---|--:|--:|--:|--:|---|");
+        for (SqlBaseline.IndexRun run : sql.runs()) {
+            line(md, "| %,d | %s | %,.0f µs | %,.0f µs | %,.0f µs | %,.0f | `%s` |",
+                    run.rows(), run.index(), run.p50Micros(), run.p99Micros(), run.meanMicros(),
+                    run.p99Micros() / sql.redisP99Micros(),
+                    run.explain().replace("|", "\\|").replace("\n", " "));
+        }
+        line(md, "");
+        sql.loadSeconds().forEach((rows, seconds) ->
+                line(md, "Loading %,d rows took %.1f s.", rows, seconds));
+        line(md, "");
+    }
+
+    private void targets(StringBuilder md) {
+        Bench.JobFigures job = jobs.get(0);
+        line(md, "## Targets");
+        line(md, "");
+        line(md, "| target | this run | met |");
+        line(md, "|---|---|---|");
+        for (NaiveWorker.Result worker : workers) {
+            double ratio = job.messagesPerSecond() / worker.messagesPerSecond();
+            double needed = worker.mode() == NaiveWorker.Mode.PIPELINED ? 1 : 3;
+            line(md, "| throughput ≥ %.0f× the worker, %s | %.2f× | %s |",
+                    needed, describe(worker.mode()), ratio, met(ratio >= needed));
+            double fewer = worker.commandsPerMessage() / job.commandsPerMessage();
+            line(md, "| ≥ 10× fewer Redis commands than the worker, %s | %.1f× | %s |",
+                    describe(worker.mode()), fewer, met(fewer >= 10));
+        }
+        line(md, "| ≤ 0.1 Redis commands per message (badge-only) | %.4f | %s |",
+                job.commandsPerMessage(), met(job.commandsPerMessage() <= 0.1));
+        for (Bench.JobFigures each : jobs) {
+            line(md, "| ≥ 250,000 messages/s end to end (%s) | %,.0f | %s |",
+                    each.traffic().name(), each.messagesPerSecond(),
+                    met(each.messagesPerSecond() >= 250_000));
+        }
+        if (sql != null) {
+            line(md, "| Redis read p99 ≤ 1 ms | %.2f ms | %s |",
+                    sql.redisP99Micros() / 1000, met(sql.redisP99Micros() <= 1000));
+        }
+        line(md, "");
+    }
+
+    private static String describe(NaiveWorker.Mode mode) {
+        return switch (mode) {
+            case PER_EVENT -> "one command per event";
+            case PIPELINED -> "pipelined per poll";
+            case CHECK_BEFORE_WRITE -> "SISMEMBER before SADD";
+        };
+    }
+
+    private static String met(boolean met) {
+        return met ? "yes" : "**no**";
+    }
+
+    private static String bytes(long bytes) {
+        if (bytes < 10 * 1024) {
+            return bytes + " B";
+        }
+        if (bytes < 10L * 1024 * 1024) {
+            return (bytes >> 10) + " KiB";
+        }
+        return (bytes >> 20) + " MiB";
+    }
+
+    private static void line(StringBuilder md, String format, Object... args) {
+        md.append(String.format(Locale.ROOT, format, args)).append('\n');
+    }
+}

@@ -1,0 +1,74 @@
+package dev.unread.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.apache.flink.api.common.JobID;
+
+/**
+ * The few figures the benchmark reads from Flink's REST API, as an operator would from the web UI:
+ * a job vertex's input count and the checkpoint statistics.
+ */
+final class FlinkRest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Checkpoint figures of a job: count, end-to-end duration and size. */
+    record Checkpoints(
+            long completed,
+            long p50Millis,
+            long maxMillis,
+            long lastFullBytes,
+            long lastIncrementBytes) {}
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+    private final URI base;
+
+    FlinkRest(URI base) {
+        this.base = base;
+    }
+
+    /** The sum over a vertex's subtasks of {@code numRecordsIn}; 0 before the first report. */
+    long recordsIn(JobID job, String vertexId) throws IOException, InterruptedException {
+        JsonNode metrics =
+                get("/jobs/" + job + "/vertices/" + vertexId
+                        + "/subtasks/metrics?get=numRecordsIn&agg=sum");
+        for (JsonNode metric : metrics) {
+            if ("numRecordsIn".equals(metric.path("id").asText())) {
+                return (long) metric.path("sum").asDouble();
+            }
+        }
+        return 0;
+    }
+
+    Checkpoints checkpoints(JobID job) throws IOException, InterruptedException {
+        JsonNode stats = get("/jobs/" + job + "/checkpoints");
+        JsonNode duration = stats.path("summary").path("end_to_end_duration");
+        JsonNode latest = stats.path("latest").path("completed");
+        return new Checkpoints(
+                stats.path("counts").path("completed").asLong(),
+                duration.path("p50").asLong(),
+                duration.path("max").asLong(),
+                latest.path("state_size").asLong(),
+                latest.path("checkpointed_size").asLong());
+    }
+
+    private JsonNode get(String path) throws IOException, InterruptedException {
+        HttpResponse<String> response =
+                http.send(
+                        HttpRequest.newBuilder(base.resolve(path)).timeout(TIMEOUT).GET().build(),
+                        HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IOException(
+                    "Flink REST " + path + " answered " + response.statusCode() + ": "
+                            + response.body());
+        }
+        return JSON.readTree(response.body());
+    }
+}

@@ -1,0 +1,186 @@
+package dev.unread.bench;
+
+import dev.unread.UnreadJob;
+import dev.unread.cli.LocalCluster;
+import dev.unread.config.UnreadConfig;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
+import org.apache.flink.runtime.executiongraph.ErrorInfo;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+
+/**
+ * The production job ({@link UnreadJob#forProduction}) on a MiniCluster of its own, with RocksDB
+ * and checkpoints as configured, reading topics that already hold the benchmark's records. Reads
+ * its progress from Flink's REST API: the counting operator's input count tells when the last
+ * event arrived.
+ */
+final class JobRun implements AutoCloseable {
+
+    /** Name of the counting operator's vertex, as {@link UnreadJob} names it. */
+    private static final String COUNTER_NAME = "count unread";
+
+    private static final long POLL_MILLIS = 20;
+    private static final Duration STOP_TIMEOUT = Duration.ofMinutes(2);
+
+    /** When the first and the last of a run's events reached the counting operator. */
+    record Span(long firstNanos, long lastNanos) {
+        long nanos() {
+            return lastNanos - firstNanos;
+        }
+    }
+
+    private final MiniCluster cluster;
+    private final JobID job;
+    private final FlinkRest rest;
+    private String counterVertex;
+
+    private JobRun(MiniCluster cluster, JobID job) throws Exception {
+        this.cluster = cluster;
+        this.job = job;
+        this.rest = new FlinkRest(cluster.getRestAddress().get());
+    }
+
+    /** Starts a cluster under {@code dataDir} and submits the job, from {@code savepoint} if set. */
+    static JobRun start(UnreadConfig config, int parallelism, Path dataDir, String savepoint)
+            throws Exception {
+        MiniCluster cluster = LocalCluster.start(config, 0, dataDir, parallelism);
+        try {
+            JobID job =
+                    LocalCluster.submit(
+                            cluster, UnreadJob.forProduction(config), config, parallelism, savepoint);
+            return new JobRun(cluster, job);
+        } catch (Exception | Error e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Waits until the counting operator has taken in {@code events} records in all, and returns
+     * when its input first moved and when it reached that count, to within {@link #POLL_MILLIS}
+     * and the REST API's metric refresh.
+     */
+    Span awaitEvents(long events, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long first = 0;
+        long last = -1;
+        long seen = -1;
+        while (true) {
+            long in = counterRecordsIn();
+            long now = System.nanoTime();
+            if (in > 0 && first == 0) {
+                first = now;
+            }
+            if (in >= events) {
+                return new Span(first, now);
+            }
+            if (in != seen) {
+                seen = in;
+                last = now;
+            }
+            if (now - deadline > 0) {
+                throw new IllegalStateException(
+                        "the job took in " + seen + " of " + events + " events in " + timeout
+                                + " (last progress " + TimeUnit.NANOSECONDS.toSeconds(now - last)
+                                + " s ago)");
+            }
+            Thread.sleep(POLL_MILLIS);
+        }
+    }
+
+    /** The counting operator's input so far. */
+    long counterRecordsIn() throws Exception {
+        failIfEnded();
+        if (counterVertex == null) {
+            counterVertex = findCounter();
+            if (counterVertex == null) {
+                return 0;
+            }
+        }
+        return rest.recordsIn(job, counterVertex);
+    }
+
+    /**
+     * Waits for a checkpoint that began after this call to complete, so that every sink has
+     * flushed what it held, and returns the job's checkpoint statistics.
+     */
+    FlinkRest.Checkpoints awaitNextCheckpoint(Duration timeout) throws Exception {
+        long before = rest.checkpoints(job).completed();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        // Completed + 2: the next one may already be under way with part of the input.
+        while (true) {
+            FlinkRest.Checkpoints now = rest.checkpoints(job);
+            if (now.completed() >= before + 2) {
+                return now;
+            }
+            failIfEnded();
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("no checkpoint completed in " + timeout);
+            }
+            Thread.sleep(POLL_MILLIS * 5);
+        }
+    }
+
+    FlinkRest.Checkpoints checkpoints() throws IOException, InterruptedException {
+        return rest.checkpoints(job);
+    }
+
+    /** Stops the job with a canonical savepoint under {@code dir}; returns its path. */
+    String stopWithSavepoint(Path dir) throws Exception {
+        return cluster.stopWithSavepoint(
+                        job, dir.toUri().toString(), false, SavepointFormatType.CANONICAL)
+                .get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    /** Waits until every task runs. */
+    void awaitRunning(Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (cluster.getJobStatus(job).get() != JobStatus.RUNNING || findCounter() == null) {
+            failIfEnded();
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the job is not running after " + timeout);
+            }
+            Thread.sleep(POLL_MILLIS * 5);
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (!cluster.getJobStatus(job).get().isGloballyTerminalState()) {
+                cluster.cancelJob(job).get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                cluster.requestJobResult(job).get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            }
+        } finally {
+            cluster.close();
+        }
+    }
+
+    private String findCounter() throws Exception {
+        AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
+        for (AccessExecutionJobVertex vertex : graph.getAllVertices().values()) {
+            if (vertex.getName().contains(COUNTER_NAME)) {
+                return vertex.getJobVertexId().toString();
+            }
+        }
+        return null;
+    }
+
+    private void failIfEnded() throws Exception {
+        AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
+        ErrorInfo failure = graph.getFailureInfo();
+        if (failure != null) {
+            throw new IllegalStateException("the job failed", failure.getException());
+        }
+        if (graph.getState().isGloballyTerminalState()) {
+            throw new IllegalStateException("the job ended: " + graph.getState());
+        }
+    }
+}

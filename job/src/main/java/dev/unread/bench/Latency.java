@@ -1,0 +1,180 @@
+package dev.unread.bench;
+
+import dev.unread.config.UnreadConfig;
+import dev.unread.events.ChatEvent;
+import dev.unread.events.EventJson;
+import dev.unread.generator.TrafficGenerator;
+import dev.unread.generator.TrafficProducer;
+import dev.unread.sinks.RedisUrl;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import redis.clients.jedis.Jedis;
+
+/**
+ * End-to-end latency of the running job: from handing a message to the Kafka producer to its
+ * badge being visible in Redis, under background traffic at a fixed rate below saturation.
+ *
+ * <p>Probes are messages to users of their own, each from a sender never seen before, so probe k
+ * to a user makes that user's badge k: a watcher reading all probe badges every millisecond knows
+ * which probes have landed. Probes go through a producer without linger, so the time measured is
+ * the pipeline's, not the producer's batching; it includes the Redis sink's flush interval, which
+ * bounds how long a count may wait to be written.
+ */
+final class Latency {
+
+    /** Users the probes go to: few enough for one MGET, enough that each gets a probe rarely. */
+    static final int PROBE_USERS = 50;
+
+    private static final long PROBE_SENDER_BASE = 9_000_000_000_000_000L;
+    private static final long WATCH_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
+
+    record Result(
+            double recordsPerSecond,
+            int probes,
+            int landed,
+            double p50Millis,
+            double p99Millis,
+            double maxMillis) {}
+
+    private Latency() {}
+
+    /**
+     * Publishes {@code background}'s records at {@code recordsPerSecond} for {@code duration},
+     * with {@code probesPerSecond} probes to users from {@code firstProbeUser} up, and returns the
+     * probes' latency percentiles.
+     */
+    static Result measure(
+            UnreadConfig config,
+            TrafficGenerator background,
+            double recordsPerSecond,
+            double probesPerSecond,
+            Duration duration,
+            long firstProbeUser)
+            throws Exception {
+        int probes = (int) Math.max(1, probesPerSecond * duration.toMillis() / 1000);
+        AtomicLongArray sentAt = new AtomicLongArray(probes);
+        double[] latencies = new double[probes];
+        Watcher watcher = new Watcher(config, firstProbeUser, sentAt, latencies);
+        Thread watching = new Thread(watcher, "unread-bench-latency-watcher");
+        watching.setDaemon(true);
+        watching.start();
+        try (TrafficProducer traffic =
+                        new TrafficProducer(
+                                config.kafkaBootstrap, config.messagesTopic, config.readsTopic);
+                KafkaProducer<byte[], byte[]> probeProducer = probeProducer(config)) {
+            traffic.start(background, recordsPerSecond);
+            long start = System.nanoTime();
+            double nanosPerProbe = 1e9 / probesPerSecond;
+            for (int i = 0; i < probes; i++) {
+                long due = start + (long) (i * nanosPerProbe);
+                LockSupport.parkNanos(due - System.nanoTime());
+                ChatEvent probe =
+                        ChatEvent.message(
+                                PROBE_SENDER_BASE + i,
+                                firstProbeUser + i % PROBE_USERS,
+                                System.currentTimeMillis());
+                sentAt.set(i, System.nanoTime());
+                probeProducer.send(
+                        new ProducerRecord<>(
+                                config.messagesTopic, EventJson.key(probe), EventJson.value(probe)));
+            }
+            probeProducer.flush();
+        }
+        int landed = watcher.awaitLanded(probes, SETTLE_TIMEOUT);
+        watcher.stop();
+        watching.join(TimeUnit.SECONDS.toMillis(5));
+        if (landed == 0) {
+            throw new IllegalStateException(
+                    "none of " + probes + " probes reached Redis in " + SETTLE_TIMEOUT);
+        }
+        double[] observed = Arrays.copyOf(latencies, landed);
+        return new Result(
+                recordsPerSecond,
+                probes,
+                landed,
+                Percentiles.nearestRank(observed, 50),
+                Percentiles.nearestRank(observed, 99),
+                Percentiles.nearestRank(observed, 100));
+    }
+
+    private static KafkaProducer<byte[], byte[]> probeProducer(UnreadConfig config) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap);
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    /** Reads every probe user's badge each millisecond and times each probe that landed. */
+    private static final class Watcher implements Runnable {
+        private final UnreadConfig config;
+        private final String[] keys = new String[PROBE_USERS];
+        private final AtomicLongArray sentAt;
+        /** Milliseconds from send to visible, in the order the probes landed. */
+        private final double[] latencies;
+        private final long[] seen = new long[PROBE_USERS];
+        private volatile boolean running = true;
+        private volatile int landed;
+        private volatile Exception failure;
+
+        Watcher(UnreadConfig config, long firstProbeUser, AtomicLongArray sentAt, double[] latencies) {
+            this.config = config;
+            for (int u = 0; u < PROBE_USERS; u++) {
+                keys[u] = config.redisKeyPrefix + "unread:senders:" + (firstProbeUser + u);
+            }
+            this.sentAt = sentAt;
+            this.latencies = latencies;
+        }
+
+        @Override
+        public void run() {
+            try (Jedis redis = RedisUrl.parse(config.redisUrl).connect("unread-bench-latency", 2000)) {
+                while (running) {
+                    List<String> badges = redis.mget(keys);
+                    long now = System.nanoTime();
+                    int count = landed;
+                    for (int u = 0; u < PROBE_USERS; u++) {
+                        String badge = badges.get(u);
+                        long value = badge == null ? 0 : Long.parseLong(badge);
+                        while (seen[u] < value) {
+                            int probe = (int) (seen[u] * PROBE_USERS + u);
+                            seen[u]++;
+                            if (probe < latencies.length) {
+                                latencies[count++] = (now - sentAt.get(probe)) / 1e6;
+                            }
+                        }
+                    }
+                    landed = count;
+                    LockSupport.parkNanos(WATCH_INTERVAL_NANOS);
+                }
+            } catch (Exception e) {
+                failure = e;
+            }
+        }
+
+        int awaitLanded(int probes, Duration timeout) throws Exception {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (landed < probes && System.nanoTime() - deadline < 0) {
+                if (failure != null) {
+                    throw failure;
+                }
+                Thread.sleep(10);
+            }
+            return landed;
+        }
+
+        void stop() {
+            running = false;
+        }
+    }
+}

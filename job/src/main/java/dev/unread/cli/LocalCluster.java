@@ -1,0 +1,110 @@
+package dev.unread.cli;
+
+import dev.unread.UnreadJob;
+import dev.unread.config.UnreadConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.configuration.MetricOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+
+/**
+ * A Flink MiniCluster in this process, set up the way the job runs in production (RocksDB,
+ * incremental checkpoints, the job's own settings), listening on 127.0.0.1 only: what {@code
+ * unread local} and {@code unread bench} run the job on.
+ */
+public final class LocalCluster {
+
+    static final String HOST = "127.0.0.1";
+
+    /**
+     * How stale the REST API's metrics may be; Flink's default of 10 s is too coarse for the
+     * benchmark, which reads the counting operator's input count to see the last event arrive.
+     */
+    private static final Duration METRICS_FETCH_INTERVAL = Duration.ofMillis(100);
+
+    private LocalCluster() {}
+
+    /**
+     * Starts a cluster with one TaskManager of {@code parallelism} slots; its web UI and REST API
+     * on {@code uiPort} (0: any free port), its checkpoints, savepoints and RocksDB files under
+     * {@code dataDir}.
+     */
+    public static MiniCluster start(
+            UnreadConfig config, int uiPort, Path dataDir, int parallelism) throws Exception {
+        MiniCluster cluster =
+                new MiniCluster(
+                        new MiniClusterConfiguration.Builder()
+                                .setConfiguration(
+                                        clusterConfig(config, uiPort, dataDir, parallelism))
+                                .setNumTaskManagers(1)
+                                .setNumSlotsPerTaskManager(parallelism)
+                                .build());
+        cluster.start();
+        return cluster;
+    }
+
+    /**
+     * Submits {@code job} at {@code parallelism}, restored from {@code savepoint} (null: empty
+     * state), and returns its id without waiting for it to run.
+     */
+    public static JobID submit(
+            MiniCluster cluster,
+            UnreadJob job,
+            UnreadConfig config,
+            int parallelism,
+            String savepoint)
+            throws Exception {
+        StreamExecutionEnvironment env = new StreamExecutionEnvironment(jobConfig(config, parallelism));
+        job.build(env);
+        StreamGraph graph = env.getStreamGraph();
+        graph.setJobName("unread");
+        JobGraph jobGraph = graph.getJobGraph();
+        if (savepoint != null) {
+            jobGraph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(savepoint));
+        }
+        cluster.submitJob(jobGraph).get();
+        return jobGraph.getJobID();
+    }
+
+    private static Configuration clusterConfig(
+            UnreadConfig config, int uiPort, Path dataDir, int parallelism) {
+        Configuration conf = jobConfig(config, parallelism);
+        // Nothing of the cluster is reachable from elsewhere: the UI, RPC and blob server bind
+        // to the loopback address.
+        conf.set(RestOptions.ADDRESS, HOST);
+        conf.set(RestOptions.BIND_ADDRESS, HOST);
+        conf.set(RestOptions.PORT, uiPort);
+        conf.set(JobManagerOptions.ADDRESS, HOST);
+        conf.set(JobManagerOptions.BIND_HOST, HOST);
+        conf.set(TaskManagerOptions.HOST, HOST);
+        conf.set(TaskManagerOptions.BIND_HOST, HOST);
+        conf.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, METRICS_FETCH_INTERVAL);
+        conf.set(
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                dataDir.resolve("checkpoints").toUri().toString());
+        conf.set(
+                CheckpointingOptions.SAVEPOINT_DIRECTORY,
+                dataDir.resolve("savepoints").toUri().toString());
+        // RocksDB's working files: a short path, since RocksDB refuses long ones.
+        conf.set(CoreOptions.TMP_DIRS, dataDir.resolve("tmp").toString());
+        return conf;
+    }
+
+    private static Configuration jobConfig(UnreadConfig config, int parallelism) {
+        Configuration conf = UnreadJob.settings(config);
+        conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+        return conf;
+    }
+}
