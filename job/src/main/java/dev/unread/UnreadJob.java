@@ -44,6 +44,9 @@ public final class UnreadJob {
     public static final String PARSE_MESSAGES_UID = "parse-chat-messages";
     public static final String PARSE_READS_UID = "parse-chat-reads";
     public static final String COUNTER_UID = "unread-counter";
+
+    /** The counting operator's name, by which metrics and the web UI show it. */
+    public static final String COUNTER_NAME = "count unread";
     public static final String REDIS_COUNTS_UID = "redis-counts-sink";
     public static final String REDIS_RECEIPTS_UID = "redis-receipts-sink";
     public static final String MYSQL_USER_ACTIVITY_UID = "mysql-user-activity-sink";
@@ -145,7 +148,7 @@ public final class UnreadJob {
                         .keyBy(event -> event.userId, Types.LONG)
                         .process(new UnreadCounter(idleStateDays))
                         .uid(COUNTER_UID)
-                        .name("count unread");
+                        .name(COUNTER_NAME);
 
         counts.sinkTo(outputs.counts()).uid(REDIS_COUNTS_UID).name("Redis counts");
 

@@ -44,10 +44,11 @@ public final class Bench {
     /**
      * What to run.
      *
-     * @param workloads the workloads the job runs on, by name; the first is the one the workers
-     *     and the latency run use... see {@link #run}
+     * @param badgeWorkload traffic without conversations: what the naive worker counts too
+     * @param fullWorkload traffic with conversations, for the job alone, and its latency run
      * @param records records generated per workload
      * @param parallelism the job's parallelism
+     * @param workers the naive worker's modes to run, on the badge-only records
      * @param sqlRows table sizes for the SQL baseline; empty skips it
      * @param sqlQueries badge queries timed per table size and index
      * @param latency how long the latency run lasts; zero skips it
@@ -59,6 +60,7 @@ public final class Bench {
             Workload fullWorkload,
             long records,
             int parallelism,
+            List<NaiveWorker.Mode> workers,
             List<Long> sqlRows,
             int sqlQueries,
             Duration latency,
@@ -177,7 +179,7 @@ public final class Bench {
             jobs.add(fullJob);
 
             List<NaiveWorker.Result> workers = new ArrayList<>();
-            for (NaiveWorker.Mode mode : NaiveWorker.Mode.values()) {
+            for (NaiveWorker.Mode mode : options.workers()) {
                 say("naive worker, %s, on the badge-only records", mode);
                 workers.add(
                         NaiveWorker.run(
@@ -289,7 +291,8 @@ public final class Bench {
         return UnreadConfig.from(settings, env).redisKeyPrefix;
     }
 
-    private static TrafficGenerator generator(Workload workload) {
+    /** The records a workload gives in every run: the same seed on the same synthetic clock. */
+    static TrafficGenerator generator(Workload workload) {
         return TrafficGenerator.synthetic(
                 workload, SYNTHETIC_START_MILLIS, SYNTHETIC_RECORDS_PER_SECOND);
     }

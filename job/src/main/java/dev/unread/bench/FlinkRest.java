@@ -11,8 +11,8 @@ import java.time.Duration;
 import org.apache.flink.api.common.JobID;
 
 /**
- * The few figures the benchmark reads from Flink's REST API, as an operator would from the web UI:
- * a job vertex's input count and the checkpoint statistics.
+ * The checkpoint statistics of a job, read from Flink's REST API as an operator would read them
+ * from the web UI.
  */
 final class FlinkRest {
 
@@ -32,19 +32,6 @@ final class FlinkRest {
 
     FlinkRest(URI base) {
         this.base = base;
-    }
-
-    /** The sum over a vertex's subtasks of {@code numRecordsIn}; 0 before the first report. */
-    long recordsIn(JobID job, String vertexId) throws IOException, InterruptedException {
-        JsonNode metrics =
-                get("/jobs/" + job + "/vertices/" + vertexId
-                        + "/subtasks/metrics?get=numRecordsIn&agg=sum");
-        for (JsonNode metric : metrics) {
-            if ("numRecordsIn".equals(metric.path("id").asText())) {
-                return (long) metric.path("sum").asDouble();
-            }
-        }
-        return 0;
     }
 
     Checkpoints checkpoints(JobID job) throws IOException, InterruptedException {

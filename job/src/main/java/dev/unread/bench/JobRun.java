@@ -11,22 +11,21 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
-import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.executiongraph.ErrorInfo;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 
 /**
  * The production job ({@link UnreadJob#forProduction}) on a MiniCluster of its own, with RocksDB
- * and checkpoints as configured, reading topics that already hold the benchmark's records. Reads
- * its progress from Flink's REST API: the counting operator's input count tells when the last
- * event arrived.
+ * and checkpoints as configured, reading topics that already hold the benchmark's records. The
+ * counting operator's input count ({@link OperatorInputReporter}) tells when the last event
+ * arrived; checkpoint statistics come from the REST API, as an operator would read them.
  */
 final class JobRun implements AutoCloseable {
 
-    /** Name of the counting operator's vertex, as {@link UnreadJob} names it. */
-    private static final String COUNTER_NAME = "count unread";
-
-    private static final long POLL_MILLIS = 20;
+    private static final long POLL_MILLIS = 5;
     private static final Duration STOP_TIMEOUT = Duration.ofMinutes(2);
 
     /** When the first and the last of a run's events reached the counting operator. */
@@ -39,7 +38,6 @@ final class JobRun implements AutoCloseable {
     private final MiniCluster cluster;
     private final JobID job;
     private final FlinkRest rest;
-    private String counterVertex;
 
     private JobRun(MiniCluster cluster, JobID job) throws Exception {
         this.cluster = cluster;
@@ -50,7 +48,11 @@ final class JobRun implements AutoCloseable {
     /** Starts a cluster under {@code dataDir} and submits the job, from {@code savepoint} if set. */
     static JobRun start(UnreadConfig config, int parallelism, Path dataDir, String savepoint)
             throws Exception {
-        MiniCluster cluster = LocalCluster.start(config, 0, dataDir, parallelism);
+        Configuration reporter = new Configuration();
+        String prefix = "metrics.reporter.bench.";
+        reporter.setString(prefix + "factory.class", OperatorInputReporter.Factory.class.getName());
+        reporter.setString(prefix + OperatorInputReporter.OPERATOR_OPTION, UnreadJob.COUNTER_NAME);
+        MiniCluster cluster = LocalCluster.start(config, 0, dataDir, parallelism, reporter);
         try {
             JobID job =
                     LocalCluster.submit(
@@ -64,8 +66,7 @@ final class JobRun implements AutoCloseable {
 
     /**
      * Waits until the counting operator has taken in {@code events} records in all, and returns
-     * when its input first moved and when it reached that count, to within {@link #POLL_MILLIS}
-     * and the REST API's metric refresh.
+     * when its input first moved and when it reached that count, to within {@link #POLL_MILLIS}.
      */
     Span awaitEvents(long events, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -98,13 +99,7 @@ final class JobRun implements AutoCloseable {
     /** The counting operator's input so far. */
     long counterRecordsIn() throws Exception {
         failIfEnded();
-        if (counterVertex == null) {
-            counterVertex = findCounter();
-            if (counterVertex == null) {
-                return 0;
-            }
-        }
-        return rest.recordsIn(job, counterVertex);
+        return OperatorInputReporter.recordsIn();
     }
 
     /**
@@ -124,7 +119,7 @@ final class JobRun implements AutoCloseable {
             if (System.nanoTime() - deadline > 0) {
                 throw new IllegalStateException("no checkpoint completed in " + timeout);
             }
-            Thread.sleep(POLL_MILLIS * 5);
+            Thread.sleep(POLL_MILLIS * 20);
         }
     }
 
@@ -142,12 +137,12 @@ final class JobRun implements AutoCloseable {
     /** Waits until every task runs. */
     void awaitRunning(Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (cluster.getJobStatus(job).get() != JobStatus.RUNNING || findCounter() == null) {
+        while (!allTasksRunning()) {
             failIfEnded();
             if (System.nanoTime() - deadline > 0) {
                 throw new IllegalStateException("the job is not running after " + timeout);
             }
-            Thread.sleep(POLL_MILLIS * 5);
+            Thread.sleep(POLL_MILLIS * 20);
         }
     }
 
@@ -163,14 +158,17 @@ final class JobRun implements AutoCloseable {
         }
     }
 
-    private String findCounter() throws Exception {
+    private boolean allTasksRunning() throws Exception {
         AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-        for (AccessExecutionJobVertex vertex : graph.getAllVertices().values()) {
-            if (vertex.getName().contains(COUNTER_NAME)) {
-                return vertex.getJobVertexId().toString();
+        if (graph.getState() != JobStatus.RUNNING) {
+            return false;
+        }
+        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+            if (vertex.getExecutionState() != ExecutionState.RUNNING) {
+                return false;
             }
         }
-        return null;
+        return true;
     }
 
     private void failIfEnded() throws Exception {

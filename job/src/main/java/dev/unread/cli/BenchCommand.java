@@ -2,6 +2,7 @@ package dev.unread.cli;
 
 import dev.unread.bench.Bench;
 import dev.unread.bench.BenchReport;
+import dev.unread.bench.NaiveWorker;
 import dev.unread.config.UnreadConfig;
 import dev.unread.generator.Workload;
 import java.nio.charset.StandardCharsets;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -48,6 +50,7 @@ public final class BenchCommand {
         OWN_FLAGS.put("read-rate", String.valueOf(w.conversationReadRate()));
         OWN_FLAGS.put("conversation-share", String.valueOf(w.conversationShare()));
         OWN_FLAGS.put("seed", String.valueOf(w.seed()));
+        OWN_FLAGS.put("workers", "per-event,pipelined,check-before-write");
         OWN_FLAGS.put("sql-rows", "1000000,10000000");
         OWN_FLAGS.put("sql-queries", "2000");
         OWN_FLAGS.put("latency-seconds", "20");
@@ -79,6 +82,8 @@ public final class BenchCommand {
           --read-rate X           conversation reads per message record, full traffic (default 0.05)
           --conversation-share X  share of messages in conversations, full traffic (default 0.8)
           --seed N                the generator's seed (default 1)
+          --workers MODES         naive worker runs, of per-event, pipelined and
+                                  check-before-write (default all three; none: skip)
           --sql-rows N,N          table sizes for the SQL baseline (default 1000000,10000000; 0: skip)
           --sql-queries N         badge queries timed per size and index (default 2000)
           --latency-seconds N     length of the latency run (default 20; 0: skip)
@@ -161,6 +166,20 @@ public final class BenchCommand {
                 sqlRows.add(n);
             }
         }
+        List<NaiveWorker.Mode> workers = new ArrayList<>();
+        for (String mode : own.get("workers").split(",")) {
+            String name = mode.trim();
+            if (name.isEmpty() || name.equals("none")) {
+                continue;
+            }
+            try {
+                workers.add(NaiveWorker.Mode.valueOf(name.toUpperCase(Locale.ROOT).replace('-', '_')));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(
+                        "--workers: unknown mode " + name
+                                + " (per-event, pipelined, check-before-write or none)");
+            }
+        }
         long records = atLeast(own, "records", 1);
         long probes = atLeast(own, "probes", 1);
         return new Bench.Options(
@@ -168,6 +187,7 @@ public final class BenchCommand {
                 full,
                 records,
                 config.parallelism > 0 ? config.parallelism : 2,
+                workers,
                 sqlRows,
                 (int) atLeast(own, "sql-queries", 1),
                 Duration.ofSeconds(atLeast(own, "latency-seconds", 0)),

@@ -3,13 +3,11 @@ package dev.unread.cli;
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import java.nio.file.Path;
-import java.time.Duration;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.JobManagerOptions;
-import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.jobgraph.JobGraph;
@@ -28,12 +26,6 @@ public final class LocalCluster {
 
     static final String HOST = "127.0.0.1";
 
-    /**
-     * How stale the REST API's metrics may be; Flink's default of 10 s is too coarse for the
-     * benchmark, which reads the counting operator's input count to see the last event arrive.
-     */
-    private static final Duration METRICS_FETCH_INTERVAL = Duration.ofMillis(100);
-
     private LocalCluster() {}
 
     /**
@@ -43,11 +35,19 @@ public final class LocalCluster {
      */
     public static MiniCluster start(
             UnreadConfig config, int uiPort, Path dataDir, int parallelism) throws Exception {
+        return start(config, uiPort, dataDir, parallelism, new Configuration());
+    }
+
+    /** {@link #start(UnreadConfig, int, Path, int)} with more cluster settings, such as reporters. */
+    public static MiniCluster start(
+            UnreadConfig config, int uiPort, Path dataDir, int parallelism, Configuration more)
+            throws Exception {
+        Configuration conf = clusterConfig(config, uiPort, dataDir, parallelism);
+        conf.addAll(more);
         MiniCluster cluster =
                 new MiniCluster(
                         new MiniClusterConfiguration.Builder()
-                                .setConfiguration(
-                                        clusterConfig(config, uiPort, dataDir, parallelism))
+                                .setConfiguration(conf)
                                 .setNumTaskManagers(1)
                                 .setNumSlotsPerTaskManager(parallelism)
                                 .build());
@@ -90,7 +90,6 @@ public final class LocalCluster {
         conf.set(JobManagerOptions.BIND_HOST, HOST);
         conf.set(TaskManagerOptions.HOST, HOST);
         conf.set(TaskManagerOptions.BIND_HOST, HOST);
-        conf.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, METRICS_FETCH_INTERVAL);
         conf.set(
                 CheckpointingOptions.CHECKPOINTS_DIRECTORY,
                 dataDir.resolve("checkpoints").toUri().toString());

@@ -1,6 +1,7 @@
 package dev.unread.events;
 
 import java.util.Objects;
+import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
  * A validated input event, keyed by {@link #userId}: the receiver of a message, or the user who
@@ -15,7 +16,10 @@ import java.util.Objects;
  *       CONVERSATION_READ: {@code readSeq}.
  *   <li>{@code time}: epoch milliseconds; {@code sentAt} of a message, {@code readAt} of a read.
  * </ul>
+ *
+ * <p>Crosses the network with {@link ChatEventSerializer}.
  */
+@TypeInfo(ChatEventSerializer.TypeInfoFactoryImpl.class)
 public class ChatEvent {
 
     /** The three kinds of input the contract defines. */

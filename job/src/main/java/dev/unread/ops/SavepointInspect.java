@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.PriorityQueue;
 import java.util.Set;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -14,6 +15,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.state.api.SavepointReader;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.CloseableIterator;
+import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
  * {@code unread savepoint inspect PATH [--top N]}: what UnreadCounter's state in a savepoint (or
@@ -148,12 +150,53 @@ public final class SavepointInspect {
         return users;
     }
 
+    /**
+     * Every user once. Flink 2.2's reader of keyed state hands a key to the reader function once
+     * per state that holds it when the states are in RocksDB (seen here: a user with an inbox
+     * and senders came twice), so the users already read are remembered, compressed.
+     */
     private static CloseableIterator<UserState> read(String path) throws Exception {
         StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
-        return SavepointReader.read(env, path, CounterSavepoints.stateBackend())
-                .readKeyedState(CounterSavepoints.COUNTER, new UserStateReader(),
-                        Types.LONG, TypeInformation.of(UserState.class))
-                .executeAndCollect("unread savepoint inspect");
+        CloseableIterator<UserState> all =
+                SavepointReader.read(env, path, CounterSavepoints.stateBackend())
+                        .readKeyedState(CounterSavepoints.COUNTER, new UserStateReader(),
+                                Types.LONG, TypeInformation.of(UserState.class))
+                        .executeAndCollect("unread savepoint inspect");
+        return new CloseableIterator<>() {
+            private final Roaring64NavigableMap seen = new Roaring64NavigableMap();
+            private UserState next = advance();
+
+            private UserState advance() {
+                while (all.hasNext()) {
+                    UserState user = all.next();
+                    if (!seen.contains(user.userId())) {
+                        seen.addLong(user.userId());
+                        return user;
+                    }
+                }
+                return null;
+            }
+
+            @Override
+            public boolean hasNext() {
+                return next != null;
+            }
+
+            @Override
+            public UserState next() {
+                if (next == null) {
+                    throw new NoSuchElementException();
+                }
+                UserState user = next;
+                next = advance();
+                return user;
+            }
+
+            @Override
+            public void close() throws Exception {
+                all.close();
+            }
+        };
     }
 
     static void print(String path, Summary summary, PrintStream out) {

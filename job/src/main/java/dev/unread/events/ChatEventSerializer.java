@@ -1,0 +1,177 @@
+package dev.unread.events;
+
+import java.io.IOException;
+import java.lang.reflect.Type;
+import java.util.Map;
+import org.apache.flink.api.common.serialization.SerializerConfig;
+import org.apache.flink.api.common.typeinfo.TypeInfoFactory;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * Every {@link ChatEvent} crosses the network once, from the parsing tasks to the counting task
+ * of its user: this writes it as a kind byte and five longs, without the reflection Flink's POJO
+ * serializer pays per field, which a profile showed as a tenth of the counting task's time.
+ * ChatEvent is never kept in state, so the format may change freely between versions.
+ */
+public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent> {
+
+    public static final ChatEventSerializer INSTANCE = new ChatEventSerializer();
+
+    private static final ChatEvent.Kind[] KINDS = ChatEvent.Kind.values();
+
+    /** A kind byte and five longs. */
+    private static final int LENGTH = 1 + 5 * Long.BYTES;
+
+    @Override
+    public boolean isImmutableType() {
+        return false;
+    }
+
+    @Override
+    public ChatEvent createInstance() {
+        return new ChatEvent();
+    }
+
+    @Override
+    public ChatEvent copy(ChatEvent from) {
+        return copy(from, new ChatEvent());
+    }
+
+    @Override
+    public ChatEvent copy(ChatEvent from, ChatEvent reuse) {
+        reuse.kind = from.kind;
+        reuse.userId = from.userId;
+        reuse.senderId = from.senderId;
+        reuse.conversationId = from.conversationId;
+        reuse.seq = from.seq;
+        reuse.time = from.time;
+        return reuse;
+    }
+
+    @Override
+    public int getLength() {
+        return LENGTH;
+    }
+
+    @Override
+    public void serialize(ChatEvent event, DataOutputView target) throws IOException {
+        target.writeByte(event.kind.ordinal());
+        target.writeLong(event.userId);
+        target.writeLong(event.senderId);
+        target.writeLong(event.conversationId);
+        target.writeLong(event.seq);
+        target.writeLong(event.time);
+    }
+
+    @Override
+    public ChatEvent deserialize(DataInputView source) throws IOException {
+        return deserialize(new ChatEvent(), source);
+    }
+
+    @Override
+    public ChatEvent deserialize(ChatEvent reuse, DataInputView source) throws IOException {
+        int kind = source.readUnsignedByte();
+        if (kind >= KINDS.length) {
+            throw new IOException("corrupt ChatEvent: kind " + kind);
+        }
+        reuse.kind = KINDS[kind];
+        reuse.userId = source.readLong();
+        reuse.senderId = source.readLong();
+        reuse.conversationId = source.readLong();
+        reuse.seq = source.readLong();
+        reuse.time = source.readLong();
+        return reuse;
+    }
+
+    @Override
+    public void copy(DataInputView source, DataOutputView target) throws IOException {
+        target.write(source, LENGTH);
+    }
+
+    @Override
+    public TypeSerializerSnapshot<ChatEvent> snapshotConfiguration() {
+        return new Snapshot();
+    }
+
+    /** What a checkpoint would record of this serializer, were a ChatEvent ever in one. */
+    public static final class Snapshot extends SimpleTypeSerializerSnapshot<ChatEvent> {
+        public Snapshot() {
+            super(() -> INSTANCE);
+        }
+    }
+
+    /** Gives ChatEvent this serializer wherever Flink derives its type ({@code @TypeInfo}). */
+    public static final class TypeInfoFactoryImpl extends TypeInfoFactory<ChatEvent> {
+        @Override
+        public TypeInformation<ChatEvent> createTypeInfo(
+                Type t, Map<String, TypeInformation<?>> genericParameters) {
+            return new Info();
+        }
+    }
+
+    /** ChatEvent's type information: an atomic type with this serializer. */
+    public static final class Info extends TypeInformation<ChatEvent> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public boolean isBasicType() {
+            return false;
+        }
+
+        @Override
+        public boolean isTupleType() {
+            return false;
+        }
+
+        @Override
+        public int getArity() {
+            return 1;
+        }
+
+        @Override
+        public int getTotalFields() {
+            return 1;
+        }
+
+        @Override
+        public Class<ChatEvent> getTypeClass() {
+            return ChatEvent.class;
+        }
+
+        @Override
+        public boolean isKeyType() {
+            return false;
+        }
+
+        @Override
+        public TypeSerializer<ChatEvent> createSerializer(SerializerConfig config) {
+            return INSTANCE;
+        }
+
+        @Override
+        public String toString() {
+            return "ChatEvent";
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Info;
+        }
+
+        @Override
+        public int hashCode() {
+            return Info.class.hashCode();
+        }
+
+        @Override
+        public boolean canEqual(Object o) {
+            return o instanceof Info;
+        }
+    }
+}
