@@ -37,6 +37,9 @@ public final class Bench {
     /** The synthetic clock starts here (2026-01-01T00:00:00Z); any fixed value would do. */
     private static final long SYNTHETIC_START_MILLIS = 1_767_225_600_000L;
 
+    /** Keys whose memory is measured per kind: enough for an average, quick to ask. */
+    private static final int MEMORY_SAMPLE = 2000;
+
     private static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
     private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
     private static final Duration CHECKPOINT_TIMEOUT = Duration.ofMinutes(2);
@@ -95,7 +98,9 @@ public final class Bench {
             FlinkRest.Checkpoints checkpoints,
             String savepoint,
             long savepointBytes,
-            SavepointInspect.Summary state) {
+            SavepointInspect.Summary state,
+            RedisKeys.Memory badgeKeys,
+            RedisKeys.Memory conversationKeys) {
         double messagesPerSecond() {
             return traffic.messages() * 1e9 / nanos;
         }
@@ -244,6 +249,12 @@ public final class Bench {
             long statements = MySqlStatements.written(config) - statementsBefore;
             String savepoint = job.stopWithSavepoint(dataDir.resolve("savepoints"));
             SavepointInspect.Summary state = SavepointInspect.inspect(savepoint, 0);
+            RedisKeys.Memory badgeKeys =
+                    RedisKeys.memory(config.redisUrl, config.redisKeyPrefix + "unread:senders:",
+                            MEMORY_SAMPLE);
+            RedisKeys.Memory conversationKeys =
+                    RedisKeys.memory(config.redisUrl, config.redisKeyPrefix + "chat:unread:",
+                            MEMORY_SAMPLE);
             return new JobFigures(
                     traffic,
                     span.nanos(),
@@ -252,7 +263,9 @@ public final class Bench {
                     checkpoints,
                     savepoint,
                     treeSize(Path.of(URI.create(savepoint))),
-                    state);
+                    state,
+                    badgeKeys,
+                    conversationKeys);
         }
     }
 

@@ -118,6 +118,18 @@ public record BenchReport(
         line(md, "Bytes per entry: the canonical savepoint's size over its entries (a user's inbox,"
                 + " a (receiver, sender) pair, a (user, conversation)).");
         line(md, "");
+        line(md, "| workload | Redis badge keys sampled | bytes per badge key |"
+                + " conversation hashes sampled | bytes per conversation field |");
+        line(md, "|---|--:|--:|--:|--:|");
+        for (Bench.JobFigures job : jobs) {
+            line(md, "| %s | %,d | %.0f | %,d | %.0f |",
+                    job.traffic().name(),
+                    job.badgeKeys().keys(),
+                    job.badgeKeys().bytesPerKey(),
+                    job.conversationKeys().keys(),
+                    job.conversationKeys().bytesPerHashField());
+        }
+        line(md, "");
     }
 
     private void latency(StringBuilder md) {

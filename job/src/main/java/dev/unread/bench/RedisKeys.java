@@ -37,6 +37,50 @@ final class RedisKeys {
         return removed;
     }
 
+    /** What a sample of keys under a prefix takes in Redis' memory ({@code MEMORY USAGE}). */
+    record Memory(long keys, long bytes, long hashFields) {
+        double bytesPerKey() {
+            return keys == 0 ? 0 : (double) bytes / keys;
+        }
+
+        double bytesPerHashField() {
+            return hashFields == 0 ? 0 : (double) bytes / hashFields;
+        }
+    }
+
+    /**
+     * The memory of up to {@code sample} keys starting with {@code prefix}, with how many hash
+     * fields they hold: what a capacity estimate multiplies by the number of users.
+     */
+    static Memory memory(String redisUrl, String prefix, int sample) {
+        long keys = 0;
+        long bytes = 0;
+        long fields = 0;
+        try (Jedis redis = RedisUrl.parse(redisUrl).connect("unread-bench", 10_000)) {
+            ScanParams match = new ScanParams().match(glob(prefix) + "*").count(SCAN_COUNT);
+            String cursor = ScanParams.SCAN_POINTER_START;
+            do {
+                ScanResult<String> page = redis.scan(cursor, match);
+                for (String key : page.getResult()) {
+                    if (keys == sample) {
+                        return new Memory(keys, bytes, fields);
+                    }
+                    Long usage = redis.memoryUsage(key);
+                    if (usage == null) {
+                        continue;
+                    }
+                    keys++;
+                    bytes += usage;
+                    if ("hash".equals(redis.type(key))) {
+                        fields += redis.hlen(key);
+                    }
+                }
+                cursor = page.getCursor();
+            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+        }
+        return new Memory(keys, bytes, fields);
+    }
+
     /** Turns the prefix's glob characters into literals, lest a prefix match other keys. */
     static String glob(String literal) {
         return literal.replaceAll("([\\\\*?\\[\\]])", "\\\\$1");

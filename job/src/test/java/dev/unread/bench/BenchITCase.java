@@ -75,6 +75,12 @@ class BenchITCase {
             assertThat(job.savepointBytes()).isPositive();
             assertThat(job.state().badgeMismatches()).isZero();
         }
+        assertThat(badgeJob.badgeKeys().keys()).isPositive();
+        assertThat(badgeJob.badgeKeys().bytesPerKey()).isPositive();
+        assertThat(badgeJob.conversationKeys().keys()).isZero();
+        assertThat(fullJob.conversationKeys().hashFields())
+                .isGreaterThanOrEqualTo(fullJob.conversationKeys().keys())
+                .isPositive();
         assertThat(badgeJob.traffic().conversationReads()).isZero();
         assertThat(fullJob.traffic().conversationReads()).isPositive();
 
