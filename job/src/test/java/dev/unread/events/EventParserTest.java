@@ -113,6 +113,77 @@ class EventParserTest {
                 .hasMessageContaining(reason);
     }
 
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"receiverId\":2}   | receiverId",
+        "{\"senderId\":null,\"receiverId\":2,\"sentAt\":3,\"senderId\":1} | senderId",
+        "{\"seq\":4,\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"seq\":4} | seq",
+        "{\"messageId\":\"a\",\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"messageId\":\"a\"} | messageId",
+        "{\"type\":\"x\",\"userId\":9,\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"userId\":9} | userId",
+        "{\"x\":1,\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"x\":{}}  | x",
+        "{\"a\":1,\"b\":2,\"c\":3,\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"b\":2} | b",
+        "{\"x\":{\"y\":1,\"y\":2},\"senderId\":1,\"receiverId\":2,\"sentAt\":3} | y",
+        "{\"x\":[{\"y\":[{\"z\":1,\"z\":1}]}],\"senderId\":1,\"receiverId\":2,\"sentAt\":3} | z",
+    })
+    void duplicateFieldsOfAnyNameAtAnyDepthAreRefused(String json, String name) {
+        assertThatThrownBy(() -> message(json))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessage("malformed JSON: Duplicate field '" + name + "'");
+    }
+
+    @Test
+    void duplicateReadFieldsAreRefused() {
+        assertThatThrownBy(() -> read("{\"type\":\"INBOX_OPENED\",\"userId\":1,\"readAt\":2,"
+                        + "\"type\":\"INBOX_OPENED\"}"))
+                .hasMessage("malformed JSON: Duplicate field 'type'");
+        assertThatThrownBy(() -> read("{\"type\":\"CONVERSATION_READ\",\"userId\":1,"
+                        + "\"conversationId\":4,\"readSeq\":3,\"readAt\":2,\"readSeq\":3}"))
+                .hasMessage("malformed JSON: Duplicate field 'readSeq'");
+    }
+
+    @Test
+    void sameNamesInDifferentObjectsAreNotDuplicates() throws Exception {
+        ChatEvent e = message("{\"x\":{\"senderId\":7,\"x\":[{\"y\":1},{\"y\":2}]},"
+                + "\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"y\":{\"y\":{\"y\":0}}}");
+        assertThat(e).isEqualTo(ChatEvent.message(1, 2, 3));
+    }
+
+    @Test
+    void oneParserParsesRecordAfterRecordWithoutCarryingFieldsOver() throws Exception {
+        assertThat(read("{\"type\":\"CONVERSATION_READ\",\"userId\":1,\"conversationId\":4,"
+                        + "\"readSeq\":3,\"readAt\":2,\"x\":1}"))
+                .isEqualTo(ChatEvent.conversationRead(1, 4, 3, 2));
+        assertThatThrownBy(() -> read("{\"type\":\"INBOX_CLOSED\",\"userId\":1,\"readAt\":2}"))
+                .hasMessage("type: unknown INBOX_CLOSED");
+        assertThatThrownBy(() -> read("{\"userId\":1,\"readAt\":2,\"x\":1}"))
+                .hasMessage("type: missing");
+        assertThatThrownBy(() -> read("{\"type\":\"CONVERSATION_READ\",\"userId\":1,"
+                        + "\"readSeq\":3,\"readAt\":2}"))
+                .hasMessage("conversationId: missing");
+        assertThat(message("{\"conversationId\":5,\"seq\":6,\"senderId\":1,\"receiverId\":2,"
+                        + "\"sentAt\":3}"))
+                .isEqualTo(ChatEvent.message(1, 2, 5, 6, 3));
+        assertThat(message("{\"senderId\":1,\"receiverId\":2,\"sentAt\":3}"))
+                .isEqualTo(ChatEvent.message(1, 2, 3));
+        assertThatThrownBy(() -> message("{\"receiverId\":2,\"sentAt\":3}"))
+                .hasMessage("senderId: missing");
+    }
+
+    @Test
+    void messageIdOfExactlyTheLimitIsValid() throws Exception {
+        String id = "\u00e9".repeat(EventParser.MAX_MESSAGE_ID_CHARS);
+        assertThat(message("{\"messageId\":\"" + id + "\",\"senderId\":1,\"receiverId\":2,"
+                        + "\"sentAt\":3}"))
+                .isEqualTo(ChatEvent.message(1, 2, 3));
+    }
+
+    @Test
+    void longUnknownTypesAreClippedInTheReason() {
+        String type = "T".repeat(400);
+        assertThatThrownBy(() -> read("{\"type\":\"" + type + "\",\"userId\":1,\"readAt\":2}"))
+                .hasMessage("type: unknown " + "T".repeat(160) + "...");
+    }
+
     @Test
     void readSeqZeroIsValid() throws Exception {
         assertThat(read("{\"type\":\"CONVERSATION_READ\",\"userId\":1,\"conversationId\":4,"
