@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.json.DupDetector;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -43,11 +44,23 @@ public final class EventParser {
     private static final char[] INBOX_OPENED = "INBOX_OPENED".toCharArray();
     private static final char[] CONVERSATION_READ = "CONVERSATION_READ".toCharArray();
 
+    /** The known names in UTF-8, at the index of their field's bit. */
+    private static final byte[][] NAMES = utf8(
+            "senderId", "receiverId", "sentAt", "conversationId", "seq", "userId", "readAt",
+            "readSeq", "type", "messageId");
+
+    private static final byte[] INBOX_OPENED_UTF8 = utf8("INBOX_OPENED")[0];
+    private static final byte[] CONVERSATION_READ_UTF8 = utf8("CONVERSATION_READ")[0];
+
+    /** Longer runs of digits may not fit a long; Jackson decides those. */
+    private static final int MAX_COMPACT_DIGITS = 18;
+
     /*
-     * Jackson's own duplicate detection is off: it keeps a HashSet per object of every record,
-     * a quarter of the parse. The known fields are checked by a bitmask instead, and only unknown
-     * names, which valid traffic rarely has, go through a DupDetector; any duplicate is refused
-     * with the reason Jackson gave, as the contract refuses duplicate fields of any name.
+     * Most records never reach Jackson (see scanCompact). For those that do, Jackson's own
+     * duplicate detection is off: it keeps a HashSet per object, a quarter of the parse. The known
+     * fields are checked by a bitmask instead, and only unknown names, which valid traffic rarely
+     * has, go through a DupDetector; any duplicate is refused with the reason Jackson gave, as
+     * the contract refuses duplicate fields of any name.
      */
     private final JsonFactory json =
             JsonFactory.builder()
@@ -57,6 +70,9 @@ public final class EventParser {
                                     .build())
                     .build();
 
+    /** False only in tests, which compare the compact scan with Jackson's parse. */
+    private final boolean scanCompact;
+
     /** The unknown top-level names of the record being parsed. */
     private final DupDetector unknownNames = DupDetector.rootDetector((JsonParser) null);
 
@@ -64,24 +80,26 @@ public final class EventParser {
     // values. A value is meaningful only while its bit is set in present.
     private int seen;
     private int present;
-    private long senderId;
-    private long receiverId;
-    private long sentAt;
-    private long conversationId;
-    private long seq;
-    private long userId;
-    private long readAt;
-    private long readSeq;
+    /** Indexed by the integer field's bit number. */
+    private final long[] values = new long[8];
     private ChatEvent.Kind readKind;
     /** The text of a type the contract does not know, kept for the reason only. */
     private String unknownType;
 
+    public EventParser() {
+        this(true);
+    }
+
+    EventParser(boolean scanCompact) {
+        this.scanCompact = scanCompact;
+    }
+
     /** A {@code chat-messages} value. */
     public ChatEvent parseMessage(byte[] value) throws InvalidRecordException {
         read(value);
-        long senderId = requirePositive("senderId", SENDER_ID, this.senderId);
-        long receiverId = requirePositive("receiverId", RECEIVER_ID, this.receiverId);
-        long sentAt = requirePositive("sentAt", SENT_AT, this.sentAt);
+        long senderId = requirePositive("senderId", SENDER_ID);
+        long receiverId = requirePositive("receiverId", RECEIVER_ID);
+        long sentAt = requirePositive("sentAt", SENT_AT);
         boolean conversation = (present & CONVERSATION_ID) != 0;
         if (conversation != ((present & SEQ) != 0)) {
             throw new InvalidRecordException("conversationId and seq must come together");
@@ -90,8 +108,8 @@ public final class EventParser {
             return ChatEvent.message(senderId, receiverId, sentAt);
         }
         long conversationId =
-                requirePositive("conversationId", CONVERSATION_ID, this.conversationId);
-        long seq = requirePositive("seq", SEQ, this.seq);
+                requirePositive("conversationId", CONVERSATION_ID);
+        long seq = requirePositive("seq", SEQ);
         return ChatEvent.message(senderId, receiverId, conversationId, seq, sentAt);
     }
 
@@ -103,15 +121,15 @@ public final class EventParser {
         }
         if (readKind == ChatEvent.Kind.INBOX_OPENED) {
             return ChatEvent.inboxOpened(
-                    requirePositive("userId", USER_ID, userId),
-                    requirePositive("readAt", READ_AT, readAt));
+                    requirePositive("userId", USER_ID),
+                    requirePositive("readAt", READ_AT));
         }
         if (readKind == ChatEvent.Kind.CONVERSATION_READ) {
-            long userId = requirePositive("userId", USER_ID, this.userId);
+            long userId = requirePositive("userId", USER_ID);
             long conversationId =
-                    requirePositive("conversationId", CONVERSATION_ID, this.conversationId);
-            long readSeq = requireNonNegative("readSeq", READ_SEQ, this.readSeq);
-            long readAt = requirePositive("readAt", READ_AT, this.readAt);
+                    requirePositive("conversationId", CONVERSATION_ID);
+            long readSeq = requireNonNegative("readSeq", READ_SEQ);
+            long readAt = requirePositive("readAt", READ_AT);
             return ChatEvent.conversationRead(userId, conversationId, readSeq, readAt);
         }
         throw new InvalidRecordException("type: unknown " + clip(unknownType));
@@ -125,11 +143,12 @@ public final class EventParser {
             throw new InvalidRecordException(
                     "record of " + value.length + " bytes exceeds " + MAX_RECORD_BYTES);
         }
-        seen = 0;
-        present = 0;
-        readKind = null;
-        unknownType = null;
-        unknownNames.reset();
+        clear();
+        if (scanCompact && scanCompact(value)) {
+            return;
+        }
+        // The scan may have filled some fields before it handed the record over.
+        clear();
         try (JsonParser p = json.createParser(value)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new InvalidRecordException("not a JSON object");
@@ -143,40 +162,15 @@ public final class EventParser {
                 }
                 seen |= field;
                 JsonToken token = p.nextToken();
-                switch (field) {
-                    case SENDER_ID:
-                        senderId = readLong(name, field, p, token);
-                        break;
-                    case RECEIVER_ID:
-                        receiverId = readLong(name, field, p, token);
-                        break;
-                    case SENT_AT:
-                        sentAt = readLong(name, field, p, token);
-                        break;
-                    case CONVERSATION_ID:
-                        conversationId = readLong(name, field, p, token);
-                        break;
-                    case SEQ:
-                        seq = readLong(name, field, p, token);
-                        break;
-                    case USER_ID:
-                        userId = readLong(name, field, p, token);
-                        break;
-                    case READ_AT:
-                        readAt = readLong(name, field, p, token);
-                        break;
-                    case READ_SEQ:
-                        readSeq = readLong(name, field, p, token);
-                        break;
-                    case TYPE:
-                        readType(p, token);
-                        break;
-                    case MESSAGE_ID:
-                        checkMessageId(p, token);
-                        break;
-                    default:
-                        // Unknown fields are allowed by the contract; skip them unread.
-                        skip(p, token);
+                if (field == TYPE) {
+                    readType(p, token);
+                } else if (field == MESSAGE_ID) {
+                    checkMessageId(p, token);
+                } else if (field != 0) {
+                    readLong(name, field, p, token);
+                } else {
+                    // Unknown fields are allowed by the contract; skip them unread.
+                    skip(p, token);
                 }
             }
             if (p.nextToken() != null) {
@@ -187,6 +181,124 @@ public final class EventParser {
             // must never fail the job, so both are a refused record.
             throw new InvalidRecordException("malformed JSON: " + detail(e));
         }
+    }
+
+    private void clear() {
+        seen = 0;
+        present = 0;
+        readKind = null;
+        unknownType = null;
+        unknownNames.reset();
+    }
+
+    /**
+     * Reads the record without Jackson if it is in the compact form producers write (EventJson's):
+     * known names only, each once, integers of plain digits, type and message id in ASCII without
+     * escapes, no whitespace, nothing after the object. Anything else, valid or not, returns false
+     * for Jackson to decide, so this only ever accepts what Jackson parses to the same fields; it
+     * is the common case, and it skips creating a Jackson parser per record.
+     */
+    private boolean scanCompact(byte[] v) {
+        int n = v.length;
+        if (v[0] != '{') {
+            return false;
+        }
+        int i = 1;
+        while (true) {
+            if (i >= n || v[i] != '"') {
+                return false;
+            }
+            int start = ++i;
+            while (i < n && isNameByte(v[i])) {
+                i++;
+            }
+            if (i + 1 >= n || v[i] != '"' || v[i + 1] != ':') {
+                return false;
+            }
+            int field = knownField(v, start, i);
+            if (field == 0 || (seen & field) != 0) {
+                return false;
+            }
+            seen |= field;
+            i += 2;
+            if (field == TYPE || field == MESSAGE_ID) {
+                if (i >= n || v[i] != '"') {
+                    return false;
+                }
+                start = ++i;
+                while (i < n && isPlainTextByte(v[i])) {
+                    i++;
+                }
+                if (i >= n || v[i] != '"') {
+                    return false;
+                }
+                if (field == TYPE) {
+                    if (Arrays.equals(v, start, i, INBOX_OPENED_UTF8, 0, INBOX_OPENED.length)) {
+                        readKind = ChatEvent.Kind.INBOX_OPENED;
+                    } else if (Arrays.equals(
+                            v, start, i, CONVERSATION_READ_UTF8, 0, CONVERSATION_READ.length)) {
+                        readKind = ChatEvent.Kind.CONVERSATION_READ;
+                    } else {
+                        return false;
+                    }
+                    present |= TYPE;
+                } else if (i - start > MAX_MESSAGE_ID_CHARS) {
+                    return false;
+                }
+                i++;
+            } else {
+                start = i;
+                long value = 0;
+                while (i < n && v[i] >= '0' && v[i] <= '9') {
+                    value = value * 10 + (v[i] - '0');
+                    i++;
+                }
+                int digits = i - start;
+                // JSON has no leading zeros; Jackson refuses them, so they are its to word.
+                if (digits == 0 || digits > MAX_COMPACT_DIGITS || (v[start] == '0' && digits > 1)) {
+                    return false;
+                }
+                present |= field;
+                values[Integer.numberOfTrailingZeros(field)] = value;
+            }
+            if (i >= n) {
+                return false;
+            }
+            if (v[i] == '}') {
+                return i + 1 == n;
+            }
+            if (v[i] != ',') {
+                return false;
+            }
+            i++;
+        }
+    }
+
+    private static boolean isNameByte(byte b) {
+        return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z');
+    }
+
+    /** Printable ASCII that a JSON string holds as itself: not a quote, not an escape. */
+    private static boolean isPlainTextByte(byte b) {
+        return b >= 0x20 && b < 0x7F && b != '"' && b != '\\';
+    }
+
+    private static int knownField(byte[] v, int from, int to) {
+        for (int bit = 0; bit < NAMES.length; bit++) {
+            byte[] name = NAMES[bit];
+            if (Arrays.equals(v, from, to, name, 0, name.length)) {
+                return 1 << bit;
+            }
+        }
+        return 0;
+    }
+
+    private static byte[][] utf8(String... texts) {
+        byte[][] bytes = new byte[texts.length][];
+        for (int i = 0; i < texts.length; i++) {
+            bytes[i] = texts[i].getBytes(StandardCharsets.UTF_8);
+        }
+        return bytes;
     }
 
     private static int field(String name) {
@@ -216,11 +328,11 @@ public final class EventParser {
         }
     }
 
-    /** An integer field's value, its present bit set; null leaves the field absent. */
-    private long readLong(String name, int field, JsonParser p, JsonToken token)
+    /** Stores an integer field's value and sets its present bit; null leaves the field absent. */
+    private void readLong(String name, int field, JsonParser p, JsonToken token)
             throws IOException, InvalidRecordException {
         if (token == JsonToken.VALUE_NULL) {
-            return 0;
+            return;
         }
         if (token != JsonToken.VALUE_NUMBER_INT) {
             throw new InvalidRecordException(name + ": must be an integer");
@@ -230,7 +342,7 @@ public final class EventParser {
             throw new InvalidRecordException(name + ": out of range (1..2^63-1)");
         }
         present |= field;
-        return p.getLongValue();
+        values[Integer.numberOfTrailingZeros(field)] = p.getLongValue();
     }
 
     /** Compares the type's characters in Jackson's buffer, so that a known type makes no String. */
@@ -309,29 +421,27 @@ public final class EventParser {
                 "malformed JSON: " + clip("Duplicate field '" + name + "'"));
     }
 
-    private long requirePositive(String name, int field, long value)
-            throws InvalidRecordException {
-        long v = require(name, field, value);
+    private long requirePositive(String name, int field) throws InvalidRecordException {
+        long v = require(name, field);
         if (v <= 0) {
             throw new InvalidRecordException(name + ": must be > 0, was " + v);
         }
         return v;
     }
 
-    private long requireNonNegative(String name, int field, long value)
-            throws InvalidRecordException {
-        long v = require(name, field, value);
+    private long requireNonNegative(String name, int field) throws InvalidRecordException {
+        long v = require(name, field);
         if (v < 0) {
             throw new InvalidRecordException(name + ": must be >= 0, was " + v);
         }
         return v;
     }
 
-    private long require(String name, int field, long value) throws InvalidRecordException {
+    private long require(String name, int field) throws InvalidRecordException {
         if ((present & field) == 0) {
             throw new InvalidRecordException(name + ": missing");
         }
-        return value;
+        return values[Integer.numberOfTrailingZeros(field)];
     }
 
     private static String detail(Exception e) {

@@ -54,7 +54,9 @@ class EventParserThroughputTest {
                 nanosPerRecord[0],
                 nanosPerRecord[MEASURED_ROUNDS / 2],
                 nanosPerRecord[MEASURED_ROUNDS - 1]);
-        assertThat(refused).as("the generator's malformed share").isEqualTo(generator.malformedRecords());
+        assertThat(refused)
+                .as("the generator's malformed share")
+                .isEqualTo(generator.malformedRecords());
     }
 
     /** The refused count; the parsed events feed it too, so that the JIT cannot drop the work. */
