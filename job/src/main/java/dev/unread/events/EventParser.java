@@ -149,6 +149,10 @@ public final class EventParser {
         }
         // The scan may have filled some fields before it handed the record over.
         clear();
+        readWithJackson(value);
+    }
+
+    private void readWithJackson(byte[] value) throws InvalidRecordException {
         try (JsonParser p = json.createParser(value)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new InvalidRecordException("not a JSON object");
@@ -233,10 +237,11 @@ public final class EventParser {
                     return false;
                 }
                 if (field == TYPE) {
-                    if (Arrays.equals(v, start, i, INBOX_OPENED_UTF8, 0, INBOX_OPENED.length)) {
+                    int length = i - start;
+                    if (length == INBOX_OPENED.length && equalBytes(v, start, INBOX_OPENED_UTF8)) {
                         readKind = ChatEvent.Kind.INBOX_OPENED;
-                    } else if (Arrays.equals(
-                            v, start, i, CONVERSATION_READ_UTF8, 0, CONVERSATION_READ.length)) {
+                    } else if (length == CONVERSATION_READ.length
+                            && equalBytes(v, start, CONVERSATION_READ_UTF8)) {
                         readKind = ChatEvent.Kind.CONVERSATION_READ;
                     } else {
                         return false;
@@ -283,14 +288,48 @@ public final class EventParser {
         return b >= 0x20 && b < 0x7F && b != '"' && b != '\\';
     }
 
+    /** The name's length and first letter pick the one candidate, then its bytes are compared. */
     private static int knownField(byte[] v, int from, int to) {
-        for (int bit = 0; bit < NAMES.length; bit++) {
-            byte[] name = NAMES[bit];
-            if (Arrays.equals(v, from, to, name, 0, name.length)) {
-                return 1 << bit;
+        int bit;
+        switch (to - from) {
+            case 3:
+                bit = 4;
+                break;
+            case 4:
+                bit = 8;
+                break;
+            case 6:
+                bit = v[from] == 's' ? 2 : v[from] == 'u' ? 5 : 6;
+                break;
+            case 7:
+                bit = 7;
+                break;
+            case 8:
+                bit = 0;
+                break;
+            case 9:
+                bit = 9;
+                break;
+            case 10:
+                bit = 1;
+                break;
+            case 14:
+                bit = 3;
+                break;
+            default:
+                return 0;
+        }
+        return equalBytes(v, from, NAMES[bit]) ? 1 << bit : 0;
+    }
+
+    /** Whether {@code v} holds {@code expected} at {@code from}; the caller checked the length. */
+    private static boolean equalBytes(byte[] v, int from, byte[] expected) {
+        for (int i = 0; i < expected.length; i++) {
+            if (v[from + i] != expected[i]) {
+                return false;
             }
         }
-        return 0;
+        return true;
     }
 
     private static byte[][] utf8(String... texts) {
