@@ -2,16 +2,20 @@ package dev.unread.events;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.json.DupDetector;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Parses and validates the two input topics exactly as DESIGN.md's input section says. A streaming
  * parser rather than a tree: it is the hot path, and it lets unknown fields be skipped unread.
  *
- * <p>Thread-safe: the {@link JsonFactory} is, and each call has its own parser.
+ * <p>Not thread-safe: the fields of the record being parsed live in the instance, so that a record
+ * costs no holder objects. Each user keeps its own, as {@link ParseEvents} does per subtask.
  */
 public final class EventParser {
 
@@ -25,54 +29,113 @@ public final class EventParser {
 
     private static final int MAX_REASON_DETAIL_CHARS = 160;
 
+    // One bit per known field, for both the fields seen and those with a non-null value.
+    private static final int SENDER_ID = 1;
+    private static final int RECEIVER_ID = 1 << 1;
+    private static final int SENT_AT = 1 << 2;
+    private static final int CONVERSATION_ID = 1 << 3;
+    private static final int SEQ = 1 << 4;
+    private static final int USER_ID = 1 << 5;
+    private static final int READ_AT = 1 << 6;
+    private static final int READ_SEQ = 1 << 7;
+    private static final int TYPE = 1 << 8;
+    private static final int MESSAGE_ID = 1 << 9;
+
+    private static final char[] INBOX_OPENED = "INBOX_OPENED".toCharArray();
+    private static final char[] CONVERSATION_READ = "CONVERSATION_READ".toCharArray();
+
+    /** The known names in UTF-8, at the index of their field's bit. */
+    private static final byte[][] NAMES = utf8(
+            "senderId", "receiverId", "sentAt", "conversationId", "seq", "userId", "readAt",
+            "readSeq", "type", "messageId");
+
+    private static final byte[] INBOX_OPENED_UTF8 = utf8("INBOX_OPENED")[0];
+    private static final byte[] CONVERSATION_READ_UTF8 = utf8("CONVERSATION_READ")[0];
+
+    /** Longer runs of digits may not fit a long; Jackson decides those. */
+    private static final int MAX_COMPACT_DIGITS = 18;
+
+    /*
+     * Most records never reach Jackson (see scanCompact). For those that do, Jackson's own
+     * duplicate detection is off: it keeps a HashSet per object, a quarter of the parse. The known
+     * fields are checked by a bitmask instead, and only unknown names, which valid traffic rarely
+     * has, go through a DupDetector; any duplicate is refused with the reason Jackson gave, as
+     * the contract refuses duplicate fields of any name.
+     */
     private final JsonFactory json =
             JsonFactory.builder()
                     .streamReadConstraints(
                             StreamReadConstraints.builder()
                                     .maxNestingDepth(MAX_NESTING_DEPTH)
                                     .build())
-                    .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
                     .build();
+
+    /** False only in tests, which compare the compact scan with Jackson's parse. */
+    private final boolean scanCompact;
+
+    /** The unknown top-level names of the record being parsed. */
+    private final DupDetector unknownNames = DupDetector.rootDetector((JsonParser) null);
+
+    // The record being parsed: which fields it has named, which of them are not null, and their
+    // values. A value is meaningful only while its bit is set in present.
+    private int seen;
+    private int present;
+    /** Indexed by the integer field's bit number. */
+    private final long[] values = new long[8];
+    private ChatEvent.Kind readKind;
+    /** The text of a type the contract does not know, kept for the reason only. */
+    private String unknownType;
+
+    public EventParser() {
+        this(true);
+    }
+
+    EventParser(boolean scanCompact) {
+        this.scanCompact = scanCompact;
+    }
 
     /** A {@code chat-messages} value. */
     public ChatEvent parseMessage(byte[] value) throws InvalidRecordException {
-        Fields f = read(value);
-        long senderId = f.requirePositive("senderId", f.senderId);
-        long receiverId = f.requirePositive("receiverId", f.receiverId);
-        long sentAt = f.requirePositive("sentAt", f.sentAt);
-        if (f.conversationId.present != f.seq.present) {
+        read(value);
+        long senderId = requirePositive("senderId", SENDER_ID);
+        long receiverId = requirePositive("receiverId", RECEIVER_ID);
+        long sentAt = requirePositive("sentAt", SENT_AT);
+        boolean conversation = (present & CONVERSATION_ID) != 0;
+        if (conversation != ((present & SEQ) != 0)) {
             throw new InvalidRecordException("conversationId and seq must come together");
         }
-        if (!f.conversationId.present) {
+        if (!conversation) {
             return ChatEvent.message(senderId, receiverId, sentAt);
         }
-        long conversationId = f.requirePositive("conversationId", f.conversationId);
-        long seq = f.requirePositive("seq", f.seq);
+        long conversationId =
+                requirePositive("conversationId", CONVERSATION_ID);
+        long seq = requirePositive("seq", SEQ);
         return ChatEvent.message(senderId, receiverId, conversationId, seq, sentAt);
     }
 
     /** A {@code chat-reads} value. */
     public ChatEvent parseRead(byte[] value) throws InvalidRecordException {
-        Fields f = read(value);
-        if (f.type == null) {
+        read(value);
+        if ((present & TYPE) == 0) {
             throw new InvalidRecordException("type: missing");
         }
-        switch (f.type) {
-            case "INBOX_OPENED":
-                return ChatEvent.inboxOpened(
-                        f.requirePositive("userId", f.userId), f.requirePositive("readAt", f.readAt));
-            case "CONVERSATION_READ":
-                long userId = f.requirePositive("userId", f.userId);
-                long conversationId = f.requirePositive("conversationId", f.conversationId);
-                long readSeq = f.requireNonNegative("readSeq", f.readSeq);
-                long readAt = f.requirePositive("readAt", f.readAt);
-                return ChatEvent.conversationRead(userId, conversationId, readSeq, readAt);
-            default:
-                throw new InvalidRecordException("type: unknown " + clip(f.type));
+        if (readKind == ChatEvent.Kind.INBOX_OPENED) {
+            return ChatEvent.inboxOpened(
+                    requirePositive("userId", USER_ID),
+                    requirePositive("readAt", READ_AT));
         }
+        if (readKind == ChatEvent.Kind.CONVERSATION_READ) {
+            long userId = requirePositive("userId", USER_ID);
+            long conversationId =
+                    requirePositive("conversationId", CONVERSATION_ID);
+            long readSeq = requireNonNegative("readSeq", READ_SEQ);
+            long readAt = requirePositive("readAt", READ_AT);
+            return ChatEvent.conversationRead(userId, conversationId, readSeq, readAt);
+        }
+        throw new InvalidRecordException("type: unknown " + clip(unknownType));
     }
 
-    private Fields read(byte[] value) throws InvalidRecordException {
+    private void read(byte[] value) throws InvalidRecordException {
         if (value == null || value.length == 0) {
             throw new InvalidRecordException("empty record");
         }
@@ -80,48 +143,38 @@ public final class EventParser {
             throw new InvalidRecordException(
                     "record of " + value.length + " bytes exceeds " + MAX_RECORD_BYTES);
         }
-        Fields f = new Fields();
+        clear();
+        if (scanCompact && scanCompact(value)) {
+            return;
+        }
+        // The scan may have filled some fields before it handed the record over.
+        clear();
+        readWithJackson(value);
+    }
+
+    private void readWithJackson(byte[] value) throws InvalidRecordException {
         try (JsonParser p = json.createParser(value)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new InvalidRecordException("not a JSON object");
             }
             while (p.nextToken() == JsonToken.FIELD_NAME) {
+                // Jackson canonicalizes field names: a known name costs a lookup, not a String.
                 String name = p.currentName();
+                int field = field(name);
+                if (field == 0 ? unknownNames.isDup(name) : (seen & field) != 0) {
+                    throw duplicate(name);
+                }
+                seen |= field;
                 JsonToken token = p.nextToken();
-                switch (name) {
-                    case "senderId":
-                        f.senderId.read(name, p, token);
-                        break;
-                    case "receiverId":
-                        f.receiverId.read(name, p, token);
-                        break;
-                    case "sentAt":
-                        f.sentAt.read(name, p, token);
-                        break;
-                    case "conversationId":
-                        f.conversationId.read(name, p, token);
-                        break;
-                    case "seq":
-                        f.seq.read(name, p, token);
-                        break;
-                    case "userId":
-                        f.userId.read(name, p, token);
-                        break;
-                    case "readAt":
-                        f.readAt.read(name, p, token);
-                        break;
-                    case "readSeq":
-                        f.readSeq.read(name, p, token);
-                        break;
-                    case "type":
-                        f.type = readText(name, p, token, Integer.MAX_VALUE);
-                        break;
-                    case "messageId":
-                        readText(name, p, token, MAX_MESSAGE_ID_CHARS);
-                        break;
-                    default:
-                        // Unknown fields are allowed by the contract; skip them unread.
-                        p.skipChildren();
+                if (field == TYPE) {
+                    readType(p, token);
+                } else if (field == MESSAGE_ID) {
+                    checkMessageId(p, token);
+                } else if (field != 0) {
+                    readLong(name, field, p, token);
+                } else {
+                    // Unknown fields are allowed by the contract; skip them unread.
+                    skip(p, token);
                 }
             }
             if (p.nextToken() != null) {
@@ -132,89 +185,313 @@ public final class EventParser {
             // must never fail the job, so both are a refused record.
             throw new InvalidRecordException("malformed JSON: " + detail(e));
         }
-        return f;
     }
 
-    private static String readText(String name, JsonParser p, JsonToken token, int maxChars)
+    private void clear() {
+        seen = 0;
+        present = 0;
+        readKind = null;
+        unknownType = null;
+        unknownNames.reset();
+    }
+
+    /**
+     * Reads the record without Jackson if it is in the compact form producers write (EventJson's):
+     * known names only, each once, integers of plain digits, type and message id in ASCII without
+     * escapes, no whitespace, nothing after the object. Anything else, valid or not, returns false
+     * for Jackson to decide, so this only ever accepts what Jackson parses to the same fields; it
+     * is the common case, and it skips creating a Jackson parser per record.
+     */
+    private boolean scanCompact(byte[] v) {
+        int n = v.length;
+        if (v[0] != '{') {
+            return false;
+        }
+        int i = 1;
+        while (true) {
+            if (i >= n || v[i] != '"') {
+                return false;
+            }
+            int start = ++i;
+            while (i < n && isNameByte(v[i])) {
+                i++;
+            }
+            if (i + 1 >= n || v[i] != '"' || v[i + 1] != ':') {
+                return false;
+            }
+            int field = knownField(v, start, i);
+            if (field == 0 || (seen & field) != 0) {
+                return false;
+            }
+            seen |= field;
+            i += 2;
+            if (field == TYPE || field == MESSAGE_ID) {
+                if (i >= n || v[i] != '"') {
+                    return false;
+                }
+                start = ++i;
+                while (i < n && isPlainTextByte(v[i])) {
+                    i++;
+                }
+                if (i >= n || v[i] != '"') {
+                    return false;
+                }
+                if (field == TYPE) {
+                    int length = i - start;
+                    if (length == INBOX_OPENED.length && equalBytes(v, start, INBOX_OPENED_UTF8)) {
+                        readKind = ChatEvent.Kind.INBOX_OPENED;
+                    } else if (length == CONVERSATION_READ.length
+                            && equalBytes(v, start, CONVERSATION_READ_UTF8)) {
+                        readKind = ChatEvent.Kind.CONVERSATION_READ;
+                    } else {
+                        return false;
+                    }
+                    present |= TYPE;
+                } else if (i - start > MAX_MESSAGE_ID_CHARS) {
+                    return false;
+                }
+                i++;
+            } else {
+                start = i;
+                long value = 0;
+                while (i < n && v[i] >= '0' && v[i] <= '9') {
+                    value = value * 10 + (v[i] - '0');
+                    i++;
+                }
+                int digits = i - start;
+                // JSON has no leading zeros; Jackson refuses them, so they are its to word.
+                if (digits == 0 || digits > MAX_COMPACT_DIGITS || (v[start] == '0' && digits > 1)) {
+                    return false;
+                }
+                present |= field;
+                values[Integer.numberOfTrailingZeros(field)] = value;
+            }
+            if (i >= n) {
+                return false;
+            }
+            if (v[i] == '}') {
+                return i + 1 == n;
+            }
+            if (v[i] != ',') {
+                return false;
+            }
+            i++;
+        }
+    }
+
+    private static boolean isNameByte(byte b) {
+        return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z');
+    }
+
+    /** Printable ASCII that a JSON string holds as itself: not a quote, not an escape. */
+    private static boolean isPlainTextByte(byte b) {
+        return b >= 0x20 && b < 0x7F && b != '"' && b != '\\';
+    }
+
+    /** The name's length and first letter pick the one candidate, then its bytes are compared. */
+    private static int knownField(byte[] v, int from, int to) {
+        int bit;
+        switch (to - from) {
+            case 3:
+                bit = 4;
+                break;
+            case 4:
+                bit = 8;
+                break;
+            case 6:
+                bit = v[from] == 's' ? 2 : v[from] == 'u' ? 5 : 6;
+                break;
+            case 7:
+                bit = 7;
+                break;
+            case 8:
+                bit = 0;
+                break;
+            case 9:
+                bit = 9;
+                break;
+            case 10:
+                bit = 1;
+                break;
+            case 14:
+                bit = 3;
+                break;
+            default:
+                return 0;
+        }
+        return equalBytes(v, from, NAMES[bit]) ? 1 << bit : 0;
+    }
+
+    /** Whether {@code v} holds {@code expected} at {@code from}; the caller checked the length. */
+    private static boolean equalBytes(byte[] v, int from, byte[] expected) {
+        for (int i = 0; i < expected.length; i++) {
+            if (v[from + i] != expected[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static byte[][] utf8(String... texts) {
+        byte[][] bytes = new byte[texts.length][];
+        for (int i = 0; i < texts.length; i++) {
+            bytes[i] = texts[i].getBytes(StandardCharsets.UTF_8);
+        }
+        return bytes;
+    }
+
+    private static int field(String name) {
+        switch (name) {
+            case "senderId":
+                return SENDER_ID;
+            case "receiverId":
+                return RECEIVER_ID;
+            case "sentAt":
+                return SENT_AT;
+            case "conversationId":
+                return CONVERSATION_ID;
+            case "seq":
+                return SEQ;
+            case "userId":
+                return USER_ID;
+            case "readAt":
+                return READ_AT;
+            case "readSeq":
+                return READ_SEQ;
+            case "type":
+                return TYPE;
+            case "messageId":
+                return MESSAGE_ID;
+            default:
+                return 0;
+        }
+    }
+
+    /** Stores an integer field's value and sets its present bit; null leaves the field absent. */
+    private void readLong(String name, int field, JsonParser p, JsonToken token)
             throws IOException, InvalidRecordException {
         if (token == JsonToken.VALUE_NULL) {
-            return null;
+            return;
+        }
+        if (token != JsonToken.VALUE_NUMBER_INT) {
+            throw new InvalidRecordException(name + ": must be an integer");
+        }
+        JsonParser.NumberType type = p.getNumberType();
+        if (type != JsonParser.NumberType.INT && type != JsonParser.NumberType.LONG) {
+            throw new InvalidRecordException(name + ": out of range (1..2^63-1)");
+        }
+        present |= field;
+        values[Integer.numberOfTrailingZeros(field)] = p.getLongValue();
+    }
+
+    /** Compares the type's characters in Jackson's buffer, so that a known type makes no String. */
+    private void readType(JsonParser p, JsonToken token)
+            throws IOException, InvalidRecordException {
+        if (token == JsonToken.VALUE_NULL) {
+            return;
         }
         if (token != JsonToken.VALUE_STRING) {
-            throw new InvalidRecordException(name + ": must be text");
+            throw new InvalidRecordException("type: must be text");
         }
-        String text = p.getText();
-        if (text.length() > maxChars) {
-            throw new InvalidRecordException(name + ": longer than " + maxChars + " characters");
+        present |= TYPE;
+        char[] chars = p.getTextCharacters();
+        int offset = p.getTextOffset();
+        int length = p.getTextLength();
+        if (matches(INBOX_OPENED, chars, offset, length)) {
+            readKind = ChatEvent.Kind.INBOX_OPENED;
+        } else if (matches(CONVERSATION_READ, chars, offset, length)) {
+            readKind = ChatEvent.Kind.CONVERSATION_READ;
+        } else {
+            unknownType = new String(chars, offset, length);
         }
-        return text;
+    }
+
+    private static boolean matches(char[] expected, char[] chars, int offset, int length) {
+        return length == expected.length
+                && Arrays.equals(expected, 0, length, chars, offset, offset + length);
+    }
+
+    /**
+     * The message id is only checked, never kept: its length is known once Jackson has decoded it,
+     * which is also when bytes that are not UTF-8 are refused.
+     */
+    private static void checkMessageId(JsonParser p, JsonToken token)
+            throws IOException, InvalidRecordException {
+        if (token == JsonToken.VALUE_NULL) {
+            return;
+        }
+        if (token != JsonToken.VALUE_STRING) {
+            throw new InvalidRecordException("messageId: must be text");
+        }
+        if (p.getTextLength() > MAX_MESSAGE_ID_CHARS) {
+            throw new InvalidRecordException(
+                    "messageId: longer than " + MAX_MESSAGE_ID_CHARS + " characters");
+        }
+    }
+
+    /**
+     * Skips an unknown field's value, refusing duplicate names in the objects inside it as
+     * Jackson's detection did. Recursion is bounded: Jackson refuses nesting past
+     * {@link #MAX_NESTING_DEPTH}.
+     */
+    private static void skip(JsonParser p, JsonToken token)
+            throws IOException, InvalidRecordException {
+        if (token == JsonToken.START_OBJECT) {
+            DupDetector names = DupDetector.rootDetector(p);
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                if (names.isDup(name)) {
+                    throw duplicate(name);
+                }
+                skip(p, p.nextToken());
+            }
+        } else if (token == JsonToken.START_ARRAY) {
+            // Jackson refuses an end of input inside an array; null only guards against a loop.
+            JsonToken next;
+            while ((next = p.nextToken()) != JsonToken.END_ARRAY && next != null) {
+                skip(p, next);
+            }
+        }
+    }
+
+    /** Worded as Jackson's strict duplicate detection worded it, which the reasons kept. */
+    private static InvalidRecordException duplicate(String name) {
+        return new InvalidRecordException(
+                "malformed JSON: " + clip("Duplicate field '" + name + "'"));
+    }
+
+    private long requirePositive(String name, int field) throws InvalidRecordException {
+        long v = require(name, field);
+        if (v <= 0) {
+            throw new InvalidRecordException(name + ": must be > 0, was " + v);
+        }
+        return v;
+    }
+
+    private long requireNonNegative(String name, int field) throws InvalidRecordException {
+        long v = require(name, field);
+        if (v < 0) {
+            throw new InvalidRecordException(name + ": must be >= 0, was " + v);
+        }
+        return v;
+    }
+
+    private long require(String name, int field) throws InvalidRecordException {
+        if ((present & field) == 0) {
+            throw new InvalidRecordException(name + ": missing");
+        }
+        return values[Integer.numberOfTrailingZeros(field)];
     }
 
     private static String detail(Exception e) {
         String message =
-                e instanceof com.fasterxml.jackson.core.JsonProcessingException
-                        ? ((com.fasterxml.jackson.core.JsonProcessingException) e).getOriginalMessage()
+                e instanceof JsonProcessingException
+                        ? ((JsonProcessingException) e).getOriginalMessage()
                         : e.getMessage();
         return clip(String.valueOf(message));
     }
 
     private static String clip(String s) {
         return s.length() <= MAX_REASON_DETAIL_CHARS ? s : s.substring(0, MAX_REASON_DETAIL_CHARS) + "...";
-    }
-
-    /** One integer field: absent, or a value that fits a signed 64-bit long. */
-    private static final class LongField {
-        boolean present;
-        long value;
-
-        void read(String name, JsonParser p, JsonToken token) throws IOException, InvalidRecordException {
-            if (token == JsonToken.VALUE_NULL) {
-                return;
-            }
-            if (token != JsonToken.VALUE_NUMBER_INT) {
-                throw new InvalidRecordException(name + ": must be an integer");
-            }
-            JsonParser.NumberType type = p.getNumberType();
-            if (type != JsonParser.NumberType.INT && type != JsonParser.NumberType.LONG) {
-                throw new InvalidRecordException(name + ": out of range (1..2^63-1)");
-            }
-            present = true;
-            value = p.getLongValue();
-        }
-    }
-
-    private static final class Fields {
-        final LongField senderId = new LongField();
-        final LongField receiverId = new LongField();
-        final LongField sentAt = new LongField();
-        final LongField conversationId = new LongField();
-        final LongField seq = new LongField();
-        final LongField userId = new LongField();
-        final LongField readAt = new LongField();
-        final LongField readSeq = new LongField();
-        String type;
-
-        long requirePositive(String name, LongField field) throws InvalidRecordException {
-            long v = require(name, field);
-            if (v <= 0) {
-                throw new InvalidRecordException(name + ": must be > 0, was " + v);
-            }
-            return v;
-        }
-
-        long requireNonNegative(String name, LongField field) throws InvalidRecordException {
-            long v = require(name, field);
-            if (v < 0) {
-                throw new InvalidRecordException(name + ": must be >= 0, was " + v);
-            }
-            return v;
-        }
-
-        private static long require(String name, LongField field) throws InvalidRecordException {
-            if (!field.present) {
-                throw new InvalidRecordException(name + ": missing");
-            }
-            return field.value;
-        }
     }
 }

@@ -3,7 +3,13 @@ package dev.unread.events;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.unread.generator.TrafficGenerator;
+import dev.unread.generator.Workload;
+import dev.unread.testing.BadRecords;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
@@ -113,6 +119,77 @@ class EventParserTest {
                 .hasMessageContaining(reason);
     }
 
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"receiverId\":2}   | receiverId",
+        "{\"senderId\":null,\"receiverId\":2,\"sentAt\":3,\"senderId\":1} | senderId",
+        "{\"seq\":4,\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"seq\":4} | seq",
+        "{\"messageId\":\"a\",\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"messageId\":\"a\"} | messageId",
+        "{\"type\":\"x\",\"userId\":9,\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"userId\":9} | userId",
+        "{\"x\":1,\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"x\":{}}  | x",
+        "{\"a\":1,\"b\":2,\"c\":3,\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"b\":2} | b",
+        "{\"x\":{\"y\":1,\"y\":2},\"senderId\":1,\"receiverId\":2,\"sentAt\":3} | y",
+        "{\"x\":[{\"y\":[{\"z\":1,\"z\":1}]}],\"senderId\":1,\"receiverId\":2,\"sentAt\":3} | z",
+    })
+    void duplicateFieldsOfAnyNameAtAnyDepthAreRefused(String json, String name) {
+        assertThatThrownBy(() -> message(json))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessage("malformed JSON: Duplicate field '" + name + "'");
+    }
+
+    @Test
+    void duplicateReadFieldsAreRefused() {
+        assertThatThrownBy(() -> read("{\"type\":\"INBOX_OPENED\",\"userId\":1,\"readAt\":2,"
+                        + "\"type\":\"INBOX_OPENED\"}"))
+                .hasMessage("malformed JSON: Duplicate field 'type'");
+        assertThatThrownBy(() -> read("{\"type\":\"CONVERSATION_READ\",\"userId\":1,"
+                        + "\"conversationId\":4,\"readSeq\":3,\"readAt\":2,\"readSeq\":3}"))
+                .hasMessage("malformed JSON: Duplicate field 'readSeq'");
+    }
+
+    @Test
+    void sameNamesInDifferentObjectsAreNotDuplicates() throws Exception {
+        ChatEvent e = message("{\"x\":{\"senderId\":7,\"x\":[{\"y\":1},{\"y\":2}]},"
+                + "\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"y\":{\"y\":{\"y\":0}}}");
+        assertThat(e).isEqualTo(ChatEvent.message(1, 2, 3));
+    }
+
+    @Test
+    void oneParserParsesRecordAfterRecordWithoutCarryingFieldsOver() throws Exception {
+        assertThat(read("{\"type\":\"CONVERSATION_READ\",\"userId\":1,\"conversationId\":4,"
+                        + "\"readSeq\":3,\"readAt\":2,\"x\":1}"))
+                .isEqualTo(ChatEvent.conversationRead(1, 4, 3, 2));
+        assertThatThrownBy(() -> read("{\"type\":\"INBOX_CLOSED\",\"userId\":1,\"readAt\":2}"))
+                .hasMessage("type: unknown INBOX_CLOSED");
+        assertThatThrownBy(() -> read("{\"userId\":1,\"readAt\":2,\"x\":1}"))
+                .hasMessage("type: missing");
+        assertThatThrownBy(() -> read("{\"type\":\"CONVERSATION_READ\",\"userId\":1,"
+                        + "\"readSeq\":3,\"readAt\":2}"))
+                .hasMessage("conversationId: missing");
+        assertThat(message("{\"conversationId\":5,\"seq\":6,\"senderId\":1,\"receiverId\":2,"
+                        + "\"sentAt\":3}"))
+                .isEqualTo(ChatEvent.message(1, 2, 5, 6, 3));
+        assertThat(message("{\"senderId\":1,\"receiverId\":2,\"sentAt\":3}"))
+                .isEqualTo(ChatEvent.message(1, 2, 3));
+        assertThatThrownBy(() -> message("{\"receiverId\":2,\"sentAt\":3}"))
+                .hasMessage("senderId: missing");
+    }
+
+    @Test
+    void messageIdOfExactlyTheLimitIsValid() throws Exception {
+        String id = "\u00e9".repeat(EventParser.MAX_MESSAGE_ID_CHARS);
+        assertThat(message("{\"messageId\":\"" + id + "\",\"senderId\":1,\"receiverId\":2,"
+                        + "\"sentAt\":3}"))
+                .isEqualTo(ChatEvent.message(1, 2, 3));
+    }
+
+    @Test
+    void longUnknownTypesAreClippedInTheReason() {
+        String type = "T".repeat(400);
+        assertThatThrownBy(() -> read("{\"type\":\"" + type + "\",\"userId\":1,\"readAt\":2}"))
+                .hasMessage("type: unknown " + "T".repeat(160) + "...");
+    }
+
     @Test
     void readSeqZeroIsValid() throws Exception {
         assertThat(read("{\"type\":\"CONVERSATION_READ\",\"userId\":1,\"conversationId\":4,"
@@ -155,6 +232,93 @@ class EventParserTest {
         assertThatThrownBy(() -> message("{\"messageId\":\"" + id + "\",\"senderId\":1,"
                         + "\"receiverId\":2,\"sentAt\":3}"))
                 .hasMessageContaining("messageId: longer than 128");
+    }
+
+    @Test
+    void theCompactScanAgreesWithJacksonOnTrafficBadRecordsAndMutationsOfThem() {
+        EventParser jacksonOnly = new EventParser(false);
+        List<byte[]> inputs = new ArrayList<>();
+        TrafficGenerator generator = TrafficGenerator.synthetic(Workload.defaults(), 1, 1000);
+        for (int i = 0; i < 5_000; i++) {
+            inputs.add(generator.next().value());
+        }
+        new BadRecords(7, EventParser.MAX_RECORD_BYTES + 8).of(400)
+                .forEach(b -> inputs.add(b.value()));
+        Random random = new Random(7);
+        byte[] alphabet = "0123456789{}[]\":,.eE-+ \t\\nulx\u007f".getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < 5_000; i++) {
+            inputs.add(mutated(inputs.get(random.nextInt(5_000)), random, alphabet));
+        }
+        String ids = ",\"senderId\":1,\"receiverId\":2,\"sentAt\":3}";
+        String conversationRead = "{\"type\":\"CONVERSATION_READ\",\"userId\":1,\"conversationId\":4,";
+        for (String edge : new String[] {
+            "{\"senderId\":-0,\"receiverId\":2,\"sentAt\":3}",
+            "{\"senderId\":01,\"receiverId\":2,\"sentAt\":3}",
+            "{\"senderId\":999999999999999999,\"receiverId\":2,\"sentAt\":3}",
+            "{\"senderId\":1000000000000000000,\"receiverId\":2,\"sentAt\":3}",
+            "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3} ",
+            " {\"senderId\":1,\"receiverId\":2,\"sentAt\":3}",
+            "{\"sender\\u0049d\":1,\"receiverId\":2,\"sentAt\":3}",
+            "{\"messageId\":\"\u007f\"" + ids,
+            "{\"messageId\":\"" + "m".repeat(128) + "\"" + ids,
+            "{\"messageId\":\"" + "m".repeat(129) + "\"" + ids,
+            "{\"messageId\":\"\u00e9\"" + ids,
+            "{\"messageId\":\"a\\\"b\"" + ids,
+            "{\"type\":\"INBOX_OPENED\",\"userId\":1,\"readAt\":2,\"userId\":1}",
+            "{\"type\":\"INBOX_OPENEDX\",\"userId\":1,\"readAt\":2}",
+            conversationRead + "\"readSeq\":0,\"readAt\":2}",
+            conversationRead + "\"readSeq\":00,\"readAt\":2}",
+            conversationRead + "\"readSeq\":9223372036854775807,\"readAt\":2}",
+            "{}",
+            "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,}",
+        }) {
+            inputs.add(edge.getBytes(StandardCharsets.UTF_8));
+        }
+        for (byte[] input : inputs) {
+            String text = new String(input, StandardCharsets.UTF_8);
+            assertThat(outcome(() -> parser.parseMessage(input)))
+                    .as("message %s", text)
+                    .isEqualTo(outcome(() -> jacksonOnly.parseMessage(input)));
+            assertThat(outcome(() -> parser.parseRead(input)))
+                    .as("read %s", text)
+                    .isEqualTo(outcome(() -> jacksonOnly.parseRead(input)));
+        }
+    }
+
+    /** One byte of {@code value} deleted, replaced or preceded by one from {@code alphabet}. */
+    private static byte[] mutated(byte[] value, Random random, byte[] alphabet) {
+        int at = random.nextInt(value.length);
+        byte b = alphabet[random.nextInt(alphabet.length)];
+        switch (random.nextInt(3)) {
+            case 0:
+                byte[] shorter = new byte[value.length - 1];
+                System.arraycopy(value, 0, shorter, 0, at);
+                System.arraycopy(value, at + 1, shorter, at, value.length - at - 1);
+                return shorter;
+            case 1:
+                byte[] replaced = value.clone();
+                replaced[at] = b;
+                return replaced;
+            default:
+                byte[] longer = new byte[value.length + 1];
+                System.arraycopy(value, 0, longer, 0, at);
+                longer[at] = b;
+                System.arraycopy(value, at, longer, at + 1, value.length - at);
+                return longer;
+        }
+    }
+
+    private interface Parse {
+        ChatEvent run() throws InvalidRecordException;
+    }
+
+    /** The event parsed, or the reason it was refused. */
+    private static String outcome(Parse parse) {
+        try {
+            return parse.run().toString();
+        } catch (InvalidRecordException e) {
+            return "refused: " + e.getMessage();
+        }
     }
 
     private ChatEvent message(String json) throws InvalidRecordException {
