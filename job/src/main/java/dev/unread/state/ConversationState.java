@@ -6,7 +6,8 @@ package dev.unread.state;
  * <ul>
  *   <li>{@code lastReadSeq}: newest {@code CONVERSATION_READ.readSeq}; 0 when never read.
  *   <li>{@code unreadSeqs}: the seqs greater than {@code lastReadSeq} of messages from others, as
- *       a portable-format {@link UnreadSeqs} bitmap; empty when none.
+ *       encoded by {@link UnreadSeqs} (runs of consecutive seqs; states written by earlier builds
+ *       hold a portable-format Roaring64NavigableMap, still read); empty when none.
  * </ul>
  */
 public class ConversationState {
