@@ -62,8 +62,40 @@ public class RedisCounts implements Sink<UnreadCount> {
 
     /** The latest count of each badge and conversation since the last flush. */
     static final class Buffer implements RedisWriter.Buffer<UnreadCount> {
-        /** {@code conversationId} is {@link UnreadCount#SENDER_BADGE} for the badge. */
-        private record Target(long userId, long conversationId) {}
+        /**
+         * {@code conversationId} is {@link UnreadCount#SENDER_BADGE} for the badge. A class rather
+         * than a record: the record's generated equals showed in the counting task's profile,
+         * and this hash mixes the two ids instead of summing them.
+         */
+        private static final class Target {
+            private final long userId;
+            private final long conversationId;
+
+            Target(long userId, long conversationId) {
+                this.userId = userId;
+                this.conversationId = conversationId;
+            }
+
+            long userId() {
+                return userId;
+            }
+
+            long conversationId() {
+                return conversationId;
+            }
+
+            @Override
+            public boolean equals(Object o) {
+                return o instanceof Target t
+                        && t.userId == userId
+                        && t.conversationId == conversationId;
+            }
+
+            @Override
+            public int hashCode() {
+                return Long.hashCode(userId * 0x9E3779B97F4A7C15L + conversationId);
+            }
+        }
 
         private final String prefix;
         private final Map<Target, Long> latest = new HashMap<>();
