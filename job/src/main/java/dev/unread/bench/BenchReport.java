@@ -91,13 +91,13 @@ public record BenchReport(
         line(md, "");
         line(md, "| workload | events/s | messages/s | Redis commands per message |"
                 + " MySQL statements per read event | checkpoints | checkpoint p50 / max |"
-                + " last checkpoint (full / increment) | savepoint | users / senders /"
+                + " last checkpoint (full / increment) | savepoint | users (with a badge) / senders /"
                 + " conversations | bytes per entry |");
         line(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (Bench.JobFigures job : jobs) {
             FlinkRest.Checkpoints c = job.checkpoints();
             line(md, "| %s | %,.0f | %,.0f | %.4f | %.3f | %d | %,d / %,d ms | %s / %s | %s |"
-                            + " %,d / %,d / %,d | %.1f |",
+                            + " %,d (%,d) / %,d / %,d | %.1f |",
                     job.traffic().name(),
                     job.eventsPerSecond(),
                     job.messagesPerSecond(),
@@ -110,6 +110,7 @@ public record BenchReport(
                     bytes(c.lastIncrementBytes()),
                     bytes(job.savepointBytes()),
                     job.state().users(),
+                    job.state().usersWithBadge(),
                     job.state().senders(),
                     job.state().conversations(),
                     job.bytesPerEntry());
