@@ -41,7 +41,7 @@ public final class BenchCommand {
 
     static {
         Workload w = Workload.defaults();
-        OWN_FLAGS.put("records", "1000000");
+        OWN_FLAGS.put("records", "3000000");
         OWN_FLAGS.put("receivers", String.valueOf(w.receivers()));
         OWN_FLAGS.put("friends", String.valueOf(w.friends()));
         OWN_FLAGS.put("skew", String.valueOf(w.receiverSkew()));
@@ -73,7 +73,7 @@ public final class BenchCommand {
         keys under the prefix are deleted before and after; takes some minutes.
 
         Flags:
-          --records N             records per workload (default 1000000)
+          --records N             records per workload (default 3000000)
           --receivers N           users who receive messages (default 10000)
           --friends N             senders per receiver (default 20)
           --skew X                Zipf exponent over receivers (default 1.0)
