@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -98,22 +97,9 @@ public final class BenchCommand {
     }
 
     public static int run(List<String> args, Unread.Session session) throws Exception {
-        Map<String, String> flags;
-        try {
-            flags = new HashMap<>(UnreadConfig.parseFlags(args.toArray(String[]::new)));
-        } catch (IllegalArgumentException e) {
-            throw new UsageException(e.getMessage(), e);
-        }
-        Map<String, String> own = new HashMap<>(OWN_FLAGS);
-        for (String name : OWN_FLAGS.keySet()) {
-            String value = flags.remove(name);
-            if (value != null) {
-                own.put(name, value);
-            }
-        }
-        if (flags.containsKey("kafka-bootstrap")) {
-            throw new UsageException("--kafka-bootstrap: the bench runs its own broker");
-        }
+        CommandFlags parsed = CommandFlags.parse(args, OWN_FLAGS, "the bench runs its own broker");
+        Map<String, String> own = parsed.own();
+        Map<String, String> flags = parsed.settings();
         // A bench default applies unless a flag or the environment says otherwise.
         JOB_DEFAULTS.forEach(
                 (name, value) -> {

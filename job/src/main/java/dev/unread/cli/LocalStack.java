@@ -87,23 +87,10 @@ public final class LocalStack implements AutoCloseable {
 
         /** Reads the flags; every flag that is not {@code local}'s own is a job setting. */
         public static Options parse(List<String> args, Map<String, String> env) {
-            Map<String, String> flags;
-            try {
-                flags = new HashMap<>(UnreadConfig.parseFlags(args.toArray(String[]::new)));
-            } catch (IllegalArgumentException e) {
-                throw new UsageException(e.getMessage(), e);
-            }
-            Map<String, String> own = new HashMap<>(OWN_FLAGS);
-            for (String name : OWN_FLAGS.keySet()) {
-                String value = flags.remove(name);
-                if (value != null) {
-                    own.put(name, value);
-                }
-            }
-            if (flags.containsKey("kafka-bootstrap")) {
-                throw new UsageException(
-                        "--kafka-bootstrap: local runs its own broker; see --kafka-port");
-            }
+            CommandFlags parsed =
+                    CommandFlags.parse(args, OWN_FLAGS, "local runs its own broker; see --kafka-port");
+            Map<String, String> own = parsed.own();
+            Map<String, String> flags = parsed.settings();
             int kafkaPort = port(own, "kafka-port");
             int flinkUiPort = port(own, "flink-ui-port");
             int apiPort = port(own, "api-port");

@@ -1,0 +1,70 @@
+package dev.unread.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** {@code unread bench}'s flags: every mistake is refused before a broker or cluster starts. */
+class BenchCommandTest {
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    @Test
+    void anEmptyKeyPrefixIsRefusedSinceTheBenchDeletesWhatIsUnderIt() {
+        assertThat(run(Map.of(), "--redis-key-prefix", "")).isEqualTo(Unread.USAGE);
+        assertThat(err()).contains("--redis-key-prefix must not be empty");
+    }
+
+    @Test
+    void anEmptyKeyPrefixFromTheEnvironmentIsRefusedToo() {
+        assertThat(run(Map.of("UNREAD_REDIS_KEY_PREFIX", ""))).isEqualTo(Unread.USAGE);
+        assertThat(err()).contains("--redis-key-prefix must not be empty");
+    }
+
+    @Test
+    void anUnknownWorkerModeIsNamed() {
+        assertThat(run(Map.of(), "--workers", "per-event,batched")).isEqualTo(Unread.USAGE);
+        assertThat(err()).contains("--workers: unknown mode batched");
+    }
+
+    @Test
+    void badNumbersAndAForeignBrokerAreRefused() {
+        assertThat(run(Map.of(), "--records", "0")).isEqualTo(Unread.USAGE);
+        assertThat(err()).contains("--records must be >= 1");
+        assertThat(run(Map.of(), "--sql-rows", "1000,x")).isEqualTo(Unread.USAGE);
+        assertThat(err()).contains("--sql-rows must be a whole number");
+        assertThat(run(Map.of(), "--redundancy", "1.5")).isEqualTo(Unread.USAGE);
+        assertThat(err()).contains("redundancy must be in 0..1");
+        assertThat(run(Map.of(), "--kafka-bootstrap", "kafka:9092")).isEqualTo(Unread.USAGE);
+        assertThat(err()).contains("the bench runs its own broker");
+        assertThat(out.size()).isZero();
+    }
+
+    @Test
+    void helpListsTheBenchsFlags() {
+        assertThat(run(Map.of(), "--help")).isEqualTo(Unread.OK);
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("Usage: unread bench", "--records", "--workers", "--sql-rows", "--out");
+    }
+
+    private int run(Map<String, String> env, String... flags) {
+        String[] args = new String[flags.length + 1];
+        args[0] = BenchCommand.NAME;
+        System.arraycopy(flags, 0, args, 1, flags.length);
+        return Unread.run(
+                args,
+                new Unread.Session(
+                        env,
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8)));
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+}
