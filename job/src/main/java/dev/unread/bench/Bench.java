@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -129,6 +128,9 @@ public final class Bench {
     private final Map<String, String> env;
     private final PrintStream progress;
 
+    /** The prefix every Redis key of the bench starts with. */
+    private final String prefix;
+
     /**
      * @param settings job settings (flags); {@code kafka-bootstrap}, topics and group are the
      *     bench's own
@@ -144,6 +146,7 @@ public final class Bench {
         this.settings = settings;
         this.env = env;
         this.progress = progress;
+        this.prefix = UnreadConfig.from(settings, env).redisKeyPrefix;
     }
 
     /**
@@ -168,8 +171,8 @@ public final class Bench {
         try (EmbeddedKafka kafka = EmbeddedKafka.start(0)) {
             UnreadConfig badgeConfig = config(kafka, "badge");
             UnreadConfig fullConfig = config(kafka, "full");
-            long removed = RedisKeys.deleteUnder(badgeConfig.redisUrl, prefix());
-            say("removed %d Redis keys left under %s", removed, prefix());
+            long removed = RedisKeys.deleteUnder(badgeConfig.redisUrl, prefix);
+            say("removed %d Redis keys left under %s", removed, prefix);
 
             say("publishing %,d records of badge-only traffic", options.records());
             TrafficGenerator badgeTraffic = generator(options.badgeWorkload());
@@ -226,7 +229,7 @@ public final class Bench {
                                 fullConfig.redisUrl,
                                 fullConfig.redisKeyPrefix);
             }
-            RedisKeys.deleteUnder(badgeConfig.redisUrl, prefix());
+            RedisKeys.deleteUnder(badgeConfig.redisUrl, prefix);
             return new BenchReport(
                     options, fullConfig, jobs, workers, latency, sql,
                     Instant.now().truncatedTo(ChronoUnit.SECONDS));
@@ -293,15 +296,10 @@ public final class Bench {
         own.put("reads-topic", "bench-" + workload + "-reads");
         own.put("dead-letter-topic", "bench-dead-letters");
         own.put("group-id", "unread-bench-" + workload);
-        own.put("redis-key-prefix", prefix() + workload + ":");
+        own.put("redis-key-prefix", prefix + workload + ":");
         UnreadConfig config = UnreadConfig.from(own, env);
         kafka.createTopics(config);
         return config;
-    }
-
-    /** The prefix every Redis key of the bench starts with. */
-    private String prefix() {
-        return UnreadConfig.from(settings, env).redisKeyPrefix;
     }
 
     /** The records a workload gives in every run: the same seed on the same synthetic clock. */

@@ -8,13 +8,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
-import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
-import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.runtime.executiongraph.ErrorInfo;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 
 /**
@@ -137,8 +132,7 @@ final class JobRun implements AutoCloseable {
     /** Waits until every task runs. */
     void awaitRunning(Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (!allTasksRunning()) {
-            failIfEnded();
+        while (!LocalCluster.allRunning(cluster, job, "while starting")) {
             if (System.nanoTime() - deadline > 0) {
                 throw new IllegalStateException("the job is not running after " + timeout);
             }
@@ -149,36 +143,14 @@ final class JobRun implements AutoCloseable {
     @Override
     public void close() throws Exception {
         try {
-            if (!cluster.getJobStatus(job).get().isGloballyTerminalState()) {
-                cluster.cancelJob(job).get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-                cluster.requestJobResult(job).get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            }
+            LocalCluster.cancel(cluster, job, STOP_TIMEOUT);
         } finally {
             cluster.close();
         }
     }
 
-    private boolean allTasksRunning() throws Exception {
-        AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-        if (graph.getState() != JobStatus.RUNNING) {
-            return false;
-        }
-        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            if (vertex.getExecutionState() != ExecutionState.RUNNING) {
-                return false;
-            }
-        }
-        return true;
-    }
-
+    /** Throws when the job has failed or ended: the bench's runs end only when it stops them. */
     private void failIfEnded() throws Exception {
-        AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-        ErrorInfo failure = graph.getFailureInfo();
-        if (failure != null) {
-            throw new IllegalStateException("the job failed", failure.getException());
-        }
-        if (graph.getState().isGloballyTerminalState()) {
-            throw new IllegalStateException("the job ended: " + graph.getState());
-        }
+        LocalCluster.allRunning(cluster, job, "during the run");
     }
 }

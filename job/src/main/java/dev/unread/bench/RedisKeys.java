@@ -2,6 +2,7 @@ package dev.unread.bench;
 
 import dev.unread.sinks.RedisUrl;
 import java.util.List;
+import java.util.function.Predicate;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
@@ -14,27 +15,22 @@ final class RedisKeys {
     private RedisKeys() {}
 
     /**
-     * Unlinks every key starting with {@code prefix} and returns how many there were. SCAN, not
-     * KEYS, so that a large Redis is not blocked while it looks.
+     * Unlinks every key starting with {@code prefix} and returns how many there were.
      */
     static long deleteUnder(String redisUrl, String prefix) {
         if (prefix.isEmpty()) {
             throw new IllegalArgumentException("refusing to delete every key: the prefix is empty");
         }
-        long removed = 0;
-        try (Jedis redis = RedisUrl.parse(redisUrl).connect("unread-bench", 10_000)) {
-            ScanParams match = new ScanParams().match(glob(prefix) + "*").count(SCAN_COUNT);
-            String cursor = ScanParams.SCAN_POINTER_START;
-            do {
-                ScanResult<String> page = redis.scan(cursor, match);
-                List<String> keys = page.getResult();
+        long[] removed = {0};
+        try (Jedis redis = connect(redisUrl)) {
+            scan(redis, prefix, keys -> {
                 if (!keys.isEmpty()) {
-                    removed += redis.unlink(keys.toArray(String[]::new));
+                    removed[0] += redis.unlink(keys.toArray(String[]::new));
                 }
-                cursor = page.getCursor();
-            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+                return true;
+            });
         }
-        return removed;
+        return removed[0];
     }
 
     /** What a sample of keys under a prefix takes in Redis' memory ({@code MEMORY USAGE}). */
@@ -53,32 +49,47 @@ final class RedisKeys {
      * fields they hold: what a capacity estimate multiplies by the number of users.
      */
     static Memory memory(String redisUrl, String prefix, int sample) {
-        long keys = 0;
-        long bytes = 0;
-        long fields = 0;
-        try (Jedis redis = RedisUrl.parse(redisUrl).connect("unread-bench", 10_000)) {
-            ScanParams match = new ScanParams().match(glob(prefix) + "*").count(SCAN_COUNT);
-            String cursor = ScanParams.SCAN_POINTER_START;
-            do {
-                ScanResult<String> page = redis.scan(cursor, match);
-                for (String key : page.getResult()) {
-                    if (keys == sample) {
-                        return new Memory(keys, bytes, fields);
+        long[] totals = new long[3];
+        try (Jedis redis = connect(redisUrl)) {
+            scan(redis, prefix, keys -> {
+                for (String key : keys) {
+                    if (totals[0] == sample) {
+                        return false;
                     }
                     Long usage = redis.memoryUsage(key);
                     if (usage == null) {
                         continue;
                     }
-                    keys++;
-                    bytes += usage;
+                    totals[0]++;
+                    totals[1] += usage;
                     if ("hash".equals(redis.type(key))) {
-                        fields += redis.hlen(key);
+                        totals[2] += redis.hlen(key);
                     }
                 }
-                cursor = page.getCursor();
-            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+                return true;
+            });
         }
-        return new Memory(keys, bytes, fields);
+        return new Memory(totals[0], totals[1], totals[2]);
+    }
+
+    private static Jedis connect(String redisUrl) {
+        return RedisUrl.parse(redisUrl).connect("unread-bench", 10_000);
+    }
+
+    /**
+     * Hands each page of keys under {@code prefix} to {@code page} until it returns false or the
+     * keys run out. SCAN, not KEYS, so that a large Redis is not blocked while it looks.
+     */
+    private static void scan(Jedis redis, String prefix, Predicate<List<String>> page) {
+        ScanParams match = new ScanParams().match(glob(prefix) + "*").count(SCAN_COUNT);
+        String cursor = ScanParams.SCAN_POINTER_START;
+        do {
+            ScanResult<String> result = redis.scan(cursor, match);
+            if (!page.test(result.getResult())) {
+                return;
+            }
+            cursor = result.getCursor();
+        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
     }
 
     /** Turns the prefix's glob characters into literals, lest a prefix match other keys. */

@@ -3,13 +3,20 @@ package dev.unread.cli;
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.executiongraph.ErrorInfo;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -76,6 +83,43 @@ public final class LocalCluster {
         }
         cluster.submitJob(jobGraph).get();
         return jobGraph.getJobID();
+    }
+
+    /**
+     * True once the job and every one of its tasks run. Throws when the job has failed or ended,
+     * the message naming {@code when} ("while starting"), the cause the job's failure.
+     */
+    public static boolean allRunning(MiniCluster cluster, JobID job, String when)
+            throws Exception {
+        AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
+        ErrorInfo failure = graph.getFailureInfo();
+        if (failure != null) {
+            throw new IllegalStateException("the job failed " + when, failure.getException());
+        }
+        if (graph.getState().isGloballyTerminalState()) {
+            throw new IllegalStateException("the job ended " + when + ": " + graph.getState());
+        }
+        if (graph.getState() != JobStatus.RUNNING) {
+            return false;
+        }
+        boolean any = false;
+        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+            if (vertex.getExecutionState() != ExecutionState.RUNNING) {
+                return false;
+            }
+            any = true;
+        }
+        return any;
+    }
+
+    /** Cancels the job unless it has ended, and waits until its tasks have closed. */
+    public static void cancel(MiniCluster cluster, JobID job, Duration timeout) throws Exception {
+        if (cluster.getJobStatus(job).get().isGloballyTerminalState()) {
+            return;
+        }
+        cluster.cancelJob(job).get(timeout.toSeconds(), TimeUnit.SECONDS);
+        // Cancelling returns at once; the tasks close their Kafka clients and sinks after it.
+        cluster.requestJobResult(job).get(timeout.toSeconds(), TimeUnit.SECONDS);
     }
 
     private static Configuration clusterConfig(

@@ -23,10 +23,7 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
-import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
-import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
-import org.apache.flink.runtime.executiongraph.ErrorInfo;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -370,28 +367,16 @@ public final class LocalStack implements AutoCloseable {
      */
     boolean awaitRunning(Duration timeout, CountDownLatch stop) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            AccessExecutionGraph graph = cluster.getExecutionGraph(jobId).get();
-            ErrorInfo failure = graph.getFailureInfo();
-            if (failure != null) {
-                throw new IllegalStateException(
-                        "the job failed while starting", failure.getException());
-            }
-            if (graph.getState().isGloballyTerminalState()) {
-                throw new IllegalStateException(
-                        "the job ended while starting: " + graph.getState());
-            }
-            if (graph.getState() == JobStatus.RUNNING && allTasksRunning(graph)) {
-                return true;
-            }
+        while (!LocalCluster.allRunning(cluster, jobId, "while starting")) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException(
-                        "the job is not running after " + timeout + ": " + graph.getState());
+                        "the job is not running after " + timeout + ": " + jobStatus());
             }
             if (stop.await(100, TimeUnit.MILLISECONDS)) {
                 return false;
             }
         }
+        return true;
     }
 
     /** The line {@code unread local} prints once the job runs. */
@@ -488,7 +473,7 @@ public final class LocalStack implements AutoCloseable {
         }
         steps.add(api);
         steps.add(progress);
-        steps.add(this::cancelJob);
+        steps.add(() -> LocalCluster.cancel(cluster, jobId, STOP_TIMEOUT));
         steps.add(() -> cluster.closeAsync().get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS));
         steps.add(kafka);
         steps.add(() -> TempDirs.delete(dataDir));
@@ -523,26 +508,6 @@ public final class LocalStack implements AutoCloseable {
         JobStatus status =
                 cluster.getJobStatus(jobId).get(STATUS_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         return status == JobStatus.RUNNING ? null : "job is " + status;
-    }
-
-    private void cancelJob() throws Exception {
-        if (cluster.getJobStatus(jobId).get().isGloballyTerminalState()) {
-            return;
-        }
-        cluster.cancelJob(jobId).get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-        // Cancelling returns at once; the tasks close their Kafka clients and sinks after it.
-        cluster.requestJobResult(jobId).get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-    }
-
-    private static boolean allTasksRunning(AccessExecutionGraph graph) {
-        boolean any = false;
-        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            if (vertex.getExecutionState() != ExecutionState.RUNNING) {
-                return false;
-            }
-            any = true;
-        }
-        return any;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.unread.testing;
 
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ChatEventSerializer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -136,14 +137,7 @@ public final class EventStreams {
 
     /** A new event with the same fields. */
     public static ChatEvent copy(ChatEvent e) {
-        ChatEvent c = new ChatEvent();
-        c.kind = e.kind;
-        c.userId = e.userId;
-        c.senderId = e.senderId;
-        c.conversationId = e.conversationId;
-        c.seq = e.seq;
-        c.time = e.time;
-        return c;
+        return ChatEventSerializer.INSTANCE.copy(e);
     }
 
     /**
