@@ -3,9 +3,8 @@ package dev.unread.events;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.unread.generator.TrafficGenerator;
-import dev.unread.generator.Workload;
 import dev.unread.testing.BadRecords;
+import dev.unread.testing.EventStreams;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -238,9 +237,8 @@ class EventParserTest {
     void theCompactScanAgreesWithJacksonOnTrafficBadRecordsAndMutationsOfThem() {
         EventParser jacksonOnly = new EventParser(false);
         List<byte[]> inputs = new ArrayList<>();
-        TrafficGenerator generator = TrafficGenerator.synthetic(Workload.defaults(), 1, 1000);
-        for (int i = 0; i < 5_000; i++) {
-            inputs.add(generator.next().value());
+        for (ChatEvent event : new EventStreams(1).events(5_000)) {
+            inputs.add(EventJson.value(event));
         }
         new BadRecords(7, EventParser.MAX_RECORD_BYTES + 8).of(400)
                 .forEach(b -> inputs.add(b.value()));

@@ -22,6 +22,7 @@ class ReliabilityDocTest {
     private static final Path ROOT = root();
     private static final List<Path> TEST_DIRS = List.of(
             ROOT.resolve("job/src/test/java/dev/unread/reliability"),
+            ROOT.resolve("savepoint-tools/src/test/java/dev/unread/reliability"),
             ROOT.resolve("state-query-api/src/test/java/dev/unread/api"));
 
     /** {@code -Dit.test=Name} or {@code -Dit.test='Name#methodPrefix*'}. */

@@ -1,6 +1,6 @@
 package dev.unread.testing;
 
-import dev.unread.cli.EmbeddedKafka;
+import dev.unread.kafka.EmbeddedKafka;
 import dev.unread.config.UnreadConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -87,7 +87,7 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
         all.putAll(settings);
         all.put("kafka-bootstrap", bootstrapServers());
         UnreadConfig config = UnreadConfig.with(all);
-        kafka().createTopics(config);
+        kafka().createTopics(config.messagesTopic, config.readsTopic, config.deadLetterTopic);
         return config;
     }
 

@@ -1,0 +1,360 @@
+package dev.unread.bench;
+
+import dev.unread.config.UnreadConfig;
+import dev.unread.generator.TrafficGenerator;
+import dev.unread.generator.TrafficProducer;
+import dev.unread.generator.Workload;
+import dev.unread.ops.SavepointInspect;
+import dev.unread.sinks.RedisTally;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.net.URI;
+import dev.unread.kafka.EmbeddedKafka;
+import dev.unread.kafka.TempDirs;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * {@code unread bench}: the job and the designs it replaces, measured in one run on the same
+ * generated events. See {@link #run} for the order of the steps and docs/benchmarks.md for what
+ * each figure means.
+ */
+public final class Bench {
+
+    /** Records are stamped as if made at this rate: a steady day of chat, whatever the machine. */
+    private static final double SYNTHETIC_RECORDS_PER_SECOND = 50_000;
+
+    /** The synthetic clock starts here (2026-01-01T00:00:00Z); any fixed value would do. */
+    private static final long SYNTHETIC_START_MILLIS = 1_767_225_600_000L;
+
+    /** Keys whose memory is measured per kind: enough for an average, quick to ask. */
+    private static final int MEMORY_SAMPLE = 2000;
+
+    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
+    private static final Duration CHECKPOINT_TIMEOUT = Duration.ofMinutes(2);
+
+    /**
+     * What to run.
+     *
+     * @param badgeWorkload traffic without conversations: what the naive worker counts too
+     * @param fullWorkload traffic with conversations, for the job alone, and its latency run
+     * @param records records generated per workload
+     * @param parallelism the job's parallelism
+     * @param workers the naive worker's modes to run, on the badge-only records
+     * @param sqlRows table sizes for the SQL baseline; empty skips it
+     * @param sqlQueries badge queries timed per table size and index
+     * @param latency how long the latency run lasts; zero skips it
+     * @param latencyRecordsPerSecond its background traffic; 0 for a quarter of the measured rate
+     * @param probesPerSecond latency probes per second
+     */
+    public record Options(
+            Workload badgeWorkload,
+            Workload fullWorkload,
+            long records,
+            int parallelism,
+            List<NaiveWorker.Mode> workers,
+            List<Long> sqlRows,
+            int sqlQueries,
+            Duration latency,
+            double latencyRecordsPerSecond,
+            double probesPerSecond) {}
+
+    /** One workload's records as published: the counts the figures are divided by. */
+    public record Traffic(
+            String name,
+            Workload workload,
+            long records,
+            long messages,
+            long redundantMessages,
+            long inboxOpens,
+            long conversationReads,
+            long malformed) {
+        long validEvents() {
+            return records - malformed;
+        }
+
+        long readEvents() {
+            return inboxOpens + conversationReads;
+        }
+    }
+
+    /** The job's figures on one workload. */
+    public record JobFigures(
+            Traffic traffic,
+            long nanos,
+            long redisCommands,
+            long mysqlStatements,
+            FlinkRest.Checkpoints checkpoints,
+            String savepoint,
+            long savepointBytes,
+            SavepointInspect.Summary state,
+            RedisKeys.Memory badgeKeys,
+            RedisKeys.Memory conversationKeys) {
+        double messagesPerSecond() {
+            return traffic.messages() * 1e9 / nanos;
+        }
+
+        double eventsPerSecond() {
+            return traffic.validEvents() * 1e9 / nanos;
+        }
+
+        double commandsPerMessage() {
+            return (double) redisCommands / traffic.messages();
+        }
+
+        double statementsPerReadEvent() {
+            return traffic.readEvents() == 0 ? 0 : (double) mysqlStatements / traffic.readEvents();
+        }
+
+        /** Savepoint bytes over all entries: a user's inbox, a sender, a conversation. */
+        double bytesPerEntry() {
+            long entries = state.users() + state.senders() + state.conversations();
+            return entries == 0 ? 0 : (double) savepointBytes / entries;
+        }
+    }
+
+    private final Options options;
+    private final Map<String, String> settings;
+    private final Map<String, String> env;
+    private final PrintStream progress;
+
+    /** The prefix every Redis key of the bench starts with. */
+    private final String prefix;
+
+    /**
+     * @param settings job settings (flags); {@code kafka-bootstrap}, topics and group are the
+     *     bench's own
+     * @param env UNREAD_* variables and the JDBC password
+     * @param progress where a line per step goes
+     */
+    public Bench(
+            Options options,
+            Map<String, String> settings,
+            Map<String, String> env,
+            PrintStream progress) {
+        this.options = options;
+        this.settings = settings;
+        this.env = env;
+        this.progress = progress;
+        this.prefix = UnreadConfig.from(settings, env).redisKeyPrefix;
+    }
+
+    /**
+     * Runs the steps in this order, on a broker of its own, and returns the report:
+     *
+     * <ol>
+     *   <li>publishes both workloads to topics of their own: badge-only traffic (all the seed
+     *       worker counts) and the full traffic with conversations;
+     *   <li>runs the job on each, from the first record to the last, then stops it with a
+     *       savepoint and reads its state from the savepoint;
+     *   <li>runs the naive worker in each {@link NaiveWorker.Mode} on the badge-only topics;
+     *   <li>restores the job from the full workload's savepoint and measures latency under traffic
+     *       at a fixed rate;
+     *   <li>fills MySQL for the SQL baseline and times its badge query against a Redis GET of the
+     *       job's counts.
+     * </ol>
+     *
+     * Redis keys under the bench's prefix are deleted before and after.
+     */
+    public BenchReport run() throws Exception {
+        Path dataDir = TempDirs.create("unread-bench-");
+        try (EmbeddedKafka kafka = EmbeddedKafka.start(0)) {
+            UnreadConfig badgeConfig = config(kafka, "badge");
+            UnreadConfig fullConfig = config(kafka, "full");
+            long removed = RedisKeys.deleteUnder(badgeConfig.redisUrl, prefix);
+            say("removed %d Redis keys left under %s", removed, prefix);
+
+            say("publishing %,d records of badge-only traffic", options.records());
+            TrafficGenerator badgeTraffic = generator(options.badgeWorkload());
+            Traffic badge = publish(kafka, badgeConfig, "badge-only", badgeTraffic);
+            say("publishing %,d records of full traffic", options.records());
+            TrafficGenerator fullTraffic = generator(options.fullWorkload());
+            Traffic full = publish(kafka, fullConfig, "full", fullTraffic);
+
+            List<JobFigures> jobs = new ArrayList<>();
+            jobs.add(runJob(badgeConfig, badge, dataDir.resolve("badge")));
+            JobFigures fullJob = runJob(fullConfig, full, dataDir.resolve("full"));
+            jobs.add(fullJob);
+
+            List<NaiveWorker.Result> workers = new ArrayList<>();
+            for (NaiveWorker.Mode mode : options.workers()) {
+                say("naive worker, %s, on the badge-only records", mode);
+                workers.add(
+                        NaiveWorker.run(
+                                kafka.bootstrapServers(),
+                                badgeConfig.messagesTopic,
+                                badgeConfig.readsTopic,
+                                badge.records(),
+                                badgeConfig.redisUrl,
+                                badgeConfig.redisKeyPrefix,
+                                mode));
+                NaiveWorker.deleteKeys(badgeConfig.redisUrl, badgeConfig.redisKeyPrefix);
+            }
+
+            Latency.Result latency = null;
+            if (!options.latency().isZero()) {
+                double rate =
+                        options.latencyRecordsPerSecond() > 0
+                                ? options.latencyRecordsPerSecond()
+                                : Math.max(1000, Math.round(fullJob.eventsPerSecond() / 4 / 1000) * 1000);
+                say("latency: %,.0f records/s for %d s, restored from the full run's savepoint",
+                        rate, options.latency().toSeconds());
+                latency =
+                        measureLatency(
+                                fullConfig, fullTraffic, rate, fullJob.savepoint(),
+                                dataDir.resolve("latency"));
+            }
+
+            SqlBaseline.Result sql = null;
+            if (!options.sqlRows().isEmpty()) {
+                say("SQL baseline at %s rows", options.sqlRows());
+                sql =
+                        SqlBaseline.run(
+                                fullConfig.jdbcUrl,
+                                fullConfig.jdbcUser,
+                                fullConfig.jdbcPassword,
+                                options.sqlRows(),
+                                options.fullWorkload(),
+                                options.sqlQueries(),
+                                fullConfig.redisUrl,
+                                fullConfig.redisKeyPrefix);
+            }
+            RedisKeys.deleteUnder(badgeConfig.redisUrl, prefix);
+            return new BenchReport(
+                    options, fullConfig, jobs, workers, latency, sql,
+                    Instant.now().truncatedTo(ChronoUnit.SECONDS));
+        } finally {
+            TempDirs.delete(dataDir);
+        }
+    }
+
+    private JobFigures runJob(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
+        say("the job on the %s records (parallelism %d)", traffic.name(), options.parallelism());
+        long commandsBefore = RedisTally.commands();
+        long statementsBefore = MySqlStatements.written(config);
+        try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, null)) {
+            job.awaitRunning(START_TIMEOUT);
+            JobRun.Span span = job.awaitEvents(traffic.validEvents(), RUN_TIMEOUT);
+            say("  %,d events in %.1f s; waiting for the sinks' checkpoint",
+                    traffic.validEvents(), span.nanos() / 1e9);
+            FlinkRest.Checkpoints checkpoints = job.awaitNextCheckpoint(CHECKPOINT_TIMEOUT);
+            long commands = RedisTally.commands() - commandsBefore;
+            long statements = MySqlStatements.written(config) - statementsBefore;
+            String savepoint = job.stopWithSavepoint(dataDir.resolve("savepoints"));
+            SavepointInspect.Summary state = SavepointInspect.inspect(savepoint, 0);
+            RedisKeys.Memory badgeKeys =
+                    RedisKeys.memory(config.redisUrl, config.redisKeyPrefix + "unread:senders:",
+                            MEMORY_SAMPLE);
+            RedisKeys.Memory conversationKeys =
+                    RedisKeys.memory(config.redisUrl, config.redisKeyPrefix + "chat:unread:",
+                            MEMORY_SAMPLE);
+            return new JobFigures(
+                    traffic,
+                    span.nanos(),
+                    commands,
+                    statements,
+                    checkpoints,
+                    savepoint,
+                    treeSize(Path.of(URI.create(savepoint))),
+                    state,
+                    badgeKeys,
+                    conversationKeys);
+        }
+    }
+
+    private Latency.Result measureLatency(
+            UnreadConfig config,
+            TrafficGenerator traffic,
+            double rate,
+            String savepoint,
+            Path dataDir)
+            throws Exception {
+        try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, savepoint)) {
+            job.awaitRunning(START_TIMEOUT);
+            long firstProbeUser =
+                    options.fullWorkload().firstUserId() + options.fullWorkload().receivers() + 1000;
+            return Latency.measure(
+                    config, traffic, rate, options.probesPerSecond(), options.latency(), firstProbeUser);
+        }
+    }
+
+    /** The job's settings for one workload: its own topics, consumer group and Redis keys. */
+    private UnreadConfig config(EmbeddedKafka kafka, String workload) {
+        Map<String, String> own = new HashMap<>(settings);
+        own.put("kafka-bootstrap", kafka.bootstrapServers());
+        own.put("messages-topic", "bench-" + workload + "-messages");
+        own.put("reads-topic", "bench-" + workload + "-reads");
+        own.put("dead-letter-topic", "bench-dead-letters");
+        own.put("group-id", "unread-bench-" + workload);
+        own.put("redis-key-prefix", prefix + workload + ":");
+        UnreadConfig config = UnreadConfig.from(own, env);
+        kafka.createTopics(config.messagesTopic, config.readsTopic, config.deadLetterTopic);
+        return config;
+    }
+
+    /** The records a workload gives in every run: the same seed on the same synthetic clock. */
+    static TrafficGenerator generator(Workload workload) {
+        return TrafficGenerator.synthetic(
+                workload, SYNTHETIC_START_MILLIS, SYNTHETIC_RECORDS_PER_SECOND);
+    }
+
+    private Traffic publish(
+            EmbeddedKafka kafka, UnreadConfig config, String name, TrafficGenerator generator)
+            throws InterruptedException {
+        long records = generator.records();
+        long opens = generator.inboxOpens();
+        long reads = generator.conversationReads();
+        long malformed = generator.malformedRecords();
+        long redundant = generator.redundantMessages();
+        try (TrafficProducer producer =
+                new TrafficProducer(kafka.bootstrapServers(), config.messagesTopic, config.readsTopic)) {
+            producer.publish(generator, options.records());
+            if (producer.failed() > 0) {
+                throw new IllegalStateException(
+                        producer.failed() + " records could not be published to " + kafka.bootstrapServers());
+            }
+        }
+        records = generator.records() - records;
+        opens = generator.inboxOpens() - opens;
+        reads = generator.conversationReads() - reads;
+        malformed = generator.malformedRecords() - malformed;
+        return new Traffic(
+                name,
+                generator.workload(),
+                records,
+                records - malformed - opens - reads,
+                generator.redundantMessages() - redundant,
+                opens,
+                reads,
+                malformed);
+    }
+
+    private void say(String format, Object... args) {
+        progress.println("bench: " + String.format(format, args));
+        progress.flush();
+    }
+
+    private static long treeSize(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).mapToLong(Bench::size).sum();
+        }
+    }
+
+    private static long size(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

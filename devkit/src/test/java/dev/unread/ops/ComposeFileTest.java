@@ -1,0 +1,323 @@
+package dev.unread.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.unread.UnreadJob;
+import dev.unread.config.FlinkConf;
+import dev.unread.config.UnreadConfig;
+import java.io.Reader;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+import org.w3c.dom.NodeList;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * docker-compose.yml checked against the code, so that the stack users start with Docker runs
+ * what the tests test: the topics, ports and settings are the job's own, the images match the
+ * pom's versions, and every file it mounts exists.
+ */
+class ComposeFileTest {
+
+    private static final Path ROOT = FlinkConf.findDir().getParent();
+
+    /** The state-query-api's entry point, as the Dockerfile's api target starts it. */
+    private static final String API_MAIN = "dev.unread.api.StateQueryApi";
+
+    /** Where the API's settings are defined (the module does not depend on the job's). */
+    private static final Path API_CONFIG =
+            ROOT.resolve("state-query-api/src/main/java/dev/unread/api/ApiConfig.java");
+
+    private static Map<String, Object> services;
+    private static String dockerfile;
+    private static Map<String, String> pom;
+    private static Configuration flinkConf;
+
+    @BeforeAll
+    static void readFiles() throws Exception {
+        try (Reader in = Files.newBufferedReader(ROOT.resolve("docker-compose.yml"))) {
+            Map<String, Object> compose = new Yaml().load(in);
+            services = map(compose.get("services"));
+        }
+        dockerfile = Files.readString(ROOT.resolve("docker/Dockerfile"));
+        pom = pomProperties(ROOT.resolve("pom.xml"));
+        flinkConf = FlinkConf.load(FlinkConf.findDir(), Map.of());
+    }
+
+    @Test
+    void theStackHasTheServicesTheDocsName() {
+        assertThat(services.keySet()).containsExactlyInAnyOrder(
+                "kafka", "kafka-topics", "redis", "mysql", "jobmanager", "taskmanager", "client",
+                "state-query-api", "prometheus");
+    }
+
+    @Test
+    void theTopicsServiceCreatesExactlyTheJobsTopics() {
+        String script = String.join("\n", strings(service("kafka-topics").get("command")));
+        Matcher loop = Pattern.compile("for topic in ([^;]+);").matcher(script);
+
+        assertThat(loop.find()).as("a loop over the topics in\n" + script).isTrue();
+        Map<String, String> defaults = UnreadConfig.defaults();
+        assertThat(loop.group(1).trim().split("\\s+")).containsExactlyInAnyOrder(
+                defaults.get("messages-topic"),
+                defaults.get("reads-topic"),
+                defaults.get("dead-letter-topic"));
+    }
+
+    @Test
+    void portsArePublishedOnLoopbackOnlyAtTheCodesDefaults() {
+        Map<String, String> defaults = UnreadConfig.defaults();
+        for (String name : services.keySet()) {
+            for (String port : strings(service(name).getOrDefault("ports", List.of()))) {
+                assertThat(port).as(name + " publishes " + port).startsWith("127.0.0.1:");
+            }
+        }
+
+        URI kafka = URI.create("kafka://" + defaults.get("kafka-bootstrap"));
+        assertThat(published("kafka")).containsExactly(kafka.getPort());
+        assertThat(environment("kafka").get("KAFKA_ADVERTISED_LISTENERS"))
+                .contains("EXTERNAL://" + defaults.get("kafka-bootstrap"));
+        assertThat(published("redis"))
+                .containsExactly(URI.create(defaults.get("redis-url")).getPort());
+        assertThat(published("mysql"))
+                .containsExactly(URI.create(defaults.get("jdbc-url").substring(5)).getPort());
+        assertThat(published("jobmanager")).containsExactlyInAnyOrder(
+                flinkConf.get(RestOptions.PORT),
+                Integer.parseInt(flinkConf.getString("metrics.reporter.prom.port", "")));
+        assertThat(published("state-query-api")).containsExactly(8080);
+    }
+
+    @Test
+    void everyUnreadVariableIsASettingOfTheProgramItConfigures() throws Exception {
+        Set<String> job = new LinkedHashSet<>();
+        UnreadConfig.defaults().keySet().forEach(name -> job.add(UnreadConfig.envName(name)));
+        job.add(UnreadConfig.JDBC_PASSWORD_ENV);
+        Set<String> api = new LinkedHashSet<>();
+        Matcher constant = Pattern.compile("\"(UNREAD_[A-Z_]+)\"")
+                .matcher(Files.readString(API_CONFIG));
+        while (constant.find()) {
+            api.add(constant.group(1));
+        }
+
+        assertThat(api).contains("UNREAD_API_HOST", "UNREAD_API_PORT", "UNREAD_REDIS_URL");
+        for (String name : services.keySet()) {
+            Set<String> known = name.equals("state-query-api") ? api : job;
+            environment(name).keySet().stream()
+                    .filter(variable -> variable.startsWith("UNREAD_"))
+                    .forEach(variable -> assertThat(known).as(name).contains(variable));
+        }
+        assertThat(environment("client")).containsKey("UNREAD_KAFKA_BOOTSTRAP");
+    }
+
+    @Test
+    void theApiListensOnThePortComposePublishes() {
+        Map<String, String> env = environment("state-query-api");
+
+        assertThat(env).containsEntry("UNREAD_API_HOST", "0.0.0.0");
+        assertThat(published("state-query-api"))
+                .containsExactly(Integer.parseInt(env.get("UNREAD_API_PORT")));
+    }
+
+    @Test
+    void theJobAndTheApiReachTheOtherServicesByTheirNames() {
+        for (String name : List.of("client", "state-query-api")) {
+            Map<String, String> env = new HashMap<>(environment(name));
+            // What compose substitutes when the user's environment leaves them unset.
+            env.replaceAll((variable, value) -> unset(value));
+            UnreadConfig config = UnreadConfig.from(Map.of(), env);
+
+            assertThat(config.kafkaBootstrap).as(name).isEqualTo("kafka:19092");
+            assertThat(environment("kafka").get("KAFKA_ADVERTISED_LISTENERS"))
+                    .contains("INTERNAL://" + config.kafkaBootstrap);
+            URI redis = URI.create(config.redisUrl);
+            assertThat(redis.getHost() + ":" + redis.getPort()).as(name).isEqualTo("redis:6379");
+            URI jdbc = URI.create(config.jdbcUrl.substring(5));
+            assertThat(jdbc.getHost() + ":" + jdbc.getPort()).as(name).isEqualTo("mysql:3306");
+            assertThat(jdbc.getPath()).isEqualTo("/" + environment("mysql").get("MYSQL_DATABASE"));
+            assertThat(config.messagesTopic)
+                    .isEqualTo(UnreadConfig.defaults().get("messages-topic"));
+        }
+    }
+
+    @Test
+    void noPasswordIsWrittenInTheFile() {
+        Pattern fromEnvironment = Pattern.compile("\\$\\{[A-Z_]+(:-)?}");
+        for (String name : services.keySet()) {
+            environment(name).forEach((variable, value) -> {
+                if (variable.equals("MYSQL_ALLOW_EMPTY_PASSWORD")) {
+                    assertThat(value).isEqualTo("yes");
+                } else if (variable.contains("PASSWORD") || variable.contains("TOKEN")) {
+                    assertThat(value).as(name + " " + variable).matches(fromEnvironment);
+                }
+                if (value.contains("://")) {
+                    assertThat(URI.create(value).getUserInfo()).as(name + " " + variable).isNull();
+                }
+            });
+        }
+        assertThat(environment("client").get(UnreadConfig.JDBC_PASSWORD_ENV))
+                .isEqualTo("${" + UnreadConfig.JDBC_PASSWORD_ENV + ":-}");
+    }
+
+    @Test
+    void everyMountedFileExistsInTheRepository() {
+        Set<String> namedVolumes = new LinkedHashSet<>();
+        for (String name : services.keySet()) {
+            for (String volume : strings(service(name).getOrDefault("volumes", List.of()))) {
+                String source = volume.split(":")[0];
+                if (source.startsWith("./")) {
+                    assertThat(ROOT.resolve(source)).as(name + " mounts " + source).exists();
+                } else {
+                    namedVolumes.add(source);
+                }
+            }
+        }
+        assertThat(namedVolumes).containsExactly("flink-data");
+        assertThat(ROOT.resolve("docker/mysql/init/01-unread-schema.sql")).isRegularFile();
+        assertThat(mounts("jobmanager")).containsEntry("./flink-conf", "/opt/unread/flink-conf");
+        assertThat(Files.exists(ROOT.resolve("docker/flink-entrypoint.sh"))).isTrue();
+    }
+
+    @Test
+    void everyFlinkProcessRunsOnTheRepositorysConfigurationAndSharesTheVolume() throws Exception {
+        String entrypoint = Files.readString(ROOT.resolve("docker/flink-entrypoint.sh"));
+        String checkpoints = URI.create(flinkConf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY))
+                .getPath();
+        String savepoints = URI.create(flinkConf.get(CheckpointingOptions.SAVEPOINT_DIRECTORY))
+                .getPath();
+
+        for (String name : List.of("jobmanager", "taskmanager", "client")) {
+            Map<String, String> mounts = mounts(name);
+            assertThat(entrypoint).contains(mounts.get("./flink-conf") + "/config.yaml");
+            assertThat(checkpoints).startsWith(mounts.get("flink-data") + "/");
+            assertThat(savepoints).startsWith(mounts.get("flink-data") + "/");
+            assertThat(environment(name)).containsEntry("JOB_MANAGER_RPC_ADDRESS", "jobmanager");
+        }
+        assertThat(dockerfile).contains("mkdir -p " + checkpoints + " " + savepoints);
+    }
+
+    @Test
+    void imagesMatchThePomsVersions() {
+        assertThat(service("kafka").get("image"))
+                .isEqualTo("apache/kafka:" + pom.get("kafka.version"));
+        assertThat(service("kafka-topics").get("image")).isEqualTo(service("kafka").get("image"));
+        String flinkImage = "flink:" + pom.get("flink.version") + "-java"
+                + pom.get("maven.compiler.release");
+        assertThat(dockerfile)
+                .containsPattern("(?m)^FROM " + Pattern.quote(flinkImage) + " AS flink$");
+        assertThat(dockerfile).containsPattern("(?m)^FROM maven:[^ ]+-temurin-"
+                + pom.get("maven.compiler.release") + " AS build$");
+    }
+
+    @Test
+    void theClientSubmitsTheJarTheImageHolds() throws Exception {
+        String script = String.join("\n", strings(service("client").get("command")));
+        Matcher run = Pattern.compile("(?s)flink run -d -m jobmanager:(\\d+) (.*?)(/\\S+\\.jar)")
+                .matcher(script);
+
+        assertThat(run.find()).as(script).isTrue();
+        assertThat(Integer.parseInt(run.group(1))).isEqualTo(flinkConf.get(RestOptions.PORT));
+        assertThat(run.group(2)).contains("-s \"$$FROM_SAVEPOINT\"");
+        assertThat(dockerfile).contains("COPY --from=build /out/unread-job.jar " + run.group(3));
+        // Once state exists on the volume, the client starts the job only from a savepoint.
+        assertThat(script).contains("find " + mounts("client").get("flink-data") + " -mindepth 2");
+        assertThat(Files.readString(ROOT.resolve("job/pom.xml")))
+                .contains("<mainClass>" + UnreadJob.class.getName() + "</mainClass>");
+    }
+
+    @Test
+    void theApiImageStartsTheApisMainClass() {
+        assertThat(dockerfile).contains("\"" + API_MAIN + "\"]");
+        Path source = ROOT.resolve("state-query-api/src/main/java/"
+                + API_MAIN.replace('.', '/') + ".java");
+        assumeTrue(Files.exists(source), "the state-query-api module has no " + API_MAIN + " yet");
+        assertThat(source).isRegularFile();
+    }
+
+    /** {@code ${NAME:-default}} → default, {@code ${NAME}} → empty, as compose does. */
+    private static String unset(String value) {
+        Matcher variable = Pattern.compile("\\$\\{[A-Z_]+(:-([^}]*))?}").matcher(value);
+        return variable.replaceAll(m -> m.group(2) == null ? "" : m.group(2));
+    }
+
+    private static Map<String, Object> service(String name) {
+        assertThat(services).containsKey(name);
+        return map(services.get(name));
+    }
+
+    /** A service's environment, values as text (YAML reads {@code 1} as a number). */
+    private static Map<String, String> environment(String name) {
+        Map<String, String> env = new HashMap<>();
+        map(service(name).getOrDefault("environment", Map.of()))
+                .forEach((variable, value) -> env.put(variable, String.valueOf(value)));
+        return env;
+    }
+
+    private static List<Integer> published(String name) {
+        List<Integer> ports = new ArrayList<>();
+        for (String port : strings(service(name).getOrDefault("ports", List.of()))) {
+            String[] parts = port.split(":");
+            assertThat(parts[1]).as("host and container port are the same").isEqualTo(parts[2]);
+            ports.add(Integer.parseInt(parts[1]));
+        }
+        return ports;
+    }
+
+    /** Mount source → path in the container. */
+    private static Map<String, String> mounts(String name) {
+        Map<String, String> mounts = new HashMap<>();
+        for (String volume : strings(service(name).getOrDefault("volumes", List.of()))) {
+            String[] parts = volume.split(":");
+            mounts.put(parts[0], parts[1]);
+        }
+        return mounts;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object yaml) {
+        assertThat(yaml).isInstanceOf(Map.class);
+        return (Map<String, Object>) yaml;
+    }
+
+    private static List<String> strings(Object yaml) {
+        if (yaml instanceof String text) {
+            return Arrays.asList(text);
+        }
+        assertThat(yaml).isInstanceOf(List.class);
+        List<String> strings = new ArrayList<>();
+        ((List<?>) yaml).forEach(item -> strings.add(String.valueOf(item)));
+        return strings;
+    }
+
+    private static Map<String, String> pomProperties(Path pomFile) throws Exception {
+        Element root = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(pomFile.toFile()).getDocumentElement();
+        NodeList properties = ((Element) root.getElementsByTagName("properties").item(0))
+                .getChildNodes();
+        Map<String, String> values = new HashMap<>();
+        for (int i = 0; i < properties.getLength(); i++) {
+            Node property = properties.item(i);
+            if (property.getNodeType() == Node.ELEMENT_NODE) {
+                values.put(property.getNodeName(), property.getTextContent().trim());
+            }
+        }
+        return values;
+    }
+}

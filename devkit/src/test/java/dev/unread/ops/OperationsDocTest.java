@@ -1,0 +1,133 @@
+package dev.unread.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.config.FlinkConf;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * docs/operations.md names commands, ports, paths and files; each is checked against what it
+ * names, so the runbook cannot drift from the code.
+ */
+class OperationsDocTest {
+
+    private static final Path ROOT = FlinkConf.findDir().getParent();
+
+    private final String doc = read("docs/operations.md");
+
+    @Test
+    void everyUnreadCommandItShowsExists() {
+        Set<String> commands = new HashSet<>(Set.of("local", "help"));
+        for (String usage : List.of(SavepointInspect.usage(), SavepointRepublish.usage(),
+                Bootstrap.usage())) {
+            Matcher name = Pattern.compile("usage: unread ([a-z ]+?) [-A-Z\\[]").matcher(usage);
+            assertThat(name.find()).as(usage).isTrue();
+            commands.add(name.group(1));
+        }
+        Matcher shown = Pattern.compile("bin/unread ([a-z]+(?: [a-z]+)?)").matcher(doc);
+        int count = 0;
+        while (shown.find()) {
+            String command = shown.group(1);
+            assertThat(commands.contains(command) || commands.contains(command.split(" ")[0]))
+                    .as("bin/unread " + command).isTrue();
+            count++;
+        }
+        assertThat(count).isGreaterThan(5);
+    }
+
+    @Test
+    void everyPortItNamesIsPublishedByCompose() throws Exception {
+        Set<String> published = new HashSet<>();
+        Map<String, Object> compose;
+        try (Reader in = Files.newBufferedReader(ROOT.resolve("docker-compose.yml"))) {
+            compose = new Yaml().load(in);
+        }
+        for (Object service : ((Map<?, ?>) compose.get("services")).values()) {
+            Object ports = ((Map<?, ?>) service).get("ports");
+            for (Object port : ports == null ? List.of() : (List<?>) ports) {
+                String[] parts = port.toString().split(":");
+                published.add(parts[0] + ":" + parts[1]);
+            }
+        }
+        Matcher address = Pattern.compile("127\\.0\\.0\\.1:\\d+").matcher(doc);
+        while (address.find()) {
+            assertThat(published).contains(address.group());
+        }
+        assertThat(published).allSatisfy(port -> assertThat(doc).contains(port));
+    }
+
+    @Test
+    void theVolumesPathsAreTheConfiguredOnes() {
+        Configuration conf = FlinkConf.load(FlinkConf.findDir(), Map.of());
+
+        assertThat(doc).contains(conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY));
+        assertThat(doc).contains(conf.get(CheckpointingOptions.SAVEPOINT_DIRECTORY));
+        assertThat(read("docker-compose.yml")).contains("/opt/unread/unread-job.jar");
+        assertThat(doc).contains("flink run -d /opt/unread/unread-job.jar");
+    }
+
+    @Test
+    void everyRepositoryFileItNamesExists() {
+        Matcher path = Pattern.compile(
+                "`((?:flink-conf|docker|docs|job|bin)/[\\w./-]*\\w|docker-compose\\.yml)`")
+                .matcher(doc);
+        int count = 0;
+        while (path.find()) {
+            assertThat(ROOT.resolve(path.group(1))).as(path.group(1)).exists();
+            count++;
+        }
+        assertThat(count).isGreaterThan(3);
+    }
+
+    @Test
+    void theTestsItCitesExist() {
+        Matcher test = Pattern.compile("`(\\w+(?:IT)?Case|\\w+Test)`").matcher(doc);
+        while (test.find()) {
+            try (var files = Files.walk(ROOT)) {
+                String file = test.group(1) + ".java";
+                assertThat(files.anyMatch(p -> p.getFileName().toString().equals(file)
+                                && p.toString().contains("/src/test/java/")))
+                        .as(file).isTrue();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    @Test
+    void theInspectOutputItShowsIsWhatInspectPrints() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        SavepointInspect.print("local-data/savepoint-3f2a91-5c0e8d7b14a2",
+                new SavepointInspect.Summary(128, 3120, 8417, 2894, 1530, 6311, 2210, 40122, 0,
+                        List.of(new UserState(10086, 1767258764000L, 41, 41, 17, 9, 903),
+                                new UserState(10311, 0, 35, 35, 12, 0, 410))),
+                new PrintStream(bytes, true, StandardCharsets.UTF_8));
+
+        assertThat(doc).contains(bytes.toString(StandardCharsets.UTF_8));
+    }
+
+    private static String read(String file) {
+        try {
+            return Files.readString(ROOT.resolve(file));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,327 @@
+package dev.unread.kafka;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.apache.kafka.server.common.MetadataVersion;
+
+/**
+ * Apache Kafka's own broker in this JVM: one combined broker and KRaft controller, listening on
+ * 127.0.0.1 only. {@code bin/unread local} and the tests use it.
+ *
+ * <p>It runs {@link KafkaRaftServer}, the server {@code kafka-server-start.sh} runs, with a
+ * generated configuration, instead of the test kit's {@code KafkaClusterTestKit}: the kit binds its
+ * listeners to the wildcard address on random ports, and the local stack must neither be reachable
+ * from the network nor move off port 9092.
+ */
+public final class EmbeddedKafka implements AutoCloseable {
+
+    /** Partitions of each of the job's topics: enough to spread keys over a few subtasks. */
+    public static final int PARTITIONS = 4;
+
+    /**
+     * The largest record batch the broker and the dead-letter topic accept. A dead letter keeps the
+     * refused record's bytes whole, and the records most likely to be refused are the oversized
+     * ones, so producers may publish records of a few MiB.
+     */
+    public static final int MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+
+    private static final String HOST = "127.0.0.1";
+    private static final int START_ATTEMPTS = 5;
+    private static final Duration TOPIC_TIMEOUT = Duration.ofSeconds(30);
+
+    private final KafkaConfig config;
+    private final Path dataDir;
+    private final int port;
+    /** Replaced by {@link #restart()}: a Kafka server object starts only once. */
+    private KafkaRaftServer server;
+
+    private EmbeddedKafka(KafkaRaftServer server, KafkaConfig config, Path dataDir, int port) {
+        this.server = server;
+        this.config = config;
+        this.dataDir = dataDir;
+        this.port = port;
+    }
+
+    /**
+     * Formats a fresh data directory under the temp dir and starts the broker on {@code port}, or
+     * on a free port when {@code port} is 0. Returns once the broker accepts clients.
+     */
+    public static EmbeddedKafka start(int port) throws Exception {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("Kafka port must be 0..65535, was " + port);
+        }
+        if (port != 0) {
+            // Fail with a plain message rather than Kafka's bind error deep inside its start-up.
+            ensureFree(port);
+        }
+        Path dataDir = TempDirs.create("unread-kafka-");
+        Exception lastFailure = null;
+        for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+            // The controller's port must be known before start-up (the quorum lists it), so it
+            // is picked free and then bound by Kafka; another process can take it in between,
+            // which a retry on fresh ports resolves.
+            int brokerPort = port != 0 ? port : freePort();
+            int controllerPort = freePort();
+            Path nodeDir = dataDir.resolve("attempt-" + attempt);
+            KafkaConfig config = config(nodeDir, brokerPort, controllerPort);
+            format(config, nodeDir);
+            KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
+            try {
+                server.startup();
+                return new EmbeddedKafka(server, config, dataDir, brokerPort);
+            } catch (Exception e) {
+                lastFailure = e;
+                server.shutdown();
+                server.awaitShutdown();
+                if (!isBindFailure(e)) {
+                    break;
+                }
+            }
+        }
+        delete(dataDir);
+        throw new IllegalStateException("Kafka broker did not start", lastFailure);
+    }
+
+    /** {@code 127.0.0.1:port}, for {@code bootstrap.servers}. */
+    public String bootstrapServers() {
+        return HOST + ":" + port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /**
+     * Creates the job's three topics with {@link #PARTITIONS} partitions each; the dead-letter
+     * topic accepts records up to {@link #MAX_MESSAGE_BYTES}. Topics that exist are left alone.
+     */
+    public void createTopics(String messagesTopic, String readsTopic, String deadLetterTopic) {
+        createTopic(messagesTopic, PARTITIONS, Map.of());
+        createTopic(readsTopic, PARTITIONS, Map.of());
+        createTopic(
+                deadLetterTopic,
+                PARTITIONS,
+                Map.of("max.message.bytes", String.valueOf(MAX_MESSAGE_BYTES)));
+    }
+
+    /**
+     * Creates {@code topic} unless it exists, and waits until every partition has a leader, so that
+     * a producer's first send does not race the topic's creation.
+     */
+    public void createTopic(String topic, int partitions, Map<String, String> configs) {
+        try (Admin admin = admin()) {
+            try {
+                admin.createTopics(
+                                List.of(
+                                        new NewTopic(topic, partitions, (short) 1)
+                                                .configs(configs)))
+                        .all()
+                        .get();
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) {
+                    throw new IllegalStateException("cannot create topic " + topic, e.getCause());
+                }
+            }
+            awaitLeaders(admin, topic);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating topic " + topic, e);
+        }
+    }
+
+    /** An admin client of this broker; the caller closes it. */
+    public Admin admin() {
+        Map<String, Object> props = new HashMap<>();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        return Admin.create(props);
+    }
+
+    /**
+     * Shuts the broker down as a broker process stops, and starts it again on the same ports from
+     * the same data directory, so topics, records and committed offsets survive: what a restart
+     * of a real broker does to its clients. Returns once every partition is served again.
+     */
+    public void restart() {
+        server.shutdown();
+        server.awaitShutdown();
+        server = new KafkaRaftServer(config, Time.SYSTEM);
+        server.startup();
+        awaitPartitionsServed();
+    }
+
+    /**
+     * Waits until the broker leads every partition again. Start-up returns while partitions are
+     * still being handed their new leader epoch, and an idempotent producer whose first batch to a
+     * partition is refused then (NOT_LEADER_OR_FOLLOWER) while its second is taken can be stuck
+     * with OUT_OF_ORDER_SEQUENCE_NUMBER until its delivery timeout. Listing offsets is answered
+     * only by a partition's leader, and the admin client retries it until it is.
+     */
+    private void awaitPartitionsServed() {
+        try (Admin admin = admin()) {
+            Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
+            Set<String> topics = admin.listTopics().names().get();
+            for (TopicDescription topic :
+                    admin.describeTopics(topics).allTopicNames().get().values()) {
+                for (TopicPartitionInfo partition : topic.partitions()) {
+                    partitions.put(
+                            new TopicPartition(topic.name(), partition.partition()),
+                            OffsetSpec.latest());
+                }
+            }
+            admin.listOffsets(partitions).all().get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("Kafka broker did not serve after restart", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while restarting Kafka", e);
+        }
+    }
+
+    /** Stops the broker and deletes its data. */
+    @Override
+    public void close() {
+        server.shutdown();
+        server.awaitShutdown();
+        delete(dataDir);
+    }
+
+    private void awaitLeaders(Admin admin, String topic) throws InterruptedException {
+        long deadline = System.nanoTime() + TOPIC_TIMEOUT.toNanos();
+        while (true) {
+            try {
+                TopicDescription description =
+                        admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+                if (description.partitions().stream()
+                        .map(TopicPartitionInfo::leader)
+                        .allMatch(leader -> leader != null && !leader.isEmpty())) {
+                    return;
+                }
+            } catch (ExecutionException e) {
+                // Not yet in the broker's metadata; try again until the deadline.
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        "topic " + topic + " has no leaders after " + TOPIC_TIMEOUT);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private static KafkaConfig config(Path nodeDir, int brokerPort, int controllerPort) {
+        Properties p = new Properties();
+        p.put("process.roles", "broker,controller");
+        p.put("node.id", "1");
+        p.put("controller.quorum.voters", "1@" + HOST + ":" + controllerPort);
+        p.put(
+                "listeners",
+                listener("PLAINTEXT", brokerPort) + "," + listener("CONTROLLER", controllerPort));
+        p.put("advertised.listeners", listener("PLAINTEXT", brokerPort));
+        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.put("controller.listener.names", "CONTROLLER");
+        p.put("inter.broker.listener.name", "PLAINTEXT");
+        p.put("log.dirs", nodeDir.toString());
+        // One broker: every internal topic has a single replica.
+        p.put("offsets.topic.replication.factor", "1");
+        p.put("offsets.topic.num.partitions", "4");
+        p.put("transaction.state.log.replication.factor", "1");
+        p.put("transaction.state.log.min.isr", "1");
+        p.put("transaction.state.log.num.partitions", "4");
+        p.put("share.coordinator.state.topic.replication.factor", "1");
+        p.put("share.coordinator.state.topic.min.isr", "1");
+        p.put("default.replication.factor", "1");
+        p.put("min.insync.replicas", "1");
+        p.put("num.partitions", String.valueOf(PARTITIONS));
+        // Topics come from createTopics: a misspelt topic name fails instead of appearing empty.
+        p.put("auto.create.topics.enable", "false");
+        p.put("message.max.bytes", String.valueOf(MAX_MESSAGE_BYTES));
+        p.put("replica.fetch.max.bytes", String.valueOf(MAX_MESSAGE_BYTES));
+        p.put("group.initial.rebalance.delay.ms", "0");
+        // A laptop or CI runner, not a production host: few threads, small buffers.
+        p.put("num.network.threads", "2");
+        p.put("num.io.threads", "2");
+        p.put("background.threads", "2");
+        p.put("log.cleaner.dedupe.buffer.size", "2097152");
+        return KafkaConfig.fromProps(p, false);
+    }
+
+    private static String listener(String name, int port) {
+        return name + "://" + HOST + ":" + port;
+    }
+
+    /** What {@code kafka-storage.sh format} does, with the newest production metadata version. */
+    private static void format(KafkaConfig config, Path nodeDir) throws Exception {
+        Files.createDirectories(nodeDir);
+        new Formatter()
+                .setNodeId(config.nodeId())
+                .setClusterId(Uuid.randomUuid().toString())
+                .setDirectories(List.of(nodeDir.toString()))
+                .setMetadataLogDirectory(nodeDir.toString())
+                .setControllerListenerName("CONTROLLER")
+                .setReleaseVersion(MetadataVersion.latestProduction())
+                .setHasDynamicQuorum(false)
+                .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
+                .run();
+    }
+
+    private static void delete(Path dir) {
+        try {
+            TempDirs.delete(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete " + dir, e);
+        }
+    }
+
+    private static void ensureFree(int port) throws IOException {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(InetAddress.getByName(HOST), port));
+        } catch (BindException e) {
+            throw new IllegalArgumentException(
+                    "port " + port + " on " + HOST + " is in use; is another Kafka running?", e);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static boolean isBindFailure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof BindException
+                    || String.valueOf(t.getMessage()).contains("failed to bind")) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,224 @@
+package dev.unread.ops;
+
+import dev.unread.config.FlinkConf;
+import dev.unread.testing.TestRedis;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.kafka.EmbeddedKafka;
+import dev.unread.config.UnreadConfig;
+import dev.unread.events.ChatEvent;
+import dev.unread.events.EventJson;
+import dev.unread.events.EventParser;
+import dev.unread.testing.EventStreams;
+import dev.unread.testing.KafkaBroker;
+import dev.unread.testing.MySqlTestDatabase;
+import dev.unread.testing.Oracle;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.FileUtils;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A savepoint of the production pipeline made by an earlier build, kept in {@code
+ * savepoint-tools/src/test/resources/savepoints/v1}, restores into this build and counts on: a change that
+ * breaks state compatibility (a state type, a descriptor, an operator uid, the key type, max
+ * parallelism) fails here rather than in a user's upgrade.
+ *
+ * <p>Next to the savepoint, {@code records.tsv} holds the Kafka records the job had read when the
+ * savepoint was taken, with their partitions. Published again in the same order to a fresh
+ * broker, they land at the same offsets, so the restored sources resume exactly after them, as
+ * they would on the cluster the savepoint came from.
+ *
+ * <p>Regenerate it only after an intended incompatible change (and say in the release notes
+ * that older savepoints no longer restore):
+ *
+ * <pre>
+ * mvn -B -pl job verify -Dtest=none -Dit.test=SavepointCompatibilityITCase \
+ *     -Dunread.savepoint.regenerate=true -Dsurefire.failIfNoSpecifiedTests=false
+ * </pre>
+ */
+class SavepointCompatibilityITCase {
+
+    static final String REGENERATE = "unread.savepoint.regenerate";
+
+    private static final Path STORED =
+            FlinkConf.findDir().resolveSibling("savepoint-tools/src/test/resources/savepoints/v1");
+    private static final Path SAVEPOINT = STORED.resolve("savepoint");
+    private static final Path RECORDS = STORED.resolve("records.tsv");
+
+    /** The events in the stored savepoint, and the events after it: fixed, so reproducible. */
+    private static final long SEED_BEFORE = 20260101L;
+    private static final long SEED_AFTER = 20260102L;
+
+    @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(3)
+                    .build());
+
+    /** One Kafka record as stored: which topic, the partition, key and value (JSON). */
+    private record Record(boolean message, int partition, String key, String value) {}
+
+    @Test
+    @DisabledIfSystemProperty(named = REGENERATE, matches = "true")
+    void aSavepointOfAnEarlierBuildRestoresAndCountsOn(@TempDir Path work) throws Exception {
+        List<Record> stored = readRecords();
+        List<ChatEvent> before = events(stored);
+        Oracle old = Oracle.of(before);
+        // The job may claim files of the savepoint it starts from: it gets a copy.
+        Path savepoint = work.resolve("v1");
+        copy(SAVEPOINT, savepoint);
+
+        Map<Long, UserState> held = new TreeMap<>();
+        SavepointInspect.users(savepoint.toUri().toString())
+                .forEach(user -> held.put(user.userId(), user));
+        assertThat(held).isEqualTo(BootstrapITCase.expectedStates(old));
+
+        String prefix = TestRedis.uniquePrefix();
+        try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
+            UnreadConfig config = config(db, prefix);
+            publish(config, stored);
+
+            SavepointRepublish.republish(savepoint.toUri().toString(), config);
+            ProductionJob.awaitRedis(config, old);
+
+            List<ChatEvent> after = new EventStreams(SEED_AFTER).withIds(30_000, 95_000)
+                    .events(300);
+            publish(config, records(after));
+            ProductionJob job = ProductionJob.start(config, 3, savepoint.toUri().toString());
+            try {
+                List<ChatEvent> all = new ArrayList<>(before);
+                all.addAll(after);
+                ProductionJob.awaitRedis(config, Oracle.of(all));
+            } finally {
+                job.cancel();
+            }
+        } finally {
+            TestRedis.deleteKeys(prefix);
+        }
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = REGENERATE, matches = "true")
+    void regenerateTheStoredSavepoint(@TempDir Path work) throws Exception {
+        List<ChatEvent> events = new EventStreams(SEED_BEFORE).withIds(30_000, 95_000)
+                .events(300);
+        List<Record> records = records(events);
+        String prefix = TestRedis.uniquePrefix();
+        try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
+            UnreadConfig config = config(db, prefix);
+            publish(config, records);
+            ProductionJob job = ProductionJob.start(config, 2, null);
+            ProductionJob.awaitRedis(config, Oracle.of(events));
+            String savepoint = job.stopWithSavepoint(work);
+
+            if (Files.exists(STORED)) {
+                FileUtils.deleteDirectory(STORED.toFile());
+            }
+            copy(Path.of(URI.create(savepoint)), SAVEPOINT);
+            writeRecords(records);
+        } finally {
+            TestRedis.deleteKeys(prefix);
+        }
+    }
+
+    /**
+     * The settings the stored savepoint was made with, except where outputs go: the default
+     * topic names (its Kafka state names them), this broker, a test database and key prefix.
+     */
+    private static UnreadConfig config(MySqlTestDatabase db, String prefix) {
+        Map<String, String> settings = new HashMap<>();
+        settings.put("kafka-bootstrap", KAFKA.bootstrapServers());
+        settings.put("jdbc-url", db.jdbcUrl());
+        settings.put("redis-key-prefix", prefix);
+        settings.put("flush-interval-ms", "50");
+        settings.put("checkpoint-interval-ms", "500");
+        UnreadConfig config = UnreadConfig.with(settings);
+        KAFKA.kafka().createTopics(config.messagesTopic, config.readsTopic, config.deadLetterTopic);
+        return config;
+    }
+
+    /** Each event as its record, in a partition chosen by user, so that offsets reproduce. */
+    private static List<Record> records(List<ChatEvent> events) {
+        List<Record> records = new ArrayList<>();
+        for (ChatEvent e : events) {
+            records.add(new Record(EventJson.isMessage(e),
+                    (int) Math.floorMod(e.userId, (long) EmbeddedKafka.PARTITIONS),
+                    Long.toString(e.userId), EventJson.text(e)));
+        }
+        return records;
+    }
+
+    private static void publish(UnreadConfig config, List<Record> records) {
+        List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
+        for (Record r : records) {
+            out.add(new ProducerRecord<>(
+                    r.message() ? config.messagesTopic : config.readsTopic, r.partition(),
+                    KafkaBroker.utf8(r.key()), KafkaBroker.utf8(r.value())));
+        }
+        KAFKA.produce(out);
+    }
+
+    /** The stored records parsed back into events by the job's own parser. */
+    private static List<ChatEvent> events(List<Record> records) throws Exception {
+        EventParser parser = new EventParser();
+        List<ChatEvent> events = new ArrayList<>();
+        for (Record r : records) {
+            byte[] value = r.value().getBytes(StandardCharsets.UTF_8);
+            events.add(r.message() ? parser.parseMessage(value) : parser.parseRead(value));
+        }
+        return events;
+    }
+
+    private static List<Record> readRecords() throws IOException {
+        List<Record> records = new ArrayList<>();
+        for (String line : Files.readAllLines(RECORDS, StandardCharsets.UTF_8)) {
+            String[] fields = line.split("\t", 4);
+            records.add(new Record(fields[0].equals("messages"), Integer.parseInt(fields[1]),
+                    fields[2], fields[3]));
+        }
+        return records;
+    }
+
+    private static void writeRecords(List<Record> records) throws IOException {
+        List<String> lines = new ArrayList<>();
+        for (Record r : records) {
+            lines.add((r.message() ? "messages" : "reads") + "\t" + r.partition() + "\t"
+                    + r.key() + "\t" + r.value());
+        }
+        Files.write(RECORDS, lines, StandardCharsets.UTF_8);
+    }
+
+    private static void copy(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path file : files.toList()) {
+                Path target = to.resolve(from.relativize(file).toString());
+                if (Files.isDirectory(file)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(file, target, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+}
