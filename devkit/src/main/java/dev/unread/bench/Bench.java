@@ -1,11 +1,13 @@
 package dev.unread.bench;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.RedisNames;
 import dev.unread.generator.TrafficGenerator;
 import dev.unread.generator.TrafficProducer;
 import dev.unread.generator.Workload;
+import dev.unread.minicluster.FlinkRest;
+import dev.unread.minicluster.InProcessMetrics;
 import dev.unread.ops.SavepointInspect;
-import dev.unread.sinks.RedisTally;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -240,7 +242,7 @@ public final class Bench {
 
     private JobFigures runJob(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
         say("the job on the %s records (parallelism %d)", traffic.name(), options.parallelism());
-        long commandsBefore = RedisTally.commands();
+        long commandsBefore = InProcessMetrics.redisCommands();
         long statementsBefore = MySqlStatements.written(config);
         try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, null)) {
             job.awaitRunning(START_TIMEOUT);
@@ -248,15 +250,15 @@ public final class Bench {
             say("  %,d events in %.1f s; waiting for the sinks' checkpoint",
                     traffic.validEvents(), span.nanos() / 1e9);
             FlinkRest.Checkpoints checkpoints = job.awaitNextCheckpoint(CHECKPOINT_TIMEOUT);
-            long commands = RedisTally.commands() - commandsBefore;
+            long commands = InProcessMetrics.redisCommands() - commandsBefore;
             long statements = MySqlStatements.written(config) - statementsBefore;
             String savepoint = job.stopWithSavepoint(dataDir.resolve("savepoints"));
             SavepointInspect.Summary state = SavepointInspect.inspect(savepoint, 0);
             RedisKeys.Memory badgeKeys =
-                    RedisKeys.memory(config.redisUrl, config.redisKeyPrefix + "unread:senders:",
+                    RedisKeys.memory(config.redisUrl, config.redisKeyPrefix + RedisNames.SENDERS,
                             MEMORY_SAMPLE);
             RedisKeys.Memory conversationKeys =
-                    RedisKeys.memory(config.redisUrl, config.redisKeyPrefix + "chat:unread:",
+                    RedisKeys.memory(config.redisUrl, config.redisKeyPrefix + RedisNames.CONVERSATIONS,
                             MEMORY_SAMPLE);
             return new JobFigures(
                     traffic,

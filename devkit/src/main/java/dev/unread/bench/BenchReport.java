@@ -1,6 +1,7 @@
 package dev.unread.bench;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.minicluster.FlinkRest;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;

@@ -1,7 +1,9 @@
 package dev.unread.bench;
 
 import dev.unread.UnreadJob;
-import dev.unread.cli.LocalCluster;
+import dev.unread.minicluster.FlinkRest;
+import dev.unread.minicluster.InProcessMetrics;
+import dev.unread.minicluster.LocalCluster;
 import dev.unread.config.UnreadConfig;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -15,7 +17,7 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 /**
  * The production job ({@link UnreadJob#forProduction}) on a MiniCluster of its own, with RocksDB
  * and checkpoints as configured, reading topics that already hold the benchmark's records. The
- * counting operator's input count ({@link OperatorInputReporter}) tells when the last event
+ * counting operator's input count ({@link InProcessMetrics}) tells when the last event
  * arrived; checkpoint statistics come from the REST API, as an operator would read them.
  */
 final class JobRun implements AutoCloseable {
@@ -43,11 +45,7 @@ final class JobRun implements AutoCloseable {
     /** Starts a cluster under {@code dataDir} and submits the job, from {@code savepoint} if set. */
     static JobRun start(UnreadConfig config, int parallelism, Path dataDir, String savepoint)
             throws Exception {
-        Configuration reporter = new Configuration();
-        String prefix = "metrics.reporter.bench.";
-        reporter.setString(prefix + "factory.class", OperatorInputReporter.Factory.class.getName());
-        reporter.setString(prefix + OperatorInputReporter.OPERATOR_OPTION, UnreadJob.COUNTER_NAME);
-        MiniCluster cluster = LocalCluster.start(config, 0, dataDir, parallelism, reporter);
+        MiniCluster cluster = LocalCluster.start(config, 0, dataDir, parallelism);
         try {
             JobID job =
                     LocalCluster.submit(
@@ -94,7 +92,7 @@ final class JobRun implements AutoCloseable {
     /** The counting operator's input so far. */
     long counterRecordsIn() throws Exception {
         failIfEnded();
-        return OperatorInputReporter.recordsIn();
+        return InProcessMetrics.recordsIn();
     }
 
     /**

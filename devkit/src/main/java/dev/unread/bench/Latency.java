@@ -1,6 +1,7 @@
 package dev.unread.bench;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.RedisNames;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.EventJson;
 import dev.unread.generator.TrafficGenerator;
@@ -130,7 +131,7 @@ final class Latency {
         Watcher(UnreadConfig config, long firstProbeUser, AtomicLongArray sentAt, double[] latencies) {
             this.config = config;
             for (int u = 0; u < PROBE_USERS; u++) {
-                keys[u] = config.redisKeyPrefix + "unread:senders:" + (firstProbeUser + u);
+                keys[u] = RedisNames.sendersKey(config.redisKeyPrefix, firstProbeUser + u);
             }
             this.sentAt = sentAt;
             this.latencies = latencies;

@@ -1,5 +1,6 @@
 package dev.unread.bench;
 
+import dev.unread.contract.RedisNames;
 import dev.unread.events.ChatEvent;
 import dev.unread.generator.TrafficGenerator;
 import dev.unread.generator.Workload;
@@ -449,7 +450,7 @@ public final class SqlBaseline {
 
     /** The badge of {@code receiver} as the job's readers read it; null when the key is absent. */
     static String badge(Jedis jedis, String keyPrefix, long receiver) {
-        return jedis.get(keyPrefix + "unread:senders:" + receiver);
+        return jedis.get(RedisNames.sendersKey(keyPrefix, receiver));
     }
 
     /** Microseconds per GET for the timed part of {@code sample}, after the same warm-up. */

@@ -10,6 +10,7 @@ import dev.unread.generator.TrafficProducer;
 import dev.unread.generator.Workload;
 import dev.unread.kafka.EmbeddedKafka;
 import dev.unread.kafka.TempDirs;
+import dev.unread.minicluster.LocalCluster;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.generator.TrafficProducer;
 import dev.unread.kafka.EmbeddedKafka;
-import dev.unread.sinks.RedisTally;
+import dev.unread.minicluster.InProcessMetrics;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -77,9 +77,9 @@ final class Progress implements AutoCloseable {
                     .append(" malformed)");
         }
         sb.append(" | Redis ")
-                .append(RedisTally.commands())
+                .append(InProcessMetrics.redisCommands())
                 .append(" commands, ")
-                .append(RedisTally.coalescedUpdates())
+                .append(InProcessMetrics.redisCoalescedUpdates())
                 .append(" coalesced | dead letters ")
                 .append(deadLetters());
         if (user != 0) {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.RedisNames;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.EventJson;
@@ -218,7 +219,7 @@ class LocalStackITCase {
                 DEADLINE,
                 () -> JSON.readTree(get(unread)).path("unreadSenders").asLong() == 0 ? true : null);
         try (Jedis jedis = new Jedis("127.0.0.1", 6379)) {
-            assertThat(jedis.exists(RedisCounts.sendersKey(PREFIX, user))).isFalse();
+            assertThat(jedis.exists(RedisNames.sendersKey(PREFIX, user))).isFalse();
         }
     }
 
@@ -270,7 +271,7 @@ class LocalStackITCase {
         ChatEvent message = ChatEvent.message(900_010_087L, receiver, System.currentTimeMillis());
         publish(stack.config().messagesTopic, EventJson.key(message), EventJson.value(message));
 
-        String key = RedisCounts.sendersKey(PREFIX, receiver);
+        String key = RedisNames.sendersKey(PREFIX, receiver);
         try (Jedis jedis = new Jedis("127.0.0.1", 6379)) {
             assertThat(Poll.until(key + " in Redis", DEADLINE, () -> jedis.get(key)))
                     .isEqualTo("1");

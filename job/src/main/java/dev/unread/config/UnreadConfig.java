@@ -1,9 +1,10 @@
 package dev.unread.config;
 
+import dev.unread.contract.Setting;
+import dev.unread.contract.Settings;
 import java.io.Serializable;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -20,15 +21,20 @@ public final class UnreadConfig implements Serializable {
     private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
 
     static {
-        DEFAULTS.put("kafka-bootstrap", "127.0.0.1:9092");
-        DEFAULTS.put("messages-topic", "chat-messages");
-        DEFAULTS.put("reads-topic", "chat-reads");
-        DEFAULTS.put("dead-letter-topic", "chat-dead-letters");
+        for (Setting shared : new Setting[] {
+            Settings.KAFKA_BOOTSTRAP,
+            Settings.MESSAGES_TOPIC,
+            Settings.READS_TOPIC,
+            Settings.DEAD_LETTER_TOPIC,
+        }) {
+            DEFAULTS.put(shared.name(), shared.defaultValue());
+        }
         DEFAULTS.put("group-id", "unread");
-        DEFAULTS.put("redis-url", "redis://127.0.0.1:6379/0");
-        DEFAULTS.put("redis-key-prefix", "");
-        DEFAULTS.put("jdbc-url", "jdbc:mysql://127.0.0.1:3306/test");
-        DEFAULTS.put("jdbc-user", "root");
+        for (Setting shared : new Setting[] {
+            Settings.REDIS_URL, Settings.REDIS_KEY_PREFIX, Settings.JDBC_URL, Settings.JDBC_USER,
+        }) {
+            DEFAULTS.put(shared.name(), shared.defaultValue());
+        }
         DEFAULTS.put("flush-interval-ms", "200");
         DEFAULTS.put("parallelism", "0");
         DEFAULTS.put("max-parallelism", "128");
@@ -37,7 +43,7 @@ public final class UnreadConfig implements Serializable {
     }
 
     /** Read from the environment only. */
-    public static final String JDBC_PASSWORD_ENV = "UNREAD_JDBC_PASSWORD";
+    public static final String JDBC_PASSWORD_ENV = Settings.JDBC_PASSWORD_ENV;
 
     public final String kafkaBootstrap;
     public final String messagesTopic;
@@ -108,27 +114,12 @@ public final class UnreadConfig implements Serializable {
     }
 
     public static Map<String, String> parseFlags(String[] args) {
-        Map<String, String> flags = new LinkedHashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            String arg = args[i];
-            if (!arg.startsWith("--") || arg.length() == 2) {
-                throw new IllegalArgumentException("expected --name value, got " + arg);
-            }
-            int eq = arg.indexOf('=');
-            if (eq > 0) {
-                flags.put(arg.substring(2, eq), arg.substring(eq + 1));
-            } else if (i + 1 < args.length) {
-                flags.put(arg.substring(2), args[++i]);
-            } else {
-                throw new IllegalArgumentException(arg + " needs a value");
-            }
-        }
-        return flags;
+        return Settings.parseFlags(args);
     }
 
     /** {@code redis-key-prefix} → {@code UNREAD_REDIS_KEY_PREFIX}. */
     public static String envName(String setting) {
-        return "UNREAD_" + setting.replace('-', '_').toUpperCase(Locale.ROOT);
+        return Setting.envName(setting);
     }
 
     /** The settings, their variables and defaults, for {@code --help} and the README. */
@@ -152,24 +143,15 @@ public final class UnreadConfig implements Serializable {
     }
 
     private static long atLeast(Map<String, String> s, String name, long min) {
-        long value;
-        try {
-            value = Long.parseLong(s.get(name).trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--" + name + " must be a whole number, was " + s.get(name));
-        }
-        if (value < min) {
-            throw new IllegalArgumentException("--" + name + " must be >= " + min + ", was " + value);
-        }
-        return value;
+        return Settings.wholeNumber("--" + name, s.get(name), min);
     }
 
     @Override
     public String toString() {
-        // No passwords: the Redis URL may hold one.
+        // No passwords: the Redis and the JDBC URL may hold one.
         return "UnreadConfig{kafka=" + kafkaBootstrap + ", topics=" + messagesTopic + "," + readsTopic
-                + "," + deadLetterTopic + ", redis=" + redisUrl.replaceAll(":[^:@/]*@", ":***@")
-                + ", jdbc=" + jdbcUrl + ", flush=" + flushIntervalMs + "ms, parallelism=" + parallelism
+                + "," + deadLetterTopic + ", redis=" + Settings.masked(redisUrl)
+                + ", jdbc=" + Settings.masked(jdbcUrl) + ", flush=" + flushIntervalMs + "ms, parallelism=" + parallelism
                 + ", maxParallelism=" + maxParallelism + ", checkpoint=" + checkpointIntervalMs + "ms}";
     }
 }

@@ -3,8 +3,8 @@ package dev.unread.events;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Writes events in the input topics' JSON, as chat servers publish them: the one encoder for the
- * traffic generator, the benchmark and the tests.
+ * The job's events in the input topics' JSON, through the contract's encoder
+ * ({@link dev.unread.contract.EventJson}): for the traffic generator, the benchmark and the tests.
  */
 public final class EventJson {
 
@@ -23,20 +23,17 @@ public final class EventJson {
     public static String text(ChatEvent event) {
         switch (event.kind) {
             case MESSAGE:
-                return "{" + (event.hasConversation()
-                                ? "\"conversationId\":" + event.conversationId + ",\"seq\":" + event.seq + ","
-                                : "")
-                        + "\"senderId\":" + event.senderId
-                        + ",\"receiverId\":" + event.userId
-                        + ",\"sentAt\":" + event.time + "}";
+                return event.hasConversation()
+                        ? dev.unread.contract.EventJson.message(
+                                event.senderId, event.userId, event.time,
+                                event.conversationId, event.seq)
+                        : dev.unread.contract.EventJson.message(
+                                event.senderId, event.userId, event.time);
             case INBOX_OPENED:
-                return "{\"type\":\"INBOX_OPENED\",\"userId\":" + event.userId
-                        + ",\"readAt\":" + event.time + "}";
+                return dev.unread.contract.EventJson.inboxOpened(event.userId, event.time);
             case CONVERSATION_READ:
-                return "{\"type\":\"CONVERSATION_READ\",\"userId\":" + event.userId
-                        + ",\"conversationId\":" + event.conversationId
-                        + ",\"readSeq\":" + event.seq
-                        + ",\"readAt\":" + event.time + "}";
+                return dev.unread.contract.EventJson.conversationRead(
+                        event.userId, event.conversationId, event.seq, event.time);
             default:
                 throw new IllegalArgumentException("unknown kind " + event.kind);
         }

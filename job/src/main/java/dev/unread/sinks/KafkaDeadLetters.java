@@ -1,6 +1,7 @@
 package dev.unread.sinks;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.DeadLetterHeaders;
 import dev.unread.events.DeadLetter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -16,11 +17,6 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  * and in headers the reason and where it came from.
  */
 public final class KafkaDeadLetters {
-
-    public static final String REASON_HEADER = "unread.reason";
-    public static final String TOPIC_HEADER = "unread.source.topic";
-    public static final String PARTITION_HEADER = "unread.source.partition";
-    public static final String OFFSET_HEADER = "unread.source.offset";
 
     /**
      * A refused record may be as large as the broker accepts on the input topics (the contract
@@ -52,10 +48,12 @@ public final class KafkaDeadLetters {
         public ProducerRecord<byte[], byte[]> serialize(
                 DeadLetter letter, KafkaSinkContext context, Long timestamp) {
             List<Header> headers = List.of(
-                    header(REASON_HEADER, letter.reason),
-                    header(TOPIC_HEADER, letter.source.topic),
-                    header(PARTITION_HEADER, String.valueOf(letter.source.partition)),
-                    header(OFFSET_HEADER, String.valueOf(letter.source.offset)));
+                    header(DeadLetterHeaders.REASON, letter.reason),
+                    header(DeadLetterHeaders.SOURCE_TOPIC, letter.source.topic),
+                    header(
+                            DeadLetterHeaders.SOURCE_PARTITION,
+                            String.valueOf(letter.source.partition)),
+                    header(DeadLetterHeaders.SOURCE_OFFSET, String.valueOf(letter.source.offset)));
             return new ProducerRecord<>(
                     topic, null, null, letter.source.key, letter.source.value, headers);
         }

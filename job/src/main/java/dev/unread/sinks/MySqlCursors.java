@@ -1,6 +1,7 @@
 package dev.unread.sinks;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.MySqlSchema;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.InboxCursor;
 import java.sql.PreparedStatement;

@@ -1,6 +1,7 @@
 package dev.unread.sinks;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.RedisNames;
 import dev.unread.events.UnreadCount;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,8 +31,12 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
 public class RedisCounts implements Sink<UnreadCount> {
     private static final long serialVersionUID = 1L;
 
-    public static final String SENDERS_KEY = "unread:senders:";
-    public static final String CONVERSATIONS_KEY = "chat:unread:";
+
+    /** Counter on each Redis sink writer's metric group: commands Redis acknowledged. */
+    public static final String COMMANDS_METRIC = "redisCommands";
+
+    /** Counter on each Redis sink writer's metric group: updates absorbed by a later one. */
+    public static final String COALESCED_METRIC = "redisCoalescedUpdates";
 
     private final UnreadConfig config;
 
@@ -48,16 +53,6 @@ public class RedisCounts implements Sink<UnreadCount> {
                 new RedisConnection(RedisUrl.parse(config.redisUrl)),
                 context,
                 config.flushIntervalMs);
-    }
-
-    /** The badge's key: {@code prefix + "unread:senders:" + userId}. */
-    public static String sendersKey(String prefix, long userId) {
-        return prefix + SENDERS_KEY + userId;
-    }
-
-    /** The conversation counts' hash: {@code prefix + "chat:unread:" + userId}. */
-    public static String conversationsKey(String prefix, long userId) {
-        return prefix + CONVERSATIONS_KEY + userId;
     }
 
     /** The latest count of each badge and conversation since the last flush. */
@@ -124,10 +119,10 @@ public class RedisCounts implements Sink<UnreadCount> {
         private RedisConnection.Command command(Target target, long count) {
             String value = Long.toString(count);
             if (target.conversationId() == UnreadCount.SENDER_BADGE) {
-                String key = sendersKey(prefix, target.userId());
+                String key = RedisNames.sendersKey(prefix, target.userId());
                 return count == 0 ? p -> p.del(key) : p -> p.set(key, value);
             }
-            String key = conversationsKey(prefix, target.userId());
+            String key = RedisNames.conversationsKey(prefix, target.userId());
             String field = Long.toString(target.conversationId());
             return count == 0 ? p -> p.hdel(key, field) : p -> p.hset(key, field, value);
         }

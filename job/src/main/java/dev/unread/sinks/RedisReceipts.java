@@ -1,6 +1,7 @@
 package dev.unread.sinks;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.RedisNames;
 import dev.unread.events.ConversationCursor;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,8 +24,6 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
 public class RedisReceipts implements Sink<ConversationCursor> {
     private static final long serialVersionUID = 1L;
 
-    public static final String CHANNEL = "READ_PROGRESS_CHANGED";
-
     private final UnreadConfig config;
 
     public RedisReceipts(UnreadConfig config) {
@@ -36,7 +35,7 @@ public class RedisReceipts implements Sink<ConversationCursor> {
     @Override
     public SinkWriter<ConversationCursor> createWriter(WriterInitContext context) {
         return new RedisWriter<>(
-                new Buffer(config.redisKeyPrefix + CHANNEL),
+                new Buffer(RedisNames.readProgressChannel(config.redisKeyPrefix)),
                 new RedisConnection(RedisUrl.parse(config.redisUrl)),
                 context,
                 config.flushIntervalMs);

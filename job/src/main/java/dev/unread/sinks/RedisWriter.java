@@ -21,8 +21,7 @@ import org.apache.flink.metrics.Counter;
  * the task's thread, never alongside {@link #write}.
  *
  * <p>Metrics on the writer's group: {@value #COMMANDS_METRIC} (commands Redis acknowledged) and
- * {@value #COALESCED_METRIC} (updates absorbed by a later one); {@link RedisTally} has the same
- * numbers summed over the JVM.
+ * {@value #COALESCED_METRIC} (updates absorbed by a later one).
  */
 final class RedisWriter<T> implements SinkWriter<T> {
 
@@ -44,8 +43,8 @@ final class RedisWriter<T> implements SinkWriter<T> {
         void clear();
     }
 
-    static final String COMMANDS_METRIC = "redisCommands";
-    static final String COALESCED_METRIC = "redisCoalescedUpdates";
+    static final String COMMANDS_METRIC = RedisCounts.COMMANDS_METRIC;
+    static final String COALESCED_METRIC = RedisCounts.COALESCED_METRIC;
 
     /** Bounds the writer's memory: ~100 bytes an entry, ten round trips a flush. */
     static final int MAX_BUFFERED = 10 * RedisConnection.BATCH_SIZE;
@@ -76,7 +75,6 @@ final class RedisWriter<T> implements SinkWriter<T> {
     public void write(T record, Context context) throws IOException, InterruptedException {
         if (buffer.add(record)) {
             updatesCoalesced.inc();
-            RedisTally.addCoalescedUpdate();
         }
         if (buffer.size() >= MAX_BUFFERED) {
             flushBuffer();
@@ -110,7 +108,6 @@ final class RedisWriter<T> implements SinkWriter<T> {
             flushTimer = null;
         }
         commandsSent.inc(commands.size());
-        RedisTally.addCommands(commands.size());
     }
 
     @Override

@@ -2,7 +2,7 @@ package dev.unread.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.unread.sinks.MySqlSchema;
+import dev.unread.contract.MySqlSchema;
 import dev.unread.testing.MySqlTestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package dev.unread.sinks;
 
+import dev.unread.contract.MySqlSchema;
 import dev.unread.testing.MySqlTestDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,5 +1,6 @@
 package dev.unread.sinks;
 
+import dev.unread.contract.RedisNames;
 import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -56,7 +57,7 @@ class RedisOutageTest {
     }
 
     private String badge(long userId) {
-        return redis.get(RedisCounts.sendersKey(prefix, userId));
+        return redis.get(RedisNames.sendersKey(prefix, userId));
     }
 
     @Test
@@ -102,7 +103,7 @@ class RedisOutageTest {
 
         flush.get(10, TimeUnit.SECONDS);
         assertThat(badge(USER)).isEqualTo("2");
-        assertThat(redis.hgetAll(RedisCounts.conversationsKey(prefix, USER)))
+        assertThat(redis.hgetAll(RedisNames.conversationsKey(prefix, USER)))
                 .containsExactly(Map.entry("80001", "3"));
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.DeadLetterHeaders;
 import dev.unread.events.ChatEvent;
 import dev.unread.sinks.KafkaDeadLetters;
 import java.nio.file.Path;
@@ -319,11 +320,11 @@ public final class JobHarness {
         Map<String, Integer> actual = new TreeMap<>();
         Set<String> seen = new HashSet<>();
         for (ConsumerRecord<byte[], byte[]> letter : letters) {
-            String topic = KafkaBroker.header(letter, KafkaDeadLetters.TOPIC_HEADER);
+            String topic = KafkaBroker.header(letter, DeadLetterHeaders.SOURCE_TOPIC);
             String source = topic + "-"
-                    + KafkaBroker.header(letter, KafkaDeadLetters.PARTITION_HEADER) + "@"
-                    + KafkaBroker.header(letter, KafkaDeadLetters.OFFSET_HEADER);
-            assertThat(KafkaBroker.header(letter, KafkaDeadLetters.REASON_HEADER))
+                    + KafkaBroker.header(letter, DeadLetterHeaders.SOURCE_PARTITION) + "@"
+                    + KafkaBroker.header(letter, DeadLetterHeaders.SOURCE_OFFSET);
+            assertThat(KafkaBroker.header(letter, DeadLetterHeaders.REASON))
                     .as("reason of the dead letter of " + source + ", " + context)
                     .isNotBlank();
             ConsumerRecord<byte[], byte[]> original = sources.get(source);

@@ -1,6 +1,6 @@
 package dev.unread.testing;
 
-import dev.unread.sinks.MySqlSchema;
+import dev.unread.contract.MySqlSchema;
 import dev.unread.testing.Oracle.Member;
 import java.sql.Connection;
 import java.sql.ResultSet;

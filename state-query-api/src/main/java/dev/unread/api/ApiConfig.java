@@ -1,5 +1,7 @@
 package dev.unread.api;
 
+import dev.unread.contract.Setting;
+import dev.unread.contract.Settings;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Map;
@@ -12,17 +14,22 @@ import java.util.Map;
  */
 public final class ApiConfig {
 
-    public static final String HOST_ENV = "UNREAD_API_HOST";
-    public static final String PORT_ENV = "UNREAD_API_PORT";
+    public static final Setting HOST = new Setting("api-host", "127.0.0.1");
+    public static final Setting PORT = new Setting("api-port", "8080");
+    public static final Setting TIMEOUT_MS = new Setting("api-timeout-ms", "5000");
+
+    public static final String HOST_ENV = HOST.env();
+    public static final String PORT_ENV = PORT.env();
+    /** A secret: from the environment only. */
     public static final String TOKEN_ENV = "UNREAD_API_TOKEN";
-    public static final String TIMEOUT_ENV = "UNREAD_API_TIMEOUT_MS";
-    public static final String REDIS_URL_ENV = "UNREAD_REDIS_URL";
-    public static final String REDIS_KEY_PREFIX_ENV = "UNREAD_REDIS_KEY_PREFIX";
-    public static final String JDBC_URL_ENV = "UNREAD_JDBC_URL";
-    public static final String JDBC_USER_ENV = "UNREAD_JDBC_USER";
-    public static final String JDBC_PASSWORD_ENV = "UNREAD_JDBC_PASSWORD";
-    public static final String KAFKA_BOOTSTRAP_ENV = "UNREAD_KAFKA_BOOTSTRAP";
-    public static final String READS_TOPIC_ENV = "UNREAD_READS_TOPIC";
+    public static final String TIMEOUT_ENV = TIMEOUT_MS.env();
+    public static final String REDIS_URL_ENV = Settings.REDIS_URL.env();
+    public static final String REDIS_KEY_PREFIX_ENV = Settings.REDIS_KEY_PREFIX.env();
+    public static final String JDBC_URL_ENV = Settings.JDBC_URL.env();
+    public static final String JDBC_USER_ENV = Settings.JDBC_USER.env();
+    public static final String JDBC_PASSWORD_ENV = Settings.JDBC_PASSWORD_ENV;
+    public static final String KAFKA_BOOTSTRAP_ENV = Settings.KAFKA_BOOTSTRAP.env();
+    public static final String READS_TOPIC_ENV = Settings.READS_TOPIC.env();
 
     /** Address to bind; loopback by default so that nothing is exposed by accident. */
     public final String host;
@@ -139,9 +146,9 @@ public final class ApiConfig {
         return "ApiConfig{listen=" + host + ":" + port
                 + ", auth=" + (token == null ? "off" : "bearer token")
                 + ", timeout=" + timeoutMs + "ms"
-                + ", redis=" + redisUrl.replaceAll("//[^@/]*@", "//***@")
+                + ", redis=" + Settings.masked(redisUrl)
                 + ", redisKeyPrefix='" + redisKeyPrefix + "'"
-                + ", jdbc=" + jdbcUrl.replaceAll("(?i)(password=)[^&]*", "$1***")
+                + ", jdbc=" + Settings.masked(jdbcUrl)
                 + " as " + jdbcUser
                 + ", kafka=" + kafkaBootstrap + ", readsTopic=" + readsTopic + "}";
     }
@@ -155,11 +162,11 @@ public final class ApiConfig {
     }
 
     private static int wholeNumber(String name, String value) {
-        try {
-            return Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be a whole number, was " + value);
+        long parsed = Settings.wholeNumber(name, value, Integer.MIN_VALUE);
+        if (parsed > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(name + " must be at most " + Integer.MAX_VALUE);
         }
+        return (int) parsed;
     }
 
     private static String require(String value, String what) {
@@ -171,17 +178,17 @@ public final class ApiConfig {
 
     /** Settings to change before {@link #build()}; starts from the defaults. */
     public static final class Builder {
-        private String host = "127.0.0.1";
-        private int port = 8080;
+        private String host = HOST.defaultValue();
+        private int port = Integer.parseInt(PORT.defaultValue());
         private String token;
-        private int timeoutMs = 5000;
-        private String redisUrl = "redis://127.0.0.1:6379/0";
-        private String redisKeyPrefix = "";
-        private String jdbcUrl = "jdbc:mysql://127.0.0.1:3306/test";
-        private String jdbcUser = "root";
+        private int timeoutMs = Integer.parseInt(TIMEOUT_MS.defaultValue());
+        private String redisUrl = Settings.REDIS_URL.defaultValue();
+        private String redisKeyPrefix = Settings.REDIS_KEY_PREFIX.defaultValue();
+        private String jdbcUrl = Settings.JDBC_URL.defaultValue();
+        private String jdbcUser = Settings.JDBC_USER.defaultValue();
         private String jdbcPassword = "";
-        private String kafkaBootstrap = "127.0.0.1:9092";
-        private String readsTopic = "chat-reads";
+        private String kafkaBootstrap = Settings.KAFKA_BOOTSTRAP.defaultValue();
+        private String readsTopic = Settings.READS_TOPIC.defaultValue();
 
         private Builder() {}
 

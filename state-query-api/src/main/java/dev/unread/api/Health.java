@@ -24,7 +24,7 @@ final class Health implements AutoCloseable {
     private static final long KAFKA_CACHE_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final RedisUnread redis;
-    private final MySqlCursors mysql;
+    private final MySqlCursorReader mysql;
     private final KafkaReads kafka;
     private final HealthCheck extra;
     private final ApiMetrics metrics;
@@ -34,7 +34,7 @@ final class Health implements AutoCloseable {
     private long kafkaCheckedAt;
     private String kafkaProblem;
 
-    Health(RedisUnread redis, MySqlCursors mysql, KafkaReads kafka, HealthCheck extra,
+    Health(RedisUnread redis, MySqlCursorReader mysql, KafkaReads kafka, HealthCheck extra,
             ApiMetrics metrics) {
         this.redis = redis;
         this.mysql = mysql;

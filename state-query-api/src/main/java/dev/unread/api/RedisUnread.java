@@ -1,5 +1,6 @@
 package dev.unread.api;
 
+import dev.unread.contract.RedisNames;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,8 +57,8 @@ final class RedisUnread implements AutoCloseable {
         List<Response<Map<String, String>>> conversations = new ArrayList<>(userIds.length);
         try (Pipeline pipeline = client.pipelined()) {
             for (long userId : userIds) {
-                senders.add(pipeline.get(keyPrefix + "unread:senders:" + userId));
-                conversations.add(pipeline.hgetAll(keyPrefix + "chat:unread:" + userId));
+                senders.add(pipeline.get(RedisNames.sendersKey(keyPrefix, userId)));
+                conversations.add(pipeline.hgetAll(RedisNames.conversationsKey(keyPrefix, userId)));
             }
             pipeline.sync();
         } catch (JedisDataException e) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.unread.contract.EventJson;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
@@ -63,7 +64,7 @@ public final class StateQueryApi implements AutoCloseable {
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final Map<String, Handler> routes = new LinkedHashMap<>();
     private final RedisUnread redis;
-    private final MySqlCursors mysql;
+    private final MySqlCursorReader mysql;
     private final KafkaReads kafka;
     private final Health health;
     private final Javalin app;
@@ -77,7 +78,7 @@ public final class StateQueryApi implements AutoCloseable {
         this.openApi = resource(OPENAPI_RESOURCE);
         try {
             this.redis = open(new RedisUnread(config));
-            this.mysql = open(new MySqlCursors(config));
+            this.mysql = open(new MySqlCursorReader(config));
             int healthTimeoutMs = Math.min(config.timeoutMs, MAX_HEALTH_TIMEOUT_MS);
             this.kafka = open(new KafkaReads(config, healthTimeoutMs));
             this.health = open(new Health(redis, mysql, kafka, extraCheck, metrics));
@@ -231,11 +232,7 @@ public final class StateQueryApi implements AutoCloseable {
 
     private void inboxOpened(Context ctx) {
         long userId = Params.id("userId", ctx.pathParam("userId"));
-        ObjectNode event = json.createObjectNode()
-                .put("type", "INBOX_OPENED")
-                .put("userId", userId)
-                .put("readAt", System.currentTimeMillis());
-        publish(ctx, userId, event);
+        publish(ctx, userId, EventJson.inboxOpened(userId, System.currentTimeMillis()));
     }
 
     private void conversationRead(Context ctx) {
@@ -245,13 +242,11 @@ public final class StateQueryApi implements AutoCloseable {
         JsonNode body = Params.jsonObject(json, bytes);
         long userId = Params.longField(body, "userId", 1);
         long readSeq = Params.longField(body, "readSeq", 0);
-        ObjectNode event = json.createObjectNode()
-                .put("type", "CONVERSATION_READ")
-                .put("userId", userId)
-                .put("conversationId", conversationId)
-                .put("readSeq", readSeq)
-                .put("readAt", System.currentTimeMillis());
-        publish(ctx, userId, event);
+        publish(
+                ctx,
+                userId,
+                EventJson.conversationRead(
+                        userId, conversationId, readSeq, System.currentTimeMillis()));
     }
 
     private void health(Context ctx) {
@@ -354,8 +349,7 @@ public final class StateQueryApi implements AutoCloseable {
         metrics.request(ctx.method().name(), route, ctx.statusCode(), millis / 1000.0);
     }
 
-    private void publish(Context ctx, long userId, ObjectNode event) {
-        String text = event.toString();
+    private void publish(Context ctx, long userId, String text) {
         kafka.publish(userId, text);
         ctx.status(202).contentType(JSON).result(text);
     }

@@ -1,7 +1,7 @@
-package dev.unread.sinks;
+package dev.unread.contract;
 
 /**
- * The MySQL tables of the contract (DESIGN.md, Output), in the one place that creates them. Both
+ * The MySQL tables of the contract (docs/contract.md, "MySQL"), in the one place that creates them. Both
  * statements are idempotent, so every sink writer runs its table's statement when it opens and
  * a fresh database needs no migration step before the job starts.
  *

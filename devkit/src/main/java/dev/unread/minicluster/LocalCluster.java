@@ -1,4 +1,4 @@
-package dev.unread.cli;
+package dev.unread.minicluster;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
@@ -31,26 +31,21 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
  */
 public final class LocalCluster {
 
-    static final String HOST = "127.0.0.1";
+    public static final String HOST = "127.0.0.1";
 
     private LocalCluster() {}
 
     /**
      * Starts a cluster with one TaskManager of {@code parallelism} slots; its web UI and REST API
      * on {@code uiPort} (0: any free port), its checkpoints, savepoints and RocksDB files under
-     * {@code dataDir}.
+     * {@code dataDir}; the counters the kit reads kept by {@link InProcessMetrics}.
      */
     public static MiniCluster start(
             UnreadConfig config, int uiPort, Path dataDir, int parallelism) throws Exception {
-        return start(config, uiPort, dataDir, parallelism, new Configuration());
-    }
-
-    /** {@link #start(UnreadConfig, int, Path, int)} with more cluster settings, such as reporters. */
-    public static MiniCluster start(
-            UnreadConfig config, int uiPort, Path dataDir, int parallelism, Configuration more)
-            throws Exception {
         Configuration conf = clusterConfig(config, uiPort, dataDir, parallelism);
-        conf.addAll(more);
+        String reporter = "metrics.reporter.in-process.";
+        conf.setString(reporter + "factory.class", InProcessMetrics.Factory.class.getName());
+        conf.setString(reporter + InProcessMetrics.OPERATOR_OPTION, UnreadJob.COUNTER_NAME);
         MiniCluster cluster =
                 new MiniCluster(
                         new MiniClusterConfiguration.Builder()

@@ -1,4 +1,4 @@
-package dev.unread.bench;
+package dev.unread.minicluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -14,13 +14,13 @@ import org.apache.flink.api.common.JobID;
  * The checkpoint statistics of a job, read from Flink's REST API as an operator would read them
  * from the web UI.
  */
-final class FlinkRest {
+public final class FlinkRest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Checkpoint figures of a job: count, end-to-end duration and size. */
-    record Checkpoints(
+    public record Checkpoints(
             long completed,
             long p50Millis,
             long maxMillis,
@@ -30,11 +30,11 @@ final class FlinkRest {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
     private final URI base;
 
-    FlinkRest(URI base) {
+    public FlinkRest(URI base) {
         this.base = base;
     }
 
-    Checkpoints checkpoints(JobID job) throws IOException, InterruptedException {
+    public Checkpoints checkpoints(JobID job) throws IOException, InterruptedException {
         JsonNode stats = get("/jobs/" + job + "/checkpoints");
         JsonNode duration = stats.path("summary").path("end_to_end_duration");
         JsonNode latest = stats.path("latest").path("completed");

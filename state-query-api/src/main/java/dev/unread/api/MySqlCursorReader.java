@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /** Reads the read cursors the job keeps in MySQL (DESIGN.md, "Output"). */
-final class MySqlCursors implements AutoCloseable {
+final class MySqlCursorReader implements AutoCloseable {
 
     private static final String LAST_READ_AT =
             "SELECT last_read_at FROM user_activity WHERE user_id = ?";
@@ -23,7 +23,7 @@ final class MySqlCursors implements AutoCloseable {
     private final HikariDataSource pool;
     private final int timeoutMs;
 
-    MySqlCursors(ApiConfig config) {
+    MySqlCursorReader(ApiConfig config) {
         HikariConfig hikari = new HikariConfig();
         hikari.setPoolName("unread-api-mysql");
         hikari.setJdbcUrl(config.jdbcUrl);

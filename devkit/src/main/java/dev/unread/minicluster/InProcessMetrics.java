@@ -1,0 +1,95 @@
+package dev.unread.minicluster;
+
+import dev.unread.sinks.RedisCounts;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricConfig;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.reporter.MetricReporter;
+import org.apache.flink.metrics.reporter.MetricReporterFactory;
+
+/**
+ * A metric reporter that keeps hold of the counters the developer kit reads while a job runs in
+ * its own JVM: one operator's {@code numRecordsIn}, and the Redis sinks' commands and coalesced
+ * updates. The local stack's progress line and the benchmark read them as often as they like and
+ * for free; reading the same figures through the REST API every few milliseconds made the
+ * JobManager's metric fetcher one of the busiest threads of the run it was measuring.
+ *
+ * <p>Configured as {@code metrics.reporter.<name>.factory.class} with this class's {@link Factory}
+ * (found through {@code META-INF/services}), and option {@code operator}: the operator's name.
+ */
+public final class InProcessMetrics implements MetricReporter {
+
+    public static final String OPERATOR_OPTION = "operator";
+
+    private static final String RECORDS_IN = "numRecordsIn";
+
+    /** Every subtask's counters by metric name, over all reporters of this JVM. */
+    private static final Map<String, Set<Counter>> COUNTERS = new ConcurrentHashMap<>();
+
+    private String operator;
+
+    /** The operator's input so far, summed over its subtasks. */
+    public static long recordsIn() {
+        return sum(RECORDS_IN);
+    }
+
+    /** Redis commands the sinks sent and Redis acknowledged, over all sink subtasks. */
+    public static long redisCommands() {
+        return sum(RedisCounts.COMMANDS_METRIC);
+    }
+
+    /** Updates that cost no Redis command: a later update of the same key replaced them. */
+    public static long redisCoalescedUpdates() {
+        return sum(RedisCounts.COALESCED_METRIC);
+    }
+
+    private static long sum(String name) {
+        long sum = 0;
+        for (Counter counter : COUNTERS.getOrDefault(name, Set.of())) {
+            sum += counter.getCount();
+        }
+        return sum;
+    }
+
+    @Override
+    public void open(MetricConfig config) {
+        operator = config.getString(OPERATOR_OPTION, "");
+    }
+
+    @Override
+    public void close() {}
+
+    @Override
+    public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
+        if (isKept(metric, name, group)) {
+            COUNTERS.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet()).add((Counter) metric);
+        }
+    }
+
+    /** Kept: a finished or restarted task's counts stay in the totals the kit reports. */
+    @Override
+    public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {}
+
+    private boolean isKept(Metric metric, String name, MetricGroup group) {
+        if (!(metric instanceof Counter)) {
+            return false;
+        }
+        if (RECORDS_IN.equals(name)) {
+            return operator.equals(group.getAllVariables().get("<operator_name>"));
+        }
+        return RedisCounts.COMMANDS_METRIC.equals(name) || RedisCounts.COALESCED_METRIC.equals(name);
+    }
+
+    /** Creates the reporter; listed in {@code META-INF/services} for Flink to find. */
+    public static final class Factory implements MetricReporterFactory {
+        @Override
+        public MetricReporter createMetricReporter(Properties properties) {
+            return new InProcessMetrics();
+        }
+    }
+}
