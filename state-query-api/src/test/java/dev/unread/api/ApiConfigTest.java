@@ -104,7 +104,7 @@ class ApiConfigTest {
         assertThat(text).doesNotContain("redispw").doesNotContain("dbpw").doesNotContain("tok3n")
                 .doesNotContain("urlpw")
                 .contains("password=***&ssl=true")
-                .contains("redis://***@redis:6379/0")
+                .contains("redis://:***@redis:6379/0")
                 .contains("auth=bearer token");
     }
 }
