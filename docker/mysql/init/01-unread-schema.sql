@@ -1,4 +1,4 @@
--- The tables the job writes read cursors to (DESIGN.md, "MySQL"); DATETIME values are UTC.
+-- The tables the job writes read cursors to (docs/contract.md, "MySQL"); DATETIME values are UTC.
 -- The job creates them too when absent; here they exist before the job starts, so that the
 -- state-query-api and `unread bootstrap` find them in a fresh stack.
 CREATE TABLE IF NOT EXISTS user_activity (

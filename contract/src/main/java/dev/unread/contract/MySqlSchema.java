@@ -1,9 +1,9 @@
 package dev.unread.contract;
 
 /**
- * The MySQL tables of the contract (docs/contract.md, "MySQL"), in the one place that creates them. Both
- * statements are idempotent, so every sink writer runs its table's statement when it opens and
- * a fresh database needs no migration step before the job starts.
+ * The MySQL tables of the contract (docs/contract.md, "MySQL"), in the one place that creates
+ * them. Both statements are idempotent, so every sink writer runs its table's statement when it
+ * opens and a fresh database needs no migration step before the job starts.
  *
  * <p>DATETIME(3) holds UTC wall-clock time with millisecond precision: DATETIME, unlike
  * TIMESTAMP, is never converted by the session time zone, so what the job writes is what every

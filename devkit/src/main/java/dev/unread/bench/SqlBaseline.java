@@ -62,7 +62,7 @@ public final class SqlBaseline {
 
     static final String TABLE = "bench_messages";
 
-    /** The badge of DESIGN.md in SQL: distinct senders other than the user since its last open. */
+    /** The badge of docs/contract.md in SQL: distinct senders but the user since its last open. */
     static final String BADGE_QUERY =
             "SELECT COUNT(DISTINCT sender_id) FROM "
                     + TABLE

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * {@code unread bench} end to end on a small workload: every part runs and measures the records it
  * was given. No figure is judged here (speed belongs to the benchmark's report, not to tests);
  * what is checked is that the counts the ratios rest on are right, and that the job's state at
- * the end is what DESIGN.md's semantics give for those records.
+ * the end is what the semantics of docs/contract.md give for those records.
  */
 class BenchITCase {
 

@@ -32,8 +32,9 @@ import redis.clients.jedis.Jedis;
 
 /**
  * The SQL baseline on the real servers, at a size that runs in seconds: the table holds the
- * generated messages, SQL counts the badge of DESIGN.md, each layout's plan uses its own index,
- * Redis is read where the job writes, and nothing is left behind. Timings are never asserted.
+ * generated messages, SQL counts the badge of docs/contract.md, each layout's plan uses its own
+ * index, Redis is read where the job writes, and nothing is left behind. Timings are never
+ * asserted.
  *
  * <p>With {@code -Dbench.sql.rows=1000000,10000000} (and optionally {@code -Dbench.sql.queries})
  * it also runs the benchmark itself on the default workload and prints the figures.
@@ -239,8 +240,8 @@ class SqlBaselineTest {
     }
 
     /**
-     * The badges of DESIGN.md computed from the generated events themselves: each user's last
-     * inbox open, and who wrote to it when.
+     * The badges of docs/contract.md computed from the generated events themselves: each user's
+     * last inbox open, and who wrote to it when.
      */
     private static final class Oracle {
         final Map<Long, Long> lastReadAt = new HashMap<>();

@@ -11,8 +11,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Parses and validates the two input topics exactly as DESIGN.md's input section says. A streaming
- * parser rather than a tree: it is the hot path, and it lets unknown fields be skipped unread.
+ * Parses and validates the two input topics exactly as "Input" in docs/contract.md says. A
+ * streaming parser rather than a tree: it is the hot path, and it lets unknown fields be skipped
+ * unread.
  *
  * <p>Not thread-safe: the fields of the record being parsed live in the instance, so that a record
  * costs no holder objects. Each user keeps its own, as {@link ParseEvents} does per subtask.

@@ -20,8 +20,8 @@ import org.apache.flink.connector.jdbc.datasource.connections.SimpleJdbcConnecti
 import org.apache.flink.connector.jdbc.datasource.statements.JdbcQueryStatement;
 
 /**
- * Read cursors to MySQL: {@code user_activity} and {@code conversation_member} (DESIGN.md,
- * Output), each through the JDBC connector's at-least-once sink.
+ * Read cursors to MySQL: {@code user_activity} and {@code conversation_member} (docs/contract.md,
+ * "MySQL"), each through the JDBC connector's at-least-once sink.
  *
  * <p>At least once is enough because every write is an upsert that keeps the larger cursor: a
  * record written twice, or an older record written after a newer one (a replay after a restore),

@@ -20,8 +20,9 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * The semantics of DESIGN.md, per user (the key): the distinct-sender badge since the inbox was
- * last opened, and per conversation the unread seqs past a read cursor that only moves forward.
+ * The semantics of docs/contract.md, per user (the key): the distinct-sender badge since the
+ * inbox was last opened, and per conversation the unread seqs past a read cursor that only moves
+ * forward.
  *
  * <p>State holds only what can still count: senders whose newest message is newer than the inbox
  * watermark, and seqs past the conversation cursor. Anything at or behind a watermark or cursor is

@@ -13,7 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
 
-/** The input section of DESIGN.md, field by field. */
+/** The input rules of docs/contract.md ("Input"), field by field. */
 class EventParserTest {
 
     private final EventParser parser = new EventParser();

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** One test per rule of DESIGN.md's semantics, on the production state backend. */
+/** One test per rule of docs/contract.md's "Semantics", on the production state backend. */
 class UnreadCounterTest {
 
     private static final long ALICE = 10086;

@@ -12,9 +12,9 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The expected outcome of a set of events, computed straight from DESIGN.md's "Semantics" section
- * and nothing else: it never looks at how the job computes its counts, so a test that compares
- * the two can catch a wrong idea as well as a wrong line.
+ * The expected outcome of a set of events, computed straight from the "Semantics" section of
+ * docs/contract.md and nothing else: it never looks at how the job computes its counts, so a test
+ * that compares the two can catch a wrong idea as well as a wrong line.
  *
  * <p>Everything except {@link #unreadAfterLastRead(List)} is a pure function of the <em>set</em>
  * of events: duplicates and order are ignored by construction. Maps returned are sorted so that a

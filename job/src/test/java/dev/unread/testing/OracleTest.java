@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The oracle against examples worked out by hand from DESIGN.md: it is not taken on trust. */
+/** The oracle against examples worked out by hand from docs/contract.md: not taken on trust. */
 class OracleTest {
 
     private static final long ME = 10086;

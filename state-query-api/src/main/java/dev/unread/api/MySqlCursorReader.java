@@ -11,7 +11,7 @@ import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** Reads the read cursors the job keeps in MySQL (DESIGN.md, "Output"). */
+/** Reads the read cursors the job keeps in MySQL (docs/contract.md, "MySQL"). */
 final class MySqlCursorReader implements AutoCloseable {
 
     private static final String LAST_READ_AT =

@@ -16,7 +16,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.util.JedisURIHelper;
 
-/** Reads the counts the job keeps in Redis (DESIGN.md, "Output"). */
+/** Reads the counts the job keeps in Redis (docs/contract.md, "Redis"). */
 final class RedisUnread implements AutoCloseable {
 
     /** Jetty serves many requests at once; more than Jedis' default 8 connections. */

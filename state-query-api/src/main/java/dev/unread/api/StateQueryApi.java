@@ -30,8 +30,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP API of DESIGN.md: unread counts from Redis, read cursors from MySQL, read events to
- * Kafka. {@link #start} runs it inside another program (the {@code unread} CLI); {@link #main}
+ * The HTTP API of docs/contract.md: unread counts from Redis, read cursors from MySQL, read events
+ * to Kafka. {@link #start} runs it inside another program (the {@code unread} CLI); {@link #main}
  * runs it alone, configured by the environment.
  */
 public final class StateQueryApi implements AutoCloseable {

@@ -161,7 +161,7 @@ class RandomizedRequestsITCase {
         }
     }
 
-    /** The routes of DESIGN.md; {@code {id}} is where generated ids go. */
+    /** The routes of docs/contract.md; {@code {id}} is where generated ids go. */
     private enum Route {
         USER_UNREAD("GET", "/api/users/{id}/unread", "redis"),
         USERS_UNREAD("GET", "/api/unread", "redis"),
@@ -337,7 +337,7 @@ class RandomizedRequestsITCase {
 
         /**
          * The status a plain request must get: the wrong method 405 with or without a token, the
-         * token before the body limit, the body limit before the parameters (DESIGN.md, and the
+         * token before the body limit, the body limit before the parameters (docs/contract.md, and
          * order StateQueryApi documents). Null when not certain.
          */
         Integer expectedStatus(Request r) {
@@ -677,7 +677,7 @@ class RandomizedRequestsITCase {
                     "%u0031", "1%0d%0aX-Injected: yes");
         }
 
-        /** The id rule of DESIGN.md: decimal digits, 1 to 2^63-1. */
+        /** The id rule of docs/contract.md: decimal digits, 1 to 2^63-1. */
         static boolean valid(String id) {
             if (!id.matches("[0-9]{1,19}")) {
                 return false;

@@ -12,8 +12,8 @@ import redis.clients.jedis.resps.ScanResult;
 
 /**
  * The shared Redis and MariaDB on 127.0.0.1, isolated for one test class: Redis keys under a
- * random prefix and a database of its own with the job's tables (DESIGN.md), both removed by
- * {@link #close()}. Other helpers' tests use the same servers at the same time.
+ * random prefix and a database of its own with the job's tables (docs/contract.md), both removed
+ * by {@link #close()}. Other helpers' tests use the same servers at the same time.
  */
 final class TestStores implements AutoCloseable {
 
