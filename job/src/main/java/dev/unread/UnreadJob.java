@@ -14,8 +14,10 @@ import dev.unread.sinks.RedisCounts;
 import dev.unread.sinks.RedisReceipts;
 import dev.unread.sources.KafkaRawRecords;
 import dev.unread.state.UnreadCounter;
+import dev.unread.state.UnreadCounterOperator;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
@@ -146,7 +148,10 @@ public final class UnreadJob {
                 messageEvents
                         .union(readEvents)
                         .keyBy(event -> event.userId, Types.LONG)
-                        .process(new UnreadCounter(idleStateDays))
+                        .transform(
+                                COUNTER_NAME,
+                                TypeInformation.of(UnreadCount.class),
+                                new UnreadCounterOperator(idleStateDays))
                         .uid(COUNTER_UID)
                         .name(COUNTER_NAME);
 

@@ -2,6 +2,7 @@ package dev.unread.config;
 
 import dev.unread.contract.Setting;
 import dev.unread.contract.Settings;
+import dev.unread.state.UnreadCounter;
 import java.io.Serializable;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -83,6 +84,12 @@ public final class UnreadConfig implements Serializable {
         maxParallelism = (int) positive(s, "max-parallelism");
         checkpointIntervalMs = positive(s, "checkpoint-interval-ms");
         idleStateDays = atLeast(s, "idle-state-days", 0);
+        if (idleStateDays > UnreadCounter.MAX_IDLE_STATE_DAYS) {
+            // Larger values meant as "forever" would put the expiry timer past what a timer holds.
+            throw new IllegalArgumentException("--idle-state-days must be at most "
+                    + UnreadCounter.MAX_IDLE_STATE_DAYS + " (100 years), was " + idleStateDays
+                    + "; 0 keeps state forever");
+        }
     }
 
     /** The defaults, overridden by the environment, overridden by {@code settings}. */

@@ -1,12 +1,14 @@
 package dev.unread.sinks;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -15,6 +17,11 @@ import redis.clients.jedis.exceptions.JedisException;
  * waits ({@link #FIRST_BACKOFF_MS}, doubling) and reconnects, and after {@link #MAX_ATTEMPTS}
  * failed attempts it throws, so that the task fails and Flink restores from the last checkpoint
  * instead of losing a write.
+ *
+ * <p>A command refused with WRONGTYPE (its key holds another type: a leftover, or another
+ * application's key in the job's key space) would fail every retry and every restart, so the
+ * command's {@link Command#replacingWrongType() replacement} is sent instead, and the keys so
+ * replaced are counted and logged. A command without one fails as any other refusal.
  *
  * <p>A writer runs in its task's single thread, so one plain connection is enough and the
  * connection needs no locking. It is opened on first use, which puts the first connect under the
@@ -26,6 +33,15 @@ final class RedisConnection implements AutoCloseable {
     @FunctionalInterface
     interface Command {
         void appendTo(Pipeline pipeline);
+
+        /**
+         * What to send instead when Redis answered WRONGTYPE: the same write after replacing the
+         * key with one of the right type, answering 1 when it replaced the key and 0 when an
+         * earlier replacement had; null when the key must not be replaced.
+         */
+        default Command replacingWrongType() {
+            return null;
+        }
     }
 
     static final int BATCH_SIZE = 1000;
@@ -49,20 +65,22 @@ final class RedisConnection implements AutoCloseable {
      * After a failure the round trip that failed is sent again whole: the counts are absolute,
      * so a repeated command is harmless, and a receipt may be published twice (at least once).
      *
+     * @return how many keys of the wrong type were replaced
      * @throws IOException when Redis failed {@link #MAX_ATTEMPTS} times in a row, or refused a
      *     command that many times
      */
-    void send(List<Command> commands) throws IOException, InterruptedException {
+    int send(List<Command> commands) throws IOException, InterruptedException {
         int acknowledged = 0;
+        int replaced = 0;
         long backoffMs = FIRST_BACKOFF_MS;
         for (int attempt = 1; ; attempt++) {
             try {
                 while (acknowledged < commands.size()) {
                     int end = Math.min(acknowledged + BATCH_SIZE, commands.size());
-                    roundTrip(commands.subList(acknowledged, end));
+                    replaced += roundTrip(commands.subList(acknowledged, end));
                     acknowledged = end;
                 }
-                return;
+                return replaced;
             } catch (JedisException e) {
                 disconnect();
                 if (attempt >= MAX_ATTEMPTS) {
@@ -80,21 +98,53 @@ final class RedisConnection implements AutoCloseable {
         }
     }
 
-    private void roundTrip(List<Command> batch) {
+    /** Sends one batch; returns how many keys of the wrong type it replaced. */
+    private int roundTrip(List<Command> batch) {
         if (jedis == null) {
             jedis = url.connect(clientConfig);
         }
-        Pipeline pipeline = jedis.pipelined();
-        for (Command command : batch) {
-            command.appendTo(pipeline);
+        List<Object> replies = pipelined(batch);
+        List<Command> replacing = new ArrayList<>();
+        for (int i = 0; i < replies.size(); i++) {
+            // A refused command (WRONGTYPE, NOPERM, READONLY after a failover) comes back as a
+            // reply, not as an exception: raise it, or the write would be lost without a trace.
+            if (replies.get(i) instanceof JedisException refused) {
+                Command replacement = wrongType(refused) ? batch.get(i).replacingWrongType() : null;
+                if (replacement == null) {
+                    throw refused;
+                }
+                replacing.add(replacement);
+            }
         }
-        // A refused command (WRONGTYPE, NOPERM, READONLY after a failover) comes back as a reply,
-        // not as an exception: raise it, or the write would be lost without a trace.
-        for (Object reply : pipeline.syncAndReturnAll()) {
+        if (replacing.isEmpty()) {
+            return 0;
+        }
+        int replaced = 0;
+        for (Object reply : pipelined(replacing)) {
             if (reply instanceof JedisException refused) {
                 throw refused;
             }
+            if (Long.valueOf(1).equals(reply)) {
+                replaced++;
+            }
         }
+        LOG.warn("Redis at {}: replaced {} keys of the wrong type in the job's key space",
+                url, replaced);
+        return replaced;
+    }
+
+    private List<Object> pipelined(List<Command> commands) {
+        Pipeline pipeline = jedis.pipelined();
+        for (Command command : commands) {
+            command.appendTo(pipeline);
+        }
+        return pipeline.syncAndReturnAll();
+    }
+
+    private static boolean wrongType(JedisException refused) {
+        return refused instanceof JedisDataException
+                && refused.getMessage() != null
+                && refused.getMessage().startsWith("WRONGTYPE");
     }
 
     private void disconnect() {

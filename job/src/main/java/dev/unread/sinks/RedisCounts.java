@@ -10,6 +10,7 @@ import java.util.Map;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import redis.clients.jedis.Pipeline;
 
 /**
  * Writes counts to Redis as the contract's keys, with absolute values only, so that a replay
@@ -21,6 +22,11 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
  *   <li>a conversation's count: hash {@code chat:unread:{userId}}, field {@code {conversationId}},
  *       {@code HSET} to the count, {@code HDEL} when it drops to 0.
  * </ul>
+ *
+ * <p>A key of the wrong type where the job writes (another application's, or a leftover) is
+ * replaced: {@code SET} and {@code DEL} replace any type themselves; a hash command Redis refuses
+ * with WRONGTYPE is sent again as a script that deletes the key unless it is a hash, then writes
+ * the field, in one atomic step (see {@link RedisConnection}).
  *
  * <p>{@link UnreadConfig#redisKeyPrefix} goes before every key (tests use it to isolate
  * themselves in a shared Redis). Updates of one key or field inside the flush interval ({@link
@@ -53,6 +59,53 @@ public class RedisCounts implements Sink<UnreadCount> {
                 new RedisConnection(RedisUrl.parse(config.redisUrl)),
                 context,
                 config.flushIntervalMs);
+    }
+
+    /** {@code HSET} of a conversation's count, or {@code HDEL} when the count is 0 (null). */
+    private static final class HashFieldCommand implements RedisConnection.Command {
+        /**
+         * Deletes KEYS[1] if it is there and not a hash, then HSETs ARGV[1] to ARGV[2], or HDELs
+         * ARGV[1]; answers 1 when it deleted the key. Two of them for one key in one flush (two
+         * conversations of one user) replace it once.
+         */
+        private static final String REPLACE_SCRIPT =
+                "local replaced = 0\n"
+                        + "local type = redis.call('TYPE', KEYS[1]).ok\n"
+                        + "if type ~= 'hash' and type ~= 'none' then\n"
+                        + "  redis.call('DEL', KEYS[1])\n"
+                        + "  replaced = 1\n"
+                        + "end\n"
+                        + "if #ARGV == 2 then\n"
+                        + "  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])\n"
+                        + "else\n"
+                        + "  redis.call('HDEL', KEYS[1], ARGV[1])\n"
+                        + "end\n"
+                        + "return replaced";
+
+        private final String key;
+        private final String field;
+        private final String value;
+
+        HashFieldCommand(String key, String field, String value) {
+            this.key = key;
+            this.field = field;
+            this.value = value;
+        }
+
+        @Override
+        public void appendTo(Pipeline pipeline) {
+            if (value == null) {
+                pipeline.hdel(key, field);
+            } else {
+                pipeline.hset(key, field, value);
+            }
+        }
+
+        @Override
+        public RedisConnection.Command replacingWrongType() {
+            List<String> args = value == null ? List.of(field) : List.of(field, value);
+            return p -> p.eval(REPLACE_SCRIPT, List.of(key), args);
+        }
     }
 
     /** The latest count of each badge and conversation since the last flush. */
@@ -122,9 +175,10 @@ public class RedisCounts implements Sink<UnreadCount> {
                 String key = RedisNames.sendersKey(prefix, target.userId());
                 return count == 0 ? p -> p.del(key) : p -> p.set(key, value);
             }
-            String key = RedisNames.conversationsKey(prefix, target.userId());
-            String field = Long.toString(target.conversationId());
-            return count == 0 ? p -> p.hdel(key, field) : p -> p.hset(key, field, value);
+            return new HashFieldCommand(
+                    RedisNames.conversationsKey(prefix, target.userId()),
+                    Long.toString(target.conversationId()),
+                    count == 0 ? null : value);
         }
 
         @Override

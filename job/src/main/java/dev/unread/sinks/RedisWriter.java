@@ -20,8 +20,9 @@ import org.apache.flink.metrics.Counter;
  * the connection's retries throws, failing the task, so nothing is dropped silently. Timers run in
  * the task's thread, never alongside {@link #write}.
  *
- * <p>Metrics on the writer's group: {@value #COMMANDS_METRIC} (commands Redis acknowledged) and
- * {@value #COALESCED_METRIC} (updates absorbed by a later one).
+ * <p>Metrics on the writer's group: {@value #COMMANDS_METRIC} (commands Redis acknowledged),
+ * {@value #COALESCED_METRIC} (updates absorbed by a later one) and {@value #WRONG_TYPE_METRIC}
+ * (keys of the wrong type replaced, see {@link RedisConnection}).
  */
 final class RedisWriter<T> implements SinkWriter<T> {
 
@@ -45,6 +46,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
 
     static final String COMMANDS_METRIC = RedisCounts.COMMANDS_METRIC;
     static final String COALESCED_METRIC = RedisCounts.COALESCED_METRIC;
+    static final String WRONG_TYPE_METRIC = "redisWrongTypeKeysReplaced";
 
     /** Bounds the writer's memory: ~100 bytes an entry, ten round trips a flush. */
     static final int MAX_BUFFERED = 10 * RedisConnection.BATCH_SIZE;
@@ -55,6 +57,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
     private final long flushIntervalMs;
     private final Counter commandsSent;
     private final Counter updatesCoalesced;
+    private final Counter wrongTypeKeysReplaced;
 
     private ScheduledFuture<?> flushTimer;
 
@@ -69,6 +72,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
         this.flushIntervalMs = flushIntervalMs;
         this.commandsSent = context.metricGroup().counter(COMMANDS_METRIC);
         this.updatesCoalesced = context.metricGroup().counter(COALESCED_METRIC);
+        this.wrongTypeKeysReplaced = context.metricGroup().counter(WRONG_TYPE_METRIC);
     }
 
     @Override
@@ -100,7 +104,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
             return;
         }
         List<RedisConnection.Command> commands = buffer.commands();
-        connection.send(commands);
+        wrongTypeKeysReplaced.inc(connection.send(commands));
         buffer.clear();
         if (flushTimer != null) {
             // The buffer it was set for is written; the next record starts a new interval.

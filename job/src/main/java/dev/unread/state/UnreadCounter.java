@@ -43,6 +43,14 @@ import org.apache.flink.util.OutputTag;
  * drops the keys) and all of the user's state is cleared. Flink's own state TTL is not used for
  * this because it expires each map entry on its own, which would let the badge count drift from
  * the sender map and drop a watermark while keeping what it covers.
+ *
+ * <p>The setting may change at any restore, so a timer may have been set under another one: each
+ * user's day of latest event is recorded whether expiry is on or not, and a timer forgets the user
+ * only when expiry is on and that day is the setting's number of days behind. When a restore turns
+ * expiry on or changes the days, {@link UnreadCounterOperator} gives every user the timer the
+ * setting calls for; a user with no event recorded (state from before this field, or built by the
+ * savepoint tools) counts as active on the day the idle clock started, see {@link
+ * #startIdleClock}.
  */
 public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadCount> {
 
@@ -69,13 +77,19 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     public static final MapStateDescriptor<Long, ConversationState> CONVERSATIONS =
             new MapStateDescriptor<>("conversations", Types.LONG, Types.POJO(ConversationState.class));
 
-    private static final long DAY_MS = Duration.ofDays(1).toMillis();
+    static final long DAY_MS = Duration.ofDays(1).toMillis();
+
+    /** The longest idle period: 100 years, far inside what a timer's epoch milliseconds hold. */
+    public static final long MAX_IDLE_STATE_DAYS = 36_500;
 
     /** Idle days after which a user's state is cleared; 0 keeps state forever. */
     private final long idleStateDays;
 
     /** Random per open; 0 is never one, so state from before this field always refreshes. */
     private transient long incarnation;
+
+    /** The day a user with no day recorded counts as last active; see {@link #startIdleClock}. */
+    private transient long idleClockStartDay;
 
     private transient ValueState<InboxState> inbox;
     private transient MapState<Long, Long> senders;
@@ -87,8 +101,10 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     }
 
     public UnreadCounter(long idleStateDays) {
-        if (idleStateDays < 0) {
-            throw new IllegalArgumentException("idleStateDays must be >= 0, was " + idleStateDays);
+        if (idleStateDays < 0 || idleStateDays > MAX_IDLE_STATE_DAYS) {
+            throw new IllegalArgumentException("idleStateDays must be >= 0 and at most "
+                    + MAX_IDLE_STATE_DAYS + " (100 years), was " + idleStateDays
+                    + "; 0 keeps state forever");
         }
         this.idleStateDays = idleStateDays;
     }
@@ -106,9 +122,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     @Override
     public void processElement(ChatEvent event, Context ctx, Collector<UnreadCount> out)
             throws Exception {
-        if (idleStateDays > 0) {
-            markActive(ctx.timerService());
-        }
+        markActive(ctx.timerService());
         switch (event.kind) {
             case MESSAGE:
                 // A user's own message counts toward nothing.
@@ -242,8 +256,9 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     }
 
     /**
-     * Records today as the user's active day and moves the user's single expiry timer to the end
-     * of the idle period: one state write and one timer per user per active day.
+     * Records today as the user's active day, expiry on or off, so that a restore turning it on
+     * finds how long each user has been idle; when on, moves the user's single expiry timer to
+     * the end of the idle period: one state write and one timer per user per active day.
      */
     private void markActive(TimerService timers) throws Exception {
         long today = timers.currentProcessingTime() / DAY_MS;
@@ -251,12 +266,37 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         if (state.lastActiveDay == today) {
             return;
         }
-        if (state.lastActiveDay > 0) {
-            timers.deleteProcessingTimeTimer(expiry(state.lastActiveDay));
+        if (idleStateDays > 0) {
+            // A timer set under other days, or before a restore turned expiry on, is not found
+            // here; onTimer ignores it.
+            timers.deleteProcessingTimeTimer(expiry(lastActiveDay(state)));
+            timers.registerProcessingTimeTimer(expiry(today));
         }
         state.lastActiveDay = today;
         inbox.update(state);
-        timers.registerProcessingTimeTimer(expiry(today));
+    }
+
+    /**
+     * Sets the day on which the idle clock started for users with no active day recorded; the
+     * operator keeps it across restores. Until called, such users are never forgotten.
+     */
+    void startIdleClock(long day) {
+        idleClockStartDay = day;
+    }
+
+    /**
+     * Sets the current user's expiry timer from their recorded activity; for {@link
+     * UnreadCounterOperator} when a restore turned expiry on or changed its days. Only reads
+     * state, so it may run while the operator walks the keys.
+     */
+    void scheduleExpiry(TimerService timers) throws Exception {
+        if (idleStateDays > 0) {
+            timers.registerProcessingTimeTimer(expiry(lastActiveDay(inbox.value())));
+        }
+    }
+
+    private long lastActiveDay(InboxState state) {
+        return state == null || state.lastActiveDay == 0 ? idleClockStartDay : state.lastActiveDay;
     }
 
     private long expiry(long lastActiveDay) {
@@ -266,12 +306,17 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<UnreadCount> out)
             throws Exception {
+        // A timer set before a restore changed the setting: expiry is off now, or the user has
+        // not been idle for the days set now (their own timer, for the right day, is set too).
+        if (idleStateDays == 0) {
+            return;
+        }
         InboxState state = inbox.value();
-        if (state == null || timestamp < expiry(state.lastActiveDay)) {
+        if (timestamp < expiry(lastActiveDay(state))) {
             return;
         }
         long user = ctx.getCurrentKey();
-        if (state.unreadSenders > 0) {
+        if (state != null && state.unreadSenders > 0) {
             out.collect(UnreadCount.senders(user, 0));
         }
         for (Map.Entry<Long, ConversationState> c : conversations.entries()) {

@@ -48,6 +48,16 @@ class UnreadConfigTest {
     }
 
     @Test
+    void idleDaysATimerCannotHoldAreRefusedAtParseTime() {
+        assertThatThrownBy(() -> UnreadConfig.with(
+                        Map.of("idle-state-days", Long.toString(Long.MAX_VALUE))))
+                .hasMessageContaining("--idle-state-days must be at most 36500 (100 years)")
+                .hasMessageContaining("0 keeps state forever");
+        assertThat(UnreadConfig.with(Map.of("idle-state-days", "36500")).idleStateDays)
+                .isEqualTo(36500);
+    }
+
+    @Test
     void toStringHidesTheRedisPassword() {
         UnreadConfig c = UnreadConfig.with(Map.of("redis-url", "redis://:hunter2@10.0.0.1:6379/0"));
         assertThat(c.toString()).doesNotContain("hunter2").contains(":***@");

@@ -243,15 +243,43 @@ class RedisCountsTest {
     }
 
     @Test
-    void aCommandRedisRefusesFailsTheFlush() throws Exception {
-        // Something else took the hash's key for a string: HSET answers WRONGTYPE.
+    void keysOfTheWrongTypeInTheJobsKeySpaceAreReplaced() throws Exception {
+        // Issue 17, item 7: leftovers or another application's keys where the job writes.
+        long other = USER + 1;
+        long third = USER + 2;
         redis.set(RedisNames.conversationsKey(prefix, USER), "not a hash");
+        redis.sadd(RedisNames.conversationsKey(prefix, other), "a set");
+        redis.rpush(RedisNames.conversationsKey(prefix, third), "a list");
+        redis.rpush(RedisNames.sendersKey(prefix, USER), "a list");
         writer.write(UnreadCount.conversation(USER, CONVERSATION, 3), null);
+        writer.write(UnreadCount.conversation(other, CONVERSATION, 0), null);
+        writer.write(UnreadCount.conversation(third, CONVERSATION, 2), null);
+        writer.write(UnreadCount.conversation(third, CONVERSATION + 1, 4), null);
+        writer.write(UnreadCount.senders(USER, 5), null);
 
-        assertThatThrownBy(() -> writer.flush(false))
-                .isInstanceOf(IOException.class)
-                .hasRootCauseMessage(
-                        "WRONGTYPE Operation against a key holding the wrong kind of value");
-        assertThat(context.counter("redisCommands")).isZero();
+        writer.flush(false);
+
+        assertThat(conversations(USER)).containsExactly(Map.entry("80001", "3"));
+        assertThat(redis.exists(RedisNames.conversationsKey(prefix, other))).isFalse();
+        assertThat(conversations(third)).containsOnly(Map.entry("80001", "2"), Map.entry("80002", "4"));
+        assertThat(badge(USER)).isEqualTo("5");
+        assertThat(context.counter("redisWrongTypeKeysReplaced")).isEqualTo(3);
+        assertThat(context.counter("redisCommands")).isEqualTo(5);
+    }
+
+    @Test
+    void aCommandRedisRefusesForAnotherReasonFailsTheFlush() throws Exception {
+        // An ACL user allowed everything but HSET: Redis answers NOPERM, which no retry changes.
+        String user = "unread-test-" + UUID.randomUUID();
+        redis.aclSetUser(user, "on", ">pw", "~" + prefix + "*", "+@all", "-hset");
+        try {
+            SinkWriter<UnreadCount> refused = writerTo("redis://" + user + ":pw@127.0.0.1:6379/0");
+            refused.write(UnreadCount.conversation(USER, CONVERSATION, 3), null);
+            assertThatThrownBy(() -> refused.flush(false))
+                    .isInstanceOf(IOException.class)
+                    .rootCause().hasMessageContaining("NOPERM");
+        } finally {
+            redis.aclDelUser(user);
+        }
     }
 }

@@ -4,6 +4,7 @@ import static dev.unread.events.ChatEvent.conversationRead;
 import static dev.unread.events.ChatEvent.inboxOpened;
 import static dev.unread.events.ChatEvent.message;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
@@ -35,6 +37,7 @@ class UnreadCounterTest {
     private static final long CAROL = 10088;
     private static final long DAVE = 10089;
     private static final long CHAT = 80001;
+    private static final long DAY = Duration.ofDays(1).toMillis();
 
     private KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness;
 
@@ -286,9 +289,162 @@ class UnreadCounterTest {
     }
 
     @Test
+    void turningExpiryOffStopsTheTimersItSet() throws Exception {
+        // Issue 17, item 1: written with 7 idle days, restored with expiry off.
+        restart(7, null);
+        harness.setProcessingTime(20000 * DAY);
+        send(message(BOB, ALICE, 1000));
+        var snapshot = harness.snapshot(1, 1);
+
+        restart(0, snapshot);
+        harness.setProcessingTime(20006 * DAY);
+        send(message(CAROL, ALICE, 1001));
+        harness.getOutput().clear();
+        harness.setProcessingTime(20008 * DAY);
+        harness.setProcessingTime(20100 * DAY);
+
+        assertThat(counts()).isEmpty();
+        assertThat(sendersHeld(ALICE)).isEqualTo(2);
+    }
+
+    @Test
+    void turningExpiryOnForgetsUsersByTheirLastEventOrFromTheRestore() throws Exception {
+        // Written with expiry off: Alice's latest event is recorded; Dave's state comes from a
+        // build before that was recorded (or from the savepoint tools), with no day in it.
+        harness.setProcessingTime(20000 * DAY);
+        send(message(BOB, ALICE, CHAT, 1, 1000));
+        writeConversationWithoutActiveDay(DAVE, CHAT, 5);
+        var snapshot = harness.snapshot(1, 1);
+
+        // Restored with 2 idle days on day 20001, with no event after: Alice is forgotten two
+        // whole days after her event, Dave two whole days after the restore.
+        harness.setProcessingTime(20001 * DAY);
+        restart(2, snapshot);
+        harness.setProcessingTime(20003 * DAY - 1);
+        assertThat(counts()).isEmpty();
+        harness.setProcessingTime(20003 * DAY);
+        assertThat(counts()).containsExactly(
+                UnreadCount.senders(ALICE, 0), UnreadCount.conversation(ALICE, CHAT, 0));
+        assertThat(sendersHeld(ALICE)).isZero();
+
+        harness.getOutput().clear();
+        harness.setProcessingTime(20004 * DAY - 1);
+        assertThat(counts()).isEmpty();
+        harness.setProcessingTime(20004 * DAY);
+        assertThat(counts()).containsExactly(UnreadCount.conversation(DAVE, CHAT, 0));
+        assertThat(harness.numProcessingTimeTimers()).isZero();
+    }
+
+    @Test
+    void lengtheningTheIdlePeriodMovesTheTimersSet() throws Exception {
+        restart(2, null);
+        harness.setProcessingTime(20000 * DAY);
+        send(message(BOB, ALICE, 1000));
+        var snapshot = harness.snapshot(1, 1);
+
+        restart(7, snapshot);
+        harness.setProcessingTime(20008 * DAY - 1);
+        assertThat(counts()).isEmpty();
+        harness.setProcessingTime(20008 * DAY);
+
+        assertThat(counts()).containsExactly(UnreadCount.senders(ALICE, 0));
+    }
+
+    @Test
+    void shorteningTheIdlePeriodForgetsUsersIdleThatLongAlready() throws Exception {
+        restart(7, null);
+        harness.setProcessingTime(20000 * DAY);
+        send(message(BOB, ALICE, 1000));
+        var snapshot = harness.snapshot(1, 1);
+
+        harness.setProcessingTime(20005 * DAY);
+        restart(2, snapshot);
+        // Its timer is due already and fires with the first tick after the restore.
+        harness.setProcessingTime(20005 * DAY + 1);
+
+        assertThat(counts()).containsExactly(UnreadCount.senders(ALICE, 0));
+    }
+
+    @Test
+    void anEventWhileExpiryWasOffKeepsATimerSetBeforeFromForgettingTheUser() throws Exception {
+        restart(2, null);
+        harness.setProcessingTime(20000 * DAY);
+        send(message(BOB, ALICE, 1000));
+        var on = harness.snapshot(1, 1);
+
+        restart(0, on);
+        harness.setProcessingTime(20001 * DAY);
+        send(message(CAROL, ALICE, 1001));
+        var off = harness.snapshot(2, 2);
+
+        // The timer set on day 20000 fires on day 20003, but Alice was active on day 20001.
+        restart(2, off);
+        harness.getOutput().clear();
+        harness.setProcessingTime(20004 * DAY - 1);
+        assertThat(counts()).isEmpty();
+        harness.setProcessingTime(20004 * DAY);
+        assertThat(counts()).containsExactly(UnreadCount.senders(ALICE, 0));
+    }
+
+    @Test
+    void idleDaysATimerCannotHoldAreRefused() {
+        // Issue 17, item 2: "forever" written as a huge number wrapped into the past.
+        assertThatThrownBy(() -> new UnreadCounter(Long.MAX_VALUE / 2))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at most " + UnreadCounter.MAX_IDLE_STATE_DAYS)
+                .hasMessageContaining("0 keeps state forever");
+    }
+
+    @Test
+    void theLongestIdlePeriodKeepsAUserUntilItEnds() throws Exception {
+        restart(UnreadCounter.MAX_IDLE_STATE_DAYS, null);
+        harness.setProcessingTime(20000 * DAY);
+        send(message(BOB, ALICE, 1000));
+        harness.getOutput().clear();
+
+        harness.setProcessingTime(20001 * DAY);
+        assertThat(counts()).isEmpty();
+        assertThat(sendersHeld(ALICE)).isEqualTo(1);
+        harness.setProcessingTime((20001 + UnreadCounter.MAX_IDLE_STATE_DAYS) * DAY);
+        assertThat(counts()).containsExactly(UnreadCount.senders(ALICE, 0));
+    }
+
+    @Test
     void withoutIdleExpiryNoTimerIsEverSet() throws Exception {
         send(message(BOB, ALICE, 1000));
         assertThat(harness.numProcessingTimeTimers()).isZero();
+    }
+
+    /**
+     * Closes the harness and opens the job's counter with {@code idleStateDays} on RocksDB,
+     * restored from {@code snapshot} unless null, at the current processing time.
+     */
+    private void restart(long idleStateDays, OperatorSubtaskState snapshot) throws Exception {
+        long now = harness.getProcessingTime();
+        harness.close();
+        harness = new KeyedOneInputStreamOperatorTestHarness<>(
+                new UnreadCounterOperator(idleStateDays), e -> e.userId, Types.LONG);
+        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
+        harness.setProcessingTime(now);
+        if (snapshot != null) {
+            harness.initializeState(snapshot);
+        }
+        harness.open();
+    }
+
+    /** Writes one conversation with one unread seq straight into the user's state. */
+    private void writeConversationWithoutActiveDay(long user, long conversation, long seq)
+            throws Exception {
+        var backend = harness.getOperator().getKeyedStateBackend();
+        backend.setCurrentKey(user);
+        MapState<Long, ConversationState> conversations = backend.getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
+                UnreadCounter.CONVERSATIONS);
+        ConversationState state = new ConversationState();
+        UnreadSeqs seqs = UnreadSeqs.of(UnreadSeqs.EMPTY);
+        seqs.add(seq);
+        state.unreadSeqs = seqs.toBytes();
+        conversations.put(conversation, state);
     }
 
     /** Entries in the user's sender map, read straight from the state backend. */

@@ -114,6 +114,37 @@ class UnreadSeqsTest {
     }
 
     @Test
+    void theAlternatingAndHostilePatternsOfIssue17MatchATreeSet() {
+        // A 1:1 conversation whose reader never reads (odd seqs unread), alone and after one
+        // hostile seq of Long.MAX_VALUE; each message read from and written back to bytes, as
+        // UnreadCounter does, then read up to a cursor in the middle and past the end.
+        for (boolean hostile : new boolean[] {false, true}) {
+            TreeSet<Long> oracle = new TreeSet<>();
+            byte[] bytes = UnreadSeqs.EMPTY;
+            if (hostile) {
+                UnreadSeqs seqs = UnreadSeqs.of(bytes);
+                assertThat(seqs.add(Long.MAX_VALUE)).isTrue();
+                oracle.add(Long.MAX_VALUE);
+                bytes = seqs.toBytes();
+            }
+            for (long seq = 1; seq <= 6_001; seq += 2) {
+                UnreadSeqs seqs = UnreadSeqs.of(bytes);
+                assertThat(seqs.add(seq)).as("add %d", seq).isEqualTo(oracle.add(seq));
+                assertThat(seqs.add(seq)).as("add %d again", seq).isFalse();
+                bytes = seqs.toBytes();
+            }
+            assertThat(bytes).isEqualTo(encode(oracle));
+            UnreadSeqs seqs = UnreadSeqs.of(bytes);
+            seqs.removeUpTo(3_000);
+            oracle.headSet(3_000L, true).clear();
+            assertThat(seqs.count()).isEqualTo(oracle.size());
+            assertThat(seqs.toBytes()).isEqualTo(encode(oracle));
+            seqs.removeUpTo(Long.MAX_VALUE - 1);
+            assertThat(seqs.count()).isEqualTo(hostile ? 1 : 0);
+        }
+    }
+
+    @Test
     void appendingToMillionsOfSeqsTouchesOnlyTheLastRun() {
         byte[] bytes = UnreadSeqs.EMPTY;
         for (long seq = 1; seq <= 1_000_000; seq++) {

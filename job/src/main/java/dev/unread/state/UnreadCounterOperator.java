@@ -1,0 +1,84 @@
+package dev.unread.state;
+
+import dev.unread.events.ChatEvent;
+import dev.unread.events.UnreadCount;
+import java.util.List;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.SimpleTimerService;
+import org.apache.flink.streaming.api.TimerService;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+
+/**
+ * Runs {@link UnreadCounter} and keeps its idle timers right across a restore that changes
+ * {@code --idle-state-days}. A keyed function sees a user only when an event for them arrives, so
+ * a restore that turns expiry on, or changes its days, would leave users with no further event
+ * with no timer, or one for the wrong day. This operator remembers, in operator state, the days
+ * the timers were set for, and when a restore brings other days, walks every user in the keyed
+ * state once before the first event and sets the timer the setting calls for.
+ *
+ * <p>It also keeps the day the idle clock started: the first start of a build that records each
+ * user's active day. A user with no day recorded had no event since, so counts as active then.
+ */
+public final class UnreadCounterOperator extends KeyedProcessOperator<Long, ChatEvent, UnreadCount> {
+    private static final long serialVersionUID = 1L;
+
+    /** (idle state days the timers are set for, day the idle clock started); union state. */
+    private static final ListStateDescriptor<Tuple2<Long, Long>> IDLE_TIMERS =
+            new ListStateDescriptor<>("idle-timers", Types.TUPLE(Types.LONG, Types.LONG));
+
+    /** The name KeyedProcessOperator gives its timer service. */
+    private static final String TIMERS = "user-timers";
+
+    private final long idleStateDays;
+    private transient long idleClockStartDay;
+    private transient boolean timersStale;
+
+    public UnreadCounterOperator(long idleStateDays) {
+        super(new UnreadCounter(idleStateDays));
+        this.idleStateDays = idleStateDays;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        ListState<Tuple2<Long, Long>> idleTimers =
+                context.getOperatorStateStore().getUnionListState(IDLE_TIMERS);
+        Tuple2<Long, Long> restored = null;
+        for (Tuple2<Long, Long> entry : idleTimers.get()) {
+            // Every subtask wrote the same entry; a union hands each subtask all of them.
+            restored = entry;
+        }
+        long today = getProcessingTimeService().getCurrentProcessingTime() / UnreadCounter.DAY_MS;
+        idleClockStartDay = restored == null ? today : restored.f1;
+        long timersSetFor = restored == null ? 0 : restored.f0;
+        timersStale = context.isRestored() && idleStateDays > 0 && timersSetFor != idleStateDays;
+        idleTimers.update(List.of(Tuple2.of(idleStateDays, idleClockStartDay)));
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        UnreadCounter counter = (UnreadCounter) getUserFunction();
+        counter.startIdleClock(idleClockStartDay);
+        if (!timersStale) {
+            return;
+        }
+        // The same timer service KeyedProcessOperator.open registered, looked up by its name.
+        TimerService timers = new SimpleTimerService(
+                getInternalTimerService(TIMERS, VoidNamespaceSerializer.INSTANCE, this));
+        // Users with only conversation state have no inbox entry; a user in both gets the same
+        // timer twice, which the timer service keeps once.
+        getKeyedStateBackend().applyToAllKeys(VoidNamespace.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE, UnreadCounter.INBOX,
+                (user, state) -> counter.scheduleExpiry(timers));
+        getKeyedStateBackend().applyToAllKeys(VoidNamespace.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE, UnreadCounter.CONVERSATIONS,
+                (user, state) -> counter.scheduleExpiry(timers));
+    }
+}
