@@ -28,14 +28,6 @@ public final class KafkaRawRecords {
                 .build();
     }
 
-    /** Everything in {@code topic} up to its end at start: for tests and the benchmark. */
-    public static KafkaSource<RawRecord> bounded(UnreadConfig config, String topic) {
-        return builder(config, topic)
-                .setStartingOffsets(OffsetsInitializer.earliest())
-                .setBounded(OffsetsInitializer.latest())
-                .build();
-    }
-
     private static org.apache.flink.connector.kafka.source.KafkaSourceBuilder<RawRecord> builder(
             UnreadConfig config, String topic) {
         return KafkaSource.<RawRecord>builder()
