@@ -25,7 +25,7 @@ class ArchitectureTest {
     private static final String LOCAL_KAFKA = "dev.unread.kafka..";
     private static final String[] DEVKIT = {
         "dev.unread.cli..", "dev.unread.bench..", "dev.unread.generator..",
-        "dev.unread.minicluster.."
+        "dev.unread.minicluster..", "dev.unread.cluster.."
     };
 
     /** Main classes only: test classes and the job's shared test fixtures are left out. */

@@ -11,8 +11,8 @@ import java.time.Duration;
 import org.apache.flink.api.common.JobID;
 
 /**
- * The checkpoint statistics of a job, read from Flink's REST API as an operator would read them
- * from the web UI.
+ * Flink's REST API as an operator reads it from the web UI: a job's checkpoint statistics here,
+ * and any other resource for the cluster tests and {@code unread cluster}.
  */
 public final class FlinkRest {
 
@@ -46,7 +46,8 @@ public final class FlinkRest {
                 latest.path("checkpointed_size").asLong());
     }
 
-    private JsonNode get(String path) throws IOException, InterruptedException {
+    /** The JSON at {@code path} (such as {@code /jobs/overview}); fails unless it answers 200. */
+    public JsonNode get(String path) throws IOException, InterruptedException {
         HttpResponse<String> response =
                 http.send(
                         HttpRequest.newBuilder(base.resolve(path)).timeout(TIMEOUT).GET().build(),

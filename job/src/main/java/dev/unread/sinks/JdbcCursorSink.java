@@ -24,9 +24,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The JDBC connector's at-least-once {@link JdbcSink} with two additions.
+ * The JDBC connector's at-least-once {@link JdbcSink} with three additions.
  *
  * <ul>
+ *   <li>The MySQL driver is let go of when the job's class loader is released ({@link
+ *       MySqlDriverRelease}), so that a stopped job does not stay in the TaskManager's memory.
  *   <li>Each writer creates its table, if absent, when it opens on a task. It runs there rather
  *       than in the client that submits the job because only the task managers are sure to reach
  *       the database, and a writer that opens after a failover finds its table again even if
@@ -73,6 +75,7 @@ final class JdbcCursorSink<IN>
 
     @Override
     public Writer<IN> createWriter(WriterInitContext context) throws IOException {
+        MySqlDriverRelease.registerFor(context.getUserCodeClassLoader());
         createTableIfAbsent();
         return new Writer<>(delegate.createWriter(context), connection);
     }
@@ -81,6 +84,7 @@ final class JdbcCursorSink<IN>
     public Writer<IN> restoreWriter(
             WriterInitContext context, Collection<JdbcWriterState> recoveredState)
             throws IOException {
+        MySqlDriverRelease.registerFor(context.getUserCodeClassLoader());
         createTableIfAbsent();
         return new Writer<>(delegate.restoreWriter(context, recoveredState), connection);
     }

@@ -63,6 +63,10 @@ public record RedisUrl(String host, int port, String user, String password, int 
                 .connectionTimeoutMillis(timeoutMs)
                 .socketTimeoutMillis(timeoutMs)
                 .clientName(clientName)
+                // The server's default protocol (RESP2 unless it says otherwise), as every command
+                // here expects; left to auto-negotiation, Jedis warns on every connection that it
+                // cannot negotiate RESP3 and falls back to this anyway.
+                .serverDefaultProtocol()
                 .build();
     }
 

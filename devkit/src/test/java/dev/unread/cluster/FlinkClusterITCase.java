@@ -1,0 +1,201 @@
+package dev.unread.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.unread.config.UnreadConfig;
+import dev.unread.events.ChatEvent;
+import dev.unread.config.FlinkConf;
+import dev.unread.kafka.TempDirs;
+import dev.unread.testing.BadRecords;
+import dev.unread.testing.JobHarness;
+import dev.unread.testing.KafkaBroker;
+import dev.unread.testing.MySqlTestDatabase;
+import dev.unread.testing.Observed;
+import dev.unread.testing.Oracle;
+import dev.unread.testing.Poll;
+import dev.unread.testing.TestRedis;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The job on a real Flink standalone session cluster, each part its own OS process started from
+ * Maven Central jars with Flink's memory settings and the project's config.yaml ({@link
+ * FlinkCluster}), with ZooKeeper high availability, driven only through Flink's CLI and REST API
+ * with the commands docs/operations.md gives: submit the shaded jar; stop with a savepoint and
+ * resubmit from it at another parallelism over two TaskManagers; {@code kill -9} a TaskManager
+ * mid-stream and start a new one; {@code kill -9} the JobManager mid-stream and start a new one.
+ * After each step Redis and MySQL equal the oracle of everything published so far. Prints the
+ * start-up and recovery times that docs/operations.md reports (none is asserted).
+ */
+class FlinkClusterITCase {
+
+    /**
+     * Small processes for a 2-core test machine, and a lost TaskManager noticed within seconds
+     * rather than the default 50 s heartbeat timeout.
+     */
+    static final Map<String, String> OVERRIDES = Map.of(
+            "jobmanager.memory.process.size", "1024m",
+            "taskmanager.memory.process.size", "1600m",
+            "heartbeat.interval", "1 s",
+            "heartbeat.timeout", "5 s",
+            // The tests' checkpoints come every second; config.yaml's pause would space them 5 s.
+            "execution.checkpointing.min-pause", "500 ms");
+
+    /** ZooKeeper's minimum session timeout is two ticks: short ticks allow a short session. */
+    private static final int ZOOKEEPER_TICK_MS = 500;
+
+    @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
+
+    @Test
+    void theJobSurvivesStopRescaleAndTheLossOfATaskManagerAndOfTheJobManager() throws Exception {
+        long seed = JobHarness.seed("FlinkClusterITCase");
+        String context = JobHarness.context(seed);
+        String prefix = JobHarness.prefix("cluster", seed);
+        Path dir = TempDirs.create("fc");
+        try (TestingServer zooKeeper = new TestingServer(new InstanceSpec(
+                        Files.createDirectories(dir.resolve("zk")).toFile(), -1, -1, -1, false, -1,
+                        ZOOKEEPER_TICK_MS, -1), true);
+                MySqlTestDatabase db = MySqlTestDatabase.create();
+                FlinkCluster cluster = FlinkCluster.configure(ClusterJob.lib(), FlinkConf.findDir(),
+                        dir, withZooKeeper(zooKeeper, dir))) {
+            Map<String, String> settings = JobHarness.settings(prefix, db.jdbcUrl());
+            settings.put("checkpoint-interval-ms", "1000");
+            UnreadConfig config = KAFKA.freshTopics(settings);
+            List<ChatEvent> published = new ArrayList<>();
+
+            long startedAt = System.nanoTime();
+            FlinkCluster.Node jobManager = cluster.startJobManager();
+            FlinkCluster.Node firstTaskManager = cluster.startTaskManager();
+            cluster.startTaskManager();
+            cluster.awaitTaskManagers(2);
+            double startUp = seconds(startedAt);
+
+            try {
+                // Submit.
+                String job = ClusterJob.run(cluster, config, null, 2);
+                ClusterJob.awaitRunning(cluster, job);
+                publishAndAwaitAgreement(config, seed, 1, published, prefix, db, context);
+
+                // Stop with a savepoint, resubmit from it at parallelism 4 over both TaskManagers.
+                String savepoint = ClusterJob.stop(cluster, job);
+                job = ClusterJob.run(cluster, config, savepoint, 4);
+                ClusterJob.awaitRunning(cluster, job);
+                assertThat(cluster.flinkOrFail(Map.of(), "list", "-r"))
+                        .contains(job + " : unread (RUNNING)");
+                publishAndAwaitAgreement(config, seed, 2, published, prefix, db, context);
+
+                // kill -9 a TaskManager mid-stream; a new one takes its place.
+                ClusterJob.awaitCheckpointsAfter(cluster, job, 0);
+                int failures = failures(cluster, job);
+                JobHarness.Traffic traffic = publish(config, seed, 3, published);
+                cluster.kill(firstTaskManager);
+                long killedAt = System.nanoTime();
+                cluster.startTaskManager();
+                long replacedAt = System.nanoTime();
+                awaitFailuresAfter(cluster, job, failures);
+                double taskManagerLossDetected = seconds(killedAt);
+                ClusterJob.awaitRunning(cluster, job);
+                double taskManagerRecovery = seconds(replacedAt);
+                awaitAgreement(config, traffic, published, prefix, db, context);
+
+                // kill -9 the JobManager mid-stream; a new one recovers the job from ZooKeeper.
+                ClusterJob.awaitCheckpointsAfter(cluster, job, 0);
+                traffic = publish(config, seed, 4, published);
+                cluster.kill(jobManager);
+                long restartedAt = System.nanoTime();
+                cluster.startJobManager();
+                double jobManagerUp = seconds(restartedAt);
+                ClusterJob.awaitRunning(cluster, job);
+                double jobManagerRecovery = seconds(restartedAt);
+                awaitAgreement(config, traffic, published, prefix, db, context);
+
+                cluster.flinkOrFail(Map.of(), "cancel", job);
+                System.out.printf(
+                        "FlinkClusterITCase timings: cluster up (JobManager REST + 2 TaskManagers"
+                                + " registered) %.1f s; TaskManager killed: loss detected %.1f s,"
+                                + " RUNNING %.1f s after the new TaskManager started; JobManager"
+                                + " killed: new one's REST up %.1f s, RUNNING %.1f s after it"
+                                + " started%n",
+                        startUp, taskManagerLossDetected, taskManagerRecovery, jobManagerUp,
+                        jobManagerRecovery);
+            } finally {
+                TestRedis.deleteKeys(prefix);
+            }
+        } finally {
+            TempDirs.delete(dir);
+        }
+    }
+
+    /** {@link #OVERRIDES} with high availability through {@code zooKeeper}. */
+    private static Map<String, String> withZooKeeper(TestingServer zooKeeper, Path dir) {
+        Map<String, String> all = new LinkedHashMap<>(OVERRIDES);
+        all.put("high-availability.type", "zookeeper");
+        all.put("high-availability.zookeeper.quorum", zooKeeper.getConnectString());
+        all.put("high-availability.storageDir", dir.resolve("ha").toUri().toString());
+        // A dead JobManager's leadership lapses when its session does; the default is 60 s.
+        all.put("high-availability.zookeeper.client.session-timeout", "4 s");
+        return all;
+    }
+
+    /** Publishes step {@code step}'s traffic (its own seed, bad records among it). */
+    private static JobHarness.Traffic publish(
+            UnreadConfig config, long seed, int step, List<ChatEvent> published) {
+        JobHarness.Traffic traffic =
+                JobHarness.traffic(config, seed + step, 400, new BadRecords(seed + step, 1024).of(4));
+        KAFKA.produce(traffic.records());
+        published.addAll(traffic.events());
+        return traffic;
+    }
+
+    private static void publishAndAwaitAgreement(UnreadConfig config, long seed, int step,
+            List<ChatEvent> published, String prefix, MySqlTestDatabase db, String context)
+            throws Exception {
+        awaitAgreement(config, publish(config, seed, step, published), published, prefix, db,
+                context);
+    }
+
+    /**
+     * Waits until the job has read and checkpointed everything published, then until Redis and
+     * MySQL equal the oracle of every event published so far: the counts depend only on the set
+     * of events, so steps with their own traffic add up.
+     */
+    private static void awaitAgreement(UnreadConfig config, JobHarness.Traffic last,
+            List<ChatEvent> published, String prefix, MySqlTestDatabase db, String context)
+            throws Exception {
+        JobHarness.awaitAllReadAndCheckpointed(KAFKA, config);
+        Observed.awaitAgreement(Oracle.of(published), prefix, db, ClusterJob.TIMEOUT,
+                context + ", after " + last.describe());
+    }
+
+    /** Failures in the job's exception history so far. */
+    private static int failures(FlinkCluster cluster, String job) throws Exception {
+        JsonNode history = cluster.rest().get("/jobs/" + job + "/exceptions")
+                .path("exceptionHistory").path("entries");
+        return history.size();
+    }
+
+    private static void awaitFailuresAfter(FlinkCluster cluster, String job, int than)
+            throws Exception {
+        Poll.until("job " + job + " notices the lost TaskManager", ClusterJob.TIMEOUT, () -> {
+            try {
+                return failures(cluster, job) > than ? true : null;
+            } catch (IOException e) {
+                return null;
+            }
+        });
+    }
+
+    private static double seconds(long since) {
+        return (System.nanoTime() - since) / 1e9;
+    }
+}

@@ -1,0 +1,50 @@
+package dev.unread.sinks;
+
+import com.mysql.cj.jdbc.AbandonedConnectionCleanupThread;
+import java.sql.Driver;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Collections;
+import org.apache.flink.util.UserCodeClassLoader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Lets go of MySQL Connector/J when Flink releases the job's class loader, so that a stopped job
+ * leaves nothing behind on a TaskManager that runs for months.
+ *
+ * <p>The driver ships in the job jar and so loads in the job's class loader, and two things
+ * outside it keep that class loader alive once the job has stopped: the driver's {@code
+ * mysql-cj-abandoned-connection-cleanup} thread, which runs until told to stop, and {@link
+ * DriverManager}'s list of registered drivers, a JDK class that outlives every job. Flink's
+ * guidance on user-code class loading is to undo both in a release hook; Flink runs the hooks
+ * of a class loader when the TaskManager drops it, after the job's last task has ended.
+ */
+final class MySqlDriverRelease {
+
+    private static final String HOOK = "unread-mysql-connector-j";
+    private static final Logger LOG = LoggerFactory.getLogger(MySqlDriverRelease.class);
+
+    private MySqlDriverRelease() {}
+
+    /** Registers the hook once per class loader, however many writers open in it. */
+    static void registerFor(UserCodeClassLoader classLoader) {
+        ClassLoader jobLoader = classLoader.asClassLoader();
+        classLoader.registerReleaseHookIfAbsent(HOOK, () -> release(jobLoader));
+    }
+
+    private static void release(ClassLoader jobLoader) {
+        // Not checkedShutdown(): it does nothing unless the calling thread's context class loader
+        // is the driver's, and Flink runs the hook on one of its own threads.
+        AbandonedConnectionCleanupThread.uncheckedShutdown();
+        for (Driver driver : Collections.list(DriverManager.getDrivers())) {
+            if (driver.getClass().getClassLoader() == jobLoader) {
+                try {
+                    DriverManager.deregisterDriver(driver);
+                } catch (SQLException e) {
+                    LOG.warn("Could not deregister the JDBC driver {}", driver, e);
+                }
+            }
+        }
+    }
+}
