@@ -54,7 +54,8 @@ public final class KafkaRawRecords {
         @Override
         public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<RawRecord> out) {
             out.collect(new RawRecord(
-                    record.topic(), record.partition(), record.offset(), record.key(), record.value()));
+                    record.topic(), record.partition(), record.offset(), record.timestamp(),
+                    record.key(), record.value()));
         }
 
         @Override
