@@ -2,8 +2,11 @@ package dev.unread.events;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.testing.BadRecords;
+import dev.unread.testing.EventStreams;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Random;
 import org.apache.flink.streaming.api.operators.ProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
@@ -64,6 +67,36 @@ class ParseEventsTest {
                 "sentAt: the record has no timestamp to bound it by");
     }
 
+    @Test
+    void theHostileCorpusIsRefusedWholeAndItsUnusualButValidCounterpartAccepted()
+            throws Exception {
+        long now = System.currentTimeMillis();
+        List<BadRecords.Bad> bad = new BadRecords(17, EventParser.MAX_RECORD_BYTES + 8)
+                .of(BadRecords.Kind.values().length * 30);
+        for (BadRecords.Bad b : bad) {
+            Outcome out = run(
+                    b.toMessages() ? ParseEvents.Topic.MESSAGES : ParseEvents.Topic.READS, DAY,
+                    new RawRecord("t", 0, 0, now, null, b.value()));
+            assertThat(out.events).as("%s %s", b.kind(), abbreviated(b.value())).isEmpty();
+            assertThat(out.reasons).hasSize(1).allSatisfy(r -> assertThat(r).isNotBlank());
+        }
+
+        Random random = new Random(17);
+        List<ChatEvent> events = new EventStreams(17).events(600);
+        for (ParseEvents.Topic topic : ParseEvents.Topic.values()) {
+            boolean messages = topic == ParseEvents.Topic.MESSAGES;
+            List<ChatEvent> mine =
+                    events.stream().filter(e -> EventJson.isMessage(e) == messages).toList();
+            RawRecord[] records = mine.stream()
+                    .map(e -> new RawRecord(
+                            "t", 0, 0, now, null, BadRecords.unusualButValid(e, random)))
+                    .toArray(RawRecord[]::new);
+            Outcome out = run(topic, DAY, records);
+            assertThat(out.reasons).as(topic.name()).isEmpty();
+            assertThat(out.events).isEqualTo(mine);
+        }
+    }
+
     private record Outcome(List<ChatEvent> events, List<String> reasons) {}
 
     private static Outcome run(ParseEvents.Topic topic, long skew, RawRecord... records)
@@ -82,6 +115,11 @@ class ParseEventsTest {
                     : letters.stream().map(letter -> letter.getValue().reason).toList();
             return new Outcome(events, reasons);
         }
+    }
+
+    private static String abbreviated(byte[] value) {
+        String text = new String(value, StandardCharsets.UTF_8);
+        return text.length() <= 200 ? text : text.substring(0, 200) + "...";
     }
 
     private static RawRecord message(long sentAt, long recordTimestamp) {
