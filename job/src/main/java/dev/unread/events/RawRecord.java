@@ -54,7 +54,8 @@ public class RawRecord {
 
     @Override
     public int hashCode() {
-        return Objects.hash(topic, partition, offset, timestamp, Arrays.hashCode(key), Arrays.hashCode(value));
+        return Objects.hash(
+                topic, partition, offset, timestamp, Arrays.hashCode(key), Arrays.hashCode(value));
     }
 
     @Override

@@ -347,7 +347,8 @@ class EventParserTest {
         String text = "\u0000\u007f \u0080\u07ff \u0800\ud7ff\ue000\ufeff\uffff"
                 + " \ud800\udc00\udbff\udfff \u00e9\u4e2d\ud83d\ude00";
         String json = "{\"\u00e9\":\"" + text.replace("\u0000", "\\u0000")
-                + "\",\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"messageId\":\"" + text.substring(1) + "\"}";
+                + "\",\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"messageId\":\""
+                + text.substring(1) + "\"}";
         assertThat(message(json)).isEqualTo(ChatEvent.message(1, 2, 3));
     }
 
