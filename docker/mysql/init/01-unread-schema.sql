@@ -11,4 +11,5 @@ CREATE TABLE IF NOT EXISTS conversation_member (
   user_id BIGINT NOT NULL,
   last_read_seq BIGINT NOT NULL DEFAULT 0,
   unread_count INT NOT NULL DEFAULT 0,      -- unread right after that read
-  PRIMARY KEY (conversation_id, user_id));
+  PRIMARY KEY (conversation_id, user_id),
+  KEY ix_conversation_member_user (user_id)); -- GET /api/users/{id}/cursors reads by user

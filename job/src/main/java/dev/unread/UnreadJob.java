@@ -67,22 +67,28 @@ public final class UnreadJob {
     private final Source<RawRecord, ?, ?> reads;
     private final Outputs outputs;
     private final long idleStateDays;
+    private final long maxFutureSkewMs;
 
-    /** A job that keeps every user's state forever. */
+    /** A job that keeps every user's state forever, with the default bound on future times. */
     public UnreadJob(Source<RawRecord, ?, ?> messages, Source<RawRecord, ?, ?> reads, Outputs outputs) {
-        this(messages, reads, outputs, 0);
+        this(messages, reads, outputs, 0, UnreadConfig.DEFAULT_MAX_FUTURE_SKEW_MS);
     }
 
-    /** A job that forgets users idle for {@code idleStateDays} days (0: never). */
+    /**
+     * A job that forgets users idle for {@code idleStateDays} days (0: never) and refuses times
+     * more than {@code maxFutureSkewMs} after their Kafka record's timestamp.
+     */
     public UnreadJob(
             Source<RawRecord, ?, ?> messages,
             Source<RawRecord, ?, ?> reads,
             Outputs outputs,
-            long idleStateDays) {
+            long idleStateDays,
+            long maxFutureSkewMs) {
         this.messages = messages;
         this.reads = reads;
         this.outputs = outputs;
         this.idleStateDays = idleStateDays;
+        this.maxFutureSkewMs = maxFutureSkewMs;
     }
 
     /** The production wiring: Kafka in, Redis, MySQL and Kafka out. */
@@ -96,7 +102,8 @@ public final class UnreadJob {
                         MySqlCursors.userActivity(config),
                         MySqlCursors.conversationMember(config),
                         KafkaDeadLetters.sink(config)),
-                config.idleStateDays);
+                config.idleStateDays,
+                config.maxFutureSkewMs);
     }
 
     public static void main(String[] args) throws Exception {
@@ -134,13 +141,13 @@ public final class UnreadJob {
         SingleOutputStreamOperator<ChatEvent> messageEvents =
                 env.fromSource(messages, WatermarkStrategy.noWatermarks(), "chat-messages")
                         .uid(MESSAGES_SOURCE_UID)
-                        .process(new ParseEvents(ParseEvents.Topic.MESSAGES))
+                        .process(new ParseEvents(ParseEvents.Topic.MESSAGES, maxFutureSkewMs))
                         .uid(PARSE_MESSAGES_UID)
                         .name("parse chat-messages");
         SingleOutputStreamOperator<ChatEvent> readEvents =
                 env.fromSource(reads, WatermarkStrategy.noWatermarks(), "chat-reads")
                         .uid(READS_SOURCE_UID)
-                        .process(new ParseEvents(ParseEvents.Topic.READS))
+                        .process(new ParseEvents(ParseEvents.Topic.READS, maxFutureSkewMs))
                         .uid(PARSE_READS_UID)
                         .name("parse chat-reads");
 

@@ -56,7 +56,7 @@ class EmbeddedKafkaITCase {
             Config topicConfig =
                     admin.describeConfigs(List.of(deadLetters)).all().get().get(deadLetters);
             assertThat(topicConfig.get("max.message.bytes").value())
-                    .isEqualTo(String.valueOf(8 * 1024 * 1024));
+                    .isEqualTo(String.valueOf(8 * 1024 * 1024 + 64 * 1024));
         }
     }
 

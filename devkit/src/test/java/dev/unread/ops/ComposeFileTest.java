@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.unread.UnreadJob;
+import dev.unread.api.ApiConfig;
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.DeadLetters;
 import java.io.Reader;
 import java.net.URI;
 import java.nio.file.Files;
@@ -42,10 +44,6 @@ class ComposeFileTest {
     /** The state-query-api's entry point, as the Dockerfile's api target starts it. */
     private static final String API_MAIN = "dev.unread.api.StateQueryApi";
 
-    /** Where the API's settings are defined (the module does not depend on the job's). */
-    private static final Path API_CONFIG =
-            ROOT.resolve("state-query-api/src/main/java/dev/unread/api/ApiConfig.java");
-
     private static Map<String, Object> services;
     private static String dockerfile;
     private static Map<String, String> pom;
@@ -77,9 +75,11 @@ class ComposeFileTest {
         assertThat(loop.find()).as("a loop over the topics in\n" + script).isTrue();
         Map<String, String> defaults = UnreadConfig.defaults();
         assertThat(loop.group(1).trim().split("\\s+")).containsExactlyInAnyOrder(
-                defaults.get("messages-topic"),
-                defaults.get("reads-topic"),
-                defaults.get("dead-letter-topic"));
+                defaults.get("messages-topic"), defaults.get("reads-topic"));
+        // The letter of the largest input record is that record plus headers: the dead-letter
+        // topic takes what the job's producer may send.
+        assertThat(script).containsPattern("--topic " + defaults.get("dead-letter-topic")
+                + " [^\n]*\\s+--config max.message.bytes=" + DeadLetters.MAX_LETTER_BYTES);
     }
 
     @Test
@@ -111,10 +111,12 @@ class ComposeFileTest {
         UnreadConfig.defaults().keySet().forEach(name -> job.add(UnreadConfig.envName(name)));
         job.add(UnreadConfig.JDBC_PASSWORD_ENV);
         Set<String> api = new LinkedHashSet<>();
-        Matcher constant = Pattern.compile("\"(UNREAD_[A-Z_]+)\"")
-                .matcher(Files.readString(API_CONFIG));
-        while (constant.find()) {
-            api.add(constant.group(1));
+        for (java.lang.reflect.Field field : ApiConfig.class.getFields()) {
+            if (field.getType() == String.class
+                    && java.lang.reflect.Modifier.isStatic(field.getModifiers())
+                    && ((String) field.get(null)).startsWith("UNREAD_")) {
+                api.add((String) field.get(null));
+            }
         }
 
         assertThat(api).contains("UNREAD_API_HOST", "UNREAD_API_PORT", "UNREAD_REDIS_URL");

@@ -10,7 +10,7 @@ import dev.unread.api.StateQueryApi;
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.EventParser;
-import dev.unread.contract.DeadLetterHeaders;
+import dev.unread.contract.DeadLetters;
 import dev.unread.contract.MySqlSchema;
 import dev.unread.contract.RedisNames;
 import java.io.IOException;
@@ -65,8 +65,8 @@ class ContractDocTest {
 
     @Test
     void namesEveryDeadLetterHeaderInItsTable() {
-        for (String header : List.of(DeadLetterHeaders.REASON, DeadLetterHeaders.SOURCE_TOPIC,
-                DeadLetterHeaders.SOURCE_PARTITION, DeadLetterHeaders.SOURCE_OFFSET)) {
+        for (String header : List.of(DeadLetters.REASON, DeadLetters.SOURCE_TOPIC,
+                DeadLetters.SOURCE_PARTITION, DeadLetters.SOURCE_OFFSET)) {
             assertThat(built).as(header).contains("| `" + header + "` |");
         }
     }

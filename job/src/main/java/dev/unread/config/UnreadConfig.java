@@ -18,6 +18,9 @@ public final class UnreadConfig implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
+    /** One day: far more than any clock skew between chat servers and the Kafka brokers. */
+    public static final long DEFAULT_MAX_FUTURE_SKEW_MS = 24 * 60 * 60 * 1000L;
+
     /** Settings by flag name, with their defaults, in the order {@code --help} lists them. */
     private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
 
@@ -41,6 +44,7 @@ public final class UnreadConfig implements Serializable {
         DEFAULTS.put("max-parallelism", "128");
         DEFAULTS.put("checkpoint-interval-ms", "10000");
         DEFAULTS.put("idle-state-days", "0");
+        DEFAULTS.put("max-future-skew-ms", String.valueOf(DEFAULT_MAX_FUTURE_SKEW_MS));
     }
 
     /** Read from the environment only. */
@@ -67,6 +71,8 @@ public final class UnreadConfig implements Serializable {
     public final long checkpointIntervalMs;
     /** A user with no event for this many days is forgotten (counts to 0); 0: never. */
     public final long idleStateDays;
+    /** A sentAt or readAt more than this after its Kafka record's timestamp is refused. */
+    public final long maxFutureSkewMs;
 
     private UnreadConfig(Map<String, String> s, String jdbcPassword) {
         kafkaBootstrap = s.get("kafka-bootstrap");
@@ -90,6 +96,7 @@ public final class UnreadConfig implements Serializable {
                     + UnreadCounter.MAX_IDLE_STATE_DAYS + " (100 years), was " + idleStateDays
                     + "; 0 keeps state forever");
         }
+        maxFutureSkewMs = atLeast(s, "max-future-skew-ms", 0);
     }
 
     /** The defaults, overridden by the environment, overridden by {@code settings}. */

@@ -15,6 +15,11 @@ import java.util.Arrays;
  * streaming parser rather than a tree: it is the hot path, and it lets unknown fields be skipped
  * unread.
  *
+ * <p>Only the fields of the record's own kind are checked: a message's {@code type} or
+ * {@code userId}, an {@code INBOX_OPENED}'s {@code conversationId}, a read's {@code messageId}
+ * are unknown fields to it and ignored whatever their value, as every unknown field is, at any
+ * depth. The whole record must be strict UTF-8 (RFC 3629), without a byte-order mark.
+ *
  * <p>Not thread-safe: the fields of the record being parsed live in the instance, so that a record
  * costs no holder objects. Each user keeps its own, as {@link ParseEvents} does per subtask.
  */
@@ -25,8 +30,6 @@ public final class EventParser {
 
     public static final int MAX_MESSAGE_ID_CHARS = 128;
 
-    /** Deep nesting is never valid input; refusing it early bounds the parser's work. */
-    private static final int MAX_NESTING_DEPTH = 32;
 
     private static final int MAX_REASON_DETAIL_CHARS = 160;
 
@@ -63,11 +66,18 @@ public final class EventParser {
      * has, go through a DupDetector; any duplicate is refused with the reason Jackson gave, as
      * the contract refuses duplicate fields of any name.
      */
+    /*
+     * Jackson's own limits would refuse valid records with a deeply nested, long-named or
+     * long-numbered unknown field; the record's size already bounds all three, and skipping is
+     * iterative (skipChildren), so nesting as deep as the record is long costs no stack.
+     */
     private final JsonFactory json =
             JsonFactory.builder()
                     .streamReadConstraints(
                             StreamReadConstraints.builder()
-                                    .maxNestingDepth(MAX_NESTING_DEPTH)
+                                    .maxNestingDepth(MAX_RECORD_BYTES)
+                                    .maxNameLength(MAX_RECORD_BYTES)
+                                    .maxNumberLength(MAX_RECORD_BYTES)
                                     .build())
                     .build();
 
@@ -77,10 +87,14 @@ public final class EventParser {
     /** The unknown top-level names of the record being parsed. */
     private final DupDetector unknownNames = DupDetector.rootDetector((JsonParser) null);
 
-    // The record being parsed: which fields it has named, which of them are not null, and their
-    // values. A value is meaningful only while its bit is set in present.
+    // The record being parsed: which fields it has named, which of them are not null, which of
+    // those have a value of the wrong type (refused only if the record's kind has the field), and
+    // their values. A value is meaningful only while its bit is set in present.
     private int seen;
     private int present;
+    private int invalid;
+    /** Why, for each bit set in invalid: constants, so that a refusal costs no string. */
+    private final String[] problems = new String[10];
     /** Indexed by the integer field's bit number. */
     private final long[] values = new long[8];
     private ChatEvent.Kind readKind;
@@ -101,8 +115,12 @@ public final class EventParser {
         long senderId = requirePositive("senderId", SENDER_ID);
         long receiverId = requirePositive("receiverId", RECEIVER_ID);
         long sentAt = requirePositive("sentAt", SENT_AT);
-        boolean conversation = (present & CONVERSATION_ID) != 0;
-        if (conversation != ((present & SEQ) != 0)) {
+        if ((invalid & MESSAGE_ID) != 0) {
+            throw refused("messageId", MESSAGE_ID);
+        }
+        int given = present | invalid;
+        boolean conversation = (given & CONVERSATION_ID) != 0;
+        if (conversation != ((given & SEQ) != 0)) {
             throw new InvalidRecordException("conversationId and seq must come together");
         }
         if (!conversation) {
@@ -117,6 +135,9 @@ public final class EventParser {
     /** A {@code chat-reads} value. */
     public ChatEvent parseRead(byte[] value) throws InvalidRecordException {
         read(value);
+        if ((invalid & TYPE) != 0) {
+            throw refused("type", TYPE);
+        }
         if ((present & TYPE) == 0) {
             throw new InvalidRecordException("type: missing");
         }
@@ -148,6 +169,9 @@ public final class EventParser {
         if (scanCompact && scanCompact(value)) {
             return;
         }
+        // The scan accepts ASCII only, so only what Jackson reads needs the check; Jackson's own
+        // decoding takes overlong forms and surrogates, and guesses UTF-16 and UTF-32.
+        Utf8.check(value);
         // The scan may have filled some fields before it handed the record over.
         clear();
         readWithJackson(value);
@@ -172,7 +196,7 @@ public final class EventParser {
                 } else if (field == MESSAGE_ID) {
                     checkMessageId(p, token);
                 } else if (field != 0) {
-                    readLong(name, field, p, token);
+                    readLong(field, p, token);
                 } else {
                     // Unknown fields are allowed by the contract; skip them unread.
                     skip(p, token);
@@ -191,6 +215,7 @@ public final class EventParser {
     private void clear() {
         seen = 0;
         present = 0;
+        invalid = 0;
         readKind = null;
         unknownType = null;
         unknownNames.reset();
@@ -368,31 +393,47 @@ public final class EventParser {
         }
     }
 
-    /** Stores an integer field's value and sets its present bit; null leaves the field absent. */
-    private void readLong(String name, int field, JsonParser p, JsonToken token)
-            throws IOException, InvalidRecordException {
+    /**
+     * Stores an integer field's value and sets its present bit; null leaves the field absent, and
+     * a value that is no long is noted, for the record's kind to refuse if the field is its own.
+     */
+    private void readLong(int field, JsonParser p, JsonToken token) throws IOException {
         if (token == JsonToken.VALUE_NULL) {
             return;
         }
         if (token != JsonToken.VALUE_NUMBER_INT) {
-            throw new InvalidRecordException(name + ": must be an integer");
+            invalid(field, "must be an integer");
+            skip(p, token);
+            return;
         }
         JsonParser.NumberType type = p.getNumberType();
         if (type != JsonParser.NumberType.INT && type != JsonParser.NumberType.LONG) {
-            throw new InvalidRecordException(name + ": out of range (1..2^63-1)");
+            invalid(field, "out of range (1..2^63-1)");
+            return;
         }
         present |= field;
         values[Integer.numberOfTrailingZeros(field)] = p.getLongValue();
     }
 
+    private void invalid(int field, String problem) {
+        invalid |= field;
+        problems[Integer.numberOfTrailingZeros(field)] = problem;
+    }
+
+    private InvalidRecordException refused(String name, int field) {
+        return new InvalidRecordException(
+                name + ": " + problems[Integer.numberOfTrailingZeros(field)]);
+    }
+
     /** Compares the type's characters in Jackson's buffer, so that a known type makes no String. */
-    private void readType(JsonParser p, JsonToken token)
-            throws IOException, InvalidRecordException {
+    private void readType(JsonParser p, JsonToken token) throws IOException {
         if (token == JsonToken.VALUE_NULL) {
             return;
         }
         if (token != JsonToken.VALUE_STRING) {
-            throw new InvalidRecordException("type: must be text");
+            invalid(TYPE, "must be text");
+            skip(p, token);
+            return;
         }
         present |= TYPE;
         char[] chars = p.getTextCharacters();
@@ -412,46 +453,29 @@ public final class EventParser {
                 && Arrays.equals(expected, 0, length, chars, offset, offset + length);
     }
 
-    /**
-     * The message id is only checked, never kept: its length is known once Jackson has decoded it,
-     * which is also when bytes that are not UTF-8 are refused.
-     */
-    private static void checkMessageId(JsonParser p, JsonToken token)
-            throws IOException, InvalidRecordException {
+    /** The message id is only checked, never kept: its length is known once Jackson decoded it. */
+    private void checkMessageId(JsonParser p, JsonToken token) throws IOException {
         if (token == JsonToken.VALUE_NULL) {
             return;
         }
         if (token != JsonToken.VALUE_STRING) {
-            throw new InvalidRecordException("messageId: must be text");
-        }
-        if (p.getTextLength() > MAX_MESSAGE_ID_CHARS) {
-            throw new InvalidRecordException(
-                    "messageId: longer than " + MAX_MESSAGE_ID_CHARS + " characters");
+            invalid(MESSAGE_ID, "must be text");
+            skip(p, token);
+        } else if (p.getTextLength() > MAX_MESSAGE_ID_CHARS) {
+            invalid(MESSAGE_ID, "longer than " + MAX_MESSAGE_ID_CHARS + " characters");
         }
     }
 
     /**
-     * Skips an unknown field's value, refusing duplicate names in the objects inside it as
-     * Jackson's detection did. Recursion is bounded: Jackson refuses nesting past
-     * {@link #MAX_NESTING_DEPTH}.
+     * Skips a value unread, refusing duplicate names in the objects inside it. Jackson's duplicate
+     * detection is turned on here, where the parser has just entered the value: it then covers
+     * this value and every one skipped after it (each level's context is reused, detector and
+     * all), and never the record's own level, which the bitmask and unknownNames check.
      */
-    private static void skip(JsonParser p, JsonToken token)
-            throws IOException, InvalidRecordException {
-        if (token == JsonToken.START_OBJECT) {
-            DupDetector names = DupDetector.rootDetector(p);
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                if (names.isDup(name)) {
-                    throw duplicate(name);
-                }
-                skip(p, p.nextToken());
-            }
-        } else if (token == JsonToken.START_ARRAY) {
-            // Jackson refuses an end of input inside an array; null only guards against a loop.
-            JsonToken next;
-            while ((next = p.nextToken()) != JsonToken.END_ARRAY && next != null) {
-                skip(p, next);
-            }
+    private static void skip(JsonParser p, JsonToken token) throws IOException {
+        if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
+            p.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+            p.skipChildren();
         }
     }
 
@@ -478,6 +502,9 @@ public final class EventParser {
     }
 
     private long require(String name, int field) throws InvalidRecordException {
+        if ((invalid & field) != 0) {
+            throw refused(name, field);
+        }
         if ((present & field) == 0) {
             throw new InvalidRecordException(name + ": missing");
         }

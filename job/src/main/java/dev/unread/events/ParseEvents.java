@@ -8,6 +8,12 @@ import org.apache.flink.util.OutputTag;
 /**
  * Turns raw Kafka records of one topic into {@link ChatEvent}s; every record that breaks the
  * contract goes to {@link #DEAD_LETTERS} instead, so input can never fail the job.
+ *
+ * <p>A {@code sentAt} or {@code readAt} more than {@code maxFutureSkewMs} after the Kafka record's
+ * own timestamp is refused too: a time far in the future (or in microseconds) would otherwise keep
+ * a sender counted after every inbox open, or silence a badge for good. The record's timestamp,
+ * unlike the job's clock, is the same on every replay, so the decision is too. A record without
+ * one (only the pre-0.10 message format had none) cannot be bounded and is refused.
  */
 public class ParseEvents extends ProcessFunction<RawRecord, ChatEvent> {
 
@@ -21,10 +27,12 @@ public class ParseEvents extends ProcessFunction<RawRecord, ChatEvent> {
     }
 
     private final Topic topic;
+    private final long maxFutureSkewMs;
     private transient EventParser parser;
 
-    public ParseEvents(Topic topic) {
+    public ParseEvents(Topic topic, long maxFutureSkewMs) {
         this.topic = topic;
+        this.maxFutureSkewMs = maxFutureSkewMs;
     }
 
     @Override
@@ -35,12 +43,27 @@ public class ParseEvents extends ProcessFunction<RawRecord, ChatEvent> {
     @Override
     public void processElement(RawRecord record, Context ctx, Collector<ChatEvent> out) {
         try {
-            out.collect(
+            ChatEvent event =
                     topic == Topic.MESSAGES
                             ? parser.parseMessage(record.value)
-                            : parser.parseRead(record.value));
+                            : parser.parseRead(record.value);
+            checkTime(event, record.timestamp);
+            out.collect(event);
         } catch (InvalidRecordException e) {
             ctx.output(DEAD_LETTERS, new DeadLetter(record, e.getMessage()));
+        }
+    }
+
+    private void checkTime(ChatEvent event, long recordTimestamp) throws InvalidRecordException {
+        String name = event.kind == ChatEvent.Kind.MESSAGE ? "sentAt" : "readAt";
+        if (recordTimestamp < 0) {
+            throw new InvalidRecordException(name + ": the record has no timestamp to bound it by");
+        }
+        // Written so that a skew up to Long.MAX_VALUE cannot overflow.
+        if (event.time - recordTimestamp > maxFutureSkewMs) {
+            throw new InvalidRecordException(
+                    name + ": " + event.time + " is more than " + maxFutureSkewMs
+                            + " ms after the record's timestamp " + recordTimestamp);
         }
     }
 }

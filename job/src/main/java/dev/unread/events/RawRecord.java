@@ -9,6 +9,8 @@ import java.util.Objects;
  *
  * <ul>
  *   <li>{@code topic}, {@code partition}, {@code offset}: where the record came from.
+ *   <li>{@code timestamp}: the Kafka record's timestamp (epoch milliseconds; negative when it has
+ *       none), which bounds the times in the record.
  *   <li>{@code key}: the record key (may be null); only a partitioning hint.
  *   <li>{@code value}: the record value (may be null for a tombstone).
  * </ul>
@@ -17,15 +19,18 @@ public class RawRecord {
     public String topic;
     public int partition;
     public long offset;
+    public long timestamp;
     public byte[] key;
     public byte[] value;
 
     public RawRecord() {}
 
-    public RawRecord(String topic, int partition, long offset, byte[] key, byte[] value) {
+    public RawRecord(
+            String topic, int partition, long offset, long timestamp, byte[] key, byte[] value) {
         this.topic = topic;
         this.partition = partition;
         this.offset = offset;
+        this.timestamp = timestamp;
         this.key = key;
         this.value = value;
     }
@@ -41,6 +46,7 @@ public class RawRecord {
         RawRecord that = (RawRecord) o;
         return partition == that.partition
                 && offset == that.offset
+                && timestamp == that.timestamp
                 && Objects.equals(topic, that.topic)
                 && Arrays.equals(key, that.key)
                 && Arrays.equals(value, that.value);
@@ -48,7 +54,8 @@ public class RawRecord {
 
     @Override
     public int hashCode() {
-        return Objects.hash(topic, partition, offset, Arrays.hashCode(key), Arrays.hashCode(value));
+        return Objects.hash(
+                topic, partition, offset, timestamp, Arrays.hashCode(key), Arrays.hashCode(value));
     }
 
     @Override

@@ -1,8 +1,8 @@
 package dev.unread.sinks;
 
+import dev.unread.contract.MySqlSchema;
 import java.io.IOException;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Collection;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.Watermark;
@@ -64,13 +64,14 @@ final class JdbcCursorSink<IN>
      */
     private final JdbcConnectionProvider connection;
 
-    private final String createTable;
+    /** The table the sink writes, created by {@link MySqlSchema#create} when a writer opens. */
+    private final String table;
 
     /** {@code delegate} must have been built on {@code connection}. */
-    JdbcCursorSink(JdbcSink<IN> delegate, JdbcConnectionProvider connection, String createTable) {
+    JdbcCursorSink(JdbcSink<IN> delegate, JdbcConnectionProvider connection, String table) {
         this.delegate = delegate;
         this.connection = connection;
-        this.createTable = createTable;
+        this.table = table;
     }
 
     @Override
@@ -107,11 +108,11 @@ final class JdbcCursorSink<IN>
 
     /** On the writer's own connection, which the writer then opens with. */
     private void createTableIfAbsent() throws IOException {
-        try (Statement statement = connection.getOrEstablishConnection().createStatement()) {
-            statement.execute(createTable);
+        try {
+            MySqlSchema.create(connection.getOrEstablishConnection(), table);
         } catch (SQLException | ClassNotFoundException e) {
             connection.closeConnection();
-            throw new IOException("could not run " + createTable, e);
+            throw new IOException("could not create " + table, e);
         }
     }
 

@@ -83,16 +83,16 @@ public final class MySqlCursors {
 
     /** Upserts {@code user_activity}, creating it if absent. */
     public static Sink<InboxCursor> userActivity(UnreadConfig config) {
-        return sink(config, new UserActivityUpsert(), MySqlSchema.CREATE_USER_ACTIVITY);
+        return sink(config, new UserActivityUpsert(), MySqlSchema.USER_ACTIVITY);
     }
 
     /** Upserts {@code conversation_member}, creating it if absent. */
     public static Sink<ConversationCursor> conversationMember(UnreadConfig config) {
-        return sink(config, new ConversationMemberUpsert(), MySqlSchema.CREATE_CONVERSATION_MEMBER);
+        return sink(config, new ConversationMemberUpsert(), MySqlSchema.CONVERSATION_MEMBER);
     }
 
     private static <T> Sink<T> sink(
-            UnreadConfig config, JdbcQueryStatement<T> upsert, String createTable) {
+            UnreadConfig config, JdbcQueryStatement<T> upsert, String table) {
         JdbcConnectionProvider connection =
                 new SimpleJdbcConnectionProvider(connectionOptions(config));
         JdbcSink<T> jdbc =
@@ -100,7 +100,7 @@ public final class MySqlCursors {
                         .withQueryStatement(upsert)
                         .withExecutionOptions(executionOptions())
                         .buildAtLeastOnce(connection);
-        return new JdbcCursorSink<>(jdbc, connection, createTable);
+        return new JdbcCursorSink<>(jdbc, connection, table);
     }
 
     static JdbcExecutionOptions executionOptions() {

@@ -28,6 +28,14 @@ public final class KafkaRawRecords {
                 .build();
     }
 
+    /** Everything in {@code topic} up to its end at start: a job that stops when it is read. */
+    public static KafkaSource<RawRecord> bounded(UnreadConfig config, String topic) {
+        return builder(config, topic)
+                .setStartingOffsets(OffsetsInitializer.earliest())
+                .setBounded(OffsetsInitializer.latest())
+                .build();
+    }
+
     private static org.apache.flink.connector.kafka.source.KafkaSourceBuilder<RawRecord> builder(
             UnreadConfig config, String topic) {
         return KafkaSource.<RawRecord>builder()
@@ -46,7 +54,8 @@ public final class KafkaRawRecords {
         @Override
         public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<RawRecord> out) {
             out.collect(new RawRecord(
-                    record.topic(), record.partition(), record.offset(), record.key(), record.value()));
+                    record.topic(), record.partition(), record.offset(), record.timestamp(),
+                    record.key(), record.value()));
         }
 
         @Override

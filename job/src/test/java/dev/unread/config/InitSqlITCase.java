@@ -39,7 +39,18 @@ class InitSqlITCase {
             List<List<String>> columns = columns(fromJob);
             assertThat(columns).hasSize(7);
             assertThat(columns(fromScript)).isEqualTo(columns);
+            List<List<String>> indexes = indexes(fromJob);
+            assertThat(indexes).contains(List.of(
+                    "conversation_member", "ix_conversation_member_user", "1", "user_id"));
+            assertThat(indexes(fromScript)).isEqualTo(indexes);
         }
+    }
+
+    /** Every index of the database's tables with its columns in order. */
+    private static List<List<String>> indexes(MySqlTestDatabase db) throws Exception {
+        return db.rows("SELECT table_name, index_name, seq_in_index, column_name"
+                + " FROM information_schema.statistics WHERE table_schema = '" + db.name + "'"
+                + " ORDER BY table_name, index_name, seq_in_index");
     }
 
     /** Every column of the database's tables: type, nullability, default and key. */

@@ -58,6 +58,19 @@ class UnreadConfigTest {
     }
 
     @Test
+    void futureTimesAreBoundedByADayUnlessSetOtherwise() {
+        assertThat(UnreadConfig.with(Map.of()).maxFutureSkewMs).isEqualTo(86_400_000L);
+        assertThat(UnreadConfig.from(Map.of(), Map.of("UNREAD_MAX_FUTURE_SKEW_MS", "0"))
+                        .maxFutureSkewMs)
+                .isZero();
+        assertThat(UnreadConfig.fromArgs(new String[] {"--max-future-skew-ms", "60000"}, Map.of())
+                        .maxFutureSkewMs)
+                .isEqualTo(60_000L);
+        assertThatThrownBy(() -> UnreadConfig.with(Map.of("max-future-skew-ms", "-1")))
+                .hasMessageContaining("--max-future-skew-ms must be >= 0");
+    }
+
+    @Test
     void toStringHidesTheRedisPassword() {
         UnreadConfig c = UnreadConfig.with(Map.of("redis-url", "redis://:hunter2@10.0.0.1:6379/0"));
         assertThat(c.toString()).doesNotContain("hunter2").contains(":***@");

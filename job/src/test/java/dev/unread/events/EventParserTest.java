@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.unread.testing.BadRecords;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.Charset;
 import dev.unread.testing.EventStreams;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -209,11 +211,86 @@ class EventParserTest {
                 .hasMessageContaining("exceeds " + EventParser.MAX_RECORD_BYTES);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "\"type\":5",
+        "\"type\":\"INBOX_CLOSED\"",
+        "\"userId\":\"u-1\"",
+        "\"readAt\":1.5",
+        "\"readSeq\":{\"x\":[1,2]}",
+        "\"readAt\":-1,\"userId\":99999999999999999999",
+    })
+    void fieldsOfReadsInAMessageAreUnknownAndIgnored(String field) throws Exception {
+        assertThat(message("{\"senderId\":1," + field + ",\"receiverId\":2,\"sentAt\":3}"))
+                .isEqualTo(ChatEvent.message(1, 2, 3));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "\"conversationId\":\"c-9\"",
+        "\"conversationId\":0,\"readSeq\":-5",
+        "\"senderId\":\"bob\"",
+        "\"receiverId\":[1],\"sentAt\":1.5,\"seq\":{\"a\":1}",
+        "\"messageId\":7",
+        "\"messageId\":\"mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm\"",
+    })
+    void fieldsOfMessagesAndOfTheOtherTypeInAnInboxOpenAreUnknownAndIgnored(String field)
+            throws Exception {
+        assertThat(read("{\"type\":\"INBOX_OPENED\"," + field + ",\"userId\":1,\"readAt\":2}"))
+                .isEqualTo(ChatEvent.inboxOpened(1, 2));
+    }
+
     @Test
-    void deepNestingIsRefused() {
-        String deep = "{\"x\":" + "[".repeat(5000) + "]".repeat(5000)
+    void fieldsOfMessagesInAConversationReadAreUnknownAndIgnored() throws Exception {
+        assertThat(read("{\"senderId\":\"bob\",\"type\":\"CONVERSATION_READ\",\"userId\":1,"
+                        + "\"conversationId\":4,\"seq\":-1,\"readSeq\":3,\"readAt\":2,"
+                        + "\"messageId\":\"" + "m".repeat(200) + "\"}"))
+                .isEqualTo(ChatEvent.conversationRead(1, 4, 3, 2));
+    }
+
+    @Test
+    void aWrongTypeOfAFieldOfTheRecordsOwnKindIsStillRefused() {
+        assertThatThrownBy(() -> read("{\"type\":\"CONVERSATION_READ\",\"userId\":1,"
+                        + "\"conversationId\":\"c-9\",\"readSeq\":3,\"readAt\":2}"))
+                .hasMessage("conversationId: must be an integer");
+        assertThatThrownBy(() -> message("{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,"
+                        + "\"conversationId\":4,\"seq\":{\"x\":1}}"))
+                .hasMessage("seq: must be an integer");
+        assertThatThrownBy(() -> message("{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,"
+                        + "\"conversationId\":99999999999999999999,\"seq\":1}"))
+                .hasMessageStartingWith("conversationId: out of range");
+        assertThatThrownBy(() -> read("{\"type\":[\"INBOX_OPENED\"],\"userId\":1,\"readAt\":2}"))
+                .hasMessage("type: must be text");
+    }
+
+    @Test
+    void unknownValuesAreIgnoredAtAnyDepthWithinTheSizeLimit() throws Exception {
+        int depth = (EventParser.MAX_RECORD_BYTES - 100) / 2;
+        String ids = ",\"senderId\":1,\"receiverId\":2,\"sentAt\":3}";
+        assertThat(message("{\"x\":" + "[".repeat(depth) + "]".repeat(depth) + ids))
+                .isEqualTo(ChatEvent.message(1, 2, 3));
+        int objects = (EventParser.MAX_RECORD_BYTES - 100) / 7;
+        assertThat(message("{\"x\":" + "{\"a\":".repeat(objects) + "1" + "}".repeat(objects)
+                        + ids))
+                .isEqualTo(ChatEvent.message(1, 2, 3));
+        assertThat(message("{\"x\":" + "9".repeat(60_000) + ",\"" + "n".repeat(4_000) + "\":1"
+                        + ids))
+                .isEqualTo(ChatEvent.message(1, 2, 3));
+        assertThat(message("{\"x\":[{\"a\":1},{\"a\":[" + "[".repeat(3000) + "]".repeat(3000)
+                        + "]}],\"y\":" + "[".repeat(3000) + "{}" + "]".repeat(3000) + ids))
+                .isEqualTo(ChatEvent.message(1, 2, 3));
+    }
+
+    @Test
+    void duplicateNamesDeepInsideUnknownValuesAreStillRefused() {
+        String deep = "{\"x\":" + "[".repeat(3000) + "{\"d\":1,\"d\":2}" + "]".repeat(3000)
                 + ",\"senderId\":1,\"receiverId\":2,\"sentAt\":3}";
-        assertThatThrownBy(() -> message(deep)).hasMessageContaining("malformed JSON");
+        assertThatThrownBy(() -> message(deep))
+                .hasMessage("malformed JSON: Duplicate field 'd'");
+        String second = "{\"x\":[{\"a\":1}],\"y\":[[{\"b\":1,\"c\":2,\"b\":3}]],"
+                + "\"senderId\":1,\"receiverId\":2,\"sentAt\":3}";
+        assertThatThrownBy(() -> message(second))
+                .hasMessage("malformed JSON: Duplicate field 'b'");
     }
 
     @Test
@@ -222,7 +299,78 @@ class EventParserTest {
                 .getBytes(StandardCharsets.UTF_8);
         bad[bad.length - 4] = (byte) 0xC3;
         bad[bad.length - 3] = (byte) 0x28;
-        assertThatThrownBy(() -> parser.parseMessage(bad)).hasMessageContaining("malformed JSON");
+        assertThatThrownBy(() -> parser.parseMessage(bad))
+                .hasMessage("not UTF-8: truncated sequence at byte 53");
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        // Overlong forms of 'e' and '/' in a name and in text, where a lax decoder reads them as
+        // the ASCII they encode.
+        "{\"s<C1 A5>nderId\":1,\"receiverId\":2,\"sentAt\":3}     | not UTF-8: overlong encoding at byte 3",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"messageId\":\"<C0 AF>\"} | overlong encoding",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"messageId\":\"<E0 80 AF>\"} | overlong encoding",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"x\":\"<F0 80 80 AF>\"} | overlong encoding",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"x\":\"<ED A0 80>\"} | not UTF-8: surrogate at byte",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"x\":\"<ED BF BF>\"} | surrogate",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"x\":\"<F4 90 80 80>\"} | not UTF-8: beyond U+10FFFF at byte",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"x\":\"<F5 80 80 80>\"} | not UTF-8: invalid byte 0xF5 at byte",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"x\":\"<FF>\"} | not UTF-8: invalid byte 0xFF",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"x\":\"<E2 82>\"} | not UTF-8: truncated sequence at byte",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"x\":\"<80>\"} | not UTF-8: invalid byte 0x80",
+        "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"x\":\"<E2 82>                        | truncated sequence",
+        "<EF BB BF>{\"senderId\":1,\"receiverId\":2,\"sentAt\":3}   | byte-order mark",
+    })
+    void recordsThatAreNotStrictUtf8AreRefusedWithAReason(String hex, String reason) {
+        byte[] bytes = withBytes(hex);
+        assertThatThrownBy(() -> parser.parseMessage(bytes)).hasMessageContaining(reason);
+        assertThatThrownBy(() -> new EventParser(false).parseMessage(bytes))
+                .hasMessageContaining(reason);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"UTF-16LE", "UTF-16BE", "UTF-16", "UTF-32BE", "UTF-32LE", "UTF-32"})
+    void recordsInUtf16OrUtf32AreRefused(String charset) {
+        String text = "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3}";
+        byte[] bytes = text.getBytes(Charset.forName(charset));
+        assertThatThrownBy(() -> parser.parseMessage(bytes)).hasMessageStartingWith("not UTF-8");
+        byte[] read = "{\"type\":\"INBOX_OPENED\",\"userId\":1,\"readAt\":2}"
+                .getBytes(Charset.forName(charset));
+        assertThatThrownBy(() -> parser.parseRead(read)).hasMessageStartingWith("not UTF-8");
+    }
+
+    @Test
+    void everyWellFormedUtf8SequenceIsAccepted() throws Exception {
+        // The boundaries of each sequence length, the last before and first after the surrogates,
+        // U+FEFF inside text, and the largest code point.
+        String text = "\u0000\u007f \u0080\u07ff \u0800\ud7ff\ue000\ufeff\uffff"
+                + " \ud800\udc00\udbff\udfff \u00e9\u4e2d\ud83d\ude00";
+        String json = "{\"\u00e9\":\"" + text.replace("\u0000", "\\u0000")
+                + "\",\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"messageId\":\""
+                + text.substring(1) + "\"}";
+        assertThat(message(json)).isEqualTo(ChatEvent.message(1, 2, 3));
+    }
+
+    /** {@code text} as UTF-8 with each {@code <hex bytes>} replaced by those raw bytes. */
+    private static byte[] withBytes(String text) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int i = 0;
+        while (i < text.length()) {
+            int open = text.indexOf('<', i);
+            if (open < 0) {
+                open = text.length();
+            }
+            out.writeBytes(text.substring(i, open).getBytes(StandardCharsets.UTF_8));
+            if (open == text.length()) {
+                break;
+            }
+            int close = text.indexOf('>', open);
+            for (String hex : text.substring(open + 1, close).split(" ")) {
+                out.write(Integer.parseInt(hex, 16));
+            }
+            i = close + 1;
+        }
+        return out.toByteArray();
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
+import dev.unread.events.EventJson;
 import dev.unread.events.EventParser;
 import dev.unread.testing.BadRecords;
 import dev.unread.testing.KafkaBroker;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
@@ -30,9 +32,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Over ten thousand records that break the input contract, every {@link BadRecords.Kind} of them,
- * mixed into valid traffic: the job must not fail once, each bad record must reach the
- * dead-letter topic exactly once with its bytes, key and a reason, and the valid records must
- * count exactly as the oracle says.
+ * mixed into valid traffic of which a third is written unusually but validly ({@link
+ * BadRecords#unusualButValid}: fields of the other kind, deep nesting, text beyond ASCII): the job
+ * must not fail once, each bad record must reach the dead-letter topic exactly once with its
+ * bytes, key and a reason, and the valid records must count exactly as the oracle says.
  */
 class HostileInputITCase {
 
@@ -77,7 +80,11 @@ class HostileInputITCase {
 
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
             UnreadConfig config = KAFKA.freshTopics(JobHarness.settings(prefix, db.jdbcUrl()));
-            JobHarness.Traffic traffic = JobHarness.traffic(config, seed, 3000, bad);
+            Random unusual = new Random(seed);
+            JobHarness.Traffic traffic = JobHarness.traffic(config, seed, 3000, bad,
+                    e -> unusual.nextInt(3) == 0
+                            ? BadRecords.unusualButValid(e, unusual)
+                            : EventJson.value(e));
             List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(2);
 
             KAFKA.produce(parts.get(0));

@@ -24,6 +24,10 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TimeZone;
 import java.util.TreeMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.datasource.statements.JdbcQueryStatement;
 import org.junit.jupiter.api.AfterAll;
@@ -247,6 +251,60 @@ class MySqlCursorsTest {
                         List.of("user_id", "bigint", "NO", "PRI", "null", "null"),
                         List.of("last_read_seq", "bigint", "NO", "", "null", "0"),
                         List.of("unread_count", "int", "NO", "", "null", "0"));
+    }
+
+    @Test
+    void conversationMemberIsCreatedWithItsUserIndex() throws Exception {
+        try (Connection c = sinkConnection()) {
+            MySqlSchema.create(c, MySqlSchema.CONVERSATION_MEMBER);
+            MySqlSchema.create(c, MySqlSchema.CONVERSATION_MEMBER);
+        }
+        assertThat(userIndex()).containsExactly(List.of("ix_conversation_member_user", "user_id"));
+    }
+
+    @Test
+    void twoWritersStartingAtOnceAddTheIndexToATableThatLacksIt() throws Exception {
+        try (Connection c = sinkConnection(); Statement st = c.createStatement()) {
+            // The table as the job's first release created it.
+            st.execute("DROP TABLE conversation_member");
+            st.execute("CREATE TABLE conversation_member (conversation_id BIGINT NOT NULL,"
+                    + " user_id BIGINT NOT NULL, last_read_seq BIGINT NOT NULL DEFAULT 0,"
+                    + " unread_count INT NOT NULL DEFAULT 0,"
+                    + " PRIMARY KEY (conversation_id, user_id))");
+            st.execute("INSERT INTO conversation_member VALUES (80001, 10086, 5, 1)");
+        }
+        assertThat(userIndex()).isEmpty();
+
+        CyclicBarrier start = new CyclicBarrier(2);
+        ExecutorService writers =
+                Executors.newFixedThreadPool(2);
+        try {
+            List<Future<Object>> opened = writers.invokeAll(List.of(
+                    () -> openWriter(start), () -> openWriter(start)));
+            for (Future<Object> writer : opened) {
+                writer.get();
+            }
+        } finally {
+            writers.shutdownNow();
+        }
+
+        assertThat(userIndex()).containsExactly(List.of("ix_conversation_member_user", "user_id"));
+        assertThat(member(10086, 80001)).containsExactly("5", "1");
+    }
+
+    private static Object openWriter(CyclicBarrier start) throws Exception {
+        try (Connection c = sinkConnection()) {
+            start.await();
+            MySqlSchema.create(c, MySqlSchema.CONVERSATION_MEMBER);
+        }
+        return null;
+    }
+
+    /** The indexes on conversation_member other than its primary key, with their columns. */
+    private static List<List<String>> userIndex() throws SQLException {
+        return db.rows("SELECT index_name, column_name FROM information_schema.statistics"
+                + " WHERE table_schema = '" + db.name + "' AND table_name = 'conversation_member'"
+                + " AND index_name <> 'PRIMARY' ORDER BY index_name, seq_in_index");
     }
 
     // ---- writing as the connector does ----

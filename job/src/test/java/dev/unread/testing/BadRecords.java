@@ -1,14 +1,20 @@
 package dev.unread.testing;
 
+import dev.unread.events.ChatEvent;
+import dev.unread.events.EventJson;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
 /**
  * A seeded corpus of records that break the input contract, one of each {@link Kind} in turn:
  * what a buggy or hostile producer could publish. Each must end up, once, in the dead-letter
- * topic, and none may change a count.
+ * topic, and none may change a count. Its counterpart, {@link #unusualButValid}, writes valid
+ * events the way a careless producer may, which must count as any other.
  */
 public final class BadRecords {
 
@@ -29,7 +35,9 @@ public final class BadRecords {
         DUPLICATE_FIELD,
         HALF_CONVERSATION,
         LONG_MESSAGE_ID,
-        INVALID_UTF8
+        INVALID_UTF8,
+        NOT_UTF8,
+        FAR_FUTURE_TIME
     }
 
     /** A bad record and the topic it goes to: {@code toMessages} or the reads topic. */
@@ -76,8 +84,11 @@ public final class BadRecords {
             case TRUNCATED_JSON:
                 return utf8(valid.substring(0, 1 + random.nextInt(valid.length() - 1)));
             case DEEPLY_NESTED:
-                int depth = 100 + random.nextInt(2000);
-                return utf8("{\"x\":" + "[".repeat(depth) + "]".repeat(depth) + "}");
+                // Nesting itself is valid at any depth; what lies at the bottom is not.
+                int depth = 100 + random.nextInt(20_000);
+                String bottom = random.nextBoolean() ? "{\"d\":1,\"d\":2}" : "{\"d\":";
+                return utf8(valid.substring(0, valid.length() - 1) + ",\"x\":"
+                        + "[".repeat(depth) + bottom + "]".repeat(depth) + "}");
             case WRONG_TYPES:
                 return utf8(toMessages
                         ? "{\"senderId\":\"" + id + "\",\"receiverId\":" + id + ",\"sentAt\":1}"
@@ -140,9 +151,97 @@ public final class BadRecords {
                 text[at] = (byte) 0xC3;
                 text[at + 1] = (byte) 0x28;
                 return text;
+            case NOT_UTF8:
+                return notUtf8(valid);
+            case FAR_FUTURE_TIME:
+                // The end of time, or milliseconds mistaken for microseconds: both years ahead
+                // of the record's own timestamp.
+                long time = random.nextBoolean() ? Long.MAX_VALUE : 1767225600000L * 1000;
+                return utf8(valid.replace("1767225600000", String.valueOf(time)));
             default:
                 throw new IllegalArgumentException(kind.name());
         }
+    }
+
+    /**
+     * The valid record in another encoding (UTF-16 or UTF-32, with or without a byte-order mark),
+     * after a UTF-8 byte-order mark, or with a sequence a lax decoder would take: an overlong
+     * {@code e} in a name, a surrogate, a code point past U+10FFFF.
+     */
+    private byte[] notUtf8(String valid) {
+        String[] charsets = {"UTF-16LE", "UTF-16BE", "UTF-16", "UTF-32BE", "UTF-32LE", "UTF-32"};
+        int choice = random.nextInt(charsets.length + 4);
+        if (choice < charsets.length) {
+            return valid.getBytes(Charset.forName(charsets[choice]));
+        }
+        byte[] inserted;
+        switch (choice - charsets.length) {
+            case 0:
+                return concat(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}, utf8(valid));
+            case 1:
+                // "senderId" or "userId" with its 'e' overlong: the same name to a lax decoder.
+                byte[] named = utf8(valid);
+                int at = valid.indexOf('e', 2);
+                return concat(Arrays.copyOf(named, at),
+                        new byte[] {(byte) 0xC1, (byte) 0xA5},
+                        Arrays.copyOfRange(named, at + 1, named.length));
+            case 2:
+                inserted = new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0x80};
+                break;
+            default:
+                inserted = new byte[] {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80};
+                break;
+        }
+        return concat(utf8(valid.substring(0, valid.length() - 1) + ",\"note\":\""), inserted,
+                utf8("\"}"));
+    }
+
+    /**
+     * {@code event} as a producer may validly write it: with fields of the other topic or the
+     * other read type (of any type, unknown to this kind), unknown values nested thousands deep,
+     * text beyond ASCII, long numbers and names, whitespace. Each must count as the plain record.
+     */
+    public static byte[] unusualButValid(ChatEvent event, Random random) {
+        String plain = EventJson.text(event);
+        StringBuilder extra = new StringBuilder();
+        switch (random.nextInt(6)) {
+            case 0:
+                extra.append(event.kind == ChatEvent.Kind.MESSAGE
+                        ? "\"type\":5,\"userId\":\"u-1\",\"readAt\":1.5,\"readSeq\":{\"x\":[1]}"
+                        : "\"senderId\":\"bob\",\"sentAt\":[1],\"seq\":-1,\"messageId\":\""
+                                + "m".repeat(200) + "\"");
+                if (event.kind == ChatEvent.Kind.INBOX_OPENED) {
+                    extra.append(",\"conversationId\":\"c-9\",\"readSeq\":null");
+                }
+                break;
+            case 1:
+                // Rarely as deep as 64 KiB allows, usually a few hundred levels.
+                int depth = random.nextInt(20) == 0 ? 30_000 : 1 + random.nextInt(500);
+                extra.append("\"x\":").append("[".repeat(depth)).append("{\"y\":[1,{}]}")
+                        .append("]".repeat(depth));
+                break;
+            case 2:
+                extra.append("\"caf\u00e9\":\"\u4e2d\u6587 \ud83d\ude00 \ufeff\\u0000\"");
+                break;
+            case 3:
+                extra.append("\"n\":").append("9".repeat(2000)).append(",\"")
+                        .append("k".repeat(1000)).append("\":true");
+                break;
+            case 4:
+                return utf8(" \t\r\n" + plain.replace(",", " ,\n\t").replace(":", " : ") + " \n");
+            default:
+                extra.append("\"a\":{\"senderId\":\"x\",\"type\":[],\"a\":{\"a\":null}}");
+                break;
+        }
+        return utf8("{" + extra + "," + plain.substring(1));
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] part : parts) {
+            out.writeBytes(part);
+        }
+        return out.toByteArray();
     }
 
     private static byte[] utf8(String s) {

@@ -13,10 +13,16 @@ public final class ChatRecords {
     private ChatRecords() {}
 
     public static ProducerRecord<byte[], byte[]> of(UnreadConfig config, ChatEvent event) {
+        return of(config, event, EventJson.value(event));
+    }
+
+    /** {@code event} on its topic and key, written as {@code value}. */
+    public static ProducerRecord<byte[], byte[]> of(
+            UnreadConfig config, ChatEvent event, byte[] value) {
         return new ProducerRecord<>(
                 EventJson.isMessage(event) ? config.messagesTopic : config.readsTopic,
                 EventJson.key(event),
-                EventJson.value(event));
+                value);
     }
 
     public static List<ProducerRecord<byte[], byte[]>> of(UnreadConfig config, List<ChatEvent> events) {

@@ -5,8 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
-import dev.unread.contract.DeadLetterHeaders;
+import dev.unread.contract.DeadLetters;
 import dev.unread.events.ChatEvent;
+import dev.unread.events.EventJson;
 import dev.unread.sinks.KafkaDeadLetters;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,6 +21,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -120,11 +122,23 @@ public final class JobHarness {
     /** {@code eventCount} valid events from {@code seed} with {@code bad} mixed in. */
     public static Traffic traffic(
             UnreadConfig config, long seed, int eventCount, List<BadRecords.Bad> bad) {
+        return traffic(config, seed, eventCount, bad, EventJson::value);
+    }
+
+    /** The same, each valid event written by {@code encoding}. */
+    public static Traffic traffic(
+            UnreadConfig config,
+            long seed,
+            int eventCount,
+            List<BadRecords.Bad> bad,
+            Function<ChatEvent, byte[]> encoding) {
         EventStreams streams = new EventStreams(seed).withIds(1_000_000 + seed * 1000, 1);
         List<ChatEvent> events = streams.events(eventCount);
         List<ChatEvent> order = streams.orders(events, 1, 0.2).get(0);
-        List<ProducerRecord<byte[], byte[]>> records =
-                new ArrayList<>(ChatRecords.of(config, order));
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(order.size());
+        for (ChatEvent event : order) {
+            records.add(ChatRecords.of(config, event, encoding.apply(event)));
+        }
         int valid = records.size();
         List<ProducerRecord<byte[], byte[]>> mixed = new ArrayList<>(valid + bad.size());
         Random keys = new Random(seed);
@@ -320,11 +334,11 @@ public final class JobHarness {
         Map<String, Integer> actual = new TreeMap<>();
         Set<String> seen = new HashSet<>();
         for (ConsumerRecord<byte[], byte[]> letter : letters) {
-            String topic = KafkaBroker.header(letter, DeadLetterHeaders.SOURCE_TOPIC);
+            String topic = KafkaBroker.header(letter, DeadLetters.SOURCE_TOPIC);
             String source = topic + "-"
-                    + KafkaBroker.header(letter, DeadLetterHeaders.SOURCE_PARTITION) + "@"
-                    + KafkaBroker.header(letter, DeadLetterHeaders.SOURCE_OFFSET);
-            assertThat(KafkaBroker.header(letter, DeadLetterHeaders.REASON))
+                    + KafkaBroker.header(letter, DeadLetters.SOURCE_PARTITION) + "@"
+                    + KafkaBroker.header(letter, DeadLetters.SOURCE_OFFSET);
+            assertThat(KafkaBroker.header(letter, DeadLetters.REASON))
                     .as("reason of the dead letter of " + source + ", " + context)
                     .isNotBlank();
             ConsumerRecord<byte[], byte[]> original = sources.get(source);

@@ -1,5 +1,6 @@
 package dev.unread.kafka;
 
+import dev.unread.contract.DeadLetters;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -47,9 +48,10 @@ public final class EmbeddedKafka implements AutoCloseable {
     public static final int PARTITIONS = 4;
 
     /**
-     * The largest record batch the broker and the dead-letter topic accept. A dead letter keeps the
-     * refused record's bytes whole, and the records most likely to be refused are the oversized
-     * ones, so producers may publish records of a few MiB.
+     * The largest record batch the broker and the input topics accept: producers may publish
+     * records of a few MiB, the ones the job refuses as oversized. The dead-letter topic accepts
+     * more, {@link DeadLetters#MAX_LETTER_BYTES}, so that such a record's letter, its bytes
+     * whole plus headers, fits.
      */
     public static final int MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 
@@ -121,7 +123,8 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /**
      * Creates the job's three topics with {@link #PARTITIONS} partitions each; the dead-letter
-     * topic accepts records up to {@link #MAX_MESSAGE_BYTES}. Topics that exist are left alone.
+     * topic accepts letters up to {@link DeadLetters#MAX_LETTER_BYTES}. Topics that exist are
+     * left alone.
      */
     public void createTopics(String messagesTopic, String readsTopic, String deadLetterTopic) {
         createTopic(messagesTopic, PARTITIONS, Map.of());
@@ -129,7 +132,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         createTopic(
                 deadLetterTopic,
                 PARTITIONS,
-                Map.of("max.message.bytes", String.valueOf(MAX_MESSAGE_BYTES)));
+                Map.of("max.message.bytes", String.valueOf(DeadLetters.MAX_LETTER_BYTES)));
     }
 
     /**

@@ -43,7 +43,8 @@ final class EventSources {
         @Override
         public RawRecord map(Long index) {
             byte[] value = values.get(index.intValue()).getBytes(StandardCharsets.UTF_8);
-            return new RawRecord(topic, 0, index, null, value);
+            // Stamped when made, as a producer stamps a record when it sends it.
+            return new RawRecord(topic, 0, index, System.currentTimeMillis(), null, value);
         }
     }
 }

@@ -20,6 +20,9 @@ final class MySqlCursorReader implements AutoCloseable {
             "SELECT conversation_id, last_read_seq, unread_count FROM conversation_member"
                     + " WHERE user_id = ? ORDER BY conversation_id";
 
+    /** MySQL's and MariaDB's ER_NO_SUCH_TABLE. */
+    private static final int NO_SUCH_TABLE = 1146;
+
     private final HikariDataSource pool;
     private final int timeoutMs;
 
@@ -42,6 +45,10 @@ final class MySqlCursorReader implements AutoCloseable {
         this.timeoutMs = config.timeoutMs;
     }
 
+    /**
+     * The user's cursors. A table the job has not created yet (it does when its sinks first
+     * open) holds no cursors: the answer is that of a user with none, as {@code /health} says UP.
+     */
     UserCursors read(long userId) {
         try (Connection connection = pool.getConnection()) {
             Long lastReadAt = null;
@@ -55,6 +62,8 @@ final class MySqlCursorReader implements AutoCloseable {
                         lastReadAt = at.toInstant(ZoneOffset.UTC).toEpochMilli();
                     }
                 }
+            } catch (SQLException e) {
+                rethrowUnlessNoTable(e);
             }
             Map<Long, ConversationCursor> conversations = new TreeMap<>();
             try (PreparedStatement select = connection.prepareStatement(CONVERSATIONS)) {
@@ -66,10 +75,18 @@ final class MySqlCursorReader implements AutoCloseable {
                         conversations.put(rs.getLong(1), cursor);
                     }
                 }
+            } catch (SQLException e) {
+                rethrowUnlessNoTable(e);
             }
             return new UserCursors(userId, lastReadAt, conversations);
         } catch (SQLException e) {
             throw new DependencyException(DependencyException.MYSQL, e);
+        }
+    }
+
+    private static void rethrowUnlessNoTable(SQLException e) throws SQLException {
+        if (e.getErrorCode() != NO_SUCH_TABLE) {
+            throw e;
         }
     }
 

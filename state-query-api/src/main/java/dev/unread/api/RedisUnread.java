@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Pipeline;
@@ -18,6 +20,8 @@ import redis.clients.jedis.util.JedisURIHelper;
 
 /** Reads the counts the job keeps in Redis (docs/contract.md, "Redis"). */
 final class RedisUnread implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RedisUnread.class);
 
     /** Jetty serves many requests at once; more than Jedis' default 8 connections. */
     private static final int MAX_CONNECTIONS = 32;
@@ -50,9 +54,11 @@ final class RedisUnread implements AutoCloseable {
 
     /**
      * The badge and the per-conversation counts of each user, in the order asked, read in one
-     * pipelined round trip (a GET and an HGETALL per user).
+     * pipelined round trip (a GET and an HGETALL per user). A user whose keys hold what the job
+     * never writes (a key of another type, text that is no count: another application's, or a
+     * leftover) is answered as {@link Unreadable}, and the others as usual.
      */
-    List<UserUnread> read(long[] userIds) {
+    List<UserAnswer> read(long[] userIds) {
         List<Response<String>> senders = new ArrayList<>(userIds.length);
         List<Response<Map<String, String>>> conversations = new ArrayList<>(userIds.length);
         try (Pipeline pipeline = client.pipelined()) {
@@ -67,14 +73,21 @@ final class RedisUnread implements AutoCloseable {
         } catch (JedisException e) {
             throw new DependencyException(DependencyException.REDIS, e);
         }
-        List<UserUnread> result = new ArrayList<>(userIds.length);
+        List<UserAnswer> result = new ArrayList<>(userIds.length);
         for (int i = 0; i < userIds.length; i++) {
-            String badge = senders.get(i).get();
-            Map<Long, Long> counts = new TreeMap<>();
-            conversations.get(i).get()
-                    .forEach((c, n) -> counts.put(Long.parseLong(c), Long.parseLong(n)));
-            long unreadSenders = badge == null ? 0 : Long.parseLong(badge);
-            result.add(new UserUnread(userIds[i], unreadSenders, counts));
+            try {
+                String badge = senders.get(i).get();
+                Map<Long, Long> counts = new TreeMap<>();
+                conversations.get(i).get()
+                        .forEach((c, n) -> counts.put(Long.parseLong(c), Long.parseLong(n)));
+                long unreadSenders = badge == null ? 0 : Long.parseLong(badge);
+                result.add(new UserUnread(userIds[i], unreadSenders, counts));
+            } catch (JedisDataException | NumberFormatException e) {
+                // Not the job's data: logged without the value, which may be anyone's.
+                LOG.warn("unreadable counts in Redis for user {}: {}", userIds[i],
+                        e.getClass().getSimpleName());
+                result.add(new Unreadable(userIds[i], Unreadable.MESSAGE));
+            }
         }
         return result;
     }
@@ -92,9 +105,18 @@ final class RedisUnread implements AutoCloseable {
         client.close();
     }
 
+    /** One user's entry in an answer. */
+    sealed interface UserAnswer permits UserUnread, Unreadable {}
+
     /**
      * What {@code GET /api/users/{userId}/unread} answers: distinct senders since the inbox was
      * last opened, and unread messages per conversation id (absent: 0).
      */
-    record UserUnread(long userId, long unreadSenders, Map<Long, Long> conversations) {}
+    record UserUnread(long userId, long unreadSenders, Map<Long, Long> conversations)
+            implements UserAnswer {}
+
+    /** A user whose counts in Redis cannot be read. */
+    record Unreadable(long userId, String error) implements UserAnswer {
+        static final String MESSAGE = "unreadable counts in Redis";
+    }
 }

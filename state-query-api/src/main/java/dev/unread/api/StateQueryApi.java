@@ -217,7 +217,11 @@ public final class StateQueryApi implements AutoCloseable {
 
     private void userUnread(Context ctx) {
         long userId = Params.id("userId", ctx.pathParam("userId"));
-        respond(ctx, 200, redis.read(new long[] {userId}).get(0));
+        RedisUnread.UserAnswer answer = redis.read(new long[] {userId}).get(0);
+        if (answer instanceof RedisUnread.Unreadable) {
+            throw new ApiError(500, RedisUnread.Unreadable.MESSAGE);
+        }
+        respond(ctx, 200, answer);
     }
 
     private void usersUnread(Context ctx) {
@@ -272,9 +276,16 @@ public final class StateQueryApi implements AutoCloseable {
 
     // --- around every request ---
 
-    /** With a token configured, every route but {@link #OPEN_PATHS} needs it. */
+    /**
+     * With a token configured, every route but {@link #OPEN_PATHS} needs it; with a trailing
+     * slash too, which Javalin routes to the same handler.
+     */
     private void authenticate(Context ctx) {
-        if (tokenHash == null || OPEN_PATHS.contains(ctx.path())) {
+        String path = ctx.path();
+        if (path.length() > 1 && path.endsWith("/")) {
+            path = path.substring(0, path.length() - 1);
+        }
+        if (tokenHash == null || OPEN_PATHS.contains(path)) {
             return;
         }
         String header = ctx.header("Authorization");

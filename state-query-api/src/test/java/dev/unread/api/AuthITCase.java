@@ -116,6 +116,14 @@ class AuthITCase {
     }
 
     @Test
+    void openPathsWithATrailingSlashAreOpenToo() {
+        // Javalin routes them to the same handlers, so they must not ask for a token.
+        assertThat(http.get("/health/").statusCode()).isEqualTo(200);
+        assertThat(http.get("/metrics/").statusCode()).isEqualTo(200);
+        assertThat(http.get("/api/users/1/unread/").statusCode()).isEqualTo(401);
+    }
+
+    @Test
     void refusedRequestsAreCountedUnderTheirRoute() {
         http.get("/api/users/77/cursors");
 

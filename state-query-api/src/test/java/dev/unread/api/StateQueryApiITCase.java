@@ -130,6 +130,28 @@ class StateQueryApiITCase {
     }
 
     @Test
+    void aValueTheApiCannotReadMarksItsUserAndTheRestOfTheBatchIsAnswered() {
+        stores.redis.set(stores.keyPrefix + "unread:senders:601", "2");
+        stores.redis.set(stores.keyPrefix + "unread:senders:602", "many");
+        stores.redis.lpush(stores.keyPrefix + "unread:senders:603", "3");
+        stores.redis.set(stores.keyPrefix + "chat:unread:604", "not a hash");
+        stores.redis.hset(stores.keyPrefix + "chat:unread:605", "x", "1");
+
+        HttpResponse<String> response = http.get("/api/unread?userIds=601,602,603,604,605,606");
+
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        String unreadable = "\"error\":\"unreadable counts in Redis\"}";
+        assertThat(response.body()).isEqualTo("{\"users\":["
+                + "{\"userId\":601,\"unreadSenders\":2,\"conversations\":{}},"
+                + "{\"userId\":602," + unreadable + ","
+                + "{\"userId\":603," + unreadable + ","
+                + "{\"userId\":604," + unreadable + ","
+                + "{\"userId\":605," + unreadable + ","
+                + "{\"userId\":606,\"unreadSenders\":0,\"conversations\":{}}]}");
+        assertError(http.get("/api/users/603/unread"), 500);
+    }
+
+    @Test
     void batchOf501IdsIsRefused() {
         long[] ids = LongStream.rangeClosed(1, 501).toArray();
 
@@ -171,6 +193,22 @@ class StateQueryApiITCase {
             assertThat(json(response).get("lastReadAt").asLong()).isEqualTo(1782907200000L);
         } finally {
             TimeZone.setDefault(jvmZone);
+        }
+    }
+
+    @Test
+    void beforeTheJobCreatedItsTablesCursorsAreThoseOfAUserWithNone() throws Exception {
+        String empty = stores.database + "_empty";
+        stores.sql("CREATE DATABASE " + empty);
+        try (StateQueryApi fresh = StateQueryApi.start(stores.config(readsTopic)
+                .jdbcUrl(stores.jdbcUrl().replace(stores.database, empty)).build())) {
+            HttpResponse<String> response = new Http(fresh).get("/api/users/30303/cursors");
+
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+            assertThat(response.body())
+                    .isEqualTo("{\"userId\":30303,\"lastReadAt\":null,\"conversations\":{}}");
+        } finally {
+            stores.sql("DROP DATABASE IF EXISTS " + empty);
         }
     }
 

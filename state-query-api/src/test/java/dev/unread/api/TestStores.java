@@ -36,7 +36,8 @@ final class TestStores implements AutoCloseable {
                 + " user_id BIGINT NOT NULL,"
                 + " last_read_seq BIGINT NOT NULL DEFAULT 0,"
                 + " unread_count INT NOT NULL DEFAULT 0,"
-                + " PRIMARY KEY (conversation_id, user_id))");
+                + " PRIMARY KEY (conversation_id, user_id),"
+                + " KEY ix_conversation_member_user (user_id))");
     }
 
     String jdbcUrl() {
