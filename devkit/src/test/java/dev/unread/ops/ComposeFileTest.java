@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.unread.UnreadJob;
+import dev.unread.api.ApiConfig;
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
 import java.io.Reader;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,10 +44,6 @@ class ComposeFileTest {
 
     /** The state-query-api's entry point, as the Dockerfile's api target starts it. */
     private static final String API_MAIN = "dev.unread.api.StateQueryApi";
-
-    /** Where the API's settings are defined (the module does not depend on the job's). */
-    private static final Path API_CONFIG =
-            ROOT.resolve("state-query-api/src/main/java/dev/unread/api/ApiConfig.java");
 
     private static Map<String, Object> services;
     private static String dockerfile;
@@ -110,11 +109,12 @@ class ComposeFileTest {
         Set<String> job = new LinkedHashSet<>();
         UnreadConfig.defaults().keySet().forEach(name -> job.add(UnreadConfig.envName(name)));
         job.add(UnreadConfig.JDBC_PASSWORD_ENV);
+        // Every variable ApiConfig defines: most are built from the shared settings, not literals.
         Set<String> api = new LinkedHashSet<>();
-        Matcher constant = Pattern.compile("\"(UNREAD_[A-Z_]+)\"")
-                .matcher(Files.readString(API_CONFIG));
-        while (constant.find()) {
-            api.add(constant.group(1));
+        for (Field field : ApiConfig.class.getFields()) {
+            if (Modifier.isStatic(field.getModifiers()) && field.getName().endsWith("_ENV")) {
+                api.add((String) field.get(null));
+            }
         }
 
         assertThat(api).contains("UNREAD_API_HOST", "UNREAD_API_PORT", "UNREAD_REDIS_URL");

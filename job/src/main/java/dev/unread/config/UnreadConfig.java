@@ -171,8 +171,8 @@ public final class UnreadConfig implements Serializable {
     public String toString() {
         // No passwords: the Redis and the JDBC URL may hold one, the Kafka settings several.
         return "UnreadConfig{kafka=" + kafkaBootstrap
-                + ", kafkaProperties=" + KafkaClientProperties.masked(kafkaProperties) + ", topics=" + messagesTopic + "," + readsTopic
-                + "," + deadLetterTopic + ", redis=" + Settings.masked(redisUrl)
+                + ", kafkaProperties=" + KafkaClientProperties.masked(kafkaProperties)
+                + ", topics=" + messagesTopic + "," + readsTopic + "," + deadLetterTopic + ", redis=" + Settings.masked(redisUrl)
                 + ", jdbc=" + Settings.masked(jdbcUrl) + ", flush=" + flushIntervalMs + "ms, parallelism=" + parallelism
                 + ", maxParallelism=" + maxParallelism + ", checkpoint=" + checkpointIntervalMs + "ms}";
     }

@@ -161,7 +161,8 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
      * {@link #freshTopics} with the job's Kafka clients on the SASL_SSL listener, configured by
      * the {@code clientProperties} file ({@link #writeClientProperties}).
      */
-    public UnreadConfig freshTopicsOverSaslSsl(Map<String, String> settings, Path clientProperties) {
+    public UnreadConfig freshTopicsOverSaslSsl(
+            Map<String, String> settings, Path clientProperties) {
         Map<String, String> all = new HashMap<>(settings);
         all.put("kafka-properties", clientProperties.toString());
         return freshTopics(all, saslSslBootstrapServers());
