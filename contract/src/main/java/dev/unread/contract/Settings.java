@@ -22,6 +22,11 @@ public final class Settings {
     public static final Setting JDBC_URL =
             new Setting("jdbc-url", "jdbc:mysql://127.0.0.1:3306/test");
     public static final Setting JDBC_USER = new Setting("jdbc-user", "root");
+    /**
+     * A Kafka {@code client.properties} file applied to every Kafka client of the job and the API
+     * ({@link KafkaClientProperties}); empty: none.
+     */
+    public static final Setting KAFKA_PROPERTIES = new Setting("kafka-properties", "");
 
     /** The MySQL password: from the environment only. */
     public static final String JDBC_PASSWORD_ENV = "UNREAD_JDBC_PASSWORD";

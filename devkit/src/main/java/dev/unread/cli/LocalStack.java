@@ -502,6 +502,7 @@ public final class LocalStack implements AutoCloseable {
                 .jdbcUser(config.jdbcUser)
                 .jdbcPassword(config.jdbcPassword)
                 .kafkaBootstrap(config.kafkaBootstrap)
+                .kafkaProperties(config.kafkaProperties)
                 .readsTopic(config.readsTopic)
                 .build();
     }

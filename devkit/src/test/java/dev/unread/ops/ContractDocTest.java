@@ -116,6 +116,7 @@ class ContractDocTest {
         expected.put(ApiConfig.JDBC_USER_ENV, "`" + defaults.jdbcUser + "`");
         expected.put(ApiConfig.JDBC_PASSWORD_ENV, "(empty)");
         expected.put(ApiConfig.KAFKA_BOOTSTRAP_ENV, "`" + defaults.kafkaBootstrap + "`");
+        expected.put(ApiConfig.KAFKA_PROPERTIES_ENV, "(empty)");
         expected.put(ApiConfig.READS_TOPIC_ENV, "`" + defaults.readsTopic + "`");
         // Every variable ApiConfig defines, so that a new one fails here until it has a row.
         Set<String> defined = new HashSet<>();

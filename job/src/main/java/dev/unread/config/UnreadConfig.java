@@ -1,5 +1,6 @@
 package dev.unread.config;
 
+import dev.unread.contract.KafkaClientProperties;
 import dev.unread.contract.Setting;
 import dev.unread.contract.Settings;
 import dev.unread.state.UnreadCounter;
@@ -7,6 +8,7 @@ import java.io.Serializable;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Properties;
 
 /**
  * Every setting of the job in one place. Each has a flag ({@code --redis-url}), an environment
@@ -30,6 +32,7 @@ public final class UnreadConfig implements Serializable {
             Settings.MESSAGES_TOPIC,
             Settings.READS_TOPIC,
             Settings.DEAD_LETTER_TOPIC,
+            Settings.KAFKA_PROPERTIES,
         }) {
             DEFAULTS.put(shared.name(), shared.defaultValue());
         }
@@ -55,6 +58,13 @@ public final class UnreadConfig implements Serializable {
     public final String readsTopic;
     public final String deadLetterTopic;
     public final String groupId;
+    /**
+     * Kafka client settings (SASL, TLS, timeouts) from the {@code --kafka-properties} file, read
+     * when the config is made (on the client that builds the job) and kept as written, so a
+     * config provider's {@code ${env:NAME}} is resolved by each Kafka client where it runs. May
+     * hold secrets: never log it but through {@link KafkaClientProperties#masked}.
+     */
+    public final Map<String, String> kafkaProperties;
     /** {@code redis://[:password@]host:port/db}. */
     public final String redisUrl;
     /** Put before every Redis key and channel; empty by default. */
@@ -80,6 +90,7 @@ public final class UnreadConfig implements Serializable {
         readsTopic = s.get("reads-topic");
         deadLetterTopic = s.get("dead-letter-topic");
         groupId = s.get("group-id");
+        kafkaProperties = KafkaClientProperties.load(s.get(Settings.KAFKA_PROPERTIES.name()));
         redisUrl = s.get("redis-url");
         redisKeyPrefix = s.get("redis-key-prefix");
         jdbcUrl = s.get("jdbc-url");
@@ -136,6 +147,16 @@ public final class UnreadConfig implements Serializable {
         return Setting.envName(setting);
     }
 
+    /**
+     * {@link #kafkaProperties} as the {@link Properties} Kafka's clients and Flink's Kafka
+     * builders take: a new object each time, for the caller to add its own settings to.
+     */
+    public Properties kafkaClientProperties() {
+        Properties properties = new Properties();
+        properties.putAll(kafkaProperties);
+        return properties;
+    }
+
     /** The settings, their variables and defaults, for {@code --help} and the README. */
     public static String usage() {
         StringBuilder sb = new StringBuilder();
@@ -162,9 +183,10 @@ public final class UnreadConfig implements Serializable {
 
     @Override
     public String toString() {
-        // No passwords: the Redis and the JDBC URL may hold one.
-        return "UnreadConfig{kafka=" + kafkaBootstrap + ", topics=" + messagesTopic + "," + readsTopic
-                + "," + deadLetterTopic + ", redis=" + Settings.masked(redisUrl)
+        // No passwords: the Redis and the JDBC URL may hold one, the Kafka settings several.
+        return "UnreadConfig{kafka=" + kafkaBootstrap
+                + ", kafkaProperties=" + KafkaClientProperties.masked(kafkaProperties)
+                + ", topics=" + messagesTopic + "," + readsTopic + "," + deadLetterTopic + ", redis=" + Settings.masked(redisUrl)
                 + ", jdbc=" + Settings.masked(jdbcUrl) + ", flush=" + flushIntervalMs + "ms, parallelism=" + parallelism
                 + ", maxParallelism=" + maxParallelism + ", checkpoint=" + checkpointIntervalMs + "ms}";
     }

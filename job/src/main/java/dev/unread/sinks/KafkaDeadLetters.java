@@ -41,6 +41,8 @@ public final class KafkaDeadLetters {
 
     public static KafkaSink<DeadLetter> sink(UnreadConfig config) {
         return KafkaSink.<DeadLetter>builder()
+                // SASL, TLS and timeouts first, so that the settings below win over the file's.
+                .setKafkaProducerConfig(config.kafkaClientProperties())
                 .setBootstrapServers(config.kafkaBootstrap)
                 .setRecordSerializer(new Serializer(config.deadLetterTopic))
                 // A replay after a restore may write a dead letter twice; never zero times.

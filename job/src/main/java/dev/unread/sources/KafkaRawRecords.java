@@ -39,6 +39,8 @@ public final class KafkaRawRecords {
     private static org.apache.flink.connector.kafka.source.KafkaSourceBuilder<RawRecord> builder(
             UnreadConfig config, String topic) {
         return KafkaSource.<RawRecord>builder()
+                // SASL, TLS and timeouts first, so that the settings below win over the file's.
+                .setProperties(config.kafkaClientProperties())
                 .setBootstrapServers(config.kafkaBootstrap)
                 .setTopics(topic)
                 .setGroupId(config.groupId)

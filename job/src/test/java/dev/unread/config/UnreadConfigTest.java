@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class UnreadConfigTest {
 
@@ -74,6 +75,25 @@ class UnreadConfigTest {
     void toStringHidesTheRedisPassword() {
         UnreadConfig c = UnreadConfig.with(Map.of("redis-url", "redis://:hunter2@10.0.0.1:6379/0"));
         assertThat(c.toString()).doesNotContain("hunter2").contains(":***@");
+    }
+
+    @Test
+    void kafkaClientSettingsComeFromTheFileAndToStringHidesTheirSecrets(@TempDir Path dir)
+            throws Exception {
+        Path file = dir.resolve("client.properties");
+        Files.writeString(file, "security.protocol=SASL_SSL\n"
+                + "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule"
+                + " required username=\"unread\" password=\"hunter2\";\n"
+                + "ssl.truststore.password=hunter3\n");
+
+        UnreadConfig c = UnreadConfig.from(
+                Map.of(), Map.of("UNREAD_KAFKA_PROPERTIES", file.toString()));
+
+        assertThat(c.kafkaProperties).containsEntry("security.protocol", "SASL_SSL").hasSize(3);
+        assertThat(c.kafkaClientProperties()).containsEntry("ssl.truststore.password", "hunter3");
+        assertThat(c.toString()).doesNotContain("hunter")
+                .contains("security.protocol=SASL_SSL", "sasl.jaas.config=***");
+        assertThat(UnreadConfig.with(Map.of()).kafkaProperties).isEmpty();
     }
 
     @Test

@@ -1,7 +1,11 @@
 package dev.unread.testing;
 
 import dev.unread.kafka.EmbeddedKafka;
+import dev.unread.kafka.TempDirs;
 import dev.unread.config.UnreadConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,18 +51,54 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
     /** Producers may publish records this large: enough for oversized-record tests. */
     public static final int MAX_RECORD_BYTES = 2 * 1024 * 1024 + 64 * 1024;
 
-    private EmbeddedKafka kafka;
+    /** The SCRAM user of {@link #withSaslSsl}; null: a plaintext broker only. */
+    private final String scramUser;
 
-    @Override
-    public void beforeAll(ExtensionContext context) throws Exception {
-        kafka = EmbeddedKafka.start(0);
+    private final String scramPassword;
+    private EmbeddedKafka kafka;
+    private Path tlsDir;
+    private TestCertificate certificate;
+
+    /** A plaintext broker. */
+    public KafkaBroker() {
+        this(null, null);
+    }
+
+    private KafkaBroker(String scramUser, String scramPassword) {
+        this.scramUser = scramUser;
+        this.scramPassword = scramPassword;
+    }
+
+    /**
+     * A broker that also listens with SASL_SSL ({@link #saslSslBootstrapServers()}): SCRAM-SHA-512
+     * for {@code user} with {@code password}, TLS from a certificate made with keytool. Topics are
+     * still created, and records published and read back, over the plaintext listener.
+     */
+    public static KafkaBroker withSaslSsl(String user, String password) {
+        return new KafkaBroker(user, password);
     }
 
     @Override
-    public void afterAll(ExtensionContext context) {
+    public void beforeAll(ExtensionContext context) throws Exception {
+        if (scramUser == null) {
+            kafka = EmbeddedKafka.start(0);
+            return;
+        }
+        tlsDir = TempDirs.create("unread-kafka-tls-");
+        certificate = TestCertificate.create(tlsDir);
+        kafka = EmbeddedKafka.start(0, new EmbeddedKafka.SaslSslListener(
+                certificate.keystore(), certificate.password(), scramUser, scramPassword));
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
         if (kafka != null) {
             kafka.close();
             kafka = null;
+        }
+        if (tlsDir != null) {
+            TempDirs.delete(tlsDir);
+            tlsDir = null;
         }
     }
 
@@ -73,11 +113,62 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
         return kafka().bootstrapServers();
     }
 
+    /** The SASL_SSL listener of a {@link #withSaslSsl} broker. */
+    public String saslSslBootstrapServers() {
+        return kafka().saslSslBootstrapServers();
+    }
+
+    /**
+     * Writes to {@code file} the client.properties of a client of the SASL_SSL listener, as an
+     * operator would: TLS trusting this broker's certificate (the truststore's password inline),
+     * SCRAM-SHA-512 as this broker's user with {@code password} in the JAAS configuration (a
+     * literal, or a config provider's reference such as {@code ${env:NAME}}, which the file
+     * enables for the environment).
+     */
+    public Path writeClientProperties(Path file, String password) throws IOException {
+        if (certificate == null) {
+            throw new IllegalStateException("this broker was started without a SASL_SSL listener");
+        }
+        Files.writeString(file, String.join("\n",
+                "security.protocol=SASL_SSL",
+                "sasl.mechanism=" + EmbeddedKafka.SaslSslListener.MECHANISM,
+                "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required"
+                        + " username=\"" + scramUser + "\" password=\"" + password + "\";",
+                "ssl.truststore.type=PKCS12",
+                "ssl.truststore.location=" + certificate.truststore(),
+                "ssl.truststore.password=" + certificate.password(),
+                "config.providers=env",
+                "config.providers.env.class="
+                        + "org.apache.kafka.common.config.provider.EnvVarConfigProvider",
+                ""));
+        return file;
+    }
+
+    /** The password of the truststore {@link #writeClientProperties} names: a secret too. */
+    public String truststorePassword() {
+        return certificate.password();
+    }
+
     /**
      * A config pointing at this broker with the three topics under unique names (and a unique
      * consumer group), all created. {@code settings} may change anything else.
      */
     public UnreadConfig freshTopics(Map<String, String> settings) {
+        return freshTopics(settings, bootstrapServers());
+    }
+
+    /**
+     * {@link #freshTopics} with the job's Kafka clients on the SASL_SSL listener, configured by
+     * the {@code clientProperties} file ({@link #writeClientProperties}).
+     */
+    public UnreadConfig freshTopicsOverSaslSsl(
+            Map<String, String> settings, Path clientProperties) {
+        Map<String, String> all = new HashMap<>(settings);
+        all.put("kafka-properties", clientProperties.toString());
+        return freshTopics(all, saslSslBootstrapServers());
+    }
+
+    private UnreadConfig freshTopics(Map<String, String> settings, String bootstrap) {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         Map<String, String> all = new HashMap<>();
         all.put("messages-topic", "chat-messages-" + suffix);
@@ -85,7 +176,7 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
         all.put("dead-letter-topic", "chat-dead-letters-" + suffix);
         all.put("group-id", "unread-" + suffix);
         all.putAll(settings);
-        all.put("kafka-bootstrap", bootstrapServers());
+        all.put("kafka-bootstrap", bootstrap);
         UnreadConfig config = UnreadConfig.with(all);
         kafka().createTopics(config.messagesTopic, config.readsTopic, config.deadLetterTopic);
         return config;

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -59,17 +60,39 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static final int START_ATTEMPTS = 5;
     private static final Duration TOPIC_TIMEOUT = Duration.ofSeconds(30);
 
+    /**
+     * A second listener that speaks SASL_SSL with SCRAM-SHA-512, as managed Kafka services do:
+     * TLS from the certificate in {@code keystore} (PKCS12, one password for the store and its
+     * key) and one SCRAM user, whose credential is written when the storage is formatted, so it
+     * exists before the first client connects.
+     */
+    public record SaslSslListener(
+            Path keystore, String keystorePassword, String user, String password) {
+
+        public static final String MECHANISM = "SCRAM-SHA-512";
+
+        @Override
+        public String toString() {
+            // A record's own toString would show both passwords.
+            return "SaslSslListener{keystore=" + keystore + ", user=" + user + "}";
+        }
+    }
+
     private final KafkaConfig config;
     private final Path dataDir;
     private final int port;
+    /** 0: no SASL_SSL listener. */
+    private final int saslSslPort;
     /** Replaced by {@link #restart()}: a Kafka server object starts only once. */
     private KafkaRaftServer server;
 
-    private EmbeddedKafka(KafkaRaftServer server, KafkaConfig config, Path dataDir, int port) {
+    private EmbeddedKafka(
+            KafkaRaftServer server, KafkaConfig config, Path dataDir, int port, int saslSslPort) {
         this.server = server;
         this.config = config;
         this.dataDir = dataDir;
         this.port = port;
+        this.saslSslPort = saslSslPort;
     }
 
     /**
@@ -77,6 +100,15 @@ public final class EmbeddedKafka implements AutoCloseable {
      * on a free port when {@code port} is 0. Returns once the broker accepts clients.
      */
     public static EmbeddedKafka start(int port) throws Exception {
+        return start(port, null);
+    }
+
+    /**
+     * {@link #start(int)} with a SASL_SSL listener on a free port besides the plaintext one
+     * ({@link #saslSslBootstrapServers()}); {@code saslSsl} null: none. The plaintext listener
+     * stays for the broker's own traffic and for tests that set up topics and read them back.
+     */
+    public static EmbeddedKafka start(int port, SaslSslListener saslSsl) throws Exception {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("Kafka port must be 0..65535, was " + port);
         }
@@ -92,13 +124,14 @@ public final class EmbeddedKafka implements AutoCloseable {
             // which a retry on fresh ports resolves.
             int brokerPort = port != 0 ? port : freePort();
             int controllerPort = freePort();
+            int saslSslPort = saslSsl == null ? 0 : freePort();
             Path nodeDir = dataDir.resolve("attempt-" + attempt);
-            KafkaConfig config = config(nodeDir, brokerPort, controllerPort);
-            format(config, nodeDir);
+            KafkaConfig config = config(nodeDir, brokerPort, controllerPort, saslSsl, saslSslPort);
+            format(config, nodeDir, saslSsl);
             KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
             try {
                 server.startup();
-                return new EmbeddedKafka(server, config, dataDir, brokerPort);
+                return new EmbeddedKafka(server, config, dataDir, brokerPort, saslSslPort);
             } catch (Exception e) {
                 lastFailure = e;
                 server.shutdown();
@@ -119,6 +152,14 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** {@code 127.0.0.1:port} of the SASL_SSL listener. */
+    public String saslSslBootstrapServers() {
+        if (saslSslPort == 0) {
+            throw new IllegalStateException("this broker was started without a SASL_SSL listener");
+        }
+        return HOST + ":" + saslSslPort;
     }
 
     /**
@@ -238,16 +279,38 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    private static KafkaConfig config(Path nodeDir, int brokerPort, int controllerPort) {
+    private static KafkaConfig config(
+            Path nodeDir,
+            int brokerPort,
+            int controllerPort,
+            SaslSslListener saslSsl,
+            int saslSslPort) {
         Properties p = new Properties();
         p.put("process.roles", "broker,controller");
         p.put("node.id", "1");
         p.put("controller.quorum.voters", "1@" + HOST + ":" + controllerPort);
-        p.put(
-                "listeners",
-                listener("PLAINTEXT", brokerPort) + "," + listener("CONTROLLER", controllerPort));
-        p.put("advertised.listeners", listener("PLAINTEXT", brokerPort));
-        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        String listeners =
+                listener("PLAINTEXT", brokerPort) + "," + listener("CONTROLLER", controllerPort);
+        String advertised = listener("PLAINTEXT", brokerPort);
+        String protocols = "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT";
+        if (saslSsl != null) {
+            listeners += "," + listener("SASL_SSL", saslSslPort);
+            advertised += "," + listener("SASL_SSL", saslSslPort);
+            protocols += ",SASL_SSL:SASL_SSL";
+            String prefix = "listener.name.sasl_ssl.";
+            p.put(prefix + "sasl.enabled.mechanisms", SaslSslListener.MECHANISM);
+            p.put(
+                    prefix + SaslSslListener.MECHANISM.toLowerCase(Locale.ROOT)
+                            + ".sasl.jaas.config",
+                    "org.apache.kafka.common.security.scram.ScramLoginModule required;");
+            p.put(prefix + "ssl.keystore.type", "PKCS12");
+            p.put(prefix + "ssl.keystore.location", saslSsl.keystore().toString());
+            p.put(prefix + "ssl.keystore.password", saslSsl.keystorePassword());
+            p.put(prefix + "ssl.key.password", saslSsl.keystorePassword());
+        }
+        p.put("listeners", listeners);
+        p.put("advertised.listeners", advertised);
+        p.put("listener.security.protocol.map", protocols);
         p.put("controller.listener.names", "CONTROLLER");
         p.put("inter.broker.listener.name", "PLAINTEXT");
         p.put("log.dirs", nodeDir.toString());
@@ -280,9 +343,15 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /** What {@code kafka-storage.sh format} does, with the newest production metadata version. */
-    private static void format(KafkaConfig config, Path nodeDir) throws Exception {
+    private static void format(KafkaConfig config, Path nodeDir, SaslSslListener saslSsl)
+            throws Exception {
         Files.createDirectories(nodeDir);
+        List<String> scram = saslSsl == null
+                ? List.of()
+                : List.of(SaslSslListener.MECHANISM + "=[name=" + saslSsl.user()
+                        + ",password=" + saslSsl.password() + "]");
         new Formatter()
+                .setScramArguments(scram)
                 .setNodeId(config.nodeId())
                 .setClusterId(Uuid.randomUuid().toString())
                 .setDirectories(List.of(nodeDir.toString()))

@@ -1,5 +1,6 @@
 package dev.unread.api;
 
+import dev.unread.contract.KafkaClientProperties;
 import dev.unread.contract.Setting;
 import dev.unread.contract.Settings;
 import java.net.URI;
@@ -30,6 +31,7 @@ public final class ApiConfig {
     public static final String JDBC_PASSWORD_ENV = Settings.JDBC_PASSWORD_ENV;
     public static final String KAFKA_BOOTSTRAP_ENV = Settings.KAFKA_BOOTSTRAP.env();
     public static final String READS_TOPIC_ENV = Settings.READS_TOPIC.env();
+    public static final String KAFKA_PROPERTIES_ENV = Settings.KAFKA_PROPERTIES.env();
 
     /** Address to bind; loopback by default so that nothing is exposed by accident. */
     public final String host;
@@ -53,6 +55,12 @@ public final class ApiConfig {
     public final String jdbcUser;
     public final String jdbcPassword;
     public final String kafkaBootstrap;
+    /**
+     * Kafka client settings (SASL, TLS, timeouts) for the producer and the health check's admin
+     * client, from the {@code UNREAD_KAFKA_PROPERTIES} file; none by default. May hold secrets:
+     * never log it but through {@link KafkaClientProperties#masked}.
+     */
+    public final Map<String, String> kafkaProperties;
     /** Topic the POST endpoints publish read events to. */
     public final String readsTopic;
 
@@ -67,6 +75,7 @@ public final class ApiConfig {
         jdbcUser = require(b.jdbcUser, "JDBC user");
         jdbcPassword = b.jdbcPassword == null ? "" : b.jdbcPassword;
         kafkaBootstrap = require(b.kafkaBootstrap, "Kafka bootstrap servers");
+        kafkaProperties = Map.copyOf(b.kafkaProperties);
         readsTopic = require(b.readsTopic, "reads topic");
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be 0..65535, was " + port);
@@ -104,6 +113,7 @@ public final class ApiConfig {
         apply(env, JDBC_PASSWORD_ENV, v -> b.jdbcPassword = v);
         apply(env, KAFKA_BOOTSTRAP_ENV, v -> b.kafkaBootstrap = v);
         apply(env, READS_TOPIC_ENV, v -> b.readsTopic = v);
+        apply(env, KAFKA_PROPERTIES_ENV, v -> b.kafkaProperties = KafkaClientProperties.load(v));
         return b.build();
     }
 
@@ -121,6 +131,7 @@ public final class ApiConfig {
         b.jdbcPassword = jdbcPassword;
         b.kafkaBootstrap = kafkaBootstrap;
         b.readsTopic = readsTopic;
+        b.kafkaProperties = kafkaProperties;
         return b;
     }
 
@@ -142,7 +153,8 @@ public final class ApiConfig {
 
     @Override
     public String toString() {
-        // No secrets: the Redis URL may hold a password, and the token is one.
+        // No secrets: the Redis URL may hold a password, the token is one, the Kafka settings
+        // may hold several.
         return "ApiConfig{listen=" + host + ":" + port
                 + ", auth=" + (token == null ? "off" : "bearer token")
                 + ", timeout=" + timeoutMs + "ms"
@@ -150,7 +162,9 @@ public final class ApiConfig {
                 + ", redisKeyPrefix='" + redisKeyPrefix + "'"
                 + ", jdbc=" + Settings.masked(jdbcUrl)
                 + " as " + jdbcUser
-                + ", kafka=" + kafkaBootstrap + ", readsTopic=" + readsTopic + "}";
+                + ", kafka=" + kafkaBootstrap
+                + ", kafkaProperties=" + KafkaClientProperties.masked(kafkaProperties)
+                + ", readsTopic=" + readsTopic + "}";
     }
 
     private static void apply(
@@ -189,6 +203,7 @@ public final class ApiConfig {
         private String jdbcPassword = "";
         private String kafkaBootstrap = Settings.KAFKA_BOOTSTRAP.defaultValue();
         private String readsTopic = Settings.READS_TOPIC.defaultValue();
+        private Map<String, String> kafkaProperties = Map.of();
 
         private Builder() {}
 
@@ -245,6 +260,12 @@ public final class ApiConfig {
 
         public Builder readsTopic(String readsTopic) {
             this.readsTopic = readsTopic;
+            return this;
+        }
+
+        /** Kafka client settings, as {@link KafkaClientProperties#load} reads them from a file. */
+        public Builder kafkaProperties(Map<String, String> kafkaProperties) {
+            this.kafkaProperties = kafkaProperties;
             return this;
         }
 

@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,7 +89,8 @@ final class Health implements AutoCloseable {
             Throwable cause = e instanceof DependencyException ? e.getCause() : e;
             LOG.warn("health: {} unavailable: {}", name, String.valueOf(cause));
             LOG.debug("{} failure", name, cause);
-            return "unreachable";
+            // Reachable but refusing the credentials is fixed elsewhere than an outage.
+            return cause instanceof AuthenticationException ? "authentication failed" : "unreachable";
         }
     }
 

@@ -24,7 +24,9 @@ final class KafkaReads implements AutoCloseable {
     private final int healthTimeoutMs;
 
     KafkaReads(ApiConfig config, int healthTimeoutMs) {
+        // SASL, TLS and timeouts first, so that the settings below win over the file's.
         Properties p = new Properties();
+        p.putAll(config.kafkaProperties);
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap);
         p.put(ProducerConfig.CLIENT_ID_CONFIG, "unread-api");
         p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -39,6 +41,7 @@ final class KafkaReads implements AutoCloseable {
         this.producer = new KafkaProducer<>(p);
 
         Properties a = new Properties();
+        a.putAll(config.kafkaProperties);
         a.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap);
         a.put(AdminClientConfig.CLIENT_ID_CONFIG, "unread-api-health");
         a.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, healthTimeoutMs);

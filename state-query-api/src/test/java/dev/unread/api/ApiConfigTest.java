@@ -3,8 +3,11 @@ package dev.unread.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ApiConfigTest {
 
@@ -89,6 +92,21 @@ class ApiConfigTest {
                 .hasMessageContaining("token");
         assertThatThrownBy(() -> ApiConfig.builder().readsTopic(" ").build())
                 .hasMessageContaining("reads topic");
+    }
+
+    @Test
+    void kafkaClientSettingsComeFromTheFileTheEnvironmentNames(@TempDir Path dir)
+            throws Exception {
+        Path file = dir.resolve("client.properties");
+        Files.writeString(file, "security.protocol=SASL_SSL\nsasl.jaas.config=x password=\"kpw\";\n");
+
+        ApiConfig c = ApiConfig.fromEnv(Map.of("UNREAD_KAFKA_PROPERTIES", file.toString()));
+
+        assertThat(c.kafkaProperties).containsEntry("security.protocol", "SASL_SSL").hasSize(2);
+        assertThat(c.toBuilder().build().kafkaProperties).isEqualTo(c.kafkaProperties);
+        assertThat(c.toString()).doesNotContain("kpw")
+                .contains("kafkaProperties={sasl.jaas.config=***, security.protocol=SASL_SSL}");
+        assertThat(ApiConfig.fromEnv(Map.of()).kafkaProperties).isEmpty();
     }
 
     @Test
