@@ -1,5 +1,6 @@
 package dev.unread.config;
 
+import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.Setting;
 import dev.unread.contract.Settings;
 import java.io.Serializable;
@@ -31,7 +32,12 @@ public final class UnreadConfig implements Serializable {
         }
         DEFAULTS.put("group-id", "unread");
         for (Setting shared : new Setting[] {
-            Settings.REDIS_URL, Settings.REDIS_KEY_PREFIX, Settings.JDBC_URL, Settings.JDBC_USER,
+            Settings.REDIS_URL,
+            Settings.REDIS_CLUSTER_NODES,
+            Settings.REDIS_CA_FILE,
+            Settings.REDIS_KEY_PREFIX,
+            Settings.JDBC_URL,
+            Settings.JDBC_USER,
         }) {
             DEFAULTS.put(shared.name(), shared.defaultValue());
         }
@@ -50,8 +56,12 @@ public final class UnreadConfig implements Serializable {
     public final String readsTopic;
     public final String deadLetterTopic;
     public final String groupId;
-    /** {@code redis://[:password@]host:port/db}. */
+    /** {@code redis[s]://[[user]:password@]host:port/db}. */
     public final String redisUrl;
+    /** Seed nodes {@code host:port,...} of a Redis Cluster; empty: the one node of the URL. */
+    public final String redisClusterNodes;
+    /** PEM file of the CAs a TLS Redis is checked against; empty: the JVM's. */
+    public final String redisCaFile;
     /** Put before every Redis key and channel; empty by default. */
     public final String redisKeyPrefix;
     public final String jdbcUrl;
@@ -74,6 +84,8 @@ public final class UnreadConfig implements Serializable {
         deadLetterTopic = s.get("dead-letter-topic");
         groupId = s.get("group-id");
         redisUrl = s.get("redis-url");
+        redisClusterNodes = s.get(Settings.REDIS_CLUSTER_NODES.name());
+        redisCaFile = s.get(Settings.REDIS_CA_FILE.name());
         redisKeyPrefix = s.get("redis-key-prefix");
         jdbcUrl = s.get("jdbc-url");
         jdbcUser = s.get("jdbc-user");
@@ -122,6 +134,15 @@ public final class UnreadConfig implements Serializable {
         return Setting.envName(setting);
     }
 
+    /**
+     * The Redis the sinks write to, checked.
+     *
+     * @throws IllegalArgumentException when a Redis setting is wrong
+     */
+    public RedisEndpoint redisEndpoint() {
+        return RedisEndpoint.of(redisUrl, redisClusterNodes, redisCaFile);
+    }
+
     /** The settings, their variables and defaults, for {@code --help} and the README. */
     public static String usage() {
         StringBuilder sb = new StringBuilder();
@@ -151,6 +172,7 @@ public final class UnreadConfig implements Serializable {
         // No passwords: the Redis and the JDBC URL may hold one.
         return "UnreadConfig{kafka=" + kafkaBootstrap + ", topics=" + messagesTopic + "," + readsTopic
                 + "," + deadLetterTopic + ", redis=" + Settings.masked(redisUrl)
+                + (redisClusterNodes.isEmpty() ? "" : " on cluster " + redisClusterNodes)
                 + ", jdbc=" + Settings.masked(jdbcUrl) + ", flush=" + flushIntervalMs + "ms, parallelism=" + parallelism
                 + ", maxParallelism=" + maxParallelism + ", checkpoint=" + checkpointIntervalMs + "ms}";
     }

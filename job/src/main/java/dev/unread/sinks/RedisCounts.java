@@ -42,7 +42,7 @@ public class RedisCounts implements Sink<UnreadCount> {
 
     public RedisCounts(UnreadConfig config) {
         // Fail when the job is built, not in every task after it was deployed.
-        RedisUrl.parse(config.redisUrl);
+        config.redisEndpoint();
         this.config = config;
     }
 
@@ -50,7 +50,7 @@ public class RedisCounts implements Sink<UnreadCount> {
     public SinkWriter<UnreadCount> createWriter(WriterInitContext context) {
         return new RedisWriter<>(
                 new Buffer(config.redisKeyPrefix),
-                new RedisConnection(RedisUrl.parse(config.redisUrl)),
+                new RedisConnection(config.redisEndpoint()),
                 context,
                 config.flushIntervalMs);
     }
