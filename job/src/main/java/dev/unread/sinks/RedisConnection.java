@@ -96,17 +96,27 @@ final class RedisConnection implements AutoCloseable {
                     disconnect();
                     throw new IOException(
                             "Redis at " + endpoint + " failed " + attempt + " times in a row; "
-                                    + (commands.size() - acknowledged) + " commands not written",
+                                    + (commands.size() - acknowledged) + " commands not written; "
+                                    + "last: " + reason(e),
                             e);
                 }
                 LOG.warn(
                         "Redis at {} failed (attempt {} of {}), retrying in {} ms: {}",
-                        endpoint, attempt, MAX_ATTEMPTS, backoffMs, e.toString());
+                        endpoint, attempt, MAX_ATTEMPTS, backoffMs, reason(e));
                 Thread.sleep(backoffMs);
                 backoffMs *= 2;
                 reconnect();
             }
         }
+    }
+
+    /** The exception and its causes in one line: a TLS failure hides its reason in a cause. */
+    private static String reason(Throwable e) {
+        StringBuilder reason = new StringBuilder(e.toString());
+        for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+            reason.append(" <- ").append(cause);
+        }
+        return reason.toString();
     }
 
     private void roundTrip(List<Command> batch) {

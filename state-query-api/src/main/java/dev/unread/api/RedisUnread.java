@@ -14,6 +14,7 @@ import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
@@ -71,6 +72,9 @@ final class RedisUnread implements AutoCloseable {
                 cluster.refreshClusterTopology();
                 return readOnce(userIds);
             }
+        } catch (JedisAccessControlException e) {
+            // Wrong user or password (WRONGPASS, NOPERM): Redis cannot be used, as if it were down.
+            throw new DependencyException(DependencyException.REDIS, e);
         } catch (JedisDataException e) {
             // Redis answered, with an error: not an outage, so a 500 rather than a 503.
             throw e;
