@@ -39,7 +39,8 @@ import redis.clients.jedis.util.JedisURIHelper;
 public final class RedisEndpoint {
 
     private static final int DEFAULT_PORT = 6379;
-    private static final String SYNTAX = "redis[s]://[[user]:password@]host:port/db";
+    private static final String SYNTAX =
+            "redis://[[user]:password@]host:port/db, or rediss:// for TLS";
 
     /** Holds the password: never in a message or a log line. */
     private final URI uri;
