@@ -47,10 +47,11 @@ class ArchitectureTest {
     }
 
     @Test
-    void theContractDependsOnNothingOfTheProject() {
+    void theContractDependsOnNothingOfTheProjectAndOnlyOnTheClientsItNames() {
         noClasses().that().resideInAPackage(CONTRACT)
                 .should().dependOnClassesThat().resideOutsideOfPackages(
-                        CONTRACT, "java..", "com.fasterxml..")
+                        CONTRACT, "java..", "javax..", "com.fasterxml..", "redis.clients..",
+                        "org.slf4j..")
                 .check(MAIN);
     }
 

@@ -173,7 +173,7 @@ public final class Bench {
         try (EmbeddedKafka kafka = EmbeddedKafka.start(0)) {
             UnreadConfig badgeConfig = config(kafka, "badge");
             UnreadConfig fullConfig = config(kafka, "full");
-            long removed = RedisKeys.deleteUnder(badgeConfig.redisUrl, prefix);
+            long removed = RedisKeys.deleteUnder(badgeConfig.redisEndpoint(), prefix);
             say("removed %d Redis keys left under %s", removed, prefix);
 
             say("publishing %,d records of badge-only traffic", options.records());
@@ -231,7 +231,7 @@ public final class Bench {
                                 fullConfig.redisUrl,
                                 fullConfig.redisKeyPrefix);
             }
-            RedisKeys.deleteUnder(badgeConfig.redisUrl, prefix);
+            RedisKeys.deleteUnder(badgeConfig.redisEndpoint(), prefix);
             return new BenchReport(
                     options, fullConfig, jobs, workers, latency, sql,
                     Instant.now().truncatedTo(ChronoUnit.SECONDS));
@@ -255,10 +255,10 @@ public final class Bench {
             String savepoint = job.stopWithSavepoint(dataDir.resolve("savepoints"));
             SavepointInspect.Summary state = SavepointInspect.inspect(savepoint, 0);
             RedisKeys.Memory badgeKeys =
-                    RedisKeys.memory(config.redisUrl, config.redisKeyPrefix + RedisNames.SENDERS,
+                    RedisKeys.memory(config.redisEndpoint(), config.redisKeyPrefix + RedisNames.SENDERS,
                             MEMORY_SAMPLE);
             RedisKeys.Memory conversationKeys =
-                    RedisKeys.memory(config.redisUrl, config.redisKeyPrefix + RedisNames.CONVERSATIONS,
+                    RedisKeys.memory(config.redisEndpoint(), config.redisKeyPrefix + RedisNames.CONVERSATIONS,
                             MEMORY_SAMPLE);
             return new JobFigures(
                     traffic,

@@ -6,7 +6,6 @@ import dev.unread.events.ChatEvent;
 import dev.unread.events.EventJson;
 import dev.unread.generator.TrafficGenerator;
 import dev.unread.generator.TrafficProducer;
-import dev.unread.sinks.RedisUrl;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -19,7 +18,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import redis.clients.jedis.Jedis;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * End-to-end latency of the running job: from handing a message to the Kafka producer to its
@@ -139,7 +139,8 @@ final class Latency {
 
         @Override
         public void run() {
-            try (Jedis redis = RedisUrl.parse(config.redisUrl).connect("unread-bench-latency", 2000)) {
+            try (UnifiedJedis redis = config.redisEndpoint()
+                    .client("unread-bench-latency", 2000, new ConnectionPoolConfig())) {
                 while (running) {
                     List<String> badges = redis.mget(keys);
                     long now = System.nanoTime();

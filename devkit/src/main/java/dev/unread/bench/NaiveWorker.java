@@ -3,7 +3,7 @@ package dev.unread.bench;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.EventParser;
 import dev.unread.events.InvalidRecordException;
-import dev.unread.sinks.RedisUrl;
+import dev.unread.contract.RedisEndpoint;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -144,7 +144,7 @@ public final class NaiveWorker {
         Objects.requireNonNull(mode, "mode");
         EventParser parser = new EventParser();
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrapServers);
-                Jedis redis = RedisUrl.parse(redisUrl).connect(CLIENT_NAME, REDIS_TIMEOUT_MS)) {
+                Jedis redis = single(redisUrl).connect(CLIENT_NAME, REDIS_TIMEOUT_MS)) {
             assignFromBeginning(consumer, messagesTopic, readsTopic);
             Writer writer = new Writer(redis, keyPrefix + "naive:unread:", mode);
             long consumed = 0;
@@ -207,7 +207,7 @@ public final class NaiveWorker {
      * @return the keys removed
      */
     public static long deleteKeys(String redisUrl, String keyPrefix) {
-        return RedisKeys.deleteUnder(redisUrl, keyPrefix + "naive:");
+        return RedisKeys.deleteUnder(single(redisUrl), keyPrefix + "naive:");
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(String bootstrapServers) {
@@ -321,5 +321,10 @@ public final class NaiveWorker {
             }
             return pipeline;
         }
+    }
+
+    /** The naive worker is the one-node baseline: the node of the URL even beside a cluster. */
+    private static RedisEndpoint single(String redisUrl) {
+        return RedisEndpoint.of(redisUrl, "", "");
     }
 }

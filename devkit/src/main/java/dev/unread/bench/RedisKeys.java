@@ -1,13 +1,16 @@
 package dev.unread.bench;
 
-import dev.unread.sinks.RedisUrl;
+import dev.unread.contract.RedisEndpoint;
 import java.util.List;
 import java.util.function.Predicate;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.ScanIteration;
+import redis.clients.jedis.UnifiedJedis;
 
-/** Removes what a benchmark run left in Redis: every key under a prefix. */
+/**
+ * What a benchmark run left in Redis, on one node or a cluster (where every primary is scanned):
+ * every key under a prefix, removed or measured.
+ */
 final class RedisKeys {
 
     private static final int SCAN_COUNT = 1000;
@@ -17,15 +20,15 @@ final class RedisKeys {
     /**
      * Unlinks every key starting with {@code prefix} and returns how many there were.
      */
-    static long deleteUnder(String redisUrl, String prefix) {
+    static long deleteUnder(RedisEndpoint redis, String prefix) {
         if (prefix.isEmpty()) {
             throw new IllegalArgumentException("refusing to delete every key: the prefix is empty");
         }
         long[] removed = {0};
-        try (Jedis redis = connect(redisUrl)) {
-            scan(redis, prefix, keys -> {
+        try (UnifiedJedis client = connect(redis)) {
+            scan(client, prefix, keys -> {
                 if (!keys.isEmpty()) {
-                    removed[0] += redis.unlink(keys.toArray(String[]::new));
+                    removed[0] += client.unlink(keys.toArray(String[]::new));
                 }
                 return true;
             });
@@ -48,9 +51,9 @@ final class RedisKeys {
      * The memory of up to {@code sample} keys starting with {@code prefix}, with how many hash
      * fields they hold: what a capacity estimate multiplies by the number of users.
      */
-    static Memory memory(String redisUrl, String prefix, int sample) {
+    static Memory memory(RedisEndpoint redisEndpoint, String prefix, int sample) {
         long[] totals = new long[3];
-        try (Jedis redis = connect(redisUrl)) {
+        try (UnifiedJedis redis = connect(redisEndpoint)) {
             scan(redis, prefix, keys -> {
                 for (String key : keys) {
                     if (totals[0] == sample) {
@@ -72,24 +75,22 @@ final class RedisKeys {
         return new Memory(totals[0], totals[1], totals[2]);
     }
 
-    private static Jedis connect(String redisUrl) {
-        return RedisUrl.parse(redisUrl).connect("unread-bench", 10_000);
+    private static UnifiedJedis connect(RedisEndpoint redis) {
+        return redis.client("unread-bench", 10_000, new ConnectionPoolConfig());
     }
 
     /**
      * Hands each page of keys under {@code prefix} to {@code page} until it returns false or the
-     * keys run out. SCAN, not KEYS, so that a large Redis is not blocked while it looks.
+     * keys run out. SCAN, not KEYS, so that a large Redis is not blocked while it looks; on a
+     * cluster Jedis scans each primary in turn.
      */
-    private static void scan(Jedis redis, String prefix, Predicate<List<String>> page) {
-        ScanParams match = new ScanParams().match(glob(prefix) + "*").count(SCAN_COUNT);
-        String cursor = ScanParams.SCAN_POINTER_START;
-        do {
-            ScanResult<String> result = redis.scan(cursor, match);
-            if (!page.test(result.getResult())) {
+    private static void scan(UnifiedJedis redis, String prefix, Predicate<List<String>> page) {
+        ScanIteration scan = redis.scanIteration(SCAN_COUNT, glob(prefix) + "*");
+        while (!scan.isIterationCompleted()) {
+            if (!page.test(List.copyOf(scan.nextBatchList()))) {
                 return;
             }
-            cursor = result.getCursor();
-        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+        }
     }
 
     /** Turns the prefix's glob characters into literals, lest a prefix match other keys. */

@@ -4,7 +4,7 @@ import dev.unread.contract.RedisNames;
 import dev.unread.events.ChatEvent;
 import dev.unread.generator.TrafficGenerator;
 import dev.unread.generator.Workload;
-import dev.unread.sinks.RedisUrl;
+import dev.unread.contract.RedisEndpoint;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -232,7 +232,7 @@ public final class SqlBaseline {
         List<IndexRun> runs = new ArrayList<>();
         Map<Long, Double> loadSeconds = new LinkedHashMap<>();
         // Connected first, so that an unreachable Redis fails the run before minutes of SQL.
-        try (Jedis jedis = RedisUrl.parse(redisUrl).connect(REDIS_CLIENT, REDIS_TIMEOUT_MS);
+        try (Jedis jedis = RedisEndpoint.of(redisUrl, "", "").connect(REDIS_CLIENT, REDIS_TIMEOUT_MS);
                 Connection c = connect(jdbcUrl, user, password)) {
             jedis.ping();
             Loaded largest = null;

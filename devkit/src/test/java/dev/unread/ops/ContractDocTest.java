@@ -111,6 +111,8 @@ class ContractDocTest {
         expected.put(ApiConfig.TOKEN_ENV, "(unset)");
         expected.put(ApiConfig.TIMEOUT_ENV, "`" + defaults.timeoutMs + "`");
         expected.put(ApiConfig.REDIS_URL_ENV, "`" + defaults.redisUrl + "`");
+        expected.put(ApiConfig.REDIS_CLUSTER_NODES_ENV, "(empty)");
+        expected.put(ApiConfig.REDIS_CA_FILE_ENV, "(empty)");
         expected.put(ApiConfig.REDIS_KEY_PREFIX_ENV, "(empty)");
         expected.put(ApiConfig.JDBC_URL_ENV, "`" + defaults.jdbcUrl + "`");
         expected.put(ApiConfig.JDBC_USER_ENV, "`" + defaults.jdbcUser + "`");

@@ -1,6 +1,7 @@
 package dev.unread.config;
 
 import dev.unread.contract.KafkaClientProperties;
+import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.Setting;
 import dev.unread.contract.Settings;
 import dev.unread.state.UnreadCounter;
@@ -38,7 +39,12 @@ public final class UnreadConfig implements Serializable {
         }
         DEFAULTS.put("group-id", "unread");
         for (Setting shared : new Setting[] {
-            Settings.REDIS_URL, Settings.REDIS_KEY_PREFIX, Settings.JDBC_URL, Settings.JDBC_USER,
+            Settings.REDIS_URL,
+            Settings.REDIS_CLUSTER_NODES,
+            Settings.REDIS_CA_FILE,
+            Settings.REDIS_KEY_PREFIX,
+            Settings.JDBC_URL,
+            Settings.JDBC_USER,
         }) {
             DEFAULTS.put(shared.name(), shared.defaultValue());
         }
@@ -65,8 +71,12 @@ public final class UnreadConfig implements Serializable {
      * hold secrets: never log it but through {@link KafkaClientProperties#masked}.
      */
     public final Map<String, String> kafkaProperties;
-    /** {@code redis://[:password@]host:port/db}. */
+    /** {@code redis[s]://[[user]:password@]host:port/db}. */
     public final String redisUrl;
+    /** Seed nodes {@code host:port,...} of a Redis Cluster; empty: the one node of the URL. */
+    public final String redisClusterNodes;
+    /** PEM file of the CAs a TLS Redis is checked against; empty: the JVM's. */
+    public final String redisCaFile;
     /** Put before every Redis key and channel; empty by default. */
     public final String redisKeyPrefix;
     public final String jdbcUrl;
@@ -92,6 +102,8 @@ public final class UnreadConfig implements Serializable {
         groupId = s.get("group-id");
         kafkaProperties = KafkaClientProperties.load(s.get(Settings.KAFKA_PROPERTIES.name()));
         redisUrl = s.get("redis-url");
+        redisClusterNodes = s.get(Settings.REDIS_CLUSTER_NODES.name());
+        redisCaFile = s.get(Settings.REDIS_CA_FILE.name());
         redisKeyPrefix = s.get("redis-key-prefix");
         jdbcUrl = s.get("jdbc-url");
         jdbcUser = s.get("jdbc-user");
@@ -157,6 +169,15 @@ public final class UnreadConfig implements Serializable {
         return properties;
     }
 
+    /**
+     * The Redis the sinks write to, checked.
+     *
+     * @throws IllegalArgumentException when a Redis setting is wrong
+     */
+    public RedisEndpoint redisEndpoint() {
+        return RedisEndpoint.of(redisUrl, redisClusterNodes, redisCaFile);
+    }
+
     /** The settings, their variables and defaults, for {@code --help} and the README. */
     public static String usage() {
         StringBuilder sb = new StringBuilder();
@@ -186,8 +207,11 @@ public final class UnreadConfig implements Serializable {
         // No passwords: the Redis and the JDBC URL may hold one, the Kafka settings several.
         return "UnreadConfig{kafka=" + kafkaBootstrap
                 + ", kafkaProperties=" + KafkaClientProperties.masked(kafkaProperties)
-                + ", topics=" + messagesTopic + "," + readsTopic + "," + deadLetterTopic + ", redis=" + Settings.masked(redisUrl)
-                + ", jdbc=" + Settings.masked(jdbcUrl) + ", flush=" + flushIntervalMs + "ms, parallelism=" + parallelism
-                + ", maxParallelism=" + maxParallelism + ", checkpoint=" + checkpointIntervalMs + "ms}";
+                + ", topics=" + messagesTopic + "," + readsTopic + "," + deadLetterTopic
+                + ", redis=" + Settings.masked(redisUrl)
+                + (redisClusterNodes.isEmpty() ? "" : " on cluster " + redisClusterNodes)
+                + ", jdbc=" + Settings.masked(jdbcUrl) + ", flush=" + flushIntervalMs + "ms"
+                + ", parallelism=" + parallelism + ", maxParallelism=" + maxParallelism
+                + ", checkpoint=" + checkpointIntervalMs + "ms}";
     }
 }

@@ -1,38 +1,59 @@
 package dev.unread.sinks;
 
+import dev.unread.contract.RedisEndpoint;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.ClusterPipeline;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.exceptions.JedisAskDataException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 /**
- * The one Redis connection of a sink writer. It sends commands pipelined, at most {@link
- * #BATCH_SIZE} per round trip, and survives short outages: on any error it drops the connection,
- * waits ({@link #FIRST_BACKOFF_MS}, doubling) and reconnects, and after {@link #MAX_ATTEMPTS}
- * failed attempts it throws, so that the task fails and Flink restores from the last checkpoint
- * instead of losing a write.
+ * The Redis connection of a sink writer: one connection to a single node, or a client of a Redis
+ * Cluster. It sends commands pipelined, at most {@link #BATCH_SIZE} per round trip, and survives
+ * short outages: on any error it drops the connection, waits ({@link #FIRST_BACKOFF_MS},
+ * doubling) and reconnects, and after {@link #MAX_ATTEMPTS} failed attempts it throws, so that the
+ * task fails and Flink restores from the last checkpoint instead of losing a write.
+ *
+ * <p>On a cluster a batch goes through Jedis' {@link ClusterPipeline}: it groups the commands by
+ * the primary that owns each key's slot and sends each group down that node's connection, so a
+ * batch costs one round trip per primary, the replies read in parallel. A command the cluster
+ * redirects with MOVED (its slot moved, or a replica took over from a failed primary) fails the
+ * attempt: the slot map is read again and the batch sent again, to the new owners. A command
+ * answered with ASK (its slot is being migrated) is sent once more to the node named, after
+ * ASKING, as Redis Cluster asks of clients.
  *
  * <p>A command refused with WRONGTYPE (its key holds another type: a leftover, or another
  * application's key in the job's key space) would fail every retry and every restart, so the
  * command's {@link Command#replacingWrongType() replacement} is sent instead, and the keys so
  * replaced are counted and logged. A command without one fails as any other refusal.
  *
- * <p>A writer runs in its task's single thread, so one plain connection is enough and the
- * connection needs no locking. It is opened on first use, which puts the first connect under the
- * same retries as everything else.
+ * <p>A writer runs in its task's single thread, so the connection needs no locking. It is opened
+ * on first use, which puts the first connect under the same retries as everything else.
  */
 final class RedisConnection implements AutoCloseable {
 
     /** One Redis command, appended to a pipeline; sent again as-is when a round trip fails. */
     @FunctionalInterface
     interface Command {
-        void appendTo(Pipeline pipeline);
+        Response<?> appendTo(AbstractPipeline pipeline);
 
         /**
          * What to send instead when Redis answered WRONGTYPE: the same write after replacing the
@@ -48,16 +69,23 @@ final class RedisConnection implements AutoCloseable {
     static final int MAX_ATTEMPTS = 5;
     static final long FIRST_BACKOFF_MS = 100;
     private static final int TIMEOUT_MS = 2000;
+    private static final String CLIENT_NAME = "unread-job";
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisConnection.class);
 
-    private final RedisUrl url;
-    private final JedisClientConfig clientConfig;
+    private final RedisEndpoint endpoint;
     private Jedis jedis;
+    private RedisClusterClient cluster;
+    /** Reads the replies of a cluster batch's nodes in parallel; threads are kept between batches. */
+    private ExecutorService replyReaders;
 
-    RedisConnection(RedisUrl url) {
-        this.url = url;
-        this.clientConfig = url.clientConfig("unread-job", TIMEOUT_MS);
+    RedisConnection(RedisEndpoint endpoint) {
+        this.endpoint = endpoint;
+    }
+
+    /** Whether this is a cluster, where Pub/Sub goes through sharded channels (SPUBLISH). */
+    boolean sharded() {
+        return endpoint.isCluster();
     }
 
     /**
@@ -82,28 +110,36 @@ final class RedisConnection implements AutoCloseable {
                 }
                 return replaced;
             } catch (JedisException e) {
-                disconnect();
                 if (attempt >= MAX_ATTEMPTS) {
+                    disconnect();
                     throw new IOException(
-                            "Redis at " + url + " failed " + attempt + " times in a row; "
-                                    + (commands.size() - acknowledged) + " commands not written",
+                            "Redis at " + endpoint + " failed " + attempt + " times in a row; "
+                                    + (commands.size() - acknowledged) + " commands not written; "
+                                    + "last: " + reason(e),
                             e);
                 }
                 LOG.warn(
                         "Redis at {} failed (attempt {} of {}), retrying in {} ms: {}",
-                        url, attempt, MAX_ATTEMPTS, backoffMs, e.toString());
+                        endpoint, attempt, MAX_ATTEMPTS, backoffMs, reason(e));
                 Thread.sleep(backoffMs);
                 backoffMs *= 2;
+                reconnect();
             }
         }
     }
 
+    /** The exception and its causes in one line: a TLS failure hides its reason in a cause. */
+    private static String reason(Throwable e) {
+        StringBuilder reason = new StringBuilder(e.toString());
+        for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+            reason.append(" <- ").append(cause);
+        }
+        return reason.toString();
+    }
+
     /** Sends one batch; returns how many keys of the wrong type it replaced. */
     private int roundTrip(List<Command> batch) {
-        if (jedis == null) {
-            jedis = url.connect(clientConfig);
-        }
-        List<Object> replies = pipelined(batch);
+        List<Object> replies = exchange(batch);
         List<Command> replacing = new ArrayList<>();
         for (int i = 0; i < replies.size(); i++) {
             // A refused command (WRONGTYPE, NOPERM, READONLY after a failover) comes back as a
@@ -120,7 +156,7 @@ final class RedisConnection implements AutoCloseable {
             return 0;
         }
         int replaced = 0;
-        for (Object reply : pipelined(replacing)) {
+        for (Object reply : exchange(replacing)) {
             if (reply instanceof JedisException refused) {
                 throw refused;
             }
@@ -129,22 +165,100 @@ final class RedisConnection implements AutoCloseable {
             }
         }
         LOG.warn("Redis at {}: replaced {} keys of the wrong type in the job's key space",
-                url, replaced);
+                endpoint, replaced);
         return replaced;
     }
 
-    private List<Object> pipelined(List<Command> commands) {
+    /** Each command's reply, in order: its value, or the JedisException Redis refused it with. */
+    private List<Object> exchange(List<Command> batch) {
+        if (endpoint.isCluster()) {
+            return clusterExchange(batch);
+        }
+        if (jedis == null) {
+            jedis = endpoint.connect(CLIENT_NAME, TIMEOUT_MS);
+        }
         Pipeline pipeline = jedis.pipelined();
-        for (Command command : commands) {
+        for (Command command : batch) {
             command.appendTo(pipeline);
         }
         return pipeline.syncAndReturnAll();
+    }
+
+    private List<Object> clusterExchange(List<Command> batch) {
+        if (cluster == null) {
+            cluster = endpoint.clusterClient(CLIENT_NAME, TIMEOUT_MS, new ConnectionPoolConfig());
+            replyReaders = Executors.newCachedThreadPool(runnable -> {
+                Thread thread = new Thread(runnable, "redis-cluster-replies");
+                thread.setDaemon(true);
+                return thread;
+            });
+        }
+        List<Response<?>> responses = new ArrayList<>(batch.size());
+        try (ClusterPipeline pipeline = cluster.pipelined(replyReaders)) {
+            for (Command command : batch) {
+                responses.add(command.appendTo(pipeline));
+            }
+            pipeline.sync();
+        }
+        List<Object> replies = new ArrayList<>(batch.size());
+        for (int i = 0; i < responses.size(); i++) {
+            try {
+                replies.add(responses.get(i).get());
+            } catch (JedisAskDataException ask) {
+                replies.add(askAt(ask.getTargetNode(), batch.get(i)));
+            } catch (IllegalStateException unanswered) {
+                // The pipeline logs a node's broken connection and leaves its replies unset.
+                throw new JedisConnectionException("a cluster node did not answer", unanswered);
+            } catch (JedisRedirectionException moved) {
+                // The slot moved: this attempt fails, the next reads the slot map again.
+                throw moved;
+            } catch (JedisDataException refused) {
+                replies.add(refused);
+            }
+        }
+        return replies;
     }
 
     private static boolean wrongType(JedisException refused) {
         return refused instanceof JedisDataException
                 && refused.getMessage() != null
                 && refused.getMessage().startsWith("WRONGTYPE");
+    }
+
+    /**
+     * Sends {@code command} to {@code node}, the one {@code ASK} named, right after ASKING; its
+     * reply, or the JedisException Redis refused it with.
+     */
+    private Object askAt(HostAndPort node, Command command) {
+        ConnectionPool pool = cluster.getClusterNodes().get(node.toString());
+        if (pool == null) {
+            throw new JedisConnectionException("ASK named an unknown cluster node " + node);
+        }
+        try (Connection connection = pool.getResource()) {
+            connection.executeCommand(Protocol.Command.ASKING);
+            Pipeline pipeline = new Pipeline(connection, false);
+            Response<?> reply = command.appendTo(pipeline);
+            pipeline.sync();
+            try {
+                return reply.get();
+            } catch (JedisDataException refused) {
+                return refused;
+            }
+        }
+    }
+
+    /** After a failure: a new connection, or the cluster's slot map read again. */
+    private void reconnect() {
+        if (cluster == null) {
+            disconnect();
+            return;
+        }
+        try {
+            cluster.refreshClusterTopology();
+        } catch (JedisException e) {
+            // No node answered yet: the next attempt fails and comes back here.
+            LOG.debug("Reading the Redis cluster's slot map failed", e);
+        }
     }
 
     private void disconnect() {
@@ -155,6 +269,12 @@ final class RedisConnection implements AutoCloseable {
                 LOG.debug("Closing a failed Redis connection failed too", e);
             }
             jedis = null;
+        }
+        if (cluster != null) {
+            cluster.close();
+            cluster = null;
+            replyReaders.shutdownNow();
+            replyReaders = null;
         }
     }
 

@@ -10,7 +10,8 @@ import java.util.Map;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
-import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
 
 /**
  * Writes counts to Redis as the contract's keys, with absolute values only, so that a replay
@@ -48,7 +49,7 @@ public class RedisCounts implements Sink<UnreadCount> {
 
     public RedisCounts(UnreadConfig config) {
         // Fail when the job is built, not in every task after it was deployed.
-        RedisUrl.parse(config.redisUrl);
+        config.redisEndpoint();
         this.config = config;
     }
 
@@ -56,7 +57,7 @@ public class RedisCounts implements Sink<UnreadCount> {
     public SinkWriter<UnreadCount> createWriter(WriterInitContext context) {
         return new RedisWriter<>(
                 new Buffer(config.redisKeyPrefix),
-                new RedisConnection(RedisUrl.parse(config.redisUrl)),
+                new RedisConnection(config.redisEndpoint()),
                 context,
                 config.flushIntervalMs);
     }
@@ -93,12 +94,8 @@ public class RedisCounts implements Sink<UnreadCount> {
         }
 
         @Override
-        public void appendTo(Pipeline pipeline) {
-            if (value == null) {
-                pipeline.hdel(key, field);
-            } else {
-                pipeline.hset(key, field, value);
-            }
+        public Response<?> appendTo(AbstractPipeline pipeline) {
+            return value == null ? pipeline.hdel(key, field) : pipeline.hset(key, field, value);
         }
 
         @Override

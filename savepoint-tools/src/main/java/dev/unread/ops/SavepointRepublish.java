@@ -42,10 +42,11 @@ public final class SavepointRepublish {
     public static String usage() {
         return """
                 usage: unread savepoint republish PATH [--redis-url URL] [--redis-key-prefix P]
+                       [--redis-cluster-nodes HOST:PORT,...] [--redis-ca-file PEM]
                   Writes every count the savepoint holds to Redis (SET/HSET, absolute values):
                   the recovery after Redis lost its data. Run it while the job is stopped, on the
-                  savepoint the job is then started from. Settings also from UNREAD_REDIS_URL and
-                  UNREAD_REDIS_KEY_PREFIX.
+                  savepoint the job is then started from. Settings also from UNREAD_REDIS_URL,
+                  UNREAD_REDIS_CLUSTER_NODES, UNREAD_REDIS_CA_FILE and UNREAD_REDIS_KEY_PREFIX.
                 """;
     }
 
@@ -77,8 +78,7 @@ public final class SavepointRepublish {
             return 2;
         }
         long written = republish(path, config);
-        out.printf("Wrote %d counts from %s to %s%n", written, path,
-                config.redisUrl.replaceAll(":[^:@/]*@", ":***@"));
+        out.printf("Wrote %d counts from %s to %s%n", written, path, config.redisEndpoint());
         return 0;
     }
 

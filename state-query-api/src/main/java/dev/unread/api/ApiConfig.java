@@ -1,10 +1,9 @@
 package dev.unread.api;
 
 import dev.unread.contract.KafkaClientProperties;
+import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.Setting;
 import dev.unread.contract.Settings;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.Map;
 
 /**
@@ -25,6 +24,8 @@ public final class ApiConfig {
     public static final String TOKEN_ENV = "UNREAD_API_TOKEN";
     public static final String TIMEOUT_ENV = TIMEOUT_MS.env();
     public static final String REDIS_URL_ENV = Settings.REDIS_URL.env();
+    public static final String REDIS_CLUSTER_NODES_ENV = Settings.REDIS_CLUSTER_NODES.env();
+    public static final String REDIS_CA_FILE_ENV = Settings.REDIS_CA_FILE.env();
     public static final String REDIS_KEY_PREFIX_ENV = Settings.REDIS_KEY_PREFIX.env();
     public static final String JDBC_URL_ENV = Settings.JDBC_URL.env();
     public static final String JDBC_USER_ENV = Settings.JDBC_USER.env();
@@ -47,8 +48,12 @@ public final class ApiConfig {
      * connection, a Redis connect or read, each health check (at most 2 s there).
      */
     public final int timeoutMs;
-    /** {@code redis://[:password@]host:port/db} (or {@code rediss://} for TLS). */
+    /** {@code redis[s]://[[user]:password@]host:port/db}, {@code rediss://} for TLS. */
     public final String redisUrl;
+    /** Seed nodes {@code host:port,...} of a Redis Cluster; empty: the one node of the URL. */
+    public final String redisClusterNodes;
+    /** PEM file of the CAs a TLS Redis is checked against; empty: the JVM's. */
+    public final String redisCaFile;
     /** Put before every Redis key, as the job does; empty by default. */
     public final String redisKeyPrefix;
     public final String jdbcUrl;
@@ -70,6 +75,8 @@ public final class ApiConfig {
         token = b.token == null || b.token.isEmpty() ? null : b.token;
         timeoutMs = b.timeoutMs;
         redisUrl = require(b.redisUrl, "redis URL");
+        redisClusterNodes = b.redisClusterNodes == null ? "" : b.redisClusterNodes;
+        redisCaFile = b.redisCaFile == null ? "" : b.redisCaFile;
         redisKeyPrefix = b.redisKeyPrefix == null ? "" : b.redisKeyPrefix;
         jdbcUrl = require(b.jdbcUrl, "JDBC URL");
         jdbcUser = require(b.jdbcUser, "JDBC user");
@@ -91,7 +98,7 @@ public final class ApiConfig {
             // Without the value: it may hold a password parameter.
             throw new IllegalArgumentException("JDBC URL must start with jdbc:mysql:");
         }
-        redisUri();
+        redisEndpoint();
     }
 
     /** The defaults: every dependency on 127.0.0.1 at its usual port, no token, port 8080. */
@@ -107,6 +114,8 @@ public final class ApiConfig {
         apply(env, TOKEN_ENV, v -> b.token = v);
         apply(env, TIMEOUT_ENV, v -> b.timeoutMs = wholeNumber(TIMEOUT_ENV, v));
         apply(env, REDIS_URL_ENV, v -> b.redisUrl = v);
+        apply(env, REDIS_CLUSTER_NODES_ENV, v -> b.redisClusterNodes = v);
+        apply(env, REDIS_CA_FILE_ENV, v -> b.redisCaFile = v);
         apply(env, REDIS_KEY_PREFIX_ENV, v -> b.redisKeyPrefix = v);
         apply(env, JDBC_URL_ENV, v -> b.jdbcUrl = v);
         apply(env, JDBC_USER_ENV, v -> b.jdbcUser = v);
@@ -125,6 +134,8 @@ public final class ApiConfig {
         b.token = token;
         b.timeoutMs = timeoutMs;
         b.redisUrl = redisUrl;
+        b.redisClusterNodes = redisClusterNodes;
+        b.redisCaFile = redisCaFile;
         b.redisKeyPrefix = redisKeyPrefix;
         b.jdbcUrl = jdbcUrl;
         b.jdbcUser = jdbcUser;
@@ -135,20 +146,9 @@ public final class ApiConfig {
         return b;
     }
 
-    URI redisUri() {
-        URI uri;
-        try {
-            uri = new URI(redisUrl);
-        } catch (URISyntaxException e) {
-            uri = null;
-        }
-        if (uri == null || uri.getHost() == null
-                || !"redis".equals(uri.getScheme()) && !"rediss".equals(uri.getScheme())) {
-            // Without the value: it may hold a password.
-            throw new IllegalArgumentException(
-                    "redis URL must look like redis://[:password@]host:port/db");
-        }
-        return uri;
+    /** The Redis of these settings (checked when they are built). */
+    RedisEndpoint redisEndpoint() {
+        return RedisEndpoint.of(redisUrl, redisClusterNodes, redisCaFile);
     }
 
     @Override
@@ -158,7 +158,7 @@ public final class ApiConfig {
         return "ApiConfig{listen=" + host + ":" + port
                 + ", auth=" + (token == null ? "off" : "bearer token")
                 + ", timeout=" + timeoutMs + "ms"
-                + ", redis=" + Settings.masked(redisUrl)
+                + ", redis=" + redisEndpoint()
                 + ", redisKeyPrefix='" + redisKeyPrefix + "'"
                 + ", jdbc=" + Settings.masked(jdbcUrl)
                 + " as " + jdbcUser
@@ -197,6 +197,8 @@ public final class ApiConfig {
         private String token;
         private int timeoutMs = Integer.parseInt(TIMEOUT_MS.defaultValue());
         private String redisUrl = Settings.REDIS_URL.defaultValue();
+        private String redisClusterNodes = Settings.REDIS_CLUSTER_NODES.defaultValue();
+        private String redisCaFile = Settings.REDIS_CA_FILE.defaultValue();
         private String redisKeyPrefix = Settings.REDIS_KEY_PREFIX.defaultValue();
         private String jdbcUrl = Settings.JDBC_URL.defaultValue();
         private String jdbcUser = Settings.JDBC_USER.defaultValue();
@@ -230,6 +232,17 @@ public final class ApiConfig {
 
         public Builder redisUrl(String redisUrl) {
             this.redisUrl = redisUrl;
+            return this;
+        }
+
+        /** Seed nodes {@code host:port,...}; empty: no cluster. */
+        public Builder redisClusterNodes(String redisClusterNodes) {
+            this.redisClusterNodes = redisClusterNodes;
+            return this;
+        }
+
+        public Builder redisCaFile(String redisCaFile) {
+            this.redisCaFile = redisCaFile;
             return this;
         }
 

@@ -1,24 +1,30 @@
 package dev.unread.api;
 
+import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.RedisNames;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.ConnectionPoolConfig;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.Pipeline;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
-import redis.clients.jedis.util.JedisURIHelper;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
 
-/** Reads the counts the job keeps in Redis (docs/contract.md, "Redis"). */
+/**
+ * Reads the counts the job keeps in Redis (docs/contract.md, "Redis"), from one node or a Redis
+ * Cluster.
+ */
 final class RedisUnread implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisUnread.class);
@@ -26,52 +32,75 @@ final class RedisUnread implements AutoCloseable {
     /** Jetty serves many requests at once; more than Jedis' default 8 connections. */
     private static final int MAX_CONNECTIONS = 32;
 
-    private final RedisClient client;
+    private final UnifiedJedis client;
+    /** On a cluster: the client, and the threads that read the nodes' replies of a batch. */
+    private final RedisClusterClient cluster;
+    private final ExecutorService replyReaders;
     private final String keyPrefix;
 
     RedisUnread(ApiConfig config) {
-        URI uri = config.redisUri();
-        DefaultJedisClientConfig.Builder client = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(config.timeoutMs)
-                .socketTimeoutMillis(config.timeoutMs)
-                .database(JedisURIHelper.hasDbIndex(uri) ? JedisURIHelper.getDBIndex(uri) : 0)
-                .ssl(JedisURIHelper.isRedisSSLScheme(uri))
-                .clientName("unread-api");
-        if (JedisURIHelper.getPassword(uri) != null) {
-            client.user(JedisURIHelper.getUser(uri)).password(JedisURIHelper.getPassword(uri));
-        }
+        RedisEndpoint endpoint = config.redisEndpoint();
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
         pool.setMaxTotal(MAX_CONNECTIONS);
         pool.setMaxIdle(MAX_CONNECTIONS);
         pool.setMaxWait(Duration.ofMillis(config.timeoutMs));
-        this.client = RedisClient.builder()
-                .hostAndPort(JedisURIHelper.getHostAndPort(uri))
-                .clientConfig(client.build())
-                .poolConfig(pool)
-                .build();
+        this.client = endpoint.client("unread-api", config.timeoutMs, pool);
+        if (client instanceof RedisClusterClient clusterClient) {
+            this.cluster = clusterClient;
+            this.replyReaders = Executors.newCachedThreadPool(runnable -> {
+                Thread thread = new Thread(runnable, "redis-cluster-replies");
+                thread.setDaemon(true);
+                return thread;
+            });
+        } else {
+            this.cluster = null;
+            this.replyReaders = null;
+        }
         this.keyPrefix = config.redisKeyPrefix;
     }
 
     /**
      * The badge and the per-conversation counts of each user, in the order asked, read in one
-     * pipelined round trip (a GET and an HGETALL per user). A user whose keys hold what the job
-     * never writes (a key of another type, text that is no count: another application's, or a
-     * leftover) is answered as {@link Unreadable}, and the others as usual.
+     * pipelined round trip (a GET and an HGETALL per user); on a cluster one round trip per
+     * primary holding any of the keys. A slot that moved since the client last read the cluster's
+     * slot map (MOVED, after a failover) makes it read the map again and the batch once more. A
+     * user whose keys hold what the job never writes (a key of another type, text that is no
+     * count: another application's, or a leftover) is answered as {@link Unreadable}, and the
+     * others as usual.
      */
     List<UserAnswer> read(long[] userIds) {
+        try {
+            try {
+                return readOnce(userIds);
+            } catch (JedisRedirectionException moved) {
+                if (cluster == null) {
+                    throw moved;
+                }
+                cluster.refreshClusterTopology();
+                return readOnce(userIds);
+            }
+        } catch (JedisAccessControlException e) {
+            // Wrong user or password (WRONGPASS, NOPERM): Redis cannot be used, as if it were down.
+            throw new DependencyException(DependencyException.REDIS, e);
+        } catch (JedisDataException e) {
+            // Redis answered, with an error: not an outage, so a 500 rather than a 503.
+            throw e;
+        } catch (JedisException | IllegalStateException e) {
+            // IllegalStateException: a cluster node's connection broke and left its replies unset.
+            throw new DependencyException(DependencyException.REDIS, e);
+        }
+    }
+
+    private List<UserAnswer> readOnce(long[] userIds) {
         List<Response<String>> senders = new ArrayList<>(userIds.length);
         List<Response<Map<String, String>>> conversations = new ArrayList<>(userIds.length);
-        try (Pipeline pipeline = client.pipelined()) {
+        try (AbstractPipeline pipeline =
+                cluster == null ? client.pipelined() : cluster.pipelined(replyReaders)) {
             for (long userId : userIds) {
                 senders.add(pipeline.get(RedisNames.sendersKey(keyPrefix, userId)));
                 conversations.add(pipeline.hgetAll(RedisNames.conversationsKey(keyPrefix, userId)));
             }
             pipeline.sync();
-        } catch (JedisDataException e) {
-            // Redis answered, with an error: not an outage, so a 500 rather than a 503.
-            throw e;
-        } catch (JedisException e) {
-            throw new DependencyException(DependencyException.REDIS, e);
         }
         List<UserAnswer> result = new ArrayList<>(userIds.length);
         for (int i = 0; i < userIds.length; i++) {
@@ -82,6 +111,8 @@ final class RedisUnread implements AutoCloseable {
                         .forEach((c, n) -> counts.put(Long.parseLong(c), Long.parseLong(n)));
                 long unreadSenders = badge == null ? 0 : Long.parseLong(badge);
                 result.add(new UserUnread(userIds[i], unreadSenders, counts));
+            } catch (JedisRedirectionException | JedisAccessControlException e) {
+                throw e;
             } catch (JedisDataException | NumberFormatException e) {
                 // Not the job's data: logged without the value, which may be anyone's.
                 LOG.warn("unreadable counts in Redis for user {}: {}", userIds[i],
@@ -103,6 +134,9 @@ final class RedisUnread implements AutoCloseable {
     @Override
     public void close() {
         client.close();
+        if (replyReaders != null) {
+            replyReaders.shutdownNow();
+        }
     }
 
     /** One user's entry in an answer. */

@@ -1,0 +1,210 @@
+package dev.unread.sinks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.config.UnreadConfig;
+import dev.unread.contract.RedisNames;
+import dev.unread.events.ConversationCursor;
+import dev.unread.events.UnreadCount;
+import dev.unread.testing.Poll;
+import dev.unread.testing.RedisClusterServer;
+import dev.unread.testing.TestRedis;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisShardedPubSub;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * Both Redis sinks' writers on a real Redis Cluster (three primaries, three replicas): writes land
+ * on the primary owning each key, receipts go out on the shard channel, and a slot that moves
+ * between two flushes (MOVED) or is being migrated (ASK) loses no write.
+ */
+class RedisClusterSinksTest {
+
+    @RegisterExtension static final RedisClusterServer CLUSTER = new RedisClusterServer();
+
+    private static final long INTERVAL_MS = 200;
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private final TestWriterContext context = new TestWriterContext();
+    private String prefix;
+    private UnreadConfig config;
+    private SinkWriter<UnreadCount> counts;
+
+    @BeforeEach
+    void start() {
+        prefix = TestRedis.uniquePrefix();
+        Map<String, String> settings = new HashMap<>(CLUSTER.settings());
+        settings.put("redis-key-prefix", prefix);
+        settings.put("flush-interval-ms", String.valueOf(INTERVAL_MS));
+        config = UnreadConfig.with(settings);
+        counts = new RedisCounts(config).createWriter(context);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        counts.close();
+        CLUSTER.deleteKeys(prefix);
+    }
+
+    @Test
+    void everyCountLandsOnThePrimaryOwningItsKeyInOneFlush() throws Exception {
+        int users = RedisConnection.BATCH_SIZE * 2 + 500;
+        Map<String, String> badges = new TreeMap<>();
+        Map<String, Map<String, String>> conversations = new TreeMap<>();
+        for (long user = 1; user <= users; user++) {
+            counts.write(UnreadCount.senders(user, user % 7), null);
+            counts.write(UnreadCount.conversation(user, 80_000 + user % 3, user % 5 + 1), null);
+            if (user % 7 != 0) {
+                badges.put(RedisNames.sendersKey(prefix, user), String.valueOf(user % 7));
+            }
+            conversations.put(RedisNames.conversationsKey(prefix, user),
+                    Map.of(String.valueOf(80_000 + user % 3), String.valueOf(user % 5 + 1)));
+        }
+        counts.flush(false);
+
+        assertThat(CLUSTER.strings(prefix)).isEqualTo(badges);
+        assertThat(CLUSTER.hashes(prefix)).isEqualTo(conversations);
+        assertThat(CLUSTER.keysPerPrimary(prefix).values())
+                .as("keys spread over the three primaries")
+                .hasSize(3)
+                .allMatch(n -> n > users / 2);
+        assertThat(context.counter(RedisCounts.COMMANDS_METRIC)).isEqualTo(2L * users);
+    }
+
+    @Test
+    void receiptsGoOutInOrderOnTheShardChannel() throws Exception {
+        String channel = RedisNames.readProgressChannel(prefix);
+        BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+        java.util.concurrent.CountDownLatch subscribed = new java.util.concurrent.CountDownLatch(1);
+        JedisShardedPubSub pubSub = new JedisShardedPubSub() {
+            @Override
+            public void onSSubscribe(String channel, int subscribedChannels) {
+                subscribed.countDown();
+            }
+
+            @Override
+            public void onSMessage(String channel, String message) {
+                heard.add(message);
+            }
+        };
+        try (RedisClusterClient subscriber = config.redisEndpoint()
+                        .clusterClient("test-subscriber", 5000, new ConnectionPoolConfig());
+                SinkWriter<ConversationCursor> receipts =
+                        new RedisReceipts(config).createWriter(new TestWriterContext())) {
+            Thread thread = new Thread(() -> subscriber.ssubscribe(pubSub, channel));
+            thread.setDaemon(true);
+            thread.start();
+            assertThat(subscribed.await(10, TimeUnit.SECONDS)).isTrue();
+            for (int seq = 1; seq <= 50; seq++) {
+                receipts.write(new ConversationCursor(10086, 80001, seq, 4), null);
+            }
+            receipts.flush(false);
+            for (int seq = 1; seq <= 50; seq++) {
+                assertThat(heard.poll(10, TimeUnit.SECONDS))
+                        .endsWith("\"userId\":10086,\"readSeq\":" + seq + "}");
+            }
+            pubSub.sunsubscribe();
+            thread.join(10_000);
+        }
+    }
+
+    @Test
+    void aSlotThatMovedBetweenFlushesIsWrittenAtItsNewPrimary() throws Exception {
+        String key = RedisNames.sendersKey(prefix, 10086);
+        counts.write(UnreadCount.senders(10086, 1), null);
+        counts.flush(false);
+        int primary = ownerOf(key);
+
+        // A replica takes over by hand: the old primary stays up and answers MOVED.
+        int replica = replicaOf(primary);
+        try (Jedis jedis = new Jedis("127.0.0.1", replica)) {
+            jedis.clusterFailover();
+        }
+        Poll.until("the replica at " + replica + " owns " + key, WAIT,
+                () -> ownerOf(key) == replica && CLUSTER.primaries().size() == 3 ? true : null);
+
+        counts.write(UnreadCount.senders(10086, 2), null);
+        counts.flush(false);
+        assertThat(CLUSTER.strings(prefix)).containsExactly(Map.entry(key, "2"));
+    }
+
+    @Test
+    void aKeyWhoseSlotIsBeingMigratedIsWrittenWhereAskSends() throws Exception {
+        String key = RedisNames.sendersKey(prefix, 20_000);
+        int slot = JedisClusterCRC16.getSlot(key);
+        int source = ownerOf(key);
+        int target = CLUSTER.primaries().stream().filter(p -> p != source).findFirst().orElseThrow();
+        try (Jedis from = new Jedis("127.0.0.1", source); Jedis to = new Jedis("127.0.0.1", target)) {
+            String sourceId = from.clusterMyId();
+            String targetId = to.clusterMyId();
+            to.clusterSetSlotImporting(slot, sourceId);
+            from.clusterSetSlotMigrating(slot, targetId);
+            try {
+                counts.write(UnreadCount.senders(20_000, 9), null);
+                counts.flush(false);
+                assertThat(from.clusterCountKeysInSlot(slot)).as("keys at the source").isZero();
+                try (Connection asking = new Connection("127.0.0.1", target)) {
+                    asking.executeCommand(redis.clients.jedis.Protocol.Command.ASKING);
+                    assertThat(asking.executeCommand(
+                                    new redis.clients.jedis.CommandArguments(
+                                            redis.clients.jedis.Protocol.Command.GET).key(key)))
+                            .isEqualTo("9".getBytes());
+                }
+            } finally {
+                // The migration completes: the slot and the key now belong to the target.
+                to.clusterSetSlotNode(slot, targetId);
+                from.clusterSetSlotNode(slot, targetId);
+                for (int port : CLUSTER.primaries()) {
+                    try (Jedis other = new Jedis("127.0.0.1", port)) {
+                        other.clusterSetSlotNode(slot, targetId);
+                    }
+                }
+            }
+        }
+        assertThat(CLUSTER.strings(prefix)).containsExactly(Map.entry(key, "9"));
+    }
+
+    /** The port of the primary owning {@code key}'s slot, as the cluster says now. */
+    private static int ownerOf(String key) {
+        int slot = JedisClusterCRC16.getSlot(key);
+        for (int port : CLUSTER.primaries()) {
+            try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+                for (var range : jedis.clusterShards()) {
+                    for (var node : range.getNodes()) {
+                        if (node.getPort() == port && node.getRole().equals("master")
+                                && range.getSlots().stream()
+                                        .anyMatch(r -> r.get(0) <= slot && slot <= r.get(1))) {
+                            return port;
+                        }
+                    }
+                }
+            }
+        }
+        throw new AssertionError("no primary owns slot " + slot);
+    }
+
+    private static int replicaOf(int primary) {
+        try (Jedis jedis = new Jedis("127.0.0.1", primary)) {
+            String id = jedis.clusterMyId();
+            return jedis.clusterNodes().lines()
+                    .filter(l -> l.contains("slave " + id) && !l.contains("fail"))
+                    .map(l -> Integer.parseInt(l.split(" ")[1].replaceAll(".*:(\\d+)@.*", "$1")))
+                    .findFirst().orElseThrow();
+        }
+    }
+}
