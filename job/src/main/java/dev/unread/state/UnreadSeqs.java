@@ -4,6 +4,7 @@ import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
 import org.roaringbitmap.longlong.LongIterator;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
@@ -209,6 +210,24 @@ public final class UnreadSeqs {
 
     public long count() {
         return count;
+    }
+
+    /** The runs, ascending, as their first and last seqs one after the other. */
+    long[] runs() {
+        long[] runs = new long[0];
+        int n = 0;
+        at = from;
+        long end = 0;
+        while (at < to) {
+            long start = checked(end, end + read());
+            end = checked(start - 1, start + read() - 1);
+            if (n == runs.length) {
+                runs = Arrays.copyOf(runs, Math.max(8, 2 * n));
+            }
+            runs[n++] = start;
+            runs[n++] = end;
+        }
+        return Arrays.copyOf(runs, n);
     }
 
     /** The encoding of these seqs; callers must not write into the array. */
