@@ -75,7 +75,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     public static final MapStateDescriptor<Long, Long> SENDERS =
             new MapStateDescriptor<>("senders", Types.LONG, Types.LONG);
 
-    /** Conversation id → cursor and unread count (and unread seqs, in states of earlier builds). */
+    /** Conversation id → cursor and unread count (and seqs, in states of earlier builds). */
     public static final MapStateDescriptor<Long, ConversationState> CONVERSATIONS =
             new MapStateDescriptor<>("conversations", Types.LONG, Types.POJO(ConversationState.class));
 
