@@ -130,18 +130,28 @@ public final class UnreadChunks {
         requireChunked(state);
         long chunk = seq >>> CHUNK_BITS;
         byte[] bytes = chunks.get(Tuple2.of(conversationId, chunk));
+        int low = low(seq);
+        byte[] edited;
         if (bytes == null) {
-            Arrays.fill(words, 0);
+            edited = new byte[] {ARRAY, (byte) low, (byte) (low >>> 8)};
         } else {
             bytesTouched += bytes.length;
-            decode(bytes);
+            edited = bytes[0] == RUNS ? addToRuns(bytes, low)
+                    : bytes[0] == ARRAY ? addToArray(bytes, low) : addToBitmap(bytes, low);
+            if (edited == bytes) {
+                return false;
+            }
+            if (edited == null) {
+                // An encoding that stops being the smallest: through the words.
+                decode(bytes);
+                if ((words[low >>> 6] & 1L << low) != 0) {
+                    return false;
+                }
+                words[low >>> 6] |= 1L << low;
+                edited = encode();
+            }
         }
-        int low = low(seq);
-        if ((words[low >>> 6] & 1L << low) != 0) {
-            return false;
-        }
-        words[low >>> 6] |= 1L << low;
-        put(conversationId, chunk, encode());
+        put(conversationId, chunk, edited);
         if (bytes == null) {
             long[] old = getIndex(conversationId);
             int at = -Arrays.binarySearch(old, chunk) - 1;
@@ -247,6 +257,143 @@ public final class UnreadChunks {
     private void putIndex(long conversationId, long[] indices) throws Exception {
         bytesTouched += (long) Long.BYTES * indices.length;
         index.put(conversationId, indices);
+    }
+
+    /**
+     * Adds low to a chunk of runs, editing the runs when they stay the smallest encoding: the
+     * same array when low is there already, a new one, or null when the chunk must change form.
+     */
+    private static byte[] addToRuns(byte[] bytes, int low) {
+        int n = (bytes.length - 1) / 4;
+        // The last run starting at or before low; -1 when none.
+        int lo = 0;
+        int hi = n - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (u16(bytes, 1 + 4 * mid) <= low) {
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        int i = hi;
+        if (i >= 0 && low <= u16(bytes, 3 + 4 * i)) {
+            return bytes;
+        }
+        boolean extendsBefore = i >= 0 && u16(bytes, 3 + 4 * i) == low - 1;
+        boolean joinsAfter = i + 1 < n && u16(bytes, 1 + 4 * (i + 1)) == low + 1;
+        int runs = n + 1 - (extendsBefore ? 1 : 0) - (joinsAfter ? 1 : 0);
+        long count = cardinality(bytes) + 1;
+        if (!(4 * runs <= 2 * count && 4 * runs < WORDS * Long.BYTES)) {
+            return null;
+        }
+        if (extendsBefore && joinsAfter) {
+            byte[] out = new byte[bytes.length - 4];
+            System.arraycopy(bytes, 0, out, 0, 3 + 4 * i);
+            int rest = 3 + 4 * (i + 1);
+            System.arraycopy(bytes, rest, out, 3 + 4 * i, bytes.length - rest);
+            return out;
+        }
+        if (extendsBefore || joinsAfter) {
+            byte[] out = bytes.clone();
+            putU16(out, extendsBefore ? 3 + 4 * i : 1 + 4 * (i + 1), low);
+            return out;
+        }
+        byte[] out = new byte[bytes.length + 4];
+        int at = 1 + 4 * (i + 1);
+        System.arraycopy(bytes, 0, out, 0, at);
+        putU16(out, at, low);
+        putU16(out, at + 2, low);
+        System.arraycopy(bytes, at, out, at + 4, bytes.length - at);
+        return out;
+    }
+
+    /**
+     * Adds low to a chunk of sorted values, editing them when they stay the smallest encoding:
+     * the same array when low is there already, a new one, or null when the chunk must change
+     * form.
+     */
+    private static byte[] addToArray(byte[] bytes, int low) {
+        int n = (bytes.length - 1) / 2;
+        int lo = 0;
+        int hi = n - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int v = u16(bytes, 1 + 2 * mid);
+            if (v == low) {
+                return bytes;
+            } else if (v < low) {
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        int runs = 1;
+        for (int j = 1; j < n; j++) {
+            if (u16(bytes, 1 + 2 * j) != u16(bytes, 2 * j - 1) + 1) {
+                runs++;
+            }
+        }
+        boolean extendsBefore = lo > 0 && u16(bytes, 2 * lo - 1) == low - 1;
+        boolean joinsAfter = lo < n && u16(bytes, 1 + 2 * lo) == low + 1;
+        runs += 1 - (extendsBefore ? 1 : 0) - (joinsAfter ? 1 : 0);
+        int count = n + 1;
+        if (4 * runs <= 2 * count && 4 * runs < WORDS * Long.BYTES
+                || 2 * count >= WORDS * Long.BYTES) {
+            return null;
+        }
+        byte[] out = new byte[bytes.length + 2];
+        int at = 1 + 2 * lo;
+        System.arraycopy(bytes, 0, out, 0, at);
+        putU16(out, at, low);
+        System.arraycopy(bytes, at, out, at + 2, bytes.length - at);
+        return out;
+    }
+
+    /**
+     * Adds low to a bitmap chunk, setting its bit when the bitmap stays the smallest encoding: the
+     * same array when low is there already, a new one, or null when the chunk must change form.
+     */
+    private static byte[] addToBitmap(byte[] bytes, int low) {
+        if (bytes.length != MAX_CHUNK_BYTES) {
+            return null;
+        }
+        int at = 1 + (low >>> 3);
+        if ((bytes[at] & 1 << (low & 7)) != 0) {
+            return bytes;
+        }
+        ByteBuffer in = ByteBuffer.wrap(bytes, 1, bytes.length - 1).order(ByteOrder.LITTLE_ENDIAN);
+        int count = 1;
+        int runs = 1;
+        long carry = 0;
+        while (in.hasRemaining()) {
+            long w = in.getLong();
+            count += Long.bitCount(w);
+            runs += Long.bitCount(w & ~(w << 1 | carry));
+            carry = w >>> 63;
+        }
+        if (low > 0 && (bytes[1 + ((low - 1) >>> 3)] & 1 << ((low - 1) & 7)) != 0) {
+            runs--;
+        }
+        if (low < WORDS * 64 - 1 && (bytes[1 + ((low + 1) >>> 3)] & 1 << ((low + 1) & 7)) != 0) {
+            runs--;
+        }
+        int bitmap = WORDS * Long.BYTES;
+        if (4 * runs <= 2 * count && 4 * runs < bitmap || 2 * count < bitmap) {
+            return null;
+        }
+        byte[] out = bytes.clone();
+        out[at] |= (byte) (1 << (low & 7));
+        return out;
+    }
+
+    private static int u16(byte[] bytes, int at) {
+        return (bytes[at] & 0xFF) | (bytes[at + 1] & 0xFF) << 8;
+    }
+
+    private static void putU16(byte[] bytes, int at, int value) {
+        bytes[at] = (byte) value;
+        bytes[at + 1] = (byte) (value >>> 8);
     }
 
     /** Sets the bits from a to b, both included. */

@@ -163,6 +163,37 @@ class UnreadChunksTest {
         }
     }
 
+    /** Chunks filled densely pass from array to bitmap to runs, each edit against a TreeSet. */
+    @Test
+    void denseChunksGoThroughEveryEncoding() throws Exception {
+        Random random = new Random(99);
+        ConversationState state = new ConversationState();
+        TreeSet<Long> oracle = new TreeSet<>();
+        for (int step = 0; step < 60_000; step++) {
+            long seq = switch (random.nextInt(3)) {
+                case 0 -> 1 + random.nextInt((int) CHUNK - 1);
+                case 1 -> CHUNK + 2 * random.nextInt((int) CHUNK / 2) + 1;
+                default -> 2 * CHUNK + random.nextInt(100) * 600 + random.nextInt(400);
+            };
+            assertThat(seqs.add(7, state, seq)).as("step %d add %d", step, seq)
+                    .isEqualTo(oracle.add(seq));
+            if (step % 5_000 == 0) {
+                assertStored(7, oracle);
+            }
+        }
+        assertStored(7, oracle);
+        for (long seq = 1; seq < 3 * CHUNK; seq++) {
+            assertThat(seqs.add(7, state, seq)).as("fill %d", seq).isEqualTo(oracle.add(seq));
+        }
+        assertStored(7, oracle);
+        long cursor = CHUNK + 12_345;
+        int before = oracle.size();
+        oracle.headSet(cursor, true).clear();
+        assertThat(seqs.removeUpTo(7, state, cursor)).isEqualTo(before - oracle.size());
+        assertThat(state.unreadCount).isEqualTo(oracle.size());
+        assertStored(7, oracle);
+    }
+
     @Test
     void setsOfEarlierBuildsMoveIntoChunksOnFirstTouch() throws Exception {
         Random random = new Random(17);
