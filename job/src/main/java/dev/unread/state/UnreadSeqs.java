@@ -9,10 +9,10 @@ import org.roaringbitmap.longlong.LongIterator;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
- * The unread seqs of one conversation as runs of consecutive seqs, read from and written back to
- * {@link ConversationState#unreadSeqs} for every message, so both the encoding and the usual edit
- * are cheap: the unread seqs are mostly a few runs, and a new message usually extends the last one.
- * Public for the savepoint tools (dev.unread.ops), which read and write the bytes.
+ * The unread seqs of one conversation as runs of consecutive seqs, as earlier builds stored them
+ * whole in {@link ConversationState#unreadSeqs}; this build keeps them in chunks ({@link
+ * UnreadChunks}) and reads this format only to move such a set into chunks. Public for the
+ * savepoint tools (dev.unread.ops).
  *
  * <p>The encoding is {@link #FORMAT}, then unsigned LEB128 varints: the number of seqs, the
  * greatest seq, then per run, ascending, its start minus the previous run's end (the first run's
