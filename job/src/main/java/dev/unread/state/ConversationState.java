@@ -5,14 +5,19 @@ package dev.unread.state;
  *
  * <ul>
  *   <li>{@code lastReadSeq}: newest {@code CONVERSATION_READ.readSeq}; 0 when never read.
- *   <li>{@code unreadSeqs}: the seqs greater than {@code lastReadSeq} of messages from others, as
- *       encoded by {@link UnreadSeqs} (runs of consecutive seqs; states written by earlier builds
- *       hold a portable-format Roaring64NavigableMap, still read); empty when none.
+ *   <li>{@code unreadCount}: how many seqs greater than {@code lastReadSeq} of messages from
+ *       others are unread; the seqs themselves are in {@link UnreadCounter#UNREAD_CHUNKS}.
+ *   <li>{@code unreadSeqs}: {@link UnreadSeqs#EMPTY}, except in states written by earlier builds,
+ *       where it holds those seqs as encoded by {@link UnreadSeqs} (runs, or a portable-format
+ *       Roaring64NavigableMap); {@link UnreadChunks#migrate} moves them into chunks on the
+ *       conversation's first touch.
  * </ul>
  */
 public class ConversationState {
     public long lastReadSeq;
     public byte[] unreadSeqs = UnreadSeqs.EMPTY;
+    /** The number of unread seqs, once they are in chunks; see UnreadChunks. */
+    public long unreadCount;
     /** The counter incarnation that last wrote this count out; see UnreadCounter. */
     public long refreshedIn;
 

@@ -13,7 +13,9 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
@@ -73,9 +75,19 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     public static final MapStateDescriptor<Long, Long> SENDERS =
             new MapStateDescriptor<>("senders", Types.LONG, Types.LONG);
 
-    /** Conversation id → cursor and unread seqs. */
+    /** Conversation id → cursor and unread count (and seqs, in states of earlier builds). */
     public static final MapStateDescriptor<Long, ConversationState> CONVERSATIONS =
             new MapStateDescriptor<>("conversations", Types.LONG, Types.POJO(ConversationState.class));
+
+    /** (Conversation id, seq {@code >>> 16}) → that chunk of the unread seqs; see UnreadChunks. */
+    public static final MapStateDescriptor<Tuple2<Long, Long>, byte[]> UNREAD_CHUNKS =
+            new MapStateDescriptor<>("unread-chunks", Types.TUPLE(Types.LONG, Types.LONG),
+                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
+
+    /** Conversation id → the indices of its non-empty chunks, ascending; see UnreadChunks. */
+    public static final MapStateDescriptor<Long, long[]> UNREAD_CHUNK_INDEX =
+            new MapStateDescriptor<>("unread-chunk-index", Types.LONG,
+                    PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
 
     static final long DAY_MS = Duration.ofDays(1).toMillis();
 
@@ -94,6 +106,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     private transient ValueState<InboxState> inbox;
     private transient MapState<Long, Long> senders;
     private transient MapState<Long, ConversationState> conversations;
+
+    private transient UnreadChunks unreadSeqs;
 
     /** Keeps every user's state forever. */
     public UnreadCounter() {
@@ -117,6 +131,13 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         inbox = getRuntimeContext().getState(INBOX);
         senders = getRuntimeContext().getMapState(SENDERS);
         conversations = getRuntimeContext().getMapState(CONVERSATIONS);
+        unreadSeqs = new UnreadChunks(getRuntimeContext().getMapState(UNREAD_CHUNKS),
+                getRuntimeContext().getMapState(UNREAD_CHUNK_INDEX));
+    }
+
+    /** Bytes of unread seqs read and written so far: the work, for tests that bound it. */
+    long seqBytesTouched() {
+        return unreadSeqs.bytesTouched();
     }
 
     @Override
@@ -175,13 +196,13 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         if (state == null) {
             state = new ConversationState();
         }
-        boolean changed = false;
-        UnreadSeqs seqs = UnreadSeqs.of(state.unreadSeqs);
-        if (message.seq > state.lastReadSeq && seqs.add(message.seq)) {
-            state.unreadSeqs = seqs.toBytes();
+        // A set moved into chunks is stored even if the message is not new to it.
+        boolean changed = unreadSeqs.migrate(message.conversationId, state);
+        if (message.seq > state.lastReadSeq
+                && unreadSeqs.add(message.conversationId, state, message.seq)) {
             changed = true;
         }
-        emitConversation(message.userId, message.conversationId, state, seqs, changed, out);
+        emitConversation(message.userId, message.conversationId, state, changed, out);
     }
 
     /**
@@ -192,14 +213,14 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             long user,
             long conversationId,
             ConversationState state,
-            UnreadSeqs seqs,
             boolean changed,
             Collector<UnreadCount> out)
             throws Exception {
         if (changed || state.refreshedIn != incarnation) {
             state.refreshedIn = incarnation;
             conversations.put(conversationId, state);
-            out.collect(UnreadCount.conversation(user, conversationId, seqs.count()));
+            out.collect(UnreadCount.conversation(
+                    user, conversationId, UnreadChunks.count(state)));
             return true;
         }
         return false;
@@ -231,8 +252,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             throws Exception {
         ConversationState state = conversations.get(read.conversationId);
         if (state != null && read.seq <= state.lastReadSeq) {
-            emitConversation(read.userId, read.conversationId, state,
-                    UnreadSeqs.of(state.unreadSeqs), false, out);
+            emitConversation(read.userId, read.conversationId, state, false, out);
             return;
         }
         if (read.seq == 0) {
@@ -242,12 +262,10 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             state = new ConversationState();
         }
         state.lastReadSeq = read.seq;
-        UnreadSeqs seqs = UnreadSeqs.of(state.unreadSeqs);
-        long before = seqs.count();
-        seqs.removeUpTo(read.seq);
-        long after = seqs.count();
-        state.unreadSeqs = seqs.toBytes();
-        if (!emitConversation(read.userId, read.conversationId, state, seqs, after != before, out)) {
+        unreadSeqs.migrate(read.conversationId, state);
+        long removed = unreadSeqs.removeUpTo(read.conversationId, state, read.seq);
+        long after = state.unreadCount;
+        if (!emitConversation(read.userId, read.conversationId, state, removed > 0, out)) {
             conversations.put(read.conversationId, state);
         }
         ctx.output(
@@ -320,13 +338,14 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             out.collect(UnreadCount.senders(user, 0));
         }
         for (Map.Entry<Long, ConversationState> c : conversations.entries()) {
-            if (UnreadSeqs.of(c.getValue().unreadSeqs).count() > 0) {
+            if (UnreadChunks.count(c.getValue()) > 0) {
                 out.collect(UnreadCount.conversation(user, c.getKey(), 0));
             }
         }
         inbox.clear();
         senders.clear();
         conversations.clear();
+        unreadSeqs.clear();
     }
 
     private InboxState inboxState() throws Exception {

@@ -4,14 +4,15 @@ import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
 import org.roaringbitmap.longlong.LongIterator;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
- * The unread seqs of one conversation as runs of consecutive seqs, read from and written back to
- * {@link ConversationState#unreadSeqs} for every message, so both the encoding and the usual edit
- * are cheap: the unread seqs are mostly a few runs, and a new message usually extends the last one.
- * Public for the savepoint tools (dev.unread.ops), which read and write the bytes.
+ * The unread seqs of one conversation as runs of consecutive seqs, as earlier builds stored them
+ * whole in {@link ConversationState#unreadSeqs}; this build keeps them in chunks ({@link
+ * UnreadChunks}) and reads this format only to move such a set into chunks. Public for the
+ * savepoint tools (dev.unread.ops).
  *
  * <p>The encoding is {@link #FORMAT}, then unsigned LEB128 varints: the number of seqs, the
  * greatest seq, then per run, ascending, its start minus the previous run's end (the first run's
@@ -209,6 +210,24 @@ public final class UnreadSeqs {
 
     public long count() {
         return count;
+    }
+
+    /** The runs, ascending, as their first and last seqs one after the other. */
+    long[] runs() {
+        long[] runs = new long[0];
+        int n = 0;
+        at = from;
+        long end = 0;
+        while (at < to) {
+            long start = checked(end, end + read());
+            end = checked(start - 1, start + read() - 1);
+            if (n == runs.length) {
+                runs = Arrays.copyOf(runs, Math.max(8, 2 * n));
+            }
+            runs[n++] = start;
+            runs[n++] = end;
+        }
+        return Arrays.copyOf(runs, n);
     }
 
     /** The encoding of these seqs; callers must not write into the array. */

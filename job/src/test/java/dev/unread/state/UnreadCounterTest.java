@@ -448,6 +448,38 @@ class UnreadCounterTest {
     }
 
     /** Entries in the user's sender map, read straight from the state backend. */
+    /**
+     * Issue 17 (item 6): a message reads and writes at most one chunk of 2^16 seqs (at most a
+     * bitmap of 8 KiB) of a conversation's unread seqs, however they are spread: 1:1 alternating
+     * (odd seqs) never read, and the same after one seq of Long.MAX_VALUE. Counts bytes, not time.
+     */
+    @Test
+    void aMessageTouchesAtMostOneChunkOfTheUnreadSeqsWhateverThePattern() throws Exception {
+        for (long first : new long[] {0, Long.MAX_VALUE}) {
+            UnreadCounter counter = new UnreadCounter();
+            try (KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> h =
+                    new KeyedOneInputStreamOperatorTestHarness<>(
+                            new KeyedProcessOperator<>(counter), e -> e.userId, Types.LONG)) {
+                h.setStateBackend(new EmbeddedRocksDBStateBackend());
+                h.open();
+                if (first > 0) {
+                    h.processElement(message(BOB, ALICE, CHAT, first, 1000), 0);
+                }
+                long most = 0;
+                for (int i = 0; i < 40_000; i++) {
+                    long before = counter.seqBytesTouched();
+                    h.processElement(message(BOB, ALICE, CHAT, 2L * i + 1, 1000), 0);
+                    most = Math.max(most, counter.seqBytesTouched() - before);
+                }
+                assertThat(most).as("bytes touched by one message, first seq %d", first)
+                        .isLessThanOrEqualTo(2 * UnreadChunks.MAX_CHUNK_BYTES + 64);
+                List<UnreadCount> counts = h.extractOutputValues();
+                assertThat(counts.get(counts.size() - 1)).isEqualTo(
+                        UnreadCount.conversation(ALICE, CHAT, first > 0 ? 40_001 : 40_000));
+            }
+        }
+    }
+
     private int sendersHeld(long user) throws Exception {
         var backend = harness.getOperator().getKeyedStateBackend();
         backend.setCurrentKey(user);

@@ -4,7 +4,7 @@ import dev.unread.config.UnreadConfig;
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
 import dev.unread.state.UnreadCounter;
-import dev.unread.state.UnreadSeqs;
+import dev.unread.state.UnreadChunks;
 import java.io.PrintStream;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -251,12 +251,16 @@ public final class Bootstrap {
         private transient ValueState<InboxState> inbox;
         private transient MapState<Long, Long> senders;
         private transient MapState<Long, ConversationState> conversations;
+        private transient UnreadChunks unreadSeqs;
 
         @Override
         public void open(OpenContext openContext) {
             inbox = getRuntimeContext().getState(UnreadCounter.INBOX);
             senders = getRuntimeContext().getMapState(UnreadCounter.SENDERS);
             conversations = getRuntimeContext().getMapState(UnreadCounter.CONVERSATIONS);
+            unreadSeqs = new UnreadChunks(
+                    getRuntimeContext().getMapState(UnreadCounter.UNREAD_CHUNKS),
+                    getRuntimeContext().getMapState(UnreadCounter.UNREAD_CHUNK_INDEX));
         }
 
         @Override
@@ -284,9 +288,7 @@ public final class Bootstrap {
                 }
                 case UNREAD_SEQ: {
                     ConversationState state = conversationState(row.id());
-                    UnreadSeqs seqs = UnreadSeqs.of(state.unreadSeqs);
-                    seqs.add(row.value());
-                    state.unreadSeqs = seqs.toBytes();
+                    unreadSeqs.add(row.id(), state, row.value());
                     conversations.put(row.id(), state);
                     break;
                 }

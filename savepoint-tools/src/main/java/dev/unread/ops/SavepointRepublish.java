@@ -5,7 +5,7 @@ import dev.unread.events.UnreadCount;
 import dev.unread.sinks.RedisCounts;
 import dev.unread.state.ConversationState;
 import dev.unread.state.UnreadCounter;
-import dev.unread.state.UnreadSeqs;
+import dev.unread.state.UnreadChunks;
 import java.io.PrintStream;
 import java.util.Map;
 import java.util.Objects;
@@ -124,7 +124,7 @@ public final class SavepointRepublish {
                 emit(UnreadCount.senders(userId, badge), out);
             }
             for (Map.Entry<Long, ConversationState> entry : conversations.entries()) {
-                long unread = UnreadSeqs.of(entry.getValue().unreadSeqs).count();
+                long unread = UnreadChunks.count(entry.getValue());
                 if (unread > 0) {
                     emit(UnreadCount.conversation(userId, entry.getKey(), unread), out);
                 }

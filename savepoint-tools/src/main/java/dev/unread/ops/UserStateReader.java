@@ -3,7 +3,7 @@ package dev.unread.ops;
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
 import dev.unread.state.UnreadCounter;
-import dev.unread.state.UnreadSeqs;
+import dev.unread.state.UnreadChunks;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
@@ -40,7 +40,7 @@ final class UserStateReader extends KeyedStateReaderFunction<Long, UserState> {
             if (entry.getValue().lastReadSeq > 0) {
                 cursors++;
             }
-            unreadSeqs += UnreadSeqs.of(entry.getValue().unreadSeqs).count();
+            unreadSeqs += UnreadChunks.count(entry.getValue());
         }
         out.collect(new UserState(
                 userId,

@@ -1,0 +1,247 @@
+package dev.unread.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.events.ChatEvent;
+import dev.unread.events.UnreadCount;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.roaringbitmap.longlong.Roaring64NavigableMap;
+
+/** The chunked unread seqs against a TreeSet, in the production state backend. */
+class UnreadChunksTest {
+
+    /** Fixed seeds reproduce past runs; the fresh one explores, and is printed when it fails. */
+    private static final long[] SEEDS = {1L, 20260101L, 0x5EED5L, System.nanoTime()};
+
+    private static final long CHUNK = 1 << 16;
+
+    private KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness;
+    private MapState<Tuple2<Long, Long>, byte[]> chunks;
+    private MapState<Long, long[]> index;
+    private UnreadChunks seqs;
+
+    @BeforeEach
+    void open() throws Exception {
+        harness = new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
+        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
+        harness.open();
+        harness.getOperator().getKeyedStateBackend().setCurrentKey(1L);
+        chunks = state(UnreadCounter.UNREAD_CHUNKS);
+        index = state(UnreadCounter.UNREAD_CHUNK_INDEX);
+        seqs = new UnreadChunks(chunks, index);
+    }
+
+    private <K, V> MapState<K, V> state(MapStateDescriptor<K, V> descriptor) throws Exception {
+        return harness.getOperator().getKeyedStateBackend().getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        harness.close();
+    }
+
+    @Test
+    void randomEditsOfTwoConversationsMatchTreeSets() throws Exception {
+        for (long seed : SEEDS) {
+            try {
+                randomEdits(seed);
+            } catch (AssertionError | RuntimeException e) {
+                throw new AssertionError(
+                        "UnreadChunksTest seed " + seed + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private void randomEdits(long seed) throws Exception {
+        Random random = new Random(seed);
+        ConversationState[] states = {new ConversationState(), new ConversationState()};
+        TreeSet<Long>[] oracles = new TreeSet[] {new TreeSet<Long>(), new TreeSet<Long>()};
+        for (int step = 0; step < 20_000; step++) {
+            int c = random.nextInt(2);
+            long conversation = seed * 2 + c;
+            TreeSet<Long> oracle = oracles[c];
+            int op = random.nextInt(100);
+            if (op < 88) {
+                long seq = nextSeq(random, oracle);
+                assertThat(seqs.add(conversation, states[c], seq))
+                        .as("step %d add %d", step, seq).isEqualTo(oracle.add(seq));
+            } else if (op < 97) {
+                long cursor = nextCursor(random, oracle);
+                int before = oracle.size();
+                oracle.headSet(cursor, true).clear();
+                assertThat(seqs.removeUpTo(conversation, states[c], cursor))
+                        .as("step %d removeUpTo %d", step, cursor)
+                        .isEqualTo(before - oracle.size());
+            } else {
+                assertStored(conversation, oracle);
+            }
+            assertThat(states[c].unreadCount).as("step %d count", step).isEqualTo(oracle.size());
+        }
+        for (int c = 0; c < 2; c++) {
+            assertStored(seed * 2 + c, oracles[c]);
+            seqs.removeUpTo(seed * 2 + c, states[c], Long.MAX_VALUE);
+            assertStored(seed * 2 + c, new TreeSet<>());
+        }
+    }
+
+    /** Dense runs, alternation, gaps, chunk edges and the largest seqs, like real and hostile. */
+    private static long nextSeq(Random random, TreeSet<Long> oracle) {
+        // Kept below the largest seq, so the steps past it stay positive.
+        long last = oracle.isEmpty() ? 1 : Math.min(Long.MAX_VALUE - 2, oracle.last());
+        switch (random.nextInt(7)) {
+            case 0:
+                return last + 1;
+            case 1:
+                return last + 2;
+            case 2:
+                return Math.max(1, random.nextInt(8) * CHUNK + random.nextInt(3) - 1);
+            case 3:
+                return Long.MAX_VALUE - random.nextInt(3);
+            case 4:
+                return 1 + random.nextInt((int) (5 * CHUNK));
+            case 5: {
+                long first = oracle.isEmpty() ? 1 : oracle.first();
+                return first + random.nextInt((int) Math.min(40, Long.MAX_VALUE - first + 1));
+            }
+            default:
+                return Math.max(1, last + 1 - random.nextInt(8000));
+        }
+    }
+
+    private static long nextCursor(Random random, TreeSet<Long> oracle) {
+        if (oracle.isEmpty() || random.nextInt(10) == 0) {
+            return random.nextBoolean() ? Long.MAX_VALUE : random.nextInt((int) (5 * CHUNK));
+        }
+        long first = oracle.first();
+        return first + random.nextInt((int) Math.min(3 * CHUNK, Long.MAX_VALUE - first + 1));
+    }
+
+    /**
+     * The index is the oracle's chunks, ascending, and each chunk is stored in the smallest of the
+     * encodings a Roaring container has, plus its type byte: so never larger than Roaring's.
+     */
+    private void assertStored(long conversation, TreeSet<Long> oracle) throws Exception {
+        TreeMap<Long, TreeSet<Integer>> byChunk = new TreeMap<>();
+        for (long seq : oracle) {
+            byChunk.computeIfAbsent(seq >>> 16, k -> new TreeSet<>()).add((int) (seq & 0xFFFF));
+        }
+        long[] stored = index.get(conversation);
+        assertThat(stored == null ? new long[0] : stored)
+                .containsExactly(byChunk.keySet().stream().mapToLong(Long::longValue).toArray());
+        for (Map.Entry<Long, TreeSet<Integer>> chunk : byChunk.entrySet()) {
+            int runs = 0;
+            int previous = -2;
+            for (int low : chunk.getValue()) {
+                if (low != previous + 1) {
+                    runs++;
+                }
+                previous = low;
+            }
+            int smallest = Math.min(8192, Math.min(2 * chunk.getValue().size(), 4 * runs));
+            assertThat(chunks.get(Tuple2.of(conversation, chunk.getKey())))
+                    .as("chunk %d", chunk.getKey()).hasSize(1 + smallest);
+        }
+    }
+
+    /** Chunks filled densely pass from array to bitmap to runs, each edit against a TreeSet. */
+    @Test
+    void denseChunksGoThroughEveryEncoding() throws Exception {
+        Random random = new Random(99);
+        ConversationState state = new ConversationState();
+        TreeSet<Long> oracle = new TreeSet<>();
+        for (int step = 0; step < 60_000; step++) {
+            long seq = switch (random.nextInt(3)) {
+                case 0 -> 1 + random.nextInt((int) CHUNK - 1);
+                case 1 -> CHUNK + 2 * random.nextInt((int) CHUNK / 2) + 1;
+                default -> 2 * CHUNK + random.nextInt(100) * 600 + random.nextInt(400);
+            };
+            assertThat(seqs.add(7, state, seq)).as("step %d add %d", step, seq)
+                    .isEqualTo(oracle.add(seq));
+            if (step % 5_000 == 0) {
+                assertStored(7, oracle);
+            }
+        }
+        assertStored(7, oracle);
+        for (long seq = 1; seq < 3 * CHUNK; seq++) {
+            assertThat(seqs.add(7, state, seq)).as("fill %d", seq).isEqualTo(oracle.add(seq));
+        }
+        assertStored(7, oracle);
+        long cursor = CHUNK + 12_345;
+        int before = oracle.size();
+        oracle.headSet(cursor, true).clear();
+        assertThat(seqs.removeUpTo(7, state, cursor)).isEqualTo(before - oracle.size());
+        assertThat(state.unreadCount).isEqualTo(oracle.size());
+        assertStored(7, oracle);
+    }
+
+    @Test
+    void setsOfEarlierBuildsMoveIntoChunksOnFirstTouch() throws Exception {
+        Random random = new Random(17);
+        for (int i = 0; i < 60; i++) {
+            TreeSet<Long> oracle = new TreeSet<>();
+            Roaring64NavigableMap roaring = new Roaring64NavigableMap();
+            UnreadSeqs runs = UnreadSeqs.of(UnreadSeqs.EMPTY);
+            int n = random.nextInt(300);
+            for (int j = 0; j < n; j++) {
+                long seq = nextSeq(random, oracle);
+                oracle.add(seq);
+                roaring.addLong(seq);
+                runs.add(seq);
+            }
+            if (random.nextBoolean()) {
+                long start = 1 + random.nextInt(1 << 20);
+                long length = random.nextInt(100_000);
+                roaring.addRange(start, start + length);
+                for (long seq = start; seq < start + length; seq++) {
+                    oracle.add(seq);
+                    runs.add(seq);
+                }
+            }
+            ConversationState state = new ConversationState();
+            state.unreadSeqs = random.nextBoolean() ? runs.toBytes() : portable(roaring);
+            assertThat(UnreadChunks.count(state)).isEqualTo(oracle.size());
+            assertThat(seqs.migrate(i, state)).isTrue();
+            assertThat(seqs.migrate(i, state)).isFalse();
+            assertThat(state.unreadSeqs).isEqualTo(UnreadSeqs.EMPTY);
+            assertThat(UnreadChunks.count(state)).isEqualTo(oracle.size());
+            assertStored(i, oracle);
+            for (long seq : oracle) {
+                if (random.nextInt(100) == 0) {
+                    assertThat(seqs.add(i, state, seq)).as("%d kept", seq).isFalse();
+                }
+            }
+            long cursor = nextCursor(random, oracle);
+            int before = oracle.size();
+            oracle.headSet(cursor, true).clear();
+            assertThat(seqs.removeUpTo(i, state, cursor)).isEqualTo(before - oracle.size());
+            assertStored(i, oracle);
+        }
+    }
+
+    private static byte[] portable(Roaring64NavigableMap map) throws IOException {
+        map.runOptimize();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        map.serializePortable(new DataOutputStream(out));
+        return out.toByteArray();
+    }
+}
