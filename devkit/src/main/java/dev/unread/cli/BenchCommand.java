@@ -2,6 +2,7 @@ package dev.unread.cli;
 
 import dev.unread.bench.Bench;
 import dev.unread.bench.BenchReport;
+import dev.unread.bench.EventParserBenchmark;
 import dev.unread.bench.NaiveWorker;
 import dev.unread.config.UnreadConfig;
 import dev.unread.generator.Workload;
@@ -15,6 +16,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.format.OutputFormatFactory;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.VerboseMode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IDefaultValueProvider;
 import picocli.CommandLine.Model.ArgSpec;
@@ -41,13 +48,14 @@ import picocli.CommandLine.Spec;
                     + " report and writes it to --out. Redis keys under the prefix (which must not"
                     + " be empty) are deleted before and after; takes some minutes.",
             "",
-            "The parser alone, on JMH: docs/benchmarks.md."
+            "unread bench parser: the event parser alone, on JMH."
         },
         descriptionHeading = "%n",
         optionListHeading = "%nFlags:%n",
         abbreviateSynopsis = true,
         sortOptions = false,
         defaultValueProvider = BenchCommand.Defaults.class,
+        subcommands = BenchCommand.Parser.class,
         modelTransformer = CommandFlags.class)
 public final class BenchCommand implements Callable<Integer> {
 
@@ -203,6 +211,37 @@ public final class BenchCommand implements Callable<Integer> {
         session.out().print(markdown);
         session.err().println("bench: report written to " + out.toAbsolutePath());
         return Unread.OK;
+    }
+
+    /** {@code unread bench parser}: {@link EventParserBenchmark} on JMH, as it declares. */
+    @Command(
+            name = "parser",
+            description = {
+                "Nanoseconds per record the event parser spends on generated traffic, measured by"
+                        + " JMH in a JVM of its own (about a minute)."
+            },
+            descriptionHeading = "%n",
+            optionListHeading = "%nFlags:%n")
+    static final class Parser implements Callable<Integer> {
+
+        @Spec private CommandSpec spec;
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+        boolean help;
+
+        @Override
+        public Integer call() throws Exception {
+            Options options =
+                    new OptionsBuilder()
+                            .include(Pattern.quote(EventParserBenchmark.class.getName()))
+                            .build();
+            new Runner(
+                            options,
+                            OutputFormatFactory.createFormatInstance(
+                                    Unread.session(spec).out(), VerboseMode.NORMAL))
+                    .run();
+            return Unread.OK;
+        }
     }
 
     private Bench.Options options(UnreadConfig config) {

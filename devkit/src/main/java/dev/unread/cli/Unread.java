@@ -101,6 +101,8 @@ public final class Unread implements Callable<Integer> {
         cli.setErr(new PrintWriter(session.err(), true));
         cli.setParameterExceptionHandler(Unread::usageError);
         cli.setExecutionExceptionHandler(Unread::failed);
+        // An argument such as a key prefix may start with @: it is a value, not a file to read.
+        cli.setExpandAtFiles(false);
         // The settings are the job's, listed once at the root; local and bench list them too.
         cli.getHelpSectionMap().put(SETTINGS_SECTION, CommandFlags::helpSection);
         List<String> sections = new ArrayList<>(cli.getHelpSectionKeys());
