@@ -2,24 +2,77 @@ package dev.unread.cli;
 
 import dev.unread.api.ApiConfig;
 import dev.unread.api.StateQueryApi;
-import dev.unread.config.UnreadConfig;
+import dev.unread.contract.Setting;
+import dev.unread.contract.Settings;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code unread api}: the HTTP API alone, in front of a job that runs elsewhere, configured by the
  * {@code UNREAD_*} environment as {@link ApiConfig#fromEnv} reads it.
  */
-final class ApiCommand {
+@Command(
+        name = ApiCommand.NAME,
+        description = {
+            "The HTTP API alone, configured by the UNREAD_* environment.",
+            "",
+            "Runs the HTTP API alone: unread counts from Redis, read cursors from MySQL, and read"
+                    + " events published to Kafka, for a job that runs elsewhere. Prints the"
+                    + " address once it listens; Ctrl-C stops it. It starts even while Redis,"
+                    + " MySQL or Kafka are down: requests that need them get 503, and GET /health"
+                    + " names them."
+        },
+        descriptionHeading = "%n",
+        optionListHeading = "%nFlags:%n",
+        footerHeading = "%nEnvironment (default):%n")
+final class ApiCommand implements Callable<Integer> {
 
     static final String NAME = "api";
 
-    private ApiCommand() {}
+    /** The environment the API reads, in the order help lists it; secrets have no default. */
+    private static final List<Setting> ENVIRONMENT =
+            List.of(
+                    ApiConfig.HOST,
+                    ApiConfig.PORT,
+                    ApiConfig.TIMEOUT_MS,
+                    Settings.REDIS_URL,
+                    Settings.REDIS_KEY_PREFIX,
+                    Settings.JDBC_URL,
+                    Settings.JDBC_USER,
+                    Settings.KAFKA_BOOTSTRAP,
+                    Settings.READS_TOPIC);
+
+    private CommandSpec spec;
+
+    @Option(
+            names = "--port",
+            paramLabel = "PORT",
+            description = "port to listen on (default: UNREAD_API_PORT; 0: any free port)")
+    Integer port;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+    boolean help;
+
+    /** The help's footer lists the environment, as the API's settings declare it. */
+    @Spec
+    void spec(CommandSpec spec) {
+        this.spec = spec;
+        spec.usageMessage()
+                .footer(environment().replace("%", "%%")
+                        + "%nEndpoints, errors and examples: state-query-api/README.md.");
+    }
 
     /** Serves until Ctrl-C (or SIGTERM), then stops the server and its clients. */
-    static int run(List<String> args, Unread.Session session) throws Exception {
-        ApiConfig config = config(args, session.env());
+    @Override
+    public Integer call() throws Exception {
+        Unread.Session session = Unread.session(spec);
+        ApiConfig config = config(port, session.env());
         CountDownLatch stop = new CountDownLatch(1);
         boolean trapped = Signals.trap(stop::countDown, "INT", "TERM");
         StateQueryApi api = StateQueryApi.start(config);
@@ -46,64 +99,28 @@ final class ApiCommand {
         }
     }
 
-    /** The environment's settings, with {@code --port} winning over {@code UNREAD_API_PORT}. */
-    static ApiConfig config(List<String> args, Map<String, String> env) {
-        Map<String, String> flags;
-        try {
-            flags = UnreadConfig.parseFlags(args.toArray(String[]::new));
-        } catch (IllegalArgumentException e) {
-            throw new UsageException(e.getMessage(), e);
-        }
-        for (String name : flags.keySet()) {
-            if (!name.equals("port")) {
-                throw new UsageException(
-                        "unknown flag --" + name + "; the API is configured by UNREAD_* variables");
-            }
-        }
+    /** The environment's settings, with {@code port}, when given, winning over UNREAD_API_PORT. */
+    static ApiConfig config(Integer port, Map<String, String> env) {
         try {
             ApiConfig config = ApiConfig.fromEnv(env);
-            String port = flags.get("port");
-            if (port == null) {
-                return config;
-            }
-            try {
-                return config.toBuilder().port(Integer.parseInt(port.trim())).build();
-            } catch (NumberFormatException e) {
-                throw new UsageException("--port must be a whole number, was " + port);
-            }
+            return port == null ? config : config.toBuilder().port(port).build();
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage(), e);
         }
     }
 
-    static String usage() {
-        return """
-        Usage: unread api [--port PORT]
-
-        Runs the HTTP API alone: unread counts from Redis, read cursors from MySQL, and
-        read events published to Kafka, for a job that runs elsewhere. Prints the address
-        once it listens; Ctrl-C stops it. It starts even while Redis, MySQL or Kafka are
-        down: requests that need them get 503, and GET /health names them.
-
-        Flags:
-          --port PORT                port to listen on (default UNREAD_API_PORT, else 8080;
-                                     0: any free port)
-
-        Environment (default):
-          UNREAD_API_HOST            address to bind (127.0.0.1)
-          UNREAD_API_PORT            port (8080)
-          UNREAD_API_TOKEN           bearer token every route but /health, /metrics and
-                                     /openapi.json needs (unset: none)
-          UNREAD_API_TIMEOUT_MS      bound on each Redis, MySQL or Kafka call (5000)
-          UNREAD_REDIS_URL           redis://127.0.0.1:6379/0
-          UNREAD_REDIS_KEY_PREFIX    (empty)
-          UNREAD_JDBC_URL            jdbc:mysql://127.0.0.1:3306/test
-          UNREAD_JDBC_USER           root
-          UNREAD_JDBC_PASSWORD       (empty)
-          UNREAD_KAFKA_BOOTSTRAP     127.0.0.1:9092
-          UNREAD_READS_TOPIC         chat-reads
-
-        Endpoints, errors and examples: state-query-api/README.md.
-        """;
+    /** The variables and their defaults, for the help's footer, from their declarations. */
+    static String environment() {
+        StringBuilder sb = new StringBuilder();
+        for (Setting setting : ENVIRONMENT) {
+            String value = setting.defaultValue();
+            sb.append(String.format(
+                    "  %-26s %s%n", setting.env(), value.isEmpty() ? "(empty)" : value));
+        }
+        sb.append(String.format("  %-26s %s%n", ApiConfig.TOKEN_ENV,
+                "bearer token every route but /health, /metrics and /openapi.json needs"
+                        + " (unset: none)"));
+        sb.append(String.format("  %-26s %s%n", Settings.JDBC_PASSWORD_ENV, "(empty)"));
+        return sb.toString();
     }
 }

@@ -2,6 +2,7 @@ package dev.unread.cli;
 
 import dev.unread.bench.Bench;
 import dev.unread.bench.BenchReport;
+import dev.unread.bench.EventParserBenchmark;
 import dev.unread.bench.NaiveWorker;
 import dev.unread.config.UnreadConfig;
 import dev.unread.generator.Workload;
@@ -10,21 +11,55 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.format.OutputFormatFactory;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.VerboseMode;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IDefaultValueProvider;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code unread bench}: flags in, {@link Bench} run, the markdown report printed and written to a
- * file. Every flag that is not the bench's own is a job setting, as for {@code local}.
+ * file. The job settings are flags too, as for {@code local}, with defaults of the bench's own.
  */
-public final class BenchCommand {
+@Command(
+        name = BenchCommand.NAME,
+        description = {
+            "The job against a naive SADD worker and SQL, on the same records.",
+            "",
+            "Measures the job against the designs it replaces, on the same generated records:"
+                    + " publishes them to an in-process Kafka broker, runs the job (MiniCluster,"
+                    + " RocksDB, checkpoints) on badge-only and on full traffic, the naive SADD"
+                    + " worker three ways, end-to-end latency at a fixed rate, and the SQL badge"
+                    + " query at the given table sizes against a Redis GET. Prints a markdown"
+                    + " report and writes it to --out. Redis keys under the prefix (which must not"
+                    + " be empty) are deleted before and after; takes some minutes.",
+            "",
+            "unread bench parser: the event parser alone, on JMH."
+        },
+        descriptionHeading = "%n",
+        optionListHeading = "%nFlags:%n",
+        abbreviateSynopsis = true,
+        sortOptions = false,
+        defaultValueProvider = BenchCommand.Defaults.class,
+        subcommands = BenchCommand.Parser.class,
+        modelTransformer = CommandFlags.class)
+public final class BenchCommand implements Callable<Integer> {
 
     public static final String NAME = "bench";
-
-    /** The bench's own flags with their defaults, in the order usage lists them. */
-    private static final Map<String, String> OWN_FLAGS = new LinkedHashMap<>();
 
     /**
      * Job settings whose default differs for the bench: its Redis keys are deleted before and
@@ -38,68 +73,116 @@ public final class BenchCommand {
                     "parallelism", "2",
                     "checkpoint-interval-ms", "5000");
 
-    static {
-        Workload w = Workload.defaults();
-        OWN_FLAGS.put("records", "3000000");
-        OWN_FLAGS.put("receivers", String.valueOf(w.receivers()));
-        OWN_FLAGS.put("friends", String.valueOf(w.friends()));
-        OWN_FLAGS.put("skew", String.valueOf(w.receiverSkew()));
-        OWN_FLAGS.put("redundancy", String.valueOf(w.redundancy()));
-        OWN_FLAGS.put("open-rate", String.valueOf(w.inboxOpenRate()));
-        OWN_FLAGS.put("read-rate", String.valueOf(w.conversationReadRate()));
-        OWN_FLAGS.put("conversation-share", String.valueOf(w.conversationShare()));
-        OWN_FLAGS.put("seed", String.valueOf(w.seed()));
-        OWN_FLAGS.put("workers", "per-event,pipelined,check-before-write");
-        OWN_FLAGS.put("sql-rows", "1000000,10000000");
-        OWN_FLAGS.put("sql-queries", "2000");
-        OWN_FLAGS.put("latency-seconds", "20");
-        OWN_FLAGS.put("latency-rate", "0");
-        OWN_FLAGS.put("probes", "200");
-        OWN_FLAGS.put("out", "bench-results.md");
+    /** The defaults of the workload's flags are the generator's; the job's as above. */
+    static final class Defaults implements IDefaultValueProvider {
+        @Override
+        public String defaultValue(ArgSpec arg) {
+            if (!(arg instanceof OptionSpec option)) {
+                return null;
+            }
+            String name = option.longestName().substring(2);
+            Workload w = Workload.defaults();
+            return switch (name) {
+                case "receivers" -> String.valueOf(w.receivers());
+                case "friends" -> String.valueOf(w.friends());
+                case "skew" -> String.valueOf(w.receiverSkew());
+                case "redundancy" -> String.valueOf(w.redundancy());
+                case "open-rate" -> String.valueOf(w.inboxOpenRate());
+                case "read-rate" -> String.valueOf(w.conversationReadRate());
+                case "conversation-share" -> String.valueOf(w.conversationShare());
+                case "seed" -> String.valueOf(w.seed());
+                default -> JOB_DEFAULTS.get(name);
+            };
+        }
     }
 
-    private BenchCommand() {}
+    @Spec private CommandSpec spec;
 
-    public static String usage() {
-        return """
-        Usage: unread bench [flags]
+    @Option(names = "--records", paramLabel = "N", defaultValue = "3000000",
+            description = "records per workload (default ${DEFAULT-VALUE})")
+    long records;
 
-        Measures the job against the designs it replaces, on the same generated records:
-        publishes them to an in-process Kafka broker, runs the job (MiniCluster, RocksDB,
-        checkpoints) on badge-only and on full traffic, the naive SADD worker three ways,
-        end-to-end latency at a fixed rate, and the SQL badge query at the given table
-        sizes against a Redis GET. Prints a markdown report and writes it to --out. Redis
-        keys under the prefix are deleted before and after; takes some minutes.
+    @Option(names = "--receivers", paramLabel = "N",
+            description = "users who receive messages (default ${DEFAULT-VALUE})")
+    int receivers;
 
-        Flags:
-          --records N             records per workload (default 3000000)
-          --receivers N           users who receive messages (default 10000)
-          --friends N             senders per receiver (default 20)
-          --skew X                Zipf exponent over receivers (default 1.0)
-          --redundancy X          share of messages from a sender already counted (default 0.9)
-          --open-rate X           inbox opens per message record (default 0.02)
-          --read-rate X           conversation reads per message record, full traffic (default 0.05)
-          --conversation-share X  share of messages in conversations, full traffic (default 0.8)
-          --seed N                the generator's seed (default 1)
-          --workers MODES         naive worker runs, of per-event, pipelined and
-                                  check-before-write (default all three; none: skip)
-          --sql-rows N,N          table sizes for the SQL baseline (default 1000000,10000000; 0: skip)
-          --sql-queries N         badge queries timed per size and index (default 2000)
-          --latency-seconds N     length of the latency run (default 20; 0: skip)
-          --latency-rate N        its background records/s (default 0: a quarter of the measured rate)
-          --probes N              latency probes per second (default 200)
-          --out FILE              where the report goes (default bench-results.md)
+    @Option(names = "--friends", paramLabel = "N",
+            description = "senders per receiver (default ${DEFAULT-VALUE})")
+    int friends;
 
-        Job settings as for local; the bench's defaults: --redis-key-prefix bench: (must not be
-        empty), --jdbc-url jdbc:mysql://127.0.0.1:3306/unread_bench?createDatabaseIfNotExist=true,
-        --parallelism 2, --checkpoint-interval-ms 5000.
-        """;
+    @Option(names = "--skew", paramLabel = "X",
+            description = "Zipf exponent over receivers (default ${DEFAULT-VALUE})")
+    double skew;
+
+    @Option(names = "--redundancy", paramLabel = "X",
+            description = "share of messages from a sender already counted"
+                    + " (default ${DEFAULT-VALUE})")
+    double redundancy;
+
+    @Option(names = "--open-rate", paramLabel = "X",
+            description = "inbox opens per message record (default ${DEFAULT-VALUE})")
+    double openRate;
+
+    @Option(names = "--read-rate", paramLabel = "X",
+            description = "conversation reads per message record, full traffic"
+                    + " (default ${DEFAULT-VALUE})")
+    double readRate;
+
+    @Option(names = "--conversation-share", paramLabel = "X",
+            description = "share of messages in conversations, full traffic"
+                    + " (default ${DEFAULT-VALUE})")
+    double conversationShare;
+
+    @Option(names = "--seed", paramLabel = "N",
+            description = "the generator's seed (default ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--workers", paramLabel = "MODES",
+            defaultValue = "per-event,pipelined,check-before-write",
+            description = "naive worker runs, of per-event, pipelined and check-before-write"
+                    + " (default ${DEFAULT-VALUE}; none: skip)")
+    String workers;
+
+    @Option(names = "--sql-rows", paramLabel = "N,N", split = ",",
+            defaultValue = "1000000,10000000",
+            description = "table sizes for the SQL baseline (default ${DEFAULT-VALUE}; 0: skip)")
+    List<Long> sqlRows;
+
+    @Option(names = "--sql-queries", paramLabel = "N", defaultValue = "2000",
+            description = "badge queries timed per size and index (default ${DEFAULT-VALUE})")
+    int sqlQueries;
+
+    @Option(names = "--latency-seconds", paramLabel = "N", defaultValue = "20",
+            description = "length of the latency run (default ${DEFAULT-VALUE}; 0: skip)")
+    long latencySeconds;
+
+    @Option(names = "--latency-rate", paramLabel = "N", defaultValue = "0",
+            description = "its background records/s (default ${DEFAULT-VALUE}: a quarter of the"
+                    + " measured rate)")
+    long latencyRate;
+
+    @Option(names = "--probes", paramLabel = "N", defaultValue = "200",
+            description = "latency probes per second (default ${DEFAULT-VALUE})")
+    long probes;
+
+    @Option(names = "--out", paramLabel = "FILE", defaultValue = "bench-results.md",
+            description = "where the report goes (default ${DEFAULT-VALUE})")
+    Path out;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+    boolean help;
+
+    /** The job's --kafka-bootstrap would be this bench's own broker; refused with the reason. */
+    @Option(names = "--kafka-bootstrap", hidden = true)
+    void kafkaBootstrap(String value) {
+        throw new ParameterException(
+                spec.commandLine(), "--kafka-bootstrap: the bench runs its own broker");
     }
 
-    public static int run(List<String> args, Unread.Session session) throws Exception {
-        CommandFlags parsed = CommandFlags.parse(args, OWN_FLAGS, "the bench runs its own broker");
-        Map<String, String> own = parsed.own();
-        Map<String, String> flags = parsed.settings();
+    @Override
+    public Integer call() throws Exception {
+        Unread.Session session = Unread.session(spec);
+        Map<String, String> flags = new HashMap<>(CommandFlags.given(spec));
         // A bench default applies unless a flag or the environment says otherwise.
         JOB_DEFAULTS.forEach(
                 (name, value) -> {
@@ -115,97 +198,104 @@ public final class BenchCommand {
                 throw new IllegalArgumentException(
                         "--redis-key-prefix must not be empty: the bench deletes the keys under it");
             }
-            options = options(own, config);
+            options = options(config);
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage(), e);
         }
         BenchReport report = new Bench(options, flags, session.env(), session.err()).run();
-        String markdown = report.markdown("unread bench " + String.join(" ", args));
-        Path out = Path.of(own.get("out"));
+        String markdown =
+                report.markdown(
+                        "unread bench "
+                                + String.join(" ", spec.commandLine().getParseResult().originalArgs()));
         Files.writeString(out, markdown, StandardCharsets.UTF_8);
         session.out().print(markdown);
         session.err().println("bench: report written to " + out.toAbsolutePath());
         return Unread.OK;
     }
 
-    private static Bench.Options options(Map<String, String> own, UnreadConfig config) {
+    /** {@code unread bench parser}: {@link EventParserBenchmark} on JMH, as it declares. */
+    @Command(
+            name = "parser",
+            description = {
+                "Nanoseconds per record the event parser spends on generated traffic, measured by"
+                        + " JMH in a JVM of its own (about a minute)."
+            },
+            descriptionHeading = "%n",
+            optionListHeading = "%nFlags:%n")
+    static final class Parser implements Callable<Integer> {
+
+        @Spec private CommandSpec spec;
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+        boolean help;
+
+        @Override
+        public Integer call() throws Exception {
+            Options options =
+                    new OptionsBuilder()
+                            .include(Pattern.quote(EventParserBenchmark.class.getName()))
+                            .build();
+            new Runner(
+                            options,
+                            OutputFormatFactory.createFormatInstance(
+                                    Unread.session(spec).out(), VerboseMode.NORMAL))
+                    .run();
+            return Unread.OK;
+        }
+    }
+
+    private Bench.Options options(UnreadConfig config) {
         Workload full =
                 Workload.builder()
-                        .receivers((int) whole(own, "receivers"))
-                        .friends((int) whole(own, "friends"))
-                        .receiverSkew(decimal(own, "skew"))
-                        .redundancy(decimal(own, "redundancy"))
-                        .inboxOpenRate(decimal(own, "open-rate"))
-                        .conversationReadRate(decimal(own, "read-rate"))
-                        .conversationShare(decimal(own, "conversation-share"))
-                        .seed(whole(own, "seed"))
+                        .receivers(receivers)
+                        .friends(friends)
+                        .receiverSkew(skew)
+                        .redundancy(redundancy)
+                        .inboxOpenRate(openRate)
+                        .conversationReadRate(readRate)
+                        .conversationShare(conversationShare)
+                        .seed(seed)
                         .build();
         // What the seed worker counts: the sender badge alone.
         Workload badge = full.toBuilder().conversationShare(0).conversationReadRate(0).build();
-        List<Long> sqlRows = new ArrayList<>();
-        for (String rows : own.get("sql-rows").split(",")) {
-            long n = parse("sql-rows", rows);
-            if (n < 0) {
-                throw new IllegalArgumentException("--sql-rows must be >= 0, was " + n);
-            }
+        List<Long> tables = new ArrayList<>();
+        for (long n : sqlRows) {
+            atLeast("--sql-rows", n, 0);
             if (n > 0) {
-                sqlRows.add(n);
+                tables.add(n);
             }
         }
-        List<NaiveWorker.Mode> workers = new ArrayList<>();
-        for (String mode : own.get("workers").split(",")) {
+        List<NaiveWorker.Mode> modes = new ArrayList<>();
+        for (String mode : workers.split(",")) {
             String name = mode.trim();
             if (name.isEmpty() || name.equals("none")) {
                 continue;
             }
             try {
-                workers.add(NaiveWorker.Mode.valueOf(name.toUpperCase(Locale.ROOT).replace('-', '_')));
+                modes.add(NaiveWorker.Mode.valueOf(name.toUpperCase(Locale.ROOT).replace('-', '_')));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(
                         "--workers: unknown mode " + name
                                 + " (per-event, pipelined, check-before-write or none)");
             }
         }
-        long records = atLeast(own, "records", 1);
-        long probes = atLeast(own, "probes", 1);
         return new Bench.Options(
                 badge,
                 full,
-                records,
+                atLeast("--records", records, 1),
                 config.parallelism > 0 ? config.parallelism : 2,
-                workers,
-                sqlRows,
-                (int) atLeast(own, "sql-queries", 1),
-                Duration.ofSeconds(atLeast(own, "latency-seconds", 0)),
-                atLeast(own, "latency-rate", 0),
-                probes);
+                modes,
+                tables,
+                (int) atLeast("--sql-queries", sqlQueries, 1),
+                Duration.ofSeconds(atLeast("--latency-seconds", latencySeconds, 0)),
+                atLeast("--latency-rate", latencyRate, 0),
+                atLeast("--probes", probes, 1));
     }
 
-    private static long atLeast(Map<String, String> own, String name, long min) {
-        long value = whole(own, name);
+    private static long atLeast(String flag, long value, long min) {
         if (value < min) {
-            throw new IllegalArgumentException("--" + name + " must be >= " + min + ", was " + value);
+            throw new IllegalArgumentException(flag + " must be >= " + min + ", was " + value);
         }
         return value;
-    }
-
-    private static long whole(Map<String, String> own, String name) {
-        return parse(name, own.get(name));
-    }
-
-    private static long parse(String name, String value) {
-        try {
-            return Long.parseLong(value.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--" + name + " must be a whole number, was " + value);
-        }
-    }
-
-    private static double decimal(Map<String, String> own, String name) {
-        try {
-            return Double.parseDouble(own.get(name).trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--" + name + " must be a number, was " + own.get(name));
-        }
     }
 }

@@ -5,6 +5,7 @@ import dev.unread.api.ApiConfig;
 import dev.unread.api.HealthCheck;
 import dev.unread.api.StateQueryApi;
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.Settings;
 import dev.unread.generator.TrafficGenerator;
 import dev.unread.generator.TrafficProducer;
 import dev.unread.generator.Workload;
@@ -17,7 +18,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -30,6 +30,7 @@ import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
 
 /**
  * {@code unread local}: the whole stack in one process, for development and demos. Apache Kafka's
@@ -60,18 +61,6 @@ public final class LocalStack implements AutoCloseable {
     /** A health probe asks the cluster for the job's status; it must answer quickly. */
     private static final Duration STATUS_TIMEOUT = Duration.ofSeconds(2);
 
-    /** The flags only {@code local} has, with their defaults, in the order usage lists them. */
-    private static final Map<String, String> OWN_FLAGS = new LinkedHashMap<>();
-
-    static {
-        OWN_FLAGS.put("kafka-port", "9092");
-        OWN_FLAGS.put("flink-ui-port", "8081");
-        OWN_FLAGS.put("api-port", "8080");
-        OWN_FLAGS.put("generate", "200");
-        OWN_FLAGS.put("duration", "0");
-        OWN_FLAGS.put("seed", "1");
-    }
-
     /**
      * What {@code unread local} was asked to run. A port of 0 means any free port; a generator rate
      * of 0 (records per second) no generator; a duration of 0 seconds until Ctrl-C.
@@ -85,69 +74,66 @@ public final class LocalStack implements AutoCloseable {
             long seed,
             Map<String, String> settings) {
 
-        /** Reads the flags; every flag that is not {@code local}'s own is a job setting. */
+        /** Reads the flags of {@code unread local}, as {@link LocalCommand} declares them. */
         public static Options parse(List<String> args, Map<String, String> env) {
-            CommandFlags parsed =
-                    CommandFlags.parse(args, OWN_FLAGS, "local runs its own broker; see --kafka-port");
-            Map<String, String> own = parsed.own();
-            Map<String, String> flags = parsed.settings();
-            int kafkaPort = port(own, "kafka-port");
-            int flinkUiPort = port(own, "flink-ui-port");
-            int apiPort = port(own, "api-port");
+            LocalCommand command = new LocalCommand();
+            try {
+                new CommandLine(command).parseArgs(args.toArray(String[]::new));
+            } catch (CommandLine.ParameterException e) {
+                throw new UsageException(e.getMessage(), e);
+            }
+            return of(command, CommandFlags.given(command.spec()), env);
+        }
+
+        /**
+         * The options {@code command} was given, checked, with {@code settings}, the job settings
+         * given as flags.
+         */
+        static Options of(LocalCommand command, Map<String, String> settings, Map<String, String> env) {
+            port("--kafka-port", command.kafkaPort);
+            port("--flink-ui-port", command.flinkUiPort);
+            port("--api-port", command.apiPort);
             List<Integer> fixed =
-                    Stream.of(kafkaPort, flinkUiPort, apiPort).filter(p -> p != 0).toList();
+                    Stream.of(command.kafkaPort, command.flinkUiPort, command.apiPort)
+                            .filter(p -> p != 0)
+                            .toList();
             if (fixed.stream().distinct().count() < fixed.size()) {
                 throw new UsageException(
                         String.format(
                                 "--kafka-port, --flink-ui-port and --api-port must differ,"
                                         + " were %d, %d and %d",
-                                kafkaPort, flinkUiPort, apiPort));
+                                command.kafkaPort, command.flinkUiPort, command.apiPort));
             }
-            long generateRate = atLeastZero(own, "generate", "events per second; 0: none");
-            long durationSeconds = atLeastZero(own, "duration", "seconds; 0: until Ctrl-C");
-            long seed = wholeNumber(own, "seed");
+            atLeastZero("--generate", command.generateRate, "events per second; 0: none");
+            atLeastZero("--duration", command.durationSeconds, "seconds; 0: until Ctrl-C");
             // Check the job and API settings now, before a broker and a cluster start for nothing.
-            Map<String, String> check = new HashMap<>(flags);
-            check.put("kafka-bootstrap", HOST + ":" + kafkaPort);
+            Map<String, String> check = new HashMap<>(settings);
+            check.put(Settings.KAFKA_BOOTSTRAP.name(), HOST + ":" + command.kafkaPort);
             try {
-                apiConfig(UnreadConfig.from(check, env), env, apiPort);
+                apiConfig(UnreadConfig.from(check, env), env, command.apiPort);
             } catch (IllegalArgumentException e) {
                 throw new UsageException(e.getMessage(), e);
             }
             return new Options(
-                    kafkaPort,
-                    flinkUiPort,
-                    apiPort,
-                    generateRate,
-                    durationSeconds,
-                    seed,
-                    Map.copyOf(flags));
+                    command.kafkaPort,
+                    command.flinkUiPort,
+                    command.apiPort,
+                    command.generateRate,
+                    command.durationSeconds,
+                    command.seed,
+                    Map.copyOf(settings));
         }
 
-        private static long atLeastZero(Map<String, String> flags, String name, String unit) {
-            long value = wholeNumber(flags, name);
+        private static void atLeastZero(String flag, long value, String unit) {
             if (value < 0) {
-                throw new UsageException(
-                        "--" + name + " must be >= 0 (" + unit + "), was " + value);
+                throw new UsageException(flag + " must be >= 0 (" + unit + "), was " + value);
             }
-            return value;
         }
 
-        private static int port(Map<String, String> flags, String name) {
-            long port = wholeNumber(flags, name);
+        private static void port(String flag, int port) {
             if (port < 0 || port > 65535) {
                 throw new UsageException(
-                        "--" + name + " must be a port, 0..65535 (0: any free port), was " + port);
-            }
-            return (int) port;
-        }
-
-        private static long wholeNumber(Map<String, String> flags, String name) {
-            try {
-                return Long.parseLong(flags.get(name).trim());
-            } catch (NumberFormatException e) {
-                throw new UsageException(
-                        "--" + name + " must be a whole number, was " + flags.get(name));
+                        flag + " must be a port, 0..65535 (0: any free port), was " + port);
             }
         }
     }
@@ -206,8 +192,7 @@ public final class LocalStack implements AutoCloseable {
      * --duration}, then stops it. Prints the ready line, then a progress line every {@link
      * #PROGRESS_EVERY}.
      */
-    public static int run(List<String> args, Unread.Session session) throws Exception {
-        Options options = Options.parse(args, session.env());
+    public static int run(Options options, Unread.Session session) throws Exception {
         CountDownLatch stop = new CountDownLatch(1);
         // Ctrl-C is the way to stop: handled, it is a clean exit with status 0.
         boolean trapped = Signals.trap(stop::countDown, "INT", "TERM");
@@ -266,33 +251,6 @@ public final class LocalStack implements AutoCloseable {
         }
     }
 
-    public static String usage() {
-        return """
-        Usage: unread local [flags]
-
-        Runs Apache Kafka's broker (with the job's topics), a Flink MiniCluster with
-        RocksDB, checkpoints and its web UI, the job, the HTTP API and a generator of
-        chat traffic, all in this process and on 127.0.0.1 only. Counts go to the Redis
-        and MySQL the settings name. Prints a line with the addresses once the job runs,
-        then a progress line every 5 seconds; Ctrl-C stops it all. Topics and Flink
-        state live in temp directories that are deleted on exit.
-
-        Flags:
-          --kafka-port PORT          Kafka broker port (default 9092; 0: any free port)
-          --flink-ui-port PORT       Flink web UI and REST port (default 8081; 0: any free)
-          --api-port PORT            HTTP API port (default 8080; 0: any free port)
-          --generate RATE            generated events per second (default 200; 0: none)
-          --duration SECONDS         stop after that long (default 0: until Ctrl-C)
-          --seed N                   the generator's seed (default 1): same seed, same users
-
-        The API also reads UNREAD_API_TOKEN and UNREAD_API_TIMEOUT_MS.
-
-        Job settings (flag, environment variable, default); --kafka-bootstrap is the
-        local broker:
-        """
-                + UnreadConfig.usage();
-    }
-
     /**
      * Starts the broker, creates the topics, starts the cluster, submits {@code job}'s pipeline and
      * starts the API; returns without waiting for the job to run, and without generating traffic
@@ -306,7 +264,7 @@ public final class LocalStack implements AutoCloseable {
             EmbeddedKafka kafka = EmbeddedKafka.start(options.kafkaPort());
             started.add(kafka);
             Map<String, String> settings = new HashMap<>(options.settings());
-            settings.put("kafka-bootstrap", kafka.bootstrapServers());
+            settings.put(Settings.KAFKA_BOOTSTRAP.name(), kafka.bootstrapServers());
             UnreadConfig config = UnreadConfig.from(settings, env);
             kafka.createTopics(config.messagesTopic, config.readsTopic, config.deadLetterTopic);
 

@@ -1,32 +1,103 @@
 package dev.unread.cli;
 
+import dev.unread.config.UnreadConfig;
 import dev.unread.ops.SavepointInspect;
 import dev.unread.ops.SavepointRepublish;
-import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code unread savepoint inspect|republish PATH}: the savepoint tools of dev.unread.ops. */
-final class SavepointCommand {
+@Command(
+        name = SavepointCommand.NAME,
+        description = "Inspect a savepoint, or republish its counts to Redis.",
+        synopsisSubcommandLabel = "<tool>",
+        commandListHeading = "%nTools:%n",
+        subcommands = {SavepointCommand.Inspect.class, SavepointCommand.Republish.class})
+final class SavepointCommand implements Callable<Integer> {
 
     static final String NAME = "savepoint";
 
-    private SavepointCommand() {}
+    @Spec private CommandSpec spec;
 
-    static String usage() {
-        return SavepointInspect.usage() + SavepointRepublish.usage();
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+    boolean help;
+
+    /** Without a tool: which ones there are, as an error. */
+    @Override
+    public Integer call() {
+        throw new UsageException("needs a tool: inspect or republish");
     }
 
-    static int run(List<String> args, Unread.Session session) throws Exception {
-        if (args.isEmpty()) {
-            throw new UsageException("needs a tool: inspect or republish");
+    @Command(
+            name = "inspect",
+            description = {
+                "What UnreadCounter's state in a savepoint or retained checkpoint holds: users,"
+                        + " senders, conversations, unread seqs, and the largest users."
+            },
+            descriptionHeading = "%n",
+            optionListHeading = "%nFlags:%n")
+    static final class Inspect implements Callable<Integer> {
+
+        @Spec private CommandSpec spec;
+
+        @Parameters(paramLabel = "PATH", description = "the savepoint's or checkpoint's directory")
+        String path;
+
+        @Option(
+                names = "--top",
+                paramLabel = "N",
+                defaultValue = "" + SavepointInspect.DEFAULT_TOP,
+                description = "how many of the largest users to list (default ${DEFAULT-VALUE})")
+        int top;
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+        boolean help;
+
+        @Override
+        public Integer call() throws Exception {
+            if (top < 0) {
+                throw new UsageException("--top must be >= 0, was " + top);
+            }
+            SavepointInspect.print(
+                    path, SavepointInspect.inspect(path, top), Unread.session(spec).out());
+            return Unread.OK;
         }
-        String[] rest = args.subList(1, args.size()).toArray(new String[0]);
-        switch (args.get(0)) {
-            case "inspect":
-                return SavepointInspect.run(rest, session.env(), session.out(), session.err());
-            case "republish":
-                return SavepointRepublish.run(rest, session.env(), session.out(), session.err());
-            default:
-                throw new UsageException("unknown tool '" + args.get(0) + "': inspect or republish");
+    }
+
+    @Command(
+            name = "republish",
+            description = {
+                "Writes every count the savepoint holds to Redis (SET/HSET, absolute values): the"
+                        + " recovery after Redis lost its data. Run it while the job is stopped,"
+                        + " on the savepoint the job is then started from. It uses --redis-url and"
+                        + " --redis-key-prefix of the job settings."
+            },
+            descriptionHeading = "%n",
+            optionListHeading = "%nFlags:%n",
+            abbreviateSynopsis = true,
+            modelTransformer = CommandFlags.class)
+    static final class Republish implements Callable<Integer> {
+
+        @Spec private CommandSpec spec;
+
+        @Parameters(paramLabel = "PATH", description = "the savepoint's directory")
+        String path;
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+        boolean help;
+
+        @Override
+        public Integer call() throws Exception {
+            Unread.Session session = Unread.session(spec);
+            UnreadConfig config = CommandFlags.config(spec, session.env());
+            long written = SavepointRepublish.republish(path, config);
+            session.out().printf(
+                    "Wrote %d counts from %s to %s%n", written, path, config.redisEndpoint());
+            return Unread.OK;
         }
     }
 }

@@ -1,11 +1,11 @@
 package dev.unread.cli;
 
-import dev.unread.config.UnreadConfig;
-import dev.unread.ops.Bootstrap;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
+import java.util.concurrent.Callable;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.core.appender.ConsoleAppender;
 import org.apache.logging.log4j.core.config.Configurator;
@@ -13,18 +13,47 @@ import org.apache.logging.log4j.core.config.builder.api.ConfigurationBuilder;
 import org.apache.logging.log4j.core.config.builder.api.ConfigurationBuilderFactory;
 import org.apache.logging.log4j.core.config.builder.impl.BuiltConfiguration;
 import org.apache.logging.log4j.core.selector.BasicContextSelector;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * The {@code unread} command line ({@code bin/unread}): {@code unread <command> [flags]}.
+ * The {@code unread} command line ({@code bin/unread}): {@code unread <command> [flags]}, on
+ * picocli. Each command is one {@code @Command} class, registered in {@link #COMMANDS}; its
+ * flags, defaults and help come from that class, the job's settings from {@link CommandFlags}.
  *
- * <p>Exit status: 0 done, 1 failed, 2 the command line was wrong (message and usage on stderr). A
- * command is one entry in {@link #COMMANDS}: a name, a summary, its usage and the code to run.
+ * <p>Exit status: {@link #OK} done, {@link #FAILED} failed (the causes on stderr), {@link #USAGE}
+ * the command line was wrong (the reason on stderr, no stack trace).
  */
-public final class Unread {
+@Command(
+        name = "unread",
+        description = "The unread developer kit: the job's whole stack in one process, its API,"
+                + " its benchmark and its savepoint tools.",
+        synopsisSubcommandLabel = "<command>",
+        commandListHeading = "%nCommands:%n",
+        subcommands = {
+            LocalCommand.class,
+            ApiCommand.class,
+            BenchCommand.class,
+            SavepointCommand.class,
+            BootstrapCommand.class,
+            HelpCommand.class
+        })
+public final class Unread implements Callable<Integer> {
 
     public static final int OK = 0;
     public static final int FAILED = 1;
     public static final int USAGE = 2;
+
+    /** The key of the root help's section listing the job settings. */
+    private static final String SETTINGS_SECTION = "jobSettings";
 
     /** Where a command reads its environment and writes its output; tests pass their own. */
     public record Session(Map<String, String> env, PrintStream out, PrintStream err) {
@@ -33,55 +62,19 @@ public final class Unread {
         }
     }
 
-    /** What a command runs: the arguments after its name, returning the exit status. */
-    @FunctionalInterface
-    public interface Command {
-        int run(List<String> args, Session session) throws Exception;
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "this help; a command's: unread help <command>")
+    private boolean help;
+
+    @Spec private CommandSpec spec;
+
+    private final Session session;
+
+    private Unread(Session session) {
+        this.session = session;
     }
-
-    /** A command as listed by {@code unread help}. */
-    public record Subcommand(
-            String name, String summary, Supplier<String> usage, Command command) {}
-
-    private static final List<Subcommand> COMMANDS =
-            List.of(
-                    new Subcommand(
-                            LocalStack.NAME,
-                            "Kafka, Flink (web UI), the job, the API and generated traffic,"
-                                    + " in one process",
-                            LocalStack::usage,
-                            LocalStack::run),
-                    new Subcommand(
-                            ApiCommand.NAME,
-                            "the HTTP API alone, configured by the UNREAD_* environment",
-                            ApiCommand::usage,
-                            ApiCommand::run),
-                    new Subcommand(
-                            BenchCommand.NAME,
-                            "the job against a naive SADD worker and SQL, on the same records",
-                            BenchCommand::usage,
-                            BenchCommand::run),
-                    new Subcommand(
-                            SavepointCommand.NAME,
-                            "inspect a savepoint, or republish its counts to Redis",
-                            SavepointCommand::usage,
-                            SavepointCommand::run),
-                    new Subcommand(
-                            "bootstrap",
-                            "build a savepoint from MySQL history (messages and cursors)",
-                            Bootstrap::usage,
-                            (args, session) -> Bootstrap.run(
-                                    args.toArray(new String[0]),
-                                    session.env(),
-                                    session.out(),
-                                    session.err())),
-                    new Subcommand(
-                            "help",
-                            "this help, or one command's flags: unread help local",
-                            Unread::usage,
-                            Unread::help));
-
-    private Unread() {}
 
     public static void main(String[] args) {
         configureLogging();
@@ -90,63 +83,85 @@ public final class Unread {
 
     /** Runs the command {@code args} name and returns its exit status. */
     public static int run(String[] args, Session session) {
-        if (args.length == 0) {
-            session.err().print(usage());
-            return USAGE;
-        }
-        String name = args[0].equals("--help") || args[0].equals("-h") ? "help" : args[0];
-        Subcommand command = find(name);
-        if (command == null) {
-            session.err().println("unread: unknown command '" + name + "'");
-            session.err().println();
-            session.err().print(usage());
-            return USAGE;
-        }
-        List<String> rest = List.of(args).subList(1, args.length);
-        try {
-            if (rest.contains("--help") || rest.contains("-h")) {
-                session.out().print(command.usage().get());
-                return OK;
-            }
-            return command.command().run(rest, session);
-        } catch (UsageException e) {
-            session.err().println("unread " + name + ": " + e.getMessage());
-            session.err().println("Run 'unread help " + name + "' for its flags.");
-            return USAGE;
-        } catch (Exception e) {
-            session.err().println("unread " + name + ": " + causes(e));
-            return FAILED;
-        }
+        return commandLine(session).execute(args);
     }
 
-    /** The commands, their summaries and the settings every command that runs the job takes. */
-    public static String usage() {
-        StringBuilder sb = new StringBuilder();
-        sb.append("Usage: unread <command> [flags]\n\nCommands:\n");
-        for (Subcommand command : COMMANDS) {
-            sb.append(String.format("  %-12s %s%n", command.name(), command.summary()));
-        }
-        sb.append("\nJob settings (flag, environment variable, default); a flag wins over the")
-                .append(" environment:\n")
-                .append(UnreadConfig.usage());
-        return sb.toString();
+    /** Without a command: the usage, as an error. */
+    @Override
+    public Integer call() {
+        CommandLine cli = spec.commandLine();
+        cli.usage(cli.getErr(), cli.getColorScheme());
+        return USAGE;
     }
 
-    private static int help(List<String> args, Session session) {
-        if (args.isEmpty()) {
-            session.out().print(usage());
-            return OK;
-        }
-        Subcommand command = find(args.get(0));
-        if (command == null || args.size() > 1) {
-            throw new UsageException("help takes one command name, got " + String.join(" ", args));
-        }
-        session.out().print(command.usage().get());
-        return OK;
+    /** The command line of {@code unread}, writing to {@code session}'s streams. */
+    public static CommandLine commandLine(Session session) {
+        CommandLine cli = new CommandLine(new Unread(session));
+        cli.setOut(new PrintWriter(session.out(), true));
+        cli.setErr(new PrintWriter(session.err(), true));
+        cli.setParameterExceptionHandler(Unread::usageError);
+        cli.setExecutionExceptionHandler(Unread::failed);
+        // An argument such as a key prefix may start with @: it is a value, not a file to read.
+        cli.setExpandAtFiles(false);
+        // The settings are the job's, listed once at the root; local and bench list them too.
+        cli.getHelpSectionMap().put(SETTINGS_SECTION, CommandFlags::helpSection);
+        List<String> sections = new ArrayList<>(cli.getHelpSectionKeys());
+        sections.add(sections.indexOf(CommandLine.Model.UsageMessageSpec.SECTION_KEY_FOOTER_HEADING),
+                SETTINGS_SECTION);
+        cli.setHelpSectionKeys(sections);
+        return cli;
     }
 
-    private static Subcommand find(String name) {
-        return COMMANDS.stream().filter(c -> c.name().equals(name)).findFirst().orElse(null);
+    /** The session of the command line {@code spec} belongs to. */
+    static Session session(CommandSpec spec) {
+        return ((Unread) spec.root().userObject()).session;
+    }
+
+    /** The help of {@code unread}, or of the command {@code names} name, without colours. */
+    static String usage(String... names) {
+        CommandLine command = commandLine(Session.system());
+        for (String name : names) {
+            command = command.getSubcommands().get(name);
+        }
+        return command.getUsageMessage(Help.Ansi.OFF);
+    }
+
+    /** A wrong command line: the reason, and where to read the flags; no stack trace. */
+    private static int usageError(ParameterException e, String[] args) {
+        CommandLine command = e.getCommandLine();
+        PrintWriter err = command.getErr();
+        String name = command.getCommandSpec().qualifiedName(" ");
+        boolean root = command.getParent() == null;
+        if (root && e instanceof UnmatchedArgumentException unmatched
+                && !unmatched.getUnmatched().isEmpty()
+                && !unmatched.getUnmatched().get(0).startsWith("-")) {
+            err.println(name + ": unknown command '" + unmatched.getUnmatched().get(0) + "'");
+        } else {
+            err.println(name + ": " + e.getMessage());
+        }
+        UnmatchedArgumentException.printSuggestions(e, err);
+        if (root) {
+            err.println();
+            err.print(command.getUsageMessage(command.getColorScheme()));
+        } else {
+            err.println("Run '" + name + " --help' for its flags.");
+        }
+        err.flush();
+        return USAGE;
+    }
+
+    /**
+     * A command that failed: its {@link UsageException} (a value out of range, found after
+     * parsing) is a wrong command line, anything else a failure, told by its causes.
+     */
+    private static int failed(Exception e, CommandLine command, ParseResult parsed) {
+        if (e instanceof UsageException) {
+            return usageError(new ParameterException(command, e.getMessage(), e), new String[0]);
+        }
+        PrintWriter err = command.getErr();
+        err.println(command.getCommandSpec().qualifiedName(" ") + ": " + causes(e));
+        err.flush();
+        return FAILED;
     }
 
     /** The messages of {@code e} and its causes, which say more to a user than a stack trace. */

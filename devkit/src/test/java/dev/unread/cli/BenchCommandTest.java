@@ -2,6 +2,7 @@ package dev.unread.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.generator.Workload;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -37,12 +38,22 @@ class BenchCommandTest {
         assertThat(run(Map.of(), "--records", "0")).isEqualTo(Unread.USAGE);
         assertThat(err()).contains("--records must be >= 1");
         assertThat(run(Map.of(), "--sql-rows", "1000,x")).isEqualTo(Unread.USAGE);
-        assertThat(err()).contains("--sql-rows must be a whole number");
+        assertThat(err()).contains("'--sql-rows' (N,N): 'x' is not a long");
         assertThat(run(Map.of(), "--redundancy", "1.5")).isEqualTo(Unread.USAGE);
         assertThat(err()).contains("redundancy must be in 0..1");
         assertThat(run(Map.of(), "--kafka-bootstrap", "kafka:9092")).isEqualTo(Unread.USAGE);
         assertThat(err()).contains("the bench runs its own broker");
         assertThat(out.size()).isZero();
+    }
+
+    @Test
+    void helpShowsTheBenchsOwnDefaultsForTheJobSettingsAndTheGeneratorsForItsWorkload() {
+        assertThat(run(Map.of(), "--help")).isEqualTo(Unread.OK);
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("UNREAD_REDIS_KEY_PREFIX (default: bench:)")
+                .contains("UNREAD_CHECKPOINT_INTERVAL_MS (default: 5000)")
+                .contains("(default " + Workload.defaults().receivers() + ")")
+                .doesNotContain("--kafka-bootstrap");
     }
 
     @Test

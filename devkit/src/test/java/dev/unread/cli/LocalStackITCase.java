@@ -177,7 +177,7 @@ class LocalStackITCase {
         for (String flag :
                 List.of("--duration", "--generate", "--seed", "--kafka-port", "--api-port")) {
             assertThat(quickStart).contains(flag);
-            assertThat(LocalStack.usage()).contains(flag);
+            assertThat(Unread.usage(LocalCommand.NAME)).contains(flag);
         }
     }
 
@@ -332,7 +332,11 @@ class LocalStackITCase {
                         env(), new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
         ExecutorService runner = Executors.newSingleThreadExecutor();
         try {
-            Future<Integer> exit = runner.submit(() -> LocalStack.run(args(RUN_PREFIX), session));
+            Future<Integer> exit = runner.submit(
+                            () ->
+                                    LocalStack.run(
+                                            LocalStack.Options.parse(args(RUN_PREFIX), env()),
+                                            session));
             String ready =
                     Poll.until(
                             "the ready line",

@@ -69,7 +69,7 @@ class LocalStackOptionsTest {
         assertUsageError(List.of("--kafka-port", "65536"), "--kafka-port must be a port, 0..65535");
         assertUsageError(List.of("--flink-ui-port", "-1"), "--flink-ui-port must be a port");
         assertUsageError(
-                List.of("--api-port", "http"), "--api-port must be a whole number, was http");
+                List.of("--api-port", "http"), "'--api-port': 'http' is not an int");
     }
 
     @Test
@@ -85,7 +85,7 @@ class LocalStackOptionsTest {
         assertUsageError(
                 List.of("--duration", "-5"),
                 "--duration must be >= 0 (seconds; 0: until Ctrl-C), was -5");
-        assertUsageError(List.of("--seed", "x"), "--seed must be a whole number, was x");
+        assertUsageError(List.of("--seed", "x"), "'--seed': 'x' is not a long");
     }
 
     @Test
@@ -99,8 +99,10 @@ class LocalStackOptionsTest {
     void jobSettingsAreCheckedBeforeAnythingStarts() {
         assertUsageError(
                 List.of("--checkpoint-interval-ms", "0"), "--checkpoint-interval-ms must be >= 1");
-        assertUsageError(List.of("--no-such-setting", "1"), "unknown setting --no-such-setting");
-        assertUsageError(List.of("--kafka-port"), "--kafka-port needs a value");
+        assertUsageError(List.of("--no-such-setting", "1"), "Unknown option");
+        assertUsageError(List.of("--no-such-setting", "1"), "'--no-such-setting'");
+        assertUsageError(
+                List.of("--kafka-port"), "Missing required parameter for option '--kafka-port'");
     }
 
     @Test

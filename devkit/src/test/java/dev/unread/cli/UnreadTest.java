@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -22,14 +21,14 @@ class UnreadTest {
     @Test
     void noCommandPrintsUsageOnStderrAndExitsWithTwo() {
         assertThat(Unread.run(new String[0], session)).isEqualTo(Unread.USAGE);
-        assertThat(err()).contains("Usage: unread <command>").contains("local", "api");
+        assertThat(err()).contains("Usage: unread").contains("local", "api");
         assertThat(out()).isEmpty();
     }
 
     @Test
     void anUnknownCommandIsNamedWithTheUsageOnStderrAndExitsWithTwo() {
         assertThat(Unread.run(new String[] {"serve", "--x", "1"}, session)).isEqualTo(Unread.USAGE);
-        assertThat(err()).contains("unknown command 'serve'").contains("Usage: unread <command>");
+        assertThat(err()).contains("unknown command 'serve'").contains("Usage: unread");
         assertThat(out()).isEmpty();
     }
 
@@ -45,7 +44,7 @@ class UnreadTest {
     @Test
     void dashDashHelpIsHelp() {
         assertThat(Unread.run(new String[] {"--help"}, session)).isEqualTo(Unread.OK);
-        assertThat(out()).contains("Usage: unread <command>");
+        assertThat(out()).contains("Usage: unread", "Commands:");
     }
 
     @Test
@@ -78,7 +77,7 @@ class UnreadTest {
     void apiRefusesFlagsOtherThanPortWithoutStartingAnything() {
         assertThat(Unread.run(new String[] {"api", "--redis-url", "redis://x:1"}, session))
                 .isEqualTo(Unread.USAGE);
-        assertThat(err()).contains("unread api: unknown flag --redis-url");
+        assertThat(err()).contains("unread api: Unknown option", "'--redis-url'");
     }
 
     @Test
@@ -95,19 +94,15 @@ class UnreadTest {
 
     @Test
     void apiTakesItsPortFromTheFlagBeforeTheEnvironment() {
-        assertThat(
-                        ApiCommand.config(
-                                        List.of("--port", "18080"), Map.of("UNREAD_API_PORT", "1"))
-                                .port)
-                .isEqualTo(18080);
-        assertThat(ApiCommand.config(List.of(), Map.of("UNREAD_API_PORT", "1")).port).isEqualTo(1);
-        assertThat(ApiCommand.config(List.of(), Map.of()).port).isEqualTo(8080);
+        assertThat(ApiCommand.config(18080, Map.of("UNREAD_API_PORT", "1")).port).isEqualTo(18080);
+        assertThat(ApiCommand.config(null, Map.of("UNREAD_API_PORT", "1")).port).isEqualTo(1);
+        assertThat(ApiCommand.config(null, Map.of()).port).isEqualTo(8080);
     }
 
     @Test
     void helpOfAnUnknownCommandIsAUsageError() {
         assertThat(Unread.run(new String[] {"help", "serve"}, session)).isEqualTo(Unread.USAGE);
-        assertThat(err()).contains("unread help: help takes one command name, got serve");
+        assertThat(err()).contains("Unknown subcommand 'serve'");
     }
 
     @Test
@@ -116,7 +111,7 @@ class UnreadTest {
                 .isEqualTo(Unread.USAGE);
         assertThat(err())
                 .contains("unread local: --generate must be >= 0")
-                .contains("Run 'unread help local'")
+                .contains("Run 'unread local --help'")
                 .doesNotContain("Exception", "\tat ");
     }
 
@@ -124,7 +119,25 @@ class UnreadTest {
     void anUnknownSettingIsAUsageError() {
         assertThat(Unread.run(new String[] {"local", "--redis-ur", "redis://x"}, session))
                 .isEqualTo(Unread.USAGE);
-        assertThat(err()).contains("unknown setting --redis-ur");
+        assertThat(err()).contains("Unknown option", "'--redis-ur'");
+    }
+
+    @Test
+    void helpOfACommandListsTheDefaultsOfItsOneDeclaration() {
+        assertThat(Unread.run(new String[] {"help", "local"}, session)).isEqualTo(Unread.OK);
+        assertThat(out())
+                .contains("--kafka-port=PORT", "(default 9092; 0: any free port)")
+                .contains("UNREAD_JDBC_USER (default: root)", "UNREAD_PARALLELISM (default: 0)")
+                .doesNotContain("--kafka-bootstrap");
+    }
+
+    @Test
+    void aCommandThatFailsExitsWithOneAndNamesTheCause() {
+        String missing = "/nonexistent/unread-savepoint";
+
+        assertThat(Unread.run(new String[] {"savepoint", "inspect", missing}, session))
+                .isEqualTo(Unread.FAILED);
+        assertThat(err()).startsWith("unread savepoint inspect: ").contains(missing);
     }
 
     @Test

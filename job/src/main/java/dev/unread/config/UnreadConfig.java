@@ -178,18 +178,7 @@ public final class UnreadConfig implements Serializable {
         return RedisEndpoint.of(redisUrl, redisClusterNodes, redisCaFile);
     }
 
-    /** The settings, their variables and defaults, for {@code --help} and the README. */
-    public static String usage() {
-        StringBuilder sb = new StringBuilder();
-        DEFAULTS.forEach(
-                (name, value) ->
-                        sb.append(String.format(
-                                "  --%-24s %-32s default %s%n",
-                                name, envName(name), value.isEmpty() ? "(empty)" : value)));
-        sb.append(String.format("  %-26s %-32s default (empty)%n", "", JDBC_PASSWORD_ENV));
-        return sb.toString();
-    }
-
+    /** The settings by flag name with their defaults, in the order help lists them. */
     public static Map<String, String> defaults() {
         return java.util.Collections.unmodifiableMap(DEFAULTS);
     }

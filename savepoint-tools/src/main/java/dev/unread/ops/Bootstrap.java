@@ -11,8 +11,6 @@ import java.sql.SQLException;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -64,60 +62,14 @@ public final class Bootstrap {
 
     private Bootstrap() {}
 
-    /** What {@code unread help} shows for this command. */
-    public static String usage() {
-        return """
-                usage: unread bootstrap --output DIR [--messages-table NAME] [--jdbc-url URL]
-                                        [--jdbc-user USER] [--max-parallelism N]
-                  Builds a savepoint of the job's counting state from MySQL history: the messages
-                  table (default messages), user_activity and conversation_member. Start the job
-                  from it with flink run -s DIR. The password comes from UNREAD_JDBC_PASSWORD.
-                """;
-    }
-
     /**
-     * Entry point of {@code unread bootstrap} with the process's environment and stderr:
-     * {@link #run(String[], Map, PrintStream, PrintStream)}.
+     * What {@link #bootstrap} wrote to {@code output}, read back the way the job will read it,
+     * and how to start the job from it.
      */
-    public static int run(String[] args, PrintStream out) throws Exception {
-        return run(args, System.getenv(), out, System.err);
-    }
-
-    /**
-     * Entry point of {@code unread bootstrap}. Returns the exit status: 0 done, 2 the
-     * command line was wrong (the reason and {@link #usage()} on {@code err}); a failure throws.
-     *
-     * @param env the environment: UNREAD_* settings and the JDBC password
-     */
-    public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err)
-            throws Exception {
-        String output;
-        String table;
-        UnreadConfig config;
-        try {
-            CounterSavepoints.Args parsed =
-                    CounterSavepoints.Args.parse(args, Set.of("output", "messages-table"));
-            if (!parsed.positional().isEmpty()) {
-                throw new IllegalArgumentException("unexpected " + parsed.positional());
-            }
-            output = parsed.toolFlags().get("output");
-            if (output == null) {
-                throw new IllegalArgumentException("--output DIR is required");
-            }
-            table = tableName(
-                    parsed.toolFlags().getOrDefault("messages-table", DEFAULT_MESSAGES_TABLE));
-            config = UnreadConfig.from(parsed.settings(), env);
-        } catch (IllegalArgumentException e) {
-            err.println("unread bootstrap: " + e.getMessage());
-            err.print(usage());
-            return 2;
-        }
-        bootstrap(config, table, output);
-        // What was written, read back the way the job will read it.
+    public static void report(String output, PrintStream out) throws Exception {
         SavepointInspect.print(output, SavepointInspect.inspect(output, 0), out);
         out.println();
         out.println("Start the job from it: flink run -s " + output + " ...");
-        return 0;
     }
 
     /** Writes the savepoint of the history in {@code config}'s database to {@code output}. */
@@ -161,7 +113,12 @@ public final class Bootstrap {
         env.execute("unread bootstrap");
     }
 
-    private static String tableName(String name) {
+    /**
+     * {@code name} if it is a plain, optionally schema-qualified, table name.
+     *
+     * @throws IllegalArgumentException if it is not
+     */
+    public static String tableName(String name) {
         if (!TABLE_NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("not a table name: " + name);
         }

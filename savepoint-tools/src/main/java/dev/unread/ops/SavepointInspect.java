@@ -6,10 +6,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.PriorityQueue;
-import java.util.Set;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.state.api.SavepointReader;
@@ -25,7 +23,8 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
  */
 public final class SavepointInspect {
 
-    static final int DEFAULT_TOP = 10;
+    /** How many of the largest users {@code unread savepoint inspect} lists by default. */
+    public static final int DEFAULT_TOP = 10;
 
     /** Ranks the largest users first; ties by user id, so the listing is stable. */
     private static final Comparator<UserState> LARGEST_FIRST =
@@ -59,49 +58,6 @@ public final class SavepointInspect {
             long unreadSeqs,
             long badgeMismatches,
             List<UserState> largest) {}
-
-    /** What {@code unread help} shows for this command. */
-    public static String usage() {
-        return """
-                usage: unread savepoint inspect PATH [--top N]
-                  What UnreadCounter's state in a savepoint or retained checkpoint holds: users,
-                  senders, conversations, unread seqs, and the N largest users (default 10).
-                """;
-    }
-
-    /**
-     * Entry point of {@code unread savepoint inspect} with the process's environment and stderr:
-     * {@link #run(String[], Map, PrintStream, PrintStream)}.
-     */
-    public static int run(String[] args, PrintStream out) throws Exception {
-        return run(args, System.getenv(), out, System.err);
-    }
-
-    /**
-     * Entry point of {@code unread savepoint inspect}. Returns the exit status: 0 done, 2 the
-     * command line was wrong (the reason and {@link #usage()} on {@code err}); a failure throws.
-     *
-     * @param env the environment: UNREAD_* settings and the JDBC password
-     */
-    public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err)
-            throws Exception {
-        String path;
-        int top;
-        try {
-            CounterSavepoints.Args parsed = CounterSavepoints.Args.parse(args, Set.of("top"));
-            if (!parsed.settings().isEmpty()) {
-                throw new IllegalArgumentException("unknown flags " + parsed.settings().keySet());
-            }
-            path = parsed.only("savepoint path");
-            top = Integer.parseInt(parsed.toolFlags().getOrDefault("top", "" + DEFAULT_TOP));
-        } catch (IllegalArgumentException e) {
-            err.println("unread savepoint inspect: " + e.getMessage());
-            err.print(usage());
-            return 2;
-        }
-        print(path, inspect(path, top), out);
-        return 0;
-    }
 
     /** Reads every user's state in the savepoint at {@code path}. */
     public static Summary inspect(String path, int top) throws Exception {
@@ -199,7 +155,7 @@ public final class SavepointInspect {
         };
     }
 
-    static void print(String path, Summary summary, PrintStream out) {
+    public static void print(String path, Summary summary, PrintStream out) {
         out.println("Savepoint " + path);
         out.printf("  operator %s, max parallelism %d%n%n",
                 UnreadJob.COUNTER_UID, summary.maxParallelism());

@@ -6,10 +6,8 @@ import dev.unread.sinks.RedisCounts;
 import dev.unread.state.ConversationState;
 import dev.unread.state.UnreadCounter;
 import dev.unread.state.UnreadChunks;
-import java.io.PrintStream;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -37,50 +35,6 @@ public final class SavepointRepublish {
     static final String WRITTEN = "counts-written";
 
     private SavepointRepublish() {}
-
-    /** What {@code unread help} shows for this command. */
-    public static String usage() {
-        return """
-                usage: unread savepoint republish PATH [--redis-url URL] [--redis-key-prefix P]
-                       [--redis-cluster-nodes HOST:PORT,...] [--redis-ca-file PEM]
-                  Writes every count the savepoint holds to Redis (SET/HSET, absolute values):
-                  the recovery after Redis lost its data. Run it while the job is stopped, on the
-                  savepoint the job is then started from. Settings also from UNREAD_REDIS_URL,
-                  UNREAD_REDIS_CLUSTER_NODES, UNREAD_REDIS_CA_FILE and UNREAD_REDIS_KEY_PREFIX.
-                """;
-    }
-
-    /**
-     * Entry point of {@code unread savepoint republish} with the process's environment and stderr:
-     * {@link #run(String[], Map, PrintStream, PrintStream)}.
-     */
-    public static int run(String[] args, PrintStream out) throws Exception {
-        return run(args, System.getenv(), out, System.err);
-    }
-
-    /**
-     * Entry point of {@code unread savepoint republish}. Returns the exit status: 0 done, 2 the
-     * command line was wrong (the reason and {@link #usage()} on {@code err}); a failure throws.
-     *
-     * @param env the environment: UNREAD_* settings and the JDBC password
-     */
-    public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err)
-            throws Exception {
-        String path;
-        UnreadConfig config;
-        try {
-            CounterSavepoints.Args parsed = CounterSavepoints.Args.parse(args, Set.of());
-            path = parsed.only("savepoint path");
-            config = UnreadConfig.from(parsed.settings(), env);
-        } catch (IllegalArgumentException e) {
-            err.println("unread savepoint republish: " + e.getMessage());
-            err.print(usage());
-            return 2;
-        }
-        long written = republish(path, config);
-        out.printf("Wrote %d counts from %s to %s%n", written, path, config.redisEndpoint());
-        return 0;
-    }
 
     /** Writes the savepoint's counts to the Redis of {@code config}; returns how many. */
     public static long republish(String path, UnreadConfig config) throws Exception {

@@ -72,15 +72,6 @@ final class HistoryDatabase implements AutoCloseable {
                 settings, Map.of(UnreadConfig.JDBC_PASSWORD_ENV, database.password));
     }
 
-    /** The environment a tool started as a process would see: the database's password. */
-    Map<String, String> environment() {
-        return Map.of(UnreadConfig.JDBC_PASSWORD_ENV, database.password);
-    }
-
-    String user() {
-        return database.name;
-    }
-
     private void runScript(String sql) throws SQLException {
         try (Statement statement = connection.createStatement()) {
             for (String part : sql.split(";\\s*(\\n|$)")) {

@@ -1,0 +1,56 @@
+package dev.unread.cli;
+
+import dev.unread.config.UnreadConfig;
+import dev.unread.ops.Bootstrap;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code unread bootstrap --output DIR}: {@link Bootstrap}, a savepoint from MySQL history. */
+@Command(
+        name = "bootstrap",
+        description = {
+            "Build a savepoint from MySQL history (messages and cursors).",
+            "",
+            "Builds a savepoint of the job's counting state from MySQL history: the messages table,"
+                    + " user_activity and conversation_member, at --jdbc-url as --jdbc-user (the"
+                    + " password from UNREAD_JDBC_PASSWORD), for --max-parallelism. Start the job"
+                    + " from it with flink run -s DIR."
+        },
+        descriptionHeading = "%n",
+        optionListHeading = "%nFlags:%n",
+        abbreviateSynopsis = true,
+        sortOptions = false,
+        modelTransformer = CommandFlags.class)
+final class BootstrapCommand implements Callable<Integer> {
+
+    @Spec private CommandSpec spec;
+
+    @Option(names = "--output", paramLabel = "DIR", required = true,
+            description = "where the savepoint goes")
+    String output;
+
+    @Option(names = "--messages-table", paramLabel = "NAME",
+            defaultValue = Bootstrap.DEFAULT_MESSAGES_TABLE,
+            description = "the messages table, optionally schema.table (default ${DEFAULT-VALUE})")
+    String messagesTable;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+    boolean help;
+
+    @Override
+    public Integer call() throws Exception {
+        Unread.Session session = Unread.session(spec);
+        UnreadConfig config = CommandFlags.config(spec, session.env());
+        try {
+            Bootstrap.tableName(messagesTable);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--messages-table: " + e.getMessage(), e);
+        }
+        Bootstrap.bootstrap(config, messagesTable, output);
+        Bootstrap.report(output, session.out());
+        return Unread.OK;
+    }
+}
