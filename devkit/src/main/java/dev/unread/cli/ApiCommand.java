@@ -94,6 +94,8 @@ final class ApiCommand {
           UNREAD_API_PORT            port (8080)
           UNREAD_API_TOKEN           bearer token every route but /health, /metrics and
                                      /openapi.json needs (unset: none)
+          UNREAD_API_JWT_SECRET      HS256 key of per-user JWTs, at least 32 bytes (unset)
+          UNREAD_API_JWT_PUBLIC_KEY  or the RS256 public key of per-user JWTs, PEM (unset)
           UNREAD_API_TIMEOUT_MS      bound on each Redis, MySQL or Kafka call (5000)
           UNREAD_REDIS_URL           redis://127.0.0.1:6379/0
           UNREAD_REDIS_KEY_PREFIX    (empty)

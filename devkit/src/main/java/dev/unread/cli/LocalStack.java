@@ -285,7 +285,8 @@ public final class LocalStack implements AutoCloseable {
           --duration SECONDS         stop after that long (default 0: until Ctrl-C)
           --seed N                   the generator's seed (default 1): same seed, same users
 
-        The API also reads UNREAD_API_TOKEN and UNREAD_API_TIMEOUT_MS.
+        The API also reads UNREAD_API_TOKEN, UNREAD_API_JWT_SECRET,
+        UNREAD_API_JWT_PUBLIC_KEY and UNREAD_API_TIMEOUT_MS.
 
         Job settings (flag, environment variable, default); --kafka-bootstrap is the
         local broker:
@@ -483,12 +484,16 @@ public final class LocalStack implements AutoCloseable {
         closeAll(steps, null);
     }
 
-    /** The API settings: the environment's token and timeout, the job's stores and topics. */
+    /**
+     * The API settings: the environment's token, JWT key and timeout, the job's stores and
+     * topics.
+     */
     private static ApiConfig apiConfig(UnreadConfig config, Map<String, String> env, int port) {
         // Only the API's own variables come from the environment; the rest must be what the job
         // uses, or the API would read other keys than the job writes.
         Map<String, String> own = new HashMap<>();
-        for (String name : List.of(ApiConfig.TOKEN_ENV, ApiConfig.TIMEOUT_ENV)) {
+        for (String name : List.of(ApiConfig.TOKEN_ENV, ApiConfig.JWT_SECRET_ENV,
+                ApiConfig.JWT_PUBLIC_KEY_ENV, ApiConfig.TIMEOUT_ENV)) {
             if (env.containsKey(name)) {
                 own.put(name, env.get(name));
             }

@@ -109,6 +109,8 @@ class ContractDocTest {
         expected.put(ApiConfig.HOST_ENV, "`" + defaults.host + "`");
         expected.put(ApiConfig.PORT_ENV, "`" + defaults.port + "`");
         expected.put(ApiConfig.TOKEN_ENV, "(unset)");
+        expected.put(ApiConfig.JWT_SECRET_ENV, "(unset)");
+        expected.put(ApiConfig.JWT_PUBLIC_KEY_ENV, "(unset)");
         expected.put(ApiConfig.TIMEOUT_ENV, "`" + defaults.timeoutMs + "`");
         expected.put(ApiConfig.REDIS_URL_ENV, "`" + defaults.redisUrl + "`");
         expected.put(ApiConfig.REDIS_KEY_PREFIX_ENV, "(empty)");

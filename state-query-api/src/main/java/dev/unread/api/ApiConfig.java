@@ -3,6 +3,7 @@ package dev.unread.api;
 import dev.unread.contract.Setting;
 import dev.unread.contract.Settings;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.net.URISyntaxException;
 import java.util.Map;
 
@@ -22,6 +23,10 @@ public final class ApiConfig {
     public static final String PORT_ENV = PORT.env();
     /** A secret: from the environment only. */
     public static final String TOKEN_ENV = "UNREAD_API_TOKEN";
+    /** A secret: the HS256 key of per-user JWTs, from the environment only. */
+    public static final String JWT_SECRET_ENV = "UNREAD_API_JWT_SECRET";
+    /** The RS256 public key (PEM) of per-user JWTs; from the environment, as the secret. */
+    public static final String JWT_PUBLIC_KEY_ENV = "UNREAD_API_JWT_PUBLIC_KEY";
     public static final String TIMEOUT_ENV = TIMEOUT_MS.env();
     public static final String REDIS_URL_ENV = Settings.REDIS_URL.env();
     public static final String REDIS_KEY_PREFIX_ENV = Settings.REDIS_KEY_PREFIX.env();
@@ -40,6 +45,13 @@ public final class ApiConfig {
      * {@code /metrics} and {@code /openapi.json}; null: no authentication.
      */
     public final String token;
+    /**
+     * HS256 key (at least 32 bytes) of per-user JWTs, whose {@code sub} is the one user they may
+     * read and act for; null: no JWTs. At most one of this and {@link #jwtPublicKey}.
+     */
+    public final String jwtSecret;
+    /** RS256 public key in PEM of per-user JWTs; null: none. */
+    public final String jwtPublicKey;
     /**
      * Bound on each call to a dependency: the Kafka acknowledgement of a POST, taking a MySQL
      * connection, a Redis connect or read, each health check (at most 2 s there).
@@ -60,6 +72,8 @@ public final class ApiConfig {
         host = require(b.host, "host");
         port = b.port;
         token = b.token == null || b.token.isEmpty() ? null : b.token;
+        jwtSecret = b.jwtSecret == null || b.jwtSecret.isEmpty() ? null : b.jwtSecret;
+        jwtPublicKey = b.jwtPublicKey == null || b.jwtPublicKey.isBlank() ? null : b.jwtPublicKey;
         timeoutMs = b.timeoutMs;
         redisUrl = require(b.redisUrl, "redis URL");
         redisKeyPrefix = b.redisKeyPrefix == null ? "" : b.redisKeyPrefix;
@@ -77,6 +91,17 @@ public final class ApiConfig {
         if (token != null && !token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
             // A header value carries ASCII only; anything else could never match.
             throw new IllegalArgumentException("token must be printable ASCII without spaces");
+        }
+        if (jwtSecret != null && jwtPublicKey != null) {
+            throw new IllegalArgumentException(
+                    JWT_SECRET_ENV + " and " + JWT_PUBLIC_KEY_ENV + " must not both be set");
+        }
+        if (jwtSecret != null && jwtSecret.getBytes(StandardCharsets.UTF_8).length < 32) {
+            // HS256 needs a key of at least 256 bits (RFC 7518, 3.2); the value is not shown.
+            throw new IllegalArgumentException(JWT_SECRET_ENV + " must be at least 32 bytes");
+        }
+        if (jwtPublicKey != null) {
+            Auth.rsaPublicKey(jwtPublicKey);
         }
         if (!jdbcUrl.startsWith("jdbc:mysql:")) {
             // Without the value: it may hold a password parameter.
@@ -96,6 +121,8 @@ public final class ApiConfig {
         apply(env, HOST_ENV, v -> b.host = v);
         apply(env, PORT_ENV, v -> b.port = wholeNumber(PORT_ENV, v));
         apply(env, TOKEN_ENV, v -> b.token = v);
+        apply(env, JWT_SECRET_ENV, v -> b.jwtSecret = v);
+        apply(env, JWT_PUBLIC_KEY_ENV, v -> b.jwtPublicKey = v);
         apply(env, TIMEOUT_ENV, v -> b.timeoutMs = wholeNumber(TIMEOUT_ENV, v));
         apply(env, REDIS_URL_ENV, v -> b.redisUrl = v);
         apply(env, REDIS_KEY_PREFIX_ENV, v -> b.redisKeyPrefix = v);
@@ -113,6 +140,8 @@ public final class ApiConfig {
         b.host = host;
         b.port = port;
         b.token = token;
+        b.jwtSecret = jwtSecret;
+        b.jwtPublicKey = jwtPublicKey;
         b.timeoutMs = timeoutMs;
         b.redisUrl = redisUrl;
         b.redisKeyPrefix = redisKeyPrefix;
@@ -144,13 +173,22 @@ public final class ApiConfig {
     public String toString() {
         // No secrets: the Redis URL may hold a password, and the token is one.
         return "ApiConfig{listen=" + host + ":" + port
-                + ", auth=" + (token == null ? "off" : "bearer token")
+                + ", auth=" + auth()
                 + ", timeout=" + timeoutMs + "ms"
                 + ", redis=" + Settings.masked(redisUrl)
                 + ", redisKeyPrefix='" + redisKeyPrefix + "'"
                 + ", jdbc=" + Settings.masked(jdbcUrl)
                 + " as " + jdbcUser
                 + ", kafka=" + kafkaBootstrap + ", readsTopic=" + readsTopic + "}";
+    }
+
+    /** How requests authenticate, for the log: which kinds, never a key or token. */
+    private String auth() {
+        String jwt = jwtSecret != null ? "JWT HS256" : jwtPublicKey != null ? "JWT RS256" : null;
+        if (token == null) {
+            return jwt == null ? "off" : jwt;
+        }
+        return jwt == null ? "bearer token" : "bearer token + " + jwt;
     }
 
     private static void apply(
@@ -181,6 +219,8 @@ public final class ApiConfig {
         private String host = HOST.defaultValue();
         private int port = Integer.parseInt(PORT.defaultValue());
         private String token;
+        private String jwtSecret;
+        private String jwtPublicKey;
         private int timeoutMs = Integer.parseInt(TIMEOUT_MS.defaultValue());
         private String redisUrl = Settings.REDIS_URL.defaultValue();
         private String redisKeyPrefix = Settings.REDIS_KEY_PREFIX.defaultValue();
@@ -205,6 +245,18 @@ public final class ApiConfig {
         /** Null or empty turns authentication off. */
         public Builder token(String token) {
             this.token = token;
+            return this;
+        }
+
+        /** HS256 key of per-user JWTs; null or empty: none. */
+        public Builder jwtSecret(String jwtSecret) {
+            this.jwtSecret = jwtSecret;
+            return this;
+        }
+
+        /** RS256 public key (PEM) of per-user JWTs; null or empty: none. */
+        public Builder jwtPublicKey(String jwtPublicKey) {
+            this.jwtPublicKey = jwtPublicKey;
             return this;
         }
 

@@ -17,9 +17,6 @@ import io.javalin.router.Endpoint;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -51,6 +48,12 @@ public final class StateQueryApi implements AutoCloseable {
     /** Paths served without the token: probes and scrapers, no user data. */
     static final Set<String> OPEN_PATHS = Set.of("/health", "/metrics", "/openapi.json");
 
+    /** Routes that also take the token as {@code ?access_token=}. */
+    static final Set<String> STREAM_ROUTES =
+            Set.of("/api/users/{userId}/events", "/api/users/{userId}/ws");
+
+    private static final String ACCESS_TOKEN = "access_token";
+    private static final String CALLER = "unread.caller";
     private static final String JSON = "application/json";
     private static final Pattern BAD_ESCAPE = Pattern.compile("%(?![0-9A-Fa-f]{2})");
     private static final String LOG_CONFIG = "dev/unread/api/log4j2-api.xml";
@@ -59,7 +62,7 @@ public final class StateQueryApi implements AutoCloseable {
     private final ApiConfig config;
     private final ObjectMapper json;
     private final ApiMetrics metrics = new ApiMetrics();
-    private final byte[] tokenHash;
+    private final Auth auth;
     private final byte[] openApi;
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final Map<String, Handler> routes = new LinkedHashMap<>();
@@ -74,7 +77,7 @@ public final class StateQueryApi implements AutoCloseable {
         this.json = new ObjectMapper()
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                 .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
-        this.tokenHash = config.token == null ? null : sha256(config.token);
+        this.auth = new Auth(config);
         this.openApi = resource(OPENAPI_RESOURCE);
         try {
             this.redis = open(new RedisUnread(config));
@@ -216,22 +219,25 @@ public final class StateQueryApi implements AutoCloseable {
     // --- handlers, one per route ---
 
     private void userUnread(Context ctx) {
-        long userId = Params.id("userId", ctx.pathParam("userId"));
+        long userId = userParam(ctx);
         respond(ctx, 200, redis.read(new long[] {userId}).get(0));
     }
 
     private void usersUnread(Context ctx) {
         long[] userIds = Params.idList("userIds", ctx.queryParams("userIds"));
+        for (long userId : userIds) {
+            caller(ctx).require(userId);
+        }
         respond(ctx, 200, Map.of("users", redis.read(userIds)));
     }
 
     private void cursors(Context ctx) {
-        long userId = Params.id("userId", ctx.pathParam("userId"));
+        long userId = userParam(ctx);
         respond(ctx, 200, mysql.read(userId));
     }
 
     private void inboxOpened(Context ctx) {
-        long userId = Params.id("userId", ctx.pathParam("userId"));
+        long userId = userParam(ctx);
         publish(ctx, userId, EventJson.inboxOpened(userId, System.currentTimeMillis()));
     }
 
@@ -242,6 +248,7 @@ public final class StateQueryApi implements AutoCloseable {
         JsonNode body = Params.jsonObject(json, bytes);
         long userId = Params.longField(body, "userId", 1);
         long readSeq = Params.longField(body, "readSeq", 0);
+        caller(ctx).require(userId);
         publish(
                 ctx,
                 userId,
@@ -272,19 +279,46 @@ public final class StateQueryApi implements AutoCloseable {
 
     // --- around every request ---
 
-    /** With a token configured, every route but {@link #OPEN_PATHS} needs it. */
+    /**
+     * With a token or a JWT key configured, every route but {@link #OPEN_PATHS} needs a bearer
+     * token; the caller it names is kept for the handler, which checks the user it touches.
+     */
     private void authenticate(Context ctx) {
-        if (tokenHash == null || OPEN_PATHS.contains(ctx.path())) {
+        if (!auth.enabled() || OPEN_PATHS.contains(ctx.path())) {
+            ctx.attribute(CALLER, Auth.Caller.SERVICE);
             return;
         }
         String header = ctx.header("Authorization");
-        boolean bearer = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7);
-        // Compare digests: equal lengths, and MessageDigest.isEqual takes the same time for
-        // every content, so the response time tells nothing about the token.
-        if (!bearer || !MessageDigest.isEqual(tokenHash, sha256(header.substring(7).trim()))) {
-            ctx.header("WWW-Authenticate", "Bearer");
-            throw new ApiError(401, "missing or wrong bearer token");
+        String credential = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
+                ? header.substring(7).trim()
+                : null;
+        if (credential == null && STREAM_ROUTES.contains(matchedPath(ctx))) {
+            // EventSource and WebSocket cannot set headers; only the stream routes take this,
+            // so that tokens stay out of the URLs (and logs) of every other route.
+            credential = ctx.queryParam(ACCESS_TOKEN);
         }
+        try {
+            ctx.attribute(CALLER, auth.authenticate(credential));
+        } catch (ApiError e) {
+            ctx.header("WWW-Authenticate", "Bearer");
+            throw e;
+        }
+    }
+
+    /** The path parameter {@code userId}, which the caller must be allowed to touch. */
+    private static long userParam(Context ctx) {
+        long userId = Params.id("userId", ctx.pathParam("userId"));
+        caller(ctx).require(userId);
+        return userId;
+    }
+
+    private static Auth.Caller caller(Context ctx) {
+        return ctx.attribute(CALLER);
+    }
+
+    private static String matchedPath(Context ctx) {
+        Endpoint endpoint = ctx.endpoints().matchedHttpEndpoint();
+        return endpoint == null ? ctx.path() : endpoint.path;
     }
 
     /**
@@ -369,15 +403,6 @@ public final class StateQueryApi implements AutoCloseable {
     private <T extends AutoCloseable> T open(T resource) {
         resources.add(resource);
         return resource;
-    }
-
-    private static byte[] sha256(String text) {
-        try {
-            return MessageDigest.getInstance("SHA-256")
-                    .digest(text.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM has SHA-256", e);
-        }
     }
 
     /** Created on first use, so that {@link #main} can configure logging before. */
