@@ -396,12 +396,13 @@ public final class LocalStack implements AutoCloseable {
                                         + generator.workload().receivers()
                                         - 1);
         return String.format(
-                "unread local is running: Kafka bootstrap %s (topics %s, %s, %s), API %s,"
-                        + " Flink UI %s, %s - Ctrl-C stops",
+                "unread local is running: Kafka bootstrap %s (topics %s, %s, %s), API %s"
+                        + " (inbox page %s/), Flink UI %s, %s - Ctrl-C stops",
                 kafka.bootstrapServers(),
                 config.messagesTopic,
                 config.readsTopic,
                 config.deadLetterTopic,
+                apiUri(),
                 apiUri(),
                 flinkUi,
                 traffic);

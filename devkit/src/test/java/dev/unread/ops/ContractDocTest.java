@@ -112,6 +112,12 @@ class ContractDocTest {
         expected.put(ApiConfig.JWT_SECRET_ENV, "(unset)");
         expected.put(ApiConfig.JWT_PUBLIC_KEY_ENV, "(unset)");
         expected.put(ApiConfig.TIMEOUT_ENV, "`" + defaults.timeoutMs + "`");
+        expected.put(ApiConfig.STREAM_HEARTBEAT_ENV, "`" + defaults.streamHeartbeatMs + "`");
+        expected.put(ApiConfig.STREAM_BUFFER_ENV, "`" + defaults.streamBuffer + "`");
+        expected.put(ApiConfig.STREAM_WRITE_TIMEOUT_ENV,
+                "`" + defaults.streamWriteTimeoutMs + "`");
+        expected.put(ApiConfig.STREAM_SENDER_THREADS_ENV,
+                "`" + defaults.streamSenderThreads + "`");
         expected.put(ApiConfig.REDIS_URL_ENV, "`" + defaults.redisUrl + "`");
         expected.put(ApiConfig.REDIS_KEY_PREFIX_ENV, "(empty)");
         expected.put(ApiConfig.JDBC_URL_ENV, "`" + defaults.jdbcUrl + "`");

@@ -18,6 +18,13 @@ public final class ApiConfig {
     public static final Setting HOST = new Setting("api-host", "127.0.0.1");
     public static final Setting PORT = new Setting("api-port", "8080");
     public static final Setting TIMEOUT_MS = new Setting("api-timeout-ms", "5000");
+    public static final Setting STREAM_HEARTBEAT_MS =
+            new Setting("api-stream-heartbeat-ms", "15000");
+    public static final Setting STREAM_BUFFER = new Setting("api-stream-buffer", "256");
+    public static final Setting STREAM_WRITE_TIMEOUT_MS =
+            new Setting("api-stream-write-timeout-ms", "10000");
+    public static final Setting STREAM_SENDER_THREADS =
+            new Setting("api-stream-sender-threads", "16");
 
     public static final String HOST_ENV = HOST.env();
     public static final String PORT_ENV = PORT.env();
@@ -28,6 +35,10 @@ public final class ApiConfig {
     /** The RS256 public key (PEM) of per-user JWTs; from the environment, as the secret. */
     public static final String JWT_PUBLIC_KEY_ENV = "UNREAD_API_JWT_PUBLIC_KEY";
     public static final String TIMEOUT_ENV = TIMEOUT_MS.env();
+    public static final String STREAM_HEARTBEAT_ENV = STREAM_HEARTBEAT_MS.env();
+    public static final String STREAM_BUFFER_ENV = STREAM_BUFFER.env();
+    public static final String STREAM_WRITE_TIMEOUT_ENV = STREAM_WRITE_TIMEOUT_MS.env();
+    public static final String STREAM_SENDER_THREADS_ENV = STREAM_SENDER_THREADS.env();
     public static final String REDIS_URL_ENV = Settings.REDIS_URL.env();
     public static final String REDIS_KEY_PREFIX_ENV = Settings.REDIS_KEY_PREFIX.env();
     public static final String JDBC_URL_ENV = Settings.JDBC_URL.env();
@@ -57,6 +68,14 @@ public final class ApiConfig {
      * connection, a Redis connect or read, each health check (at most 2 s there).
      */
     public final int timeoutMs;
+    /** A live stream idle this long gets a heartbeat (an SSE comment, a WebSocket ping). */
+    public final int streamHeartbeatMs;
+    /** Messages a live stream may have waiting; one more and the client is cut off. */
+    public final int streamBuffer;
+    /** A write to a live stream blocked this long cuts the client off. */
+    public final int streamWriteTimeoutMs;
+    /** Threads writing to the live streams, shared by all of them. */
+    public final int streamSenderThreads;
     /** {@code redis://[:password@]host:port/db} (or {@code rediss://} for TLS). */
     public final String redisUrl;
     /** Put before every Redis key, as the job does; empty by default. */
@@ -75,6 +94,10 @@ public final class ApiConfig {
         jwtSecret = b.jwtSecret == null || b.jwtSecret.isEmpty() ? null : b.jwtSecret;
         jwtPublicKey = b.jwtPublicKey == null || b.jwtPublicKey.isBlank() ? null : b.jwtPublicKey;
         timeoutMs = b.timeoutMs;
+        streamHeartbeatMs = b.streamHeartbeatMs;
+        streamBuffer = b.streamBuffer;
+        streamWriteTimeoutMs = b.streamWriteTimeoutMs;
+        streamSenderThreads = b.streamSenderThreads;
         redisUrl = require(b.redisUrl, "redis URL");
         redisKeyPrefix = b.redisKeyPrefix == null ? "" : b.redisKeyPrefix;
         jdbcUrl = require(b.jdbcUrl, "JDBC URL");
@@ -91,6 +114,11 @@ public final class ApiConfig {
         if (token != null && !token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
             // A header value carries ASCII only; anything else could never match.
             throw new IllegalArgumentException("token must be printable ASCII without spaces");
+        }
+        if (streamHeartbeatMs < 100 || streamBuffer < 2 || streamWriteTimeoutMs < 100
+                || streamSenderThreads < 1) {
+            throw new IllegalArgumentException("stream settings must be at least: heartbeat 100 ms,"
+                    + " buffer 2, write timeout 100 ms, 1 sender thread");
         }
         if (jwtSecret != null && jwtPublicKey != null) {
             throw new IllegalArgumentException(
@@ -124,6 +152,13 @@ public final class ApiConfig {
         apply(env, JWT_SECRET_ENV, v -> b.jwtSecret = v);
         apply(env, JWT_PUBLIC_KEY_ENV, v -> b.jwtPublicKey = v);
         apply(env, TIMEOUT_ENV, v -> b.timeoutMs = wholeNumber(TIMEOUT_ENV, v));
+        apply(env, STREAM_HEARTBEAT_ENV,
+                v -> b.streamHeartbeatMs = wholeNumber(STREAM_HEARTBEAT_ENV, v));
+        apply(env, STREAM_BUFFER_ENV, v -> b.streamBuffer = wholeNumber(STREAM_BUFFER_ENV, v));
+        apply(env, STREAM_WRITE_TIMEOUT_ENV,
+                v -> b.streamWriteTimeoutMs = wholeNumber(STREAM_WRITE_TIMEOUT_ENV, v));
+        apply(env, STREAM_SENDER_THREADS_ENV,
+                v -> b.streamSenderThreads = wholeNumber(STREAM_SENDER_THREADS_ENV, v));
         apply(env, REDIS_URL_ENV, v -> b.redisUrl = v);
         apply(env, REDIS_KEY_PREFIX_ENV, v -> b.redisKeyPrefix = v);
         apply(env, JDBC_URL_ENV, v -> b.jdbcUrl = v);
@@ -143,6 +178,10 @@ public final class ApiConfig {
         b.jwtSecret = jwtSecret;
         b.jwtPublicKey = jwtPublicKey;
         b.timeoutMs = timeoutMs;
+        b.streamHeartbeatMs = streamHeartbeatMs;
+        b.streamBuffer = streamBuffer;
+        b.streamWriteTimeoutMs = streamWriteTimeoutMs;
+        b.streamSenderThreads = streamSenderThreads;
         b.redisUrl = redisUrl;
         b.redisKeyPrefix = redisKeyPrefix;
         b.jdbcUrl = jdbcUrl;
@@ -175,6 +214,8 @@ public final class ApiConfig {
         return "ApiConfig{listen=" + host + ":" + port
                 + ", auth=" + auth()
                 + ", timeout=" + timeoutMs + "ms"
+                + ", streams: heartbeat=" + streamHeartbeatMs + "ms buffer=" + streamBuffer
+                + " writeTimeout=" + streamWriteTimeoutMs + "ms senders=" + streamSenderThreads
                 + ", redis=" + Settings.masked(redisUrl)
                 + ", redisKeyPrefix='" + redisKeyPrefix + "'"
                 + ", jdbc=" + Settings.masked(jdbcUrl)
@@ -222,6 +263,11 @@ public final class ApiConfig {
         private String jwtSecret;
         private String jwtPublicKey;
         private int timeoutMs = Integer.parseInt(TIMEOUT_MS.defaultValue());
+        private int streamHeartbeatMs = Integer.parseInt(STREAM_HEARTBEAT_MS.defaultValue());
+        private int streamBuffer = Integer.parseInt(STREAM_BUFFER.defaultValue());
+        private int streamWriteTimeoutMs =
+                Integer.parseInt(STREAM_WRITE_TIMEOUT_MS.defaultValue());
+        private int streamSenderThreads = Integer.parseInt(STREAM_SENDER_THREADS.defaultValue());
         private String redisUrl = Settings.REDIS_URL.defaultValue();
         private String redisKeyPrefix = Settings.REDIS_KEY_PREFIX.defaultValue();
         private String jdbcUrl = Settings.JDBC_URL.defaultValue();
@@ -262,6 +308,26 @@ public final class ApiConfig {
 
         public Builder timeoutMs(int timeoutMs) {
             this.timeoutMs = timeoutMs;
+            return this;
+        }
+
+        public Builder streamHeartbeatMs(int streamHeartbeatMs) {
+            this.streamHeartbeatMs = streamHeartbeatMs;
+            return this;
+        }
+
+        public Builder streamBuffer(int streamBuffer) {
+            this.streamBuffer = streamBuffer;
+            return this;
+        }
+
+        public Builder streamWriteTimeoutMs(int streamWriteTimeoutMs) {
+            this.streamWriteTimeoutMs = streamWriteTimeoutMs;
+            return this;
+        }
+
+        public Builder streamSenderThreads(int streamSenderThreads) {
+            this.streamSenderThreads = streamSenderThreads;
             return this;
         }
 

@@ -27,15 +27,7 @@ final class RedisUnread implements AutoCloseable {
 
     RedisUnread(ApiConfig config) {
         URI uri = config.redisUri();
-        DefaultJedisClientConfig.Builder client = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(config.timeoutMs)
-                .socketTimeoutMillis(config.timeoutMs)
-                .database(JedisURIHelper.hasDbIndex(uri) ? JedisURIHelper.getDBIndex(uri) : 0)
-                .ssl(JedisURIHelper.isRedisSSLScheme(uri))
-                .clientName("unread-api");
-        if (JedisURIHelper.getPassword(uri) != null) {
-            client.user(JedisURIHelper.getUser(uri)).password(JedisURIHelper.getPassword(uri));
-        }
+        DefaultJedisClientConfig.Builder client = clientConfig(config, "unread-api");
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
         pool.setMaxTotal(MAX_CONNECTIONS);
         pool.setMaxIdle(MAX_CONNECTIONS);
@@ -46,6 +38,48 @@ final class RedisUnread implements AutoCloseable {
                 .poolConfig(pool)
                 .build();
         this.keyPrefix = config.redisKeyPrefix;
+    }
+
+    /**
+     * The connection settings of {@code config}'s Redis URL: database, TLS, user and password,
+     * with {@code config.timeoutMs} for connecting and reading.
+     */
+    static DefaultJedisClientConfig.Builder clientConfig(ApiConfig config, String clientName) {
+        URI uri = config.redisUri();
+        DefaultJedisClientConfig.Builder client = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(config.timeoutMs)
+                .socketTimeoutMillis(config.timeoutMs)
+                .database(JedisURIHelper.hasDbIndex(uri) ? JedisURIHelper.getDBIndex(uri) : 0)
+                .ssl(JedisURIHelper.isRedisSSLScheme(uri))
+                .clientName(clientName);
+        if (JedisURIHelper.getPassword(uri) != null) {
+            client.user(JedisURIHelper.getUser(uri)).password(JedisURIHelper.getPassword(uri));
+        }
+        return client;
+    }
+
+    /**
+     * A user's counts with the version of the latest change in them, for a stream's snapshot:
+     * the version is read before the counts in the same pipeline, and the job writes it after
+     * them, so the counts are at least as new as the version (0: no change for a day).
+     */
+    Snapshot snapshot(long userId) {
+        Response<String> version;
+        Response<String> senders;
+        Response<Map<String, String>> conversations;
+        try (Pipeline pipeline = client.pipelined()) {
+            version = pipeline.get(RedisNames.versionKey(keyPrefix, userId));
+            senders = pipeline.get(RedisNames.sendersKey(keyPrefix, userId));
+            conversations = pipeline.hgetAll(RedisNames.conversationsKey(keyPrefix, userId));
+            pipeline.sync();
+        } catch (JedisDataException e) {
+            throw e;
+        } catch (JedisException e) {
+            throw new DependencyException(DependencyException.REDIS, e);
+        }
+        return new Snapshot(
+                version.get() == null ? 0 : Long.parseLong(version.get()),
+                userUnread(userId, senders.get(), conversations.get()));
     }
 
     /**
@@ -69,14 +103,16 @@ final class RedisUnread implements AutoCloseable {
         }
         List<UserUnread> result = new ArrayList<>(userIds.length);
         for (int i = 0; i < userIds.length; i++) {
-            String badge = senders.get(i).get();
-            Map<Long, Long> counts = new TreeMap<>();
-            conversations.get(i).get()
-                    .forEach((c, n) -> counts.put(Long.parseLong(c), Long.parseLong(n)));
-            long unreadSenders = badge == null ? 0 : Long.parseLong(badge);
-            result.add(new UserUnread(userIds[i], unreadSenders, counts));
+            result.add(userUnread(userIds[i], senders.get(i).get(), conversations.get(i).get()));
         }
         return result;
+    }
+
+    private static UserUnread userUnread(
+            long userId, String badge, Map<String, String> conversations) {
+        Map<Long, Long> counts = new TreeMap<>();
+        conversations.forEach((c, n) -> counts.put(Long.parseLong(c), Long.parseLong(n)));
+        return new UserUnread(userId, badge == null ? 0 : Long.parseLong(badge), counts);
     }
 
     void ping() {
@@ -97,4 +133,7 @@ final class RedisUnread implements AutoCloseable {
      * last opened, and unread messages per conversation id (absent: 0).
      */
     record UserUnread(long userId, long unreadSenders, Map<Long, Long> conversations) {}
+
+    /** A user's counts and the version of the latest change they hold. */
+    record Snapshot(long version, UserUnread counts) {}
 }

@@ -5,10 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.PlainJWT;
+import java.net.URLEncoder;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.net.http.WebSocketHandshakeException;
 import java.security.KeyPair;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -214,5 +218,47 @@ class AuthITCase {
                     "Bearer " + Jwts.forUser(7)), 401);
             assertError(client.get("/api/users/7/unread"), 401);
         }
+    }
+
+    @Test
+    void theStreamsTakeTheUserTokenAsAHeaderOrAsAccessTokenAndRefuseOtherUsers()
+            throws Exception {
+        String jwt = Jwts.forUser(7);
+        String base = "127.0.0.1:" + api.port() + "/api/users/";
+
+        try (LiveClient header = LiveClient.sse("http://" + base + "7/events",
+                        "Authorization", "Bearer " + jwt);
+                LiveClient query = LiveClient.sse("http://" + base + "7/events?access_token=" + jwt);
+                LiveClient ws = LiveClient.webSocket("ws://" + base + "7/ws?access_token=" + jwt);
+                LiveClient service = LiveClient.webSocket(
+                        "ws://" + base + "8/ws?access_token="
+                                + URLEncoder.encode(TOKEN, StandardCharsets.UTF_8))) {
+            for (LiveClient client : List.of(header, query, ws, service)) {
+                assertThat(client.next().get("type").asText()).isEqualTo("SNAPSHOT");
+            }
+        }
+        assertThat(LiveClient.sse("http://" + base + "8/events?access_token=" + jwt)
+                .response.statusCode()).isEqualTo(403);
+        assertThat(LiveClient.sse("http://" + base + "7/events").response.statusCode())
+                .isEqualTo(401);
+        assertThat(LiveClient.sse("http://" + base + "7/events?access_token=" + Jwts.hs256(
+                        Jwts.SECRET, Jwts.claims("7", Duration.ofHours(-1))))
+                .response.statusCode()).isEqualTo(401);
+        assertThat(webSocketRefusal("ws://" + base + "8/ws?access_token=" + jwt)).isEqualTo(403);
+        assertThat(webSocketRefusal("ws://" + base + "7/ws")).isEqualTo(401);
+        assertThat(webSocketRefusal("ws://" + base + "7/ws?access_token=bad")).isEqualTo(401);
+    }
+
+    /** The status of a refused WebSocket handshake. */
+    private static int webSocketRefusal(String url) throws Exception {
+        try {
+            LiveClient.webSocket(url).close();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof WebSocketHandshakeException refused) {
+                return refused.getResponse().statusCode();
+            }
+            throw e;
+        }
+        throw new AssertionError("the handshake to " + url + " succeeded");
     }
 }
