@@ -22,8 +22,8 @@ import redis.clients.jedis.AbstractPipeline;
 /**
  * The live streams against the real server and Redis, with the JDK's SSE (java.net.http) and
  * WebSocket clients. The test plays the job's part: it writes the counts and the version as the
- * job's Redis sink does, then publishes UNREAD_CHANGED (the end-to-end test through Kafka and the
- * job is LivePushITCase in devkit).
+ * job's Redis sink does, then publishes UNREAD_CHANGED (RedisCountsTest pins that the sink does
+ * exactly this).
  */
 @ExtendWith(KafkaBroker.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
