@@ -138,6 +138,11 @@ public final class RedisEndpoint {
 
     /** Settings for connections to this Redis, named {@code clientName} in CLIENT LIST. */
     public JedisClientConfig clientConfig(String clientName, int timeoutMs) {
+        return clientConfigBuilder(clientName, timeoutMs).build();
+    }
+
+    /** {@link #clientConfig}, for a caller that changes a setting before building it. */
+    public DefaultJedisClientConfig.Builder clientConfigBuilder(String clientName, int timeoutMs) {
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(timeoutMs)
                 .socketTimeoutMillis(timeoutMs)
@@ -160,7 +165,7 @@ public final class RedisEndpoint {
                 config.sslSocketFactory(trusting(caFile));
             }
         }
-        return config.build();
+        return config;
     }
 
     /**

@@ -12,8 +12,26 @@ public final class RedisNames {
     /** Hash: field conversationId, value the unread count, field absent when 0. */
     public static final String CONVERSATIONS = "chat:unread:";
 
+    /**
+     * String: the version of the user's latest UNREAD_CHANGED, written with the counts so that a
+     * snapshot of them has a version; expires after {@link #VERSION_TTL_SECONDS}.
+     */
+    public static final String VERSION = "unread:version:";
+
+    /**
+     * A day: a stream's snapshot needs the version only while changes may be in flight, and an
+     * absent version means no change for a day, so one key per idle user is not kept forever.
+     */
+    public static final long VERSION_TTL_SECONDS = 86_400;
+
     /** Pub/Sub channel of READ_RECEIPT messages, one per cursor that advanced. */
     public static final String READ_PROGRESS_CHANGED = "READ_PROGRESS_CHANGED";
+
+    /** Pub/Sub channel per user: UNREAD_CHANGED, one per user per flush that changed counts. */
+    public static final String UNREAD_CHANGED = "UNREAD_CHANGED:";
+
+    /** Pub/Sub channel per user: the READ_RECEIPTs that concern the user. */
+    public static final String READ_RECEIPTS = "READ_RECEIPTS:";
 
     private RedisNames() {}
 
@@ -30,5 +48,20 @@ public final class RedisNames {
     /** {@code prefix + "READ_PROGRESS_CHANGED"}. */
     public static String readProgressChannel(String prefix) {
         return prefix + READ_PROGRESS_CHANGED;
+    }
+
+    /** {@code prefix + "unread:version:" + userId}. */
+    public static String versionKey(String prefix, long userId) {
+        return prefix + VERSION + userId;
+    }
+
+    /** {@code prefix + "UNREAD_CHANGED:" + userId}. */
+    public static String unreadChangedChannel(String prefix, long userId) {
+        return prefix + UNREAD_CHANGED + userId;
+    }
+
+    /** {@code prefix + "READ_RECEIPTS:" + userId}. */
+    public static String readReceiptsChannel(String prefix, long userId) {
+        return prefix + READ_RECEIPTS + userId;
     }
 }

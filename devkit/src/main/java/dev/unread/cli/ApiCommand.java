@@ -46,7 +46,11 @@ final class ApiCommand implements Callable<Integer> {
                     Settings.JDBC_URL,
                     Settings.JDBC_USER,
                     Settings.KAFKA_BOOTSTRAP,
-                    Settings.READS_TOPIC);
+                    Settings.READS_TOPIC,
+                    ApiConfig.STREAM_HEARTBEAT_MS,
+                    ApiConfig.STREAM_BUFFER,
+                    ApiConfig.STREAM_WRITE_TIMEOUT_MS,
+                    ApiConfig.STREAM_SENDER_THREADS);
 
     private CommandSpec spec;
 
@@ -120,6 +124,10 @@ final class ApiCommand implements Callable<Integer> {
         sb.append(String.format("  %-26s %s%n", ApiConfig.TOKEN_ENV,
                 "bearer token every route but /health, /metrics and /openapi.json needs"
                         + " (unset: none)"));
+        sb.append(String.format("  %-26s %s%n", ApiConfig.JWT_SECRET_ENV,
+                "HS256 key of per-user JWTs, at least 32 bytes (unset: none)"));
+        sb.append(String.format("  %-26s %s%n", ApiConfig.JWT_PUBLIC_KEY_ENV,
+                "or the RS256 public key of per-user JWTs, PEM (unset: none)"));
         sb.append(String.format("  %-26s %s%n", Settings.JDBC_PASSWORD_ENV, "(empty)"));
         return sb.toString();
     }

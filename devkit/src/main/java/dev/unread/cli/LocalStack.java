@@ -353,12 +353,13 @@ public final class LocalStack implements AutoCloseable {
                                         + generator.workload().receivers()
                                         - 1);
         return String.format(
-                "unread local is running: Kafka bootstrap %s (topics %s, %s, %s), API %s,"
-                        + " Flink UI %s, %s - Ctrl-C stops",
+                "unread local is running: Kafka bootstrap %s (topics %s, %s, %s), API %s"
+                        + " (inbox page %s/), Flink UI %s, %s - Ctrl-C stops",
                 kafka.bootstrapServers(),
                 config.messagesTopic,
                 config.readsTopic,
                 config.deadLetterTopic,
+                apiUri(),
                 apiUri(),
                 flinkUi,
                 traffic);
@@ -441,12 +442,16 @@ public final class LocalStack implements AutoCloseable {
         closeAll(steps, null);
     }
 
-    /** The API settings: the environment's token and timeout, the job's stores and topics. */
+    /**
+     * The API settings: the environment's token, JWT key and timeout, the job's stores and
+     * topics.
+     */
     private static ApiConfig apiConfig(UnreadConfig config, Map<String, String> env, int port) {
         // Only the API's own variables come from the environment; the rest must be what the job
         // uses, or the API would read other keys than the job writes.
         Map<String, String> own = new HashMap<>();
-        for (String name : List.of(ApiConfig.TOKEN_ENV, ApiConfig.TIMEOUT_ENV)) {
+        for (String name : List.of(ApiConfig.TOKEN_ENV, ApiConfig.JWT_SECRET_ENV,
+                ApiConfig.JWT_PUBLIC_KEY_ENV, ApiConfig.TIMEOUT_ENV)) {
             if (env.containsKey(name)) {
                 own.put(name, env.get(name));
             }

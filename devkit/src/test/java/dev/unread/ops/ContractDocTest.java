@@ -109,7 +109,15 @@ class ContractDocTest {
         expected.put(ApiConfig.HOST_ENV, "`" + defaults.host + "`");
         expected.put(ApiConfig.PORT_ENV, "`" + defaults.port + "`");
         expected.put(ApiConfig.TOKEN_ENV, "(unset)");
+        expected.put(ApiConfig.JWT_SECRET_ENV, "(unset)");
+        expected.put(ApiConfig.JWT_PUBLIC_KEY_ENV, "(unset)");
         expected.put(ApiConfig.TIMEOUT_ENV, "`" + defaults.timeoutMs + "`");
+        expected.put(ApiConfig.STREAM_HEARTBEAT_ENV, "`" + defaults.streamHeartbeatMs + "`");
+        expected.put(ApiConfig.STREAM_BUFFER_ENV, "`" + defaults.streamBuffer + "`");
+        expected.put(ApiConfig.STREAM_WRITE_TIMEOUT_ENV,
+                "`" + defaults.streamWriteTimeoutMs + "`");
+        expected.put(ApiConfig.STREAM_SENDER_THREADS_ENV,
+                "`" + defaults.streamSenderThreads + "`");
         expected.put(ApiConfig.REDIS_URL_ENV, "`" + defaults.redisUrl + "`");
         expected.put(ApiConfig.REDIS_CLUSTER_NODES_ENV, "(empty)");
         expected.put(ApiConfig.REDIS_CA_FILE_ENV, "(empty)");

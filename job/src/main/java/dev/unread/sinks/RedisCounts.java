@@ -34,6 +34,13 @@ import redis.clients.jedis.Response;
  * UnreadConfig#flushIntervalMs}) are coalesced: only the last value is sent. Records of one user
  * must reach the same subtask in order (the job's keyed stream does that), or an older value could
  * be written last.
+ *
+ * <p>After the counts of a flush, for every user whose counts it changed, two more commands in the
+ * same pipeline: {@code SET unread:version:{userId} <version> EX 86400} and {@code PUBLISH
+ * UNREAD_CHANGED:{userId}} of the user's changed counts as absolute values (0 for one that went
+ * away) with that version; see {@link ChangeVersions} for how versions rise. The version is
+ * written after the counts and before the message, so a reader that reads the version first and
+ * then the counts sees counts at least as new as that version (docs/contract.md, "Live push").
  */
 public class RedisCounts implements Sink<UnreadCount> {
     private static final long serialVersionUID = 1L;
@@ -144,6 +151,7 @@ public class RedisCounts implements Sink<UnreadCount> {
 
         private final String prefix;
         private final Map<Target, Long> latest = new HashMap<>();
+        private final ChangeVersions versions = new ChangeVersions();
 
         Buffer(String prefix) {
             this.prefix = prefix;
@@ -161,8 +169,23 @@ public class RedisCounts implements Sink<UnreadCount> {
 
         @Override
         public List<RedisConnection.Command> commands() {
-            List<RedisConnection.Command> commands = new ArrayList<>(latest.size());
-            latest.forEach((target, count) -> commands.add(command(target, count)));
+            List<RedisConnection.Command> commands = new ArrayList<>(latest.size() * 3);
+            Map<Long, UnreadChanged> changes = new HashMap<>();
+            latest.forEach((target, count) -> {
+                commands.add(command(target, count));
+                changes.computeIfAbsent(target.userId(), UnreadChanged::new)
+                        .add(target.conversationId(), count);
+            });
+            // One version for the whole flush: it only has to rise per user.
+            long version = versions.next();
+            String value = Long.toString(version);
+            for (UnreadChanged change : changes.values()) {
+                String key = RedisNames.versionKey(prefix, change.userId);
+                String channel = RedisNames.unreadChangedChannel(prefix, change.userId);
+                String message = change.json(version);
+                commands.add(p -> p.setex(key, RedisNames.VERSION_TTL_SECONDS, value));
+                commands.add(p -> p.publish(channel, message));
+            }
             return commands;
         }
 

@@ -5,6 +5,8 @@ import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.events.UnreadCount;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -24,6 +26,10 @@ class RedisCountsTest {
     private static final long INTERVAL_MS = 200;
     private static final long USER = 10086;
     private static final long CONVERSATION = 80001;
+    /** Per changed user per flush: SET of the version key and PUBLISH of UNREAD_CHANGED. */
+    private static final int PUSH = 2;
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final TestWriterContext context = new TestWriterContext();
     private String prefix;
@@ -76,7 +82,7 @@ class RedisCountsTest {
 
         assertThat(badge(USER)).isEqualTo("3");
         assertThat(conversations(USER)).containsExactly(Map.entry("80001", "4"));
-        assertThat(context.counter("redisCommands")).isEqualTo(2);
+        assertThat(context.counter("redisCommands")).isEqualTo(2 + PUSH);
         assertThat(context.counter("redisCoalescedUpdates")).isEqualTo(3);
     }
 
@@ -100,7 +106,7 @@ class RedisCountsTest {
 
         context.advance(1);
         assertThat(badge(USER)).isEqualTo("2");
-        assertThat(context.counter("redisCommands")).isEqualTo(2);
+        assertThat(context.counter("redisCommands")).isEqualTo(2 * (1 + PUSH));
     }
 
     @Test
@@ -142,7 +148,7 @@ class RedisCountsTest {
         writer.flush(false);
 
         assertThat(redis.exists(RedisNames.conversationsKey(prefix, USER))).isFalse();
-        assertThat(context.counter("redisCommands")).isEqualTo(2);
+        assertThat(context.counter("redisCommands")).isEqualTo(2 * (1 + PUSH));
     }
 
     @Test
@@ -154,11 +160,12 @@ class RedisCountsTest {
         }
         writer.flush(true);
 
-        assertThat(TestRedis.keys(redis, prefix)).hasSize(2 * users);
+        // The badge, the conversations and the version of each user.
+        assertThat(TestRedis.keys(redis, prefix)).hasSize(3 * users);
         assertThat(badge(users)).isEqualTo(String.valueOf(users));
         assertThat(conversations(users))
                 .containsExactly(Map.entry("80001", String.valueOf(users + 1)));
-        assertThat(context.counter("redisCommands")).isEqualTo(2L * users);
+        assertThat(context.counter("redisCommands")).isEqualTo((2L + PUSH) * users);
     }
 
     @Test
@@ -167,7 +174,8 @@ class RedisCountsTest {
             writer.write(UnreadCount.senders(u, 1), null);
         }
 
-        assertThat(TestRedis.keys(redis, prefix)).hasSize(RedisWriter.MAX_BUFFERED);
+        // Each user's badge and version.
+        assertThat(TestRedis.keys(redis, prefix)).hasSize(2 * RedisWriter.MAX_BUFFERED);
     }
 
     @Test
@@ -216,7 +224,9 @@ class RedisCountsTest {
         // An ACL user of this test's own, allowed only its prefix: the shared server keeps its
         // password-less default user.
         String user = "unread-test-" + UUID.randomUUID();
-        redis.aclSetUser(user, "on", ">pa:ss@word", "~" + prefix + "*", "+@all");
+        // Keys and channels under the prefix: the sink publishes UNREAD_CHANGED too.
+        redis.aclSetUser(user, "on", ">pa:ss@word", "~" + prefix + "*", "&" + prefix + "*",
+                "+@all");
         String url = "redis://" + user + ":pa%3Ass%40word@127.0.0.1:6379/0";
         try {
             SinkWriter<UnreadCount> authenticated = writerTo(url);
@@ -264,7 +274,7 @@ class RedisCountsTest {
         assertThat(conversations(third)).containsOnly(Map.entry("80001", "2"), Map.entry("80002", "4"));
         assertThat(badge(USER)).isEqualTo("5");
         assertThat(context.counter("redisWrongTypeKeysReplaced")).isEqualTo(3);
-        assertThat(context.counter("redisCommands")).isEqualTo(5);
+        assertThat(context.counter("redisCommands")).isEqualTo(5 + 3 * PUSH);
     }
 
     @Test
@@ -280,6 +290,58 @@ class RedisCountsTest {
                     .rootCause().hasMessageContaining("NOPERM");
         } finally {
             redis.aclDelUser(user);
+        }
+    }
+
+    @Test
+    void aFlushPublishesEachChangedUsersCountsOnceAfterWritingThemAndTheirVersion()
+            throws Exception {
+        try (TestRedis.Subscriber changes =
+                        new TestRedis.Subscriber(RedisNames.unreadChangedChannel(prefix, USER));
+                TestRedis.Subscriber others = new TestRedis.Subscriber(
+                        RedisNames.unreadChangedChannel(prefix, USER + 1))) {
+            writer.write(UnreadCount.senders(USER, 1), null);
+            writer.write(UnreadCount.senders(USER, 3), null);
+            writer.write(UnreadCount.conversation(USER, CONVERSATION, 5), null);
+            writer.write(UnreadCount.conversation(USER, CONVERSATION, 4), null);
+            writer.write(UnreadCount.conversation(USER, 80002, 0), null);
+            writer.write(UnreadCount.conversation(USER + 1, CONVERSATION, 7), null);
+            writer.flush(false);
+
+            JsonNode message = JSON.readTree(changes.next(10_000));
+            long version = message.get("version").asLong();
+            assertThat(message).isEqualTo(JSON.readTree("{\"type\":\"UNREAD_CHANGED\","
+                    + "\"userId\":10086,\"version\":" + version + ",\"unreadSenders\":3,"
+                    + "\"conversations\":{\"80001\":4,\"80002\":0}}"));
+            assertThat(redis.get(RedisNames.versionKey(prefix, USER)))
+                    .isEqualTo(Long.toString(version));
+            assertThat(redis.ttl(RedisNames.versionKey(prefix, USER)))
+                    .isPositive().isLessThanOrEqualTo(RedisNames.VERSION_TTL_SECONDS);
+            assertThat(changes.next(200)).as("one message per user per flush").isNull();
+            // Only what changed: the other user's badge did not.
+            assertThat(JSON.readTree(others.next(10_000)).has("unreadSenders")).isFalse();
+        }
+    }
+
+    @Test
+    void versionsRiseWithEveryFlushAndAcrossANewWriterAsAfterARestore() throws Exception {
+        try (TestRedis.Subscriber changes =
+                new TestRedis.Subscriber(RedisNames.unreadChangedChannel(prefix, USER))) {
+            List<Long> versions = new ArrayList<>();
+            for (int i = 1; i <= 3; i++) {
+                writer.write(UnreadCount.senders(USER, i), null);
+                writer.flush(false);
+                versions.add(JSON.readTree(changes.next(10_000)).get("version").asLong());
+            }
+            // A restore: a new writer, in a new task, with no memory of the old one.
+            SinkWriter<UnreadCount> restored = writerTo(URL);
+            restored.write(UnreadCount.senders(USER, 2), null);
+            restored.flush(false);
+            versions.add(JSON.readTree(changes.next(10_000)).get("version").asLong());
+
+            assertThat(versions).isSorted().doesNotHaveDuplicates();
+            assertThat(redis.get(RedisNames.versionKey(prefix, USER)))
+                    .isEqualTo(Long.toString(versions.get(3)));
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.unread.testing;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.RedisNames;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -70,12 +71,15 @@ public final class TestRedis {
         deleteKeys(0, prefix);
     }
 
-    /** Strings under {@code prefix} in database 0: key → value. */
+    /**
+     * Strings under {@code prefix} in database 0: key → value; without the live push's version
+     * keys ({@link RedisNames#VERSION}), which are not counts: the tests of the push read them.
+     */
     public static Map<String, String> strings(String prefix) {
         Map<String, String> strings = new TreeMap<>();
         try (Jedis jedis = connect(0)) {
             for (String key : keys(jedis, prefix)) {
-                if (jedis.type(key).equals("string")) {
+                if (jedis.type(key).equals("string") && !isVersionKey(key)) {
                     strings.put(key, jedis.get(key));
                 }
             }
@@ -96,14 +100,24 @@ public final class TestRedis {
         return hashes;
     }
 
-    /** Everything under {@code prefix}: strings as strings, hashes as maps. */
+    /**
+     * The counts under {@code prefix}: strings as strings, hashes as maps; without the version
+     * keys, as {@link #strings}.
+     */
     public static Map<String, Object> contents(Jedis jedis, String prefix) {
         Map<String, Object> contents = new HashMap<>();
         for (String key : keys(jedis, prefix)) {
+            if (isVersionKey(key)) {
+                continue;
+            }
             String type = jedis.type(key);
             contents.put(key, type.equals("hash") ? jedis.hgetAll(key) : jedis.get(key));
         }
         return contents;
+    }
+
+    private static boolean isVersionKey(String key) {
+        return key.contains(RedisNames.VERSION);
     }
 
     /** Listens on one channel from a thread of its own until closed. */

@@ -4,6 +4,7 @@ import dev.unread.contract.KafkaClientProperties;
 import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.Setting;
 import dev.unread.contract.Settings;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
@@ -17,12 +18,27 @@ public final class ApiConfig {
     public static final Setting HOST = new Setting("api-host", "127.0.0.1");
     public static final Setting PORT = new Setting("api-port", "8080");
     public static final Setting TIMEOUT_MS = new Setting("api-timeout-ms", "5000");
+    public static final Setting STREAM_HEARTBEAT_MS =
+            new Setting("api-stream-heartbeat-ms", "15000");
+    public static final Setting STREAM_BUFFER = new Setting("api-stream-buffer", "256");
+    public static final Setting STREAM_WRITE_TIMEOUT_MS =
+            new Setting("api-stream-write-timeout-ms", "10000");
+    public static final Setting STREAM_SENDER_THREADS =
+            new Setting("api-stream-sender-threads", "16");
 
     public static final String HOST_ENV = HOST.env();
     public static final String PORT_ENV = PORT.env();
     /** A secret: from the environment only. */
     public static final String TOKEN_ENV = "UNREAD_API_TOKEN";
+    /** A secret: the HS256 key of per-user JWTs, from the environment only. */
+    public static final String JWT_SECRET_ENV = "UNREAD_API_JWT_SECRET";
+    /** The RS256 public key (PEM) of per-user JWTs; from the environment, as the secret. */
+    public static final String JWT_PUBLIC_KEY_ENV = "UNREAD_API_JWT_PUBLIC_KEY";
     public static final String TIMEOUT_ENV = TIMEOUT_MS.env();
+    public static final String STREAM_HEARTBEAT_ENV = STREAM_HEARTBEAT_MS.env();
+    public static final String STREAM_BUFFER_ENV = STREAM_BUFFER.env();
+    public static final String STREAM_WRITE_TIMEOUT_ENV = STREAM_WRITE_TIMEOUT_MS.env();
+    public static final String STREAM_SENDER_THREADS_ENV = STREAM_SENDER_THREADS.env();
     public static final String REDIS_URL_ENV = Settings.REDIS_URL.env();
     public static final String REDIS_CLUSTER_NODES_ENV = Settings.REDIS_CLUSTER_NODES.env();
     public static final String REDIS_CA_FILE_ENV = Settings.REDIS_CA_FILE.env();
@@ -44,10 +60,25 @@ public final class ApiConfig {
      */
     public final String token;
     /**
+     * HS256 key (at least 32 bytes) of per-user JWTs, whose {@code sub} is the one user they may
+     * read and act for; null: no JWTs. At most one of this and {@link #jwtPublicKey}.
+     */
+    public final String jwtSecret;
+    /** RS256 public key in PEM of per-user JWTs; null: none. */
+    public final String jwtPublicKey;
+    /**
      * Bound on each call to a dependency: the Kafka acknowledgement of a POST, taking a MySQL
      * connection, a Redis connect or read, each health check (at most 2 s there).
      */
     public final int timeoutMs;
+    /** A live stream idle this long gets a heartbeat (an SSE comment, a WebSocket ping). */
+    public final int streamHeartbeatMs;
+    /** Messages a live stream may have waiting; one more and the client is cut off. */
+    public final int streamBuffer;
+    /** A write to a live stream blocked this long cuts the client off. */
+    public final int streamWriteTimeoutMs;
+    /** Threads writing to the live streams, shared by all of them. */
+    public final int streamSenderThreads;
     /** {@code redis[s]://[[user]:password@]host:port/db}, {@code rediss://} for TLS. */
     public final String redisUrl;
     /** Seed nodes {@code host:port,...} of a Redis Cluster; empty: the one node of the URL. */
@@ -73,7 +104,13 @@ public final class ApiConfig {
         host = require(b.host, "host");
         port = b.port;
         token = b.token == null || b.token.isEmpty() ? null : b.token;
+        jwtSecret = b.jwtSecret == null || b.jwtSecret.isEmpty() ? null : b.jwtSecret;
+        jwtPublicKey = b.jwtPublicKey == null || b.jwtPublicKey.isBlank() ? null : b.jwtPublicKey;
         timeoutMs = b.timeoutMs;
+        streamHeartbeatMs = b.streamHeartbeatMs;
+        streamBuffer = b.streamBuffer;
+        streamWriteTimeoutMs = b.streamWriteTimeoutMs;
+        streamSenderThreads = b.streamSenderThreads;
         redisUrl = require(b.redisUrl, "redis URL");
         redisClusterNodes = b.redisClusterNodes == null ? "" : b.redisClusterNodes;
         redisCaFile = b.redisCaFile == null ? "" : b.redisCaFile;
@@ -94,6 +131,22 @@ public final class ApiConfig {
             // A header value carries ASCII only; anything else could never match.
             throw new IllegalArgumentException("token must be printable ASCII without spaces");
         }
+        if (streamHeartbeatMs < 100 || streamBuffer < 2 || streamWriteTimeoutMs < 100
+                || streamSenderThreads < 1) {
+            throw new IllegalArgumentException("stream settings must be at least: heartbeat 100 ms,"
+                    + " buffer 2, write timeout 100 ms, 1 sender thread");
+        }
+        if (jwtSecret != null && jwtPublicKey != null) {
+            throw new IllegalArgumentException(
+                    JWT_SECRET_ENV + " and " + JWT_PUBLIC_KEY_ENV + " must not both be set");
+        }
+        if (jwtSecret != null && jwtSecret.getBytes(StandardCharsets.UTF_8).length < 32) {
+            // HS256 needs a key of at least 256 bits (RFC 7518, 3.2); the value is not shown.
+            throw new IllegalArgumentException(JWT_SECRET_ENV + " must be at least 32 bytes");
+        }
+        if (jwtPublicKey != null) {
+            Auth.rsaPublicKey(jwtPublicKey);
+        }
         if (!jdbcUrl.startsWith("jdbc:mysql:")) {
             // Without the value: it may hold a password parameter.
             throw new IllegalArgumentException("JDBC URL must start with jdbc:mysql:");
@@ -112,7 +165,16 @@ public final class ApiConfig {
         apply(env, HOST_ENV, v -> b.host = v);
         apply(env, PORT_ENV, v -> b.port = wholeNumber(PORT_ENV, v));
         apply(env, TOKEN_ENV, v -> b.token = v);
+        apply(env, JWT_SECRET_ENV, v -> b.jwtSecret = v);
+        apply(env, JWT_PUBLIC_KEY_ENV, v -> b.jwtPublicKey = v);
         apply(env, TIMEOUT_ENV, v -> b.timeoutMs = wholeNumber(TIMEOUT_ENV, v));
+        apply(env, STREAM_HEARTBEAT_ENV,
+                v -> b.streamHeartbeatMs = wholeNumber(STREAM_HEARTBEAT_ENV, v));
+        apply(env, STREAM_BUFFER_ENV, v -> b.streamBuffer = wholeNumber(STREAM_BUFFER_ENV, v));
+        apply(env, STREAM_WRITE_TIMEOUT_ENV,
+                v -> b.streamWriteTimeoutMs = wholeNumber(STREAM_WRITE_TIMEOUT_ENV, v));
+        apply(env, STREAM_SENDER_THREADS_ENV,
+                v -> b.streamSenderThreads = wholeNumber(STREAM_SENDER_THREADS_ENV, v));
         apply(env, REDIS_URL_ENV, v -> b.redisUrl = v);
         apply(env, REDIS_CLUSTER_NODES_ENV, v -> b.redisClusterNodes = v);
         apply(env, REDIS_CA_FILE_ENV, v -> b.redisCaFile = v);
@@ -132,7 +194,13 @@ public final class ApiConfig {
         b.host = host;
         b.port = port;
         b.token = token;
+        b.jwtSecret = jwtSecret;
+        b.jwtPublicKey = jwtPublicKey;
         b.timeoutMs = timeoutMs;
+        b.streamHeartbeatMs = streamHeartbeatMs;
+        b.streamBuffer = streamBuffer;
+        b.streamWriteTimeoutMs = streamWriteTimeoutMs;
+        b.streamSenderThreads = streamSenderThreads;
         b.redisUrl = redisUrl;
         b.redisClusterNodes = redisClusterNodes;
         b.redisCaFile = redisCaFile;
@@ -156,8 +224,10 @@ public final class ApiConfig {
         // No secrets: the Redis URL may hold a password, the token is one, the Kafka settings
         // may hold several.
         return "ApiConfig{listen=" + host + ":" + port
-                + ", auth=" + (token == null ? "off" : "bearer token")
+                + ", auth=" + auth()
                 + ", timeout=" + timeoutMs + "ms"
+                + ", streams: heartbeat=" + streamHeartbeatMs + "ms buffer=" + streamBuffer
+                + " writeTimeout=" + streamWriteTimeoutMs + "ms senders=" + streamSenderThreads
                 + ", redis=" + redisEndpoint()
                 + ", redisKeyPrefix='" + redisKeyPrefix + "'"
                 + ", jdbc=" + Settings.masked(jdbcUrl)
@@ -165,6 +235,15 @@ public final class ApiConfig {
                 + ", kafka=" + kafkaBootstrap
                 + ", kafkaProperties=" + KafkaClientProperties.masked(kafkaProperties)
                 + ", readsTopic=" + readsTopic + "}";
+    }
+
+    /** How requests authenticate, for the log: which kinds, never a key or token. */
+    private String auth() {
+        String jwt = jwtSecret != null ? "JWT HS256" : jwtPublicKey != null ? "JWT RS256" : null;
+        if (token == null) {
+            return jwt == null ? "off" : jwt;
+        }
+        return jwt == null ? "bearer token" : "bearer token + " + jwt;
     }
 
     private static void apply(
@@ -195,7 +274,14 @@ public final class ApiConfig {
         private String host = HOST.defaultValue();
         private int port = Integer.parseInt(PORT.defaultValue());
         private String token;
+        private String jwtSecret;
+        private String jwtPublicKey;
         private int timeoutMs = Integer.parseInt(TIMEOUT_MS.defaultValue());
+        private int streamHeartbeatMs = Integer.parseInt(STREAM_HEARTBEAT_MS.defaultValue());
+        private int streamBuffer = Integer.parseInt(STREAM_BUFFER.defaultValue());
+        private int streamWriteTimeoutMs =
+                Integer.parseInt(STREAM_WRITE_TIMEOUT_MS.defaultValue());
+        private int streamSenderThreads = Integer.parseInt(STREAM_SENDER_THREADS.defaultValue());
         private String redisUrl = Settings.REDIS_URL.defaultValue();
         private String redisClusterNodes = Settings.REDIS_CLUSTER_NODES.defaultValue();
         private String redisCaFile = Settings.REDIS_CA_FILE.defaultValue();
@@ -225,8 +311,40 @@ public final class ApiConfig {
             return this;
         }
 
+        /** HS256 key of per-user JWTs; null or empty: none. */
+        public Builder jwtSecret(String jwtSecret) {
+            this.jwtSecret = jwtSecret;
+            return this;
+        }
+
+        /** RS256 public key (PEM) of per-user JWTs; null or empty: none. */
+        public Builder jwtPublicKey(String jwtPublicKey) {
+            this.jwtPublicKey = jwtPublicKey;
+            return this;
+        }
+
         public Builder timeoutMs(int timeoutMs) {
             this.timeoutMs = timeoutMs;
+            return this;
+        }
+
+        public Builder streamHeartbeatMs(int streamHeartbeatMs) {
+            this.streamHeartbeatMs = streamHeartbeatMs;
+            return this;
+        }
+
+        public Builder streamBuffer(int streamBuffer) {
+            this.streamBuffer = streamBuffer;
+            return this;
+        }
+
+        public Builder streamWriteTimeoutMs(int streamWriteTimeoutMs) {
+            this.streamWriteTimeoutMs = streamWriteTimeoutMs;
+            return this;
+        }
+
+        public Builder streamSenderThreads(int streamSenderThreads) {
+            this.streamSenderThreads = streamSenderThreads;
             return this;
         }
 

@@ -1,6 +1,7 @@
 package dev.unread.api;
 
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -48,6 +49,20 @@ final class ApiMetrics {
             .withoutExemplars()
             .register(registry);
 
+    private final Gauge streams = Gauge.builder()
+            .name("unread_api_streams")
+            .help("Open live streams (Server-Sent Events and WebSocket)")
+            .withoutExemplars()
+            .register(registry);
+
+    private final Counter streamsCutOff = Counter.builder()
+            .name("unread_api_streams_cut_off")
+            .help("Live streams closed by the API: a full buffer or a stuck write (slow client),"
+                    + " or the Redis subscription lost; the client is told to reconnect")
+            .labelNames("reason")
+            .withoutExemplars()
+            .register(registry);
+
     ApiMetrics() {
         // Show every dependency at 0 from the start, so that rate() works before a first error.
         for (String dependency : new String[] {
@@ -65,6 +80,18 @@ final class ApiMetrics {
 
     void dependencyError(String dependency) {
         dependencyErrors.labelValues(dependency).inc();
+    }
+
+    void streamOpened() {
+        streams.inc();
+    }
+
+    void streamClosed() {
+        streams.dec();
+    }
+
+    void streamCutOff(String reason) {
+        streamsCutOff.labelValues(reason).inc();
     }
 
     /** Everything, in the Prometheus text format (version 0.0.4). */

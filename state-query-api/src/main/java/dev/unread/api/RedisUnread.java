@@ -60,6 +60,31 @@ final class RedisUnread implements AutoCloseable {
     }
 
     /**
+     * A user's counts with the version of the latest change in them, for a stream's snapshot:
+     * the version is read before the counts in the same pipeline, and the job writes it after
+     * them, so the counts are at least as new as the version (0: no change for a day).
+     */
+    Snapshot snapshot(long userId) {
+        Response<String> version;
+        Response<String> senders;
+        Response<Map<String, String>> conversations;
+        try (AbstractPipeline pipeline =
+                cluster == null ? client.pipelined() : cluster.pipelined(replyReaders)) {
+            version = pipeline.get(RedisNames.versionKey(keyPrefix, userId));
+            senders = pipeline.get(RedisNames.sendersKey(keyPrefix, userId));
+            conversations = pipeline.hgetAll(RedisNames.conversationsKey(keyPrefix, userId));
+            pipeline.sync();
+        } catch (JedisDataException e) {
+            throw e;
+        } catch (JedisException e) {
+            throw new DependencyException(DependencyException.REDIS, e);
+        }
+        return new Snapshot(
+                version.get() == null ? 0 : Long.parseLong(version.get()),
+                userUnread(userId, senders.get(), conversations.get()));
+    }
+
+    /**
      * The badge and the per-conversation counts of each user, in the order asked, read in one
      * pipelined round trip (a GET and an HGETALL per user); on a cluster one round trip per
      * primary holding any of the keys. A slot that moved since the client last read the cluster's
@@ -105,12 +130,8 @@ final class RedisUnread implements AutoCloseable {
         List<UserAnswer> result = new ArrayList<>(userIds.length);
         for (int i = 0; i < userIds.length; i++) {
             try {
-                String badge = senders.get(i).get();
-                Map<Long, Long> counts = new TreeMap<>();
-                conversations.get(i).get()
-                        .forEach((c, n) -> counts.put(Long.parseLong(c), Long.parseLong(n)));
-                long unreadSenders = badge == null ? 0 : Long.parseLong(badge);
-                result.add(new UserUnread(userIds[i], unreadSenders, counts));
+                result.add(userUnread(
+                        userIds[i], senders.get(i).get(), conversations.get(i).get()));
             } catch (JedisRedirectionException | JedisAccessControlException e) {
                 throw e;
             } catch (JedisDataException | NumberFormatException e) {
@@ -121,6 +142,13 @@ final class RedisUnread implements AutoCloseable {
             }
         }
         return result;
+    }
+
+    private static UserUnread userUnread(
+            long userId, String badge, Map<String, String> conversations) {
+        Map<Long, Long> counts = new TreeMap<>();
+        conversations.forEach((c, n) -> counts.put(Long.parseLong(c), Long.parseLong(n)));
+        return new UserUnread(userId, badge == null ? 0 : Long.parseLong(badge), counts);
     }
 
     void ping() {
@@ -153,4 +181,7 @@ final class RedisUnread implements AutoCloseable {
     record Unreadable(long userId, String error) implements UserAnswer {
         static final String MESSAGE = "unreadable counts in Redis";
     }
+
+    /** A user's counts and the version of the latest change they hold. */
+    record Snapshot(long version, UserUnread counts) {}
 }

@@ -13,13 +13,13 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HttpResponseException;
 import io.javalin.http.HttpStatus;
+import io.javalin.http.sse.SseHandler;
 import io.javalin.router.Endpoint;
+import io.javalin.websocket.WsConnectContext;
+import io.javalin.websocket.WsContext;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,24 +48,37 @@ public final class StateQueryApi implements AutoCloseable {
     /** A health probe must answer quickly, even with a long dependency timeout. */
     private static final int MAX_HEALTH_TIMEOUT_MS = 2000;
 
-    /** Paths served without the token: probes and scrapers, no user data. */
-    static final Set<String> OPEN_PATHS = Set.of("/health", "/metrics", "/openapi.json");
+    /** Paths served without the token: probes, scrapers and the inbox page, no user data. */
+    static final Set<String> OPEN_PATHS = Set.of("/health", "/metrics", "/openapi.json", "/");
 
+    /** Routes that also take the token as {@code ?access_token=}. */
+    static final String EVENTS_ROUTE = "/api/users/{userId}/events";
+    static final String WS_ROUTE = "/api/users/{userId}/ws";
+    static final Set<String> STREAM_ROUTES = Set.of(EVENTS_ROUTE, WS_ROUTE);
+    private static final String STREAM = "unread.stream";
+    private static final Pattern WS_PATH = Pattern.compile("/api/users/[^/]+/ws");
+
+    private static final String ACCESS_TOKEN = "access_token";
+    private static final String CALLER = "unread.caller";
     private static final String JSON = "application/json";
+    private static final String EVENT_STREAM = "text/event-stream";
     private static final Pattern BAD_ESCAPE = Pattern.compile("%(?![0-9A-Fa-f]{2})");
     private static final String LOG_CONFIG = "dev/unread/api/log4j2-api.xml";
     private static final String OPENAPI_RESOURCE = "/dev/unread/api/openapi.json";
+    private static final String INBOX_RESOURCE = "/dev/unread/api/inbox.html";
 
     private final ApiConfig config;
     private final ObjectMapper json;
     private final ApiMetrics metrics = new ApiMetrics();
-    private final byte[] tokenHash;
+    private final Auth auth;
     private final byte[] openApi;
+    private final byte[] inboxPage;
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final Map<String, Handler> routes = new LinkedHashMap<>();
     private final RedisUnread redis;
     private final MySqlCursorReader mysql;
     private final KafkaReads kafka;
+    private final LiveStreams streams;
     private final Health health;
     private final Javalin app;
 
@@ -74,10 +87,12 @@ public final class StateQueryApi implements AutoCloseable {
         this.json = new ObjectMapper()
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                 .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
-        this.tokenHash = config.token == null ? null : sha256(config.token);
+        this.auth = new Auth(config);
         this.openApi = resource(OPENAPI_RESOURCE);
+        this.inboxPage = resource(INBOX_RESOURCE);
         try {
             this.redis = open(new RedisUnread(config));
+            this.streams = open(new LiveStreams(config, redis, json, metrics));
             this.mysql = open(new MySqlCursorReader(config));
             int healthTimeoutMs = Math.min(config.timeoutMs, MAX_HEALTH_TIMEOUT_MS);
             this.kafka = open(new KafkaReads(config, healthTimeoutMs));
@@ -92,9 +107,11 @@ public final class StateQueryApi implements AutoCloseable {
         routes.put("GET /api/users/{userId}/cursors", this::cursors);
         routes.put("POST /api/users/{userId}/inbox/opened", this::inboxOpened);
         routes.put("POST /api/conversations/{cid}/read", this::conversationRead);
+        routes.put("GET " + EVENTS_ROUTE, this::events);
         routes.put("GET /health", this::health);
         routes.put("GET /metrics", this::metrics);
         routes.put("GET /openapi.json", this::openApi);
+        routes.put("GET /", this::inboxPage);
         this.app = Javalin.create(this::configure);
     }
 
@@ -185,6 +202,12 @@ public final class StateQueryApi implements AutoCloseable {
         // get 404 with or without a token (the routes are public in /openapi.json anyway).
         cfg.routes.beforeMatched(this::authenticate);
         cfg.routes.beforeMatched(this::limitBody);
+        cfg.routes.wsBeforeUpgrade(WS_ROUTE, this::authorizeWebSocket);
+        cfg.routes.ws(WS_ROUTE, ws -> {
+            ws.onConnect(this::webSocketConnected);
+            ws.onClose(ctx -> webSocketEnded(ctx));
+            ws.onError(ctx -> webSocketEnded(ctx));
+        });
         routes.forEach((route, handler) -> {
             String[] methodAndPath = route.split(" ", 2);
             if (methodAndPath[0].equals("GET")) {
@@ -216,7 +239,7 @@ public final class StateQueryApi implements AutoCloseable {
     // --- handlers, one per route ---
 
     private void userUnread(Context ctx) {
-        long userId = Params.id("userId", ctx.pathParam("userId"));
+        long userId = userParam(ctx);
         RedisUnread.UserAnswer answer = redis.read(new long[] {userId}).get(0);
         if (answer instanceof RedisUnread.Unreadable) {
             throw new ApiError(500, RedisUnread.Unreadable.MESSAGE);
@@ -226,16 +249,19 @@ public final class StateQueryApi implements AutoCloseable {
 
     private void usersUnread(Context ctx) {
         long[] userIds = Params.idList("userIds", ctx.queryParams("userIds"));
+        for (long userId : userIds) {
+            caller(ctx).require(userId);
+        }
         respond(ctx, 200, Map.of("users", redis.read(userIds)));
     }
 
     private void cursors(Context ctx) {
-        long userId = Params.id("userId", ctx.pathParam("userId"));
+        long userId = userParam(ctx);
         respond(ctx, 200, mysql.read(userId));
     }
 
     private void inboxOpened(Context ctx) {
-        long userId = Params.id("userId", ctx.pathParam("userId"));
+        long userId = userParam(ctx);
         publish(ctx, userId, EventJson.inboxOpened(userId, System.currentTimeMillis()));
     }
 
@@ -246,11 +272,65 @@ public final class StateQueryApi implements AutoCloseable {
         JsonNode body = Params.jsonObject(json, bytes);
         long userId = Params.longField(body, "userId", 1);
         long readSeq = Params.longField(body, "readSeq", 0);
+        caller(ctx).require(userId);
         publish(
                 ctx,
                 userId,
                 EventJson.conversationRead(
                         userId, conversationId, readSeq, System.currentTimeMillis()));
+    }
+
+    /**
+     * The live stream over Server-Sent Events: registered, subscribed and its snapshot queued
+     * before the response starts, so a Redis failure is still a 503.
+     */
+    private void events(Context ctx) {
+        long userId = userParam(ctx);
+        String accept = ctx.header("Accept");
+        if (accept == null || !accept.contains(EVENT_STREAM)) {
+            throw new ApiError(406, "Accept: " + EVENT_STREAM + " required");
+        }
+        StreamClient.Sse client = new StreamClient.Sse(
+                userId, metrics, config.streamBuffer, streams.senders());
+        streams.open(client);
+        new SseHandler(sse -> {
+            sse.keepAlive();
+            sse.onClose(() -> client.close(false));
+            client.attach(sse);
+        }).handle(ctx);
+    }
+
+    /** Before the upgrade, so that a refused WebSocket gets a plain 401, 403 or 400. */
+    private void authorizeWebSocket(Context ctx) {
+        if (auth.enabled()) {
+            authenticate(ctx, true);
+        } else {
+            ctx.attribute(CALLER, Auth.Caller.SERVICE);
+        }
+        userParam(ctx);
+    }
+
+    private void webSocketConnected(WsConnectContext ctx) {
+        long userId = Long.parseLong(ctx.pathParam("userId"));
+        StreamClient.Ws client = new StreamClient.Ws(
+                userId, metrics, config.streamBuffer, streams.senders(), ctx.session);
+        ctx.attribute(STREAM, client);
+        client.attach();
+        try {
+            streams.open(client);
+        } catch (DependencyException e) {
+            metrics.dependencyError(e.dependency);
+            Log.LOG.warn("{} {}: {} unavailable: {}", "WS", WS_ROUTE, e.dependency,
+                    String.valueOf(e.getCause()));
+            ctx.closeSession(1011, e.getMessage());
+        }
+    }
+
+    private static void webSocketEnded(WsContext ctx) {
+        StreamClient client = ctx.attribute(STREAM);
+        if (client != null) {
+            client.close(true);
+        }
     }
 
     private void health(Context ctx) {
@@ -274,28 +354,64 @@ public final class StateQueryApi implements AutoCloseable {
         ctx.contentType(JSON).result(openApi);
     }
 
+    /** The inbox page: static, no user data, so open like /openapi.json; it asks for a token. */
+    private void inboxPage(Context ctx) {
+        ctx.contentType("text/html; charset=utf-8").result(inboxPage);
+    }
+
     // --- around every request ---
 
     /**
-     * With a token configured, every route but {@link #OPEN_PATHS} needs it; with a trailing
-     * slash too, which Javalin routes to the same handler.
+     * With a token or a JWT key configured, every route but {@link #OPEN_PATHS} needs a bearer
+     * token (with a trailing slash too, which Javalin routes to the same handler); the caller it
+     * names is kept for the handler, which checks the user it touches.
      */
     private void authenticate(Context ctx) {
         String path = ctx.path();
         if (path.length() > 1 && path.endsWith("/")) {
             path = path.substring(0, path.length() - 1);
         }
-        if (tokenHash == null || OPEN_PATHS.contains(path)) {
+        if (!auth.enabled() || OPEN_PATHS.contains(path)) {
+            ctx.attribute(CALLER, Auth.Caller.SERVICE);
             return;
         }
+        // A WebSocket upgrade matches no HTTP endpoint, so its path is checked by pattern.
+        authenticate(ctx, STREAM_ROUTES.contains(matchedPath(ctx))
+                || WS_PATH.matcher(ctx.path()).matches());
+    }
+
+    private void authenticate(Context ctx, boolean queryToken) {
         String header = ctx.header("Authorization");
-        boolean bearer = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7);
-        // Compare digests: equal lengths, and MessageDigest.isEqual takes the same time for
-        // every content, so the response time tells nothing about the token.
-        if (!bearer || !MessageDigest.isEqual(tokenHash, sha256(header.substring(7).trim()))) {
-            ctx.header("WWW-Authenticate", "Bearer");
-            throw new ApiError(401, "missing or wrong bearer token");
+        String credential = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
+                ? header.substring(7).trim()
+                : null;
+        if (credential == null && queryToken) {
+            // EventSource and WebSocket cannot set headers; only the stream routes take this,
+            // so that tokens stay out of the URLs (and logs) of every other route.
+            credential = ctx.queryParam(ACCESS_TOKEN);
         }
+        try {
+            ctx.attribute(CALLER, auth.authenticate(credential));
+        } catch (ApiError e) {
+            ctx.header("WWW-Authenticate", "Bearer");
+            throw e;
+        }
+    }
+
+    /** The path parameter {@code userId}, which the caller must be allowed to touch. */
+    private static long userParam(Context ctx) {
+        long userId = Params.id("userId", ctx.pathParam("userId"));
+        caller(ctx).require(userId);
+        return userId;
+    }
+
+    private static Auth.Caller caller(Context ctx) {
+        return ctx.attribute(CALLER);
+    }
+
+    private static String matchedPath(Context ctx) {
+        Endpoint endpoint = ctx.endpoints().matchedHttpEndpoint();
+        return endpoint == null ? ctx.path() : endpoint.path;
     }
 
     /**
@@ -380,15 +496,6 @@ public final class StateQueryApi implements AutoCloseable {
     private <T extends AutoCloseable> T open(T resource) {
         resources.add(resource);
         return resource;
-    }
-
-    private static byte[] sha256(String text) {
-        try {
-            return MessageDigest.getInstance("SHA-256")
-                    .digest(text.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM has SHA-256", e);
-        }
     }
 
     /** Created on first use, so that {@link #main} can configure logging before. */

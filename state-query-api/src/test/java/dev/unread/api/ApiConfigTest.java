@@ -125,4 +125,33 @@ class ApiConfigTest {
                 .contains("redis://:***@redis:6379/0")
                 .contains("auth=bearer token");
     }
+
+    @Test
+    void jwtKeysComeFromTheEnvironmentAndShowOnlyTheirKind() {
+        String secret = "0123456789abcdef0123456789abcdef";
+        ApiConfig c = ApiConfig.fromEnv(Map.of("UNREAD_API_JWT_SECRET", secret,
+                "UNREAD_API_TOKEN", "tok3n"));
+
+        assertThat(c.jwtSecret).isEqualTo(secret);
+        assertThat(c.toString()).doesNotContain(secret).doesNotContain("tok3n")
+                .contains("auth=bearer token + JWT HS256");
+        String pem = Jwts.pem(Jwts.rsaKeys());
+        ApiConfig rsa = ApiConfig.fromEnv(Map.of("UNREAD_API_JWT_PUBLIC_KEY", pem));
+        assertThat(rsa.jwtPublicKey).isEqualTo(pem);
+        assertThat(rsa.toString()).contains("auth=JWT RS256");
+        assertThat(rsa.toBuilder().build().jwtPublicKey).isEqualTo(pem);
+    }
+
+    @Test
+    void badJwtKeysAreRefusedWithoutShowingThem() {
+        assertThatThrownBy(() -> ApiConfig.builder().jwtSecret("short-s3cret").build())
+                .hasMessageContaining("UNREAD_API_JWT_SECRET").hasMessageNotContaining("s3cret");
+        assertThatThrownBy(() -> ApiConfig.builder().jwtPublicKey("not a key").build())
+                .hasMessageContaining("PEM");
+        assertThatThrownBy(() -> ApiConfig.builder()
+                        .jwtSecret("0123456789abcdef0123456789abcdef")
+                        .jwtPublicKey(Jwts.pem(Jwts.rsaKeys()))
+                        .build())
+                .hasMessageContaining("both");
+    }
 }

@@ -3,7 +3,16 @@ package dev.unread.api;
 import static dev.unread.api.Http.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.PlainJWT;
+import java.net.URLEncoder;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.net.http.WebSocketHandshakeException;
+import java.security.KeyPair;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -11,8 +20,9 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * With UNREAD_API_TOKEN set: every route but /health, /metrics and /openapi.json needs the
- * bearer token. Without a token, no header is needed: StateQueryApiITCase runs that way.
+ * With UNREAD_API_TOKEN and UNREAD_API_JWT_SECRET set: every route but /health, /metrics and
+ * /openapi.json needs the service token, which reaches everything, or a user's JWT, which reaches
+ * that user's data only. Without either, no header is needed: StateQueryApiITCase runs that way.
  */
 @ExtendWith(KafkaBroker.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -27,7 +37,10 @@ class AuthITCase {
     @BeforeAll
     void startApi() throws Exception {
         stores = new TestStores();
-        api = StateQueryApi.start(stores.config(KafkaBroker.createTopic()).token(TOKEN).build());
+        api = StateQueryApi.start(stores.config(KafkaBroker.createTopic())
+                .token(TOKEN)
+                .jwtSecret(Jwts.SECRET)
+                .build());
         http = new Http(api);
     }
 
@@ -133,5 +146,127 @@ class AuthITCase {
                         && l.contains("status=\"401\"")))
                 .anySatisfy(l -> assertThat(l).contains("route=\"/api/users/{userId}/cursors\""))
                 .allSatisfy(l -> assertThat(l).doesNotContain("/77/"));
+    }
+
+    @Test
+    void aUserTokenReachesThatUsersData() {
+        String jwt = "Bearer " + Jwts.forUser(7);
+
+        assertThat(http.get("/api/users/7/unread", "Authorization", jwt).statusCode())
+                .isEqualTo(200);
+        assertThat(http.get("/api/users/7/cursors", "Authorization", jwt).statusCode())
+                .isEqualTo(200);
+        assertThat(http.get("/api/unread?userIds=7,7", "Authorization", jwt).statusCode())
+                .isEqualTo(200);
+        assertThat(http.post("/api/users/7/inbox/opened", "", "Authorization", jwt).statusCode())
+                .isEqualTo(202);
+        assertThat(http.post("/api/conversations/2/read", "{\"userId\":7,\"readSeq\":3}",
+                                "Authorization", jwt)
+                        .statusCode())
+                .isEqualTo(202);
+    }
+
+    @Test
+    void aUserTokenGets403ForAnotherUsersData() {
+        String jwt = "Bearer " + Jwts.forUser(7);
+
+        assertError(http.get("/api/users/8/unread", "Authorization", jwt), 403);
+        assertError(http.get("/api/users/8/cursors", "Authorization", jwt), 403);
+        assertError(http.get("/api/unread?userIds=7,8", "Authorization", jwt), 403);
+        assertError(http.post("/api/users/8/inbox/opened", "", "Authorization", jwt), 403);
+        assertError(http.post("/api/conversations/2/read", "{\"userId\":8,\"readSeq\":3}",
+                "Authorization", jwt), 403);
+    }
+
+    @Test
+    void expiredBadlySignedAndMalformedTokensGet401() {
+        String expired = Jwts.hs256(Jwts.SECRET, Jwts.claims("7", Duration.ofHours(-1)));
+        String otherKey = Jwts.hs256("another-secret-of-at-least-32-bytes", Jwts.claims("7",
+                Duration.ofHours(1)));
+        String noExpiry = Jwts.hs256(Jwts.SECRET, new JWTClaimsSet.Builder().subject("7"));
+        String textSubject = Jwts.hs256(Jwts.SECRET, Jwts.claims("alice", Duration.ofHours(1)));
+        String zeroSubject = Jwts.hs256(Jwts.SECRET, Jwts.claims("0", Duration.ofHours(1)));
+        String unsigned = new PlainJWT(Jwts.claims("7", Duration.ofHours(1)).build()).serialize();
+        String rs256 = Jwts.rs256(Jwts.rsaKeys(), Jwts.claims("7", Duration.ofHours(1)));
+        String good = Jwts.forUser(7);
+        String tampered = good.substring(0, good.lastIndexOf('.') + 1) + "AAAA";
+
+        for (String token : List.of(expired, otherKey, noExpiry, textSubject, zeroSubject,
+                unsigned, rs256, tampered, "a.b.c", "not-a-jwt", good + "x")) {
+            HttpResponse<String> response =
+                    http.get("/api/users/7/unread", "Authorization", "Bearer " + token);
+            assertError(response, 401);
+            assertThat(response.headers().firstValue("WWW-Authenticate")).hasValue("Bearer");
+        }
+    }
+
+    @Test
+    void theQueryTokenIsRefusedOutsideTheStreamRoutes() {
+        assertError(http.get("/api/users/7/unread?access_token=" + Jwts.forUser(7)), 401);
+        assertError(http.get("/api/users/7/unread?access_token=" + TOKEN), 401);
+    }
+
+    @Test
+    void anRs256KeyVerifiesTokensAndRefusesAnHs256TokenSignedWithIt() throws Exception {
+        KeyPair keys = Jwts.rsaKeys();
+        String pem = Jwts.pem(keys);
+        try (StateQueryApi rsa = StateQueryApi.start(stores.config(KafkaBroker.createTopic())
+                .jwtPublicKey(pem)
+                .build())) {
+            Http client = new Http(rsa);
+            String user = "Bearer " + Jwts.rs256(keys, Jwts.claims("7", Duration.ofHours(1)));
+
+            assertThat(client.get("/api/users/7/unread", "Authorization", user).statusCode())
+                    .isEqualTo(200);
+            assertError(client.get("/api/users/8/unread", "Authorization", user), 403);
+            // The classic confusion: the public key used as an HMAC secret.
+            assertError(client.get("/api/users/7/unread", "Authorization",
+                    "Bearer " + Jwts.hs256(pem, Jwts.claims("7", Duration.ofHours(1)))), 401);
+            assertError(client.get("/api/users/7/unread", "Authorization",
+                    "Bearer " + Jwts.forUser(7)), 401);
+            assertError(client.get("/api/users/7/unread"), 401);
+        }
+    }
+
+    @Test
+    void theStreamsTakeTheUserTokenAsAHeaderOrAsAccessTokenAndRefuseOtherUsers()
+            throws Exception {
+        String jwt = Jwts.forUser(7);
+        String base = "127.0.0.1:" + api.port() + "/api/users/";
+
+        try (LiveClient header = LiveClient.sse("http://" + base + "7/events",
+                        "Authorization", "Bearer " + jwt);
+                LiveClient query = LiveClient.sse("http://" + base + "7/events?access_token=" + jwt);
+                LiveClient ws = LiveClient.webSocket("ws://" + base + "7/ws?access_token=" + jwt);
+                LiveClient service = LiveClient.webSocket(
+                        "ws://" + base + "8/ws?access_token="
+                                + URLEncoder.encode(TOKEN, StandardCharsets.UTF_8))) {
+            for (LiveClient client : List.of(header, query, ws, service)) {
+                assertThat(client.next().get("type").asText()).isEqualTo("SNAPSHOT");
+            }
+        }
+        assertThat(LiveClient.sse("http://" + base + "8/events?access_token=" + jwt)
+                .response.statusCode()).isEqualTo(403);
+        assertThat(LiveClient.sse("http://" + base + "7/events").response.statusCode())
+                .isEqualTo(401);
+        assertThat(LiveClient.sse("http://" + base + "7/events?access_token=" + Jwts.hs256(
+                        Jwts.SECRET, Jwts.claims("7", Duration.ofHours(-1))))
+                .response.statusCode()).isEqualTo(401);
+        assertThat(webSocketRefusal("ws://" + base + "8/ws?access_token=" + jwt)).isEqualTo(403);
+        assertThat(webSocketRefusal("ws://" + base + "7/ws")).isEqualTo(401);
+        assertThat(webSocketRefusal("ws://" + base + "7/ws?access_token=bad")).isEqualTo(401);
+    }
+
+    /** The status of a refused WebSocket handshake. */
+    private static int webSocketRefusal(String url) throws Exception {
+        try {
+            LiveClient.webSocket(url).close();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof WebSocketHandshakeException refused) {
+                return refused.getResponse().statusCode();
+            }
+            throw e;
+        }
+        throw new AssertionError("the handshake to " + url + " succeeded");
     }
 }

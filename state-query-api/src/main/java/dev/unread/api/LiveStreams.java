@@ -1,0 +1,380 @@
+package dev.unread.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.unread.contract.RedisEndpoint;
+import dev.unread.contract.RedisNames;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.RedisProtocol;
+
+/**
+ * The live streams of docs/contract.md ("Live push"): every client of this API instance gets a
+ * snapshot of its user's counts, then the UNREAD_CHANGED and READ_RECEIPTS messages of its user's
+ * channels, through ONE Redis connection subscribed to the channels of the users this instance
+ * serves right now: subscribed when a user's first stream opens, unsubscribed when the last one
+ * closes.
+ *
+ * <p>Nothing is lost between snapshot and subscription: a stream is registered and its user's
+ * channels subscribed (Redis confirmed it) before the snapshot is read, and what arrives meanwhile
+ * is kept by the stream until the snapshot is queued, then dropped if not newer than it.
+ *
+ * <p>When the subscription connection fails, every stream is told to reconnect and closed (it may
+ * have missed a message, and a reconnect gets a fresh snapshot); the connection is made again in
+ * the background.
+ */
+final class LiveStreams implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LiveStreams.class);
+
+    private static final long RECONNECT_BACKOFF_MS = 1000;
+
+    private final ApiConfig config;
+    private final RedisUnread redis;
+    private final ObjectMapper json;
+    private final ApiMetrics metrics;
+    private final String changedPrefix;
+    private final String receiptsPrefix;
+    /** Subscribed for the connection's lifetime: SUBSCRIBE needs at least one channel. */
+    private final String ownChannel;
+    private final ExecutorService senders;
+    private final ScheduledExecutorService timer;
+    private final Thread subscriber;
+    private final JedisPubSub pubSub = new PubSub();
+
+    /** Guards {@link #users}, {@link #acks} and every command sent on the subscription. */
+    private final Object lock = new Object();
+    private final Map<Long, User> users = new HashMap<>();
+    /** Per channel, the SUBSCRIBEs sent and not yet confirmed, oldest first. */
+    private final Map<String, ArrayDeque<CompletableFuture<Void>>> acks = new HashMap<>();
+    private CompletableFuture<Void> connected = new CompletableFuture<>();
+    private volatile boolean closed;
+
+    /** The streams of one user and the confirmation of the user's channels. */
+    private static final class User {
+        final Set<StreamClient> clients = new LinkedHashSet<>();
+        final CompletableFuture<Void> subscribed;
+
+        User(CompletableFuture<Void> subscribed) {
+            this.subscribed = subscribed;
+        }
+    }
+
+    LiveStreams(ApiConfig config, RedisUnread redis, ObjectMapper json, ApiMetrics metrics) {
+        this.config = config;
+        this.redis = redis;
+        this.json = json;
+        this.metrics = metrics;
+        this.changedPrefix = config.redisKeyPrefix + RedisNames.UNREAD_CHANGED;
+        this.receiptsPrefix = config.redisKeyPrefix + RedisNames.READ_RECEIPTS;
+        this.ownChannel = config.redisKeyPrefix + "unread-api:" + UUID.randomUUID();
+        AtomicInteger threads = new AtomicInteger();
+        this.senders = Executors.newFixedThreadPool(config.streamSenderThreads, r -> daemon(r,
+                "unread-stream-sender-" + threads.incrementAndGet()));
+        this.timer = Executors.newSingleThreadScheduledExecutor(
+                r -> daemon(r, "unread-stream-timer"));
+        long tick = Math.min(1000, config.streamHeartbeatMs);
+        timer.scheduleAtFixedRate(this::watch, tick, tick, TimeUnit.MILLISECONDS);
+        timer.scheduleAtFixedRate(this::heartbeat, config.streamHeartbeatMs,
+                config.streamHeartbeatMs, TimeUnit.MILLISECONDS);
+        this.subscriber = daemon(this::subscribeLoop, "unread-stream-subscriber");
+        subscriber.start();
+    }
+
+    /** The executor of the streams' writes. */
+    ExecutorService senders() {
+        return senders;
+    }
+
+    /**
+     * Registers {@code client}, subscribes its user's channels if it is the user's first stream,
+     * and queues the snapshot once Redis confirmed the subscription.
+     *
+     * @throws DependencyException when Redis did not confirm or answer within the timeout; the
+     *     client is then unregistered
+     */
+    void open(StreamClient client) {
+        CompletableFuture<Void> subscribed;
+        synchronized (lock) {
+            User user = users.get(client.userId);
+            if (user == null) {
+                user = new User(subscribe(client.userId));
+                users.put(client.userId, user);
+            }
+            user.clients.add(client);
+            subscribed = user.subscribed;
+        }
+        metrics.streamOpened();
+        client.onClosed(() -> leave(client));
+        try {
+            subscribed.get(config.timeoutMs, TimeUnit.MILLISECONDS);
+            RedisUnread.Snapshot snapshot = redis.snapshot(client.userId);
+            client.start(snapshotJson(snapshot), snapshot.version());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            client.close(true);
+            throw new DependencyException(DependencyException.REDIS, e);
+        } catch (ExecutionException | TimeoutException e) {
+            client.close(true);
+            throw new DependencyException(DependencyException.REDIS, e);
+        } catch (RuntimeException e) {
+            client.close(true);
+            throw e;
+        }
+    }
+
+    private void leave(StreamClient client) {
+        metrics.streamClosed();
+        synchronized (lock) {
+            User user = users.get(client.userId);
+            if (user == null || !user.clients.remove(client) || !user.clients.isEmpty()) {
+                return;
+            }
+            users.remove(client.userId);
+            if (pubSub.isSubscribed()) {
+                try {
+                    pubSub.unsubscribe(channels(client.userId));
+                } catch (RuntimeException e) {
+                    // The connection is failing; its loop cuts every stream and starts over.
+                    LOG.debug("UNSUBSCRIBE failed", e);
+                }
+            }
+        }
+    }
+
+    /** Sends SUBSCRIBE for the user's channels; completes when Redis confirmed the last one. */
+    private CompletableFuture<Void> subscribe(long userId) {
+        CompletableFuture<Void> subscribed = new CompletableFuture<>();
+        String[] channels = channels(userId);
+        if (!connected.isDone() || !pubSub.isSubscribed()) {
+            subscribed.completeExceptionally(new IOException("Redis subscription not connected"));
+            return subscribed;
+        }
+        try {
+            pubSub.subscribe(channels);
+            acks.computeIfAbsent(channels[channels.length - 1], c -> new ArrayDeque<>())
+                    .add(subscribed);
+        } catch (RuntimeException e) {
+            subscribed.completeExceptionally(e);
+        }
+        return subscribed;
+    }
+
+    private String[] channels(long userId) {
+        return new String[] {
+            RedisNames.unreadChangedChannel(config.redisKeyPrefix, userId),
+            RedisNames.readReceiptsChannel(config.redisKeyPrefix, userId)
+        };
+    }
+
+    private String snapshotJson(RedisUnread.Snapshot snapshot) {
+        ObjectNode node = json.createObjectNode()
+                .put("type", "SNAPSHOT")
+                .put("userId", snapshot.counts().userId())
+                .put("version", snapshot.version())
+                .put("unreadSenders", snapshot.counts().unreadSenders());
+        ObjectNode conversations = node.putObject("conversations");
+        snapshot.counts().conversations().forEach((c, n) -> conversations.put(c.toString(), n));
+        return node.toString();
+    }
+
+    /** From the subscriber thread: hands a message to the streams of the channel's user. */
+    private void dispatch(String channel, String text) {
+        boolean change = channel.startsWith(changedPrefix);
+        String id = change ? channel.substring(changedPrefix.length())
+                : channel.startsWith(receiptsPrefix) ? channel.substring(receiptsPrefix.length())
+                : null;
+        if (id == null) {
+            return;
+        }
+        long version = 0;
+        if (change) {
+            try {
+                JsonNode message = json.readTree(text);
+                version = message.path("version").asLong(0);
+            } catch (IOException e) {
+                LOG.warn("dropped a message on {} that is not JSON", channel);
+                return;
+            }
+        }
+        List<StreamClient> targets;
+        synchronized (lock) {
+            User user = users.get(Long.parseLong(id));
+            targets = user == null ? List.of() : new ArrayList<>(user.clients);
+        }
+        StreamClient.Message message = new StreamClient.Message(change, version, text);
+        for (StreamClient client : targets) {
+            client.deliver(message);
+        }
+    }
+
+    private void heartbeat() {
+        for (StreamClient client : clients()) {
+            client.heartbeatDue();
+        }
+        synchronized (lock) {
+            if (pubSub.isSubscribed()) {
+                try {
+                    // Keeps the subscription's reads inside their timeout while no one publishes.
+                    pubSub.ping();
+                } catch (RuntimeException e) {
+                    LOG.debug("PING on the subscription failed", e);
+                }
+            }
+        }
+    }
+
+    /** Cuts off the streams whose write has been stuck for longer than the write timeout. */
+    private void watch() {
+        long now = System.nanoTime();
+        long timeout = TimeUnit.MILLISECONDS.toNanos(config.streamWriteTimeoutMs);
+        for (StreamClient client : clients()) {
+            if (client.stuck(now, timeout)) {
+                metrics.streamCutOff("slow");
+                client.close(true);
+            }
+        }
+    }
+
+    private List<StreamClient> clients() {
+        synchronized (lock) {
+            List<StreamClient> all = new ArrayList<>();
+            users.values().forEach(user -> all.addAll(user.clients));
+            return all;
+        }
+    }
+
+    private void subscribeLoop() {
+        while (!closed) {
+            // On a cluster any node hears a PUBLISH: classic Pub/Sub is broadcast to every node.
+            RedisEndpoint endpoint = config.redisEndpoint();
+            HostAndPort node =
+                    endpoint.isCluster() ? endpoint.clusterNodes().iterator().next() : endpoint.node();
+            try (Jedis jedis = new Jedis(node,
+                    endpoint.clientConfigBuilder("unread-api-streams", config.timeoutMs)
+                            // Heartbeats PING it, so a read waits at most about one interval.
+                            .socketTimeoutMillis(3 * config.streamHeartbeatMs + config.timeoutMs)
+                            // JedisPubSub reads RESP2 pushes; say so rather than negotiate.
+                            .protocol(RedisProtocol.RESP2)
+                            .build())) {
+                jedis.subscribe(pubSub, ownChannel);
+            } catch (RuntimeException e) {
+                if (!closed) {
+                    LOG.warn("Redis subscription of the live streams failed, reconnecting: {}",
+                            e.toString());
+                }
+            }
+            lost();
+            if (!closed) {
+                try {
+                    Thread.sleep(RECONNECT_BACKOFF_MS);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /** The subscription ended: every stream may have missed messages, so each must reconnect. */
+    private void lost() {
+        List<StreamClient> all;
+        synchronized (lock) {
+            connected = new CompletableFuture<>();
+            acks.values().forEach(waiting -> waiting.forEach(
+                    f -> f.completeExceptionally(new IOException("Redis subscription lost"))));
+            acks.clear();
+            all = new ArrayList<>();
+            users.values().forEach(user -> all.addAll(user.clients));
+            users.clear();
+        }
+        for (StreamClient client : all) {
+            if (!closed) {
+                metrics.streamCutOff("redis");
+            }
+            client.cutOff();
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        synchronized (lock) {
+            if (pubSub.isSubscribed()) {
+                try {
+                    pubSub.unsubscribe();
+                } catch (RuntimeException e) {
+                    LOG.debug("UNSUBSCRIBE at close failed", e);
+                }
+            }
+        }
+        subscriber.interrupt();
+        try {
+            subscriber.join(config.timeoutMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        lost();
+        timer.shutdownNow();
+        senders.shutdown();
+        try {
+            senders.awaitTermination(config.timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        senders.shutdownNow();
+    }
+
+    private static Thread daemon(Runnable task, String name) {
+        Thread thread = new Thread(task, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+
+    private final class PubSub extends JedisPubSub {
+        @Override
+        public void onSubscribe(String channel, int subscribedChannels) {
+            synchronized (lock) {
+                if (channel.equals(ownChannel)) {
+                    connected.complete(null);
+                    return;
+                }
+                ArrayDeque<CompletableFuture<Void>> waiting = acks.get(channel);
+                if (waiting != null) {
+                    CompletableFuture<Void> oldest = waiting.poll();
+                    if (waiting.isEmpty()) {
+                        acks.remove(channel);
+                    }
+                    if (oldest != null) {
+                        oldest.complete(null);
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void onMessage(String channel, String message) {
+            dispatch(channel, message);
+        }
+    }
+}
