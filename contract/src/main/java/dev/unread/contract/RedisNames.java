@@ -12,6 +12,11 @@ public final class RedisNames {
     /** Hash: field conversationId, value the unread count, field absent when 0. */
     public static final String CONVERSATIONS = "chat:unread:";
 
+    /**
+     * Sorted set per conversation: member userId, score the user's read cursor; scores only rise.
+     */
+    public static final String READERS = "chat:readers:";
+
     /** Pub/Sub channel of READ_RECEIPT messages, one per cursor that advanced. */
     public static final String READ_PROGRESS_CHANGED = "READ_PROGRESS_CHANGED";
 
@@ -25,6 +30,11 @@ public final class RedisNames {
     /** {@code prefix + "chat:unread:" + userId}. */
     public static String conversationsKey(String prefix, long userId) {
         return prefix + CONVERSATIONS + userId;
+    }
+
+    /** {@code prefix + "chat:readers:" + conversationId}. */
+    public static String readersKey(String prefix, long conversationId) {
+        return prefix + READERS + conversationId;
     }
 
     /** {@code prefix + "READ_PROGRESS_CHANGED"}. */

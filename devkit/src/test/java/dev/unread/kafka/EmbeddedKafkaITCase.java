@@ -65,7 +65,11 @@ class EmbeddedKafkaITCase {
         UnreadConfig config = KAFKA.freshTopics(Map.of());
         KAFKA.produce(config.readsTopic, "1", "kept");
 
-        KAFKA.kafka().createTopics(config.messagesTopic, config.readsTopic, config.deadLetterTopic);
+        KAFKA.kafka().createTopics(
+                config.messagesTopic,
+                config.readsTopic,
+                config.conversationsTopic,
+                config.deadLetterTopic);
 
         assertThat(KAFKA.records(config.readsTopic))
                 .extracting(r -> KafkaBroker.utf8(r.value()))

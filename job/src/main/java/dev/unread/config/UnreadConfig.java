@@ -25,6 +25,7 @@ public final class UnreadConfig implements Serializable {
             Settings.KAFKA_BOOTSTRAP,
             Settings.MESSAGES_TOPIC,
             Settings.READS_TOPIC,
+            Settings.CONVERSATIONS_TOPIC,
             Settings.DEAD_LETTER_TOPIC,
         }) {
             DEFAULTS.put(shared.name(), shared.defaultValue());
@@ -48,6 +49,7 @@ public final class UnreadConfig implements Serializable {
     public final String kafkaBootstrap;
     public final String messagesTopic;
     public final String readsTopic;
+    public final String conversationsTopic;
     public final String deadLetterTopic;
     public final String groupId;
     /** {@code redis://[:password@]host:port/db}. */
@@ -71,6 +73,7 @@ public final class UnreadConfig implements Serializable {
         kafkaBootstrap = s.get("kafka-bootstrap");
         messagesTopic = s.get("messages-topic");
         readsTopic = s.get("reads-topic");
+        conversationsTopic = s.get("conversations-topic");
         deadLetterTopic = s.get("dead-letter-topic");
         groupId = s.get("group-id");
         redisUrl = s.get("redis-url");
@@ -150,7 +153,7 @@ public final class UnreadConfig implements Serializable {
     public String toString() {
         // No passwords: the Redis and the JDBC URL may hold one.
         return "UnreadConfig{kafka=" + kafkaBootstrap + ", topics=" + messagesTopic + "," + readsTopic
-                + "," + deadLetterTopic + ", redis=" + Settings.masked(redisUrl)
+                + "," + conversationsTopic + "," + deadLetterTopic + ", redis=" + Settings.masked(redisUrl)
                 + ", jdbc=" + Settings.masked(jdbcUrl) + ", flush=" + flushIntervalMs + "ms, parallelism=" + parallelism
                 + ", maxParallelism=" + maxParallelism + ", checkpoint=" + checkpointIntervalMs + "ms}";
     }

@@ -29,6 +29,11 @@ import org.apache.flink.util.OutputTag;
  * dropped on arrival, since neither ever moves back. So a message costs a few point reads and at
  * most one write per state; a reset walks only the senders it may remove.
  *
+ * <p>A user who left a group conversation (newest membership event MEMBER_LEFT, forwarded by
+ * {@link GroupFanOut}) has its counts for it hidden: written as 0 while the unread seqs stay in
+ * state, and written again when a newer MEMBER_JOINED brings them back. Leaving moves no cursor
+ * and does not touch the badge.
+ *
  * <p>Emits a {@link UnreadCount} only when a count changes, and the cursors to side outputs only
  * when they advance.
  *
@@ -125,6 +130,10 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             case CONVERSATION_READ:
                 readConversation(event, ctx, out);
                 break;
+            case MEMBER_JOINED:
+            case MEMBER_LEFT:
+                changeMembership(event, out);
+                break;
             default:
                 throw new IllegalArgumentException("unknown event kind " + event.kind);
         }
@@ -167,7 +176,36 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             state.unreadSeqs = seqs.toBytes();
             changed = true;
         }
-        emitConversation(message.userId, message.conversationId, state, seqs, changed, out);
+        boolean shown = changed && state.membership >= 0;
+        if (!emitConversation(message.userId, message.conversationId, state, seqs, shown, out)
+                && changed) {
+            conversations.put(message.conversationId, state);
+        }
+    }
+
+    private void changeMembership(ChatEvent change, Collector<UnreadCount> out) throws Exception {
+        long membership =
+                change.kind == ChatEvent.Kind.MEMBER_JOINED ? change.seq : -change.seq;
+        ConversationState state = conversations.get(change.conversationId);
+        if (state == null) {
+            // Nothing counted yet, so nothing to show or hide: the first count writes itself.
+            state = new ConversationState();
+            state.membership = membership;
+            conversations.put(change.conversationId, state);
+            return;
+        }
+        if (!GroupFanOut.after(membership, state.membership)) {
+            emitConversation(change.userId, change.conversationId, state,
+                    UnreadSeqs.of(state.unreadSeqs), false, out);
+            return;
+        }
+        boolean hiddenBefore = state.membership < 0;
+        state.membership = membership;
+        UnreadSeqs seqs = UnreadSeqs.of(state.unreadSeqs);
+        boolean changed = hiddenBefore != membership < 0 && seqs.count() > 0;
+        if (!emitConversation(change.userId, change.conversationId, state, seqs, changed, out)) {
+            conversations.put(change.conversationId, state);
+        }
     }
 
     /**
@@ -185,7 +223,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         if (changed || state.refreshedIn != incarnation) {
             state.refreshedIn = incarnation;
             conversations.put(conversationId, state);
-            out.collect(UnreadCount.conversation(user, conversationId, seqs.count()));
+            out.collect(UnreadCount.conversation(user, conversationId, visible(state, seqs)));
             return true;
         }
         return false;
@@ -233,12 +271,19 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         seqs.removeUpTo(read.seq);
         long after = seqs.count();
         state.unreadSeqs = seqs.toBytes();
-        if (!emitConversation(read.userId, read.conversationId, state, seqs, after != before, out)) {
+        boolean shown = after != before && state.membership >= 0;
+        if (!emitConversation(read.userId, read.conversationId, state, seqs, shown, out)) {
             conversations.put(read.conversationId, state);
         }
         ctx.output(
                 CONVERSATION_CURSORS,
-                new ConversationCursor(read.userId, read.conversationId, read.seq, after));
+                new ConversationCursor(
+                        read.userId, read.conversationId, read.seq, visible(state, seqs)));
+    }
+
+    /** The count the contract shows: the unread seqs, or 0 while the user has left. */
+    private static long visible(ConversationState state, UnreadSeqs seqs) {
+        return state.membership < 0 ? 0 : seqs.count();
     }
 
     /**

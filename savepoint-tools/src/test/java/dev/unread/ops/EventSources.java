@@ -28,6 +28,14 @@ final class EventSources {
                 new Records(topic, values), values.size(), TypeInformation.of(RawRecord.class));
     }
 
+    /** A source of no records, for a topic the test does not use. */
+    static DataGeneratorSource<RawRecord> none() {
+        return new DataGeneratorSource<>(
+                new Records("chat-conversations", new ArrayList<>()),
+                0,
+                TypeInformation.of(RawRecord.class));
+    }
+
     /** Record {@code i} is the {@code i}-th value, at offset {@code i} of partition 0. */
     private static final class Records implements GeneratorFunction<Long, RawRecord> {
         private static final long serialVersionUID = 1L;
