@@ -7,6 +7,7 @@ import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.DeadLetterHeaders;
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationEvent;
 import dev.unread.sinks.KafkaDeadLetters;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -95,11 +96,12 @@ public final class JobHarness {
      */
     public record Traffic(
             List<ChatEvent> events,
+            List<ConversationEvent> conversations,
             List<BadRecords.Bad> bad,
             List<ProducerRecord<byte[], byte[]>> records) {
 
         public Oracle oracle() {
-            return Oracle.of(events);
+            return Oracle.of(events, conversations);
         }
 
         /** The records in {@code n} consecutive parts of about equal size. */
@@ -117,14 +119,23 @@ public final class JobHarness {
         }
     }
 
-    /** {@code eventCount} valid events from {@code seed} with {@code bad} mixed in. */
+    /**
+     * {@code eventCount} valid events from {@code seed}, a fifth as many {@code
+     * chat-conversations} records in the same conversations (with their members' reads), and
+     * {@code bad} mixed in.
+     */
     public static Traffic traffic(
             UnreadConfig config, long seed, int eventCount, List<BadRecords.Bad> bad) {
-        EventStreams streams = new EventStreams(seed).withIds(1_000_000 + seed * 1000, 1);
+        long firstUser = 1_000_000 + seed * 1000;
+        EventStreams streams = new EventStreams(seed).withIds(firstUser, 1);
         List<ChatEvent> events = streams.events(eventCount);
+        GroupStreams groups = new GroupStreams(streams.random(), firstUser, 1);
+        GroupStreams.Traffic group = groups.traffic(eventCount / 5, 12);
+        events.addAll(group.reads());
         List<ChatEvent> order = streams.orders(events, 1, 0.2).get(0);
-        List<ProducerRecord<byte[], byte[]>> records =
-                new ArrayList<>(ChatRecords.of(config, order));
+        List<ProducerRecord<byte[], byte[]>> records = interleaved(
+                ChatRecords.of(config, order),
+                ChatRecords.ofConversations(config, groups.published(group.records(), 0.2)));
         int valid = records.size();
         List<ProducerRecord<byte[], byte[]>> mixed = new ArrayList<>(valid + bad.size());
         Random keys = new Random(seed);
@@ -138,7 +149,21 @@ public final class JobHarness {
             mixed.add(new ProducerRecord<>(sourceTopic(config, b), hostileKey(keys), b.value()));
         }
         mixed.addAll(records.subList(next, valid));
-        return new Traffic(events, bad, mixed);
+        return new Traffic(events, group.records(), bad, mixed);
+    }
+
+    /** Both lists spread evenly through one, each in its own order. */
+    private static <T> List<T> interleaved(List<T> a, List<T> b) {
+        List<T> all = new ArrayList<>(a.size() + b.size());
+        int j = 0;
+        for (int i = 0; i < a.size(); i++) {
+            all.add(a.get(i));
+            while (j < b.size() && (long) j * a.size() <= (long) i * b.size()) {
+                all.add(b.get(j++));
+            }
+        }
+        all.addAll(b.subList(j, b.size()));
+        return all;
     }
 
     /**
@@ -228,7 +253,8 @@ public final class JobHarness {
         try (Admin admin = kafka.kafka().admin()) {
             Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
             for (TopicDescription topic : admin.describeTopics(
-                            List.of(config.messagesTopic, config.readsTopic))
+                            List.of(config.messagesTopic, config.readsTopic,
+                                    config.conversationsTopic))
                     .allTopicNames().get().values()) {
                 topic.partitions().forEach(p -> partitions.put(
                         new TopicPartition(topic.name(), p.partition()), OffsetSpec.latest()));
