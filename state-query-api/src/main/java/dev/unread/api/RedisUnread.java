@@ -19,6 +19,9 @@ import redis.clients.jedis.util.JedisURIHelper;
 /** Reads the counts the job keeps in Redis (docs/contract.md, "Redis"). */
 final class RedisUnread implements AutoCloseable {
 
+    /** Readers listed by {@code GET /api/conversations/{cid}/readers}; the count is exact. */
+    static final int MAX_READERS = 100;
+
     /** Jetty serves many requests at once; more than Jedis' default 8 connections. */
     private static final int MAX_CONNECTIONS = 32;
 
@@ -79,6 +82,29 @@ final class RedisUnread implements AutoCloseable {
         return result;
     }
 
+    /**
+     * "Read by N" for {@code seq}: how many readers of the conversation have a cursor at or past
+     * it, and the first {@link #MAX_READERS} of them by cursor, in one pipelined round trip.
+     */
+    ConversationReaders readers(long conversationId, long seq) {
+        String key = RedisNames.readersKey(keyPrefix, conversationId);
+        String min = Long.toString(seq);
+        Response<Long> count;
+        Response<List<String>> first;
+        try (Pipeline pipeline = client.pipelined()) {
+            count = pipeline.zcount(key, min, "+inf");
+            first = pipeline.zrangeByScore(key, min, "+inf", 0, MAX_READERS);
+            pipeline.sync();
+        } catch (JedisDataException e) {
+            throw e;
+        } catch (JedisException e) {
+            throw new DependencyException(DependencyException.REDIS, e);
+        }
+        List<Long> readers = new ArrayList<>(first.get().size());
+        first.get().forEach(id -> readers.add(Long.parseLong(id)));
+        return new ConversationReaders(conversationId, seq, count.get(), readers);
+    }
+
     void ping() {
         try {
             client.ping();
@@ -97,4 +123,10 @@ final class RedisUnread implements AutoCloseable {
      * last opened, and unread messages per conversation id (absent: 0).
      */
     record UserUnread(long userId, long unreadSenders, Map<Long, Long> conversations) {}
+
+    /**
+     * What {@code GET /api/conversations/{cid}/readers?seq=S} answers: how many participants
+     * have read up to S or further, and up to {@link #MAX_READERS} of them, lowest cursor first.
+     */
+    record ConversationReaders(long conversationId, long seq, long readCount, List<Long> readers) {}
 }

@@ -92,6 +92,7 @@ public final class StateQueryApi implements AutoCloseable {
         routes.put("GET /api/users/{userId}/cursors", this::cursors);
         routes.put("POST /api/users/{userId}/inbox/opened", this::inboxOpened);
         routes.put("POST /api/conversations/{cid}/read", this::conversationRead);
+        routes.put("GET /api/conversations/{cid}/readers", this::readers);
         routes.put("GET /health", this::health);
         routes.put("GET /metrics", this::metrics);
         routes.put("GET /openapi.json", this::openApi);
@@ -247,6 +248,12 @@ public final class StateQueryApi implements AutoCloseable {
                 userId,
                 EventJson.conversationRead(
                         userId, conversationId, readSeq, System.currentTimeMillis()));
+    }
+
+    private void readers(Context ctx) {
+        long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
+        long seq = Params.queryId("seq", ctx.queryParams("seq"));
+        respond(ctx, 200, redis.readers(conversationId, seq));
     }
 
     private void health(Context ctx) {
