@@ -36,7 +36,7 @@ class EmbeddedKafkaITCase {
     @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
 
     @Test
-    void createsTheThreeTopicsWithFourPartitionsAndRoomForLargeDeadLetters() throws Exception {
+    void createsTheFourTopicsWithFourPartitionsAndRoomForLargeDeadLetters() throws Exception {
         UnreadConfig config = KAFKA.freshTopics(Map.of());
 
         try (Admin admin = KAFKA.kafka().admin()) {
@@ -45,6 +45,7 @@ class EmbeddedKafkaITCase {
                                     List.of(
                                             config.messagesTopic,
                                             config.readsTopic,
+                                            config.conversationsTopic,
                                             config.deadLetterTopic))
                             .allTopicNames()
                             .get();

@@ -79,6 +79,7 @@ class ComposeFileTest {
         assertThat(loop.group(1).trim().split("\\s+")).containsExactlyInAnyOrder(
                 defaults.get("messages-topic"),
                 defaults.get("reads-topic"),
+                defaults.get("conversations-topic"),
                 defaults.get("dead-letter-topic"));
     }
 
