@@ -201,7 +201,7 @@ class BootstrapITCase {
             new UnreadJob(
                             EventSources.of(later, true),
                             EventSources.of(later, false),
-                            EventSources.none(),
+                            EventSources.oneRefusedRecord("chat-conversations"),
                             new UnreadJob.Outputs(
                                     new RedisCounts(config),
                                     new RedisReceipts(config),

@@ -28,12 +28,16 @@ final class EventSources {
                 new Records(topic, values), values.size(), TypeInformation.of(RawRecord.class));
     }
 
-    /** A source of no records, for a topic the test does not use. */
-    static DataGeneratorSource<RawRecord> none() {
+    /**
+     * For a topic the test does not use: one empty record, which the job refuses to the
+     * dead letters and which so changes nothing (a DataGeneratorSource of no records still
+     * asks its function for record 0).
+     */
+    static DataGeneratorSource<RawRecord> oneRefusedRecord(String topic) {
+        ArrayList<String> values = new ArrayList<>();
+        values.add("");
         return new DataGeneratorSource<>(
-                new Records("chat-conversations", new ArrayList<>()),
-                0,
-                TypeInformation.of(RawRecord.class));
+                new Records(topic, values), 1, TypeInformation.of(RawRecord.class));
     }
 
     /** Record {@code i} is the {@code i}-th value, at offset {@code i} of partition 0. */
