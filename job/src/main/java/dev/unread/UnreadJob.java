@@ -2,17 +2,24 @@ package dev.unread;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationEvent;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.DeadLetter;
 import dev.unread.events.InboxCursor;
+import dev.unread.events.ParseConversations;
 import dev.unread.events.ParseEvents;
+import dev.unread.events.ParticipantNotices;
 import dev.unread.events.RawRecord;
+import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
 import dev.unread.sinks.KafkaDeadLetters;
 import dev.unread.sinks.MySqlCursors;
 import dev.unread.sinks.RedisCounts;
+import dev.unread.sinks.RedisReaders;
 import dev.unread.sinks.RedisReceipts;
 import dev.unread.sources.KafkaRawRecords;
+import dev.unread.state.ConversationReaders;
+import dev.unread.state.GroupFanOut;
 import dev.unread.state.UnreadCounter;
 import dev.unread.state.UnreadCounterOperator;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -31,9 +38,11 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * The unread pipeline: two Kafka topics parsed into events, keyed by user into one counting
- * function, counts to Redis, cursors to MySQL, read receipts to Redis Pub/Sub, refused records to
- * the dead-letter topic.
+ * The unread pipeline: three Kafka topics parsed into events; group conversations keyed by
+ * conversation and fanned out to their members; everything keyed by user into one counting
+ * function; counts to Redis, cursors to MySQL, read receipts to Redis Pub/Sub, cursors of each
+ * conversation's participants (keyed by conversation) to its readers set, refused records to the
+ * dead-letter topic.
  *
  * <p>The job is built from its sources and sinks, so tests run this very pipeline on bounded
  * sources and {@link #main} wires the production ones.
@@ -45,6 +54,13 @@ public final class UnreadJob {
     public static final String READS_SOURCE_UID = "chat-reads-source";
     public static final String PARSE_MESSAGES_UID = "parse-chat-messages";
     public static final String PARSE_READS_UID = "parse-chat-reads";
+    public static final String CONVERSATIONS_SOURCE_UID = "chat-conversations-source";
+    public static final String PARSE_CONVERSATIONS_UID = "parse-chat-conversations";
+    public static final String FAN_OUT_UID = "group-fan-out";
+    public static final String MESSAGE_PARTICIPANTS_UID = "message-participants";
+    public static final String MEMBER_PARTICIPANTS_UID = "member-participants";
+    public static final String CURSOR_READERS_UID = "cursor-readers";
+    public static final String READERS_UID = "conversation-readers";
     public static final String COUNTER_UID = "unread-counter";
 
     /** The counting operator's name, by which metrics and the web UI show it. */
@@ -54,6 +70,10 @@ public final class UnreadJob {
     public static final String MYSQL_USER_ACTIVITY_UID = "mysql-user-activity-sink";
     public static final String MYSQL_CONVERSATION_MEMBER_UID = "mysql-conversation-member-sink";
     public static final String DEAD_LETTERS_UID = "dead-letters-sink";
+    public static final String REDIS_READERS_UID = "redis-readers-sink";
+
+    /** The fan-out operator's name, by which metrics and the web UI show it. */
+    public static final String FAN_OUT_NAME = "fan out groups";
 
     /** Where the job's results go. */
     public record Outputs(
@@ -61,17 +81,23 @@ public final class UnreadJob {
             Sink<ConversationCursor> receipts,
             Sink<InboxCursor> inboxCursors,
             Sink<ConversationCursor> conversationCursors,
+            Sink<ReaderUpdate> readers,
             Sink<DeadLetter> deadLetters) {}
 
     private final Source<RawRecord, ?, ?> messages;
     private final Source<RawRecord, ?, ?> reads;
+    private final Source<RawRecord, ?, ?> conversations;
     private final Outputs outputs;
     private final long idleStateDays;
     private final long maxFutureSkewMs;
 
     /** A job that keeps every user's state forever, with the default bound on future times. */
-    public UnreadJob(Source<RawRecord, ?, ?> messages, Source<RawRecord, ?, ?> reads, Outputs outputs) {
-        this(messages, reads, outputs, 0, UnreadConfig.DEFAULT_MAX_FUTURE_SKEW_MS);
+    public UnreadJob(
+            Source<RawRecord, ?, ?> messages,
+            Source<RawRecord, ?, ?> reads,
+            Source<RawRecord, ?, ?> conversations,
+            Outputs outputs) {
+        this(messages, reads, conversations, outputs, 0, UnreadConfig.DEFAULT_MAX_FUTURE_SKEW_MS);
     }
 
     /**
@@ -81,11 +107,13 @@ public final class UnreadJob {
     public UnreadJob(
             Source<RawRecord, ?, ?> messages,
             Source<RawRecord, ?, ?> reads,
+            Source<RawRecord, ?, ?> conversations,
             Outputs outputs,
             long idleStateDays,
             long maxFutureSkewMs) {
         this.messages = messages;
         this.reads = reads;
+        this.conversations = conversations;
         this.outputs = outputs;
         this.idleStateDays = idleStateDays;
         this.maxFutureSkewMs = maxFutureSkewMs;
@@ -96,11 +124,13 @@ public final class UnreadJob {
         return new UnreadJob(
                 KafkaRawRecords.source(config, config.messagesTopic),
                 KafkaRawRecords.source(config, config.readsTopic),
+                KafkaRawRecords.source(config, config.conversationsTopic),
                 new Outputs(
                         new RedisCounts(config),
                         new RedisReceipts(config),
                         MySqlCursors.userActivity(config),
                         MySqlCursors.conversationMember(config),
+                        new RedisReaders(config),
                         KafkaDeadLetters.sink(config)),
                 config.idleStateDays,
                 config.maxFutureSkewMs);
@@ -151,9 +181,22 @@ public final class UnreadJob {
                         .uid(PARSE_READS_UID)
                         .name("parse chat-reads");
 
+        SingleOutputStreamOperator<ConversationEvent> conversationEvents =
+                env.fromSource(conversations, WatermarkStrategy.noWatermarks(), "chat-conversations")
+                        .uid(CONVERSATIONS_SOURCE_UID)
+                        .process(new ParseConversations(maxFutureSkewMs))
+                        .uid(PARSE_CONVERSATIONS_UID)
+                        .name("parse chat-conversations");
+        SingleOutputStreamOperator<ChatEvent> groupEvents =
+                conversationEvents
+                        .keyBy(event -> event.conversationId, Types.LONG)
+                        .process(new GroupFanOut())
+                        .uid(FAN_OUT_UID)
+                        .name(FAN_OUT_NAME);
+
         SingleOutputStreamOperator<UnreadCount> counts =
                 messageEvents
-                        .union(readEvents)
+                        .union(readEvents, groupEvents)
                         .keyBy(event -> event.userId, Types.LONG)
                         .transform(
                                 COUNTER_NAME,
@@ -174,6 +217,27 @@ public final class UnreadJob {
                 .sinkTo(outputs.conversationCursors())
                 .uid(MYSQL_CONVERSATION_MEMBER_UID)
                 .name("MySQL conversation_member");
+        messageEvents
+                .flatMap(new ParticipantNotices())
+                .uid(MESSAGE_PARTICIPANTS_UID)
+                .name("participants of chat-messages")
+                .union(
+                        conversationEvents
+                                .flatMap(new ParticipantNotices.Members())
+                                .uid(MEMBER_PARTICIPANTS_UID)
+                                .name("participants of chat-conversations"),
+                        conversationCursors
+                                .map(ReaderUpdate::cursor)
+                                .returns(ReaderUpdate.class)
+                                .uid(CURSOR_READERS_UID)
+                                .name("cursors to readers"))
+                .keyBy(update -> update.conversationId, Types.LONG)
+                .process(new ConversationReaders())
+                .uid(READERS_UID)
+                .name("conversation readers")
+                .sinkTo(outputs.readers())
+                .uid(REDIS_READERS_UID)
+                .name("Redis readers");
         counts.getSideOutput(UnreadCounter.INBOX_CURSORS)
                 .sinkTo(outputs.inboxCursors())
                 .uid(MYSQL_USER_ACTIVITY_UID)
@@ -181,7 +245,9 @@ public final class UnreadJob {
 
         messageEvents
                 .getSideOutput(ParseEvents.DEAD_LETTERS)
-                .union(readEvents.getSideOutput(ParseEvents.DEAD_LETTERS))
+                .union(
+                        readEvents.getSideOutput(ParseEvents.DEAD_LETTERS),
+                        conversationEvents.getSideOutput(ParseEvents.DEAD_LETTERS))
                 .sinkTo(outputs.deadLetters())
                 .uid(DEAD_LETTERS_UID)
                 .name("dead letters");

@@ -9,6 +9,10 @@ public final class EventJson {
     public static final String INBOX_OPENED = "INBOX_OPENED";
     public static final String CONVERSATION_READ = "CONVERSATION_READ";
 
+    public static final String MEMBER_JOINED = "MEMBER_JOINED";
+    public static final String MEMBER_LEFT = "MEMBER_LEFT";
+    public static final String MESSAGE = "MESSAGE";
+
     private EventJson() {}
 
     /** A {@code chat-messages} value without a conversation. */
@@ -37,6 +41,35 @@ public final class EventJson {
         return "{\"type\":\"" + CONVERSATION_READ + "\",\"userId\":" + userId
                 + ",\"conversationId\":" + conversationId + ",\"readSeq\":" + readSeq
                 + ",\"readAt\":" + readAt + "}";
+    }
+
+    /** A {@code chat-conversations} MEMBER_JOINED or MEMBER_LEFT value. */
+    public static String membership(boolean joined, long conversationId, long userId, long seq) {
+        return "{\"type\":\"" + (joined ? MEMBER_JOINED : MEMBER_LEFT)
+                + "\",\"conversationId\":" + conversationId + ",\"userId\":" + userId
+                + ",\"seq\":" + seq + "}";
+    }
+
+    /**
+     * A {@code chat-conversations} MESSAGE value, published once for the whole conversation;
+     * {@code mentions} may be empty, and is then left out.
+     */
+    public static String groupMessage(
+            long conversationId, long seq, long senderId, long sentAt, long... mentions) {
+        StringBuilder json = new StringBuilder(96 + 12 * mentions.length)
+                .append("{\"type\":\"").append(MESSAGE)
+                .append("\",\"conversationId\":").append(conversationId)
+                .append(",\"seq\":").append(seq)
+                .append(",\"senderId\":").append(senderId)
+                .append(",\"sentAt\":").append(sentAt);
+        if (mentions.length > 0) {
+            json.append(",\"mentions\":[");
+            for (int i = 0; i < mentions.length; i++) {
+                json.append(i == 0 ? "" : ",").append(mentions[i]);
+            }
+            json.append(']');
+        }
+        return json.append('}').toString();
     }
 
     /** A record key: an id as decimal text. */

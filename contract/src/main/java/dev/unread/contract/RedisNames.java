@@ -24,6 +24,11 @@ public final class RedisNames {
      */
     public static final long VERSION_TTL_SECONDS = 86_400;
 
+    /**
+     * Sorted set per conversation: member userId, score the user's read cursor; scores only rise.
+     */
+    public static final String READERS = "chat:readers:";
+
     /** Pub/Sub channel of READ_RECEIPT messages, one per cursor that advanced. */
     public static final String READ_PROGRESS_CHANGED = "READ_PROGRESS_CHANGED";
 
@@ -43,6 +48,11 @@ public final class RedisNames {
     /** {@code prefix + "chat:unread:" + userId}. */
     public static String conversationsKey(String prefix, long userId) {
         return prefix + CONVERSATIONS + userId;
+    }
+
+    /** {@code prefix + "chat:readers:" + conversationId}. */
+    public static String readersKey(String prefix, long conversationId) {
+        return prefix + READERS + conversationId;
     }
 
     /** {@code prefix + "READ_PROGRESS_CHANGED"}. */

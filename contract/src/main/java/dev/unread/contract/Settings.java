@@ -13,6 +13,8 @@ public final class Settings {
     public static final Setting KAFKA_BOOTSTRAP = new Setting("kafka-bootstrap", "127.0.0.1:9092");
     public static final Setting MESSAGES_TOPIC = new Setting("messages-topic", Topics.MESSAGES);
     public static final Setting READS_TOPIC = new Setting("reads-topic", Topics.READS);
+    public static final Setting CONVERSATIONS_TOPIC =
+            new Setting("conversations-topic", Topics.CONVERSATIONS);
     public static final Setting DEAD_LETTER_TOPIC =
             new Setting("dead-letter-topic", Topics.DEAD_LETTERS);
     /** {@code redis://[[user]:password@]host:port/db}, or {@code rediss://} for TLS. */

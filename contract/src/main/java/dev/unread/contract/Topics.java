@@ -12,6 +12,11 @@ public final class Topics {
     /** Inbox opens and conversation reads; key = userId. */
     public static final String READS = "chat-reads";
 
+    /**
+     * Group conversations published once: membership changes and messages; key = conversationId.
+     */
+    public static final String CONVERSATIONS = "chat-conversations";
+
     /** Records the job refused, byte for byte, with the reason in headers. */
     public static final String DEAD_LETTERS = "chat-dead-letters";
 

@@ -300,7 +300,11 @@ public final class Bench {
         own.put("group-id", "unread-bench-" + workload);
         own.put("redis-key-prefix", prefix + workload + ":");
         UnreadConfig config = UnreadConfig.from(own, env);
-        kafka.createTopics(config.messagesTopic, config.readsTopic, config.deadLetterTopic);
+        kafka.createTopics(
+                config.messagesTopic,
+                config.readsTopic,
+                config.conversationsTopic,
+                config.deadLetterTopic);
         return config;
     }
 

@@ -266,7 +266,11 @@ public final class LocalStack implements AutoCloseable {
             Map<String, String> settings = new HashMap<>(options.settings());
             settings.put(Settings.KAFKA_BOOTSTRAP.name(), kafka.bootstrapServers());
             UnreadConfig config = UnreadConfig.from(settings, env);
-            kafka.createTopics(config.messagesTopic, config.readsTopic, config.deadLetterTopic);
+            kafka.createTopics(
+                    config.messagesTopic,
+                    config.readsTopic,
+                    config.conversationsTopic,
+                    config.deadLetterTopic);
 
             Path dataDir = TempDirs.create("unread-local-");
             started.add(() -> TempDirs.delete(dataDir));
@@ -353,11 +357,12 @@ public final class LocalStack implements AutoCloseable {
                                         + generator.workload().receivers()
                                         - 1);
         return String.format(
-                "unread local is running: Kafka bootstrap %s (topics %s, %s, %s), API %s"
+                "unread local is running: Kafka bootstrap %s (topics %s, %s, %s, %s), API %s"
                         + " (inbox page %s/), Flink UI %s, %s - Ctrl-C stops",
                 kafka.bootstrapServers(),
                 config.messagesTopic,
                 config.readsTopic,
+                config.conversationsTopic,
                 config.deadLetterTopic,
                 apiUri(),
                 apiUri(),

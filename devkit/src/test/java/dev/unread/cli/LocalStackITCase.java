@@ -13,6 +13,7 @@ import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.EventJson;
 import dev.unread.events.InboxCursor;
+import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
 import dev.unread.sinks.KafkaDeadLetters;
 import dev.unread.sinks.RedisCounts;
@@ -399,11 +400,13 @@ class LocalStackITCase {
         return new UnreadJob(
                 KafkaRawRecords.source(config, config.messagesTopic),
                 KafkaRawRecords.source(config, config.readsTopic),
+                KafkaRawRecords.source(config, config.conversationsTopic),
                 new UnreadJob.Outputs(
                         counts,
                         receipts,
                         new DiscardingSink<InboxCursor>(),
                         new DiscardingSink<ConversationCursor>(),
+                        new DiscardingSink<ReaderUpdate>(),
                         KafkaDeadLetters.sink(config)));
     }
 

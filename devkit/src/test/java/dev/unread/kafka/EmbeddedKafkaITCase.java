@@ -36,7 +36,7 @@ class EmbeddedKafkaITCase {
     @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
 
     @Test
-    void createsTheThreeTopicsWithFourPartitionsAndRoomForLargeDeadLetters() throws Exception {
+    void createsTheFourTopicsWithFourPartitionsAndRoomForLargeDeadLetters() throws Exception {
         UnreadConfig config = KAFKA.freshTopics(Map.of());
 
         try (Admin admin = KAFKA.kafka().admin()) {
@@ -45,6 +45,7 @@ class EmbeddedKafkaITCase {
                                     List.of(
                                             config.messagesTopic,
                                             config.readsTopic,
+                                            config.conversationsTopic,
                                             config.deadLetterTopic))
                             .allTopicNames()
                             .get();
@@ -65,7 +66,11 @@ class EmbeddedKafkaITCase {
         UnreadConfig config = KAFKA.freshTopics(Map.of());
         KAFKA.produce(config.readsTopic, "1", "kept");
 
-        KAFKA.kafka().createTopics(config.messagesTopic, config.readsTopic, config.deadLetterTopic);
+        KAFKA.kafka().createTopics(
+                config.messagesTopic,
+                config.readsTopic,
+                config.conversationsTopic,
+                config.deadLetterTopic);
 
         assertThat(KAFKA.records(config.readsTopic))
                 .extracting(r -> KafkaBroker.utf8(r.value()))

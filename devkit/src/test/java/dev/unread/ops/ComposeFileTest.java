@@ -77,7 +77,9 @@ class ComposeFileTest {
         assertThat(loop.find()).as("a loop over the topics in\n" + script).isTrue();
         Map<String, String> defaults = UnreadConfig.defaults();
         assertThat(loop.group(1).trim().split("\\s+")).containsExactlyInAnyOrder(
-                defaults.get("messages-topic"), defaults.get("reads-topic"));
+                defaults.get("messages-topic"),
+                defaults.get("reads-topic"),
+                defaults.get("conversations-topic"));
         // The letter of the largest input record is that record plus headers: the dead-letter
         // topic takes what the job's producer may send.
         assertThat(script).containsPattern("--topic " + defaults.get("dead-letter-topic")

@@ -32,6 +32,7 @@ public final class UnreadConfig implements Serializable {
             Settings.KAFKA_BOOTSTRAP,
             Settings.MESSAGES_TOPIC,
             Settings.READS_TOPIC,
+            Settings.CONVERSATIONS_TOPIC,
             Settings.DEAD_LETTER_TOPIC,
             Settings.KAFKA_PROPERTIES,
         }) {
@@ -62,6 +63,7 @@ public final class UnreadConfig implements Serializable {
     public final String kafkaBootstrap;
     public final String messagesTopic;
     public final String readsTopic;
+    public final String conversationsTopic;
     public final String deadLetterTopic;
     public final String groupId;
     /**
@@ -98,6 +100,7 @@ public final class UnreadConfig implements Serializable {
         kafkaBootstrap = s.get("kafka-bootstrap");
         messagesTopic = s.get("messages-topic");
         readsTopic = s.get("reads-topic");
+        conversationsTopic = s.get("conversations-topic");
         deadLetterTopic = s.get("dead-letter-topic");
         groupId = s.get("group-id");
         kafkaProperties = KafkaClientProperties.load(s.get(Settings.KAFKA_PROPERTIES.name()));
@@ -196,7 +199,8 @@ public final class UnreadConfig implements Serializable {
         // No passwords: the Redis and the JDBC URL may hold one, the Kafka settings several.
         return "UnreadConfig{kafka=" + kafkaBootstrap
                 + ", kafkaProperties=" + KafkaClientProperties.masked(kafkaProperties)
-                + ", topics=" + messagesTopic + "," + readsTopic + "," + deadLetterTopic
+                + ", topics=" + messagesTopic + "," + readsTopic + "," + conversationsTopic
+                + "," + deadLetterTopic
                 + ", redis=" + Settings.masked(redisUrl)
                 + (redisClusterNodes.isEmpty() ? "" : " on cluster " + redisClusterNodes)
                 + ", jdbc=" + Settings.masked(jdbcUrl) + ", flush=" + flushIntervalMs + "ms"

@@ -4,17 +4,22 @@ import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
- * A validated input event, keyed by {@link #userId}: the receiver of a message, or the user who
- * read. Messages and reads share one type so that both streams meet in one keyed function.
+ * A validated input event, keyed by {@link #userId}: the receiver of a message, the user who
+ * read, or the member who joined or left a group conversation. Messages, reads and membership
+ * changes share one type so that all of them meet in one keyed function; a group message reaches
+ * it as one MESSAGE per member (see dev.unread.state.GroupFanOut).
  *
  * <ul>
  *   <li>{@code kind}: what happened.
  *   <li>{@code userId}: {@code receiverId} of a message, {@code userId} of a read.
  *   <li>{@code senderId}: MESSAGE only; 0 otherwise.
- *   <li>{@code conversationId}: MESSAGE (0 when the message has none) and CONVERSATION_READ.
+ *   <li>{@code conversationId}: MESSAGE (0 when the message has none), CONVERSATION_READ and the
+ *       membership changes.
  *   <li>{@code seq}: MESSAGE: the message's seq in its conversation (0 when none);
- *       CONVERSATION_READ: {@code readSeq}.
- *   <li>{@code time}: epoch milliseconds; {@code sentAt} of a message, {@code readAt} of a read.
+ *       CONVERSATION_READ: {@code readSeq}; MEMBER_JOINED, MEMBER_LEFT: the change's seq.
+ *   <li>{@code time}: epoch milliseconds; {@code sentAt} of a message, {@code readAt} of a read;
+ *       0 for membership changes.
+ *   <li>{@code mentioned}: MESSAGE only: the message mentions its receiver.
  * </ul>
  *
  * <p>Crosses the network with {@link ChatEventSerializer}.
@@ -22,11 +27,13 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
 @TypeInfo(ChatEventSerializer.TypeInfoFactoryImpl.class)
 public class ChatEvent {
 
-    /** The three kinds of input the contract defines. */
+    /** The kinds of input the contract defines, per user. */
     public enum Kind {
         MESSAGE,
         INBOX_OPENED,
-        CONVERSATION_READ
+        CONVERSATION_READ,
+        MEMBER_JOINED,
+        MEMBER_LEFT
     }
 
     public Kind kind;
@@ -35,6 +42,7 @@ public class ChatEvent {
     public long conversationId;
     public long seq;
     public long time;
+    public boolean mentioned;
 
     public ChatEvent() {}
 
@@ -66,6 +74,12 @@ public class ChatEvent {
         return new ChatEvent(Kind.CONVERSATION_READ, userId, 0, conversationId, readSeq, readAt);
     }
 
+    /** U joined ({@code joined}) or left conversation C at {@code seq}. */
+    public static ChatEvent membership(boolean joined, long userId, long conversationId, long seq) {
+        return new ChatEvent(
+                joined ? Kind.MEMBER_JOINED : Kind.MEMBER_LEFT, userId, 0, conversationId, seq, 0);
+    }
+
     public boolean hasConversation() {
         return conversationId > 0;
     }
@@ -84,12 +98,13 @@ public class ChatEvent {
                 && senderId == that.senderId
                 && conversationId == that.conversationId
                 && seq == that.seq
-                && time == that.time;
+                && time == that.time
+                && mentioned == that.mentioned;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(kind, userId, senderId, conversationId, seq, time);
+        return Objects.hash(kind, userId, senderId, conversationId, seq, time, mentioned);
     }
 
     @Override
@@ -98,9 +113,12 @@ public class ChatEvent {
             case MESSAGE:
                 return "MESSAGE(" + senderId + "->" + userId
                         + (hasConversation() ? " c" + conversationId + "#" + seq : "")
-                        + " @" + time + ")";
+                        + (mentioned ? " mentioned" : "") + " @" + time + ")";
             case INBOX_OPENED:
                 return "INBOX_OPENED(" + userId + " @" + time + ")";
+            case MEMBER_JOINED:
+            case MEMBER_LEFT:
+                return kind + "(" + userId + " c" + conversationId + "#" + seq + ")";
             default:
                 return "CONVERSATION_READ(" + userId + " c" + conversationId + " <=" + seq
                         + " @" + time + ")";

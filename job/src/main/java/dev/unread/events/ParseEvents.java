@@ -55,14 +55,26 @@ public class ParseEvents extends ProcessFunction<RawRecord, ChatEvent> {
     }
 
     private void checkTime(ChatEvent event, long recordTimestamp) throws InvalidRecordException {
-        String name = event.kind == ChatEvent.Kind.MESSAGE ? "sentAt" : "readAt";
+        checkTime(
+                event.kind == ChatEvent.Kind.MESSAGE ? "sentAt" : "readAt",
+                event.time,
+                recordTimestamp,
+                maxFutureSkewMs);
+    }
+
+    /**
+     * Refuses {@code time} (the field {@code name}) when it lies more than {@code maxFutureSkewMs}
+     * after the Kafka record's own {@code recordTimestamp}, or when the record has none.
+     */
+    static void checkTime(String name, long time, long recordTimestamp, long maxFutureSkewMs)
+            throws InvalidRecordException {
         if (recordTimestamp < 0) {
             throw new InvalidRecordException(name + ": the record has no timestamp to bound it by");
         }
         // Written so that a skew up to Long.MAX_VALUE cannot overflow.
-        if (event.time - recordTimestamp > maxFutureSkewMs) {
+        if (time - recordTimestamp > maxFutureSkewMs) {
             throw new InvalidRecordException(
-                    name + ": " + event.time + " is more than " + maxFutureSkewMs
+                    name + ": " + time + " is more than " + maxFutureSkewMs
                             + " ms after the record's timestamp " + recordTimestamp);
         }
     }

@@ -11,6 +11,10 @@ package dev.unread.state;
  *       where it holds those seqs as encoded by {@link UnreadSeqs} (runs, or a portable-format
  *       Roaring64NavigableMap); {@link UnreadChunks#migrate} moves them into chunks on the
  *       conversation's first touch.
+ *   <li>{@code membership}: the user's newest membership event in the conversation (see {@link
+ *       GroupFanOut#MEMBERS}): its seq, negated for MEMBER_LEFT; 0 when none. While it is negative
+ *       the counts are hidden (0). Added after savepoints/v1: POJO schema evolution restores it
+ *       as 0.
  * </ul>
  */
 public class ConversationState {
@@ -20,6 +24,7 @@ public class ConversationState {
     public long unreadCount;
     /** The counter incarnation that last wrote this count out; see UnreadCounter. */
     public long refreshedIn;
+    public long membership;
 
     public ConversationState() {}
 }

@@ -31,6 +31,11 @@ import org.apache.flink.util.OutputTag;
  * dropped on arrival, since neither ever moves back. So a message costs a few point reads and at
  * most one write per state; a reset walks only the senders it may remove.
  *
+ * <p>A user who left a group conversation (newest membership event MEMBER_LEFT, forwarded by
+ * {@link GroupFanOut}) has its counts for it hidden: written as 0 while the unread seqs stay in
+ * state, and written again when a newer MEMBER_JOINED brings them back. Leaving moves no cursor
+ * and does not touch the badge.
+ *
  * <p>Emits a {@link UnreadCount} only when a count changes, and the cursors to side outputs only
  * when they advance.
  *
@@ -160,6 +165,10 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             case CONVERSATION_READ:
                 readConversation(event, ctx, out);
                 break;
+            case MEMBER_JOINED:
+            case MEMBER_LEFT:
+                changeMembership(event, out);
+                break;
             default:
                 throw new IllegalArgumentException("unknown event kind " + event.kind);
         }
@@ -202,7 +211,34 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                 && unreadSeqs.add(message.conversationId, state, message.seq)) {
             changed = true;
         }
-        emitConversation(message.userId, message.conversationId, state, changed, out);
+        boolean shown = changed && state.membership >= 0;
+        if (!emitConversation(message.userId, message.conversationId, state, shown, out)
+                && changed) {
+            conversations.put(message.conversationId, state);
+        }
+    }
+
+    private void changeMembership(ChatEvent change, Collector<UnreadCount> out) throws Exception {
+        long membership =
+                change.kind == ChatEvent.Kind.MEMBER_JOINED ? change.seq : -change.seq;
+        ConversationState state = conversations.get(change.conversationId);
+        if (state == null) {
+            // Nothing counted yet, so nothing to show or hide: the first count writes itself.
+            state = new ConversationState();
+            state.membership = membership;
+            conversations.put(change.conversationId, state);
+            return;
+        }
+        if (!GroupFanOut.after(membership, state.membership)) {
+            emitConversation(change.userId, change.conversationId, state, false, out);
+            return;
+        }
+        boolean hiddenBefore = state.membership < 0;
+        state.membership = membership;
+        boolean changed = hiddenBefore != membership < 0 && UnreadChunks.count(state) > 0;
+        if (!emitConversation(change.userId, change.conversationId, state, changed, out)) {
+            conversations.put(change.conversationId, state);
+        }
     }
 
     /**
@@ -219,8 +255,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         if (changed || state.refreshedIn != incarnation) {
             state.refreshedIn = incarnation;
             conversations.put(conversationId, state);
-            out.collect(UnreadCount.conversation(
-                    user, conversationId, UnreadChunks.count(state)));
+            out.collect(UnreadCount.conversation(user, conversationId, visible(state)));
             return true;
         }
         return false;
@@ -264,13 +299,19 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         state.lastReadSeq = read.seq;
         unreadSeqs.migrate(read.conversationId, state);
         long removed = unreadSeqs.removeUpTo(read.conversationId, state, read.seq);
-        long after = state.unreadCount;
-        if (!emitConversation(read.userId, read.conversationId, state, removed > 0, out)) {
+        boolean shown = removed > 0 && state.membership >= 0;
+        if (!emitConversation(read.userId, read.conversationId, state, shown, out)) {
             conversations.put(read.conversationId, state);
         }
         ctx.output(
                 CONVERSATION_CURSORS,
-                new ConversationCursor(read.userId, read.conversationId, read.seq, after));
+                new ConversationCursor(
+                        read.userId, read.conversationId, read.seq, visible(state)));
+    }
+
+    /** The count the contract shows: the unread seqs, or 0 while the user has left. */
+    private static long visible(ConversationState state) {
+        return state.membership < 0 ? 0 : UnreadChunks.count(state);
     }
 
     /**

@@ -108,7 +108,9 @@ class KafkaDeadLettersITCase {
         new UnreadJob(
                         KafkaRawRecords.bounded(config, config.messagesTopic),
                         KafkaRawRecords.bounded(config, config.readsTopic),
+                        KafkaRawRecords.bounded(config, config.conversationsTopic),
                         new UnreadJob.Outputs(
+                                new DiscardingSink<>(),
                                 new DiscardingSink<>(),
                                 new DiscardingSink<>(),
                                 new DiscardingSink<>(),

@@ -263,7 +263,7 @@ class UnreadCounterModelTest {
     }
 
     /** Redis as the sinks leave it: the last value written per key or field, 0 = deleted. */
-    private static final class RedisModel {
+    static final class RedisModel {
         final Map<String, String> senders = new TreeMap<>();
         final Map<String, Map<String, String>> conversations = new TreeMap<>();
 

@@ -1,13 +1,19 @@
 package dev.unread.testing;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationEvent;
 import dev.unread.events.EventJson;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
-/** Events as a chat server publishes them: JSON on the topic of their kind, keyed by user. */
+/**
+ * Events as a chat server publishes them: JSON on the topic of their kind, keyed by user, or for
+ * {@code chat-conversations} by conversation.
+ */
 public final class ChatRecords {
 
     private ChatRecords() {}
@@ -29,6 +35,25 @@ public final class ChatRecords {
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(events.size());
         for (ChatEvent event : events) {
             records.add(of(config, event));
+        }
+        return records;
+    }
+
+    /** {@code chat-conversations} records, keyed by conversation, in the given order. */
+    public static List<ProducerRecord<byte[], byte[]>> ofConversations(
+            UnreadConfig config, List<ConversationEvent> events) {
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(events.size());
+        for (ConversationEvent e : events) {
+            String json = e.isMessage()
+                    ? dev.unread.contract.EventJson.groupMessage(
+                            e.conversationId, e.seq, e.senderId, e.sentAt, e.mentions)
+                    : dev.unread.contract.EventJson.membership(
+                            e.kind == ConversationEvent.Kind.MEMBER_JOINED,
+                            e.conversationId, e.userId, e.seq);
+            records.add(new ProducerRecord<>(
+                    config.conversationsTopic,
+                    dev.unread.contract.EventJson.key(e.conversationId).getBytes(UTF_8),
+                    json.getBytes(UTF_8)));
         }
         return records;
     }

@@ -8,6 +8,7 @@ import dev.unread.config.UnreadConfig;
 import dev.unread.contract.DeadLetters;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.EventJson;
+import dev.unread.events.ConversationEvent;
 import dev.unread.sinks.KafkaDeadLetters;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -97,11 +98,12 @@ public final class JobHarness {
      */
     public record Traffic(
             List<ChatEvent> events,
+            List<ConversationEvent> conversations,
             List<BadRecords.Bad> bad,
             List<ProducerRecord<byte[], byte[]>> records) {
 
         public Oracle oracle() {
-            return Oracle.of(events);
+            return Oracle.of(events, conversations);
         }
 
         /** The records in {@code n} consecutive parts of about equal size. */
@@ -119,7 +121,11 @@ public final class JobHarness {
         }
     }
 
-    /** {@code eventCount} valid events from {@code seed} with {@code bad} mixed in. */
+    /**
+     * {@code eventCount} valid events from {@code seed}, a fifth as many {@code
+     * chat-conversations} records in the same conversations (with their members' reads), and
+     * {@code bad} mixed in.
+     */
     public static Traffic traffic(
             UnreadConfig config, long seed, int eventCount, List<BadRecords.Bad> bad) {
         return traffic(config, seed, eventCount, bad, EventJson::value);
@@ -132,13 +138,20 @@ public final class JobHarness {
             int eventCount,
             List<BadRecords.Bad> bad,
             Function<ChatEvent, byte[]> encoding) {
-        EventStreams streams = new EventStreams(seed).withIds(1_000_000 + seed * 1000, 1);
+        long firstUser = 1_000_000 + seed * 1000;
+        EventStreams streams = new EventStreams(seed).withIds(firstUser, 1);
         List<ChatEvent> events = streams.events(eventCount);
+        GroupStreams groups = new GroupStreams(streams.random(), firstUser, 1);
+        GroupStreams.Traffic group = groups.traffic(eventCount / 5, 12);
+        events.addAll(group.reads());
         List<ChatEvent> order = streams.orders(events, 1, 0.2).get(0);
-        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(order.size());
+        List<ProducerRecord<byte[], byte[]>> messagesAndReads = new ArrayList<>(order.size());
         for (ChatEvent event : order) {
-            records.add(ChatRecords.of(config, event, encoding.apply(event)));
+            messagesAndReads.add(ChatRecords.of(config, event, encoding.apply(event)));
         }
+        List<ProducerRecord<byte[], byte[]>> records = interleaved(
+                messagesAndReads,
+                ChatRecords.ofConversations(config, groups.published(group.records(), 0.2)));
         int valid = records.size();
         List<ProducerRecord<byte[], byte[]>> mixed = new ArrayList<>(valid + bad.size());
         Random keys = new Random(seed);
@@ -152,7 +165,21 @@ public final class JobHarness {
             mixed.add(new ProducerRecord<>(sourceTopic(config, b), hostileKey(keys), b.value()));
         }
         mixed.addAll(records.subList(next, valid));
-        return new Traffic(events, bad, mixed);
+        return new Traffic(events, group.records(), bad, mixed);
+    }
+
+    /** Both lists spread evenly through one, each in its own order. */
+    private static <T> List<T> interleaved(List<T> a, List<T> b) {
+        List<T> all = new ArrayList<>(a.size() + b.size());
+        int j = 0;
+        for (int i = 0; i < a.size(); i++) {
+            all.add(a.get(i));
+            while (j < b.size() && (long) j * a.size() <= (long) i * b.size()) {
+                all.add(b.get(j++));
+            }
+        }
+        all.addAll(b.subList(j, b.size()));
+        return all;
     }
 
     /**
@@ -242,7 +269,8 @@ public final class JobHarness {
         try (Admin admin = kafka.kafka().admin()) {
             Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
             for (TopicDescription topic : admin.describeTopics(
-                            List.of(config.messagesTopic, config.readsTopic))
+                            List.of(config.messagesTopic, config.readsTopic,
+                                    config.conversationsTopic))
                     .allTopicNames().get().values()) {
                 topic.partitions().forEach(p -> partitions.put(
                         new TopicPartition(topic.name(), p.partition()), OffsetSpec.latest()));

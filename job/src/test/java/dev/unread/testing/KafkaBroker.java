@@ -150,7 +150,7 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
     }
 
     /**
-     * A config pointing at this broker with the three topics under unique names (and a unique
+     * A config pointing at this broker with the four topics under unique names (and a unique
      * consumer group), all created. {@code settings} may change anything else.
      */
     public UnreadConfig freshTopics(Map<String, String> settings) {
@@ -173,12 +173,17 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
         Map<String, String> all = new HashMap<>();
         all.put("messages-topic", "chat-messages-" + suffix);
         all.put("reads-topic", "chat-reads-" + suffix);
+        all.put("conversations-topic", "chat-conversations-" + suffix);
         all.put("dead-letter-topic", "chat-dead-letters-" + suffix);
         all.put("group-id", "unread-" + suffix);
         all.putAll(settings);
         all.put("kafka-bootstrap", bootstrap);
         UnreadConfig config = UnreadConfig.with(all);
-        kafka().createTopics(config.messagesTopic, config.readsTopic, config.deadLetterTopic);
+        kafka().createTopics(
+                config.messagesTopic,
+                config.readsTopic,
+                config.conversationsTopic,
+                config.deadLetterTopic);
         return config;
     }
 

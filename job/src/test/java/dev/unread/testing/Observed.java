@@ -21,10 +21,12 @@ public final class Observed {
     public final Map<Long, Long> userActivity;
     public final Map<Member, Long> conversationMember;
     public final Map<Member, Long> unreadCounts;
+    public final Map<String, Map<String, Double>> readers;
 
     private Observed(
             Map<String, String> senderKeys,
             Map<String, Map<String, String>> conversationHashes,
+            Map<String, Map<String, Double>> readers,
             Map<Long, Long> userActivity,
             Map<Member, Long> conversationMember,
             Map<Member, Long> unreadCounts) {
@@ -33,12 +35,14 @@ public final class Observed {
         this.userActivity = userActivity;
         this.conversationMember = conversationMember;
         this.unreadCounts = unreadCounts;
+        this.readers = readers;
     }
 
     /** Redis under {@code prefix} and, when {@code db} is not null, both MySQL tables. */
     public static Observed read(String prefix, MySqlTestDatabase db) throws SQLException {
         Map<String, String> senders = TestRedis.strings(prefix + Oracle.SENDERS_KEY);
         Map<String, Map<String, String>> hashes = TestRedis.hashes(prefix + Oracle.CONVERSATIONS_KEY);
+        Map<String, Map<String, Double>> readers = TestRedis.sortedSets(prefix + Oracle.READERS_KEY);
         Map<Long, Long> activity = new TreeMap<>();
         Map<Member, Long> members = new TreeMap<>();
         Map<Member, Long> unread = new TreeMap<>();
@@ -68,7 +72,7 @@ public final class Observed {
                 }
             }
         }
-        return new Observed(senders, hashes, activity, members, unread);
+        return new Observed(senders, hashes, readers, activity, members, unread);
     }
 
     /** Whether Redis and MySQL equal the oracle; {@code unread_count} within its bounds. */
@@ -81,6 +85,7 @@ public final class Observed {
         StringBuilder diff = new StringBuilder();
         compare(diff, "Redis sender badges", oracle.redisSenderKeys(prefix), senderKeys);
         compare(diff, "Redis conversation counts", oracle.redisConversationHashes(prefix), conversationHashes);
+        compare(diff, "Redis readers", oracle.redisReaders(prefix), readers);
         if (withMySql) {
             compare(diff, "user_activity", oracle.userActivityRows(), userActivity);
             compare(diff, "conversation_member", oracle.conversationMemberRows(), conversationMember);

@@ -1,6 +1,7 @@
 package dev.unread.testing;
 
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationEvent;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -13,7 +14,8 @@ import java.util.TreeSet;
 
 /**
  * The expected outcome of a set of events, computed straight from the "Semantics" section of
- * docs/contract.md and nothing else: it never looks at how the job computes its counts, so a test
+ * docs/contract.md (and, for {@code chat-conversations}, its groups and readers rules) and nothing
+ * else: it never looks at how the job computes its counts, so a test
  * that compares the two can catch a wrong idea as well as a wrong line.
  *
  * <p>Everything except {@link #unreadAfterLastRead(List)} is a pure function of the <em>set</em>
@@ -27,6 +29,9 @@ public final class Oracle {
 
     /** Redis key of the per-conversation counts hash, without the configurable prefix. */
     public static final String CONVERSATIONS_KEY = "chat:unread:";
+
+    /** Redis key of a conversation's readers sorted set, without the configurable prefix. */
+    public static final String READERS_KEY = "chat:readers:";
 
     /** A {@code conversation_member} primary key. */
     public record Member(long conversationId, long userId) implements Comparable<Member> {
@@ -48,9 +53,49 @@ public final class Oracle {
     private final Map<Long, List<ChatEvent>> messagesFromOthers = new HashMap<>();
     /** Distinct seqs from others per (conversation, receiver), whatever the cursor. */
     private final Map<Member, TreeSet<Long>> seqsFromOthers = new TreeMap<>();
+    /** Members whose newest membership event in the conversation is MEMBER_LEFT. */
+    private final Set<Member> left = new TreeSet<>();
+    /** conversationId → participants(C). */
+    private final Map<Long, Set<Long>> participants = new TreeMap<>();
 
-    private Oracle(Collection<ChatEvent> events) {
+    private Oracle(Collection<ChatEvent> events, Collection<ConversationEvent> conversations) {
         for (ChatEvent e : events) {
+            if (e.kind == ChatEvent.Kind.MESSAGE && e.conversationId > 0) {
+                Set<Long> p = participants.computeIfAbsent(e.conversationId, c -> new TreeSet<>());
+                p.add(e.senderId);
+                p.add(e.userId);
+            }
+        }
+        Map<Member, List<ConversationEvent>> memberships = new HashMap<>();
+        for (ConversationEvent e : conversations) {
+            if (!e.isMessage()) {
+                memberships.computeIfAbsent(new Member(e.conversationId, e.userId),
+                        m -> new ArrayList<>()).add(e);
+                participants.computeIfAbsent(e.conversationId, c -> new TreeSet<>()).add(e.userId);
+            }
+        }
+        List<ChatEvent> all = new ArrayList<>(events);
+        for (ConversationEvent e : conversations) {
+            if (!e.isMessage()) {
+                continue;
+            }
+            // "counts, for every member U != senderId at its seq, exactly as the chat-messages
+            // record {senderId, receiverId: U, sentAt, conversationId, seq} would".
+            memberships.forEach((member, changes) -> {
+                if (member.conversationId() == e.conversationId
+                        && member.userId() != e.senderId
+                        && isMember(changes, e.seq)) {
+                    all.add(ChatEvent.message(
+                            e.senderId, member.userId(), e.conversationId, e.seq, e.sentAt));
+                }
+            });
+        }
+        memberships.forEach((member, changes) -> {
+            if (newestIsLeft(changes)) {
+                left.add(member);
+            }
+        });
+        for (ChatEvent e : all) {
             switch (e.kind) {
                 case INBOX_OPENED:
                     lastReadAt.merge(e.userId, e.time, Math::max);
@@ -81,7 +126,37 @@ public final class Oracle {
 
     /** The expected outcome after every event in {@code events} was processed at least once. */
     public static Oracle of(Collection<ChatEvent> events) {
-        return new Oracle(events);
+        return new Oracle(events, List.of());
+    }
+
+    /** The same with the {@code chat-conversations} records {@code conversations}. */
+    public static Oracle of(
+            Collection<ChatEvent> events, Collection<ConversationEvent> conversations) {
+        return new Oracle(events, conversations);
+    }
+
+    /**
+     * member(U,C,s): U's membership event in C with the largest seq below s is a JOINED; at one
+     * seq a LEFT wins.
+     */
+    private static boolean isMember(List<ConversationEvent> changes, long seq) {
+        long best = 0;
+        boolean member = false;
+        for (ConversationEvent c : changes) {
+            if (c.seq < seq && c.seq >= best) {
+                boolean joined = c.kind == ConversationEvent.Kind.MEMBER_JOINED;
+                member = c.seq > best ? joined : member && joined;
+                best = c.seq;
+            }
+        }
+        return member;
+    }
+
+    /** Whether the newest membership event (largest seq, a LEFT winning a tie) is a LEFT. */
+    private static boolean newestIsLeft(List<ConversationEvent> changes) {
+        long newest = changes.stream().mapToLong(c -> c.seq).max().orElse(0);
+        return changes.stream()
+                .anyMatch(c -> c.seq == newest && c.kind == ConversationEvent.Kind.MEMBER_LEFT);
     }
 
     /** max {@code readAt} over the user's INBOX_OPENED events, 0 if none. */
@@ -106,8 +181,14 @@ public final class Oracle {
         return senders.size();
     }
 
-    /** Distinct seqs from others in the conversation past the user's read cursor. */
+    /**
+     * Distinct seqs from others in the conversation past the user's read cursor; 0 while the
+     * user's newest membership event in it is MEMBER_LEFT.
+     */
     public long unread(long userId, long conversationId) {
+        if (left.contains(new Member(conversationId, userId))) {
+            return 0;
+        }
         return unreadPast(new Member(conversationId, userId), lastReadSeq(userId, conversationId));
     }
 
@@ -176,6 +257,32 @@ public final class Oracle {
             Map<String, String> fields = new TreeMap<>();
             counts.forEach((c, n) -> fields.put(Long.toString(c), Long.toString(n)));
             keys.put(prefix + CONVERSATIONS_KEY + user, fields);
+        });
+        return keys;
+    }
+
+    /** participants(C), sorted. */
+    public Set<Long> participants(long conversationId) {
+        return participants.getOrDefault(conversationId, Set.of());
+    }
+
+    /**
+     * Expected sorted sets {@code {prefix}chat:readers:{C}}: member userId → score lastReadSeq,
+     * for every participant with a cursor above 0; keys with no member absent.
+     */
+    public Map<String, Map<String, Double>> redisReaders(String prefix) {
+        Map<String, Map<String, Double>> keys = new TreeMap<>();
+        participants.forEach((conversation, users) -> {
+            Map<String, Double> scores = new TreeMap<>();
+            for (long user : users) {
+                long cursor = lastReadSeq(user, conversation);
+                if (cursor > 0) {
+                    scores.put(Long.toString(user), (double) cursor);
+                }
+            }
+            if (!scores.isEmpty()) {
+                keys.put(prefix + READERS_KEY + conversation, scores);
+            }
         });
         return keys;
     }

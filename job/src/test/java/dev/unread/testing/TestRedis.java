@@ -100,6 +100,22 @@ public final class TestRedis {
         return hashes;
     }
 
+    /** Sorted sets under {@code prefix} in database 0: key → member → score. */
+    public static Map<String, Map<String, Double>> sortedSets(String prefix) {
+        Map<String, Map<String, Double>> sets = new TreeMap<>();
+        try (Jedis jedis = connect(0)) {
+            for (String key : keys(jedis, prefix)) {
+                if (jedis.type(key).equals("zset")) {
+                    Map<String, Double> scores = new TreeMap<>();
+                    jedis.zrangeWithScores(key, 0, -1)
+                            .forEach(t -> scores.put(t.getElement(), t.getScore()));
+                    sets.put(key, scores);
+                }
+            }
+        }
+        return sets;
+    }
+
     /**
      * The counts under {@code prefix}: strings as strings, hashes as maps; without the version
      * keys, as {@link #strings}.

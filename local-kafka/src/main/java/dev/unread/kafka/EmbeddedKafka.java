@@ -163,13 +163,18 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /**
-     * Creates the job's three topics with {@link #PARTITIONS} partitions each; the dead-letter
+     * Creates the job's four topics with {@link #PARTITIONS} partitions each; the dead-letter
      * topic accepts letters up to {@link DeadLetters#MAX_LETTER_BYTES}. Topics that exist are
      * left alone.
      */
-    public void createTopics(String messagesTopic, String readsTopic, String deadLetterTopic) {
+    public void createTopics(
+            String messagesTopic,
+            String readsTopic,
+            String conversationsTopic,
+            String deadLetterTopic) {
         createTopic(messagesTopic, PARTITIONS, Map.of());
         createTopic(readsTopic, PARTITIONS, Map.of());
+        createTopic(conversationsTopic, PARTITIONS, Map.of());
         createTopic(
                 deadLetterTopic,
                 PARTITIONS,

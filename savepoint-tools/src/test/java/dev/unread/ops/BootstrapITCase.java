@@ -195,9 +195,11 @@ class BootstrapITCase {
             new UnreadJob(
                             EventSources.of(later, true),
                             EventSources.of(later, false),
+                            EventSources.oneRefusedRecord("chat-conversations"),
                             new UnreadJob.Outputs(
                                     new RedisCounts(config),
                                     new RedisReceipts(config),
+                                    new DiscardingSink<>(),
                                     new DiscardingSink<>(),
                                     new DiscardingSink<>(),
                                     new DiscardingSink<>()))

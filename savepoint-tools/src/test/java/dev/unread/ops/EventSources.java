@@ -28,6 +28,18 @@ final class EventSources {
                 new Records(topic, values), values.size(), TypeInformation.of(RawRecord.class));
     }
 
+    /**
+     * For a topic the test does not use: one empty record, which the job refuses to the
+     * dead letters and which so changes nothing (a DataGeneratorSource of no records still
+     * asks its function for record 0).
+     */
+    static DataGeneratorSource<RawRecord> oneRefusedRecord(String topic) {
+        ArrayList<String> values = new ArrayList<>();
+        values.add("");
+        return new DataGeneratorSource<>(
+                new Records(topic, values), 1, TypeInformation.of(RawRecord.class));
+    }
+
     /** Record {@code i} is the {@code i}-th value, at offset {@code i} of partition 0. */
     private static final class Records implements GeneratorFunction<Long, RawRecord> {
         private static final long serialVersionUID = 1L;

@@ -154,7 +154,11 @@ class SavepointCompatibilityITCase {
         settings.put("flush-interval-ms", "50");
         settings.put("checkpoint-interval-ms", "500");
         UnreadConfig config = UnreadConfig.with(settings);
-        KAFKA.kafka().createTopics(config.messagesTopic, config.readsTopic, config.deadLetterTopic);
+        KAFKA.kafka().createTopics(
+                config.messagesTopic,
+                config.readsTopic,
+                config.conversationsTopic,
+                config.deadLetterTopic);
         return config;
     }
 

@@ -32,14 +32,23 @@ final class Params {
         throw ApiError.badRequest(name + " must be an integer from 1 to " + Long.MAX_VALUE);
     }
 
-    /** {@code userIds=1,2,3}: given once, 1 to {@link #MAX_BATCH} ids, in the order given. */
-    static long[] idList(String name, List<String> values) {
+    /** A query parameter given once, an integer from 1 to 2^63-1. */
+    static long queryId(String name, List<String> values) {
+        return id(name, once(name, values));
+    }
+
+    private static String once(String name, List<String> values) {
         if (values.size() != 1) {
             throw ApiError.badRequest(values.isEmpty()
                     ? "query parameter " + name + " is required"
                     : "query parameter " + name + " must be given once");
         }
-        String text = values.get(0);
+        return values.get(0);
+    }
+
+    /** {@code userIds=1,2,3}: given once, 1 to {@link #MAX_BATCH} ids, in the order given. */
+    static long[] idList(String name, List<String> values) {
+        String text = once(name, values);
         if (text.isEmpty()) {
             throw ApiError.badRequest(name + " must list at least one id");
         }

@@ -29,6 +29,9 @@ final class RedisUnread implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisUnread.class);
 
+    /** Readers listed by {@code GET /api/conversations/{cid}/readers}; the count is exact. */
+    static final int MAX_READERS = 100;
+
     /** Jetty serves many requests at once; more than Jedis' default 8 connections. */
     private static final int MAX_CONNECTIONS = 32;
 
@@ -151,6 +154,52 @@ final class RedisUnread implements AutoCloseable {
         return new UserUnread(userId, badge == null ? 0 : Long.parseLong(badge), counts);
     }
 
+    /**
+     * Whether {@code userId} is among the conversation's readers (a cursor in it) or has an
+     * unread count in it: what lets a user's token read the conversation's readers.
+     */
+    boolean concerns(long conversationId, long userId) {
+        Response<Double> score;
+        Response<Boolean> counted;
+        try (AbstractPipeline pipeline =
+                cluster == null ? client.pipelined() : cluster.pipelined(replyReaders)) {
+            score = pipeline.zscore(
+                    RedisNames.readersKey(keyPrefix, conversationId), Long.toString(userId));
+            counted = pipeline.hexists(
+                    RedisNames.conversationsKey(keyPrefix, userId), Long.toString(conversationId));
+            pipeline.sync();
+        } catch (JedisDataException e) {
+            throw e;
+        } catch (JedisException e) {
+            throw new DependencyException(DependencyException.REDIS, e);
+        }
+        return score.get() != null || Boolean.TRUE.equals(counted.get());
+    }
+
+    /**
+     * "Read by N" for {@code seq}: how many readers of the conversation have a cursor at or past
+     * it, and the first {@link #MAX_READERS} of them by cursor, in one pipelined round trip.
+     */
+    ConversationReaders readers(long conversationId, long seq) {
+        String key = RedisNames.readersKey(keyPrefix, conversationId);
+        String min = Long.toString(seq);
+        Response<Long> count;
+        Response<List<String>> first;
+        try (AbstractPipeline pipeline =
+                cluster == null ? client.pipelined() : cluster.pipelined(replyReaders)) {
+            count = pipeline.zcount(key, min, "+inf");
+            first = pipeline.zrangeByScore(key, min, "+inf", 0, MAX_READERS);
+            pipeline.sync();
+        } catch (JedisDataException e) {
+            throw e;
+        } catch (JedisException e) {
+            throw new DependencyException(DependencyException.REDIS, e);
+        }
+        List<Long> readers = new ArrayList<>(first.get().size());
+        first.get().forEach(id -> readers.add(Long.parseLong(id)));
+        return new ConversationReaders(conversationId, seq, count.get(), readers);
+    }
+
     void ping() {
         try {
             client.ping();
@@ -184,4 +233,10 @@ final class RedisUnread implements AutoCloseable {
 
     /** A user's counts and the version of the latest change they hold. */
     record Snapshot(long version, UserUnread counts) {}
+
+    /**
+     * What {@code GET /api/conversations/{cid}/readers?seq=S} answers: how many participants
+     * have read up to S or further, and up to {@link #MAX_READERS} of them, lowest cursor first.
+     */
+    record ConversationReaders(long conversationId, long seq, long readCount, List<Long> readers) {}
 }

@@ -108,6 +108,7 @@ public final class StateQueryApi implements AutoCloseable {
         routes.put("POST /api/users/{userId}/inbox/opened", this::inboxOpened);
         routes.put("POST /api/conversations/{cid}/read", this::conversationRead);
         routes.put("GET " + EVENTS_ROUTE, this::events);
+        routes.put("GET /api/conversations/{cid}/readers", this::readers);
         routes.put("GET /health", this::health);
         routes.put("GET /metrics", this::metrics);
         routes.put("GET /openapi.json", this::openApi);
@@ -331,6 +332,20 @@ public final class StateQueryApi implements AutoCloseable {
         if (client != null) {
             client.close(true);
         }
+    }
+
+    /**
+     * Read by N. A user's token reads only a conversation the user has a cursor in or a count
+     * in; the service token reads any.
+     */
+    private void readers(Context ctx) {
+        long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
+        long seq = Params.queryId("seq", ctx.queryParams("seq"));
+        Auth.Caller caller = caller(ctx);
+        if (caller.userId() != 0 && !redis.concerns(conversationId, caller.userId())) {
+            throw new ApiError(403, "the token's user has no part in this conversation");
+        }
+        respond(ctx, 200, redis.readers(conversationId, seq));
     }
 
     private void health(Context ctx) {

@@ -73,6 +73,30 @@ class StateQueryApiITCase {
     }
 
     @Test
+    void readersCountEveryCursorAtOrPastSeqAndListAHundredLowestFirst() {
+        String key = stores.keyPrefix + "chat:readers:80001";
+        Map<String, Double> scores = new java.util.HashMap<>();
+        for (long user = 1; user <= 150; user++) {
+            scores.put(Long.toString(10_000 + user), (double) (1000 + user));
+        }
+        scores.put("7", 5.0);
+        stores.redis.zadd(key, scores);
+
+        HttpResponse<String> response = http.get("/api/conversations/80001/readers?seq=1011");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        String first = java.util.stream.LongStream.rangeClosed(10_011, 10_110)
+                .mapToObj(Long::toString)
+                .collect(java.util.stream.Collectors.joining(","));
+        assertThat(response.body()).isEqualTo("{\"conversationId\":80001,\"seq\":1011,"
+                + "\"readCount\":140,\"readers\":[" + first + "]}");
+        assertThat(http.get("/api/conversations/80001/readers?seq=1").body())
+                .contains("\"readCount\":151");
+        assertThat(http.get("/api/conversations/80002/readers?seq=1").body()).isEqualTo(
+                "{\"conversationId\":80002,\"seq\":1,\"readCount\":0,\"readers\":[]}");
+    }
+
+    @Test
     void aUserWithNoKeysHasNothingUnread() {
         HttpResponse<String> response = http.get("/api/users/424242/unread");
 
@@ -433,7 +457,16 @@ class StateQueryApiITCase {
                 post("/api/conversations/1/read", "{\"userId\":true,\"readSeq\":1}"),
                 post("/api/conversations/1/read", "{\"userId\":1,\"readSeq\":[1]}"),
                 post("/api/conversations/1/read", "{\"userId\":" + tooBig + ",\"readSeq\":1}"),
-                post("/api/conversations/1/read", "{\"userId\":1,\"readSeq\":" + tooBig + "}"));
+                post("/api/conversations/1/read", "{\"userId\":1,\"readSeq\":" + tooBig + "}"),
+                get("/api/conversations/1/readers"),
+                get("/api/conversations/1/readers?seq="),
+                get("/api/conversations/1/readers?seq=0"),
+                get("/api/conversations/1/readers?seq=-1"),
+                get("/api/conversations/1/readers?seq=x"),
+                get("/api/conversations/1/readers?seq=" + tooBig),
+                get("/api/conversations/1/readers?seq=1&seq=2"),
+                get("/api/conversations/0/readers?seq=1"),
+                get("/api/conversations/abc/readers?seq=1"));
     }
 
     @ParameterizedTest(name = "{0} {1} {2}")

@@ -1,0 +1,115 @@
+package dev.unread.events;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * A validated {@code chat-conversations} record, keyed by {@link #conversationId}: a membership
+ * change or a message published once for the whole conversation.
+ *
+ * <ul>
+ *   <li>{@code kind}: what happened.
+ *   <li>{@code conversationId}: the conversation.
+ *   <li>{@code seq}: the conversation's sequence, shared by messages and membership changes.
+ *   <li>{@code userId}: MEMBER_JOINED and MEMBER_LEFT: who joined or left; 0 for a MESSAGE.
+ *   <li>{@code senderId}, {@code sentAt} (epoch milliseconds): MESSAGE only; 0 otherwise.
+ *   <li>{@code mentions}: MESSAGE only: the mentioned user ids, ascending, each once; empty when
+ *       none and for membership changes.
+ * </ul>
+ *
+ * <p>Never kept in state; crosses the network once, from parsing to the conversation's fan-out,
+ * with Flink's POJO serializer (an enum, longs and a primitive array: no Kryo).
+ */
+public class ConversationEvent {
+
+    /** The three kinds of {@code chat-conversations} record. */
+    public enum Kind {
+        MEMBER_JOINED,
+        MEMBER_LEFT,
+        MESSAGE
+    }
+
+    private static final long[] NONE = new long[0];
+
+    public Kind kind;
+    public long conversationId;
+    public long seq;
+    public long userId;
+    public long senderId;
+    public long sentAt;
+    public long[] mentions = NONE;
+
+    public ConversationEvent() {}
+
+    public static ConversationEvent joined(long conversationId, long userId, long seq) {
+        return membership(Kind.MEMBER_JOINED, conversationId, userId, seq);
+    }
+
+    public static ConversationEvent left(long conversationId, long userId, long seq) {
+        return membership(Kind.MEMBER_LEFT, conversationId, userId, seq);
+    }
+
+    private static ConversationEvent membership(
+            Kind kind, long conversationId, long userId, long seq) {
+        ConversationEvent e = new ConversationEvent();
+        e.kind = kind;
+        e.conversationId = conversationId;
+        e.userId = userId;
+        e.seq = seq;
+        return e;
+    }
+
+    /** {@code mentions} in any order, repeats allowed: they are sorted and made distinct. */
+    public static ConversationEvent message(
+            long conversationId, long seq, long senderId, long sentAt, long... mentions) {
+        ConversationEvent e = new ConversationEvent();
+        e.kind = Kind.MESSAGE;
+        e.conversationId = conversationId;
+        e.seq = seq;
+        e.senderId = senderId;
+        e.sentAt = sentAt;
+        e.mentions = mentions.length == 0 ? NONE : Arrays.stream(mentions).sorted().distinct().toArray();
+        return e;
+    }
+
+    public boolean isMessage() {
+        return kind == Kind.MESSAGE;
+    }
+
+    /** Whether {@code userId} is among {@link #mentions}. */
+    public boolean mentions(long userId) {
+        return mentions.length > 0 && Arrays.binarySearch(mentions, userId) >= 0;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof ConversationEvent)) {
+            return false;
+        }
+        ConversationEvent that = (ConversationEvent) o;
+        return kind == that.kind
+                && conversationId == that.conversationId
+                && seq == that.seq
+                && userId == that.userId
+                && senderId == that.senderId
+                && sentAt == that.sentAt
+                && Arrays.equals(mentions, that.mentions);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(kind, conversationId, seq, userId, senderId, sentAt)
+                + 31 * Arrays.hashCode(mentions);
+    }
+
+    @Override
+    public String toString() {
+        return kind == Kind.MESSAGE
+                ? "MESSAGE(c" + conversationId + "#" + seq + " from " + senderId + " @" + sentAt
+                        + (mentions.length > 0 ? " @" + Arrays.toString(mentions) : "") + ")"
+                : kind + "(c" + conversationId + " u" + userId + " #" + seq + ")";
+    }
+}

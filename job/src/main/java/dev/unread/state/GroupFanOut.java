@@ -1,0 +1,132 @@
+package dev.unread.state;
+
+import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationEvent;
+import java.util.Map;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * Per conversation (the key): the membership of every user with a membership event in it, and
+ * each {@code MESSAGE} fanned out to the members at its seq as one per-user MESSAGE, so that a
+ * group message counts in the same per-user state ({@link UnreadCounter}) as a {@code
+ * chat-messages} record to each member would. Membership changes are forwarded to the member's
+ * own key too, for the rule that hides a leaver's counts.
+ *
+ * <p>member(U,C,s) is decided by U's membership event with the largest seq below s (JOINED: a
+ * member; LEFT or none: not; JOINED and LEFT at one seq: LEFT). State keeps, per user, the
+ * distinct membership events seen, so a message that arrives after a later change (a duplicate, a
+ * replay, or simply a message published after that change but with a lower seq) is still decided
+ * by the change that governs it. So state grows with members and their membership changes, never
+ * with messages.
+ *
+ * <p>The one precondition of the contract: a membership event arrives before the messages with a
+ * higher seq that it governs (one partition per conversation keeps that order). A membership
+ * event that arrives late governs only the messages that arrive after it, replays included: the
+ * messages fanned out before it are neither delivered to a late joiner nor taken back from a late
+ * leaver (no message is kept to do either). A late MEMBER_LEFT still hides the leaver's counts at
+ * once, as any newest LEFT does.
+ *
+ * <p>A duplicate or replayed message fans out again to the same members: the per-user state is a
+ * set of seqs, so a repeated delivery changes nothing. A message to N members is N records, emitted
+ * while walking the member map, never collected into a list first.
+ */
+public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, ChatEvent> {
+
+    /**
+     * userId → that user's membership events in the conversation, each as its seq, negated for a
+     * LEFT, ordered by seq and at one seq JOINED before LEFT; so the event that governs seq s is
+     * the last one whose seq is below s. Public for the savepoint tools (dev.unread.ops).
+     */
+    public static final MapStateDescriptor<Long, long[]> MEMBERS =
+            new MapStateDescriptor<>(
+                    "conversation-members",
+                    Types.LONG,
+                    PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+
+    private transient MapState<Long, long[]> members;
+
+    /** Emitted for every delivery: the record is serialized at once (the next stage is keyed). */
+    private transient ChatEvent delivery;
+
+    @Override
+    public void open(OpenContext openContext) {
+        members = getRuntimeContext().getMapState(MEMBERS);
+        delivery = new ChatEvent();
+    }
+
+    @Override
+    public void processElement(ConversationEvent event, Context ctx, Collector<ChatEvent> out)
+            throws Exception {
+        if (event.isMessage()) {
+            fanOut(event, out);
+            return;
+        }
+        boolean joined = event.kind == ConversationEvent.Kind.MEMBER_JOINED;
+        long[] events = members.get(event.userId);
+        long[] updated = with(events == null ? new long[0] : events, joined, event.seq);
+        if (updated != events) {
+            members.put(event.userId, updated);
+        }
+        out.collect(ChatEvent.membership(joined, event.userId, event.conversationId, event.seq));
+    }
+
+    private void fanOut(ConversationEvent message, Collector<ChatEvent> out) throws Exception {
+        delivery.kind = ChatEvent.Kind.MESSAGE;
+        delivery.senderId = message.senderId;
+        delivery.conversationId = message.conversationId;
+        delivery.seq = message.seq;
+        delivery.time = message.sentAt;
+        for (Map.Entry<Long, long[]> member : members.entries()) {
+            long user = member.getKey();
+            // A member's own message counts toward nothing: not sent at all.
+            if (user != message.senderId && isMember(member.getValue(), message.seq)) {
+                delivery.userId = user;
+                delivery.mentioned = message.mentions(user);
+                out.collect(delivery);
+            }
+        }
+    }
+
+    /** member(U,C,s) from U's membership events, as kept in {@link #MEMBERS}. */
+    static boolean isMember(long[] events, long seq) {
+        for (int i = events.length - 1; i >= 0; i--) {
+            if (Math.abs(events[i]) < seq) {
+                return events[i] > 0;
+            }
+        }
+        return false;
+    }
+
+    /** {@code events} with the change added in order, or {@code events} itself if it is there. */
+    static long[] with(long[] events, boolean joined, long seq) {
+        long encoded = joined ? seq : -seq;
+        int at = events.length;
+        while (at > 0 && after(events[at - 1], encoded)) {
+            at--;
+        }
+        if (at > 0 && events[at - 1] == encoded) {
+            return events;
+        }
+        long[] updated = new long[events.length + 1];
+        System.arraycopy(events, 0, updated, 0, at);
+        updated[at] = encoded;
+        System.arraycopy(events, at, updated, at + 1, events.length - at);
+        return updated;
+    }
+
+    /**
+     * Whether membership event a comes after b, both as kept in {@link #MEMBERS} (0: none, which
+     * every event comes after): a higher seq, or at one seq LEFT after JOINED.
+     */
+    static boolean after(long a, long b) {
+        long sa = Math.abs(a);
+        long sb = Math.abs(b);
+        return sa != sb ? sa > sb : a < 0 && b > 0;
+    }
+}

@@ -1,0 +1,66 @@
+package dev.unread.sinks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.events.ReaderUpdate;
+import dev.unread.testing.TestRedis;
+import java.util.Map;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link RedisReaders}' writer against the real Redis. */
+class RedisReadersTest {
+    private static final String URL = "redis://127.0.0.1:6379/0";
+    private static final long INTERVAL_MS = 200;
+
+    private final TestWriterContext context = new TestWriterContext();
+    private String prefix;
+    private SinkWriter<ReaderUpdate> writer;
+
+    @BeforeEach
+    void start() {
+        prefix = TestRedis.uniquePrefix();
+        writer = new RedisReaders(TestRedis.config(URL, prefix, INTERVAL_MS)).createWriter(context);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        writer.close();
+        TestRedis.deleteKeys(prefix);
+    }
+
+    private Map<String, Map<String, Double>> readers() {
+        return TestRedis.sortedSets(prefix);
+    }
+
+    @Test
+    void aFlushWritesEachReadersHighestCursorOnce() throws Exception {
+        ReaderUpdate reused = new ReaderUpdate(80001, 10086, 5, true);
+        writer.write(reused, null);
+        reused.lastReadSeq = 3;
+        writer.write(reused, null);
+        reused.userId = 10087;
+        reused.lastReadSeq = 7;
+        writer.write(reused, null);
+        writer.write(new ReaderUpdate(80002, 10086, 1, true), null);
+        writer.flush(false);
+
+        assertThat(readers()).isEqualTo(Map.of(
+                prefix + "chat:readers:80001", Map.of("10086", 5.0, "10087", 7.0),
+                prefix + "chat:readers:80002", Map.of("10086", 1.0)));
+        assertThat(context.counter("redisCommands")).isEqualTo(3);
+        assertThat(context.counter("redisCoalescedUpdates")).isEqualTo(1);
+    }
+
+    @Test
+    void aScoreNeverFalls() throws Exception {
+        writer.write(new ReaderUpdate(80001, 10086, 9, true), null);
+        writer.flush(false);
+        writer.write(new ReaderUpdate(80001, 10086, 4, true), null);
+        writer.flush(false);
+
+        assertThat(readers()).isEqualTo(Map.of(prefix + "chat:readers:80001", Map.of("10086", 9.0)));
+    }
+}

@@ -1,0 +1,88 @@
+package dev.unread.state;
+
+import static dev.unread.events.ReaderUpdate.participant;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.events.ReaderUpdate;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+
+/** "Readers": participants' cursors, scores only rising, whatever the order of the inputs. */
+class ConversationReadersTest {
+
+    private static final long GROUP = 80001;
+
+    private static ReaderUpdate cursor(long user, long seq) {
+        return new ReaderUpdate(GROUP, user, seq, false);
+    }
+
+    /** Runs {@code updates} and returns the scores a rise-only sorted set would hold. */
+    private static Map<Long, Long> scores(List<ReaderUpdate> updates) throws Exception {
+        try (KeyedOneInputStreamOperatorTestHarness<Long, ReaderUpdate, ReaderUpdate> harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new ConversationReaders()),
+                        u -> u.conversationId,
+                        Types.LONG)) {
+            harness.setStateBackend(new EmbeddedRocksDBStateBackend());
+            harness.open();
+            for (ReaderUpdate u : updates) {
+                harness.processElement(u, 0L);
+            }
+            Map<Long, Long> scores = new TreeMap<>();
+            for (Object o : harness.getOutput()) {
+                ReaderUpdate out = ((StreamRecord<ReaderUpdate>) o).getValue();
+                assertThat(out.participant).isTrue();
+                assertThat(out.lastReadSeq).isPositive();
+                scores.merge(out.userId, out.lastReadSeq, Math::max);
+            }
+            return scores;
+        }
+    }
+
+    @Test
+    void onlyParticipantsWithACursorAreReaders() throws Exception {
+        assertThat(scores(List.of(
+                        participant(GROUP, 1), participant(GROUP, 2), cursor(1, 5), cursor(3, 9))))
+                .isEqualTo(Map.of(1L, 5L));
+    }
+
+    @Test
+    void aCursorKnownBeforeTheUserTakesPartCountsOnceItDoes() throws Exception {
+        assertThat(scores(List.of(cursor(3, 9), cursor(3, 4), participant(GROUP, 3))))
+                .isEqualTo(Map.of(3L, 9L));
+    }
+
+    @Test
+    void anyOrderWithDuplicatesGivesTheSameScores() throws Exception {
+        List<ReaderUpdate> updates = new ArrayList<>();
+        for (long user = 1; user <= 6; user++) {
+            if (user % 3 != 0) {
+                updates.add(participant(GROUP, user));
+            }
+            for (long seq = 1; seq <= user; seq++) {
+                updates.add(cursor(user, seq * 10));
+            }
+        }
+        Map<Long, Long> expected = Map.of(1L, 10L, 2L, 20L, 4L, 40L, 5L, 50L);
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        for (int round = 0; round < 20; round++) {
+            List<ReaderUpdate> order = new ArrayList<>(updates);
+            for (int i = 0; i < 5; i++) {
+                order.add(updates.get(random.nextInt(updates.size())));
+            }
+            Collections.shuffle(order, random);
+            assertThat(scores(order)).as("seed " + seed + ", order " + order).isEqualTo(expected);
+        }
+    }
+}

@@ -1,0 +1,157 @@
+package dev.unread.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.UnreadJob;
+import dev.unread.config.UnreadConfig;
+import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationCursor;
+import dev.unread.events.ConversationEvent;
+import dev.unread.events.ParticipantNotices;
+import dev.unread.events.ReaderUpdate;
+import dev.unread.events.UnreadCount;
+import dev.unread.testing.EventStreams;
+import dev.unread.testing.GroupStreams;
+import dev.unread.testing.Oracle;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.functions.util.ListCollector;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Model-based randomized test of group conversations through the job's three keyed stages as
+ * the job wires them: {@link GroupFanOut} (by conversation), {@link UnreadCounter} (by user, with
+ * per-receiver traffic from {@link EventStreams} in the same conversations) and {@link
+ * ConversationReaders} (by conversation). Conversation records arrive in random orders that keep
+ * the contract's one precondition, with duplicates; everything downstream of the fan-out arrives
+ * fully shuffled with duplicates. The counts, applied as the Redis sink applies them, and the
+ * readers' scores must equal what the {@link Oracle} derives from the contract alone.
+ *
+ * <p>Seeds: 1..100 by default; {@code -Dunread.seeds=N} runs 1..N, {@code -Dunread.seed=N} only
+ * seed N. Every {@link #ROCKSDB_EVERY}th seed runs on RocksDB, the rest on the heap backend.
+ */
+class GroupsModelTest {
+
+    private static final int ROCKSDB_EVERY = 8;
+    private static final double DUPLICATE_SHARE = 0.2;
+
+    static Stream<Long> seeds() {
+        String one = System.getProperty("unread.seed");
+        if (one != null && !one.isBlank()) {
+            return Stream.of(Long.parseLong(one.trim()));
+        }
+        return LongStream.rangeClosed(1, Long.getLong("unread.seeds", 100)).boxed();
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void groupTrafficInAnyAllowedOrderEndsInTheOraclesState(long seed) throws Exception {
+        String context = "seed " + seed + " [rerun: -Dunread.seed=" + seed + "]";
+        boolean rocksDb = seed % ROCKSDB_EVERY == 0;
+        EventStreams streams = new EventStreams(seed);
+        List<ChatEvent> perReceiver = streams.events();
+        GroupStreams groups = new GroupStreams(streams.random(), 10_001, 80_001);
+        GroupStreams.Traffic traffic = groups.traffic(1 + streams.random().nextInt(200), 12);
+        List<ConversationEvent> published = groups.published(traffic.records(), DUPLICATE_SHARE);
+
+        List<ChatEvent> fannedOut = run(
+                new KeyedProcessOperator<>(new GroupFanOut()),
+                e -> e.conversationId,
+                published,
+                rocksDb).output;
+
+        List<ChatEvent> toUsers = new ArrayList<>(perReceiver);
+        toUsers.addAll(traffic.reads());
+        toUsers.addAll(fannedOut);
+        toUsers = streams.shuffled(streams.withDuplicates(toUsers, DUPLICATE_SHARE));
+        Run<UnreadCount> counted = run(
+                new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, toUsers, rocksDb);
+
+        List<ReaderUpdate> toReaders = new ArrayList<>();
+        ParticipantNotices notices = new ParticipantNotices();
+        notices.open(null);
+        for (ChatEvent e : perReceiver) {
+            notices.flatMap(e, new ListCollector<>(toReaders));
+        }
+        for (ConversationEvent e : published) {
+            new ParticipantNotices.Members().flatMap(e, new ListCollector<>(toReaders));
+        }
+        for (Object o : counted.harness.getSideOutput(UnreadCounter.CONVERSATION_CURSORS)) {
+            toReaders.add(ReaderUpdate.cursor(((StreamRecord<ConversationCursor>) o).getValue()));
+        }
+        List<ReaderUpdate> readers = run(
+                new KeyedProcessOperator<>(new ConversationReaders()),
+                u -> u.conversationId,
+                shuffled(streams, toReaders),
+                rocksDb).output;
+
+        Oracle oracle = Oracle.of(concat(perReceiver, traffic.reads()), traffic.records());
+        UnreadCounterModelTest.RedisModel redis = new UnreadCounterModelTest.RedisModel();
+        counted.output.forEach(redis::apply);
+        assertThat(redis.senders).as(context).isEqualTo(oracle.redisSenderKeys());
+        assertThat(redis.conversations).as(context).isEqualTo(oracle.redisConversationHashes());
+        Map<String, Map<String, Double>> scores = new TreeMap<>();
+        for (ReaderUpdate r : readers) {
+            scores.computeIfAbsent(Oracle.READERS_KEY + r.conversationId, k -> new TreeMap<>())
+                    .merge(Long.toString(r.userId), (double) r.lastReadSeq, Math::max);
+        }
+        assertThat(scores).as(context).isEqualTo(oracle.redisReaders(""));
+        counted.harness.close();
+    }
+
+    private record Run<O>(
+            KeyedOneInputStreamOperatorTestHarness<Long, ?, O> harness, List<O> output) {}
+
+    /** Runs {@code inputs} through a fresh harness; the harness stays open for side outputs. */
+    private static <I, O> Run<O> run(
+            OneInputStreamOperator<I, O> operator,
+            KeySelector<I, Long> key,
+            List<I> inputs,
+            boolean rocksDb)
+            throws Exception {
+        KeyedOneInputStreamOperatorTestHarness<Long, I, O> harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(operator, key, Types.LONG);
+        harness.getExecutionConfig().configure(
+                UnreadJob.settings(UnreadConfig.with(Map.of())),
+                GroupsModelTest.class.getClassLoader());
+        if (rocksDb) {
+            harness.setStateBackend(new EmbeddedRocksDBStateBackend());
+        }
+        harness.open();
+        for (I input : inputs) {
+            harness.processElement(input, 0L);
+        }
+        List<O> output = new ArrayList<>();
+        for (Object o : harness.getOutput()) {
+            if (o instanceof StreamRecord) {
+                output.add(((StreamRecord<O>) o).getValue());
+            }
+        }
+        return new Run<>(harness, output);
+    }
+
+    private static <T> List<T> shuffled(EventStreams streams, List<T> values) {
+        List<T> copy = new ArrayList<>(values);
+        java.util.Collections.shuffle(copy, streams.random());
+        return copy;
+    }
+
+    private static List<ChatEvent> concat(Collection<ChatEvent> a, Collection<ChatEvent> b) {
+        List<ChatEvent> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+}
