@@ -1,0 +1,181 @@
+package dev.unread.push;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.unread.UnreadJob;
+import dev.unread.api.ApiConfig;
+import dev.unread.api.StateQueryApi;
+import dev.unread.config.UnreadConfig;
+import dev.unread.contract.EventJson;
+import dev.unread.testing.JobHarness;
+import dev.unread.testing.KafkaBroker;
+import dev.unread.testing.MySqlTestDatabase;
+import dev.unread.testing.TestRedis;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Live push end to end, as a client sees it: the job running on Kafka and the API streaming to a
+ * Server-Sent Events client. A message published to Kafka reaches the stream as UNREAD_CHANGED; an
+ * inbox opened through the API comes back through Kafka and the job as a 0; and a stop with
+ * savepoint and a restore of the job never make the client's versions go backwards.
+ */
+class LivePushITCase {
+
+    @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long USER = 10086;
+    private static final long T0 = System.currentTimeMillis();
+
+    @TempDir Path checkpoints;
+    @TempDir Path savepoints;
+
+    @Test
+    void changesThroughKafkaReachTheStreamAndARestoreNeverTakesItBack() throws Exception {
+        long seed = JobHarness.seed("LivePushITCase");
+        String prefix = JobHarness.prefix("push", seed);
+        try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
+            UnreadConfig config = KAFKA.freshTopics(JobHarness.settings(prefix, db.jdbcUrl()));
+            Configuration settings = JobHarness.flinkSettings(config, checkpoints);
+            ApiConfig apiConfig = ApiConfig.builder()
+                    .port(0)
+                    .redisKeyPrefix(prefix)
+                    .jdbcUrl(db.jdbcUrl())
+                    .kafkaBootstrap(config.kafkaBootstrap)
+                    .readsTopic(config.readsTopic)
+                    .build();
+            JobClient job = JobHarness.start(UnreadJob.forProduction(config), settings, "push");
+            try (StateQueryApi api = StateQueryApi.start(apiConfig);
+                    Stream<String> lines = openStream(api.port())) {
+                BlockingQueue<JsonNode> stream = collect(lines);
+                JsonNode snapshot = next(stream, "SNAPSHOT");
+                assertThat(snapshot.get("unreadSenders").asLong()).isZero();
+                long version = snapshot.get("version").asLong();
+
+                message(config, 1, 1);
+                JsonNode first = awaitSenders(stream, 1, version);
+                version = first.get("version").asLong();
+
+                String savepoint = job.stopWithSavepoint(
+                                false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+                        .get(2, TimeUnit.MINUTES);
+                job = JobHarness.start(UnreadJob.forProduction(config),
+                        JobHarness.restoringFrom(settings, savepoint), "push, restored");
+                message(config, 2, 2);
+                // A version the restored job gave no more than the client holds would be dropped
+                // by the API, and this change never seen.
+                JsonNode afterRestore = awaitSenders(stream, 2, version);
+
+                HttpResponse<String> opened = HttpClient.newHttpClient().send(
+                        HttpRequest.newBuilder(URI.create(
+                                        base(api.port()) + "/api/users/" + USER + "/inbox/opened"))
+                                .POST(HttpRequest.BodyPublishers.noBody())
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(opened.statusCode()).isEqualTo(202);
+                awaitSenders(stream, 0, afterRestore.get("version").asLong());
+            } finally {
+                job.cancel().get();
+                TestRedis.deleteKeys(prefix);
+            }
+        }
+    }
+
+    /** A message from a new sender to {@link #USER}, sent {@code second}s after T0. */
+    private static void message(UnreadConfig config, long sender, long second) {
+        KAFKA.produce(config.messagesTopic, EventJson.key(USER),
+                EventJson.message(sender, USER, T0 + second * 1000));
+    }
+
+    private static String base(int port) {
+        return "http://127.0.0.1:" + port;
+    }
+
+    private static Stream<String> openStream(int port) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(
+                        URI.create(base(port) + "/api/users/" + USER + "/events"))
+                .header("Accept", "text/event-stream")
+                .build();
+        HttpResponse<Stream<String>> response = HttpClient.newHttpClient()
+                .sendAsync(request, HttpResponse.BodyHandlers.ofLines())
+                .get(30, TimeUnit.SECONDS);
+        assertThat(response.statusCode()).isEqualTo(200);
+        return response.body();
+    }
+
+    /** The stream's JSON messages, read on their own thread, in order. */
+    private static BlockingQueue<JsonNode> collect(Stream<String> lines) {
+        BlockingQueue<JsonNode> messages = new LinkedBlockingQueue<>();
+        Thread reader = new Thread(() -> lines
+                .filter(line -> line.startsWith("data:"))
+                .forEach(line -> {
+                    try {
+                        messages.add(JSON.readTree(line.substring(5).trim()));
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }), "live-push-reader");
+        reader.setDaemon(true);
+        reader.start();
+        return messages;
+    }
+
+    private static JsonNode next(BlockingQueue<JsonNode> stream, String type) throws Exception {
+        JsonNode message = stream.poll(JobHarness.CONVERGENCE.toSeconds(), TimeUnit.SECONDS);
+        assertThat(message).as("a " + type + " in time").isNotNull();
+        assertThat(message.get("type").asText()).isEqualTo(type);
+        return message;
+    }
+
+    /**
+     * The first UNREAD_CHANGED whose badge is {@code senders}; it and every change before it carry
+     * a version above the one before, starting above {@code after} (a rewrite after the restore
+     * may repeat a count, never with an older version).
+     */
+    private static JsonNode awaitSenders(BlockingQueue<JsonNode> stream, long senders, long after)
+            throws Exception {
+        long deadline = System.nanoTime() + JobHarness.CONVERGENCE.toNanos();
+        long lastVersion = after;
+        while (System.nanoTime() < deadline) {
+            JsonNode message = stream.poll(1, TimeUnit.SECONDS);
+            if (message == null || !message.get("type").asText().equals("UNREAD_CHANGED")) {
+                continue;
+            }
+            long version = message.get("version").asLong();
+            assertThat(version).as("versions only rise").isGreaterThan(lastVersion);
+            lastVersion = version;
+            if (message.has("unreadSenders") && message.get("unreadSenders").asLong() == senders) {
+                return message;
+            }
+        }
+        throw new AssertionError("no UNREAD_CHANGED with unreadSenders " + senders + " within "
+                + Duration.ofNanos(JobHarness.CONVERGENCE.toNanos()));
+    }
+}
