@@ -100,6 +100,7 @@ class FlinkClusterLeakITCase {
                     } catch (AssertionError e) {
                         throw new AssertionError(e.getMessage() + "; still: " + seen[0], e);
                     }
+                    System.out.printf("FlinkClusterLeakITCase: after cycle %d %s%n", cycle, last);
                     if (cycle == 1) {
                         first = last;
                     }
@@ -110,8 +111,6 @@ class FlinkClusterLeakITCase {
                 assertThat(last.threads)
                         .as("threads after %d cycles vs. after 1", CYCLES)
                         .isLessThanOrEqualTo(first.threads + THREAD_SLACK);
-                System.out.printf("FlinkClusterLeakITCase: after cycle 1 %s; after cycle %d %s%n",
-                        first, CYCLES, last);
 
                 Observed.awaitAgreement(traffic.oracle(), prefix, db, ClusterJob.TIMEOUT, context);
             } finally {
