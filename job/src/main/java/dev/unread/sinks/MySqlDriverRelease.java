@@ -29,16 +29,27 @@ final class MySqlDriverRelease {
 
     /** Registers the hook once per class loader, however many writers open in it. */
     static void registerFor(UserCodeClassLoader classLoader) {
-        ClassLoader jobLoader = classLoader.asClassLoader();
-        classLoader.registerReleaseHookIfAbsent(HOOK, () -> release(jobLoader));
+        classLoader.registerReleaseHookIfAbsent(HOOK, MySqlDriverRelease::release);
     }
 
-    private static void release(ClassLoader jobLoader) {
+    /**
+     * Stops the cleanup thread and deregisters the drivers of the Connector/J this class was
+     * linked against, if that copy came with the job. Not by comparing with the loader Flink hands
+     * out ({@link UserCodeClassLoader#asClassLoader()}): on a cluster that is a wrapper around the
+     * job's class loader, never the loader that defined a class, so no driver ever matched it.
+     */
+    static void release() {
+        ClassLoader driverLoader = AbandonedConnectionCleanupThread.class.getClassLoader();
+        if (!shippedWithTheJob(driverLoader)) {
+            // A driver in the cluster's lib/ (or, in a MiniCluster, on the classpath) serves every
+            // job and outlives this one.
+            return;
+        }
         // Not checkedShutdown(): it does nothing unless the calling thread's context class loader
         // is the driver's, and Flink runs the hook on one of its own threads.
         AbandonedConnectionCleanupThread.uncheckedShutdown();
         for (Driver driver : Collections.list(DriverManager.getDrivers())) {
-            if (driver.getClass().getClassLoader() == jobLoader) {
+            if (driver.getClass().getClassLoader() == driverLoader) {
                 try {
                     DriverManager.deregisterDriver(driver);
                 } catch (SQLException e) {
@@ -46,5 +57,17 @@ final class MySqlDriverRelease {
                 }
             }
         }
+    }
+
+    /** Whether {@code loader} is the job's own: neither Flink's loader nor one of its parents. */
+    static boolean shippedWithTheJob(ClassLoader loader) {
+        for (ClassLoader cluster = UserCodeClassLoader.class.getClassLoader();
+                cluster != null;
+                cluster = cluster.getParent()) {
+            if (cluster == loader) {
+                return false;
+            }
+        }
+        return loader != null;
     }
 }
