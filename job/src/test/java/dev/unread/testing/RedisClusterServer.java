@@ -166,12 +166,15 @@ public final class RedisClusterServer implements BeforeAllCallback, AfterAllCall
         return nodes.stream().filter(n -> n.port == port).findFirst().orElseThrow();
     }
 
-    /** Strings under {@code prefix} on every primary: key → value. */
+    /**
+     * Strings under {@code prefix} on every primary: key → value; without the live push's version
+     * keys, as {@link TestRedis#strings}.
+     */
     public Map<String, String> strings(String prefix) {
         Map<String, String> strings = new TreeMap<>();
         eachPrimary(jedis -> {
             for (String key : TestRedis.keys(jedis, prefix)) {
-                if (jedis.type(key).equals("string")) {
+                if (jedis.type(key).equals("string") && !TestRedis.isVersionKey(key)) {
                     strings.put(key, jedis.get(key));
                 }
             }

@@ -132,7 +132,8 @@ public final class TestRedis {
         return contents;
     }
 
-    private static boolean isVersionKey(String key) {
+    /** A key of the live push's versions ({@link RedisNames#VERSION}), not a count. */
+    public static boolean isVersionKey(String key) {
         return key.contains(RedisNames.VERSION);
     }
 
