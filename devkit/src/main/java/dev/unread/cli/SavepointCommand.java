@@ -94,9 +94,9 @@ final class SavepointCommand implements Callable<Integer> {
         public Integer call() throws Exception {
             Unread.Session session = Unread.session(spec);
             UnreadConfig config = CommandFlags.config(spec, session.env());
-            long written = SavepointRepublish.republish(path, config);
-            session.out().printf(
-                    "Wrote %d counts from %s to %s%n", written, path, config.redisEndpoint());
+            SavepointRepublish.Written written = SavepointRepublish.republish(path, config);
+            session.out().printf("Wrote %d counts and %d reader scores from %s to %s%n",
+                    written.counts(), written.readerScores(), path, config.redisEndpoint());
             return Unread.OK;
         }
     }

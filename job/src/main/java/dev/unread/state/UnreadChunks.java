@@ -65,6 +65,15 @@ public final class UnreadChunks {
         return isChunked(state) ? state.unreadCount : UnreadSeqs.of(state.unreadSeqs).count();
     }
 
+    /**
+     * The count a conversation's state shows: its unread seqs, or 0 while the user has left the
+     * conversation (newest membership event MEMBER_LEFT). The counter emits only this, and
+     * republishing from a savepoint must write the same.
+     */
+    public static long visibleCount(ConversationState state) {
+        return state.membership < 0 ? 0 : count(state);
+    }
+
     private static boolean isChunked(ConversationState state) {
         return state.unreadSeqs == null || Arrays.equals(state.unreadSeqs, UnreadSeqs.EMPTY);
     }

@@ -1,5 +1,7 @@
 package dev.unread.state;
 
+import static dev.unread.state.UnreadChunks.visibleCount;
+
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.InboxCursor;
@@ -255,7 +257,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         if (changed || state.refreshedIn != incarnation) {
             state.refreshedIn = incarnation;
             conversations.put(conversationId, state);
-            out.collect(UnreadCount.conversation(user, conversationId, visible(state)));
+            out.collect(UnreadCount.conversation(user, conversationId, visibleCount(state)));
             return true;
         }
         return false;
@@ -306,12 +308,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         ctx.output(
                 CONVERSATION_CURSORS,
                 new ConversationCursor(
-                        read.userId, read.conversationId, read.seq, visible(state)));
-    }
-
-    /** The count the contract shows: the unread seqs, or 0 while the user has left. */
-    private static long visible(ConversationState state) {
-        return state.membership < 0 ? 0 : UnreadChunks.count(state);
+                        read.userId, read.conversationId, read.seq, visibleCount(state)));
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.unread.ops;
 
 import dev.unread.UnreadJob;
 import java.io.IOException;
+import java.util.Optional;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
@@ -21,6 +22,12 @@ final class CounterSavepoints {
 
     /** UnreadCounter's operator: its state is found in a savepoint by this uid. */
     static final OperatorIdentifier COUNTER = OperatorIdentifier.forUid(UnreadJob.COUNTER_UID);
+
+    /** ConversationReaders' operator: participants and cursors per conversation. */
+    static final OperatorIdentifier READERS = OperatorIdentifier.forUid(UnreadJob.READERS_UID);
+
+    /** GroupFanOut's operator: the members of each group conversation. */
+    static final OperatorIdentifier FAN_OUT = OperatorIdentifier.forUid(UnreadJob.FAN_OUT_UID);
 
     private CounterSavepoints() {}
 
@@ -50,13 +57,22 @@ final class CounterSavepoints {
      * @throws IllegalArgumentException when the savepoint holds no state of that operator
      */
     static OperatorState counterState(String savepointPath) throws IOException {
+        return operatorState(savepointPath, COUNTER).orElseThrow(() -> new IllegalArgumentException(
+                savepointPath + " holds no state of operator '" + UnreadJob.COUNTER_UID + "'"));
+    }
+
+    /**
+     * The entry of {@code operator} in the savepoint's metadata; empty when the savepoint holds no
+     * state of it (a savepoint of a build before that operator, or one that never held state).
+     */
+    static Optional<OperatorState> operatorState(String savepointPath, OperatorIdentifier operator)
+            throws IOException {
         CheckpointMetadata metadata = SavepointLoader.loadSavepointMetadata(savepointPath);
-        for (OperatorState operator : metadata.getOperatorStates()) {
-            if (operator.getOperatorID().equals(COUNTER.getOperatorId())) {
-                return operator;
+        for (OperatorState state : metadata.getOperatorStates()) {
+            if (state.getOperatorID().equals(operator.getOperatorId())) {
+                return Optional.of(state);
             }
         }
-        throw new IllegalArgumentException(
-                savepointPath + " holds no state of operator '" + UnreadJob.COUNTER_UID + "'");
+        return Optional.empty();
     }
 }

@@ -1,8 +1,11 @@
 package dev.unread.ops;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
 import dev.unread.sinks.RedisCounts;
+import dev.unread.sinks.RedisReaders;
+import dev.unread.state.ConversationReaders;
 import dev.unread.state.ConversationState;
 import dev.unread.state.UnreadCounter;
 import dev.unread.state.UnreadChunks;
@@ -21,9 +24,11 @@ import org.apache.flink.util.Collector;
 
 /**
  * {@code unread savepoint republish PATH}: writes every count a savepoint holds to Redis — each
- * badge (the size of the user's sender set) and each conversation's count (its unread seqs) — the
- * recovery after Redis lost its data. The counts go through the job's own Redis sink, so the keys,
- * the key prefix and the absolute SET/HSET are exactly the job's.
+ * badge (the size of the user's sender set) and each conversation's count (its unread seqs, 0
+ * while the user has left the conversation, as the job shows it) — and each conversation's
+ * readers ({@code chat:readers:{C}}): the recovery after Redis lost its data. Both go through the
+ * job's own Redis sinks, so the keys, the key prefix and the absolute SET/HSET and ZADD GT are
+ * exactly the job's.
  *
  * <p>Run it while the job is stopped, on the savepoint the job is then restarted from: a running
  * job could change a count between the savepoint and the write, and the write would then be older
@@ -33,14 +38,27 @@ import org.apache.flink.util.Collector;
 public final class SavepointRepublish {
 
     static final String WRITTEN = "counts-written";
+    static final String READERS_WRITTEN = "reader-scores-written";
 
     private SavepointRepublish() {}
 
-    /** Writes the savepoint's counts to the Redis of {@code config}; returns how many. */
-    public static long republish(String path, UnreadConfig config) throws Exception {
+    /**
+     * What a republish wrote.
+     *
+     * @param counts badges and conversation counts
+     * @param readerScores members of {@code chat:readers:{C}} sorted sets
+     */
+    public record Written(long counts, long readerScores) {}
+
+    /** Writes the savepoint's counts and readers to the Redis of {@code config}. */
+    public static Written republish(String path, UnreadConfig config) throws Exception {
         CounterSavepoints.counterState(path);
+        boolean hasReaders =
+                CounterSavepoints.operatorState(path, CounterSavepoints.READERS).isPresent();
         StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
-        SavepointReader.read(env, path, CounterSavepoints.stateBackend())
+        SavepointReader savepoint =
+                SavepointReader.read(env, path, CounterSavepoints.stateBackend());
+        savepoint
                 .readKeyedState(CounterSavepoints.COUNTER, new CountsReader(),
                         Types.LONG, TypeInformation.of(UnreadCount.class))
                 // The reader's source passes on a null for a user who has no count above 0.
@@ -48,12 +66,57 @@ public final class SavepointRepublish {
                 .name("counts above 0")
                 .sinkTo(new RedisCounts(config))
                 .name("Redis counts");
+        // A savepoint of a build before groups holds no readers: there is nothing to write.
+        if (hasReaders) {
+            savepoint
+                    .readKeyedState(CounterSavepoints.READERS, new ReadersReader(),
+                            Types.LONG, TypeInformation.of(ReaderUpdate.class))
+                    // Not Objects::nonNull again: javac deserializes both references of one
+                    // class as the first, with its cast to UnreadCount.
+                    .filter(update -> update != null)
+                    .name("reader scores above 0")
+                    .sinkTo(new RedisReaders(config))
+                    .name("Redis readers");
+        }
         JobExecutionResult result = env.execute("unread savepoint republish");
-        Long written = result.getAccumulatorResult(WRITTEN);
-        return written == null ? 0 : written;
+        return new Written(accumulated(result, WRITTEN), accumulated(result, READERS_WRITTEN));
     }
 
-    /** Each user's counts above 0, as the job emits them. */
+    private static long accumulated(JobExecutionResult result, String name) {
+        Long value = result.getAccumulatorResult(name);
+        return value == null ? 0 : value;
+    }
+
+    /**
+     * Each participant's cursor in a conversation, the score ConversationReaders has written to
+     * {@code chat:readers:{C}}: a participant who never read has no score, and a user known only
+     * by a cursor (stored negated) is not a reader yet.
+     */
+    static final class ReadersReader extends KeyedStateReaderFunction<Long, ReaderUpdate> {
+
+        private transient MapState<Long, Long> readers;
+        private transient LongCounter written;
+
+        @Override
+        public void open(OpenContext openContext) {
+            readers = getRuntimeContext().getMapState(ConversationReaders.READERS);
+            written = getRuntimeContext().getLongCounter(READERS_WRITTEN);
+        }
+
+        @Override
+        public void readKey(Long conversationId, Context context, Collector<ReaderUpdate> out)
+                throws Exception {
+            for (Map.Entry<Long, Long> reader : readers.entries()) {
+                if (reader.getValue() > 0) {
+                    written.add(1);
+                    out.collect(new ReaderUpdate(
+                            conversationId, reader.getKey(), reader.getValue(), true));
+                }
+            }
+        }
+    }
+
+    /** Each user's counts above 0, as the job shows them (hidden while the user has left). */
     static final class CountsReader extends KeyedStateReaderFunction<Long, UnreadCount> {
 
         private transient MapState<Long, Long> senders;
@@ -78,7 +141,7 @@ public final class SavepointRepublish {
                 emit(UnreadCount.senders(userId, badge), out);
             }
             for (Map.Entry<Long, ConversationState> entry : conversations.entries()) {
-                long unread = UnreadChunks.count(entry.getValue());
+                long unread = UnreadChunks.visibleCount(entry.getValue());
                 if (unread > 0) {
                     emit(UnreadCount.conversation(userId, entry.getKey(), unread), out);
                 }

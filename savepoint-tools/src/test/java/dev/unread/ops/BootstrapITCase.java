@@ -175,7 +175,7 @@ class BootstrapITCase {
         UnreadConfig config = db.config(prefix);
         try {
             // Redis lost its data: the savepoint's counts are written back first.
-            long written = SavepointRepublish.republish(savepoint, config);
+            long written = SavepointRepublish.republish(savepoint, config).counts();
             seeded(() -> {
                 assertThat(TestRedis.strings(prefix))
                         .isEqualTo(historyOracle.redisSenderKeys(prefix));

@@ -95,7 +95,7 @@ class RedisFlushITCase {
                     .as("Redis still misses counts before the republish, " + context)
                     .isFalse();
 
-            long written = SavepointRepublish.republish(savepoint, config);
+            long written = SavepointRepublish.republish(savepoint, config).counts();
             assertThat(written).as(context).isPositive();
 
             JobClient restored = JobHarness.start(UnreadJob.forProduction(config),

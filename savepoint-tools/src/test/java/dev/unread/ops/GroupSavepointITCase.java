@@ -1,0 +1,151 @@
+package dev.unread.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.UnreadJob;
+import dev.unread.config.UnreadConfig;
+import dev.unread.contract.RedisNames;
+import dev.unread.state.ConversationReaders;
+import dev.unread.state.ConversationState;
+import dev.unread.state.UnreadChunks;
+import dev.unread.state.UnreadCounter;
+import dev.unread.testing.TestRedis;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.state.api.OperatorIdentifier;
+import org.apache.flink.state.api.OperatorTransformation;
+import org.apache.flink.state.api.SavepointWriter;
+import org.apache.flink.state.api.functions.KeyedStateBootstrapFunction;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The savepoint tools on group state: a savepoint written through the job's own descriptors
+ * (UnreadCounter's conversations with a membership, ConversationReaders' participants and
+ * cursors), as the job holds it after group traffic.
+ *
+ * <ul>
+ *   <li>user 1 left conversation 7 (membership −5) with seqs 3 and 4 unread: hidden;
+ *   <li>user 2 is a member of conversation 7 (membership +1), seqs 3 and 4 unread;
+ *   <li>user 3 has seqs 3 and 4 unread in conversation 9, a chat-messages conversation;
+ *   <li>readers of 7: user 1 read to 4, user 2 a participant who never read, user 5 known only
+ *       by a cursor (6); readers of 9: user 3 read to 2.
+ * </ul>
+ */
+class GroupSavepointITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
+
+    private static final long[] UNREAD_SEQS = {3, 4};
+
+    @TempDir static Path root;
+
+    private static String savepoint;
+    private final String prefix = TestRedis.uniquePrefix();
+
+    @BeforeAll
+    static void writeASavepointWithGroupState() throws Exception {
+        savepoint = root.resolve("groups").toUri().toString();
+        StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
+        SavepointWriter.newSavepoint(env, CounterSavepoints.stateBackend(), 128)
+                .withOperator(
+                        CounterSavepoints.COUNTER,
+                        OperatorTransformation.bootstrapWith(env.fromData(
+                                        Tuple3.of(1L, 7L, -5L),
+                                        Tuple3.of(2L, 7L, 1L),
+                                        Tuple3.of(3L, 9L, 0L)))
+                                .keyBy(row -> row.f0, Types.LONG)
+                                .transform(new Conversations()))
+                .withOperator(
+                        OperatorIdentifier.forUid(UnreadJob.READERS_UID),
+                        OperatorTransformation.bootstrapWith(env.fromData(
+                                        Tuple3.of(7L, 1L, 4L),
+                                        Tuple3.of(7L, 2L, 0L),
+                                        Tuple3.of(7L, 5L, -6L),
+                                        Tuple3.of(9L, 3L, 2L)))
+                                .keyBy(row -> row.f0, Types.LONG)
+                                .transform(new Readers()))
+                .write(savepoint);
+        env.execute("write a savepoint with group state");
+    }
+
+    @AfterEach
+    void deleteKeys() {
+        TestRedis.deleteKeys(prefix);
+    }
+
+    @Test
+    void republishHidesTheCountsOfAMemberWhoLeftAndRebuildsTheReaders() throws Exception {
+        UnreadConfig config = TestRedis.config("redis://127.0.0.1:6379/0", prefix, 50);
+
+        SavepointRepublish.Written written = SavepointRepublish.republish(savepoint, config);
+
+        assertThat(TestRedis.hashes(prefix)).isEqualTo(Map.of(
+                RedisNames.conversationsKey(prefix, 2), Map.of("7", "2"),
+                RedisNames.conversationsKey(prefix, 3), Map.of("9", "2")));
+        assertThat(TestRedis.sortedSets(prefix)).isEqualTo(Map.of(
+                RedisNames.readersKey(prefix, 7), Map.of("1", 4.0),
+                RedisNames.readersKey(prefix, 9), Map.of("3", 2.0)));
+        assertThat(written).isEqualTo(new SavepointRepublish.Written(2, 2));
+    }
+
+    /** Each row: a user's conversation with its membership and the seqs 3 and 4 unread. */
+    static final class Conversations
+            extends KeyedStateBootstrapFunction<Long, Tuple3<Long, Long, Long>> {
+
+        private transient MapState<Long, ConversationState> conversations;
+        private transient UnreadChunks unreadSeqs;
+
+        @Override
+        public void open(OpenContext openContext) {
+            conversations = getRuntimeContext().getMapState(UnreadCounter.CONVERSATIONS);
+            unreadSeqs = new UnreadChunks(
+                    getRuntimeContext().getMapState(UnreadCounter.UNREAD_CHUNKS),
+                    getRuntimeContext().getMapState(UnreadCounter.UNREAD_CHUNK_INDEX));
+        }
+
+        @Override
+        public void processElement(Tuple3<Long, Long, Long> row, Context context)
+                throws Exception {
+            ConversationState state = new ConversationState();
+            state.membership = row.f2;
+            for (long seq : UNREAD_SEQS) {
+                unreadSeqs.add(row.f1, state, seq);
+            }
+            conversations.put(row.f1, state);
+        }
+    }
+
+    /** Each row: conversation, user, ConversationReaders' value for the user. */
+    static final class Readers
+            extends KeyedStateBootstrapFunction<Long, Tuple3<Long, Long, Long>> {
+
+        private transient MapState<Long, Long> readers;
+
+        @Override
+        public void open(OpenContext openContext) {
+            readers = getRuntimeContext().getMapState(ConversationReaders.READERS);
+        }
+
+        @Override
+        public void processElement(Tuple3<Long, Long, Long> row, Context context)
+                throws Exception {
+            readers.put(row.f1, row.f2);
+        }
+    }
+}
