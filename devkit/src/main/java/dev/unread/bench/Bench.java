@@ -323,7 +323,8 @@ public final class Bench {
         long malformed = generator.malformedRecords();
         long redundant = generator.redundantMessages();
         try (TrafficProducer producer =
-                new TrafficProducer(kafka.bootstrapServers(), config.messagesTopic, config.readsTopic)) {
+                new TrafficProducer(kafka.bootstrapServers(), config.messagesTopic,
+                        config.readsTopic, config.conversationsTopic)) {
             producer.publish(generator, options.records());
             if (producer.failed() > 0) {
                 throw new IllegalStateException(

@@ -72,7 +72,8 @@ final class Latency {
         watching.start();
         try (TrafficProducer traffic =
                         new TrafficProducer(
-                                config.kafkaBootstrap, config.messagesTopic, config.readsTopic);
+                                config.kafkaBootstrap, config.messagesTopic, config.readsTopic,
+                                config.conversationsTopic);
                 KafkaProducer<byte[], byte[]> probeProducer = probeProducer(config)) {
             traffic.start(background, recordsPerSecond);
             long start = System.nanoTime();

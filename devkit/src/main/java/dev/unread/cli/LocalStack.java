@@ -52,6 +52,12 @@ public final class LocalStack implements AutoCloseable {
     /** Parallelism when {@code --parallelism} is 0: keyed state spread over two subtasks. */
     private static final int DEFAULT_PARALLELISM = 2;
 
+    /**
+     * Share of the generator's message steps published once on chat-conversations (groups of 3
+     * to 2,000 members, fanned out by the job) beside the producer-fanned groups of 8.
+     */
+    private static final double PUBLISHED_GROUP_SHARE = 0.05;
+
     private static final Duration STARTUP_TIMEOUT = Duration.ofMinutes(3);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
@@ -292,11 +298,15 @@ public final class LocalStack implements AutoCloseable {
             if (options.generateRate() > 0) {
                 generator =
                         new TrafficGenerator(
-                                Workload.builder().seed(options.seed()).build(),
+                                Workload.builder()
+                                        .seed(options.seed())
+                                        .publishedGroupShare(PUBLISHED_GROUP_SHARE)
+                                        .build(),
                                 System::currentTimeMillis);
                 traffic =
                         new TrafficProducer(
-                                kafka.bootstrapServers(), config.messagesTopic, config.readsTopic);
+                                kafka.bootstrapServers(), config.messagesTopic, config.readsTopic,
+                                config.conversationsTopic);
                 started.add(traffic);
             }
             LOG.info(

@@ -1,6 +1,7 @@
 package dev.unread.generator;
 
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationEvent;
 import dev.unread.events.EventJson;
 import dev.unread.generator.TrafficRecord.Malformed;
 import dev.unread.generator.TrafficRecord.Topic;
@@ -27,6 +28,15 @@ import java.util.function.LongSupplier;
  *   <li>in the receiver's group, from another member, fanned out as one record per member but the
  *       sender, all with the same conversationId, seq and sentAt.
  * </ul>
+ *
+ * <p>Besides, a share of message steps ({@code publishedGroupShare}) is a group message published
+ * once, on {@code chat-conversations}, from a member of one of {@code publishedGroups} groups
+ * (drawn by Zipf over them; sizes from 3 to {@code publishedGroupMaxSize}, a run of consecutive
+ * users on the ring each, so groups overlap). A group's first message is preceded by one
+ * MEMBER_JOINED per member at seq 1, so every member's join comes before any message of the
+ * conversation (the contract's precondition); its messages take seqs 2 on. These records stay out
+ * of the redundancy steering and of {@link #messages()}: they count in {@link
+ * #publishedMessages()} and {@link #memberships()}.
  *
  * <p>For every receiver the generator keeps who has written since its last inbox open. When it
  * picks a sender it aims at {@code redundancy}: mostly someone who has already written (no change
@@ -113,6 +123,19 @@ public final class TrafficGenerator {
     private long pendingSeq;
     private long pendingTime;
 
+    /** Published-once groups by activity rank: members, first ring position, current seq. */
+    private final int[] publishedSize;
+
+    private final int[] publishedStart;
+    private final long[] publishedSeq;
+    private final ZipfSampler publishedZipf;
+    private final long firstPublishedConversation;
+
+    /** The group whose members are being joined, -1 if none; then its message is due. */
+    private int joining = -1;
+
+    private int joinNext;
+
     /** The earliest time the next event may carry. */
     private long floor = 1;
 
@@ -122,6 +145,8 @@ public final class TrafficGenerator {
     private long inboxOpens;
     private long conversationReads;
     private long malformed;
+    private long publishedMessages;
+    private long memberships;
 
     /**
      * Traffic stamped by {@code clock} (epoch milliseconds): {@code System::currentTimeMillis} for
@@ -173,6 +198,23 @@ public final class TrafficGenerator {
         this.lastConversation = new long[n];
         this.pending = new int[workload.groupSize()];
 
+        int published = workload.publishedGroups();
+        this.publishedSize = new int[published];
+        this.publishedStart = new int[published];
+        this.publishedSeq = new long[published];
+        this.publishedZipf = new ZipfSampler(published, workload.receiverSkew());
+        this.firstPublishedConversation = firstGroupConversation + groupSeq.length;
+        // Sizes on a log scale from 3 up, handed to the ranks in a scattered order, so that
+        // activity and size are independent.
+        long scatter = coprimeMultiplier(published);
+        double steps = Math.max(1, published - 1);
+        for (int g = 0; g < published; g++) {
+            double at = (g * scatter % published) / steps;
+            publishedSize[g] = (int) Math.round(
+                    3 * Math.pow(workload.publishedGroupMaxSize() / 3.0, at));
+            publishedStart[g] = (int) ((long) g * n / published);
+        }
+
         // Opens and reads are per message record; a step that sends a group message makes
         // groupSize - 1 of them, so the steps are weighted by the records a message step makes.
         double inGroup = (double) groupSeq.length * workload.groupSize() / n;
@@ -196,6 +238,9 @@ public final class TrafficGenerator {
         }
         if (pendingNext < pendingCount) {
             return fanOut();
+        }
+        if (joining >= 0) {
+            return join();
         }
         double u = random.nextDouble();
         if (u < openProbability) {
@@ -254,9 +299,41 @@ public final class TrafficGenerator {
         return malformed;
     }
 
+    /** Group messages published once on chat-conversations. */
+    public long publishedMessages() {
+        return publishedMessages;
+    }
+
+    /** MEMBER_JOINED records on chat-conversations. */
+    public long memberships() {
+        return memberships;
+    }
+
+    /** The members of published group {@code rank} (0: the most active). */
+    public int publishedGroupSize(int rank) {
+        return publishedSize[rank];
+    }
+
+    /** The conversation id of published group {@code rank}. */
+    public long publishedGroupConversation(int rank) {
+        return firstPublishedConversation + rank;
+    }
+
     // --- the kinds of event ---
 
     private TrafficRecord message() {
+        if (workload.publishedGroupShare() > 0
+                && random.nextDouble() < workload.publishedGroupShare()) {
+            int group = publishedZipf.sample(random) - 1;
+            if (publishedSeq[group] == 0) {
+                // The group's first message: all its members join first.
+                publishedSeq[group] = 1;
+                joining = group;
+                joinNext = 0;
+                return join();
+            }
+            return publishedMessage(group);
+        }
         int receiver = drawUser();
         double u = random.nextDouble();
         if (u < workload.conversationShare() * workload.groupShare()) {
@@ -314,6 +391,43 @@ public final class TrafficGenerator {
                         pendingConversation,
                         pendingSeq,
                         pendingTime));
+    }
+
+    /** The next member of {@link #joining} joins at seq 1; after the last, the message. */
+    private TrafficRecord join() {
+        int group = joining;
+        if (joinNext == publishedSize[group]) {
+            joining = -1;
+            return publishedMessage(group);
+        }
+        int member = wrap(publishedStart[group] + joinNext++);
+        memberships++;
+        return conversationRecord(ConversationEvent.joined(
+                publishedGroupConversation(group), userId(member), 1));
+    }
+
+    private TrafficRecord publishedMessage(int group) {
+        int sender = wrap(publishedStart[group] + random.nextInt(publishedSize[group]));
+        publishedMessages++;
+        return conversationRecord(ConversationEvent.message(
+                publishedGroupConversation(group), ++publishedSeq[group], userId(sender), now()));
+    }
+
+    private static TrafficRecord conversationRecord(ConversationEvent event) {
+        String value = event.kind == ConversationEvent.Kind.MESSAGE
+                ? dev.unread.contract.EventJson.groupMessage(
+                        event.conversationId, event.seq, event.senderId, event.sentAt)
+                : dev.unread.contract.EventJson.membership(
+                        event.kind == ConversationEvent.Kind.MEMBER_JOINED,
+                        event.conversationId, event.userId, event.seq);
+        return new TrafficRecord(
+                Topic.CONVERSATIONS,
+                dev.unread.contract.EventJson.key(event.conversationId)
+                        .getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8),
+                null,
+                event,
+                null);
     }
 
     private TrafficRecord inboxOpen() {
@@ -380,6 +494,7 @@ public final class TrafficGenerator {
                 topic,
                 Long.toString(id).getBytes(StandardCharsets.UTF_8),
                 text.getBytes(StandardCharsets.UTF_8),
+                null,
                 null,
                 kind);
     }
@@ -570,6 +685,7 @@ public final class TrafficGenerator {
                 EventJson.key(event),
                 EventJson.value(event),
                 event,
+                null,
                 null);
     }
 

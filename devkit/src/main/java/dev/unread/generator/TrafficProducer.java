@@ -16,7 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes a {@link TrafficGenerator}'s records to the two input topics: at a steady rate on a
+ * Publishes a {@link TrafficGenerator}'s records to the three input topics: at a steady rate on a
  * thread of its own ({@link #start}, the local stack), or a number of them as fast as the broker
  * takes them ({@link #publish}, for filling topics before a benchmark).
  */
@@ -32,6 +32,7 @@ public final class TrafficProducer implements AutoCloseable {
     private final KafkaProducer<byte[], byte[]> producer;
     private final String messagesTopic;
     private final String readsTopic;
+    private final String conversationsTopic;
     private final LongAdder acknowledged = new LongAdder();
     private final LongAdder malformedAcknowledged = new LongAdder();
     private final LongAdder failed = new LongAdder();
@@ -44,7 +45,8 @@ public final class TrafficProducer implements AutoCloseable {
     private volatile boolean running;
     private Thread thread;
 
-    public TrafficProducer(String bootstrapServers, String messagesTopic, String readsTopic) {
+    public TrafficProducer(String bootstrapServers, String messagesTopic, String readsTopic,
+            String conversationsTopic) {
         Map<String, Object> props = new HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         // Records of a few hundred bytes: batching them is what makes millions cheap.
@@ -54,6 +56,7 @@ public final class TrafficProducer implements AutoCloseable {
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
         this.messagesTopic = messagesTopic;
         this.readsTopic = readsTopic;
+        this.conversationsTopic = conversationsTopic;
     }
 
     /** Publishes the next {@code count} records and returns once the broker has them all. */
@@ -139,7 +142,11 @@ public final class TrafficProducer implements AutoCloseable {
     }
 
     private void send(TrafficRecord record) {
-        String topic = record.topic() == TrafficRecord.Topic.MESSAGES ? messagesTopic : readsTopic;
+        String topic = switch (record.topic()) {
+            case MESSAGES -> messagesTopic;
+            case READS -> readsTopic;
+            case CONVERSATIONS -> conversationsTopic;
+        };
         producer.send(
                 new ProducerRecord<>(topic, record.key(), record.value()),
                 record.valid() ? validSent : malformedSent);

@@ -1,6 +1,7 @@
 package dev.unread.generator;
 
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationEvent;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
@@ -10,23 +11,32 @@ import java.util.Objects;
  * and the event it encodes.
  *
  * <ul>
- *   <li>{@code topic}: {@link Topic#MESSAGES} or {@link Topic#READS}; the configured names are the
- *       publisher's business.
- *   <li>{@code key}: the user the record is keyed by, as decimal text (UTF-8).
+ *   <li>{@code topic}: {@link Topic#MESSAGES}, {@link Topic#READS} or {@link Topic#CONVERSATIONS};
+ *       the configured names are the publisher's business.
+ *   <li>{@code key}: the user (the conversation, on CONVERSATIONS) the record is keyed by, as
+ *       decimal text (UTF-8).
  *   <li>{@code value}: the JSON of {@code event} as {@code EventJson} writes it, or the bytes of a
  *       malformed record.
  *   <li>{@code event}: what the job should make of the value; null for a malformed record, which
- *       the job sends to the dead-letter topic.
+ *       the job sends to the dead-letter topic, and for a CONVERSATIONS record.
+ *   <li>{@code conversation}: the chat-conversations event of a CONVERSATIONS record; null on the
+ *       other topics.
  *   <li>{@code malformed}: the kind of damage; null for a valid record.
  * </ul>
  */
 public record TrafficRecord(
-        Topic topic, byte[] key, byte[] value, ChatEvent event, Malformed malformed) {
+        Topic topic,
+        byte[] key,
+        byte[] value,
+        ChatEvent event,
+        ConversationEvent conversation,
+        Malformed malformed) {
 
-    /** The two input topics. */
+    /** The input topics. */
     public enum Topic {
         MESSAGES,
-        READS
+        READS,
+        CONVERSATIONS
     }
 
     /** The kinds of malformed record the generator mixes in, each refused by the parser. */
@@ -43,13 +53,18 @@ public record TrafficRecord(
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
-        if ((event == null) == (malformed == null)) {
-            throw new IllegalArgumentException("a record has either an event or a malformation");
+        if ((event != null ? 1 : 0) + (conversation != null ? 1 : 0) + (malformed != null ? 1 : 0)
+                != 1) {
+            throw new IllegalArgumentException(
+                    "a record has either an event, a conversation event or a malformation");
+        }
+        if ((conversation != null) != (topic == Topic.CONVERSATIONS)) {
+            throw new IllegalArgumentException("conversation events go to CONVERSATIONS only");
         }
     }
 
     public boolean valid() {
-        return event != null;
+        return malformed == null;
     }
 
     @Override
@@ -65,6 +80,8 @@ public record TrafficRecord(
                 && Arrays.equals(key, that.key)
                 && Arrays.equals(value, that.value)
                 && Objects.equals(event, that.event)
+                // ConversationEvent has no equals of its own: the value encodes it.
+                && (conversation == null) == (that.conversation == null)
                 && malformed == that.malformed;
     }
 

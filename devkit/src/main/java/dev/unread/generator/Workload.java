@@ -27,6 +27,13 @@ package dev.unread.generator;
  *   <li>{@code groupShare}: share of those conversation messages sent in a group.
  *   <li>{@code groupSize}: members of each group; a group message reaches the other members, one
  *       record each, with the same conversationId and seq.
+ *   <li>{@code publishedGroupShare}: share of message steps that are a group message published
+ *       once, on {@code chat-conversations}, for the job to fan out by membership; 0 (the
+ *       default) keeps the traffic of builds before groups, record for record.
+ *   <li>{@code publishedGroups}: how many such groups; their activity is Zipf ({@code
+ *       receiverSkew}) over them, and their sizes spread evenly on a log scale from 3 to {@code
+ *       publishedGroupMaxSize} members, not in order of activity.
+ *   <li>{@code publishedGroupMaxSize}: members of the largest published group.
  *   <li>{@code malformedShare}: share of all records that break the input contract.
  *   <li>{@code seed}: the same seed (and clock) gives the same records.
  *   <li>{@code firstUserId}: the most active receiver's id; the others follow it in order of
@@ -43,6 +50,9 @@ public record Workload(
         double conversationShare,
         double groupShare,
         int groupSize,
+        double publishedGroupShare,
+        int publishedGroups,
+        int publishedGroupMaxSize,
         double malformedShare,
         long seed,
         long firstUserId) {
@@ -80,6 +90,17 @@ public record Workload(
         rate("conversationReadRate", conversationReadRate);
         share("conversationShare", conversationShare);
         share("groupShare", groupShare);
+        share("publishedGroupShare", publishedGroupShare);
+        if (publishedGroups < 1) {
+            throw new IllegalArgumentException(
+                    "publishedGroups must be >= 1, was " + publishedGroups);
+        }
+        // Checked only when used, so that small test workloads keep the default.
+        if (publishedGroupShare > 0
+                && (publishedGroupMaxSize < 3 || publishedGroupMaxSize > receivers)) {
+            throw new IllegalArgumentException("publishedGroupMaxSize must be 3..receivers, was "
+                    + publishedGroupMaxSize);
+        }
         if (!(malformedShare >= 0 && malformedShare < 1)) {
             throw new IllegalArgumentException(
                     "malformedShare must be >= 0 and < 1, was " + malformedShare);
@@ -93,10 +114,12 @@ public record Workload(
     /**
      * 10,000 receivers with 20 friends each, Zipf exponent 1, 90% redundant messages, an inbox open
      * every 50 message records and a conversation read every 20, 80% of messages in conversations,
-     * a quarter of those in groups of 8, 0.2% malformed records, seed 1, ids from 10001.
+     * a quarter of those in groups of 8, no group published once (64 of them, up to 2,000 members,
+     * when turned on), 0.2% malformed records, seed 1, ids from 10001.
      */
     public static Workload defaults() {
-        return new Workload(10_000, 20, 1.0, 0.9, 0.02, 0.05, 0.8, 0.25, 8, 0.002, 1, 10_001);
+        return new Workload(
+                10_000, 20, 1.0, 0.9, 0.02, 0.05, 0.8, 0.25, 8, 0, 64, 2_000, 0.002, 1, 10_001);
     }
 
     /** A builder starting from these settings. */
@@ -132,6 +155,9 @@ public record Workload(
         private double conversationShare;
         private double groupShare;
         private int groupSize;
+        private double publishedGroupShare;
+        private int publishedGroups;
+        private int publishedGroupMaxSize;
         private double malformedShare;
         private long seed;
         private long firstUserId;
@@ -146,6 +172,9 @@ public record Workload(
             conversationShare = w.conversationShare;
             groupShare = w.groupShare;
             groupSize = w.groupSize;
+            publishedGroupShare = w.publishedGroupShare;
+            publishedGroups = w.publishedGroups;
+            publishedGroupMaxSize = w.publishedGroupMaxSize;
             malformedShare = w.malformedShare;
             seed = w.seed;
             firstUserId = w.firstUserId;
@@ -196,6 +225,21 @@ public record Workload(
             return this;
         }
 
+        public Builder publishedGroupShare(double publishedGroupShare) {
+            this.publishedGroupShare = publishedGroupShare;
+            return this;
+        }
+
+        public Builder publishedGroups(int publishedGroups) {
+            this.publishedGroups = publishedGroups;
+            return this;
+        }
+
+        public Builder publishedGroupMaxSize(int publishedGroupMaxSize) {
+            this.publishedGroupMaxSize = publishedGroupMaxSize;
+            return this;
+        }
+
         public Builder malformedShare(double malformedShare) {
             this.malformedShare = malformedShare;
             return this;
@@ -222,6 +266,9 @@ public record Workload(
                     conversationShare,
                     groupShare,
                     groupSize,
+                    publishedGroupShare,
+                    publishedGroups,
+                    publishedGroupMaxSize,
                     malformedShare,
                     seed,
                     firstUserId);

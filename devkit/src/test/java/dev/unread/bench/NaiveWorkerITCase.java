@@ -355,7 +355,8 @@ class NaiveWorkerITCase {
                 new TrafficProducer(
                         KAFKA.bootstrapServers(),
                         published.topics.messagesTopic,
-                        published.topics.readsTopic)) {
+                        published.topics.readsTopic,
+                        published.topics.conversationsTopic)) {
             producer.publish(TrafficGenerator.synthetic(workload, START, 1000), RECORDS);
             assertThat(producer.failed()).isZero();
             assertThat(producer.acknowledged()).isEqualTo(RECORDS);

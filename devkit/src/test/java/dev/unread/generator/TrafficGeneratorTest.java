@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationEvent;
+import dev.unread.events.ConversationParser;
 import dev.unread.events.EventParser;
 import dev.unread.events.InvalidRecordException;
 import dev.unread.generator.TrafficRecord.Malformed;
@@ -419,6 +421,77 @@ class TrafficGeneratorTest {
             sxx += (x[i] - mx) * (x[i] - mx);
         }
         return sxy / sxx;
+    }
+
+    @Test
+    void publishedGroupsJoinEveryMemberBeforeTheirFirstMessageAndParse() throws Exception {
+        Workload workload = Workload.builder()
+                .seed(11)
+                .receivers(5_000)
+                .publishedGroupShare(0.2)
+                .publishedGroups(12)
+                .publishedGroupMaxSize(2_000)
+                .malformedShare(0.01)
+                .build();
+        TrafficGenerator generator = TrafficGenerator.synthetic(workload, START, 1000);
+        ConversationParser conversations = new ConversationParser();
+        Map<Long, Set<Long>> joined = new HashMap<>();
+        Map<Long, Long> lastSeq = new HashMap<>();
+        Set<Integer> sizes = new HashSet<>();
+        List<String> wrong = new ArrayList<>();
+        long messages = 0;
+        long chatMessages = 0;
+
+        for (int i = 0; i < RECORDS; i++) {
+            TrafficRecord record = generator.next();
+            if (record.topic() != Topic.CONVERSATIONS) {
+                chatMessages += record.valid() && record.event().kind == ChatEvent.Kind.MESSAGE
+                        ? 1 : 0;
+                continue;
+            }
+            ConversationEvent event = conversations.parse(record.value());
+            long conversation = event.conversationId;
+            if (!utf8(record.key()).equals(Long.toString(conversation))) {
+                wrong.add(record + ": key");
+            }
+            if (event.kind == ConversationEvent.Kind.MEMBER_JOINED) {
+                if (lastSeq.containsKey(conversation)) {
+                    wrong.add(record + ": a join after the conversation's first message");
+                }
+                joined.computeIfAbsent(conversation, c -> new HashSet<>()).add(event.userId);
+                continue;
+            }
+            messages++;
+            Set<Long> members = joined.getOrDefault(conversation, Set.of());
+            int rank = (int) (conversation - generator.publishedGroupConversation(0));
+            if (members.size() != generator.publishedGroupSize(rank)
+                    || !members.contains(event.senderId)) {
+                wrong.add(record + ": " + members.size() + " members joined, sender in them: "
+                        + members.contains(event.senderId));
+            }
+            if (event.seq != lastSeq.getOrDefault(conversation, 1L) + 1) {
+                wrong.add(record + ": seq after " + lastSeq.get(conversation));
+            }
+            lastSeq.put(conversation, event.seq);
+            sizes.add(members.size());
+        }
+
+        assertThat(wrong).isEmpty();
+        assertThat(messages).isEqualTo(generator.publishedMessages()).isPositive();
+        assertThat(joined.values().stream().mapToLong(Set::size).sum())
+                .isEqualTo(generator.memberships());
+        // About a fifth of the message steps; chat-messages records are more per step.
+        assertThat((double) messages / (messages + chatMessages)).isBetween(0.05, 0.3);
+        assertThat(sizes).contains(3, 2_000);
+        // Zipf by activity: the most active group has the most messages.
+        assertThat(lastSeq.get(generator.publishedGroupConversation(0)))
+                .isEqualTo(lastSeq.values().stream().mapToLong(Long::longValue).max().orElseThrow());
+    }
+
+    @Test
+    void withoutPublishedGroupsNothingGoesToTheConversationsTopic() {
+        assertThat(generate(Workload.builder().seed(5).build(), 50_000))
+                .noneMatch(record -> record.topic() == Topic.CONVERSATIONS);
     }
 
     private static List<TrafficRecord> generate(Workload workload, int count) {

@@ -121,7 +121,8 @@ class OperationsDocTest {
         SavepointInspect.print("local-data/savepoint-3f2a91-5c0e8d7b14a2",
                 new SavepointInspect.Summary(128, 3120, 8417, 2894, 1530, 6311, 2210, 40122, 0,
                         List.of(new UserState(10086, 1767258764000L, 41, 41, 17, 9, 903),
-                                new UserState(10311, 0, 35, 35, 12, 0, 410))),
+                                new UserState(10311, 0, 35, 35, 12, 0, 410)),
+                        new SavepointInspect.Groups(212, 9480, 371, 640, 12033, 8816)),
                 new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
         assertThat(doc).contains(bytes.toString(StandardCharsets.UTF_8));

@@ -43,6 +43,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * sent_at} (DATETIME(3), UTC); {@code conversation_id} and {@code seq} are both NULL for a message
  * outside a conversation. Rows the job's parser would refuse (ids or times out of range, only one
  * of conversation and seq) count toward nothing, as they would in Kafka.
+ *
+ * <p>Group state is not bootstrapped (no members table is read): the savepoint holds no members
+ * of chat-conversations groups, no leavers and no readers; docs/operations.md says what to
+ * publish before group messages.
  */
 public final class Bootstrap {
 

@@ -1,6 +1,8 @@
 package dev.unread.ops;
 
 import dev.unread.UnreadJob;
+import dev.unread.state.ConversationReaders;
+import dev.unread.state.GroupFanOut;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -8,17 +10,24 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.PriorityQueue;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.state.api.OperatorIdentifier;
 import org.apache.flink.state.api.SavepointReader;
+import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.Collector;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
  * {@code unread savepoint inspect PATH [--top N]}: what UnreadCounter's state in a savepoint (or
  * a retained checkpoint) holds — users, senders, conversations, unread seqs — and its largest
- * users, the ones that cost the most state. Reads the state with the job's own descriptors, so a
+ * users, the ones that cost the most state; and the group conversations' state: members kept by
+ * the fan-out, participants and readers. Reads the state with the job's own descriptors, so a
  * savepoint this reads is one the job restores.
  */
 public final class SavepointInspect {
@@ -46,6 +55,7 @@ public final class SavepointInspect {
      * @param unreadSeqs unread seqs: the sum of all conversation counts
      * @param badgeMismatches users whose stored badge differs from their sender set (corruption)
      * @param largest the largest users, largest first
+     * @param groups the group conversations' state
      */
     public record Summary(
             int maxParallelism,
@@ -57,7 +67,27 @@ public final class SavepointInspect {
             long conversationCursors,
             long unreadSeqs,
             long badgeMismatches,
-            List<UserState> largest) {}
+            List<UserState> largest,
+            Groups groups) {}
+
+    /**
+     * The state of group conversations and readers, kept per conversation; all 0 in a savepoint
+     * of a build before groups.
+     *
+     * @param conversations conversations with members (GroupFanOut)
+     * @param members users whose newest membership event is MEMBER_JOINED, over all of them
+     * @param leavers users whose newest membership event is MEMBER_LEFT, over all of them
+     * @param readerConversations conversations with participants or cursors (ConversationReaders)
+     * @param participants participants, over all conversations
+     * @param readers participants with a cursor: the members of all {@code chat:readers:{C}}
+     */
+    public record Groups(
+            long conversations,
+            long members,
+            long leavers,
+            long readerConversations,
+            long participants,
+            long readers) {}
 
     /** Reads every user's state in the savepoint at {@code path}. */
     public static Summary inspect(String path, int top) throws Exception {
@@ -93,7 +123,96 @@ public final class SavepointInspect {
         List<UserState> ranked = new ArrayList<>(largest);
         ranked.sort(LARGEST_FIRST);
         return new Summary(maxParallelism, users, senders, usersWithBadge, inboxCursors,
-                conversations, conversationCursors, unreadSeqs, badgeMismatches, ranked);
+                conversations, conversationCursors, unreadSeqs, badgeMismatches, ranked,
+                groups(path));
+    }
+
+    /** The group state of the savepoint at {@code path}: each operator's conversations summed. */
+    static Groups groups(String path) throws Exception {
+        long[] members = perConversation(path, CounterSavepoints.FAN_OUT, new MembersReader());
+        long[] readers = perConversation(path, CounterSavepoints.READERS, new ReadersReader());
+        return new Groups(members[0], members[1], members[2], readers[0], readers[1], readers[2]);
+    }
+
+    /**
+     * The number of conversations and the sums of the two figures {@code reader} gives for each
+     * (a conversation's figures are the last two fields of its tuple); zeros when the savepoint
+     * holds no state of {@code operator}. Each operator has one state, so each conversation comes
+     * once.
+     */
+    private static long[] perConversation(String path, OperatorIdentifier operator,
+            KeyedStateReaderFunction<Long, Tuple3<Long, Long, Long>> reader) throws Exception {
+        long[] sums = new long[3];
+        if (CounterSavepoints.operatorState(path, operator).isEmpty()) {
+            return sums;
+        }
+        StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
+        try (CloseableIterator<Tuple3<Long, Long, Long>> conversations =
+                SavepointReader.read(env, path, CounterSavepoints.stateBackend())
+                        .readKeyedState(operator, reader, Types.LONG,
+                                Types.TUPLE(Types.LONG, Types.LONG, Types.LONG))
+                        .executeAndCollect("unread savepoint inspect: " + operator)) {
+            while (conversations.hasNext()) {
+                Tuple3<Long, Long, Long> conversation = conversations.next();
+                sums[0]++;
+                sums[1] += conversation.f1;
+                sums[2] += conversation.f2;
+            }
+        }
+        return sums;
+    }
+
+    /** Per group conversation: its members now and its leavers (GroupFanOut.MEMBERS). */
+    static final class MembersReader
+            extends KeyedStateReaderFunction<Long, Tuple3<Long, Long, Long>> {
+
+        private transient MapState<Long, long[]> members;
+
+        @Override
+        public void open(OpenContext openContext) {
+            members = getRuntimeContext().getMapState(GroupFanOut.MEMBERS);
+        }
+
+        @Override
+        public void readKey(Long conversationId, Context context,
+                Collector<Tuple3<Long, Long, Long>> out) throws Exception {
+            long joined = 0;
+            long left = 0;
+            for (long[] events : members.values()) {
+                // Ordered by seq: the last event is the newest, the one that governs from now on.
+                if (events[events.length - 1] > 0) {
+                    joined++;
+                } else {
+                    left++;
+                }
+            }
+            out.collect(Tuple3.of(conversationId, joined, left));
+        }
+    }
+
+    /** Per conversation: its participants and those with a cursor (ConversationReaders.READERS). */
+    static final class ReadersReader
+            extends KeyedStateReaderFunction<Long, Tuple3<Long, Long, Long>> {
+
+        private transient MapState<Long, Long> readers;
+
+        @Override
+        public void open(OpenContext openContext) {
+            readers = getRuntimeContext().getMapState(ConversationReaders.READERS);
+        }
+
+        @Override
+        public void readKey(Long conversationId, Context context,
+                Collector<Tuple3<Long, Long, Long>> out) throws Exception {
+            long participants = 0;
+            long withCursor = 0;
+            for (long value : readers.values()) {
+                // A negative value is a cursor of a user not known as a participant yet.
+                participants += value >= 0 ? 1 : 0;
+                withCursor += value > 0 ? 1 : 0;
+            }
+            out.collect(Tuple3.of(conversationId, participants, withCursor));
+        }
     }
 
     /** Every user's state in the savepoint, in no particular order, all of it in memory. */
@@ -167,6 +286,14 @@ public final class SavepointInspect {
         line(out, "conversation cursors", summary.conversationCursors(), "");
         line(out, "unread seqs", summary.unreadSeqs(), "the sum of all conversation counts");
         line(out, "badge != sender set", summary.badgeMismatches(), "should be 0");
+        Groups groups = summary.groups();
+        out.printf("%n  operators %s, %s%n%n", UnreadJob.FAN_OUT_UID, UnreadJob.READERS_UID);
+        line(out, "group conversations", groups.conversations(), "conversations with members");
+        line(out, "members", groups.members(), "newest event MEMBER_JOINED");
+        line(out, "leavers", groups.leavers(), "newest event MEMBER_LEFT: counts hidden");
+        line(out, "reader conversations", groups.readerConversations(), "");
+        line(out, "participants", groups.participants(), "");
+        line(out, "readers", groups.readers(), "participants with a cursor");
         if (summary.largest().isEmpty()) {
             return;
         }

@@ -2,11 +2,11 @@ package dev.unread.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.RedisNames;
 import dev.unread.state.ConversationReaders;
 import dev.unread.state.ConversationState;
+import dev.unread.state.GroupFanOut;
 import dev.unread.state.UnreadChunks;
 import dev.unread.state.UnreadCounter;
 import dev.unread.testing.TestRedis;
@@ -15,14 +15,14 @@ import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
-import org.apache.flink.state.api.OperatorIdentifier;
 import org.apache.flink.state.api.OperatorTransformation;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.state.api.functions.KeyedStateBootstrapFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,7 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>user 2 is a member of conversation 7 (membership +1), seqs 3 and 4 unread;
  *   <li>user 3 has seqs 3 and 4 unread in conversation 9, a chat-messages conversation;
  *   <li>readers of 7: user 1 read to 4, user 2 a participant who never read, user 5 known only
- *       by a cursor (6); readers of 9: user 3 read to 2.
+ *       by a cursor (6); readers of 9: user 3 read to 2;
+ *   <li>members of 7 (GroupFanOut): user 1 joined at 1 and left at 5, user 2 joined at 1, user 4
+ *       joined at 2, left at 3 and joined again at 6.
  * </ul>
  */
 class GroupSavepointITCase {
@@ -72,7 +74,7 @@ class GroupSavepointITCase {
                                 .keyBy(row -> row.f0, Types.LONG)
                                 .transform(new Conversations()))
                 .withOperator(
-                        OperatorIdentifier.forUid(UnreadJob.READERS_UID),
+                        CounterSavepoints.READERS,
                         OperatorTransformation.bootstrapWith(env.fromData(
                                         Tuple3.of(7L, 1L, 4L),
                                         Tuple3.of(7L, 2L, 0L),
@@ -80,6 +82,14 @@ class GroupSavepointITCase {
                                         Tuple3.of(9L, 3L, 2L)))
                                 .keyBy(row -> row.f0, Types.LONG)
                                 .transform(new Readers()))
+                .withOperator(
+                        CounterSavepoints.FAN_OUT,
+                        OperatorTransformation.bootstrapWith(env.fromData(
+                                        Tuple2.of(1L, new long[] {1, -5}),
+                                        Tuple2.of(2L, new long[] {1}),
+                                        Tuple2.of(4L, new long[] {2, -3, 6})))
+                                .keyBy(row -> 7L, Types.LONG)
+                                .transform(new Members()))
                 .write(savepoint);
         env.execute("write a savepoint with group state");
     }
@@ -102,6 +112,31 @@ class GroupSavepointITCase {
                 RedisNames.readersKey(prefix, 7), Map.of("1", 4.0),
                 RedisNames.readersKey(prefix, 9), Map.of("3", 2.0)));
         assertThat(written).isEqualTo(new SavepointRepublish.Written(2, 2));
+    }
+
+    @Test
+    void inspectCountsMembersLeaversParticipantsAndReaders() throws Exception {
+        SavepointInspect.Summary summary = SavepointInspect.inspect(savepoint, 10);
+
+        assertThat(summary.groups()).isEqualTo(new SavepointInspect.Groups(1, 2, 1, 2, 3, 2));
+        assertThat(summary.users()).isEqualTo(3);
+        assertThat(summary.unreadSeqs()).isEqualTo(6);
+    }
+
+    /** Each row: a member of conversation 7 and their membership events. */
+    static final class Members extends KeyedStateBootstrapFunction<Long, Tuple2<Long, long[]>> {
+
+        private transient MapState<Long, long[]> members;
+
+        @Override
+        public void open(OpenContext openContext) {
+            members = getRuntimeContext().getMapState(GroupFanOut.MEMBERS);
+        }
+
+        @Override
+        public void processElement(Tuple2<Long, long[]> row, Context context) throws Exception {
+            members.put(row.f0, row.f1);
+        }
     }
 
     /** Each row: a user's conversation with its membership and the seqs 3 and 4 unread. */
