@@ -18,14 +18,21 @@ class ArchitectureTest {
     private static final String CONTRACT = "dev.unread.contract..";
     private static final String API = "dev.unread.api..";
     private static final String[] JOB = {
-        "dev.unread", "dev.unread.config..", "dev.unread.events..", "dev.unread.state..",
-        "dev.unread.sources..", "dev.unread.sinks.."
+        "dev.unread",
+        "dev.unread.config..",
+        "dev.unread.events..",
+        "dev.unread.state..",
+        "dev.unread.sources..",
+        "dev.unread.sinks.."
     };
     private static final String SAVEPOINT_TOOLS = "dev.unread.ops..";
     private static final String LOCAL_KAFKA = "dev.unread.kafka..";
     private static final String[] DEVKIT = {
-        "dev.unread.cli..", "dev.unread.bench..", "dev.unread.generator..",
-        "dev.unread.minicluster..", "dev.unread.cluster.."
+        "dev.unread.cli..",
+        "dev.unread.bench..",
+        "dev.unread.generator..",
+        "dev.unread.minicluster..",
+        "dev.unread.cluster.."
     };
 
     /** Main classes only: test classes and the job's shared test fixtures are left out. */
@@ -48,41 +55,63 @@ class ArchitectureTest {
 
     @Test
     void theContractDependsOnNothingOfTheProjectAndOnlyOnTheClientsItNames() {
-        noClasses().that().resideInAPackage(CONTRACT)
-                .should().dependOnClassesThat().resideOutsideOfPackages(
-                        CONTRACT, "java..", "javax..", "com.fasterxml..", "redis.clients..",
+        noClasses()
+                .that()
+                .resideInAPackage(CONTRACT)
+                .should()
+                .dependOnClassesThat()
+                .resideOutsideOfPackages(
+                        CONTRACT,
+                        "java..",
+                        "javax..",
+                        "com.fasterxml..",
+                        "redis.clients..",
                         "org.slf4j..")
                 .check(MAIN);
     }
 
     @Test
     void theApiDependsOnTheContractAloneOfTheProject() {
-        noClasses().that().resideInAPackage(API)
-                .should().dependOnClassesThat().resideInAnyPackage(concat(
-                        JOB, SAVEPOINT_TOOLS, LOCAL_KAFKA, DEVKIT))
+        noClasses()
+                .that()
+                .resideInAPackage(API)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(concat(JOB, SAVEPOINT_TOOLS, LOCAL_KAFKA, DEVKIT))
                 .check(MAIN);
     }
 
     @Test
     void theJobDependsOnNoToolNorTheApi() {
-        noClasses().that().resideInAnyPackage(JOB)
-                .should().dependOnClassesThat().resideInAnyPackage(concat(
-                        new String[] {API}, SAVEPOINT_TOOLS, LOCAL_KAFKA, DEVKIT))
+        noClasses()
+                .that()
+                .resideInAnyPackage(JOB)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        concat(new String[] {API}, SAVEPOINT_TOOLS, LOCAL_KAFKA, DEVKIT))
                 .check(MAIN);
     }
 
     @Test
     void nothingButTheDeveloperKitDependsOnIt() {
-        noClasses().that().resideOutsideOfPackages(DEVKIT)
-                .should().dependOnClassesThat().resideInAnyPackage(DEVKIT)
+        noClasses()
+                .that()
+                .resideOutsideOfPackages(DEVKIT)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(DEVKIT)
                 .check(MAIN);
     }
 
     @Test
     void theSavepointToolsAndTheBrokerDependOnNoToolAboveThem() {
-        noClasses().that().resideInAnyPackage(SAVEPOINT_TOOLS, LOCAL_KAFKA)
-                .should().dependOnClassesThat().resideInAnyPackage(concat(
-                        new String[] {API}, DEVKIT))
+        noClasses()
+                .that()
+                .resideInAnyPackage(SAVEPOINT_TOOLS, LOCAL_KAFKA)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(concat(new String[] {API}, DEVKIT))
                 .check(MAIN);
     }
 

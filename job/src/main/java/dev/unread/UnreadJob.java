@@ -2,8 +2,8 @@ package dev.unread;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
-import dev.unread.events.ConversationEvent;
 import dev.unread.events.ConversationCursor;
+import dev.unread.events.ConversationEvent;
 import dev.unread.events.DeadLetter;
 import dev.unread.events.InboxCursor;
 import dev.unread.events.ParseConversations;
@@ -51,6 +51,7 @@ public final class UnreadJob {
 
     /** Operator ids: state in savepoints is matched by these, so they never change. */
     public static final String MESSAGES_SOURCE_UID = "chat-messages-source";
+
     public static final String READS_SOURCE_UID = "chat-reads-source";
     public static final String PARSE_MESSAGES_UID = "parse-chat-messages";
     public static final String PARSE_READS_UID = "parse-chat-reads";
@@ -65,6 +66,7 @@ public final class UnreadJob {
 
     /** The counting operator's name, by which metrics and the web UI show it. */
     public static final String COUNTER_NAME = "count unread";
+
     public static final String REDIS_COUNTS_UID = "redis-counts-sink";
     public static final String REDIS_RECEIPTS_UID = "redis-receipts-sink";
     public static final String MYSQL_USER_ACTIVITY_UID = "mysql-user-activity-sink";
@@ -145,15 +147,19 @@ public final class UnreadJob {
     }
 
     /**
-     * Flink settings the job relies on. A cluster's config.yaml may set more; these win because
-     * the job is not correct or not upgradeable without them.
+     * Flink settings the job relies on. A cluster's config.yaml may set more; these win because the
+     * job is not correct or not upgradeable without them.
      */
     public static Configuration settings(UnreadConfig config) {
         Configuration conf = new Configuration();
         conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
         conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
-        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, java.time.Duration.ofMillis(config.checkpointIntervalMs));
-        conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
+        conf.set(
+                CheckpointingOptions.CHECKPOINTING_INTERVAL,
+                java.time.Duration.ofMillis(config.checkpointIntervalMs));
+        conf.set(
+                CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
+                CheckpointingMode.EXACTLY_ONCE);
         conf.set(PipelineOptions.MAX_PARALLELISM, config.maxParallelism);
         // Every state and event type must have an explicit serializer: a Kryo fallback could not
         // be checked for compatibility when a savepoint is restored.
@@ -161,7 +167,9 @@ public final class UnreadJob {
         // No function keeps a reference to a record after emitting or receiving it.
         conf.set(PipelineOptions.OBJECT_REUSE, true);
         if (config.parallelism > 0) {
-            conf.set(org.apache.flink.configuration.CoreOptions.DEFAULT_PARALLELISM, config.parallelism);
+            conf.set(
+                    org.apache.flink.configuration.CoreOptions.DEFAULT_PARALLELISM,
+                    config.parallelism);
         }
         return conf;
     }
@@ -182,7 +190,10 @@ public final class UnreadJob {
                         .name("parse chat-reads");
 
         SingleOutputStreamOperator<ConversationEvent> conversationEvents =
-                env.fromSource(conversations, WatermarkStrategy.noWatermarks(), "chat-conversations")
+                env.fromSource(
+                                conversations,
+                                WatermarkStrategy.noWatermarks(),
+                                "chat-conversations")
                         .uid(CONVERSATIONS_SOURCE_UID)
                         .process(new ParseConversations(maxFutureSkewMs))
                         .uid(PARSE_CONVERSATIONS_UID)

@@ -53,19 +53,26 @@ class UnreadJobITCase {
 
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
             UnreadConfig config = KAFKA.freshTopics(JobHarness.settings(prefix, db.jdbcUrl()));
-            JobHarness.Traffic traffic = JobHarness.traffic(
-                    config, seed, 3000, new BadRecords(seed, 200 * 1024).of(44));
+            JobHarness.Traffic traffic =
+                    JobHarness.traffic(config, seed, 3000, new BadRecords(seed, 200 * 1024).of(44));
             List<List<ProducerRecord<byte[], byte[]>>> halves = traffic.parts(2);
             KAFKA.produce(halves.get(0));
 
-            JobClient job = JobHarness.start(
-                    UnreadJob.forProduction(config), config, checkpoints, "unread end to end");
+            JobClient job =
+                    JobHarness.start(
+                            UnreadJob.forProduction(config),
+                            config,
+                            checkpoints,
+                            "unread end to end");
             try {
                 // The second half arrives after a checkpoint, so the run crosses one.
-                Poll.until("a completed checkpoint", Duration.ofMinutes(2),
-                        () -> JobHarness.completedCheckpoints(cluster, job.getJobID()) > 0
-                                ? true
-                                : null);
+                Poll.until(
+                        "a completed checkpoint",
+                        Duration.ofMinutes(2),
+                        () ->
+                                JobHarness.completedCheckpoints(cluster, job.getJobID()) > 0
+                                        ? true
+                                        : null);
                 KAFKA.produce(halves.get(1));
 
                 Observed.awaitAgreement(

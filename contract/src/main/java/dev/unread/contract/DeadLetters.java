@@ -1,15 +1,15 @@
 package dev.unread.contract;
 
 /**
- * The dead-letter topic's records: the refused record's own key and value bytes, and these
- * headers (docs/contract.md, "Dead letters").
+ * The dead-letter topic's records: the refused record's own key and value bytes, and these headers
+ * (docs/contract.md, "Dead letters").
  */
 public final class DeadLetters {
 
     /**
-     * The largest letter: a refused record as large as the source topics accept, plus headers.
-     * The dead-letter topic must accept {@code max.message.bytes} of at least this; a letter that
-     * would still be larger goes without its value (then its key), their sizes in headers.
+     * The largest letter: a refused record as large as the source topics accept, plus headers. The
+     * dead-letter topic must accept {@code max.message.bytes} of at least this; a letter that would
+     * still be larger goes without its value (then its key), their sizes in headers.
      */
     public static final int MAX_LETTER_BYTES = 8 * 1024 * 1024 + 64 * 1024;
 

@@ -17,51 +17,91 @@ public final class EventJson {
 
     /** A {@code chat-messages} value without a conversation. */
     public static String message(long senderId, long receiverId, long sentAt) {
-        return "{\"senderId\":" + senderId + ",\"receiverId\":" + receiverId
-                + ",\"sentAt\":" + sentAt + "}";
+        return "{\"senderId\":"
+                + senderId
+                + ",\"receiverId\":"
+                + receiverId
+                + ",\"sentAt\":"
+                + sentAt
+                + "}";
     }
 
-    /** A {@code chat-messages} value that also counts toward conversation {@code conversationId}. */
+    /**
+     * A {@code chat-messages} value that also counts toward conversation {@code conversationId}.
+     */
     public static String message(
             long senderId, long receiverId, long sentAt, long conversationId, long seq) {
-        return "{\"conversationId\":" + conversationId + ",\"seq\":" + seq
-                + ",\"senderId\":" + senderId + ",\"receiverId\":" + receiverId
-                + ",\"sentAt\":" + sentAt + "}";
+        return "{\"conversationId\":"
+                + conversationId
+                + ",\"seq\":"
+                + seq
+                + ",\"senderId\":"
+                + senderId
+                + ",\"receiverId\":"
+                + receiverId
+                + ",\"sentAt\":"
+                + sentAt
+                + "}";
     }
 
     /** A {@code chat-reads} INBOX_OPENED value. */
     public static String inboxOpened(long userId, long readAt) {
-        return "{\"type\":\"" + INBOX_OPENED + "\",\"userId\":" + userId
-                + ",\"readAt\":" + readAt + "}";
+        return "{\"type\":\""
+                + INBOX_OPENED
+                + "\",\"userId\":"
+                + userId
+                + ",\"readAt\":"
+                + readAt
+                + "}";
     }
 
     /** A {@code chat-reads} CONVERSATION_READ value. */
     public static String conversationRead(
             long userId, long conversationId, long readSeq, long readAt) {
-        return "{\"type\":\"" + CONVERSATION_READ + "\",\"userId\":" + userId
-                + ",\"conversationId\":" + conversationId + ",\"readSeq\":" + readSeq
-                + ",\"readAt\":" + readAt + "}";
+        return "{\"type\":\""
+                + CONVERSATION_READ
+                + "\",\"userId\":"
+                + userId
+                + ",\"conversationId\":"
+                + conversationId
+                + ",\"readSeq\":"
+                + readSeq
+                + ",\"readAt\":"
+                + readAt
+                + "}";
     }
 
     /** A {@code chat-conversations} MEMBER_JOINED or MEMBER_LEFT value. */
     public static String membership(boolean joined, long conversationId, long userId, long seq) {
-        return "{\"type\":\"" + (joined ? MEMBER_JOINED : MEMBER_LEFT)
-                + "\",\"conversationId\":" + conversationId + ",\"userId\":" + userId
-                + ",\"seq\":" + seq + "}";
+        return "{\"type\":\""
+                + (joined ? MEMBER_JOINED : MEMBER_LEFT)
+                + "\",\"conversationId\":"
+                + conversationId
+                + ",\"userId\":"
+                + userId
+                + ",\"seq\":"
+                + seq
+                + "}";
     }
 
     /**
-     * A {@code chat-conversations} MESSAGE value, published once for the whole conversation;
-     * {@code mentions} may be empty, and is then left out.
+     * A {@code chat-conversations} MESSAGE value, published once for the whole conversation; {@code
+     * mentions} may be empty, and is then left out.
      */
     public static String groupMessage(
             long conversationId, long seq, long senderId, long sentAt, long... mentions) {
-        StringBuilder json = new StringBuilder(96 + 12 * mentions.length)
-                .append("{\"type\":\"").append(MESSAGE)
-                .append("\",\"conversationId\":").append(conversationId)
-                .append(",\"seq\":").append(seq)
-                .append(",\"senderId\":").append(senderId)
-                .append(",\"sentAt\":").append(sentAt);
+        StringBuilder json =
+                new StringBuilder(96 + 12 * mentions.length)
+                        .append("{\"type\":\"")
+                        .append(MESSAGE)
+                        .append("\",\"conversationId\":")
+                        .append(conversationId)
+                        .append(",\"seq\":")
+                        .append(seq)
+                        .append(",\"senderId\":")
+                        .append(senderId)
+                        .append(",\"sentAt\":")
+                        .append(sentAt);
         if (mentions.length > 0) {
             json.append(",\"mentions\":[");
             for (int i = 0; i < mentions.length; i++) {

@@ -18,29 +18,30 @@ import java.util.stream.Collectors;
  * file (SASL, TLS, timeouts) that the job and the API apply to every Kafka client they make.
  *
  * <p>The file is read as text and its values are kept as written: a {@code ${env:NAME}} reference
- * of Kafka's config providers stays unresolved, so it travels in the Flink job graph as a
- * reference and is resolved by each Kafka client where it runs (the JobManager and every
- * TaskManager) from that machine's environment.
+ * of Kafka's config providers stays unresolved, so it travels in the Flink job graph as a reference
+ * and is resolved by each Kafka client where it runs (the JobManager and every TaskManager) from
+ * that machine's environment.
  */
 public final class KafkaClientProperties {
 
     /**
-     * Keys the job and the API set themselves because their correctness depends on them: the
-     * broker addresses ({@code --kafka-bootstrap}), the consumer group ({@code --group-id}), the
+     * Keys the job and the API set themselves because their correctness depends on them: the broker
+     * addresses ({@code --kafka-bootstrap}), the consumer group ({@code --group-id}), the
      * byte-exact (de)serializers, durable and idempotent writes, offsets committed only with a
      * checkpoint.
      */
-    public static final List<String> RESERVED = List.of(
-            "bootstrap.servers",
-            "group.id",
-            "key.serializer",
-            "value.serializer",
-            "key.deserializer",
-            "value.deserializer",
-            "acks",
-            "enable.idempotence",
-            "enable.auto.commit",
-            "transactional.id");
+    public static final List<String> RESERVED =
+            List.of(
+                    "bootstrap.servers",
+                    "group.id",
+                    "key.serializer",
+                    "value.serializer",
+                    "key.deserializer",
+                    "value.deserializer",
+                    "acks",
+                    "enable.idempotence",
+                    "enable.auto.commit",
+                    "transactional.id");
 
     /** Keys whose values are, or may hold, a secret: never shown in a log line. */
     private static final Pattern SECRET_KEY =
@@ -74,9 +75,14 @@ public final class KafkaClientProperties {
         List<String> reserved =
                 RESERVED.stream().filter(settings::containsKey).collect(Collectors.toList());
         if (!reserved.isEmpty()) {
-            throw new IllegalArgumentException("Kafka properties file " + file + " sets "
-                    + reserved + ", which the job and the API set themselves ("
-                    + Settings.KAFKA_BOOTSTRAP.flag() + " gives the brokers); remove them");
+            throw new IllegalArgumentException(
+                    "Kafka properties file "
+                            + file
+                            + " sets "
+                            + reserved
+                            + ", which the job and the API set themselves ("
+                            + Settings.KAFKA_BOOTSTRAP.flag()
+                            + " gives the brokers); remove them");
         }
         return Map.copyOf(settings);
     }
@@ -91,8 +97,9 @@ public final class KafkaClientProperties {
      * password, a JAAS configuration with its password, a private key) replaced by {@code ***}.
      */
     public static String masked(Map<String, String> settings) {
-        return new TreeMap<>(settings).entrySet().stream()
-                .map(e -> e.getKey() + "=" + (isSecret(e.getKey()) ? MASK : e.getValue()))
-                .collect(Collectors.joining(", ", "{", "}"));
+        return new TreeMap<>(settings)
+                .entrySet().stream()
+                        .map(e -> e.getKey() + "=" + (isSecret(e.getKey()) ? MASK : e.getValue()))
+                        .collect(Collectors.joining(", ", "{", "}"));
     }
 }

@@ -7,13 +7,12 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * The MySQL tables of the contract (docs/contract.md, "MySQL"), in the one place that creates them. Every
- * step is idempotent, so every sink writer runs its table's steps when it opens ({@link #create})
- * and a fresh database needs no migration step before the job starts.
+ * The MySQL tables of the contract (docs/contract.md, "MySQL"), in the one place that creates them.
+ * Every step is idempotent, so every sink writer runs its table's steps when it opens ({@link
+ * #create}) and a fresh database needs no migration step before the job starts.
  *
- * <p>DATETIME(3) holds UTC wall-clock time with millisecond precision: DATETIME, unlike
- * TIMESTAMP, is never converted by the session time zone, so what the job writes is what every
- * reader sees.
+ * <p>DATETIME(3) holds UTC wall-clock time with millisecond precision: DATETIME, unlike TIMESTAMP,
+ * is never converted by the session time zone, so what the job writes is what every reader sees.
  */
 public final class MySqlSchema {
 
@@ -36,7 +35,9 @@ public final class MySqlSchema {
                     + " last_read_seq BIGINT NOT NULL DEFAULT 0,"
                     + " unread_count INT NOT NULL DEFAULT 0,"
                     + " PRIMARY KEY (conversation_id, user_id),"
-                    + " KEY " + USER_INDEX + " (user_id))";
+                    + " KEY "
+                    + USER_INDEX
+                    + " (user_id))";
 
     /** MySQL's and MariaDB's ER_DUP_KEYNAME: another writer added the index first. */
     private static final int DUPLICATE_KEY_NAME = 1061;
@@ -73,9 +74,10 @@ public final class MySqlSchema {
 
     private static boolean hasIndex(Connection connection, String table, String index)
             throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(
-                "SELECT 1 FROM information_schema.statistics WHERE table_schema = DATABASE()"
-                        + " AND table_name = ? AND index_name = ?")) {
+        try (PreparedStatement select =
+                connection.prepareStatement(
+                        "SELECT 1 FROM information_schema.statistics WHERE table_schema = DATABASE()"
+                                + " AND table_name = ? AND index_name = ?")) {
             select.setString(1, table);
             select.setString(2, index);
             try (ResultSet rs = select.executeQuery()) {

@@ -28,8 +28,8 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.JedisURIHelper;
 
 /**
- * Where the job, the API and the tools find Redis (docs/contract.md, "Settings"): one node named
- * by {@link Settings#REDIS_URL}, or a Redis Cluster named by the seed nodes of {@link
+ * Where the job, the API and the tools find Redis (docs/contract.md, "Settings"): one node named by
+ * {@link Settings#REDIS_URL}, or a Redis Cluster named by the seed nodes of {@link
  * Settings#REDIS_CLUSTER_NODES}; the URL then still gives the user, the password and TLS. The URL
  * is read by Jedis' own {@link JedisURIHelper}: {@code redis[s]://[[user]:password@]host[:port]
  * [/db]}, user and password percent-encoded. TLS ({@code rediss://}) checks the server's
@@ -44,8 +44,10 @@ public final class RedisEndpoint {
 
     /** Holds the password: never in a message or a log line. */
     private final URI uri;
+
     /** Empty for one node. */
     private final Set<HostAndPort> clusterNodes;
+
     /** Null: the JVM's trusted CAs. */
     private final Path caFile;
 
@@ -143,15 +145,18 @@ public final class RedisEndpoint {
 
     /** {@link #clientConfig}, for a caller that changes a setting before building it. */
     public DefaultJedisClientConfig.Builder clientConfigBuilder(String clientName, int timeoutMs) {
-        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(timeoutMs)
-                .socketTimeoutMillis(timeoutMs)
-                .database(JedisURIHelper.getDBIndex(uri))
-                .clientName(clientName)
-                // The server's default protocol (RESP2 unless it says otherwise), as every command
-                // here expects; left to auto-negotiation, Jedis warns on every connection that it
-                // cannot negotiate RESP3 and falls back to this anyway.
-                .serverDefaultProtocol();
+        DefaultJedisClientConfig.Builder config =
+                DefaultJedisClientConfig.builder()
+                        .connectionTimeoutMillis(timeoutMs)
+                        .socketTimeoutMillis(timeoutMs)
+                        .database(JedisURIHelper.getDBIndex(uri))
+                        .clientName(clientName)
+                        // The server's default protocol (RESP2 unless it says otherwise), as every
+                        // command
+                        // here expects; left to auto-negotiation, Jedis warns on every connection
+                        // that it
+                        // cannot negotiate RESP3 and falls back to this anyway.
+                        .serverDefaultProtocol();
         String password = JedisURIHelper.getPassword(uri);
         if (password != null) {
             config.user(JedisURIHelper.getUser(uri)).password(password);
@@ -246,8 +251,11 @@ public final class RedisEndpoint {
     public String toString() {
         String user = JedisURIHelper.getUser(uri);
         String auth = uri.getRawUserInfo() == null ? "" : (user == null ? "" : user) + ":***@";
-        return uri.getScheme() + "://" + auth + (isCluster()
-                ? "cluster" + clusterNodes
-                : node() + "/" + JedisURIHelper.getDBIndex(uri));
+        return uri.getScheme()
+                + "://"
+                + auth
+                + (isCluster()
+                        ? "cluster" + clusterNodes
+                        : node() + "/" + JedisURIHelper.getDBIndex(uri));
     }
 }

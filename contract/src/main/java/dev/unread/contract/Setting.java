@@ -4,9 +4,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * One setting: a flag {@code --name}, an environment variable {@code UNREAD_NAME} and a default.
- * A flag wins over the environment, the environment over the default; the job, the API and the
- * tools all read settings this way.
+ * One setting: a flag {@code --name}, an environment variable {@code UNREAD_NAME} and a default. A
+ * flag wins over the environment, the environment over the default; the job, the API and the tools
+ * all read settings this way.
  */
 public record Setting(String name, String defaultValue) {
 

@@ -17,20 +17,26 @@ public final class Settings {
             new Setting("conversations-topic", Topics.CONVERSATIONS);
     public static final Setting DEAD_LETTER_TOPIC =
             new Setting("dead-letter-topic", Topics.DEAD_LETTERS);
+
     /** {@code redis://[[user]:password@]host:port/db}, or {@code rediss://} for TLS. */
     public static final Setting REDIS_URL = new Setting("redis-url", "redis://127.0.0.1:6379/0");
+
     /**
      * Seed nodes {@code host:port,host:port} of a Redis Cluster; when set, the cluster is used and
      * {@link #REDIS_URL} gives only the user, the password and TLS.
      */
     public static final Setting REDIS_CLUSTER_NODES = new Setting("redis-cluster-nodes", "");
+
     /** A PEM file of the CA certificates a {@code rediss://} server is checked against. */
     public static final Setting REDIS_CA_FILE = new Setting("redis-ca-file", "");
+
     /** Put before every Redis key and channel. */
     public static final Setting REDIS_KEY_PREFIX = new Setting("redis-key-prefix", "");
+
     public static final Setting JDBC_URL =
             new Setting("jdbc-url", "jdbc:mysql://127.0.0.1:3306/test");
     public static final Setting JDBC_USER = new Setting("jdbc-user", "root");
+
     /**
      * A Kafka {@code client.properties} file applied to every Kafka client of the job and the API
      * ({@link KafkaClientProperties}); empty: none.
@@ -86,8 +92,8 @@ public final class Settings {
     }
 
     /**
-     * {@code url} fit for a log line: the password of a {@code scheme://user:password@host} URL
-     * and any {@code password=} parameter replaced by {@code ***}.
+     * {@code url} fit for a log line: the password of a {@code scheme://user:password@host} URL and
+     * any {@code password=} parameter replaced by {@code ***}.
      */
     public static String masked(String url) {
         return url.replaceAll("//([^:@/]*):[^@/]*@", "//$1:***@")

@@ -1,8 +1,8 @@
 package dev.unread.contract;
 
 /**
- * The Kafka topics' default names (each can be renamed by a setting). See docs/contract.md,
- * "Input" and "Dead letters".
+ * The Kafka topics' default names (each can be renamed by a setting). See docs/contract.md, "Input"
+ * and "Dead letters".
  */
 public final class Topics {
 

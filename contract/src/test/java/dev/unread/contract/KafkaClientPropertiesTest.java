@@ -16,20 +16,25 @@ class KafkaClientPropertiesTest {
     @Test
     void aClientPropertiesFileIsReadWithItsProviderReferencesUnresolved() throws Exception {
         Path file = dir.resolve("client.properties");
-        Files.writeString(file, String.join("\n",
-                "# as Kafka's own client.properties",
-                "security.protocol=SASL_SSL",
-                "sasl.mechanism=SCRAM-SHA-512",
-                "config.providers=env",
-                "config.providers.env.class="
-                        + "org.apache.kafka.common.config.provider.EnvVarConfigProvider",
-                "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule \\",
-                "  required username=\"unread\" password=\"${env:KAFKA_PASSWORD}\";"));
+        Files.writeString(
+                file,
+                String.join(
+                        "\n",
+                        "# as Kafka's own client.properties",
+                        "security.protocol=SASL_SSL",
+                        "sasl.mechanism=SCRAM-SHA-512",
+                        "config.providers=env",
+                        "config.providers.env.class="
+                                + "org.apache.kafka.common.config.provider.EnvVarConfigProvider",
+                        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule \\",
+                        "  required username=\"unread\" password=\"${env:KAFKA_PASSWORD}\";"));
 
         Map<String, String> settings = KafkaClientProperties.load(file.toString());
 
-        assertThat(settings).containsEntry("security.protocol", "SASL_SSL")
-                .containsEntry("sasl.jaas.config",
+        assertThat(settings)
+                .containsEntry("security.protocol", "SASL_SSL")
+                .containsEntry(
+                        "sasl.jaas.config",
                         "org.apache.kafka.common.security.scram.ScramLoginModule required"
                                 + " username=\"unread\" password=\"${env:KAFKA_PASSWORD}\";")
                 .hasSize(5);
@@ -52,20 +57,25 @@ class KafkaClientPropertiesTest {
 
     @Test
     void passwordsKeysAndJaasConfigurationsAreMaskedAndTheRestShown() {
-        Map<String, String> settings = Map.of(
-                "security.protocol", "SASL_SSL",
-                "sasl.jaas.config", "ScramLoginModule required password=\"hunter2\";",
-                "ssl.truststore.password", "hunter3",
-                "ssl.key.password", "hunter4",
-                "ssl.keystore.key", "-----BEGIN PRIVATE KEY-----",
-                "ssl.keystore.location", "/etc/kafka/keystore.p12",
-                "sasl.oauthbearer.client.credentials.client.secret", "hunter5");
+        Map<String, String> settings =
+                Map.of(
+                        "security.protocol", "SASL_SSL",
+                        "sasl.jaas.config", "ScramLoginModule required password=\"hunter2\";",
+                        "ssl.truststore.password", "hunter3",
+                        "ssl.key.password", "hunter4",
+                        "ssl.keystore.key", "-----BEGIN PRIVATE KEY-----",
+                        "ssl.keystore.location", "/etc/kafka/keystore.p12",
+                        "sasl.oauthbearer.client.credentials.client.secret", "hunter5");
 
         String masked = KafkaClientProperties.masked(settings);
 
-        assertThat(masked).doesNotContain("hunter", "PRIVATE")
-                .contains("security.protocol=SASL_SSL", "sasl.jaas.config=***",
-                        "ssl.truststore.password=***", "ssl.keystore.key=***",
+        assertThat(masked)
+                .doesNotContain("hunter", "PRIVATE")
+                .contains(
+                        "security.protocol=SASL_SSL",
+                        "sasl.jaas.config=***",
+                        "ssl.truststore.password=***",
+                        "ssl.keystore.key=***",
                         "ssl.keystore.location=/etc/kafka/keystore.p12");
     }
 }

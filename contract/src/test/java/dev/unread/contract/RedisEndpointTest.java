@@ -56,11 +56,15 @@ class RedisEndpointTest {
 
     @Test
     void clusterNodesMakeItACluster() {
-        RedisEndpoint endpoint = RedisEndpoint.of(
-                "rediss://unread:s3cret@ignored:1/0", " 10.0.0.1:7000, 10.0.0.2:7001 ,", "");
+        RedisEndpoint endpoint =
+                RedisEndpoint.of(
+                        "rediss://unread:s3cret@ignored:1/0",
+                        " 10.0.0.1:7000, 10.0.0.2:7001 ,",
+                        "");
         assertThat(endpoint.isCluster()).isTrue();
-        assertThat(endpoint.clusterNodes()).containsExactly(
-                new HostAndPort("10.0.0.1", 7000), new HostAndPort("10.0.0.2", 7001));
+        assertThat(endpoint.clusterNodes())
+                .containsExactly(
+                        new HostAndPort("10.0.0.1", 7000), new HostAndPort("10.0.0.2", 7001));
         assertThat(endpoint.clientConfig("t", 1000).getUser()).isEqualTo("unread");
         assertThat(endpoint.toString())
                 .isEqualTo("rediss://unread:***@cluster[10.0.0.1:7000, 10.0.0.2:7001]");

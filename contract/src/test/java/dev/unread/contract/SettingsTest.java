@@ -13,7 +13,10 @@ class SettingsTest {
         Setting s = Settings.REDIS_KEY_PREFIX;
         assertThat(s.from(Map.of(), Map.of())).isEmpty();
         assertThat(s.from(Map.of(), Map.of("UNREAD_REDIS_KEY_PREFIX", "env:"))).isEqualTo("env:");
-        assertThat(s.from(Map.of("redis-key-prefix", "flag:"), Map.of("UNREAD_REDIS_KEY_PREFIX", "env:")))
+        assertThat(
+                        s.from(
+                                Map.of("redis-key-prefix", "flag:"),
+                                Map.of("UNREAD_REDIS_KEY_PREFIX", "env:")))
                 .isEqualTo("flag:");
         assertThat(s.flag()).isEqualTo("--redis-key-prefix");
     }

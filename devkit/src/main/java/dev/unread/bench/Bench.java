@@ -5,17 +5,17 @@ import dev.unread.contract.RedisNames;
 import dev.unread.generator.TrafficGenerator;
 import dev.unread.generator.TrafficProducer;
 import dev.unread.generator.Workload;
+import dev.unread.kafka.EmbeddedKafka;
+import dev.unread.kafka.TempDirs;
 import dev.unread.minicluster.FlinkRest;
 import dev.unread.minicluster.InProcessMetrics;
 import dev.unread.ops.SavepointInspect;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.net.URI;
-import dev.unread.kafka.EmbeddedKafka;
-import dev.unread.kafka.TempDirs;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -157,8 +157,8 @@ public final class Bench {
      * <ol>
      *   <li>publishes both workloads to topics of their own: badge-only traffic (all the seed
      *       worker counts) and the full traffic with conversations;
-     *   <li>runs the job on each, from the first record to the last, then stops it with a
-     *       savepoint and reads its state from the savepoint;
+     *   <li>runs the job on each, from the first record to the last, then stops it with a savepoint
+     *       and reads its state from the savepoint;
      *   <li>runs the naive worker in each {@link NaiveWorker.Mode} on the badge-only topics;
      *   <li>restores the job from the full workload's savepoint and measures latency under traffic
      *       at a fixed rate;
@@ -208,12 +208,18 @@ public final class Bench {
                 double rate =
                         options.latencyRecordsPerSecond() > 0
                                 ? options.latencyRecordsPerSecond()
-                                : Math.max(1000, Math.round(fullJob.eventsPerSecond() / 4 / 1000) * 1000);
-                say("latency: %,.0f records/s for %d s, restored from the full run's savepoint",
+                                : Math.max(
+                                        1000,
+                                        Math.round(fullJob.eventsPerSecond() / 4 / 1000) * 1000);
+                say(
+                        "latency: %,.0f records/s for %d s, restored from the full run's savepoint",
                         rate, options.latency().toSeconds());
                 latency =
                         measureLatency(
-                                fullConfig, fullTraffic, rate, fullJob.savepoint(),
+                                fullConfig,
+                                fullTraffic,
+                                rate,
+                                fullJob.savepoint(),
                                 dataDir.resolve("latency"));
             }
 
@@ -233,7 +239,12 @@ public final class Bench {
             }
             RedisKeys.deleteUnder(badgeConfig.redisEndpoint(), prefix);
             return new BenchReport(
-                    options, fullConfig, jobs, workers, latency, sql,
+                    options,
+                    fullConfig,
+                    jobs,
+                    workers,
+                    latency,
+                    sql,
                     Instant.now().truncatedTo(ChronoUnit.SECONDS));
         } finally {
             TempDirs.delete(dataDir);
@@ -247,7 +258,8 @@ public final class Bench {
         try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, null)) {
             job.awaitRunning(START_TIMEOUT);
             JobRun.Span span = job.awaitEvents(traffic.validEvents(), RUN_TIMEOUT);
-            say("  %,d events in %.1f s; waiting for the sinks' checkpoint",
+            say(
+                    "  %,d events in %.1f s; waiting for the sinks' checkpoint",
                     traffic.validEvents(), span.nanos() / 1e9);
             FlinkRest.Checkpoints checkpoints = job.awaitNextCheckpoint(CHECKPOINT_TIMEOUT);
             long commands = InProcessMetrics.redisCommands() - commandsBefore;
@@ -255,10 +267,14 @@ public final class Bench {
             String savepoint = job.stopWithSavepoint(dataDir.resolve("savepoints"));
             SavepointInspect.Summary state = SavepointInspect.inspect(savepoint, 0);
             RedisKeys.Memory badgeKeys =
-                    RedisKeys.memory(config.redisEndpoint(), config.redisKeyPrefix + RedisNames.SENDERS,
+                    RedisKeys.memory(
+                            config.redisEndpoint(),
+                            config.redisKeyPrefix + RedisNames.SENDERS,
                             MEMORY_SAMPLE);
             RedisKeys.Memory conversationKeys =
-                    RedisKeys.memory(config.redisEndpoint(), config.redisKeyPrefix + RedisNames.CONVERSATIONS,
+                    RedisKeys.memory(
+                            config.redisEndpoint(),
+                            config.redisKeyPrefix + RedisNames.CONVERSATIONS,
                             MEMORY_SAMPLE);
             return new JobFigures(
                     traffic,
@@ -284,9 +300,16 @@ public final class Bench {
         try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, savepoint)) {
             job.awaitRunning(START_TIMEOUT);
             long firstProbeUser =
-                    options.fullWorkload().firstUserId() + options.fullWorkload().receivers() + 1000;
+                    options.fullWorkload().firstUserId()
+                            + options.fullWorkload().receivers()
+                            + 1000;
             return Latency.measure(
-                    config, traffic, rate, options.probesPerSecond(), options.latency(), firstProbeUser);
+                    config,
+                    traffic,
+                    rate,
+                    options.probesPerSecond(),
+                    options.latency(),
+                    firstProbeUser);
         }
     }
 
@@ -323,12 +346,17 @@ public final class Bench {
         long malformed = generator.malformedRecords();
         long redundant = generator.redundantMessages();
         try (TrafficProducer producer =
-                new TrafficProducer(kafka.bootstrapServers(), config.messagesTopic,
-                        config.readsTopic, config.conversationsTopic)) {
+                new TrafficProducer(
+                        kafka.bootstrapServers(),
+                        config.messagesTopic,
+                        config.readsTopic,
+                        config.conversationsTopic)) {
             producer.publish(generator, options.records());
             if (producer.failed() > 0) {
                 throw new IllegalStateException(
-                        producer.failed() + " records could not be published to " + kafka.bootstrapServers());
+                        producer.failed()
+                                + " records could not be published to "
+                                + kafka.bootstrapServers());
             }
         }
         records = generator.records() - records;

@@ -27,7 +27,9 @@ public record BenchReport(
         line(md, "");
         line(md, "`%s`", command);
         line(md, "");
-        line(md, "%d cores, Java %s, max heap %,d MiB; job parallelism %d, checkpoints every %,d ms,"
+        line(
+                md,
+                "%d cores, Java %s, max heap %,d MiB; job parallelism %d, checkpoints every %,d ms,"
                         + " Redis flush every %,d ms.",
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"),
@@ -52,17 +54,27 @@ public record BenchReport(
     private void traffic(StringBuilder md) {
         line(md, "## Workloads");
         line(md, "");
-        line(md, "| workload | records | messages | redundant | inbox opens | conversation reads |"
-                + " malformed | receivers | friends | skew | in conversations |");
+        line(
+                md,
+                "| workload | records | messages | redundant | inbox opens | conversation reads |"
+                        + " malformed | receivers | friends | skew | in conversations |");
         line(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (Bench.JobFigures job : jobs) {
             Bench.Traffic t = job.traffic();
-            line(md, "| %s | %,d | %,d | %.1f%% | %,d | %,d | %,d | %,d | %d | %.2f | %.0f%% |",
-                    t.name(), t.records(), t.messages(),
+            line(
+                    md,
+                    "| %s | %,d | %,d | %.1f%% | %,d | %,d | %,d | %,d | %d | %.2f | %.0f%% |",
+                    t.name(),
+                    t.records(),
+                    t.messages(),
                     100.0 * t.redundantMessages() / Math.max(1, t.messages()),
-                    t.inboxOpens(), t.conversationReads(), t.malformed(),
-                    t.workload().receivers(), t.workload().friends(),
-                    t.workload().receiverSkew(), 100 * t.workload().conversationShare());
+                    t.inboxOpens(),
+                    t.conversationReads(),
+                    t.malformed(),
+                    t.workload().receivers(),
+                    t.workload().friends(),
+                    t.workload().receiverSkew(),
+                    100 * t.workload().conversationShare());
         }
         line(md, "");
     }
@@ -74,10 +86,15 @@ public record BenchReport(
         line(md, "");
         line(md, "| | messages/s | job / it | Redis commands per message | it / job |");
         line(md, "|---|--:|--:|--:|--:|");
-        line(md, "| **the job** | %,.0f | 1.00 | %.4f | 1.0 |",
-                job.messagesPerSecond(), job.commandsPerMessage());
+        line(
+                md,
+                "| **the job** | %,.0f | 1.00 | %.4f | 1.0 |",
+                job.messagesPerSecond(),
+                job.commandsPerMessage());
         for (NaiveWorker.Result worker : workers) {
-            line(md, "| worker, %s | %,.0f | %.2f | %.4f | %.1f |",
+            line(
+                    md,
+                    "| worker, %s | %,.0f | %.2f | %.4f | %.1f |",
                     describe(worker.mode()),
                     worker.messagesPerSecond(),
                     job.messagesPerSecond() / worker.messagesPerSecond(),
@@ -90,14 +107,18 @@ public record BenchReport(
     private void job(StringBuilder md) {
         line(md, "## The job");
         line(md, "");
-        line(md, "| workload | events/s | messages/s | Redis commands per message |"
-                + " MySQL statements per read event | checkpoints | checkpoint p50 / max |"
-                + " last checkpoint (full / increment) | savepoint | users (with a badge) / senders /"
-                + " conversations | bytes per entry |");
+        line(
+                md,
+                "| workload | events/s | messages/s | Redis commands per message |"
+                        + " MySQL statements per read event | checkpoints | checkpoint p50 / max |"
+                        + " last checkpoint (full / increment) | savepoint | users (with a badge) / senders /"
+                        + " conversations | bytes per entry |");
         line(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (Bench.JobFigures job : jobs) {
             FlinkRest.Checkpoints c = job.checkpoints();
-            line(md, "| %s | %,.0f | %,.0f | %.4f | %.3f | %d | %,d / %,d ms | %s / %s | %s |"
+            line(
+                    md,
+                    "| %s | %,.0f | %,.0f | %.4f | %.3f | %d | %,d / %,d ms | %s / %s | %s |"
                             + " %,d (%,d) / %,d / %,d | %.1f |",
                     job.traffic().name(),
                     job.eventsPerSecond(),
@@ -117,14 +138,20 @@ public record BenchReport(
                     job.bytesPerEntry());
         }
         line(md, "");
-        line(md, "Bytes per entry: the canonical savepoint's size over its entries (a user's inbox,"
-                + " a (receiver, sender) pair, a (user, conversation)).");
+        line(
+                md,
+                "Bytes per entry: the canonical savepoint's size over its entries (a user's inbox,"
+                        + " a (receiver, sender) pair, a (user, conversation)).");
         line(md, "");
-        line(md, "| workload | Redis badge keys sampled | bytes per badge key |"
-                + " conversation hashes sampled | bytes per conversation field |");
+        line(
+                md,
+                "| workload | Redis badge keys sampled | bytes per badge key |"
+                        + " conversation hashes sampled | bytes per conversation field |");
         line(md, "|---|--:|--:|--:|--:|");
         for (Bench.JobFigures job : jobs) {
-            line(md, "| %s | %,d | %.0f | %,d | %.0f |",
+            line(
+                    md,
+                    "| %s | %,d | %.0f | %,d | %.0f |",
                     job.traffic().name(),
                     job.badgeKeys().keys(),
                     job.badgeKeys().bytesPerKey(),
@@ -137,14 +164,22 @@ public record BenchReport(
     private void latency(StringBuilder md) {
         line(md, "## Latency, Kafka to Redis");
         line(md, "");
-        line(md, "%,.0f records/s of full traffic, restored from the savepoint above; %,d probes,"
+        line(
+                md,
+                "%,.0f records/s of full traffic, restored from the savepoint above; %,d probes,"
                         + " %,d landed.",
-                latency.recordsPerSecond(), latency.probes(), latency.landed());
+                latency.recordsPerSecond(),
+                latency.probes(),
+                latency.landed());
         line(md, "");
         line(md, "| p50 | p99 | max | flush interval |");
         line(md, "|--:|--:|--:|--:|");
-        line(md, "| %.1f ms | %.1f ms | %.1f ms | %,d ms |",
-                latency.p50Millis(), latency.p99Millis(), latency.maxMillis(),
+        line(
+                md,
+                "| %.1f ms | %.1f ms | %.1f ms | %,d ms |",
+                latency.p50Millis(),
+                latency.p99Millis(),
+                latency.maxMillis(),
                 config.flushIntervalMs);
         line(md, "");
     }
@@ -152,20 +187,31 @@ public record BenchReport(
     private void sql(StringBuilder md) {
         line(md, "## Reading the badge: SQL on the fly against the job's Redis count");
         line(md, "");
-        line(md, "Redis GET of the job's count: p50 %.0f µs, p99 %.0f µs.",
-                sql.redisP50Micros(), sql.redisP99Micros());
+        line(
+                md,
+                "Redis GET of the job's count: p50 %.0f µs, p99 %.0f µs.",
+                sql.redisP50Micros(),
+                sql.redisP99Micros());
         line(md, "");
         line(md, "| rows | index | p50 | p99 | mean | p99 / Redis p99 | EXPLAIN |");
         line(md, "|--:|---|--:|--:|--:|--:|---|");
         for (SqlBaseline.IndexRun run : sql.runs()) {
-            line(md, "| %,d | %s | %,.0f µs | %,.0f µs | %,.0f µs | %,.0f | `%s` |",
-                    run.rows(), run.index(), run.p50Micros(), run.p99Micros(), run.meanMicros(),
+            line(
+                    md,
+                    "| %,d | %s | %,.0f µs | %,.0f µs | %,.0f µs | %,.0f | `%s` |",
+                    run.rows(),
+                    run.index(),
+                    run.p50Micros(),
+                    run.p99Micros(),
+                    run.meanMicros(),
                     run.p99Micros() / sql.redisP99Micros(),
                     run.explain().replace("|", "\\|").replace("\n", " "));
         }
         line(md, "");
-        sql.loadSeconds().forEach((rows, seconds) ->
-                line(md, "Loading %,d rows took %.1f s.", rows, seconds));
+        sql.loadSeconds()
+                .forEach(
+                        (rows, seconds) ->
+                                line(md, "Loading %,d rows took %.1f s.", rows, seconds));
         line(md, "");
     }
 
@@ -178,22 +224,40 @@ public record BenchReport(
         for (NaiveWorker.Result worker : workers) {
             double ratio = job.messagesPerSecond() / worker.messagesPerSecond();
             double needed = worker.mode() == NaiveWorker.Mode.PIPELINED ? 1 : 3;
-            line(md, "| throughput ≥ %.0f× the worker, %s | %.2f× | %s |",
-                    needed, describe(worker.mode()), ratio, met(ratio >= needed));
+            line(
+                    md,
+                    "| throughput ≥ %.0f× the worker, %s | %.2f× | %s |",
+                    needed,
+                    describe(worker.mode()),
+                    ratio,
+                    met(ratio >= needed));
             double fewer = worker.commandsPerMessage() / job.commandsPerMessage();
-            line(md, "| ≥ 10× fewer Redis commands than the worker, %s | %.1f× | %s |",
-                    describe(worker.mode()), fewer, met(fewer >= 10));
+            line(
+                    md,
+                    "| ≥ 10× fewer Redis commands than the worker, %s | %.1f× | %s |",
+                    describe(worker.mode()),
+                    fewer,
+                    met(fewer >= 10));
         }
-        line(md, "| ≤ 0.1 Redis commands per message (badge-only) | %.4f | %s |",
-                job.commandsPerMessage(), met(job.commandsPerMessage() <= 0.1));
+        line(
+                md,
+                "| ≤ 0.1 Redis commands per message (badge-only) | %.4f | %s |",
+                job.commandsPerMessage(),
+                met(job.commandsPerMessage() <= 0.1));
         for (Bench.JobFigures each : jobs) {
-            line(md, "| ≥ 250,000 messages/s end to end (%s) | %,.0f | %s |",
-                    each.traffic().name(), each.messagesPerSecond(),
+            line(
+                    md,
+                    "| ≥ 250,000 messages/s end to end (%s) | %,.0f | %s |",
+                    each.traffic().name(),
+                    each.messagesPerSecond(),
                     met(each.messagesPerSecond() >= 250_000));
         }
         if (sql != null) {
-            line(md, "| Redis read p99 ≤ 1 ms | %.2f ms | %s |",
-                    sql.redisP99Micros() / 1000, met(sql.redisP99Micros() <= 1000));
+            line(
+                    md,
+                    "| Redis read p99 ≤ 1 ms | %.2f ms | %s |",
+                    sql.redisP99Micros() / 1000,
+                    met(sql.redisP99Micros() <= 1000));
         }
         line(md, "");
     }

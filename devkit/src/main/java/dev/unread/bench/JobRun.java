@@ -1,24 +1,23 @@
 package dev.unread.bench;
 
 import dev.unread.UnreadJob;
+import dev.unread.config.UnreadConfig;
 import dev.unread.minicluster.FlinkRest;
 import dev.unread.minicluster.InProcessMetrics;
 import dev.unread.minicluster.LocalCluster;
-import dev.unread.config.UnreadConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 
 /**
  * The production job ({@link UnreadJob#forProduction}) on a MiniCluster of its own, with RocksDB
  * and checkpoints as configured, reading topics that already hold the benchmark's records. The
- * counting operator's input count ({@link InProcessMetrics}) tells when the last event
- * arrived; checkpoint statistics come from the REST API, as an operator would read them.
+ * counting operator's input count ({@link InProcessMetrics}) tells when the last event arrived;
+ * checkpoint statistics come from the REST API, as an operator would read them.
  */
 final class JobRun implements AutoCloseable {
 
@@ -42,14 +41,20 @@ final class JobRun implements AutoCloseable {
         this.rest = new FlinkRest(cluster.getRestAddress().get());
     }
 
-    /** Starts a cluster under {@code dataDir} and submits the job, from {@code savepoint} if set. */
+    /**
+     * Starts a cluster under {@code dataDir} and submits the job, from {@code savepoint} if set.
+     */
     static JobRun start(UnreadConfig config, int parallelism, Path dataDir, String savepoint)
             throws Exception {
         MiniCluster cluster = LocalCluster.start(config, 0, dataDir, parallelism);
         try {
             JobID job =
                     LocalCluster.submit(
-                            cluster, UnreadJob.forProduction(config), config, parallelism, savepoint);
+                            cluster,
+                            UnreadJob.forProduction(config),
+                            config,
+                            parallelism,
+                            savepoint);
             return new JobRun(cluster, job);
         } catch (Exception | Error e) {
             cluster.close();
@@ -81,8 +86,14 @@ final class JobRun implements AutoCloseable {
             }
             if (now - deadline > 0) {
                 throw new IllegalStateException(
-                        "the job took in " + seen + " of " + events + " events in " + timeout
-                                + " (last progress " + TimeUnit.NANOSECONDS.toSeconds(now - last)
+                        "the job took in "
+                                + seen
+                                + " of "
+                                + events
+                                + " events in "
+                                + timeout
+                                + " (last progress "
+                                + TimeUnit.NANOSECONDS.toSeconds(now - last)
                                 + " s ago)");
             }
             Thread.sleep(POLL_MILLIS);
@@ -96,8 +107,8 @@ final class JobRun implements AutoCloseable {
     }
 
     /**
-     * Waits for a checkpoint that began after this call to complete, so that every sink has
-     * flushed what it held, and returns the job's checkpoint statistics.
+     * Waits for a checkpoint that began after this call to complete, so that every sink has flushed
+     * what it held, and returns the job's checkpoint statistics.
      */
     FlinkRest.Checkpoints awaitNextCheckpoint(Duration timeout) throws Exception {
         long before = rest.checkpoints(job).completed();

@@ -22,11 +22,11 @@ import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * End-to-end latency of the running job: from handing a message to the Kafka producer to its
- * badge being visible in Redis, under background traffic at a fixed rate below saturation.
+ * End-to-end latency of the running job: from handing a message to the Kafka producer to its badge
+ * being visible in Redis, under background traffic at a fixed rate below saturation.
  *
- * <p>Probes are messages to users of their own, each from a sender never seen before, so probe k
- * to a user makes that user's badge k: a watcher reading all probe badges every millisecond knows
+ * <p>Probes are messages to users of their own, each from a sender never seen before, so probe k to
+ * a user makes that user's badge k: a watcher reading all probe badges every millisecond knows
  * which probes have landed. Probes go through a producer without linger, so the time measured is
  * the pipeline's, not the producer's batching; it includes the Redis sink's flush interval, which
  * bounds how long a count may wait to be written.
@@ -51,8 +51,8 @@ final class Latency {
     private Latency() {}
 
     /**
-     * Publishes {@code background}'s records at {@code recordsPerSecond} for {@code duration},
-     * with {@code probesPerSecond} probes to users from {@code firstProbeUser} up, and returns the
+     * Publishes {@code background}'s records at {@code recordsPerSecond} for {@code duration}, with
+     * {@code probesPerSecond} probes to users from {@code firstProbeUser} up, and returns the
      * probes' latency percentiles.
      */
     static Result measure(
@@ -72,7 +72,9 @@ final class Latency {
         watching.start();
         try (TrafficProducer traffic =
                         new TrafficProducer(
-                                config.kafkaBootstrap, config.messagesTopic, config.readsTopic,
+                                config.kafkaBootstrap,
+                                config.messagesTopic,
+                                config.readsTopic,
                                 config.conversationsTopic);
                 KafkaProducer<byte[], byte[]> probeProducer = probeProducer(config)) {
             traffic.start(background, recordsPerSecond);
@@ -89,7 +91,9 @@ final class Latency {
                 sentAt.set(i, System.nanoTime());
                 probeProducer.send(
                         new ProducerRecord<>(
-                                config.messagesTopic, EventJson.key(probe), EventJson.value(probe)));
+                                config.messagesTopic,
+                                EventJson.key(probe),
+                                EventJson.value(probe)));
             }
             probeProducer.flush();
         }
@@ -122,14 +126,20 @@ final class Latency {
         private final UnreadConfig config;
         private final String[] keys = new String[PROBE_USERS];
         private final AtomicLongArray sentAt;
+
         /** Milliseconds from send to visible, in the order the probes landed. */
         private final double[] latencies;
+
         private final long[] seen = new long[PROBE_USERS];
         private volatile boolean running = true;
         private volatile int landed;
         private volatile Exception failure;
 
-        Watcher(UnreadConfig config, long firstProbeUser, AtomicLongArray sentAt, double[] latencies) {
+        Watcher(
+                UnreadConfig config,
+                long firstProbeUser,
+                AtomicLongArray sentAt,
+                double[] latencies) {
             this.config = config;
             for (int u = 0; u < PROBE_USERS; u++) {
                 keys[u] = RedisNames.sendersKey(config.redisKeyPrefix, firstProbeUser + u);
@@ -140,8 +150,9 @@ final class Latency {
 
         @Override
         public void run() {
-            try (UnifiedJedis redis = config.redisEndpoint()
-                    .client("unread-bench-latency", 2000, new ConnectionPoolConfig())) {
+            try (UnifiedJedis redis =
+                    config.redisEndpoint()
+                            .client("unread-bench-latency", 2000, new ConnectionPoolConfig())) {
                 while (running) {
                     List<String> badges = redis.mget(keys);
                     long now = System.nanoTime();

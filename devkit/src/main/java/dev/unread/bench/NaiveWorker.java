@@ -1,9 +1,9 @@
 package dev.unread.bench;
 
+import dev.unread.contract.RedisEndpoint;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.EventParser;
 import dev.unread.events.InvalidRecordException;
-import dev.unread.contract.RedisEndpoint;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,19 +28,18 @@ import redis.clients.jedis.Pipeline;
  * {@code SADD {prefix}naive:unread:{receiver} {sender}}, for every inbox open {@code DEL
  * {prefix}naive:unread:{user}}, and the badge is {@code SCARD} of that set.
  *
- * <p>It is the baseline because it is what a chat platform writes first, and it is correct only
- * in the easy case: it costs Redis a command per message even when the sender is already counted
- * (about nine messages in ten), keeps a set per user in Redis memory, and applies events in
- * arrival order, so a late inbox open also clears senders who wrote after it. It has no
- * per-conversation counts, so {@code CONVERSATION_READ} records cost nothing; malformed records
- * are dropped rather than dead-lettered. A message from a user to themself counts toward nothing,
- * as in the job, so it sends nothing. None of this is a flaw to fix here: the benchmark measures
- * the design as it is.
+ * <p>It is the baseline because it is what a chat platform writes first, and it is correct only in
+ * the easy case: it costs Redis a command per message even when the sender is already counted
+ * (about nine messages in ten), keeps a set per user in Redis memory, and applies events in arrival
+ * order, so a late inbox open also clears senders who wrote after it. It has no per-conversation
+ * counts, so {@code CONVERSATION_READ} records cost nothing; malformed records are dropped rather
+ * than dead-lettered. A message from a user to themself counts toward nothing, as in the job, so it
+ * sends nothing. None of this is a flaw to fix here: the benchmark measures the design as it is.
  *
- * <p>As such workers are written, it uses one Redis connection and one consumer thread. The
- * records are parsed by the job's own {@link EventParser}, so that parsing costs the two sides
- * the same. The {@link Mode}s are the three ways the seed design has been written; {@link
- * Mode#PIPELINED} is the fairest to it.
+ * <p>As such workers are written, it uses one Redis connection and one consumer thread. The records
+ * are parsed by the job's own {@link EventParser}, so that parsing costs the two sides the same.
+ * The {@link Mode}s are the three ways the seed design has been written; {@link Mode#PIPELINED} is
+ * the fairest to it.
  *
  * <p>It reads both topics from their first offsets and commits nothing, so each run replays the
  * same input; removing what it wrote ({@link #deleteKeys}) is the caller's business.
@@ -201,8 +200,8 @@ public final class NaiveWorker {
     }
 
     /**
-     * Removes every key a run under {@code keyPrefix} wrote, and nothing else, with SCAN and
-     * UNLINK so that a large cleanup never blocks Redis.
+     * Removes every key a run under {@code keyPrefix} wrote, and nothing else, with SCAN and UNLINK
+     * so that a large cleanup never blocks Redis.
      *
      * @return the keys removed
      */
@@ -224,8 +223,8 @@ public final class NaiveWorker {
     }
 
     /**
-     * Takes every partition of both topics itself rather than subscribing: a lone consumer gets
-     * the same partitions either way, without waiting for a group rebalance first.
+     * Takes every partition of both topics itself rather than subscribing: a lone consumer gets the
+     * same partitions either way, without waiting for a group rebalance first.
      */
     private static void assignFromBeginning(
             KafkaConsumer<byte[], byte[]> consumer, String... topics) {

@@ -17,21 +17,22 @@ final class RedisKeys {
 
     private RedisKeys() {}
 
-    /**
-     * Unlinks every key starting with {@code prefix} and returns how many there were.
-     */
+    /** Unlinks every key starting with {@code prefix} and returns how many there were. */
     static long deleteUnder(RedisEndpoint redis, String prefix) {
         if (prefix.isEmpty()) {
             throw new IllegalArgumentException("refusing to delete every key: the prefix is empty");
         }
         long[] removed = {0};
         try (UnifiedJedis client = connect(redis)) {
-            scan(client, prefix, keys -> {
-                if (!keys.isEmpty()) {
-                    removed[0] += client.unlink(keys.toArray(String[]::new));
-                }
-                return true;
-            });
+            scan(
+                    client,
+                    prefix,
+                    keys -> {
+                        if (!keys.isEmpty()) {
+                            removed[0] += client.unlink(keys.toArray(String[]::new));
+                        }
+                        return true;
+                    });
         }
         return removed[0];
     }
@@ -54,23 +55,26 @@ final class RedisKeys {
     static Memory memory(RedisEndpoint redisEndpoint, String prefix, int sample) {
         long[] totals = new long[3];
         try (UnifiedJedis redis = connect(redisEndpoint)) {
-            scan(redis, prefix, keys -> {
-                for (String key : keys) {
-                    if (totals[0] == sample) {
-                        return false;
-                    }
-                    Long usage = redis.memoryUsage(key);
-                    if (usage == null) {
-                        continue;
-                    }
-                    totals[0]++;
-                    totals[1] += usage;
-                    if ("hash".equals(redis.type(key))) {
-                        totals[2] += redis.hlen(key);
-                    }
-                }
-                return true;
-            });
+            scan(
+                    redis,
+                    prefix,
+                    keys -> {
+                        for (String key : keys) {
+                            if (totals[0] == sample) {
+                                return false;
+                            }
+                            Long usage = redis.memoryUsage(key);
+                            if (usage == null) {
+                                continue;
+                            }
+                            totals[0]++;
+                            totals[1] += usage;
+                            if ("hash".equals(redis.type(key))) {
+                                totals[2] += redis.hlen(key);
+                            }
+                        }
+                        return true;
+                    });
         }
         return new Memory(totals[0], totals[1], totals[2]);
     }

@@ -15,13 +15,13 @@ import org.apache.flink.api.java.tuple.Tuple2;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
- * How one conversation's unread seqs cost per message under the patterns of issue 17 (item 6),
- * each message added as UnreadCounter adds it, through {@link UnreadChunks} over maps in memory
- * (so without RocksDB's own cost). Prints, per pattern, ns per message, the bytes of state read
- * and written per message (the work, independent of the machine) and the set's bytes (chunks and
- * index, values only) next to a run-optimized Roaring bitmap of the same seqs. Run with {@code
- * java -cp devkit/target/classes:$(cat devkit/target/cli-classpath.txt)
- * dev.unread.bench.SeqSetPatterns [MESSAGES]} (default 80,000).
+ * How one conversation's unread seqs cost per message under the patterns of issue 17 (item 6), each
+ * message added as UnreadCounter adds it, through {@link UnreadChunks} over maps in memory (so
+ * without RocksDB's own cost). Prints, per pattern, ns per message, the bytes of state read and
+ * written per message (the work, independent of the machine) and the set's bytes (chunks and index,
+ * values only) next to a run-optimized Roaring bitmap of the same seqs. Run with {@code java -cp
+ * devkit/target/classes:$(cat devkit/target/cli-classpath.txt) dev.unread.bench.SeqSetPatterns
+ * [MESSAGES]} (default 80,000).
  */
 public final class SeqSetPatterns {
 
@@ -37,11 +37,12 @@ public final class SeqSetPatterns {
         Pattern[] patterns = {
             new Pattern("consecutive, never read", 0, i -> i + 1),
             new Pattern("1:1 alternating, never read (odd seqs)", 0, i -> 2 * i + 1),
-            new Pattern("one seq of Long.MAX_VALUE, then alternating", Long.MAX_VALUE,
-                    i -> 2 * i + 1),
+            new Pattern(
+                    "one seq of Long.MAX_VALUE, then alternating", Long.MAX_VALUE, i -> 2 * i + 1),
         };
-        System.out.println("| pattern | messages | ns per message | bytes touched per message"
-                + " | set bytes | Roaring bytes | set / Roaring |");
+        System.out.println(
+                "| pattern | messages | ns per message | bytes touched per message"
+                        + " | set bytes | Roaring bytes | set / Roaring |");
         System.out.println("| --- | --- | --- | --- | --- | --- | --- |");
         for (Pattern pattern : patterns) {
             // Once to warm the JIT, once measured.
@@ -74,14 +75,21 @@ public final class SeqSetPatterns {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         roaring.serializePortable(new DataOutputStream(out));
         long bytes = chunks.size() + index.size();
-        return String.format(Locale.ROOT, "| %s | %,d | %,.0f | %,d | %,d | %,d | %.1f |",
-                pattern.name(), messages, (double) elapsed / messages, touched / messages,
-                bytes, out.size(), (double) bytes / out.size());
+        return String.format(
+                Locale.ROOT,
+                "| %s | %,d | %,.0f | %,d | %,d | %,d | %.1f |",
+                pattern.name(),
+                messages,
+                (double) elapsed / messages,
+                touched / messages,
+                bytes,
+                out.size(),
+                (double) bytes / out.size());
     }
 
     /**
-     * A map in memory standing in for RocksDB's, so the figures are the structure's own: counts
-     * the value bytes read and written through it, and sums the ones it holds.
+     * A map in memory standing in for RocksDB's, so the figures are the structure's own: counts the
+     * value bytes read and written through it, and sums the ones it holds.
      */
     private static final class CountingMapState<K, V> implements MapState<K, V> {
 

@@ -1,10 +1,10 @@
 package dev.unread.bench;
 
+import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.ChatEvent;
 import dev.unread.generator.TrafficGenerator;
 import dev.unread.generator.Workload;
-import dev.unread.contract.RedisEndpoint;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,27 +34,27 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Jedis;
 
 /**
- * The design the job replaces, measured: the unread sender badge counted on the fly in SQL
- * ({@link #BADGE_QUERY}) on every read, against the job's precomputed badge, one Redis GET.
+ * The design the job replaces, measured: the unread sender badge counted on the fly in SQL ({@link
+ * #BADGE_QUERY}) on every read, against the job's precomputed badge, one Redis GET.
  *
  * <p>What it models. A chat backend that keeps every message in one MySQL table and, whenever a
  * client shows the badge, counts the distinct senders since the user's last inbox open. The rows
  * are the message records of {@link TrafficGenerator} on a synthetic clock, so the table has the
  * receivers, senders and skew of the traffic the job is benchmarked on; a user's {@code
  * last_read_at} is the {@code readAt} of its latest {@code INBOX_OPENED} among the records
- * generated up to the last row, what {@code user_activity} would hold, kept in memory so that
- * what is timed is the badge query alone. Reads are sampled the way reads happen: the receivers
- * of uniformly drawn message rows (seeded, with replacement), so a user who gets ten times the
+ * generated up to the last row, what {@code user_activity} would hold, kept in memory so that what
+ * is timed is the badge query alone. Reads are sampled the way reads happen: the receivers of
+ * uniformly drawn message rows (seeded, with replacement), so a user who gets ten times the
  * messages is asked ten times as often.
  *
- * <p>For each row count: a fresh table loaded with {@code LOAD DATA LOCAL INFILE} before any
- * index exists (the fast way to fill it), then for each {@link Index} layout in turn: build it,
- * {@code ANALYZE}, {@code EXPLAIN}, warm up, time the queries, drop it. Last, Redis GETs of {@code
+ * <p>For each row count: a fresh table loaded with {@code LOAD DATA LOCAL INFILE} before any index
+ * exists (the fast way to fill it), then for each {@link Index} layout in turn: build it, {@code
+ * ANALYZE}, {@code EXPLAIN}, warm up, time the queries, drop it. Last, Redis GETs of {@code
  * {prefix}unread:senders:{id}} for the largest row count's sampled receivers, on one connection.
  *
  * <p>Bounds: a layout that cannot narrow a query to one receiver's recent rows scans a large part
- * of the table per query, so each layout's timed queries stop after 30 s ({@code QUERY_BUDGET})
- * and {@link IndexRun#queries()} says how many ran.
+ * of the table per query, so each layout's timed queries stop after 30 s ({@code QUERY_BUDGET}) and
+ * {@link IndexRun#queries()} says how many ran.
  */
 public final class SqlBaseline {
 
@@ -89,6 +89,7 @@ public final class SqlBaseline {
      * couple of hundred, and the 1M + 10M run stays near four minutes on two cores.
      */
     static final Duration QUERY_BUDGET = Duration.ofSeconds(30);
+
     static final Duration WARMUP_BUDGET = Duration.ofSeconds(3);
     static final int WARMUP_QUERIES = 50;
 
@@ -194,8 +195,8 @@ public final class SqlBaseline {
     }
 
     /**
-     * One row of EXPLAIN, the columns that say how the rows are found. {@code rows} is text:
-     * with a rowid filter MariaDB shows the filter's share there too, as in {@code 121 (7%)}.
+     * One row of EXPLAIN, the columns that say how the rows are found. {@code rows} is text: with a
+     * rowid filter MariaDB shows the filter's share there too, as in {@code 121 (7%)}.
      */
     record Plan(String type, String key, String rows, String extra) {
         @Override
@@ -232,7 +233,8 @@ public final class SqlBaseline {
         List<IndexRun> runs = new ArrayList<>();
         Map<Long, Double> loadSeconds = new LinkedHashMap<>();
         // Connected first, so that an unreachable Redis fails the run before minutes of SQL.
-        try (Jedis jedis = RedisEndpoint.of(redisUrl, "", "").connect(REDIS_CLIENT, REDIS_TIMEOUT_MS);
+        try (Jedis jedis =
+                        RedisEndpoint.of(redisUrl, "", "").connect(REDIS_CLIENT, REDIS_TIMEOUT_MS);
                 Connection c = connect(jdbcUrl, user, password)) {
             jedis.ping();
             Loaded largest = null;
@@ -432,8 +434,7 @@ public final class SqlBaseline {
     }
 
     /** The badge of {@code receiver} as the SQL design reads it. */
-    static long badge(PreparedStatement badge, long receiver, long lastReadAt)
-            throws SQLException {
+    static long badge(PreparedStatement badge, long receiver, long lastReadAt) throws SQLException {
         bind(badge, receiver, lastReadAt);
         try (ResultSet rs = badge.executeQuery()) {
             rs.next();

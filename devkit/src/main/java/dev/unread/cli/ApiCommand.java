@@ -60,7 +60,10 @@ final class ApiCommand implements Callable<Integer> {
             description = "port to listen on (default: UNREAD_API_PORT; 0: any free port)")
     Integer port;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "this help")
     boolean help;
 
     /** The help's footer lists the environment, as the API's settings declare it. */
@@ -68,8 +71,9 @@ final class ApiCommand implements Callable<Integer> {
     void spec(CommandSpec spec) {
         this.spec = spec;
         spec.usageMessage()
-                .footer(environment().replace("%", "%%")
-                        + "%nEndpoints, errors and examples: state-query-api/README.md.");
+                .footer(
+                        environment().replace("%", "%%")
+                                + "%nEndpoints, errors and examples: state-query-api/README.md.");
     }
 
     /** Serves until Ctrl-C (or SIGTERM), then stops the server and its clients. */
@@ -118,16 +122,26 @@ final class ApiCommand implements Callable<Integer> {
         StringBuilder sb = new StringBuilder();
         for (Setting setting : ENVIRONMENT) {
             String value = setting.defaultValue();
-            sb.append(String.format(
-                    "  %-26s %s%n", setting.env(), value.isEmpty() ? "(empty)" : value));
+            sb.append(
+                    String.format(
+                            "  %-26s %s%n", setting.env(), value.isEmpty() ? "(empty)" : value));
         }
-        sb.append(String.format("  %-26s %s%n", ApiConfig.TOKEN_ENV,
-                "bearer token every route but /health, /metrics and /openapi.json needs"
-                        + " (unset: none)"));
-        sb.append(String.format("  %-26s %s%n", ApiConfig.JWT_SECRET_ENV,
-                "HS256 key of per-user JWTs, at least 32 bytes (unset: none)"));
-        sb.append(String.format("  %-26s %s%n", ApiConfig.JWT_PUBLIC_KEY_ENV,
-                "or the RS256 public key of per-user JWTs, PEM (unset: none)"));
+        sb.append(
+                String.format(
+                        "  %-26s %s%n",
+                        ApiConfig.TOKEN_ENV,
+                        "bearer token every route but /health, /metrics and /openapi.json needs"
+                                + " (unset: none)"));
+        sb.append(
+                String.format(
+                        "  %-26s %s%n",
+                        ApiConfig.JWT_SECRET_ENV,
+                        "HS256 key of per-user JWTs, at least 32 bytes (unset: none)"));
+        sb.append(
+                String.format(
+                        "  %-26s %s%n",
+                        ApiConfig.JWT_PUBLIC_KEY_ENV,
+                        "or the RS256 public key of per-user JWTs, PEM (unset: none)"));
         sb.append(String.format("  %-26s %s%n", Settings.JDBC_PASSWORD_ENV, "(empty)"));
         return sb.toString();
     }

@@ -69,7 +69,8 @@ public final class BenchCommand implements Callable<Integer> {
     private static final Map<String, String> JOB_DEFAULTS =
             Map.of(
                     "redis-key-prefix", "bench:",
-                    "jdbc-url", "jdbc:mysql://127.0.0.1:3306/unread_bench?createDatabaseIfNotExist=true",
+                    "jdbc-url",
+                            "jdbc:mysql://127.0.0.1:3306/unread_bench?createDatabaseIfNotExist=true",
                     "parallelism", "2",
                     "checkpoint-interval-ms", "5000");
 
@@ -98,78 +99,125 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Spec private CommandSpec spec;
 
-    @Option(names = "--records", paramLabel = "N", defaultValue = "3000000",
+    @Option(
+            names = "--records",
+            paramLabel = "N",
+            defaultValue = "3000000",
             description = "records per workload (default ${DEFAULT-VALUE})")
     long records;
 
-    @Option(names = "--receivers", paramLabel = "N",
+    @Option(
+            names = "--receivers",
+            paramLabel = "N",
             description = "users who receive messages (default ${DEFAULT-VALUE})")
     int receivers;
 
-    @Option(names = "--friends", paramLabel = "N",
+    @Option(
+            names = "--friends",
+            paramLabel = "N",
             description = "senders per receiver (default ${DEFAULT-VALUE})")
     int friends;
 
-    @Option(names = "--skew", paramLabel = "X",
+    @Option(
+            names = "--skew",
+            paramLabel = "X",
             description = "Zipf exponent over receivers (default ${DEFAULT-VALUE})")
     double skew;
 
-    @Option(names = "--redundancy", paramLabel = "X",
-            description = "share of messages from a sender already counted"
-                    + " (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--redundancy",
+            paramLabel = "X",
+            description =
+                    "share of messages from a sender already counted"
+                            + " (default ${DEFAULT-VALUE})")
     double redundancy;
 
-    @Option(names = "--open-rate", paramLabel = "X",
+    @Option(
+            names = "--open-rate",
+            paramLabel = "X",
             description = "inbox opens per message record (default ${DEFAULT-VALUE})")
     double openRate;
 
-    @Option(names = "--read-rate", paramLabel = "X",
-            description = "conversation reads per message record, full traffic"
-                    + " (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--read-rate",
+            paramLabel = "X",
+            description =
+                    "conversation reads per message record, full traffic"
+                            + " (default ${DEFAULT-VALUE})")
     double readRate;
 
-    @Option(names = "--conversation-share", paramLabel = "X",
-            description = "share of messages in conversations, full traffic"
-                    + " (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--conversation-share",
+            paramLabel = "X",
+            description =
+                    "share of messages in conversations, full traffic"
+                            + " (default ${DEFAULT-VALUE})")
     double conversationShare;
 
-    @Option(names = "--seed", paramLabel = "N",
+    @Option(
+            names = "--seed",
+            paramLabel = "N",
             description = "the generator's seed (default ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--workers", paramLabel = "MODES",
+    @Option(
+            names = "--workers",
+            paramLabel = "MODES",
             defaultValue = "per-event,pipelined,check-before-write",
-            description = "naive worker runs, of per-event, pipelined and check-before-write"
-                    + " (default ${DEFAULT-VALUE}; none: skip)")
+            description =
+                    "naive worker runs, of per-event, pipelined and check-before-write"
+                            + " (default ${DEFAULT-VALUE}; none: skip)")
     String workers;
 
-    @Option(names = "--sql-rows", paramLabel = "N,N", split = ",",
+    @Option(
+            names = "--sql-rows",
+            paramLabel = "N,N",
+            split = ",",
             defaultValue = "1000000,10000000",
             description = "table sizes for the SQL baseline (default ${DEFAULT-VALUE}; 0: skip)")
     List<Long> sqlRows;
 
-    @Option(names = "--sql-queries", paramLabel = "N", defaultValue = "2000",
+    @Option(
+            names = "--sql-queries",
+            paramLabel = "N",
+            defaultValue = "2000",
             description = "badge queries timed per size and index (default ${DEFAULT-VALUE})")
     int sqlQueries;
 
-    @Option(names = "--latency-seconds", paramLabel = "N", defaultValue = "20",
+    @Option(
+            names = "--latency-seconds",
+            paramLabel = "N",
+            defaultValue = "20",
             description = "length of the latency run (default ${DEFAULT-VALUE}; 0: skip)")
     long latencySeconds;
 
-    @Option(names = "--latency-rate", paramLabel = "N", defaultValue = "0",
-            description = "its background records/s (default ${DEFAULT-VALUE}: a quarter of the"
-                    + " measured rate)")
+    @Option(
+            names = "--latency-rate",
+            paramLabel = "N",
+            defaultValue = "0",
+            description =
+                    "its background records/s (default ${DEFAULT-VALUE}: a quarter of the"
+                            + " measured rate)")
     long latencyRate;
 
-    @Option(names = "--probes", paramLabel = "N", defaultValue = "200",
+    @Option(
+            names = "--probes",
+            paramLabel = "N",
+            defaultValue = "200",
             description = "latency probes per second (default ${DEFAULT-VALUE})")
     long probes;
 
-    @Option(names = "--out", paramLabel = "FILE", defaultValue = "bench-results.md",
+    @Option(
+            names = "--out",
+            paramLabel = "FILE",
+            defaultValue = "bench-results.md",
             description = "where the report goes (default ${DEFAULT-VALUE})")
     Path out;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "this help")
     boolean help;
 
     /** The job's --kafka-bootstrap would be this bench's own broker; refused with the reason. */
@@ -206,7 +254,8 @@ public final class BenchCommand implements Callable<Integer> {
         String markdown =
                 report.markdown(
                         "unread bench "
-                                + String.join(" ", spec.commandLine().getParseResult().originalArgs()));
+                                + String.join(
+                                        " ", spec.commandLine().getParseResult().originalArgs()));
         Files.writeString(out, markdown, StandardCharsets.UTF_8);
         session.out().print(markdown);
         session.err().println("bench: report written to " + out.toAbsolutePath());
@@ -226,7 +275,10 @@ public final class BenchCommand implements Callable<Integer> {
 
         @Spec private CommandSpec spec;
 
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true,
+                description = "this help")
         boolean help;
 
         @Override
@@ -272,10 +324,12 @@ public final class BenchCommand implements Callable<Integer> {
                 continue;
             }
             try {
-                modes.add(NaiveWorker.Mode.valueOf(name.toUpperCase(Locale.ROOT).replace('-', '_')));
+                modes.add(
+                        NaiveWorker.Mode.valueOf(name.toUpperCase(Locale.ROOT).replace('-', '_')));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(
-                        "--workers: unknown mode " + name
+                        "--workers: unknown mode "
+                                + name
                                 + " (per-event, pipelined, check-before-write or none)");
             }
         }

@@ -28,16 +28,24 @@ final class BootstrapCommand implements Callable<Integer> {
 
     @Spec private CommandSpec spec;
 
-    @Option(names = "--output", paramLabel = "DIR", required = true,
+    @Option(
+            names = "--output",
+            paramLabel = "DIR",
+            required = true,
             description = "where the savepoint goes")
     String output;
 
-    @Option(names = "--messages-table", paramLabel = "NAME",
+    @Option(
+            names = "--messages-table",
+            paramLabel = "NAME",
             defaultValue = Bootstrap.DEFAULT_MESSAGES_TABLE,
             description = "the messages table, optionally schema.table (default ${DEFAULT-VALUE})")
     String messagesTable;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "this help")
     boolean help;
 
     @Override

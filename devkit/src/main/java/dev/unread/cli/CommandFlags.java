@@ -16,8 +16,8 @@ import picocli.CommandLine.ParseResult;
  * The job's settings ({@link UnreadConfig#defaults()}) as flags of a command: a command that runs
  * the job names this class as its {@code modelTransformer} and reads the flags given with {@link
  * #given}. The values are read by {@link UnreadConfig#from}, which alone decides that a flag wins
- * over the environment and the environment over the default, and checks them; the defaults shown
- * in help are the declared ones (or the command's own, from its default provider). A command that
+ * over the environment and the environment over the default, and checks them; the defaults shown in
+ * help are the declared ones (or the command's own, from its default provider). A command that
  * declares an option of a setting's name itself (to refuse it, say) keeps its own.
  */
 final class CommandFlags implements CommandLine.IModelTransformer {
@@ -55,7 +55,9 @@ final class CommandFlags implements CommandLine.IModelTransformer {
         return command;
     }
 
-    /** The default {@code option} gets on {@code command}: its provider's, else the declared one. */
+    /**
+     * The default {@code option} gets on {@code command}: its provider's, else the declared one.
+     */
     private static String defaultOf(CommandSpec command, OptionSpec option) {
         try {
             String provided =
@@ -106,6 +108,8 @@ final class CommandFlags implements CommandLine.IModelTransformer {
 
     private static String heading() {
         return "%nJob settings: a flag wins over its variable, the variable over the default."
-                + "%nThe MySQL password comes only from " + Settings.JDBC_PASSWORD_ENV + ".%n";
+                + "%nThe MySQL password comes only from "
+                + Settings.JDBC_PASSWORD_ENV
+                + ".%n";
     }
 }

@@ -75,14 +75,18 @@ final class LocalCommand implements Callable<Integer> {
             description = "the generator's seed (default ${DEFAULT-VALUE}): same seed, same users")
     long seed;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "this help")
     boolean help;
 
     /** The job's --kafka-bootstrap is this stack's own broker; refused with the reason. */
     @Option(names = "--kafka-bootstrap", hidden = true)
     void kafkaBootstrap(String value) {
         throw new ParameterException(
-                spec.commandLine(), "--kafka-bootstrap: local runs its own broker; see --kafka-port");
+                spec.commandLine(),
+                "--kafka-bootstrap: local runs its own broker; see --kafka-port");
     }
 
     @Override

@@ -53,8 +53,8 @@ public final class LocalStack implements AutoCloseable {
     private static final int DEFAULT_PARALLELISM = 2;
 
     /**
-     * Share of the generator's message steps published once on chat-conversations (groups of 3
-     * to 2,000 members, fanned out by the job) beside the producer-fanned groups of 8.
+     * Share of the generator's message steps published once on chat-conversations (groups of 3 to
+     * 2,000 members, fanned out by the job) beside the producer-fanned groups of 8.
      */
     private static final double PUBLISHED_GROUP_SHARE = 0.05;
 
@@ -95,7 +95,8 @@ public final class LocalStack implements AutoCloseable {
          * The options {@code command} was given, checked, with {@code settings}, the job settings
          * given as flags.
          */
-        static Options of(LocalCommand command, Map<String, String> settings, Map<String, String> env) {
+        static Options of(
+                LocalCommand command, Map<String, String> settings, Map<String, String> env) {
             port("--kafka-port", command.kafkaPort);
             port("--flink-ui-port", command.flinkUiPort);
             port("--api-port", command.apiPort);
@@ -284,7 +285,8 @@ public final class LocalStack implements AutoCloseable {
             MiniCluster cluster =
                     LocalCluster.start(config, options.flinkUiPort(), dataDir, parallelism);
             started.add(cluster);
-            JobID jobId = LocalCluster.submit(cluster, job.apply(config), config, parallelism, null);
+            JobID jobId =
+                    LocalCluster.submit(cluster, job.apply(config), config, parallelism, null);
             URI flinkUi = cluster.getRestAddress().get();
 
             StateQueryApi api =
@@ -305,7 +307,9 @@ public final class LocalStack implements AutoCloseable {
                                 System::currentTimeMillis);
                 traffic =
                         new TrafficProducer(
-                                kafka.bootstrapServers(), config.messagesTopic, config.readsTopic,
+                                kafka.bootstrapServers(),
+                                config.messagesTopic,
+                                config.readsTopic,
                                 config.conversationsTopic);
                 started.add(traffic);
             }
@@ -458,15 +462,18 @@ public final class LocalStack implements AutoCloseable {
     }
 
     /**
-     * The API settings: the environment's token, JWT key and timeout, the job's stores and
-     * topics.
+     * The API settings: the environment's token, JWT key and timeout, the job's stores and topics.
      */
     private static ApiConfig apiConfig(UnreadConfig config, Map<String, String> env, int port) {
         // Only the API's own variables come from the environment; the rest must be what the job
         // uses, or the API would read other keys than the job writes.
         Map<String, String> own = new HashMap<>();
-        for (String name : List.of(ApiConfig.TOKEN_ENV, ApiConfig.JWT_SECRET_ENV,
-                ApiConfig.JWT_PUBLIC_KEY_ENV, ApiConfig.TIMEOUT_ENV)) {
+        for (String name :
+                List.of(
+                        ApiConfig.TOKEN_ENV,
+                        ApiConfig.JWT_SECRET_ENV,
+                        ApiConfig.JWT_PUBLIC_KEY_ENV,
+                        ApiConfig.TIMEOUT_ENV)) {
             if (env.containsKey(name)) {
                 own.put(name, env.get(name));
             }

@@ -23,7 +23,10 @@ final class SavepointCommand implements Callable<Integer> {
 
     @Spec private CommandSpec spec;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "this help")
     boolean help;
 
     /** Without a tool: which ones there are, as an error. */
@@ -54,7 +57,10 @@ final class SavepointCommand implements Callable<Integer> {
                 description = "how many of the largest users to list (default ${DEFAULT-VALUE})")
         int top;
 
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true,
+                description = "this help")
         boolean help;
 
         @Override
@@ -87,7 +93,10 @@ final class SavepointCommand implements Callable<Integer> {
         @Parameters(paramLabel = "PATH", description = "the savepoint's directory")
         String path;
 
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true,
+                description = "this help")
         boolean help;
 
         @Override
@@ -95,8 +104,10 @@ final class SavepointCommand implements Callable<Integer> {
             Unread.Session session = Unread.session(spec);
             UnreadConfig config = CommandFlags.config(spec, session.env());
             SavepointRepublish.Written written = SavepointRepublish.republish(path, config);
-            session.out().printf("Wrote %d counts and %d reader scores from %s to %s%n",
-                    written.counts(), written.readerScores(), path, config.redisEndpoint());
+            session.out()
+                    .printf(
+                            "Wrote %d counts and %d reader scores from %s to %s%n",
+                            written.counts(), written.readerScores(), path, config.redisEndpoint());
             return Unread.OK;
         }
     }

@@ -26,16 +26,17 @@ import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * The {@code unread} command line ({@code bin/unread}): {@code unread <command> [flags]}, on
- * picocli. Each command is one {@code @Command} class, registered in {@link #COMMANDS}; its
- * flags, defaults and help come from that class, the job's settings from {@link CommandFlags}.
+ * picocli. Each command is one {@code @Command} class, registered in {@link #COMMANDS}; its flags,
+ * defaults and help come from that class, the job's settings from {@link CommandFlags}.
  *
  * <p>Exit status: {@link #OK} done, {@link #FAILED} failed (the causes on stderr), {@link #USAGE}
  * the command line was wrong (the reason on stderr, no stack trace).
  */
 @Command(
         name = "unread",
-        description = "The unread developer kit: the job's whole stack in one process, its API,"
-                + " its benchmark and its savepoint tools.",
+        description =
+                "The unread developer kit: the job's whole stack in one process, its API,"
+                        + " its benchmark and its savepoint tools.",
         synopsisSubcommandLabel = "<command>",
         commandListHeading = "%nCommands:%n",
         subcommands = {
@@ -106,7 +107,8 @@ public final class Unread implements Callable<Integer> {
         // The settings are the job's, listed once at the root; local and bench list them too.
         cli.getHelpSectionMap().put(SETTINGS_SECTION, CommandFlags::helpSection);
         List<String> sections = new ArrayList<>(cli.getHelpSectionKeys());
-        sections.add(sections.indexOf(CommandLine.Model.UsageMessageSpec.SECTION_KEY_FOOTER_HEADING),
+        sections.add(
+                sections.indexOf(CommandLine.Model.UsageMessageSpec.SECTION_KEY_FOOTER_HEADING),
                 SETTINGS_SECTION);
         cli.setHelpSectionKeys(sections);
         return cli;
@@ -132,7 +134,8 @@ public final class Unread implements Callable<Integer> {
         PrintWriter err = command.getErr();
         String name = command.getCommandSpec().qualifiedName(" ");
         boolean root = command.getParent() == null;
-        if (root && e instanceof UnmatchedArgumentException unmatched
+        if (root
+                && e instanceof UnmatchedArgumentException unmatched
                 && !unmatched.getUnmatched().isEmpty()
                 && !unmatched.getUnmatched().get(0).startsWith("-")) {
             err.println(name + ": unknown command '" + unmatched.getUnmatched().get(0) + "'");
@@ -151,8 +154,8 @@ public final class Unread implements Callable<Integer> {
     }
 
     /**
-     * A command that failed: its {@link UsageException} (a value out of range, found after
-     * parsing) is a wrong command line, anything else a failure, told by its causes.
+     * A command that failed: its {@link UsageException} (a value out of range, found after parsing)
+     * is a wrong command line, anything else a failure, told by its causes.
      */
     private static int failed(Exception e, CommandLine command, ParseResult parsed) {
         if (e instanceof UsageException) {

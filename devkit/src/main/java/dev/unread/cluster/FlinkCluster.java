@@ -1,7 +1,7 @@
 package dev.unread.cluster;
 
-import dev.unread.minicluster.FlinkRest;
 import dev.unread.config.FlinkConf;
+import dev.unread.minicluster.FlinkRest;
 import dev.unread.minicluster.LocalCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,14 +30,14 @@ import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 
 /**
- * A Flink standalone session cluster on this machine as Flink's own scripts start one, each
- * process its own JVM: a JobManager ({@code StandaloneSessionClusterEntrypoint}), TaskManagers
- * ({@code TaskManagerRunner}) and Flink's CLI ({@code CliFrontend}, what {@code bin/flink} runs),
- * on a lib folder of Maven Central jars in place of a Flink distribution ({@code
+ * A Flink standalone session cluster on this machine as Flink's own scripts start one, each process
+ * its own JVM: a JobManager ({@code StandaloneSessionClusterEntrypoint}), TaskManagers ({@code
+ * TaskManagerRunner}) and Flink's CLI ({@code CliFrontend}, what {@code bin/flink} runs), on a lib
+ * folder of Maven Central jars in place of a Flink distribution ({@code
  * devkit/target/flink-cluster/lib}, written by the build). Memory flags come from Flink's {@code
  * BashJavaUtils}, as in {@code bin/jobmanager.sh}, and the configuration is the project's {@code
- * flink-conf/config.yaml} with this machine's addresses, ports and paths: the cluster the
- * job meets in production, for the cluster tests and {@code unread cluster}.
+ * flink-conf/config.yaml} with this machine's addresses, ports and paths: the cluster the job meets
+ * in production, for the cluster tests and {@code unread cluster}.
  */
 public final class FlinkCluster implements AutoCloseable {
 
@@ -50,6 +50,7 @@ public final class FlinkCluster implements AutoCloseable {
     private static final String CLI = "org.apache.flink.client.cli.CliFrontend";
     private static final String BASH_JAVA_UTILS =
             "org.apache.flink.runtime.util.bash.BashJavaUtils";
+
     /** How BashJavaUtils marks its answer lines among whatever else it prints. */
     private static final String RESULT_PREFIX = "BASH_JAVA_UTILS_EXEC_RESULT:";
 
@@ -170,36 +171,49 @@ public final class FlinkCluster implements AutoCloseable {
 
     /** Starts a JobManager and returns once its REST API answers. */
     public Node startJobManager() throws Exception {
-        Node node = start("jobmanager", JOB_MANAGER, "GET_JM_RESOURCE_PARAMS",
-                CoreOptions.FLINK_JM_JVM_OPTIONS.key());
+        Node node =
+                start(
+                        "jobmanager",
+                        JOB_MANAGER,
+                        "GET_JM_RESOURCE_PARAMS",
+                        CoreOptions.FLINK_JM_JVM_OPTIONS.key());
         FlinkRest api = rest();
-        await(node, "the JobManager's REST API at " + rest, () -> {
-            try {
-                api.get("/overview");
-                return true;
-            } catch (IOException e) {
-                return false;
-            }
-        });
+        await(
+                node,
+                "the JobManager's REST API at " + rest,
+                () -> {
+                    try {
+                        api.get("/overview");
+                        return true;
+                    } catch (IOException e) {
+                        return false;
+                    }
+                });
         return node;
     }
 
     /** Starts a TaskManager; it registers with the JobManager by itself. */
     public Node startTaskManager() throws Exception {
-        return start("taskmanager", TASK_MANAGER, "GET_TM_RESOURCE_PARAMS",
+        return start(
+                "taskmanager",
+                TASK_MANAGER,
+                "GET_TM_RESOURCE_PARAMS",
                 CoreOptions.FLINK_TM_JVM_OPTIONS.key());
     }
 
     /** Waits until exactly {@code count} TaskManagers are registered with the JobManager. */
     public void awaitTaskManagers(int count) throws Exception {
         FlinkRest api = rest();
-        await(null, count + " TaskManagers registered", () -> {
-            try {
-                return api.get("/overview").path("taskmanagers").asInt() == count;
-            } catch (IOException e) {
-                return false;
-            }
-        });
+        await(
+                null,
+                count + " TaskManagers registered",
+                () -> {
+                    try {
+                        return api.get("/overview").path("taskmanagers").asInt() == count;
+                    } catch (IOException e) {
+                        return false;
+                    }
+                });
     }
 
     /** Kills {@code node} as {@code kill -9} does: no shutdown hook, no goodbye to anyone. */
@@ -228,19 +242,24 @@ public final class FlinkCluster implements AutoCloseable {
         byte[] output = process.getInputStream().readAllBytes();
         if (!process.waitFor(CLI_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
             process.destroyForcibly();
-            throw new IllegalStateException("flink " + String.join(" ", args)
-                    + " did not end within " + CLI_TIMEOUT);
+            throw new IllegalStateException(
+                    "flink " + String.join(" ", args) + " did not end within " + CLI_TIMEOUT);
         }
-        return new CliResult(List.of(args), process.exitValue(),
-                new String(output, StandardCharsets.UTF_8));
+        return new CliResult(
+                List.of(args), process.exitValue(), new String(output, StandardCharsets.UTF_8));
     }
 
     /** {@link #flink}, failing with its output unless it exits with 0. */
     public String flinkOrFail(Map<String, String> env, String... args) throws Exception {
         CliResult result = flink(env, args);
         if (result.exitCode() != 0) {
-            throw new IllegalStateException("flink " + String.join(" ", args) + " exited with "
-                    + result.exitCode() + ":\n" + result.output());
+            throw new IllegalStateException(
+                    "flink "
+                            + String.join(" ", args)
+                            + " exited with "
+                            + result.exitCode()
+                            + ":\n"
+                            + result.output());
         }
         return result.output();
     }
@@ -266,31 +285,40 @@ public final class FlinkCluster implements AutoCloseable {
         command.add("-Dlog4j.configurationFile=" + conf.resolve(LOG4J).toUri());
         command.addAll(List.of("-cp", classpath(), mainClass, "--configDir", conf.toString()));
         command.addAll(split(memory.get(1)));
-        Process process = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(logs.resolve(name + "-" + started + ".out").toFile())
-                .start();
+        Process process =
+                new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(logs.resolve(name + "-" + started + ".out").toFile())
+                        .start();
         Node node = new Node(name, process, log);
         nodes.add(node);
         return node;
     }
 
     /**
-     * What Flink's scripts ask BashJavaUtils for: the JVM's memory flags ({@code -Xmx},
-     * {@code -XX:MaxMetaspaceSize}, ...) and the memory sizes derived from the configuration as
-     * {@code -D} properties for the process, two lines.
+     * What Flink's scripts ask BashJavaUtils for: the JVM's memory flags ({@code -Xmx}, {@code
+     * -XX:MaxMetaspaceSize}, ...) and the memory sizes derived from the configuration as {@code -D}
+     * properties for the process, two lines.
      */
     private List<String> bashJavaUtils(String command) throws Exception {
-        Process process = new ProcessBuilder(java, "-cp", classpath(), BASH_JAVA_UTILS, command,
-                "--configDir", conf.toString())
-                .redirectErrorStream(true)
-                .start();
+        Process process =
+                new ProcessBuilder(
+                                java,
+                                "-cp",
+                                classpath(),
+                                BASH_JAVA_UTILS,
+                                command,
+                                "--configDir",
+                                conf.toString())
+                        .redirectErrorStream(true)
+                        .start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         process.waitFor();
-        List<String> results = output.lines()
-                .filter(line -> line.startsWith(RESULT_PREFIX))
-                .map(line -> line.substring(RESULT_PREFIX.length()))
-                .toList();
+        List<String> results =
+                output.lines()
+                        .filter(line -> line.startsWith(RESULT_PREFIX))
+                        .map(line -> line.substring(RESULT_PREFIX.length()))
+                        .toList();
         if (process.exitValue() != 0 || results.size() < 2) {
             throw new IllegalStateException("BashJavaUtils " + command + " failed:\n" + output);
         }
@@ -311,18 +339,23 @@ public final class FlinkCluster implements AutoCloseable {
         return lib.toAbsolutePath() + "/*";
     }
 
-    private void await(Node node, String what, Callable<Boolean> done)
-            throws Exception {
+    private void await(Node node, String what, Callable<Boolean> done) throws Exception {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (!done.call()) {
             if (node != null && !node.process().isAlive()) {
-                throw new IllegalStateException(node.name() + " exited with "
-                        + node.process().exitValue() + " before " + what + "; see "
-                        + node.log() + " and its .out");
+                throw new IllegalStateException(
+                        node.name()
+                                + " exited with "
+                                + node.process().exitValue()
+                                + " before "
+                                + what
+                                + "; see "
+                                + node.log()
+                                + " and its .out");
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("not within " + START_TIMEOUT + ": " + what
-                        + "; logs in " + logs);
+                throw new IllegalStateException(
+                        "not within " + START_TIMEOUT + ": " + what + "; logs in " + logs);
             }
             LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
             if (Thread.interrupted()) {

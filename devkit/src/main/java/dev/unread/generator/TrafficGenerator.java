@@ -35,8 +35,8 @@ import java.util.function.LongSupplier;
  * users on the ring each, so groups overlap). A group's first message is preceded by one
  * MEMBER_JOINED per member at seq 1, so every member's join comes before any message of the
  * conversation (the contract's precondition); its messages take seqs 2 on. These records stay out
- * of the redundancy steering and of {@link #messages()}: they count in {@link
- * #publishedMessages()} and {@link #memberships()}.
+ * of the redundancy steering and of {@link #messages()}: they count in {@link #publishedMessages()}
+ * and {@link #memberships()}.
  *
  * <p>For every receiver the generator keeps who has written since its last inbox open. When it
  * picks a sender it aims at {@code redundancy}: mostly someone who has already written (no change
@@ -210,8 +210,8 @@ public final class TrafficGenerator {
         double steps = Math.max(1, published - 1);
         for (int g = 0; g < published; g++) {
             double at = (g * scatter % published) / steps;
-            publishedSize[g] = (int) Math.round(
-                    3 * Math.pow(workload.publishedGroupMaxSize() / 3.0, at));
+            publishedSize[g] =
+                    (int) Math.round(3 * Math.pow(workload.publishedGroupMaxSize() / 3.0, at));
             publishedStart[g] = (int) ((long) g * n / published);
         }
 
@@ -402,24 +402,31 @@ public final class TrafficGenerator {
         }
         int member = wrap(publishedStart[group] + joinNext++);
         memberships++;
-        return conversationRecord(ConversationEvent.joined(
-                publishedGroupConversation(group), userId(member), 1));
+        return conversationRecord(
+                ConversationEvent.joined(publishedGroupConversation(group), userId(member), 1));
     }
 
     private TrafficRecord publishedMessage(int group) {
         int sender = wrap(publishedStart[group] + random.nextInt(publishedSize[group]));
         publishedMessages++;
-        return conversationRecord(ConversationEvent.message(
-                publishedGroupConversation(group), ++publishedSeq[group], userId(sender), now()));
+        return conversationRecord(
+                ConversationEvent.message(
+                        publishedGroupConversation(group),
+                        ++publishedSeq[group],
+                        userId(sender),
+                        now()));
     }
 
     private static TrafficRecord conversationRecord(ConversationEvent event) {
-        String value = event.kind == ConversationEvent.Kind.MESSAGE
-                ? dev.unread.contract.EventJson.groupMessage(
-                        event.conversationId, event.seq, event.senderId, event.sentAt)
-                : dev.unread.contract.EventJson.membership(
-                        event.kind == ConversationEvent.Kind.MEMBER_JOINED,
-                        event.conversationId, event.userId, event.seq);
+        String value =
+                event.kind == ConversationEvent.Kind.MESSAGE
+                        ? dev.unread.contract.EventJson.groupMessage(
+                                event.conversationId, event.seq, event.senderId, event.sentAt)
+                        : dev.unread.contract.EventJson.membership(
+                                event.kind == ConversationEvent.Kind.MEMBER_JOINED,
+                                event.conversationId,
+                                event.userId,
+                                event.seq);
         return new TrafficRecord(
                 Topic.CONVERSATIONS,
                 dev.unread.contract.EventJson.key(event.conversationId)

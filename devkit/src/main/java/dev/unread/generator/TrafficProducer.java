@@ -45,7 +45,10 @@ public final class TrafficProducer implements AutoCloseable {
     private volatile boolean running;
     private Thread thread;
 
-    public TrafficProducer(String bootstrapServers, String messagesTopic, String readsTopic,
+    public TrafficProducer(
+            String bootstrapServers,
+            String messagesTopic,
+            String readsTopic,
             String conversationsTopic) {
         Map<String, Object> props = new HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -142,11 +145,12 @@ public final class TrafficProducer implements AutoCloseable {
     }
 
     private void send(TrafficRecord record) {
-        String topic = switch (record.topic()) {
-            case MESSAGES -> messagesTopic;
-            case READS -> readsTopic;
-            case CONVERSATIONS -> conversationsTopic;
-        };
+        String topic =
+                switch (record.topic()) {
+                    case MESSAGES -> messagesTopic;
+                    case READS -> readsTopic;
+                    case CONVERSATIONS -> conversationsTopic;
+                };
         producer.send(
                 new ProducerRecord<>(topic, record.key(), record.value()),
                 record.valid() ? validSent : malformedSent);

@@ -28,8 +28,8 @@ package dev.unread.generator;
  *   <li>{@code groupSize}: members of each group; a group message reaches the other members, one
  *       record each, with the same conversationId and seq.
  *   <li>{@code publishedGroupShare}: share of message steps that are a group message published
- *       once, on {@code chat-conversations}, for the job to fan out by membership; 0 (the
- *       default) keeps the traffic of builds before groups, record for record.
+ *       once, on {@code chat-conversations}, for the job to fan out by membership; 0 (the default)
+ *       keeps the traffic of builds before groups, record for record.
  *   <li>{@code publishedGroups}: how many such groups; their activity is Zipf ({@code
  *       receiverSkew}) over them, and their sizes spread evenly on a log scale from 3 to {@code
  *       publishedGroupMaxSize} members, not in order of activity.
@@ -98,8 +98,8 @@ public record Workload(
         // Checked only when used, so that small test workloads keep the default.
         if (publishedGroupShare > 0
                 && (publishedGroupMaxSize < 3 || publishedGroupMaxSize > receivers)) {
-            throw new IllegalArgumentException("publishedGroupMaxSize must be 3..receivers, was "
-                    + publishedGroupMaxSize);
+            throw new IllegalArgumentException(
+                    "publishedGroupMaxSize must be 3..receivers, was " + publishedGroupMaxSize);
         }
         if (!(malformedShare >= 0 && malformedShare < 1)) {
             throw new IllegalArgumentException(

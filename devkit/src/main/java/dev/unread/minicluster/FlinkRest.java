@@ -11,8 +11,8 @@ import java.time.Duration;
 import org.apache.flink.api.common.JobID;
 
 /**
- * Flink's REST API as an operator reads it from the web UI: a job's checkpoint statistics here,
- * and any other resource for the cluster tests and {@code unread cluster}.
+ * Flink's REST API as an operator reads it from the web UI: a job's checkpoint statistics here, and
+ * any other resource for the cluster tests and {@code unread cluster}.
  */
 public final class FlinkRest {
 
@@ -54,7 +54,11 @@ public final class FlinkRest {
                         HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
             throw new IOException(
-                    "Flink REST " + path + " answered " + response.statusCode() + ": "
+                    "Flink REST "
+                            + path
+                            + " answered "
+                            + response.statusCode()
+                            + ": "
                             + response.body());
         }
         return JSON.readTree(response.body());

@@ -13,8 +13,8 @@ import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
 /**
- * A metric reporter that keeps hold of the counters the developer kit reads while a job runs in
- * its own JVM: one operator's {@code numRecordsIn}, and the Redis sinks' commands and coalesced
+ * A metric reporter that keeps hold of the counters the developer kit reads while a job runs in its
+ * own JVM: one operator's {@code numRecordsIn}, and the Redis sinks' commands and coalesced
  * updates. The local stack's progress line and the benchmark read them as often as they like and
  * for free; reading the same figures through the REST API every few milliseconds made the
  * JobManager's metric fetcher one of the busiest threads of the run it was measuring.
@@ -67,7 +67,8 @@ public final class InProcessMetrics implements MetricReporter {
     @Override
     public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
         if (isKept(metric, name, group)) {
-            COUNTERS.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet()).add((Counter) metric);
+            COUNTERS.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet())
+                    .add((Counter) metric);
         }
     }
 
@@ -82,7 +83,8 @@ public final class InProcessMetrics implements MetricReporter {
         if (RECORDS_IN.equals(name)) {
             return operator.equals(group.getAllVariables().get("<operator_name>"));
         }
-        return RedisCounts.COMMANDS_METRIC.equals(name) || RedisCounts.COALESCED_METRIC.equals(name);
+        return RedisCounts.COMMANDS_METRIC.equals(name)
+                || RedisCounts.COALESCED_METRIC.equals(name);
     }
 
     /** Creates the reporter; listed in {@code META-INF/services} for Flink to find. */

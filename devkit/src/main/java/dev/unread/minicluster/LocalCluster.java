@@ -26,8 +26,8 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
 
 /**
  * A Flink MiniCluster in this process, set up the way the job runs in production (RocksDB,
- * incremental checkpoints, the job's own settings), listening on 127.0.0.1 only: what {@code
- * unread local} and {@code unread bench} run the job on.
+ * incremental checkpoints, the job's own settings), listening on 127.0.0.1 only: what {@code unread
+ * local} and {@code unread bench} run the job on.
  */
 public final class LocalCluster {
 
@@ -40,8 +40,8 @@ public final class LocalCluster {
      * on {@code uiPort} (0: any free port), its checkpoints, savepoints and RocksDB files under
      * {@code dataDir}; the counters the kit reads kept by {@link InProcessMetrics}.
      */
-    public static MiniCluster start(
-            UnreadConfig config, int uiPort, Path dataDir, int parallelism) throws Exception {
+    public static MiniCluster start(UnreadConfig config, int uiPort, Path dataDir, int parallelism)
+            throws Exception {
         Configuration conf = clusterConfig(config, uiPort, dataDir, parallelism);
         String reporter = "metrics.reporter.in-process.";
         conf.setString(reporter + "factory.class", InProcessMetrics.Factory.class.getName());
@@ -68,7 +68,8 @@ public final class LocalCluster {
             int parallelism,
             String savepoint)
             throws Exception {
-        StreamExecutionEnvironment env = new StreamExecutionEnvironment(jobConfig(config, parallelism));
+        StreamExecutionEnvironment env =
+                new StreamExecutionEnvironment(jobConfig(config, parallelism));
         job.build(env);
         StreamGraph graph = env.getStreamGraph();
         graph.setJobName("unread");
@@ -84,8 +85,7 @@ public final class LocalCluster {
      * True once the job and every one of its tasks run. Throws when the job has failed or ended,
      * the message naming {@code when} ("while starting"), the cause the job's failure.
      */
-    public static boolean allRunning(MiniCluster cluster, JobID job, String when)
-            throws Exception {
+    public static boolean allRunning(MiniCluster cluster, JobID job, String when) throws Exception {
         AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
         ErrorInfo failure = graph.getFailureInfo();
         if (failure != null) {

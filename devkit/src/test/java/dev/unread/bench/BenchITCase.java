@@ -22,9 +22,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code unread bench} end to end on a small workload: every part runs and measures the records it
- * was given. No figure is judged here (speed belongs to the benchmark's report, not to tests);
- * what is checked is that the counts the ratios rest on are right, and that the job's state at
- * the end is what the semantics of docs/contract.md give for those records.
+ * was given. No figure is judged here (speed belongs to the benchmark's report, not to tests); what
+ * is checked is that the counts the ratios rest on are right, and that the job's state at the end
+ * is what the semantics of docs/contract.md give for those records.
  */
 class BenchITCase {
 
@@ -95,7 +95,8 @@ class BenchITCase {
                                 .mapToLong(Long::longValue)
                                 .sum());
 
-        assertThat(report.workers()).extracting(NaiveWorker.Result::mode)
+        assertThat(report.workers())
+                .extracting(NaiveWorker.Result::mode)
                 .containsExactly(NaiveWorker.Mode.values());
         for (NaiveWorker.Result worker : report.workers()) {
             assertThat(worker.messages()).isEqualTo(badgeJob.traffic().messages());
@@ -105,7 +106,8 @@ class BenchITCase {
         }
 
         assertThat(report.latency().landed()).isEqualTo(report.latency().probes()).isEqualTo(100);
-        assertThat(report.latency().p50Millis()).isPositive()
+        assertThat(report.latency().p50Millis())
+                .isPositive()
                 .isLessThanOrEqualTo(report.latency().p99Millis());
 
         assertThat(report.sql().runs()).hasSize(SqlBaseline.Index.values().length);
@@ -115,7 +117,8 @@ class BenchITCase {
                 .contains("| **the job** |", "## Latency", "## Reading the badge", "## Targets")
                 .contains(String.format("%,d", RECORDS));
         assertThat(TestRedis.keys(TestRedis.connect(0), prefix)).isEmpty();
-        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("bench: the job on the full");
+        assertThat(progress.toString(StandardCharsets.UTF_8))
+                .contains("bench: the job on the full");
     }
 
     /** The valid events among the first {@link #RECORDS} records the bench publishes. */

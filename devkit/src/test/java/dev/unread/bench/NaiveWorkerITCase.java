@@ -43,12 +43,7 @@ class NaiveWorkerITCase {
 
     /** Small enough that senders repeat: most messages are redundant, as in real inboxes. */
     private static final Workload WORKLOAD =
-            Workload.builder()
-                    .receivers(100)
-                    .friends(10)
-                    .malformedShare(0.01)
-                    .seed(11)
-                    .build();
+            Workload.builder().receivers(100).friends(10).malformedShare(0.01).seed(11).build();
 
     private String prefix;
 
@@ -298,9 +293,9 @@ class NaiveWorkerITCase {
     }
 
     /**
-     * What was published, counted from the records: all of them, valid messages, those of them
-     * from someone else than the receiver, opens, reads, malformed ones, and each receiver's
-     * distinct senders over all messages (the set only while nothing deletes it).
+     * What was published, counted from the records: all of them, valid messages, those of them from
+     * someone else than the receiver, opens, reads, malformed ones, and each receiver's distinct
+     * senders over all messages (the set only while nothing deletes it).
      */
     private static final class Published {
         UnreadConfig topics;
@@ -341,7 +336,8 @@ class NaiveWorkerITCase {
                 published.messages++;
                 if (event.senderId != event.userId) {
                     published.fromOthers++;
-                    published.senders
+                    published
+                            .senders
                             .computeIfAbsent(event.userId, u -> new HashSet<>())
                             .add(event.senderId);
                 }

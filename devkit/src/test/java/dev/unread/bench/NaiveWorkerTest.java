@@ -26,7 +26,6 @@ class NaiveWorkerTest {
     @Test
     void globCharactersInAPrefixMatchOnlyThemselves() {
         assertThat(RedisKeys.glob("bench:")).isEqualTo("bench:");
-        assertThat(RedisKeys.glob("a*b?c[d]e\\f:"))
-                .isEqualTo("a\\*b\\?c\\[d\\]e\\\\f:");
+        assertThat(RedisKeys.glob("a*b?c[d]e\\f:")).isEqualTo("a\\*b\\?c\\[d\\]e\\\\f:");
     }
 }

@@ -1,7 +1,6 @@
 package dev.unread.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.unread.bench.SqlBaseline.Index;
 import dev.unread.bench.SqlBaseline.IndexRun;
@@ -36,8 +35,8 @@ import redis.clients.jedis.Jedis;
  * index, Redis is read where the job writes, and nothing is left behind. Timings are never
  * asserted.
  *
- * <p>With {@code -Dbench.sql.rows=1000000,10000000} (and optionally {@code -Dbench.sql.queries})
- * it also runs the benchmark itself on the default workload and prints the figures.
+ * <p>With {@code -Dbench.sql.rows=1000000,10000000} (and optionally {@code -Dbench.sql.queries}) it
+ * also runs the benchmark itself on the default workload and prints the figures.
  */
 class SqlBaselineTest {
 
@@ -136,7 +135,8 @@ class SqlBaselineTest {
                         prefix);
 
         assertThat(result.runs()).hasSize(rowCounts.size() * Index.values().length);
-        assertThat(result.runs()).extracting(IndexRun::rows)
+        assertThat(result.runs())
+                .extracting(IndexRun::rows)
                 .containsExactly(5_000L, 5_000L, 5_000L, 20_000L, 20_000L, 20_000L);
         for (IndexRun run : result.runs()) {
             assertThat(planKeys(run.explain()))
@@ -201,7 +201,8 @@ class SqlBaselineTest {
         report.append(String.format("SQL baseline, wall %.0f s%n", wall));
         result.loadSeconds()
                 .forEach(
-                        (rows, s) -> report.append(String.format("load %d rows: %.1f s%n", rows, s)));
+                        (rows, s) ->
+                                report.append(String.format("load %d rows: %.1f s%n", rows, s)));
         for (IndexRun run : result.runs()) {
             report.append(
                     String.format(
@@ -245,8 +246,10 @@ class SqlBaselineTest {
      */
     private static final class Oracle {
         final Map<Long, Long> lastReadAt = new HashMap<>();
+
         /** Receiver → its messages as {sender, sentAt}. */
         final Map<Long, List<long[]>> messages = new HashMap<>();
+
         /** Receiver → message rows it received. */
         final Map<Long, Long> received = new HashMap<>();
 

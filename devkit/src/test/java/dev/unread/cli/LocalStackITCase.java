@@ -16,7 +16,6 @@ import dev.unread.events.InboxCursor;
 import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
 import dev.unread.sinks.KafkaDeadLetters;
-import dev.unread.sinks.RedisCounts;
 import dev.unread.sources.KafkaRawRecords;
 import dev.unread.testing.ListeningSockets;
 import dev.unread.testing.MySqlTestDatabase;
@@ -334,7 +333,8 @@ class LocalStackITCase {
                         env(), new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
         ExecutorService runner = Executors.newSingleThreadExecutor();
         try {
-            Future<Integer> exit = runner.submit(
+            Future<Integer> exit =
+                    runner.submit(
                             () ->
                                     LocalStack.run(
                                             LocalStack.Options.parse(args(RUN_PREFIX), env()),

@@ -68,8 +68,7 @@ class LocalStackOptionsTest {
     void portsOutOfRangeOrNotNumbersAreRefused() {
         assertUsageError(List.of("--kafka-port", "65536"), "--kafka-port must be a port, 0..65535");
         assertUsageError(List.of("--flink-ui-port", "-1"), "--flink-ui-port must be a port");
-        assertUsageError(
-                List.of("--api-port", "http"), "'--api-port': 'http' is not an int");
+        assertUsageError(List.of("--api-port", "http"), "'--api-port': 'http' is not an int");
     }
 
     @Test

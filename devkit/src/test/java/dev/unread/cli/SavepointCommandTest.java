@@ -118,7 +118,9 @@ class SavepointCommandTest {
 
     private void assertRefused(List<String> args, String message) {
         err.reset();
-        assertThat(Unread.run(args.toArray(String[]::new), session)).as(err()).isEqualTo(Unread.USAGE);
+        assertThat(Unread.run(args.toArray(String[]::new), session))
+                .as(err())
+                .isEqualTo(Unread.USAGE);
         assertThat(err()).contains(message).doesNotContain("Exception", "\tat ");
         assertThat(out.size()).isZero();
     }

@@ -1,8 +1,8 @@
 package dev.unread.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.unread.config.UnreadConfig;
 import dev.unread.config.FlinkConf;
+import dev.unread.config.UnreadConfig;
 import dev.unread.testing.Poll;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -18,8 +18,8 @@ import java.util.stream.Stream;
 
 /**
  * The job on a {@link FlinkCluster}, driven as an operator drives it: the shaded jar the build
- * wrote, submitted, stopped and resubmitted with Flink's CLI, watched through the REST API, and
- * the TaskManager's JVM looked into with {@code jcmd}.
+ * wrote, submitted, stopped and resubmitted with Flink's CLI, watched through the REST API, and the
+ * TaskManager's JVM looked into with {@code jcmd}.
  */
 final class ClusterJob {
 
@@ -43,8 +43,10 @@ final class ClusterJob {
         try (Stream<Path> files = Files.list(ROOT.resolve("job/target"))) {
             return files.filter(p -> p.getFileName().toString().matches("unread-job-.*\\.jar"))
                     .findFirst()
-                    .orElseThrow(() -> new IllegalStateException(
-                            "no shaded job jar in job/target; run `mvn package` first"));
+                    .orElseThrow(
+                            () ->
+                                    new IllegalStateException(
+                                            "no shaded job jar in job/target; run `mvn package` first"));
         }
     }
 
@@ -63,8 +65,8 @@ final class ClusterJob {
     }
 
     /**
-     * {@code flink run -d [-s SAVEPOINT] [-p N] JAR FLAGS}; returns the job's id. {@code
-     * savepoint} null: empty state; {@code parallelism} 0: the cluster's default.
+     * {@code flink run -d [-s SAVEPOINT] [-p N] JAR FLAGS}; returns the job's id. {@code savepoint}
+     * null: empty state; {@code parallelism} 0: the cluster's default.
      */
     static String run(FlinkCluster cluster, UnreadConfig config, String savepoint, int parallelism)
             throws Exception {
@@ -90,49 +92,61 @@ final class ClusterJob {
 
     /** Waits until the job and every one of its vertices run; fails if the job ends first. */
     static void awaitRunning(FlinkCluster cluster, String job) throws Exception {
-        Poll.until("job " + job + " and all its tasks RUNNING", TIMEOUT, () -> {
-            JsonNode details;
-            try {
-                details = cluster.rest().get("/jobs/" + job);
-            } catch (IOException e) {
-                // A JobManager that has just taken over may not know the job yet.
-                return null;
-            }
-            String state = details.path("state").asText();
-            if (List.of("FAILED", "CANCELED", "FINISHED").contains(state)) {
-                throw new AssertionError("job " + job + " ended: " + state);
-            }
-            if (!state.equals("RUNNING") || details.path("vertices").isEmpty()) {
-                return null;
-            }
-            for (JsonNode vertex : details.path("vertices")) {
-                if (!vertex.path("status").asText().equals("RUNNING")) {
-                    return null;
-                }
-            }
-            return true;
-        });
+        Poll.until(
+                "job " + job + " and all its tasks RUNNING",
+                TIMEOUT,
+                () -> {
+                    JsonNode details;
+                    try {
+                        details = cluster.rest().get("/jobs/" + job);
+                    } catch (IOException e) {
+                        // A JobManager that has just taken over may not know the job yet.
+                        return null;
+                    }
+                    String state = details.path("state").asText();
+                    if (List.of("FAILED", "CANCELED", "FINISHED").contains(state)) {
+                        throw new AssertionError("job " + job + " ended: " + state);
+                    }
+                    if (!state.equals("RUNNING") || details.path("vertices").isEmpty()) {
+                        return null;
+                    }
+                    for (JsonNode vertex : details.path("vertices")) {
+                        if (!vertex.path("status").asText().equals("RUNNING")) {
+                            return null;
+                        }
+                    }
+                    return true;
+                });
     }
 
     /** Waits until the job has completed more than {@code than} checkpoints; returns how many. */
     static long awaitCheckpointsAfter(FlinkCluster cluster, String job, long than)
             throws Exception {
-        return Poll.until("job " + job + ": more than " + than + " checkpoints", TIMEOUT, () -> {
-            try {
-                long completed = cluster.rest().get("/jobs/" + job + "/checkpoints")
-                        .path("counts").path("completed").asLong();
-                return completed > than ? completed : null;
-            } catch (IOException e) {
-                return null;
-            }
-        });
+        return Poll.until(
+                "job " + job + ": more than " + than + " checkpoints",
+                TIMEOUT,
+                () -> {
+                    try {
+                        long completed =
+                                cluster.rest()
+                                        .get("/jobs/" + job + "/checkpoints")
+                                        .path("counts")
+                                        .path("completed")
+                                        .asLong();
+                        return completed > than ? completed : null;
+                    } catch (IOException e) {
+                        return null;
+                    }
+                });
     }
 
     /** {@code jcmd PID COMMAND}'s output. */
     static String jcmd(long pid, String... command) throws Exception {
-        List<String> line = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                String.valueOf(pid)));
+        List<String> line =
+                new ArrayList<>(
+                        List.of(
+                                Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                                String.valueOf(pid)));
         line.addAll(List.of(command));
         Process process = new ProcessBuilder(line).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

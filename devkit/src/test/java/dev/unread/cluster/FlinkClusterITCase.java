@@ -3,9 +3,9 @@ package dev.unread.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
-import dev.unread.config.FlinkConf;
 import dev.unread.kafka.TempDirs;
 import dev.unread.testing.BadRecords;
 import dev.unread.testing.JobHarness;
@@ -43,13 +43,15 @@ class FlinkClusterITCase {
      * Small processes for a 2-core test machine, and a lost TaskManager noticed within seconds
      * rather than the default 50 s heartbeat timeout.
      */
-    static final Map<String, String> OVERRIDES = Map.of(
-            "jobmanager.memory.process.size", "1024m",
-            "taskmanager.memory.process.size", "1600m",
-            "heartbeat.interval", "1 s",
-            "heartbeat.timeout", "5 s",
-            // The tests' checkpoints come every second; config.yaml's pause would space them 5 s.
-            "execution.checkpointing.min-pause", "500 ms");
+    static final Map<String, String> OVERRIDES =
+            Map.of(
+                    "jobmanager.memory.process.size", "1024m",
+                    "taskmanager.memory.process.size", "1600m",
+                    "heartbeat.interval", "1 s",
+                    "heartbeat.timeout", "5 s",
+                    // The tests' checkpoints come every second; config.yaml's pause would space
+                    // them 5 s.
+                    "execution.checkpointing.min-pause", "500 ms");
 
     /** ZooKeeper's minimum session timeout is two ticks: short ticks allow a short session. */
     private static final int ZOOKEEPER_TICK_MS = 500;
@@ -62,12 +64,25 @@ class FlinkClusterITCase {
         String context = JobHarness.context(seed);
         String prefix = JobHarness.prefix("cluster", seed);
         Path dir = TempDirs.create("fc");
-        try (TestingServer zooKeeper = new TestingServer(new InstanceSpec(
-                        Files.createDirectories(dir.resolve("zk")).toFile(), -1, -1, -1, false, -1,
-                        ZOOKEEPER_TICK_MS, -1), true);
+        try (TestingServer zooKeeper =
+                        new TestingServer(
+                                new InstanceSpec(
+                                        Files.createDirectories(dir.resolve("zk")).toFile(),
+                                        -1,
+                                        -1,
+                                        -1,
+                                        false,
+                                        -1,
+                                        ZOOKEEPER_TICK_MS,
+                                        -1),
+                                true);
                 MySqlTestDatabase db = MySqlTestDatabase.create();
-                FlinkCluster cluster = FlinkCluster.configure(ClusterJob.lib(), FlinkConf.findDir(),
-                        dir, withZooKeeper(zooKeeper, dir))) {
+                FlinkCluster cluster =
+                        FlinkCluster.configure(
+                                ClusterJob.lib(),
+                                FlinkConf.findDir(),
+                                dir,
+                                withZooKeeper(zooKeeper, dir))) {
             Map<String, String> settings = JobHarness.settings(prefix, db.jdbcUrl());
             settings.put("checkpoint-interval-ms", "1000");
             UnreadConfig config = KAFKA.freshTopics(settings);
@@ -126,7 +141,10 @@ class FlinkClusterITCase {
                                 + " RUNNING %.1f s after the new TaskManager started; JobManager"
                                 + " killed: new one's REST up %.1f s, RUNNING %.1f s after it"
                                 + " started%n",
-                        startUp, taskManagerLossDetected, taskManagerRecovery, jobManagerUp,
+                        startUp,
+                        taskManagerLossDetected,
+                        taskManagerRecovery,
+                        jobManagerUp,
                         jobManagerRecovery);
             } finally {
                 TestRedis.deleteKeys(prefix);
@@ -151,48 +169,70 @@ class FlinkClusterITCase {
     private static JobHarness.Traffic publish(
             UnreadConfig config, long seed, int step, List<ChatEvent> published) {
         JobHarness.Traffic traffic =
-                JobHarness.traffic(config, seed + step, 400, new BadRecords(seed + step, 1024).of(4));
+                JobHarness.traffic(
+                        config, seed + step, 400, new BadRecords(seed + step, 1024).of(4));
         KAFKA.produce(traffic.records());
         published.addAll(traffic.events());
         return traffic;
     }
 
-    private static void publishAndAwaitAgreement(UnreadConfig config, long seed, int step,
-            List<ChatEvent> published, String prefix, MySqlTestDatabase db, String context)
+    private static void publishAndAwaitAgreement(
+            UnreadConfig config,
+            long seed,
+            int step,
+            List<ChatEvent> published,
+            String prefix,
+            MySqlTestDatabase db,
+            String context)
             throws Exception {
-        awaitAgreement(config, publish(config, seed, step, published), published, prefix, db,
-                context);
+        awaitAgreement(
+                config, publish(config, seed, step, published), published, prefix, db, context);
     }
 
     /**
      * Waits until the job has read and checkpointed everything published, then until Redis and
-     * MySQL equal the oracle of every event published so far: the counts depend only on the set
-     * of events, so steps with their own traffic add up.
+     * MySQL equal the oracle of every event published so far: the counts depend only on the set of
+     * events, so steps with their own traffic add up.
      */
-    private static void awaitAgreement(UnreadConfig config, JobHarness.Traffic last,
-            List<ChatEvent> published, String prefix, MySqlTestDatabase db, String context)
+    private static void awaitAgreement(
+            UnreadConfig config,
+            JobHarness.Traffic last,
+            List<ChatEvent> published,
+            String prefix,
+            MySqlTestDatabase db,
+            String context)
             throws Exception {
         JobHarness.awaitAllReadAndCheckpointed(KAFKA, config);
-        Observed.awaitAgreement(Oracle.of(published), prefix, db, ClusterJob.TIMEOUT,
+        Observed.awaitAgreement(
+                Oracle.of(published),
+                prefix,
+                db,
+                ClusterJob.TIMEOUT,
                 context + ", after " + last.describe());
     }
 
     /** Failures in the job's exception history so far. */
     private static int failures(FlinkCluster cluster, String job) throws Exception {
-        JsonNode history = cluster.rest().get("/jobs/" + job + "/exceptions")
-                .path("exceptionHistory").path("entries");
+        JsonNode history =
+                cluster.rest()
+                        .get("/jobs/" + job + "/exceptions")
+                        .path("exceptionHistory")
+                        .path("entries");
         return history.size();
     }
 
     private static void awaitFailuresAfter(FlinkCluster cluster, String job, int than)
             throws Exception {
-        Poll.until("job " + job + " notices the lost TaskManager", ClusterJob.TIMEOUT, () -> {
-            try {
-                return failures(cluster, job) > than ? true : null;
-            } catch (IOException e) {
-                return null;
-            }
-        });
+        Poll.until(
+                "job " + job + " notices the lost TaskManager",
+                ClusterJob.TIMEOUT,
+                () -> {
+                    try {
+                        return failures(cluster, job) > than ? true : null;
+                    } catch (IOException e) {
+                        return null;
+                    }
+                });
     }
 
     private static double seconds(long since) {

@@ -2,8 +2,8 @@ package dev.unread.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.unread.config.UnreadConfig;
 import dev.unread.config.FlinkConf;
+import dev.unread.config.UnreadConfig;
 import dev.unread.kafka.TempDirs;
 import dev.unread.testing.BadRecords;
 import dev.unread.testing.JobHarness;
@@ -32,20 +32,24 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * <p>The job is submitted, fed, and stopped with a savepoint {@link #CYCLES} times on one
  * TaskManager process, each run restoring the last one's savepoint. After every stop, a full
  * garbage collection in the TaskManager ({@code jcmd GC.class_histogram}) must find no job class
- * loader alive and none of the job's threads running, and the TaskManager's live classes and
- * thread count after the last cycle must be those after the first: nothing grows with the number
- * of cycles. The counts still equal the oracle at the end.
+ * loader alive and none of the job's threads running, and the TaskManager's live classes and thread
+ * count after the last cycle must be those after the first: nothing grows with the number of
+ * cycles. The counts still equal the oracle at the end.
  */
 class FlinkClusterLeakITCase {
 
     private static final int CYCLES = 5;
 
-    /** The class of every job's own class loader ({@code classloader.resolve-order: child-first}). */
+    /**
+     * The class of every job's own class loader ({@code classloader.resolve-order: child-first}).
+     */
     private static final String JOB_CLASS_LOADER = "org.apache.flink.util.ChildFirstClassLoader";
 
     /** Threads the job's libraries start that must end with the job. */
     private static final List<String> JOB_THREADS =
-            List.of("mysql-cj-abandoned-connection-cleanup", "commons-pool-evictor",
+            List.of(
+                    "mysql-cj-abandoned-connection-cleanup",
+                    "commons-pool-evictor",
                     "kafka-producer-network-thread");
 
     /** After GC: what a leaked job class loader would hold is ~2,600 classes, well above this. */
@@ -54,8 +58,8 @@ class FlinkClusterLeakITCase {
     /**
      * Flink's pools that start threads on demand up to a bound, whatever jobs run: the
      * TaskManager's I/O pool ({@code cluster.io-pool.size}) and Pekko's dispatchers, which also
-     * retire idle threads. Measured, they alone move between cycles (64 to 69 threads in all),
-     * so they are left out of the count; the rest stayed at 38 in every cycle.
+     * retire idle threads. Measured, they alone move between cycles (64 to 69 threads in all), so
+     * they are left out of the count; the rest stayed at 38 in every cycle.
      */
     private static final Pattern BOUNDED_POOL_THREAD =
             Pattern.compile("^flink-taskexecutor-io-thread-\\d+$|-dispatcher-\\d+$");
@@ -74,8 +78,12 @@ class FlinkClusterLeakITCase {
         String prefix = JobHarness.prefix("leak", seed);
         Path dir = TempDirs.create("fcl");
         try (MySqlTestDatabase db = MySqlTestDatabase.create();
-                FlinkCluster cluster = FlinkCluster.configure(
-                        ClusterJob.lib(), FlinkConf.findDir(), dir, FlinkClusterITCase.OVERRIDES)) {
+                FlinkCluster cluster =
+                        FlinkCluster.configure(
+                                ClusterJob.lib(),
+                                FlinkConf.findDir(),
+                                dir,
+                                FlinkClusterITCase.OVERRIDES)) {
             Map<String, String> settings = JobHarness.settings(prefix, db.jdbcUrl());
             settings.put("checkpoint-interval-ms", "1000");
             UnreadConfig config = KAFKA.freshTopics(settings);
@@ -101,11 +109,17 @@ class FlinkClusterLeakITCase {
 
                     Jvm[] seen = new Jvm[1];
                     try {
-                        last = Poll.until("cycle " + cycle + ": the TaskManager released the"
-                                + " job's class loader and threads", RELEASE_TIMEOUT, () -> {
-                                    seen[0] = Jvm.read(pid);
-                                    return seen[0].released() ? seen[0] : null;
-                                });
+                        last =
+                                Poll.until(
+                                        "cycle "
+                                                + cycle
+                                                + ": the TaskManager released the"
+                                                + " job's class loader and threads",
+                                        RELEASE_TIMEOUT,
+                                        () -> {
+                                            seen[0] = Jvm.read(pid);
+                                            return seen[0].released() ? seen[0] : null;
+                                        });
                     } catch (AssertionError e) {
                         throw new AssertionError(e.getMessage() + "; still: " + seen[0], e);
                     }
@@ -132,10 +146,14 @@ class FlinkClusterLeakITCase {
 
     /** What the TaskManager's JVM holds right after a full garbage collection. */
     private record Jvm(
-            long jobClassLoaders, List<String> jobThreads, long threads, long liveClasses,
+            long jobClassLoaders,
+            List<String> jobThreads,
+            long threads,
+            long liveClasses,
             long metaspaceBytes) {
 
-        private static final Pattern COUNTER = Pattern.compile("^(\\S+)=(\\d+)$", Pattern.MULTILINE);
+        private static final Pattern COUNTER =
+                Pattern.compile("^(\\S+)=(\\d+)$", Pattern.MULTILINE);
 
         static Jvm read(long pid) throws Exception {
             // The histogram of live objects collects everything unreachable first.
@@ -148,21 +166,31 @@ class FlinkClusterLeakITCase {
                 }
             }
             String threadDump = ClusterJob.jcmd(pid, "Thread.print");
-            List<String> jobThreads = threadDump.lines()
-                    .filter(line -> JOB_THREADS.stream().anyMatch(t -> line.startsWith("\"" + t)))
-                    .map(line -> line.substring(1, line.indexOf('"', 1)))
-                    .toList();
-            long threads = threadDump.lines()
-                    .filter(line -> line.startsWith("\""))
-                    .map(line -> line.substring(1, line.indexOf('"', 1)))
-                    .filter(name -> !BOUNDED_POOL_THREAD.matcher(name).find())
-                    .count();
+            List<String> jobThreads =
+                    threadDump
+                            .lines()
+                            .filter(
+                                    line ->
+                                            JOB_THREADS.stream()
+                                                    .anyMatch(t -> line.startsWith("\"" + t)))
+                            .map(line -> line.substring(1, line.indexOf('"', 1)))
+                            .toList();
+            long threads =
+                    threadDump
+                            .lines()
+                            .filter(line -> line.startsWith("\""))
+                            .map(line -> line.substring(1, line.indexOf('"', 1)))
+                            .filter(name -> !BOUNDED_POOL_THREAD.matcher(name).find())
+                            .count();
             Map<String, Long> counters = new HashMap<>();
             Matcher m = COUNTER.matcher(ClusterJob.jcmd(pid, "PerfCounter.print"));
             while (m.find()) {
                 counters.put(m.group(1), Long.parseLong(m.group(2)));
             }
-            return new Jvm(loaders, jobThreads, threads,
+            return new Jvm(
+                    loaders,
+                    jobThreads,
+                    threads,
                     counters.getOrDefault("java.cls.loadedClasses", 0L)
                             - counters.getOrDefault("java.cls.unloadedClasses", 0L),
                     counters.getOrDefault("sun.gc.metaspace.used", 0L));
@@ -174,9 +202,16 @@ class FlinkClusterLeakITCase {
 
         @Override
         public String toString() {
-            return jobClassLoaders + " job class loaders, job threads " + jobThreads + ", "
-                    + threads + " threads outside Flink's bounded pools, " + liveClasses
-                    + " live classes, metaspace " + metaspaceBytes / 1024 + " KiB";
+            return jobClassLoaders
+                    + " job class loaders, job threads "
+                    + jobThreads
+                    + ", "
+                    + threads
+                    + " threads outside Flink's bounded pools, "
+                    + liveClasses
+                    + " live classes, metaspace "
+                    + metaspaceBytes / 1024
+                    + " KiB";
         }
     }
 }

@@ -21,28 +21,31 @@ import org.junit.jupiter.api.Test;
 class JobJarContentsITCase {
 
     /** Packages of libraries a cluster has (flink-dist and lib/), mapped to their jar. */
-    private static final List<String[]> ON_THE_CLUSTER = List.of(
-            new String[] {"org/apache/flink/connector/base/", "flink-connector-base-"},
-            new String[] {"org/apache/commons/lang3/", "commons-lang3-"},
-            new String[] {"org/xerial/snappy/", "snappy-java-"},
-            new String[] {"net/jpountz/lz4/", "lz4-java-"});
+    private static final List<String[]> ON_THE_CLUSTER =
+            List.of(
+                    new String[] {"org/apache/flink/connector/base/", "flink-connector-base-"},
+                    new String[] {"org/apache/commons/lang3/", "commons-lang3-"},
+                    new String[] {"org/xerial/snappy/", "snappy-java-"},
+                    new String[] {"net/jpountz/lz4/", "lz4-java-"});
 
     /** What only the job brings: its connectors and clients. */
-    private static final List<String> JOB_ONLY = List.of(
-            "dev/unread/UnreadJob.class",
-            "dev/unread/contract/RedisNames.class",
-            "org/apache/flink/connector/kafka/",
-            "org/apache/kafka/clients/",
-            "org/apache/flink/connector/jdbc/",
-            "com/mysql/cj/jdbc/Driver.class",
-            "redis/clients/jedis/");
+    private static final List<String> JOB_ONLY =
+            List.of(
+                    "dev/unread/UnreadJob.class",
+                    "dev/unread/contract/RedisNames.class",
+                    "org/apache/flink/connector/kafka/",
+                    "org/apache/kafka/clients/",
+                    "org/apache/flink/connector/jdbc/",
+                    "com/mysql/cj/jdbc/Driver.class",
+                    "redis/clients/jedis/");
 
     @Test
     void theJarLeavesOutWhatTheClusterHasAndKeepsWhatOnlyTheJobBrings() throws Exception {
         try (JarFile jar = new JarFile(ClusterJob.jar().toFile())) {
             List<String> entries = jar.stream().map(JarEntry::getName).toList();
             for (String[] library : ON_THE_CLUSTER) {
-                assertThat(entries).as("the jar holds no %s", library[0])
+                assertThat(entries)
+                        .as("the jar holds no %s", library[0])
                         .noneMatch(entry -> entry.startsWith(library[0]));
                 try (Stream<Path> lib = Files.list(ClusterJob.lib())) {
                     assertThat(lib.map(p -> p.getFileName().toString()))
@@ -51,7 +54,8 @@ class JobJarContentsITCase {
                 }
             }
             for (String part : JOB_ONLY) {
-                assertThat(entries).as("the jar holds %s", part)
+                assertThat(entries)
+                        .as("the jar holds %s", part)
                         .anyMatch(entry -> entry.startsWith(part));
             }
         }
@@ -63,13 +67,17 @@ class JobJarContentsITCase {
             List<String> entries = jar.stream().map(JarEntry::getName).toList();
             assertThat(entries)
                     .filteredOn(e -> e.startsWith("dev/unread/"))
-                    .noneMatch(e -> e.matches(
-                            "dev/unread/(cli|bench|generator|minicluster|cluster|kafka|ops|api|testing)/.*"));
+                    .noneMatch(
+                            e ->
+                                    e.matches(
+                                            "dev/unread/(cli|bench|generator|minicluster|cluster|kafka|ops|api|testing)/.*"));
             assertThat(entries)
                     .as("Kafka's broker, its test kit and Scala")
-                    .noneMatch(e -> e.startsWith("kafka/server/")
-                            || e.startsWith("org/apache/kafka/common/test/")
-                            || e.startsWith("scala/"));
+                    .noneMatch(
+                            e ->
+                                    e.startsWith("kafka/server/")
+                                            || e.startsWith("org/apache/kafka/common/test/")
+                                            || e.startsWith("scala/"));
             assertThat(entries)
                     .as("Flink itself")
                     .noneMatch(e -> e.startsWith("org/apache/flink/runtime/"));

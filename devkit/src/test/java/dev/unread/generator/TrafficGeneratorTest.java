@@ -425,14 +425,15 @@ class TrafficGeneratorTest {
 
     @Test
     void publishedGroupsJoinEveryMemberBeforeTheirFirstMessageAndParse() throws Exception {
-        Workload workload = Workload.builder()
-                .seed(11)
-                .receivers(5_000)
-                .publishedGroupShare(0.2)
-                .publishedGroups(12)
-                .publishedGroupMaxSize(2_000)
-                .malformedShare(0.01)
-                .build();
+        Workload workload =
+                Workload.builder()
+                        .seed(11)
+                        .receivers(5_000)
+                        .publishedGroupShare(0.2)
+                        .publishedGroups(12)
+                        .publishedGroupMaxSize(2_000)
+                        .malformedShare(0.01)
+                        .build();
         TrafficGenerator generator = TrafficGenerator.synthetic(workload, START, 1000);
         ConversationParser conversations = new ConversationParser();
         Map<Long, Set<Long>> joined = new HashMap<>();
@@ -445,8 +446,8 @@ class TrafficGeneratorTest {
         for (int i = 0; i < RECORDS; i++) {
             TrafficRecord record = generator.next();
             if (record.topic() != Topic.CONVERSATIONS) {
-                chatMessages += record.valid() && record.event().kind == ChatEvent.Kind.MESSAGE
-                        ? 1 : 0;
+                chatMessages +=
+                        record.valid() && record.event().kind == ChatEvent.Kind.MESSAGE ? 1 : 0;
                 continue;
             }
             ConversationEvent event = conversations.parse(record.value());
@@ -466,8 +467,12 @@ class TrafficGeneratorTest {
             int rank = (int) (conversation - generator.publishedGroupConversation(0));
             if (members.size() != generator.publishedGroupSize(rank)
                     || !members.contains(event.senderId)) {
-                wrong.add(record + ": " + members.size() + " members joined, sender in them: "
-                        + members.contains(event.senderId));
+                wrong.add(
+                        record
+                                + ": "
+                                + members.size()
+                                + " members joined, sender in them: "
+                                + members.contains(event.senderId));
             }
             if (event.seq != lastSeq.getOrDefault(conversation, 1L) + 1) {
                 wrong.add(record + ": seq after " + lastSeq.get(conversation));
@@ -485,7 +490,8 @@ class TrafficGeneratorTest {
         assertThat(sizes).contains(3, 2_000);
         // Zipf by activity: the most active group has the most messages.
         assertThat(lastSeq.get(generator.publishedGroupConversation(0)))
-                .isEqualTo(lastSeq.values().stream().mapToLong(Long::longValue).max().orElseThrow());
+                .isEqualTo(
+                        lastSeq.values().stream().mapToLong(Long::longValue).max().orElseThrow());
     }
 
     @Test

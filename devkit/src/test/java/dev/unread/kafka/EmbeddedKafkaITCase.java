@@ -66,11 +66,12 @@ class EmbeddedKafkaITCase {
         UnreadConfig config = KAFKA.freshTopics(Map.of());
         KAFKA.produce(config.readsTopic, "1", "kept");
 
-        KAFKA.kafka().createTopics(
-                config.messagesTopic,
-                config.readsTopic,
-                config.conversationsTopic,
-                config.deadLetterTopic);
+        KAFKA.kafka()
+                .createTopics(
+                        config.messagesTopic,
+                        config.readsTopic,
+                        config.conversationsTopic,
+                        config.deadLetterTopic);
 
         assertThat(KAFKA.records(config.readsTopic))
                 .extracting(r -> KafkaBroker.utf8(r.value()))
@@ -161,14 +162,16 @@ class EmbeddedKafkaITCase {
                     KafkaProducer<byte[], byte[]> producer = producer(kafka)) {
                 producer.send(new ProducerRecord<>("kept", 1, null, KafkaBroker.utf8("after")))
                         .get();
-                assertThat(admin.listConsumerGroupOffsets("group")
-                                .partitionsToOffsetAndMetadata()
-                                .get())
+                assertThat(
+                                admin.listConsumerGroupOffsets("group")
+                                        .partitionsToOffsetAndMetadata()
+                                        .get())
                         .containsEntry(partition, new OffsetAndMetadata(1));
-                assertThat(admin.listOffsets(Map.of(partition, OffsetSpec.latest()))
-                                .partitionResult(partition)
-                                .get()
-                                .offset())
+                assertThat(
+                                admin.listOffsets(Map.of(partition, OffsetSpec.latest()))
+                                        .partitionResult(partition)
+                                        .get()
+                                        .offset())
                         .as("records before and after the restart")
                         .isEqualTo(2);
             }

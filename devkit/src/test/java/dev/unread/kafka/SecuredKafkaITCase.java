@@ -50,11 +50,12 @@ class SecuredKafkaITCase {
     @RegisterExtension static final KafkaBroker KAFKA = KafkaBroker.withSaslSsl(USER, PASSWORD);
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
 
     private static final Duration HTTP_TIMEOUT = Duration.ofSeconds(30);
 
@@ -67,21 +68,26 @@ class SecuredKafkaITCase {
         long seed = JobHarness.seed("SecuredKafkaITCase");
         String context = JobHarness.context(seed);
         String prefix = JobHarness.prefix("sasl", seed);
-        Path properties = KAFKA.writeClientProperties(
-                dir.resolve("client.properties"), "${env:" + PASSWORD_ENV + "}");
+        Path properties =
+                KAFKA.writeClientProperties(
+                        dir.resolve("client.properties"), "${env:" + PASSWORD_ENV + "}");
 
         try (CapturedLog log = CapturedLog.start();
                 MySqlTestDatabase db = MySqlTestDatabase.create()) {
-            UnreadConfig config = KAFKA.freshTopicsOverSaslSsl(
-                    JobHarness.settings(prefix, db.jdbcUrl()), properties);
+            UnreadConfig config =
+                    KAFKA.freshTopicsOverSaslSsl(
+                            JobHarness.settings(prefix, db.jdbcUrl()), properties);
             JobHarness.Traffic traffic =
                     JobHarness.traffic(config, seed, 400, new BadRecords(seed, 4096).of(6));
             // As chat servers publish: over the plaintext listener, which the job never uses.
             KAFKA.produce(traffic.records());
 
-            JobClient job = JobHarness.start(
-                    UnreadJob.forProduction(config), config, dir.resolve("checkpoints"),
-                    "unread over SASL_SSL");
+            JobClient job =
+                    JobHarness.start(
+                            UnreadJob.forProduction(config),
+                            config,
+                            dir.resolve("checkpoints"),
+                            "unread over SASL_SSL");
             try (StateQueryApi api = StateQueryApi.start(apiConfig(config))) {
                 // Counted from the sources, dead letters written by the producer: all SASL_SSL.
                 Observed.awaitAgreement(
@@ -94,9 +100,12 @@ class SecuredKafkaITCase {
                 HttpResponse<String> opened = post(api, "/api/users/" + userId + "/inbox/opened");
                 assertThat(opened.statusCode()).as(opened.body()).isEqualTo(202);
                 List<ConsumerRecord<byte[], byte[]>> reads = KAFKA.records(config.readsTopic);
-                assertThat(reads).as("the API's read event in " + config.readsTopic)
-                        .anySatisfy(r -> assertThat(KafkaBroker.utf8(r.key()))
-                                .isEqualTo(String.valueOf(userId)));
+                assertThat(reads)
+                        .as("the API's read event in " + config.readsTopic)
+                        .anySatisfy(
+                                r ->
+                                        assertThat(KafkaBroker.utf8(r.key()))
+                                                .isEqualTo(String.valueOf(userId)));
             } finally {
                 job.cancel().get();
                 TestRedis.deleteKeys(prefix);
@@ -110,24 +119,31 @@ class SecuredKafkaITCase {
 
     @Test
     void aWrongPasswordFailsTheJobAndTheApiWithAnAuthenticationError() throws Exception {
-        Path properties = KAFKA.writeClientProperties(
-                dir.resolve("client.properties"), WRONG_PASSWORD);
+        Path properties =
+                KAFKA.writeClientProperties(dir.resolve("client.properties"), WRONG_PASSWORD);
 
         try (CapturedLog log = CapturedLog.start();
                 MySqlTestDatabase db = MySqlTestDatabase.create()) {
             String prefix = JobHarness.prefix("sasl-wrong", System.nanoTime());
-            UnreadConfig config = KAFKA.freshTopicsOverSaslSsl(
-                    JobHarness.settings(prefix, db.jdbcUrl()), properties);
-            Configuration settings =
-                    JobHarness.flinkSettings(config, dir.resolve("checkpoints"));
+            UnreadConfig config =
+                    KAFKA.freshTopicsOverSaslSsl(
+                            JobHarness.settings(prefix, db.jdbcUrl()), properties);
+            Configuration settings = JobHarness.flinkSettings(config, dir.resolve("checkpoints"));
             // On a cluster the job restarts with the same error each time; here it ends.
             settings.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
 
-            JobClient job = JobHarness.start(
-                    UnreadJob.forProduction(config), settings, "unread with a wrong password");
+            JobClient job =
+                    JobHarness.start(
+                            UnreadJob.forProduction(config),
+                            settings,
+                            "unread with a wrong password");
             assertThatThrownBy(() -> job.getJobExecutionResult().get(2, TimeUnit.MINUTES))
-                    .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
-                            .contains("SaslAuthenticationException", "invalid credentials"));
+                    .satisfies(
+                            e ->
+                                    assertThat(ExceptionUtils.stringifyException(e))
+                                            .contains(
+                                                    "SaslAuthenticationException",
+                                                    "invalid credentials"));
 
             try (StateQueryApi api = StateQueryApi.start(apiConfig(config))) {
                 HttpResponse<String> health = get(api, "/health");
@@ -143,7 +159,8 @@ class SecuredKafkaITCase {
     }
 
     private static void assertNoSecretIn(String log) {
-        assertThat(log).as("the log")
+        assertThat(log)
+                .as("the log")
                 .doesNotContain(PASSWORD)
                 .doesNotContain(KAFKA.truststorePassword());
     }

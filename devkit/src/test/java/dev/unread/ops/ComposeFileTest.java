@@ -35,9 +35,9 @@ import org.w3c.dom.NodeList;
 import org.yaml.snakeyaml.Yaml;
 
 /**
- * docker-compose.yml checked against the code, so that the stack users start with Docker runs
- * what the tests test: the topics, ports and settings are the job's own, the images match the
- * pom's versions, and every file it mounts exists.
+ * docker-compose.yml checked against the code, so that the stack users start with Docker runs what
+ * the tests test: the topics, ports and settings are the job's own, the images match the pom's
+ * versions, and every file it mounts exists.
  */
 class ComposeFileTest {
 
@@ -64,9 +64,17 @@ class ComposeFileTest {
 
     @Test
     void theStackHasTheServicesTheDocsName() {
-        assertThat(services.keySet()).containsExactlyInAnyOrder(
-                "kafka", "kafka-topics", "redis", "mysql", "jobmanager", "taskmanager", "client",
-                "state-query-api", "prometheus");
+        assertThat(services.keySet())
+                .containsExactlyInAnyOrder(
+                        "kafka",
+                        "kafka-topics",
+                        "redis",
+                        "mysql",
+                        "jobmanager",
+                        "taskmanager",
+                        "client",
+                        "state-query-api",
+                        "prometheus");
     }
 
     @Test
@@ -76,14 +84,19 @@ class ComposeFileTest {
 
         assertThat(loop.find()).as("a loop over the topics in\n" + script).isTrue();
         Map<String, String> defaults = UnreadConfig.defaults();
-        assertThat(loop.group(1).trim().split("\\s+")).containsExactlyInAnyOrder(
-                defaults.get("messages-topic"),
-                defaults.get("reads-topic"),
-                defaults.get("conversations-topic"));
+        assertThat(loop.group(1).trim().split("\\s+"))
+                .containsExactlyInAnyOrder(
+                        defaults.get("messages-topic"),
+                        defaults.get("reads-topic"),
+                        defaults.get("conversations-topic"));
         // The letter of the largest input record is that record plus headers: the dead-letter
         // topic takes what the job's producer may send.
-        assertThat(script).containsPattern("--topic " + defaults.get("dead-letter-topic")
-                + " [^\n]*\\s+--config max.message.bytes=" + DeadLetters.MAX_LETTER_BYTES);
+        assertThat(script)
+                .containsPattern(
+                        "--topic "
+                                + defaults.get("dead-letter-topic")
+                                + " [^\n]*\\s+--config max.message.bytes="
+                                + DeadLetters.MAX_LETTER_BYTES);
     }
 
     @Test
@@ -103,9 +116,10 @@ class ComposeFileTest {
                 .containsExactly(URI.create(defaults.get("redis-url")).getPort());
         assertThat(published("mysql"))
                 .containsExactly(URI.create(defaults.get("jdbc-url").substring(5)).getPort());
-        assertThat(published("jobmanager")).containsExactlyInAnyOrder(
-                flinkConf.get(RestOptions.PORT),
-                Integer.parseInt(flinkConf.getString("metrics.reporter.prom.port", "")));
+        assertThat(published("jobmanager"))
+                .containsExactlyInAnyOrder(
+                        flinkConf.get(RestOptions.PORT),
+                        Integer.parseInt(flinkConf.getString("metrics.reporter.prom.port", "")));
         assertThat(published("state-query-api")).containsExactly(8080);
     }
 
@@ -166,16 +180,23 @@ class ComposeFileTest {
     void noPasswordIsWrittenInTheFile() {
         Pattern fromEnvironment = Pattern.compile("\\$\\{[A-Z_]+(:-)?}");
         for (String name : services.keySet()) {
-            environment(name).forEach((variable, value) -> {
-                if (variable.equals("MYSQL_ALLOW_EMPTY_PASSWORD")) {
-                    assertThat(value).isEqualTo("yes");
-                } else if (variable.contains("PASSWORD") || variable.contains("TOKEN")) {
-                    assertThat(value).as(name + " " + variable).matches(fromEnvironment);
-                }
-                if (value.contains("://")) {
-                    assertThat(URI.create(value).getUserInfo()).as(name + " " + variable).isNull();
-                }
-            });
+            environment(name)
+                    .forEach(
+                            (variable, value) -> {
+                                if (variable.equals("MYSQL_ALLOW_EMPTY_PASSWORD")) {
+                                    assertThat(value).isEqualTo("yes");
+                                } else if (variable.contains("PASSWORD")
+                                        || variable.contains("TOKEN")) {
+                                    assertThat(value)
+                                            .as(name + " " + variable)
+                                            .matches(fromEnvironment);
+                                }
+                                if (value.contains("://")) {
+                                    assertThat(URI.create(value).getUserInfo())
+                                            .as(name + " " + variable)
+                                            .isNull();
+                                }
+                            });
         }
         assertThat(environment("client").get(UnreadConfig.JDBC_PASSWORD_ENV))
                 .isEqualTo("${" + UnreadConfig.JDBC_PASSWORD_ENV + ":-}");
@@ -203,10 +224,10 @@ class ComposeFileTest {
     @Test
     void everyFlinkProcessRunsOnTheRepositorysConfigurationAndSharesTheVolume() throws Exception {
         String entrypoint = Files.readString(ROOT.resolve("docker/flink-entrypoint.sh"));
-        String checkpoints = URI.create(flinkConf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY))
-                .getPath();
-        String savepoints = URI.create(flinkConf.get(CheckpointingOptions.SAVEPOINT_DIRECTORY))
-                .getPath();
+        String checkpoints =
+                URI.create(flinkConf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY)).getPath();
+        String savepoints =
+                URI.create(flinkConf.get(CheckpointingOptions.SAVEPOINT_DIRECTORY)).getPath();
 
         for (String name : List.of("jobmanager", "taskmanager", "client")) {
             Map<String, String> mounts = mounts(name);
@@ -223,19 +244,23 @@ class ComposeFileTest {
         assertThat(service("kafka").get("image"))
                 .isEqualTo("apache/kafka:" + pom.get("kafka.version"));
         assertThat(service("kafka-topics").get("image")).isEqualTo(service("kafka").get("image"));
-        String flinkImage = "flink:" + pom.get("flink.version") + "-java"
-                + pom.get("maven.compiler.release");
+        String flinkImage =
+                "flink:" + pom.get("flink.version") + "-java" + pom.get("maven.compiler.release");
         assertThat(dockerfile)
                 .containsPattern("(?m)^FROM " + Pattern.quote(flinkImage) + " AS flink$");
-        assertThat(dockerfile).containsPattern("(?m)^FROM maven:[^ ]+-temurin-"
-                + pom.get("maven.compiler.release") + " AS build$");
+        assertThat(dockerfile)
+                .containsPattern(
+                        "(?m)^FROM maven:[^ ]+-temurin-"
+                                + pom.get("maven.compiler.release")
+                                + " AS build$");
     }
 
     @Test
     void theClientSubmitsTheJarTheImageHolds() throws Exception {
         String script = String.join("\n", strings(service("client").get("command")));
-        Matcher run = Pattern.compile("(?s)flink run -d -m jobmanager:(\\d+) (.*?)(/\\S+\\.jar)")
-                .matcher(script);
+        Matcher run =
+                Pattern.compile("(?s)flink run -d -m jobmanager:(\\d+) (.*?)(/\\S+\\.jar)")
+                        .matcher(script);
 
         assertThat(run.find()).as(script).isTrue();
         assertThat(Integer.parseInt(run.group(1))).isEqualTo(flinkConf.get(RestOptions.PORT));
@@ -250,8 +275,9 @@ class ComposeFileTest {
     @Test
     void theApiImageStartsTheApisMainClass() {
         assertThat(dockerfile).contains("\"" + API_MAIN + "\"]");
-        Path source = ROOT.resolve("state-query-api/src/main/java/"
-                + API_MAIN.replace('.', '/') + ".java");
+        Path source =
+                ROOT.resolve(
+                        "state-query-api/src/main/java/" + API_MAIN.replace('.', '/') + ".java");
         assumeTrue(Files.exists(source), "the state-query-api module has no " + API_MAIN + " yet");
         assertThat(source).isRegularFile();
     }
@@ -312,10 +338,13 @@ class ComposeFileTest {
     }
 
     private static Map<String, String> pomProperties(Path pomFile) throws Exception {
-        Element root = DocumentBuilderFactory.newInstance().newDocumentBuilder()
-                .parse(pomFile.toFile()).getDocumentElement();
-        NodeList properties = ((Element) root.getElementsByTagName("properties").item(0))
-                .getChildNodes();
+        Element root =
+                DocumentBuilderFactory.newInstance()
+                        .newDocumentBuilder()
+                        .parse(pomFile.toFile())
+                        .getDocumentElement();
+        NodeList properties =
+                ((Element) root.getElementsByTagName("properties").item(0)).getChildNodes();
         Map<String, String> values = new HashMap<>();
         for (int i = 0; i < properties.getLength(); i++) {
             Node property = properties.item(i);

@@ -9,10 +9,10 @@ import dev.unread.api.ApiConfig;
 import dev.unread.api.StateQueryApi;
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
-import dev.unread.events.EventParser;
 import dev.unread.contract.DeadLetters;
 import dev.unread.contract.MySqlSchema;
 import dev.unread.contract.RedisNames;
+import dev.unread.events.EventParser;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -65,8 +65,12 @@ class ContractDocTest {
 
     @Test
     void namesEveryDeadLetterHeaderInItsTable() {
-        for (String header : List.of(DeadLetters.REASON, DeadLetters.SOURCE_TOPIC,
-                DeadLetters.SOURCE_PARTITION, DeadLetters.SOURCE_OFFSET)) {
+        for (String header :
+                List.of(
+                        DeadLetters.REASON,
+                        DeadLetters.SOURCE_TOPIC,
+                        DeadLetters.SOURCE_PARTITION,
+                        DeadLetters.SOURCE_OFFSET)) {
             assertThat(built).as(header).contains("| `" + header + "` |");
         }
     }
@@ -81,8 +85,8 @@ class ContractDocTest {
     @Test
     void itsDdlHasEveryColumnAndKeyTheJobCreates() {
         String ddl = normalize(String.join("\n", sqlBlocks(built)));
-        for (String create : List.of(
-                MySqlSchema.CREATE_USER_ACTIVITY, MySqlSchema.CREATE_CONVERSATION_MEMBER)) {
+        for (String create :
+                List.of(MySqlSchema.CREATE_USER_ACTIVITY, MySqlSchema.CREATE_CONVERSATION_MEMBER)) {
             String head = create.substring(0, create.indexOf('(')).trim();
             assertThat(ddl).as(head).contains(normalize(head) + " (");
             for (String definition : definitions(create)) {
@@ -95,10 +99,21 @@ class ContractDocTest {
 
     @Test
     void hasARowForEveryJobSetting() {
-        UnreadConfig.defaults().forEach((name, value) -> assertThat(built)
-                .as("--" + name)
-                .contains("| `--" + name + "` | `" + UnreadConfig.envName(name) + "` | "
-                        + (value.isEmpty() ? "(empty)" : "`" + value + "`") + " |"));
+        UnreadConfig.defaults()
+                .forEach(
+                        (name, value) ->
+                                assertThat(built)
+                                        .as("--" + name)
+                                        .contains(
+                                                "| `--"
+                                                        + name
+                                                        + "` | `"
+                                                        + UnreadConfig.envName(name)
+                                                        + "` | "
+                                                        + (value.isEmpty()
+                                                                ? "(empty)"
+                                                                : "`" + value + "`")
+                                                        + " |"));
         assertThat(built).contains("| | `" + UnreadConfig.JDBC_PASSWORD_ENV + "` | (empty) |");
     }
 
@@ -114,10 +129,8 @@ class ContractDocTest {
         expected.put(ApiConfig.TIMEOUT_ENV, "`" + defaults.timeoutMs + "`");
         expected.put(ApiConfig.STREAM_HEARTBEAT_ENV, "`" + defaults.streamHeartbeatMs + "`");
         expected.put(ApiConfig.STREAM_BUFFER_ENV, "`" + defaults.streamBuffer + "`");
-        expected.put(ApiConfig.STREAM_WRITE_TIMEOUT_ENV,
-                "`" + defaults.streamWriteTimeoutMs + "`");
-        expected.put(ApiConfig.STREAM_SENDER_THREADS_ENV,
-                "`" + defaults.streamSenderThreads + "`");
+        expected.put(ApiConfig.STREAM_WRITE_TIMEOUT_ENV, "`" + defaults.streamWriteTimeoutMs + "`");
+        expected.put(ApiConfig.STREAM_SENDER_THREADS_ENV, "`" + defaults.streamSenderThreads + "`");
         expected.put(ApiConfig.REDIS_URL_ENV, "`" + defaults.redisUrl + "`");
         expected.put(ApiConfig.REDIS_CLUSTER_NODES_ENV, "(empty)");
         expected.put(ApiConfig.REDIS_CA_FILE_ENV, "(empty)");
@@ -138,8 +151,9 @@ class ContractDocTest {
         assertThat(expected.keySet()).containsExactlyInAnyOrderElementsOf(defined);
 
         String section = section(built, "### API settings");
-        expected.forEach((env, value) ->
-                assertThat(section).as(env).contains("| `" + env + "` | " + value + " |"));
+        expected.forEach(
+                (env, value) ->
+                        assertThat(section).as(env).contains("| `" + env + "` | " + value + " |"));
     }
 
     @Test
@@ -184,8 +198,8 @@ class ContractDocTest {
         }
         for (String file :
                 List.of("README.md", "state-query-api/README.md", "docs/reliability.md")) {
-            Matcher link = Pattern.compile("contract\\.md#([^)]+)\\)")
-                    .matcher(read(ROOT.resolve(file)));
+            Matcher link =
+                    Pattern.compile("contract\\.md#([^)]+)\\)").matcher(read(ROOT.resolve(file)));
             while (link.find()) {
                 links.add(link.group(1));
             }
@@ -196,10 +210,21 @@ class ContractDocTest {
 
     @Test
     void nothingPointsAtAContractOutsideTheRepository() throws IOException {
-        List<Path> files = new ArrayList<>(List.of(
-                ROOT.resolve("README.md"), ROOT.resolve("state-query-api/README.md")));
-        for (String dir : List.of("docs", "docker", "contract/src", "local-kafka/src", "job/src",
-                "savepoint-tools/src", "state-query-api/src", "devkit/src")) {
+        List<Path> files =
+                new ArrayList<>(
+                        List.of(
+                                ROOT.resolve("README.md"),
+                                ROOT.resolve("state-query-api/README.md")));
+        for (String dir :
+                List.of(
+                        "docs",
+                        "docker",
+                        "contract/src",
+                        "local-kafka/src",
+                        "job/src",
+                        "savepoint-tools/src",
+                        "state-query-api/src",
+                        "devkit/src")) {
             try (Stream<Path> walk = Files.walk(ROOT.resolve(dir))) {
                 walk.filter(Files::isRegularFile)
                         .filter(p -> p.toString().matches(".*\\.(java|md|sql|yml|yaml|xml)$"))
@@ -209,10 +234,14 @@ class ContractDocTest {
         // Built so that this file does not name what it looks for.
         String design = "DESIGN" + ".md";
         String shared = "../" + "shared";
-        assertThat(files).hasSizeGreaterThan(50).allSatisfy(file -> assertThat(read(file))
-                .as(ROOT.relativize(file).toString())
-                .doesNotContain(design)
-                .doesNotContain(shared));
+        assertThat(files)
+                .hasSizeGreaterThan(50)
+                .allSatisfy(
+                        file ->
+                                assertThat(read(file))
+                                        .as(ROOT.relativize(file).toString())
+                                        .doesNotContain(design)
+                                        .doesNotContain(shared));
     }
 
     /** GitHub's heading ids: lower case, punctuation but '-' and '_' dropped, spaces to '-'. */
@@ -220,9 +249,12 @@ class ContractDocTest {
         Set<String> anchors = new HashSet<>();
         Matcher heading = Pattern.compile("(?m)^#{1,6} (.+)$").matcher(markdown);
         while (heading.find()) {
-            anchors.add(heading.group(1).trim().toLowerCase(Locale.ROOT)
-                    .replaceAll("[^a-z0-9 _-]", "")
-                    .replace(' ', '-'));
+            anchors.add(
+                    heading.group(1)
+                            .trim()
+                            .toLowerCase(Locale.ROOT)
+                            .replaceAll("[^a-z0-9 _-]", "")
+                            .replace(' ', '-'));
         }
         return anchors;
     }
@@ -232,8 +264,7 @@ class ContractDocTest {
         int start = markdown.indexOf(heading + "\n");
         assertThat(start).as(heading).isNotNegative();
         String level = heading.substring(0, heading.indexOf(' ') + 1);
-        Matcher next = Pattern.compile("(?m)^#{1," + (level.length() - 1) + "} ")
-                .matcher(markdown);
+        Matcher next = Pattern.compile("(?m)^#{1," + (level.length() - 1) + "} ").matcher(markdown);
         int end = next.find(start + heading.length()) ? next.start() : markdown.length();
         return markdown.substring(start, end);
     }

@@ -25,8 +25,8 @@ import org.yaml.snakeyaml.Yaml;
 import picocli.CommandLine;
 
 /**
- * docs/operations.md names commands, ports, paths and files; each is checked against what it
- * names, so the runbook cannot drift from the code.
+ * docs/operations.md names commands, ports, paths and files; each is checked against what it names,
+ * so the runbook cannot drift from the code.
  */
 class OperationsDocTest {
 
@@ -38,10 +38,14 @@ class OperationsDocTest {
     void everyUnreadCommandItShowsExists() {
         Set<String> commands = new HashSet<>();
         CommandLine cli = Unread.commandLine(Unread.Session.system());
-        cli.getSubcommands().forEach((name, command) -> {
-            commands.add(name);
-            command.getSubcommands().keySet().forEach(tool -> commands.add(name + " " + tool));
-        });
+        cli.getSubcommands()
+                .forEach(
+                        (name, command) -> {
+                            commands.add(name);
+                            command.getSubcommands()
+                                    .keySet()
+                                    .forEach(tool -> commands.add(name + " " + tool));
+                        });
         Matcher shown = Pattern.compile("bin/unread ([a-z]+(?: [a-z]+)?)").matcher(doc);
         int count = 0;
         while (shown.find()) {
@@ -49,8 +53,7 @@ class OperationsDocTest {
             // A word after a command without tools is an argument: "bin/unread local to ...".
             String first = command.split(" ")[0];
             boolean tools = commands.stream().anyMatch(c -> c.startsWith(first + " "));
-            assertThat(commands).as("bin/unread " + command)
-                    .contains(tools ? command : first);
+            assertThat(commands).as("bin/unread " + command).contains(tools ? command : first);
             count++;
         }
         assertThat(count).isGreaterThan(5);
@@ -89,9 +92,10 @@ class OperationsDocTest {
 
     @Test
     void everyRepositoryFileItNamesExists() {
-        Matcher path = Pattern.compile(
-                "`((?:flink-conf|docker|docs|job|bin)/[\\w./-]*\\w|docker-compose\\.yml)`")
-                .matcher(doc);
+        Matcher path =
+                Pattern.compile(
+                                "`((?:flink-conf|docker|docs|job|bin)/[\\w./-]*\\w|docker-compose\\.yml)`")
+                        .matcher(doc);
         int count = 0;
         while (path.find()) {
             assertThat(ROOT.resolve(path.group(1))).as(path.group(1)).exists();
@@ -106,9 +110,14 @@ class OperationsDocTest {
         while (test.find()) {
             try (var files = Files.walk(ROOT)) {
                 String file = test.group(1) + ".java";
-                assertThat(files.anyMatch(p -> p.getFileName().toString().equals(file)
-                                && p.toString().contains("/src/test/java/")))
-                        .as(file).isTrue();
+                assertThat(
+                                files.anyMatch(
+                                        p ->
+                                                p.getFileName().toString().equals(file)
+                                                        && p.toString()
+                                                                .contains("/src/test/java/")))
+                        .as(file)
+                        .isTrue();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -118,9 +127,20 @@ class OperationsDocTest {
     @Test
     void theInspectOutputItShowsIsWhatInspectPrints() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        SavepointInspect.print("local-data/savepoint-3f2a91-5c0e8d7b14a2",
-                new SavepointInspect.Summary(128, 3120, 8417, 2894, 1530, 6311, 2210, 40122, 0,
-                        List.of(new UserState(10086, 1767258764000L, 41, 41, 17, 9, 903),
+        SavepointInspect.print(
+                "local-data/savepoint-3f2a91-5c0e8d7b14a2",
+                new SavepointInspect.Summary(
+                        128,
+                        3120,
+                        8417,
+                        2894,
+                        1530,
+                        6311,
+                        2210,
+                        40122,
+                        0,
+                        List.of(
+                                new UserState(10086, 1767258764000L, 41, 41, 17, 9, 903),
                                 new UserState(10311, 0, 35, 35, 12, 0, 410)),
                         new SavepointInspect.Groups(212, 9480, 371, 640, 12033, 8816)),
                 new PrintStream(bytes, true, StandardCharsets.UTF_8));

@@ -64,13 +64,14 @@ class LivePushITCase {
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
             UnreadConfig config = KAFKA.freshTopics(JobHarness.settings(prefix, db.jdbcUrl()));
             Configuration settings = JobHarness.flinkSettings(config, checkpoints);
-            ApiConfig apiConfig = ApiConfig.builder()
-                    .port(0)
-                    .redisKeyPrefix(prefix)
-                    .jdbcUrl(db.jdbcUrl())
-                    .kafkaBootstrap(config.kafkaBootstrap)
-                    .readsTopic(config.readsTopic)
-                    .build();
+            ApiConfig apiConfig =
+                    ApiConfig.builder()
+                            .port(0)
+                            .redisKeyPrefix(prefix)
+                            .jdbcUrl(db.jdbcUrl())
+                            .kafkaBootstrap(config.kafkaBootstrap)
+                            .readsTopic(config.readsTopic)
+                            .build();
             JobClient job = JobHarness.start(UnreadJob.forProduction(config), settings, "push");
             try (StateQueryApi api = StateQueryApi.start(apiConfig);
                     Stream<String> lines = openStream(api.port())) {
@@ -83,22 +84,34 @@ class LivePushITCase {
                 JsonNode first = awaitSenders(stream, 1, version);
                 version = first.get("version").asLong();
 
-                String savepoint = job.stopWithSavepoint(
-                                false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
-                        .get(2, TimeUnit.MINUTES);
-                job = JobHarness.start(UnreadJob.forProduction(config),
-                        JobHarness.restoringFrom(settings, savepoint), "push, restored");
+                String savepoint =
+                        job.stopWithSavepoint(
+                                        false,
+                                        savepoints.toUri().toString(),
+                                        SavepointFormatType.CANONICAL)
+                                .get(2, TimeUnit.MINUTES);
+                job =
+                        JobHarness.start(
+                                UnreadJob.forProduction(config),
+                                JobHarness.restoringFrom(settings, savepoint),
+                                "push, restored");
                 message(config, 2, 2);
                 // A version the restored job gave no more than the client holds would be dropped
                 // by the API, and this change never seen.
                 JsonNode afterRestore = awaitSenders(stream, 2, version);
 
-                HttpResponse<String> opened = HttpClient.newHttpClient().send(
-                        HttpRequest.newBuilder(URI.create(
-                                        base(api.port()) + "/api/users/" + USER + "/inbox/opened"))
-                                .POST(HttpRequest.BodyPublishers.noBody())
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> opened =
+                        HttpClient.newHttpClient()
+                                .send(
+                                        HttpRequest.newBuilder(
+                                                        URI.create(
+                                                                base(api.port())
+                                                                        + "/api/users/"
+                                                                        + USER
+                                                                        + "/inbox/opened"))
+                                                .POST(HttpRequest.BodyPublishers.noBody())
+                                                .build(),
+                                        HttpResponse.BodyHandlers.ofString());
                 assertThat(opened.statusCode()).isEqualTo(202);
                 awaitSenders(stream, 0, afterRestore.get("version").asLong());
             } finally {
@@ -110,7 +123,9 @@ class LivePushITCase {
 
     /** A message from a new sender to {@link #USER}, sent {@code second}s after T0. */
     private static void message(UnreadConfig config, long sender, long second) {
-        KAFKA.produce(config.messagesTopic, EventJson.key(USER),
+        KAFKA.produce(
+                config.messagesTopic,
+                EventJson.key(USER),
                 EventJson.message(sender, USER, T0 + second * 1000));
     }
 
@@ -119,13 +134,14 @@ class LivePushITCase {
     }
 
     private static Stream<String> openStream(int port) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(
-                        URI.create(base(port) + "/api/users/" + USER + "/events"))
-                .header("Accept", "text/event-stream")
-                .build();
-        HttpResponse<Stream<String>> response = HttpClient.newHttpClient()
-                .sendAsync(request, HttpResponse.BodyHandlers.ofLines())
-                .get(30, TimeUnit.SECONDS);
+        HttpRequest request =
+                HttpRequest.newBuilder(URI.create(base(port) + "/api/users/" + USER + "/events"))
+                        .header("Accept", "text/event-stream")
+                        .build();
+        HttpResponse<Stream<String>> response =
+                HttpClient.newHttpClient()
+                        .sendAsync(request, HttpResponse.BodyHandlers.ofLines())
+                        .get(30, TimeUnit.SECONDS);
         assertThat(response.statusCode()).isEqualTo(200);
         return response.body();
     }
@@ -133,15 +149,21 @@ class LivePushITCase {
     /** The stream's JSON messages, read on their own thread, in order. */
     private static BlockingQueue<JsonNode> collect(Stream<String> lines) {
         BlockingQueue<JsonNode> messages = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(() -> lines
-                .filter(line -> line.startsWith("data:"))
-                .forEach(line -> {
-                    try {
-                        messages.add(JSON.readTree(line.substring(5).trim()));
-                    } catch (java.io.IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                }), "live-push-reader");
+        Thread reader =
+                new Thread(
+                        () ->
+                                lines.filter(line -> line.startsWith("data:"))
+                                        .forEach(
+                                                line -> {
+                                                    try {
+                                                        messages.add(
+                                                                JSON.readTree(
+                                                                        line.substring(5).trim()));
+                                                    } catch (java.io.IOException e) {
+                                                        throw new java.io.UncheckedIOException(e);
+                                                    }
+                                                }),
+                        "live-push-reader");
         reader.setDaemon(true);
         reader.start();
         return messages;
@@ -156,8 +178,8 @@ class LivePushITCase {
 
     /**
      * The first UNREAD_CHANGED whose badge is {@code senders}; it and every change before it carry
-     * a version above the one before, starting above {@code after} (a rewrite after the restore
-     * may repeat a count, never with an older version).
+     * a version above the one before, starting above {@code after} (a rewrite after the restore may
+     * repeat a count, never with an older version).
      */
     private static JsonNode awaitSenders(BlockingQueue<JsonNode> stream, long senders, long after)
             throws Exception {
@@ -175,7 +197,10 @@ class LivePushITCase {
                 return message;
             }
         }
-        throw new AssertionError("no UNREAD_CHANGED with unreadSenders " + senders + " within "
-                + Duration.ofNanos(JobHarness.CONVERGENCE.toNanos()));
+        throw new AssertionError(
+                "no UNREAD_CHANGED with unreadSenders "
+                        + senders
+                        + " within "
+                        + Duration.ofNanos(JobHarness.CONVERGENCE.toNanos()));
     }
 }

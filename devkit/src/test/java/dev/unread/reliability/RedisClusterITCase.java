@@ -61,8 +61,8 @@ class RedisClusterITCase {
     @TempDir Path checkpoints;
 
     @Test
-    void jobAndApiAgreeWithTheOracleThroughTheLossOfAPrimary(
-            @InjectMiniCluster MiniCluster cluster) throws Exception {
+    void jobAndApiAgreeWithTheOracleThroughTheLossOfAPrimary(@InjectMiniCluster MiniCluster cluster)
+            throws Exception {
         long started = System.nanoTime();
         long seed = JobHarness.seed("RedisClusterITCase");
         String context = "Redis Cluster primary killed, " + JobHarness.context(seed);
@@ -77,8 +77,9 @@ class RedisClusterITCase {
             List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(3);
 
             KAFKA.produce(parts.get(0));
-            JobClient job = JobHarness.start(
-                    UnreadJob.forProduction(config), config, checkpoints, "redis-cluster");
+            JobClient job =
+                    JobHarness.start(
+                            UnreadJob.forProduction(config), config, checkpoints, "redis-cluster");
             JobID id = job.getJobID();
             int killed = 0;
             try {
@@ -90,12 +91,18 @@ class RedisClusterITCase {
 
                 awaitAgreement(oracle, prefix, context);
                 assertThat(job.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
-                assertThat(REDIS.keysPerPrimary(prefix).values()).as("keys on each primary")
-                        .hasSize(3).allMatch(n -> n > 0);
+                assertThat(REDIS.keysPerPrimary(prefix).values())
+                        .as("keys on each primary")
+                        .hasSize(3)
+                        .allMatch(n -> n > 0);
                 apiAgrees(config, oracle, context);
-                JobHarness.summary("Redis Cluster primary killed (kill -9, replica took over)",
-                        "1 primary of 3 at " + killed, traffic,
-                        JobHarness.restarts(cluster, id), started, seed);
+                JobHarness.summary(
+                        "Redis Cluster primary killed (kill -9, replica took over)",
+                        "1 primary of 3 at " + killed,
+                        traffic,
+                        JobHarness.restarts(cluster, id),
+                        started,
+                        seed);
             } finally {
                 job.cancel().get();
                 REDIS.deleteKeys(prefix);
@@ -112,18 +119,31 @@ class RedisClusterITCase {
         Map<String, Map<String, String>> hashes = oracle.redisConversationHashes(prefix);
         String[] difference = {""};
         try {
-            Poll.until(context + ": every key on the cluster equals the oracle",
-                    JobHarness.CONVERGENCE, () -> {
+            Poll.until(
+                    context + ": every key on the cluster equals the oracle",
+                    JobHarness.CONVERGENCE,
+                    () -> {
                         Map<String, String> actualBadges =
                                 REDIS.strings(prefix + RedisNames.SENDERS);
                         Map<String, Map<String, String>> actualHashes =
                                 REDIS.hashes(prefix + RedisNames.CONVERSATIONS);
-                        difference[0] = "\nbadges equal: " + badges.equals(actualBadges)
-                                + " (" + badges.size() + " expected, " + actualBadges.size()
-                                + "), hashes equal: " + hashes.equals(actualHashes) + " ("
-                                + hashes.size() + " expected, " + actualHashes.size() + ")";
+                        difference[0] =
+                                "\nbadges equal: "
+                                        + badges.equals(actualBadges)
+                                        + " ("
+                                        + badges.size()
+                                        + " expected, "
+                                        + actualBadges.size()
+                                        + "), hashes equal: "
+                                        + hashes.equals(actualHashes)
+                                        + " ("
+                                        + hashes.size()
+                                        + " expected, "
+                                        + actualHashes.size()
+                                        + ")";
                         return badges.equals(actualBadges) && hashes.equals(actualHashes)
-                                ? true : null;
+                                ? true
+                                : null;
                     });
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + difference[0], e);
@@ -133,15 +153,16 @@ class RedisClusterITCase {
     /** Every user the oracle knows, read through {@code GET /api/unread} 500 at a time. */
     private static void apiAgrees(UnreadConfig job, Oracle oracle, String context)
             throws Exception {
-        ApiConfig config = ApiConfig.builder()
-                .port(0)
-                .redisUrl(job.redisUrl)
-                .redisClusterNodes(job.redisClusterNodes)
-                .redisKeyPrefix(job.redisKeyPrefix)
-                .jdbcUrl(job.jdbcUrl)
-                .kafkaBootstrap(job.kafkaBootstrap)
-                .readsTopic(job.readsTopic)
-                .build();
+        ApiConfig config =
+                ApiConfig.builder()
+                        .port(0)
+                        .redisUrl(job.redisUrl)
+                        .redisClusterNodes(job.redisClusterNodes)
+                        .redisKeyPrefix(job.redisKeyPrefix)
+                        .jdbcUrl(job.jdbcUrl)
+                        .kafkaBootstrap(job.kafkaBootstrap)
+                        .readsTopic(job.readsTopic)
+                        .build();
         HttpClient http = HttpClient.newHttpClient();
         Map<Long, Map<Long, Long>> conversations = oracle.conversationUnread();
         try (StateQueryApi api = StateQueryApi.start(config)) {
@@ -149,25 +170,40 @@ class RedisClusterITCase {
             for (int from = 0; from < users.size(); from += 500) {
                 List<Long> batch = users.subList(from, Math.min(from + 500, users.size()));
                 String ids = batch.stream().map(String::valueOf).collect(Collectors.joining(","));
-                HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(
-                                "http://127.0.0.1:" + api.port() + "/api/unread?userIds=" + ids))
-                        .build(), HttpResponse.BodyHandlers.ofString());
-                assertThat(response.statusCode()).as(context + ": " + response.body())
+                HttpResponse<String> response =
+                        http.send(
+                                HttpRequest.newBuilder(
+                                                URI.create(
+                                                        "http://127.0.0.1:"
+                                                                + api.port()
+                                                                + "/api/unread?userIds="
+                                                                + ids))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
+                assertThat(response.statusCode())
+                        .as(context + ": " + response.body())
                         .isEqualTo(200);
                 JsonNode answers = JSON.readTree(response.body()).get("users");
                 for (int i = 0; i < batch.size(); i++) {
                     long user = batch.get(i);
                     JsonNode answer = answers.get(i);
                     assertThat(answer.get("userId").asLong()).isEqualTo(user);
-                    assertThat(answer.get("unreadSenders").asLong()).as("badge of " + user)
+                    assertThat(answer.get("unreadSenders").asLong())
+                            .as("badge of " + user)
                             .isEqualTo(oracle.badge(user));
                     Map<Long, Long> counts = new TreeMap<>();
-                    answer.get("conversations").fields().forEachRemaining(
-                            e -> counts.put(Long.parseLong(e.getKey()), e.getValue().asLong()));
-                    Map<Long, Long> expected = new TreeMap<>(
-                            conversations.getOrDefault(user, Map.of()));
+                    answer.get("conversations")
+                            .fields()
+                            .forEachRemaining(
+                                    e ->
+                                            counts.put(
+                                                    Long.parseLong(e.getKey()),
+                                                    e.getValue().asLong()));
+                    Map<Long, Long> expected =
+                            new TreeMap<>(conversations.getOrDefault(user, Map.of()));
                     expected.values().removeIf(n -> n == 0);
-                    assertThat(counts).as(context + ": conversations of " + user)
+                    assertThat(counts)
+                            .as(context + ": conversations of " + user)
                             .isEqualTo(expected);
                 }
             }

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
 
 /**
- * The API on a Redis that speaks only TLS and knows only an ACL user ({@link TlsRedisServer}):
- * it reads the counts with the right user, password and CA; with a wrong password it answers
- * 503 "redis unavailable" at once, and its settings never show the password.
+ * The API on a Redis that speaks only TLS and knows only an ACL user ({@link TlsRedisServer}): it
+ * reads the counts with the right user, password and CA; with a wrong password it answers 503
+ * "redis unavailable" at once, and its settings never show the password.
  */
 class RedisTlsApiITCase {
 
@@ -56,11 +56,14 @@ class RedisTlsApiITCase {
             try {
                 HttpResponse<String> response = get(api, "/api/unread?userIds=10086,10087");
                 assertThat(response.statusCode()).isEqualTo(200);
-                assertThat(response.body()).isEqualTo("{\"users\":["
-                        + "{\"userId\":10086,\"unreadSenders\":3,\"conversations\":{\"80001\":18}},"
-                        + "{\"userId\":10087,\"unreadSenders\":0,\"conversations\":{}}]}");
+                assertThat(response.body())
+                        .isEqualTo(
+                                "{\"users\":["
+                                        + "{\"userId\":10086,\"unreadSenders\":3,\"conversations\":{\"80001\":18}},"
+                                        + "{\"userId\":10087,\"unreadSenders\":0,\"conversations\":{}}]}");
             } finally {
-                jedis.del(RedisNames.sendersKey(prefix, 10086),
+                jedis.del(
+                        RedisNames.sendersKey(prefix, 10086),
                         RedisNames.conversationsKey(prefix, 10086));
             }
         }

@@ -9,8 +9,8 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
 
 /**
- * The repository's {@code flink-conf/config.yaml}, loaded the way a Flink cluster loads it, for
- * the local stack, the savepoint tools and the tests: what is tested is what is deployed. Callers
+ * The repository's {@code flink-conf/config.yaml}, loaded the way a Flink cluster loads it, for the
+ * local stack, the savepoint tools and the tests: what is tested is what is deployed. Callers
  * override only what differs outside the containers, such as paths and ports.
  */
 public final class FlinkConf {
@@ -39,8 +39,8 @@ public final class FlinkConf {
 
     /**
      * The repository's configuration directory: the first {@code flink-conf/config.yaml} found
-     * walking up from {@code start}, so that it is found from the repository root (bin/unread)
-     * as well as from a module directory (Maven's working directory in tests).
+     * walking up from {@code start}, so that it is found from the repository root (bin/unread) as
+     * well as from a module directory (Maven's working directory in tests).
      */
     public static Path findDir(Path start) {
         for (Path dir = start.toAbsolutePath(); dir != null; dir = dir.getParent()) {
@@ -50,7 +50,12 @@ public final class FlinkConf {
             }
         }
         throw new IllegalStateException(
-                "no " + DIR_NAME + "/" + FILE_NAME + " in " + start.toAbsolutePath()
+                "no "
+                        + DIR_NAME
+                        + "/"
+                        + FILE_NAME
+                        + " in "
+                        + start.toAbsolutePath()
                         + " or any directory above it");
     }
 
@@ -66,9 +71,11 @@ public final class FlinkConf {
     public static Map<String, String> localPaths(Path dataDir) {
         Map<String, String> paths = new LinkedHashMap<>();
         Path absolute = dataDir.toAbsolutePath();
-        paths.put(CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(),
+        paths.put(
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(),
                 absolute.resolve("checkpoints").toUri().toString());
-        paths.put(CheckpointingOptions.SAVEPOINT_DIRECTORY.key(),
+        paths.put(
+                CheckpointingOptions.SAVEPOINT_DIRECTORY.key(),
                 absolute.resolve("savepoints").toUri().toString());
         return paths;
     }

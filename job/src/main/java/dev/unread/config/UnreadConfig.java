@@ -14,8 +14,8 @@ import java.util.Properties;
 /**
  * Every setting of the job in one place. Each has a flag ({@code --redis-url}), an environment
  * variable ({@code UNREAD_REDIS_URL}) and a default pointing at 127.0.0.1; a flag wins over the
- * environment. Passwords come only from the environment so that they never show in a process
- * list or a shell history.
+ * environment. Passwords come only from the environment so that they never show in a process list
+ * or a shell history.
  */
 public final class UnreadConfig implements Serializable {
 
@@ -28,25 +28,27 @@ public final class UnreadConfig implements Serializable {
     private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
 
     static {
-        for (Setting shared : new Setting[] {
-            Settings.KAFKA_BOOTSTRAP,
-            Settings.MESSAGES_TOPIC,
-            Settings.READS_TOPIC,
-            Settings.CONVERSATIONS_TOPIC,
-            Settings.DEAD_LETTER_TOPIC,
-            Settings.KAFKA_PROPERTIES,
-        }) {
+        for (Setting shared :
+                new Setting[] {
+                    Settings.KAFKA_BOOTSTRAP,
+                    Settings.MESSAGES_TOPIC,
+                    Settings.READS_TOPIC,
+                    Settings.CONVERSATIONS_TOPIC,
+                    Settings.DEAD_LETTER_TOPIC,
+                    Settings.KAFKA_PROPERTIES,
+                }) {
             DEFAULTS.put(shared.name(), shared.defaultValue());
         }
         DEFAULTS.put("group-id", "unread");
-        for (Setting shared : new Setting[] {
-            Settings.REDIS_URL,
-            Settings.REDIS_CLUSTER_NODES,
-            Settings.REDIS_CA_FILE,
-            Settings.REDIS_KEY_PREFIX,
-            Settings.JDBC_URL,
-            Settings.JDBC_USER,
-        }) {
+        for (Setting shared :
+                new Setting[] {
+                    Settings.REDIS_URL,
+                    Settings.REDIS_CLUSTER_NODES,
+                    Settings.REDIS_CA_FILE,
+                    Settings.REDIS_KEY_PREFIX,
+                    Settings.JDBC_URL,
+                    Settings.JDBC_USER,
+                }) {
             DEFAULTS.put(shared.name(), shared.defaultValue());
         }
         DEFAULTS.put("flush-interval-ms", "200");
@@ -66,33 +68,45 @@ public final class UnreadConfig implements Serializable {
     public final String conversationsTopic;
     public final String deadLetterTopic;
     public final String groupId;
+
     /**
      * Kafka client settings (SASL, TLS, timeouts) from the {@code --kafka-properties} file, read
-     * when the config is made (on the client that builds the job) and kept as written, so a
-     * config provider's {@code ${env:NAME}} is resolved by each Kafka client where it runs. May
-     * hold secrets: never log it but through {@link KafkaClientProperties#masked}.
+     * when the config is made (on the client that builds the job) and kept as written, so a config
+     * provider's {@code ${env:NAME}} is resolved by each Kafka client where it runs. May hold
+     * secrets: never log it but through {@link KafkaClientProperties#masked}.
      */
     public final Map<String, String> kafkaProperties;
+
     /** {@code redis[s]://[[user]:password@]host:port/db}. */
     public final String redisUrl;
+
     /** Seed nodes {@code host:port,...} of a Redis Cluster; empty: the one node of the URL. */
     public final String redisClusterNodes;
+
     /** PEM file of the CAs a TLS Redis is checked against; empty: the JVM's. */
     public final String redisCaFile;
+
     /** Put before every Redis key and channel; empty by default. */
     public final String redisKeyPrefix;
+
     public final String jdbcUrl;
     public final String jdbcUser;
     public final String jdbcPassword;
+
     /** Changes to one Redis key within this interval go out as one command. */
     public final long flushIntervalMs;
+
     /** 0: the cluster's default. */
     public final int parallelism;
+
     /** Fixed once state exists: it is the number of key groups state is split into. */
     public final int maxParallelism;
+
     public final long checkpointIntervalMs;
+
     /** A user with no event for this many days is forgotten (counts to 0); 0: never. */
     public final long idleStateDays;
+
     /** A sentAt or readAt more than this after its Kafka record's timestamp is refused. */
     public final long maxFutureSkewMs;
 
@@ -118,9 +132,12 @@ public final class UnreadConfig implements Serializable {
         idleStateDays = atLeast(s, "idle-state-days", 0);
         if (idleStateDays > UnreadCounter.MAX_IDLE_STATE_DAYS) {
             // Larger values meant as "forever" would put the expiry timer past what a timer holds.
-            throw new IllegalArgumentException("--idle-state-days must be at most "
-                    + UnreadCounter.MAX_IDLE_STATE_DAYS + " (100 years), was " + idleStateDays
-                    + "; 0 keeps state forever");
+            throw new IllegalArgumentException(
+                    "--idle-state-days must be at most "
+                            + UnreadCounter.MAX_IDLE_STATE_DAYS
+                            + " (100 years), was "
+                            + idleStateDays
+                            + "; 0 keeps state forever");
         }
         maxFutureSkewMs = atLeast(s, "max-future-skew-ms", 0);
     }
@@ -163,8 +180,8 @@ public final class UnreadConfig implements Serializable {
     }
 
     /**
-     * {@link #kafkaProperties} as the {@link Properties} Kafka's clients and Flink's Kafka
-     * builders take: a new object each time, for the caller to add its own settings to.
+     * {@link #kafkaProperties} as the {@link Properties} Kafka's clients and Flink's Kafka builders
+     * take: a new object each time, for the caller to add its own settings to.
      */
     public Properties kafkaClientProperties() {
         Properties properties = new Properties();
@@ -197,14 +214,32 @@ public final class UnreadConfig implements Serializable {
     @Override
     public String toString() {
         // No passwords: the Redis and the JDBC URL may hold one, the Kafka settings several.
-        return "UnreadConfig{kafka=" + kafkaBootstrap
-                + ", kafkaProperties=" + KafkaClientProperties.masked(kafkaProperties)
-                + ", topics=" + messagesTopic + "," + readsTopic + "," + conversationsTopic
-                + "," + deadLetterTopic
-                + ", redis=" + Settings.masked(redisUrl)
+        return "UnreadConfig{kafka="
+                + kafkaBootstrap
+                + ", kafkaProperties="
+                + KafkaClientProperties.masked(kafkaProperties)
+                + ", topics="
+                + messagesTopic
+                + ","
+                + readsTopic
+                + ","
+                + conversationsTopic
+                + ","
+                + deadLetterTopic
+                + ", redis="
+                + Settings.masked(redisUrl)
                 + (redisClusterNodes.isEmpty() ? "" : " on cluster " + redisClusterNodes)
-                + ", jdbc=" + Settings.masked(jdbcUrl) + ", flush=" + flushIntervalMs + "ms"
-                + ", parallelism=" + parallelism + ", maxParallelism=" + maxParallelism
-                + ", checkpoint=" + checkpointIntervalMs + "ms}";
+                + ", jdbc="
+                + Settings.masked(jdbcUrl)
+                + ", flush="
+                + flushIntervalMs
+                + "ms"
+                + ", parallelism="
+                + parallelism
+                + ", maxParallelism="
+                + maxParallelism
+                + ", checkpoint="
+                + checkpointIntervalMs
+                + "ms}";
     }
 }

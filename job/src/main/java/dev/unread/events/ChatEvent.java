@@ -4,10 +4,10 @@ import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
- * A validated input event, keyed by {@link #userId}: the receiver of a message, the user who
- * read, or the member who joined or left a group conversation. Messages, reads and membership
- * changes share one type so that all of them meet in one keyed function; a group message reaches
- * it as one MESSAGE per member (see dev.unread.state.GroupFanOut).
+ * A validated input event, keyed by {@link #userId}: the receiver of a message, the user who read,
+ * or the member who joined or left a group conversation. Messages, reads and membership changes
+ * share one type so that all of them meet in one keyed function; a group message reaches it as one
+ * MESSAGE per member (see dev.unread.state.GroupFanOut).
  *
  * <ul>
  *   <li>{@code kind}: what happened.
@@ -17,8 +17,8 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  *       membership changes.
  *   <li>{@code seq}: MESSAGE: the message's seq in its conversation (0 when none);
  *       CONVERSATION_READ: {@code readSeq}; MEMBER_JOINED, MEMBER_LEFT: the change's seq.
- *   <li>{@code time}: epoch milliseconds; {@code sentAt} of a message, {@code readAt} of a read;
- *       0 for membership changes.
+ *   <li>{@code time}: epoch milliseconds; {@code sentAt} of a message, {@code readAt} of a read; 0
+ *       for membership changes.
  *   <li>{@code mentioned}: MESSAGE only: the message mentions its receiver.
  * </ul>
  *
@@ -46,7 +46,8 @@ public class ChatEvent {
 
     public ChatEvent() {}
 
-    private ChatEvent(Kind kind, long userId, long senderId, long conversationId, long seq, long time) {
+    private ChatEvent(
+            Kind kind, long userId, long senderId, long conversationId, long seq, long time) {
         this.kind = kind;
         this.userId = userId;
         this.senderId = senderId;
@@ -111,17 +112,30 @@ public class ChatEvent {
     public String toString() {
         switch (kind) {
             case MESSAGE:
-                return "MESSAGE(" + senderId + "->" + userId
+                return "MESSAGE("
+                        + senderId
+                        + "->"
+                        + userId
                         + (hasConversation() ? " c" + conversationId + "#" + seq : "")
-                        + (mentioned ? " mentioned" : "") + " @" + time + ")";
+                        + (mentioned ? " mentioned" : "")
+                        + " @"
+                        + time
+                        + ")";
             case INBOX_OPENED:
                 return "INBOX_OPENED(" + userId + " @" + time + ")";
             case MEMBER_JOINED:
             case MEMBER_LEFT:
                 return kind + "(" + userId + " c" + conversationId + "#" + seq + ")";
             default:
-                return "CONVERSATION_READ(" + userId + " c" + conversationId + " <=" + seq
-                        + " @" + time + ")";
+                return "CONVERSATION_READ("
+                        + userId
+                        + " c"
+                        + conversationId
+                        + " <="
+                        + seq
+                        + " @"
+                        + time
+                        + ")";
         }
     }
 }

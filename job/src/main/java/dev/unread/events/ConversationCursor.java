@@ -3,14 +3,14 @@ package dev.unread.events;
 import java.util.Objects;
 
 /**
- * A conversation read cursor moved forward. Bound for MySQL {@code conversation_member} and, as
- * a read receipt, for the Redis channel {@code READ_PROGRESS_CHANGED}.
+ * A conversation read cursor moved forward. Bound for MySQL {@code conversation_member} and, as a
+ * read receipt, for the Redis channel {@code READ_PROGRESS_CHANGED}.
  *
  * <ul>
  *   <li>{@code userId}, {@code conversationId}: whose cursor, in which conversation.
  *   <li>{@code lastReadSeq}: the new cursor, larger than any before it.
- *   <li>{@code unreadCount}: unread messages in the conversation right after this read, as the
- *       job knew them at that moment.
+ *   <li>{@code unreadCount}: unread messages in the conversation right after this read, as the job
+ *       knew them at that moment.
  * </ul>
  */
 public class ConversationCursor {
@@ -21,7 +21,8 @@ public class ConversationCursor {
 
     public ConversationCursor() {}
 
-    public ConversationCursor(long userId, long conversationId, long lastReadSeq, long unreadCount) {
+    public ConversationCursor(
+            long userId, long conversationId, long lastReadSeq, long unreadCount) {
         this.userId = userId;
         this.conversationId = conversationId;
         this.lastReadSeq = lastReadSeq;
@@ -50,7 +51,14 @@ public class ConversationCursor {
 
     @Override
     public String toString() {
-        return "ConversationCursor(" + userId + " c" + conversationId + " <=" + lastReadSeq
-                + ", unread " + unreadCount + ")";
+        return "ConversationCursor("
+                + userId
+                + " c"
+                + conversationId
+                + " <="
+                + lastReadSeq
+                + ", unread "
+                + unreadCount
+                + ")";
     }
 }

@@ -68,7 +68,8 @@ public class ConversationEvent {
         e.seq = seq;
         e.senderId = senderId;
         e.sentAt = sentAt;
-        e.mentions = mentions.length == 0 ? NONE : Arrays.stream(mentions).sorted().distinct().toArray();
+        e.mentions =
+                mentions.length == 0 ? NONE : Arrays.stream(mentions).sorted().distinct().toArray();
         return e;
     }
 
@@ -108,8 +109,16 @@ public class ConversationEvent {
     @Override
     public String toString() {
         return kind == Kind.MESSAGE
-                ? "MESSAGE(c" + conversationId + "#" + seq + " from " + senderId + " @" + sentAt
-                        + (mentions.length > 0 ? " @" + Arrays.toString(mentions) : "") + ")"
+                ? "MESSAGE(c"
+                        + conversationId
+                        + "#"
+                        + seq
+                        + " from "
+                        + senderId
+                        + " @"
+                        + sentAt
+                        + (mentions.length > 0 ? " @" + Arrays.toString(mentions) : "")
+                        + ")"
                 : kind + "(c" + conversationId + " u" + userId + " #" + seq + ")";
     }
 }

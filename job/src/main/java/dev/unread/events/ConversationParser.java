@@ -15,9 +15,9 @@ import java.util.Set;
 
 /**
  * Parses and validates {@code chat-conversations} values as docs/contract.md says: the same
- * discipline as {@link EventParser} (size limit, one JSON object and nothing after it, no
- * duplicate field of any name, unknown fields ignored, {@code null} as absent), with the fields
- * of the record's own {@code type} checked. A separate class rather than more of EventParser: a
+ * discipline as {@link EventParser} (size limit, one JSON object and nothing after it, no duplicate
+ * field of any name, unknown fields ignored, {@code null} as absent), with the fields of the
+ * record's own {@code type} checked. A separate class rather than more of EventParser: a
  * conversation record is published once per message, not once per receiver, so it is not the hot
  * path EventParser's hand-made scan is for, and it has an array field that scan does not read.
  *
@@ -62,25 +62,30 @@ public final class ConversationParser {
         }
         switch (type) {
             case "MEMBER_JOINED":
-            case "MEMBER_LEFT": {
-                long conversationId = requirePositive("conversationId");
-                long userId = requirePositive("userId");
-                long seq = requirePositive("seq");
-                return type.equals("MEMBER_JOINED")
-                        ? ConversationEvent.joined(conversationId, userId, seq)
-                        : ConversationEvent.left(conversationId, userId, seq);
-            }
-            case "MESSAGE": {
-                long conversationId = requirePositive("conversationId");
-                long seq = requirePositive("seq");
-                long senderId = requirePositive("senderId");
-                long sentAt = requirePositive("sentAt");
-                checkOptional("messageId");
-                checkOptional("mentions");
-                return ConversationEvent.message(
-                        conversationId, seq, senderId, sentAt,
-                        mentions == null ? new long[0] : mentions);
-            }
+            case "MEMBER_LEFT":
+                {
+                    long conversationId = requirePositive("conversationId");
+                    long userId = requirePositive("userId");
+                    long seq = requirePositive("seq");
+                    return type.equals("MEMBER_JOINED")
+                            ? ConversationEvent.joined(conversationId, userId, seq)
+                            : ConversationEvent.left(conversationId, userId, seq);
+                }
+            case "MESSAGE":
+                {
+                    long conversationId = requirePositive("conversationId");
+                    long seq = requirePositive("seq");
+                    long senderId = requirePositive("senderId");
+                    long sentAt = requirePositive("sentAt");
+                    checkOptional("messageId");
+                    checkOptional("mentions");
+                    return ConversationEvent.message(
+                            conversationId,
+                            seq,
+                            senderId,
+                            sentAt,
+                            mentions == null ? new long[0] : mentions);
+                }
             default:
                 throw new InvalidRecordException("type: unknown " + clip(type));
         }
@@ -169,7 +174,8 @@ public final class ConversationParser {
             errors.put("messageId", "messageId: must be text");
             p.skipChildren();
         } else if (p.getTextLength() > EventParser.MAX_MESSAGE_ID_CHARS) {
-            errors.put("messageId",
+            errors.put(
+                    "messageId",
                     "messageId: longer than " + EventParser.MAX_MESSAGE_ID_CHARS + " characters");
         }
     }

@@ -3,8 +3,8 @@ package dev.unread.events;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The job's events in the input topics' JSON, through the contract's encoder
- * ({@link dev.unread.contract.EventJson}): for the traffic generator, the benchmark and the tests.
+ * The job's events in the input topics' JSON, through the contract's encoder ({@link
+ * dev.unread.contract.EventJson}): for the traffic generator, the benchmark and the tests.
  */
 public final class EventJson {
 
@@ -25,8 +25,11 @@ public final class EventJson {
             case MESSAGE:
                 return event.hasConversation()
                         ? dev.unread.contract.EventJson.message(
-                                event.senderId, event.userId, event.time,
-                                event.conversationId, event.seq)
+                                event.senderId,
+                                event.userId,
+                                event.time,
+                                event.conversationId,
+                                event.seq)
                         : dev.unread.contract.EventJson.message(
                                 event.senderId, event.userId, event.time);
             case INBOX_OPENED:

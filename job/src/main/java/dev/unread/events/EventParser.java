@@ -15,10 +15,10 @@ import java.util.Arrays;
  * streaming parser rather than a tree: it is the hot path, and it lets unknown fields be skipped
  * unread.
  *
- * <p>Only the fields of the record's own kind are checked: a message's {@code type} or
- * {@code userId}, an {@code INBOX_OPENED}'s {@code conversationId}, a read's {@code messageId}
- * are unknown fields to it and ignored whatever their value, as every unknown field is, at any
- * depth. The whole record must be strict UTF-8 (RFC 3629), without a byte-order mark.
+ * <p>Only the fields of the record's own kind are checked: a message's {@code type} or {@code
+ * userId}, an {@code INBOX_OPENED}'s {@code conversationId}, a read's {@code messageId} are unknown
+ * fields to it and ignored whatever their value, as every unknown field is, at any depth. The whole
+ * record must be strict UTF-8 (RFC 3629), without a byte-order mark.
  *
  * <p>Not thread-safe: the fields of the record being parsed live in the instance, so that a record
  * costs no holder objects. Each user keeps its own, as {@link ParseEvents} does per subtask.
@@ -29,7 +29,6 @@ public final class EventParser {
     public static final int MAX_RECORD_BYTES = 64 * 1024;
 
     public static final int MAX_MESSAGE_ID_CHARS = 128;
-
 
     private static final int MAX_REASON_DETAIL_CHARS = 160;
 
@@ -49,9 +48,18 @@ public final class EventParser {
     private static final char[] CONVERSATION_READ = "CONVERSATION_READ".toCharArray();
 
     /** The known names in UTF-8, at the index of their field's bit. */
-    private static final byte[][] NAMES = utf8(
-            "senderId", "receiverId", "sentAt", "conversationId", "seq", "userId", "readAt",
-            "readSeq", "type", "messageId");
+    private static final byte[][] NAMES =
+            utf8(
+                    "senderId",
+                    "receiverId",
+                    "sentAt",
+                    "conversationId",
+                    "seq",
+                    "userId",
+                    "readAt",
+                    "readSeq",
+                    "type",
+                    "messageId");
 
     private static final byte[] INBOX_OPENED_UTF8 = utf8("INBOX_OPENED")[0];
     private static final byte[] CONVERSATION_READ_UTF8 = utf8("CONVERSATION_READ")[0];
@@ -93,11 +101,15 @@ public final class EventParser {
     private int seen;
     private int present;
     private int invalid;
+
     /** Why, for each bit set in invalid: constants, so that a refusal costs no string. */
     private final String[] problems = new String[10];
+
     /** Indexed by the integer field's bit number. */
     private final long[] values = new long[8];
+
     private ChatEvent.Kind readKind;
+
     /** The text of a type the contract does not know, kept for the reason only. */
     private String unknownType;
 
@@ -126,8 +138,7 @@ public final class EventParser {
         if (!conversation) {
             return ChatEvent.message(senderId, receiverId, sentAt);
         }
-        long conversationId =
-                requirePositive("conversationId", CONVERSATION_ID);
+        long conversationId = requirePositive("conversationId", CONVERSATION_ID);
         long seq = requirePositive("seq", SEQ);
         return ChatEvent.message(senderId, receiverId, conversationId, seq, sentAt);
     }
@@ -143,13 +154,11 @@ public final class EventParser {
         }
         if (readKind == ChatEvent.Kind.INBOX_OPENED) {
             return ChatEvent.inboxOpened(
-                    requirePositive("userId", USER_ID),
-                    requirePositive("readAt", READ_AT));
+                    requirePositive("userId", USER_ID), requirePositive("readAt", READ_AT));
         }
         if (readKind == ChatEvent.Kind.CONVERSATION_READ) {
             long userId = requirePositive("userId", USER_ID);
-            long conversationId =
-                    requirePositive("conversationId", CONVERSATION_ID);
+            long conversationId = requirePositive("conversationId", CONVERSATION_ID);
             long readSeq = requireNonNegative("readSeq", READ_SEQ);
             long readAt = requirePositive("readAt", READ_AT);
             return ChatEvent.conversationRead(userId, conversationId, readSeq, readAt);
@@ -394,8 +403,8 @@ public final class EventParser {
     }
 
     /**
-     * Stores an integer field's value and sets its present bit; null leaves the field absent, and
-     * a value that is no long is noted, for the record's kind to refuse if the field is its own.
+     * Stores an integer field's value and sets its present bit; null leaves the field absent, and a
+     * value that is no long is noted, for the record's kind to refuse if the field is its own.
      */
     private void readLong(int field, JsonParser p, JsonToken token) throws IOException {
         if (token == JsonToken.VALUE_NULL) {
@@ -468,9 +477,9 @@ public final class EventParser {
 
     /**
      * Skips a value unread, refusing duplicate names in the objects inside it. Jackson's duplicate
-     * detection is turned on here, where the parser has just entered the value: it then covers
-     * this value and every one skipped after it (each level's context is reused, detector and
-     * all), and never the record's own level, which the bitmask and unknownNames check.
+     * detection is turned on here, where the parser has just entered the value: it then covers this
+     * value and every one skipped after it (each level's context is reused, detector and all), and
+     * never the record's own level, which the bitmask and unknownNames check.
      */
     private static void skip(JsonParser p, JsonToken token) throws IOException {
         if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
@@ -520,6 +529,8 @@ public final class EventParser {
     }
 
     private static String clip(String s) {
-        return s.length() <= MAX_REASON_DETAIL_CHARS ? s : s.substring(0, MAX_REASON_DETAIL_CHARS) + "...";
+        return s.length() <= MAX_REASON_DETAIL_CHARS
+                ? s
+                : s.substring(0, MAX_REASON_DETAIL_CHARS) + "...";
     }
 }

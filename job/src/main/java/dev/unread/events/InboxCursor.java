@@ -3,8 +3,8 @@ package dev.unread.events;
 import java.util.Objects;
 
 /**
- * The inbox watermark moved forward: {@code lastReadAt} (epoch milliseconds) is the newest
- * {@code INBOX_OPENED.readAt} of {@code userId}. Bound for MySQL {@code user_activity}.
+ * The inbox watermark moved forward: {@code lastReadAt} (epoch milliseconds) is the newest {@code
+ * INBOX_OPENED.readAt} of {@code userId}. Bound for MySQL {@code user_activity}.
  */
 public class InboxCursor {
     public long userId;

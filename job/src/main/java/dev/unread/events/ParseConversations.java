@@ -28,8 +28,7 @@ public class ParseConversations extends ProcessFunction<RawRecord, ConversationE
         try {
             ConversationEvent event = parser.parse(record.value);
             if (event.kind == ConversationEvent.Kind.MESSAGE) {
-                ParseEvents.checkTime(
-                        "sentAt", event.sentAt, record.timestamp, maxFutureSkewMs);
+                ParseEvents.checkTime("sentAt", event.sentAt, record.timestamp, maxFutureSkewMs);
             }
             out.collect(event);
         } catch (InvalidRecordException e) {

@@ -12,13 +12,12 @@ import org.apache.flink.util.OutputTag;
  * <p>A {@code sentAt} or {@code readAt} more than {@code maxFutureSkewMs} after the Kafka record's
  * own timestamp is refused too: a time far in the future (or in microseconds) would otherwise keep
  * a sender counted after every inbox open, or silence a badge for good. The record's timestamp,
- * unlike the job's clock, is the same on every replay, so the decision is too. A record without
- * one (only the pre-0.10 message format had none) cannot be bounded and is refused.
+ * unlike the job's clock, is the same on every replay, so the decision is too. A record without one
+ * (only the pre-0.10 message format had none) cannot be bounded and is refused.
  */
 public class ParseEvents extends ProcessFunction<RawRecord, ChatEvent> {
 
-    public static final OutputTag<DeadLetter> DEAD_LETTERS =
-            new OutputTag<>("dead-letters") {};
+    public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") {};
 
     /** Which of the two input topics this instance reads. */
     public enum Topic {
@@ -74,8 +73,13 @@ public class ParseEvents extends ProcessFunction<RawRecord, ChatEvent> {
         // Written so that a skew up to Long.MAX_VALUE cannot overflow.
         if (time - recordTimestamp > maxFutureSkewMs) {
             throw new InvalidRecordException(
-                    name + ": " + time + " is more than " + maxFutureSkewMs
-                            + " ms after the record's timestamp " + recordTimestamp);
+                    name
+                            + ": "
+                            + time
+                            + " is more than "
+                            + maxFutureSkewMs
+                            + " ms after the record's timestamp "
+                            + recordTimestamp);
         }
     }
 }

@@ -6,8 +6,8 @@ import org.apache.flink.api.common.functions.RichFlatMapFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * The participants of conversations as {@code chat-messages} records show them: the sender and
- * the receiver of every record that carries a conversation.
+ * The participants of conversations as {@code chat-messages} records show them: the sender and the
+ * receiver of every record that carries a conversation.
  *
  * <p>A conversation's records repeat the same few pairs, so a small direct-mapped cache of the
  * notices sent lately drops most repeats before they cross the network. It is not state: after a

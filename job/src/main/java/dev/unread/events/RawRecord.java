@@ -60,7 +60,13 @@ public class RawRecord {
 
     @Override
     public String toString() {
-        return topic + "-" + partition + "@" + offset
-                + " (" + (value == null ? "null" : value.length + " bytes") + ")";
+        return topic
+                + "-"
+                + partition
+                + "@"
+                + offset
+                + " ("
+                + (value == null ? "null" : value.length + " bytes")
+                + ")";
     }
 }

@@ -3,17 +3,17 @@ package dev.unread.events;
 import java.util.Objects;
 
 /**
- * What the conversation-keyed readers stage learns and what it writes to
- * {@code chat:readers:{conversationId}}, keyed by {@link #conversationId}:
+ * What the conversation-keyed readers stage learns and what it writes to {@code
+ * chat:readers:{conversationId}}, keyed by {@link #conversationId}:
  *
  * <ul>
- *   <li>in: {@code participant} true, {@code lastReadSeq} 0: {@code userId} is a participant of
- *       the conversation (a membership event, or a {@code chat-messages} record sent or received
- *       in it);
- *   <li>in: {@code participant} false: {@code userId}'s read cursor advanced to {@code
- *       lastReadSeq} (> 0);
- *   <li>out: {@code participant} true, {@code lastReadSeq} > 0: a participant's score, which
- *       only rises.
+ *   <li>in: {@code participant} true, {@code lastReadSeq} 0: {@code userId} is a participant of the
+ *       conversation (a membership event, or a {@code chat-messages} record sent or received in
+ *       it);
+ *   <li>in: {@code participant} false: {@code userId}'s read cursor advanced to {@code lastReadSeq}
+ *       (> 0);
+ *   <li>out: {@code participant} true, {@code lastReadSeq} > 0: a participant's score, which only
+ *       rises.
  * </ul>
  */
 public class ReaderUpdate {
@@ -61,7 +61,12 @@ public class ReaderUpdate {
 
     @Override
     public String toString() {
-        return (participant ? "Participant(" : "Cursor(") + "c" + conversationId + " u" + userId
-                + (lastReadSeq > 0 ? " <=" + lastReadSeq : "") + ")";
+        return (participant ? "Participant(" : "Cursor(")
+                + "c"
+                + conversationId
+                + " u"
+                + userId
+                + (lastReadSeq > 0 ? " <=" + lastReadSeq : "")
+                + ")";
     }
 }

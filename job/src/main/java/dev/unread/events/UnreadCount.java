@@ -48,7 +48,9 @@ public class UnreadCount {
             return false;
         }
         UnreadCount that = (UnreadCount) o;
-        return userId == that.userId && conversationId == that.conversationId && count == that.count;
+        return userId == that.userId
+                && conversationId == that.conversationId
+                && count == that.count;
     }
 
     @Override
@@ -58,7 +60,10 @@ public class UnreadCount {
 
     @Override
     public String toString() {
-        return (isSenderBadge() ? "senders(" + userId : "conversation(" + userId + " c" + conversationId)
-                + ")=" + count;
+        return (isSenderBadge()
+                        ? "senders(" + userId
+                        : "conversation(" + userId + " c" + conversationId)
+                + ")="
+                + count;
     }
 }

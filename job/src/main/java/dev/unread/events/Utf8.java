@@ -3,15 +3,17 @@ package dev.unread.events;
 /**
  * The strict UTF-8 check of the input contract (RFC 3629): every sequence well-formed, shortest
  * form, no surrogates, nothing past U+10FFFF. Also refused, though well-formed UTF-8: a leading
- * byte-order mark (RFC 8259 forbids senders to add one; a record has exactly one reading) and a
- * NUL byte, which JSON never holds raw and which is how UTF-16 and UTF-32 text looks.
+ * byte-order mark (RFC 8259 forbids senders to add one; a record has exactly one reading) and a NUL
+ * byte, which JSON never holds raw and which is how UTF-16 and UTF-32 text looks.
  */
 final class Utf8 {
 
     private Utf8() {}
 
     static void check(byte[] v) throws InvalidRecordException {
-        if (v.length >= 3 && (v[0] & 0xFF) == 0xEF && (v[1] & 0xFF) == 0xBB
+        if (v.length >= 3
+                && (v[0] & 0xFF) == 0xEF
+                && (v[1] & 0xFF) == 0xBB
                 && (v[2] & 0xFF) == 0xBF) {
             throw new InvalidRecordException(
                     "UTF-8 byte-order mark: the record must start with the JSON object");

@@ -10,8 +10,8 @@ import java.time.Instant;
  *
  * <p>No state is needed, so nothing changes in checkpoints or savepoints, and a replay after a
  * restore publishes the replayed counts with versions above everything published before the
- * failure, so a client never drops them as old. A counter kept in Flink state would not do that:
- * a restore from the same checkpoint twice would hand out the same numbers again.
+ * failure, so a client never drops them as old. A counter kept in Flink state would not do that: a
+ * restore from the same checkpoint twice would hand out the same numbers again.
  *
  * <p>Microseconds of epoch time stay below 2^53 until the year 2255, so JavaScript clients read
  * them exactly.

@@ -32,16 +32,16 @@ import org.slf4j.LoggerFactory;
  *   <li>Each writer creates its table, if absent, when it opens on a task. It runs there rather
  *       than in the client that submits the job because only the task managers are sure to reach
  *       the database, and a writer that opens after a failover finds its table again even if
- *       someone dropped it. {@code CREATE TABLE IF NOT EXISTS} is safe to run from every subtask
- *       at once.
- *   <li>A writer that fails to close logs the error instead of throwing it. The connector's
- *       writer, closed with records still buffered after a batch failed to reconnect, throws
- *       (a NullPointerException from its half-reset statement, wrapped); Flink closes a failed
- *       task's writer while it handles the failure, and an error there is fatal to the whole
- *       TaskManager, so a database outage would take down every task on it instead of failing
- *       and restarting one. Nothing is lost by not throwing: records still buffered at close
- *       came after the last checkpoint, because every checkpoint and the end of the input flush
- *       the buffer and fail the task when that fails, so a restore replays them.
+ *       someone dropped it. {@code CREATE TABLE IF NOT EXISTS} is safe to run from every subtask at
+ *       once.
+ *   <li>A writer that fails to close logs the error instead of throwing it. The connector's writer,
+ *       closed with records still buffered after a batch failed to reconnect, throws (a
+ *       NullPointerException from its half-reset statement, wrapped); Flink closes a failed task's
+ *       writer while it handles the failure, and an error there is fatal to the whole TaskManager,
+ *       so a database outage would take down every task on it instead of failing and restarting
+ *       one. Nothing is lost by not throwing: records still buffered at close came after the last
+ *       checkpoint, because every checkpoint and the end of the input flush the buffer and fail the
+ *       task when that fails, so a restore replays them.
  * </ul>
  *
  * <p>It implements every interface {@link JdbcSink} does ({@link SupportsWriterState} and {@link
@@ -57,6 +57,7 @@ final class JdbcCursorSink<IN>
     private static final Logger LOG = LoggerFactory.getLogger(JdbcCursorSink.class);
 
     private final JdbcSink<IN> delegate;
+
     /**
      * The very provider {@code delegate} writes through: Java serialization keeps the two
      * references one object, and every subtask deserializes its own copy of the sink, so this is
@@ -150,8 +151,7 @@ final class JdbcCursorSink<IN>
         }
 
         @Override
-        public Collection<JdbcCommitable> prepareCommit()
-                throws IOException, InterruptedException {
+        public Collection<JdbcCommitable> prepareCommit() throws IOException, InterruptedException {
             return delegate.prepareCommit();
         }
 

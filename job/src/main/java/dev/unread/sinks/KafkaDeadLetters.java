@@ -16,16 +16,16 @@ import org.apache.kafka.common.record.DefaultRecord;
 import org.apache.kafka.common.record.DefaultRecordBatch;
 
 /**
- * The dead-letter topic: each refused record with its original key and value bytes untouched,
- * and in headers the reason and where it came from.
+ * The dead-letter topic: each refused record with its original key and value bytes untouched, and
+ * in headers the reason and where it came from.
  *
- * <p>A letter is never larger than {@link DeadLetters#MAX_LETTER_BYTES}, so the producer can never fail the
- * job with one, on every restart: that is room for the largest record the input topics accept
- * (8 MiB batches on the job's own broker, 1 MiB by Kafka's default) plus the headers. A record
- * larger than that (a producer that compressed it can publish one of any size) gets a letter
- * without its value, and without its key if that alone is too large, and a header with the size
- * of what was left out; the coordinates still find the original. The dead-letter topic must
- * accept {@code max.message.bytes} of at least {@link DeadLetters#MAX_LETTER_BYTES}.
+ * <p>A letter is never larger than {@link DeadLetters#MAX_LETTER_BYTES}, so the producer can never
+ * fail the job with one, on every restart: that is room for the largest record the input topics
+ * accept (8 MiB batches on the job's own broker, 1 MiB by Kafka's default) plus the headers. A
+ * record larger than that (a producer that compressed it can publish one of any size) gets a letter
+ * without its value, and without its key if that alone is too large, and a header with the size of
+ * what was left out; the coordinates still find the original. The dead-letter topic must accept
+ * {@code max.message.bytes} of at least {@link DeadLetters#MAX_LETTER_BYTES}.
  */
 public final class KafkaDeadLetters {
 
@@ -34,7 +34,6 @@ public final class KafkaDeadLetters {
      * dead-letter topic: the 8 MiB input records most likely to be refused (the contract refuses
      * anything over 64 KiB) plus room for headers.
      */
-
     private static final Header[] NO_HEADERS = new Header[0];
 
     private KafkaDeadLetters() {}
@@ -64,11 +63,17 @@ public final class KafkaDeadLetters {
         @Override
         public ProducerRecord<byte[], byte[]> serialize(
                 DeadLetter letter, KafkaSinkContext context, Long timestamp) {
-            List<Header> headers = new ArrayList<>(List.of(
-                    header(DeadLetters.REASON, letter.reason),
-                    header(DeadLetters.SOURCE_TOPIC, letter.source.topic),
-                    header(DeadLetters.SOURCE_PARTITION, String.valueOf(letter.source.partition)),
-                    header(DeadLetters.SOURCE_OFFSET, String.valueOf(letter.source.offset))));
+            List<Header> headers =
+                    new ArrayList<>(
+                            List.of(
+                                    header(DeadLetters.REASON, letter.reason),
+                                    header(DeadLetters.SOURCE_TOPIC, letter.source.topic),
+                                    header(
+                                            DeadLetters.SOURCE_PARTITION,
+                                            String.valueOf(letter.source.partition)),
+                                    header(
+                                            DeadLetters.SOURCE_OFFSET,
+                                            String.valueOf(letter.source.offset))));
             byte[] key = letter.source.key;
             byte[] value = letter.source.value;
             if (value != null && size(key, value, headers) > DeadLetters.MAX_LETTER_BYTES) {

@@ -26,15 +26,15 @@ import org.apache.flink.connector.jdbc.datasource.statements.JdbcQueryStatement;
  * <p>At least once is enough because every write is an upsert that keeps the larger cursor: a
  * record written twice, or an older record written after a newer one (a replay after a restore),
  * leaves the row as it was. The connector batches records, flushes every {@link
- * #BATCH_INTERVAL_MS}, at every checkpoint and at the end of the input, and when a batch fails
- * it reconnects if the connection is gone and retries the batch, up to {@link #MAX_RETRIES}
- * times. If reconnecting fails or the retries run out, the task fails (a checkpoint cannot
- * complete with a batch unwritten) and Flink restores from the last checkpoint and replays what
- * came after it, so a lost connection or a database outage costs no write. {@link
- * JdbcCursorSink} keeps such a failure to the task.
+ * #BATCH_INTERVAL_MS}, at every checkpoint and at the end of the input, and when a batch fails it
+ * reconnects if the connection is gone and retries the batch, up to {@link #MAX_RETRIES} times. If
+ * reconnecting fails or the retries run out, the task fails (a checkpoint cannot complete with a
+ * batch unwritten) and Flink restores from the last checkpoint and replays what came after it, so a
+ * lost connection or a database outage costs no write. {@link JdbcCursorSink} keeps such a failure
+ * to the task.
  *
- * <p>The SQL runs unchanged on MySQL 8 and MariaDB: {@code VALUES(column)} rather than MySQL's
- * row alias ({@code AS new}), which MariaDB lacks.
+ * <p>The SQL runs unchanged on MySQL 8 and MariaDB: {@code VALUES(column)} rather than MySQL's row
+ * alias ({@code AS new}), which MariaDB lacks.
  */
 public final class MySqlCursors {
 
@@ -43,10 +43,10 @@ public final class MySqlCursors {
     static final int MAX_RETRIES = 5;
 
     /**
-     * The assignments of ON DUPLICATE KEY UPDATE run left to right and each sees the columns as
-     * the previous ones left them, so {@code updated_at} compares against {@code last_read_at}
-     * before that column is advanced. {@code updated_at} moves only with {@code last_read_at}: it
-     * says when the cursor last advanced, not when a replay last touched the row.
+     * The assignments of ON DUPLICATE KEY UPDATE run left to right and each sees the columns as the
+     * previous ones left them, so {@code updated_at} compares against {@code last_read_at} before
+     * that column is advanced. {@code updated_at} moves only with {@code last_read_at}: it says
+     * when the cursor last advanced, not when a replay last touched the row.
      */
     static final String UPSERT_USER_ACTIVITY =
             "INSERT INTO user_activity (user_id, last_read_at, updated_at)"
@@ -57,10 +57,10 @@ public final class MySqlCursors {
                     + " last_read_at = GREATEST(last_read_at, VALUES(last_read_at))";
 
     /**
-     * {@code unread_count} belongs to the read that set {@code last_read_seq}: it is replaced
-     * only by a read that advances the cursor, and is assigned before the cursor for the reason
-     * given at {@link #UPSERT_USER_ACTIVITY}. A read with an equal seq is a duplicate and leaves
-     * both columns alone.
+     * {@code unread_count} belongs to the read that set {@code last_read_seq}: it is replaced only
+     * by a read that advances the cursor, and is assigned before the cursor for the reason given at
+     * {@link #UPSERT_USER_ACTIVITY}. A read with an equal seq is a duplicate and leaves both
+     * columns alone.
      */
     static final String UPSERT_CONVERSATION_MEMBER =
             "INSERT INTO conversation_member"
@@ -142,11 +142,11 @@ public final class MySqlCursors {
     }
 
     /**
-     * The UTC wall-clock time of {@code epochMillis} as DATETIME(3) text, {@code
-     * 2026-01-01 00:00:00.123}. Text is converted by neither the JVM's nor the session's time
-     * zone. It is bound as text rather than as a LocalDateTime because Connector/J drops the
-     * milliseconds of a LocalDateTime on MariaDB: it takes the version MariaDB announces for
-     * compatibility, {@code 5.5.5-10.11...}, for a MySQL older than fractional seconds.
+     * The UTC wall-clock time of {@code epochMillis} as DATETIME(3) text, {@code 2026-01-01
+     * 00:00:00.123}. Text is converted by neither the JVM's nor the session's time zone. It is
+     * bound as text rather than as a LocalDateTime because Connector/J drops the milliseconds of a
+     * LocalDateTime on MariaDB: it takes the version MariaDB announces for compatibility, {@code
+     * 5.5.5-10.11...}, for a MySQL older than fractional seconds.
      *
      * <p>Clamped to what DATETIME holds: {@code readAt} is any positive long, and a value the
      * column refuses would fail the batch on every retry and every restore.
@@ -183,8 +183,7 @@ public final class MySqlCursors {
         }
 
         @Override
-        public void statement(PreparedStatement ps, ConversationCursor cursor)
-                throws SQLException {
+        public void statement(PreparedStatement ps, ConversationCursor cursor) throws SQLException {
             ps.setLong(1, cursor.conversationId);
             ps.setLong(2, cursor.userId);
             ps.setLong(3, cursor.lastReadSeq);

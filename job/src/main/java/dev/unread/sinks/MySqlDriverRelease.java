@@ -13,12 +13,12 @@ import org.slf4j.LoggerFactory;
  * Lets go of MySQL Connector/J when Flink releases the job's class loader, so that a stopped job
  * leaves nothing behind on a TaskManager that runs for months.
  *
- * <p>The driver ships in the job jar and so loads in the job's class loader, and two things
- * outside it keep that class loader alive once the job has stopped: the driver's {@code
+ * <p>The driver ships in the job jar and so loads in the job's class loader, and two things outside
+ * it keep that class loader alive once the job has stopped: the driver's {@code
  * mysql-cj-abandoned-connection-cleanup} thread, which runs until told to stop, and {@link
  * DriverManager}'s list of registered drivers, a JDK class that outlives every job. Flink's
- * guidance on user-code class loading is to undo both in a release hook; Flink runs the hooks
- * of a class loader when the TaskManager drops it, after the job's last task has ended.
+ * guidance on user-code class loading is to undo both in a release hook; Flink runs the hooks of a
+ * class loader when the TaskManager drops it, after the job's last task has ended.
  */
 final class MySqlDriverRelease {
 
@@ -33,9 +33,9 @@ final class MySqlDriverRelease {
     }
 
     /**
-     * Stops the cleanup thread and deregisters the drivers of the Connector/J this class was
-     * linked against, if that copy came with the job. Not by comparing with the loader Flink hands
-     * out ({@link UserCodeClassLoader#asClassLoader()}): on a cluster that is a wrapper around the
+     * Stops the cleanup thread and deregisters the drivers of the Connector/J this class was linked
+     * against, if that copy came with the job. Not by comparing with the loader Flink hands out
+     * ({@link UserCodeClassLoader#asClassLoader()}): on a cluster that is a wrapper around the
      * job's class loader, never the loader that defined a class, so no driver ever matched it.
      */
     static void release() {

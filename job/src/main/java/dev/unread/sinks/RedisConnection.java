@@ -28,25 +28,25 @@ import redis.clients.jedis.exceptions.JedisRedirectionException;
 /**
  * The Redis connection of a sink writer: one connection to a single node, or a client of a Redis
  * Cluster. It sends commands pipelined, at most {@link #BATCH_SIZE} per round trip, and survives
- * short outages: on any error it drops the connection, waits ({@link #FIRST_BACKOFF_MS},
- * doubling) and reconnects, and after {@link #MAX_ATTEMPTS} failed attempts it throws, so that the
- * task fails and Flink restores from the last checkpoint instead of losing a write.
+ * short outages: on any error it drops the connection, waits ({@link #FIRST_BACKOFF_MS}, doubling)
+ * and reconnects, and after {@link #MAX_ATTEMPTS} failed attempts it throws, so that the task fails
+ * and Flink restores from the last checkpoint instead of losing a write.
  *
  * <p>On a cluster a batch goes through Jedis' {@link ClusterPipeline}: it groups the commands by
  * the primary that owns each key's slot and sends each group down that node's connection, so a
  * batch costs one round trip per primary, the replies read in parallel. A command the cluster
  * redirects with MOVED (its slot moved, or a replica took over from a failed primary) fails the
  * attempt: the slot map is read again and the batch sent again, to the new owners. A command
- * answered with ASK (its slot is being migrated) is sent once more to the node named, after
- * ASKING, as Redis Cluster asks of clients.
+ * answered with ASK (its slot is being migrated) is sent once more to the node named, after ASKING,
+ * as Redis Cluster asks of clients.
  *
  * <p>A command refused with WRONGTYPE (its key holds another type: a leftover, or another
  * application's key in the job's key space) would fail every retry and every restart, so the
  * command's {@link Command#replacingWrongType() replacement} is sent instead, and the keys so
  * replaced are counted and logged. A command without one fails as any other refusal.
  *
- * <p>A writer runs in its task's single thread, so the connection needs no locking. It is opened
- * on first use, which puts the first connect under the same retries as everything else.
+ * <p>A writer runs in its task's single thread, so the connection needs no locking. It is opened on
+ * first use, which puts the first connect under the same retries as everything else.
  */
 final class RedisConnection implements AutoCloseable {
 
@@ -76,7 +76,10 @@ final class RedisConnection implements AutoCloseable {
     private final RedisEndpoint endpoint;
     private Jedis jedis;
     private RedisClusterClient cluster;
-    /** Reads the replies of a cluster batch's nodes in parallel; threads are kept between batches. */
+
+    /**
+     * Reads the replies of a cluster batch's nodes in parallel; threads are kept between batches.
+     */
     private ExecutorService replyReaders;
 
     RedisConnection(RedisEndpoint endpoint) {
@@ -89,9 +92,9 @@ final class RedisConnection implements AutoCloseable {
     }
 
     /**
-     * Sends {@code commands} in order and returns once Redis has answered every one of them.
-     * After a failure the round trip that failed is sent again whole: the counts are absolute,
-     * so a repeated command is harmless, and a receipt may be published twice (at least once).
+     * Sends {@code commands} in order and returns once Redis has answered every one of them. After
+     * a failure the round trip that failed is sent again whole: the counts are absolute, so a
+     * repeated command is harmless, and a receipt may be published twice (at least once).
      *
      * @return how many keys of the wrong type were replaced
      * @throws IOException when Redis failed {@link #MAX_ATTEMPTS} times in a row, or refused a
@@ -113,14 +116,24 @@ final class RedisConnection implements AutoCloseable {
                 if (attempt >= MAX_ATTEMPTS) {
                     disconnect();
                     throw new IOException(
-                            "Redis at " + endpoint + " failed " + attempt + " times in a row; "
-                                    + (commands.size() - acknowledged) + " commands not written; "
-                                    + "last: " + reason(e),
+                            "Redis at "
+                                    + endpoint
+                                    + " failed "
+                                    + attempt
+                                    + " times in a row; "
+                                    + (commands.size() - acknowledged)
+                                    + " commands not written; "
+                                    + "last: "
+                                    + reason(e),
                             e);
                 }
                 LOG.warn(
                         "Redis at {} failed (attempt {} of {}), retrying in {} ms: {}",
-                        endpoint, attempt, MAX_ATTEMPTS, backoffMs, reason(e));
+                        endpoint,
+                        attempt,
+                        MAX_ATTEMPTS,
+                        backoffMs,
+                        reason(e));
                 Thread.sleep(backoffMs);
                 backoffMs *= 2;
                 reconnect();
@@ -164,8 +177,10 @@ final class RedisConnection implements AutoCloseable {
                 replaced++;
             }
         }
-        LOG.warn("Redis at {}: replaced {} keys of the wrong type in the job's key space",
-                endpoint, replaced);
+        LOG.warn(
+                "Redis at {}: replaced {} keys of the wrong type in the job's key space",
+                endpoint,
+                replaced);
         return replaced;
     }
 
@@ -187,11 +202,13 @@ final class RedisConnection implements AutoCloseable {
     private List<Object> clusterExchange(List<Command> batch) {
         if (cluster == null) {
             cluster = endpoint.clusterClient(CLIENT_NAME, TIMEOUT_MS, new ConnectionPoolConfig());
-            replyReaders = Executors.newCachedThreadPool(runnable -> {
-                Thread thread = new Thread(runnable, "redis-cluster-replies");
-                thread.setDaemon(true);
-                return thread;
-            });
+            replyReaders =
+                    Executors.newCachedThreadPool(
+                            runnable -> {
+                                Thread thread = new Thread(runnable, "redis-cluster-replies");
+                                thread.setDaemon(true);
+                                return thread;
+                            });
         }
         List<Response<?>> responses = new ArrayList<>(batch.size());
         try (ClusterPipeline pipeline = cluster.pipelined(replyReaders)) {

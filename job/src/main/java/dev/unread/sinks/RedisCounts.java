@@ -14,8 +14,8 @@ import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 
 /**
- * Writes counts to Redis as the contract's keys, with absolute values only, so that a replay
- * after a restore converges to the same state:
+ * Writes counts to Redis as the contract's keys, with absolute values only, so that a replay after
+ * a restore converges to the same state:
  *
  * <ul>
  *   <li>the sender badge: string {@code unread:senders:{userId}}, {@code SET} to the count, {@code
@@ -29,8 +29,8 @@ import redis.clients.jedis.Response;
  * with WRONGTYPE is sent again as a script that deletes the key unless it is a hash, then writes
  * the field, in one atomic step (see {@link RedisConnection}).
  *
- * <p>{@link UnreadConfig#redisKeyPrefix} goes before every key (tests use it to isolate
- * themselves in a shared Redis). Updates of one key or field inside the flush interval ({@link
+ * <p>{@link UnreadConfig#redisKeyPrefix} goes before every key (tests use it to isolate themselves
+ * in a shared Redis). Updates of one key or field inside the flush interval ({@link
  * UnreadConfig#flushIntervalMs}) are coalesced: only the last value is sent. Records of one user
  * must reach the same subtask in order (the job's keyed stream does that), or an older value could
  * be written last.
@@ -38,13 +38,12 @@ import redis.clients.jedis.Response;
  * <p>After the counts of a flush, for every user whose counts it changed, two more commands in the
  * same pipeline: {@code SET unread:version:{userId} <version> EX 86400} and {@code PUBLISH
  * UNREAD_CHANGED:{userId}} of the user's changed counts as absolute values (0 for one that went
- * away) with that version; see {@link ChangeVersions} for how versions rise. The version is
- * written after the counts and before the message, so a reader that reads the version first and
- * then the counts sees counts at least as new as that version (docs/contract.md, "Live push").
+ * away) with that version; see {@link ChangeVersions} for how versions rise. The version is written
+ * after the counts and before the message, so a reader that reads the version first and then the
+ * counts sees counts at least as new as that version (docs/contract.md, "Live push").
  */
 public class RedisCounts implements Sink<UnreadCount> {
     private static final long serialVersionUID = 1L;
-
 
     /** Counter on each Redis sink writer's metric group: commands Redis acknowledged. */
     public static final String COMMANDS_METRIC = "redisCommands";
@@ -116,8 +115,8 @@ public class RedisCounts implements Sink<UnreadCount> {
     static final class Buffer implements RedisWriter.Buffer<UnreadCount> {
         /**
          * {@code conversationId} is {@link UnreadCount#SENDER_BADGE} for the badge. A class rather
-         * than a record: the record's generated equals showed in the counting task's profile,
-         * and this hash mixes the two ids instead of summing them.
+         * than a record: the record's generated equals showed in the counting task's profile, and
+         * this hash mixes the two ids instead of summing them.
          */
         private static final class Target {
             private final long userId;
@@ -171,11 +170,12 @@ public class RedisCounts implements Sink<UnreadCount> {
         public List<RedisConnection.Command> commands() {
             List<RedisConnection.Command> commands = new ArrayList<>(latest.size() * 3);
             Map<Long, UnreadChanged> changes = new HashMap<>();
-            latest.forEach((target, count) -> {
-                commands.add(command(target, count));
-                changes.computeIfAbsent(target.userId(), UnreadChanged::new)
-                        .add(target.conversationId(), count);
-            });
+            latest.forEach(
+                    (target, count) -> {
+                        commands.add(command(target, count));
+                        changes.computeIfAbsent(target.userId(), UnreadChanged::new)
+                                .add(target.conversationId(), count);
+                    });
             // One version for the whole flush: it only has to rise per user.
             long version = versions.next();
             String value = Long.toString(version);

@@ -15,8 +15,8 @@ import redis.clients.jedis.params.ZAddParams;
 /**
  * Writes "read by N": the sorted set {@code chat:readers:{conversationId}}, member the
  * participant's userId, score its read cursor, with {@code ZADD ... GT} so a score only rises
- * whatever order writes arrive in, a replay after a restore included. Updates of one member
- * within the flush interval are coalesced to the highest.
+ * whatever order writes arrive in, a replay after a restore included. Updates of one member within
+ * the flush interval are coalesced to the highest.
  *
  * <p>Scores are doubles: a cursor above 2^53 is stored rounded.
  */
@@ -45,8 +45,10 @@ public class RedisReaders implements Sink<ReaderUpdate> {
         private static final ZAddParams RISE_ONLY = ZAddParams.zAddParams().gt();
 
         private final String prefix;
+
         /** conversationId → (userId → cursor). */
         private final Map<Long, Map<Long, Long>> latest = new HashMap<>();
+
         private int size;
 
         Buffer(String prefix) {
@@ -75,13 +77,15 @@ public class RedisReaders implements Sink<ReaderUpdate> {
         @Override
         public List<RedisConnection.Command> commands() {
             List<RedisConnection.Command> commands = new ArrayList<>(size);
-            latest.forEach((conversationId, cursors) -> {
-                String key = RedisNames.readersKey(prefix, conversationId);
-                cursors.forEach((user, seq) -> {
-                    String member = Long.toString(user);
-                    commands.add(p -> p.zadd(key, seq, member, RISE_ONLY));
-                });
-            });
+            latest.forEach(
+                    (conversationId, cursors) -> {
+                        String key = RedisNames.readersKey(prefix, conversationId);
+                        cursors.forEach(
+                                (user, seq) -> {
+                                    String member = Long.toString(user);
+                                    commands.add(p -> p.zadd(key, seq, member, RISE_ONLY));
+                                });
+                    });
             return commands;
         }
 

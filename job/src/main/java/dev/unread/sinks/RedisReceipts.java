@@ -48,9 +48,13 @@ public class RedisReceipts implements Sink<ConversationCursor> {
 
     /** The message published for {@code cursor}. */
     public static String receiptJson(ConversationCursor cursor) {
-        return "{\"type\":\"READ_RECEIPT\",\"conversationId\":" + cursor.conversationId
-                + ",\"userId\":" + cursor.userId
-                + ",\"readSeq\":" + cursor.lastReadSeq + "}";
+        return "{\"type\":\"READ_RECEIPT\",\"conversationId\":"
+                + cursor.conversationId
+                + ",\"userId\":"
+                + cursor.userId
+                + ",\"readSeq\":"
+                + cursor.lastReadSeq
+                + "}";
     }
 
     /**
@@ -83,9 +87,10 @@ public class RedisReceipts implements Sink<ConversationCursor> {
         public List<RedisConnection.Command> commands() {
             List<RedisConnection.Command> commands = new ArrayList<>(receipts.size());
             for (String receipt : receipts) {
-                commands.add(sharded
-                        ? p -> ((ClusterPipeline) p).spublish(channel, receipt)
-                        : p -> p.publish(channel, receipt));
+                commands.add(
+                        sharded
+                                ? p -> ((ClusterPipeline) p).spublish(channel, receipt)
+                                : p -> p.publish(channel, receipt));
             }
             return commands;
         }

@@ -9,12 +9,11 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.metrics.Counter;
 
 /**
- * The sink writer of both Redis sinks: buffers what the sink's {@link Buffer} makes of each
- * record and sends the buffer to Redis in one pipelined flush one flush interval after the first
- * record it holds arrived, when it holds {@link #MAX_BUFFERED} entries, and whenever Flink calls
- * {@link #flush} (before every checkpoint barrier and at the end of input).
- * So a checkpoint completes only after everything before it is in Redis, and a restore replays
- * at most what came after it.
+ * The sink writer of both Redis sinks: buffers what the sink's {@link Buffer} makes of each record
+ * and sends the buffer to Redis in one pipelined flush one flush interval after the first record it
+ * holds arrived, when it holds {@link #MAX_BUFFERED} entries, and whenever Flink calls {@link
+ * #flush} (before every checkpoint barrier and at the end of input). So a checkpoint completes only
+ * after everything before it is in Redis, and a restore replays at most what came after it.
  *
  * <p>The buffer is cleared only after Redis acknowledged the whole flush; a flush that fails after
  * the connection's retries throws, failing the task, so nothing is dropped silently. Timers run in

@@ -27,15 +27,22 @@ final class UnreadChanged {
         if (conversationId == UnreadCount.SENDER_BADGE) {
             unreadSenders = count;
         } else {
-            conversations.append(conversations.length() == 0 ? "" : ",")
-                    .append('"').append(conversationId).append("\":").append(count);
+            conversations
+                    .append(conversations.length() == 0 ? "" : ",")
+                    .append('"')
+                    .append(conversationId)
+                    .append("\":")
+                    .append(count);
         }
     }
 
     String json(long version) {
-        StringBuilder json = new StringBuilder(64 + conversations.length())
-                .append("{\"type\":\"UNREAD_CHANGED\",\"userId\":").append(userId)
-                .append(",\"version\":").append(version);
+        StringBuilder json =
+                new StringBuilder(64 + conversations.length())
+                        .append("{\"type\":\"UNREAD_CHANGED\",\"userId\":")
+                        .append(userId)
+                        .append(",\"version\":")
+                        .append(version);
         if (unreadSenders >= 0) {
             json.append(",\"unreadSenders\":").append(unreadSenders);
         }

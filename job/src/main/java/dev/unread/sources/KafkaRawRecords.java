@@ -11,8 +11,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 
 /**
- * Kafka sources of {@link RawRecord}s. Nothing is parsed here: a deserializer that threw would
- * fail the job, so parsing happens downstream where a bad record becomes a dead letter.
+ * Kafka sources of {@link RawRecord}s. Nothing is parsed here: a deserializer that threw would fail
+ * the job, so parsing happens downstream where a bad record becomes a dead letter.
  */
 public final class KafkaRawRecords {
 
@@ -24,7 +24,8 @@ public final class KafkaRawRecords {
      */
     public static KafkaSource<RawRecord> source(UnreadConfig config, String topic) {
         return builder(config, topic)
-                .setStartingOffsets(OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
+                .setStartingOffsets(
+                        OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
                 .build();
     }
 
@@ -55,9 +56,14 @@ public final class KafkaRawRecords {
     static final class Deserializer implements KafkaRecordDeserializationSchema<RawRecord> {
         @Override
         public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<RawRecord> out) {
-            out.collect(new RawRecord(
-                    record.topic(), record.partition(), record.offset(), record.timestamp(),
-                    record.key(), record.value()));
+            out.collect(
+                    new RawRecord(
+                            record.topic(),
+                            record.partition(),
+                            record.offset(),
+                            record.timestamp(),
+                            record.key(),
+                            record.value()));
         }
 
         @Override

@@ -10,9 +10,9 @@ import org.apache.flink.util.Collector;
 
 /**
  * Per conversation (the key): participants(C) and their read cursors, for "read by N". Emits a
- * participant's cursor whenever the score {@code chat:readers:{C}} must hold for it rises: when
- * a participant's cursor advances, and when a user whose cursor is known becomes a participant.
- * Both inputs may come in any order, so the result is a function of the set of them.
+ * participant's cursor whenever the score {@code chat:readers:{C}} must hold for it rises: when a
+ * participant's cursor advances, and when a user whose cursor is known becomes a participant. Both
+ * inputs may come in any order, so the result is a function of the set of them.
  *
  * <p>The participants kept here are also the users a {@code READ_RECEIPT} in C concerns (all but
  * the reader), for the live push: the entries of {@link #READERS} with a value of at least 0.
@@ -51,7 +51,8 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
         } else if (known >= 0 && update.lastReadSeq > known) {
             readers.put(update.userId, update.lastReadSeq);
             out.collect(
-                    new ReaderUpdate(update.conversationId, update.userId, update.lastReadSeq, true));
+                    new ReaderUpdate(
+                            update.conversationId, update.userId, update.lastReadSeq, true));
         }
     }
 }

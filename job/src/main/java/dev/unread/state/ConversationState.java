@@ -5,25 +5,28 @@ package dev.unread.state;
  *
  * <ul>
  *   <li>{@code lastReadSeq}: newest {@code CONVERSATION_READ.readSeq}; 0 when never read.
- *   <li>{@code unreadCount}: how many seqs greater than {@code lastReadSeq} of messages from
- *       others are unread; the seqs themselves are in {@link UnreadCounter#UNREAD_CHUNKS}.
+ *   <li>{@code unreadCount}: how many seqs greater than {@code lastReadSeq} of messages from others
+ *       are unread; the seqs themselves are in {@link UnreadCounter#UNREAD_CHUNKS}.
  *   <li>{@code unreadSeqs}: {@link UnreadSeqs#EMPTY}, except in states written by earlier builds,
  *       where it holds those seqs as encoded by {@link UnreadSeqs} (runs, or a portable-format
  *       Roaring64NavigableMap); {@link UnreadChunks#migrate} moves them into chunks on the
  *       conversation's first touch.
  *   <li>{@code membership}: the user's newest membership event in the conversation (see {@link
  *       GroupFanOut#MEMBERS}): its seq, negated for MEMBER_LEFT; 0 when none. While it is negative
- *       the counts are hidden (0). Added after savepoints/v1: POJO schema evolution restores it
- *       as 0.
+ *       the counts are hidden (0). Added after savepoints/v1: POJO schema evolution restores it as
+ *       0.
  * </ul>
  */
 public class ConversationState {
     public long lastReadSeq;
     public byte[] unreadSeqs = UnreadSeqs.EMPTY;
+
     /** The number of unread seqs, once they are in chunks; see UnreadChunks. */
     public long unreadCount;
+
     /** The counter incarnation that last wrote this count out; see UnreadCounter. */
     public long refreshedIn;
+
     public long membership;
 
     public ConversationState() {}

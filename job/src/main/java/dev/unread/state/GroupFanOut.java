@@ -12,25 +12,24 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * Per conversation (the key): the membership of every user with a membership event in it, and
- * each {@code MESSAGE} fanned out to the members at its seq as one per-user MESSAGE, so that a
- * group message counts in the same per-user state ({@link UnreadCounter}) as a {@code
- * chat-messages} record to each member would. Membership changes are forwarded to the member's
- * own key too, for the rule that hides a leaver's counts.
+ * Per conversation (the key): the membership of every user with a membership event in it, and each
+ * {@code MESSAGE} fanned out to the members at its seq as one per-user MESSAGE, so that a group
+ * message counts in the same per-user state ({@link UnreadCounter}) as a {@code chat-messages}
+ * record to each member would. Membership changes are forwarded to the member's own key too, for
+ * the rule that hides a leaver's counts.
  *
  * <p>member(U,C,s) is decided by U's membership event with the largest seq below s (JOINED: a
- * member; LEFT or none: not; JOINED and LEFT at one seq: LEFT). State keeps, per user, the
- * distinct membership events seen, so a message that arrives after a later change (a duplicate, a
- * replay, or simply a message published after that change but with a lower seq) is still decided
- * by the change that governs it. So state grows with members and their membership changes, never
- * with messages.
+ * member; LEFT or none: not; JOINED and LEFT at one seq: LEFT). State keeps, per user, the distinct
+ * membership events seen, so a message that arrives after a later change (a duplicate, a replay, or
+ * simply a message published after that change but with a lower seq) is still decided by the change
+ * that governs it. So state grows with members and their membership changes, never with messages.
  *
  * <p>The one precondition of the contract: a membership event arrives before the messages with a
- * higher seq that it governs (one partition per conversation keeps that order). A membership
- * event that arrives late governs only the messages that arrive after it, replays included: the
- * messages fanned out before it are neither delivered to a late joiner nor taken back from a late
- * leaver (no message is kept to do either). A late MEMBER_LEFT still hides the leaver's counts at
- * once, as any newest LEFT does.
+ * higher seq that it governs (one partition per conversation keeps that order). A membership event
+ * that arrives late governs only the messages that arrive after it, replays included: the messages
+ * fanned out before it are neither delivered to a late joiner nor taken back from a late leaver (no
+ * message is kept to do either). A late MEMBER_LEFT still hides the leaver's counts at once, as any
+ * newest LEFT does.
  *
  * <p>A duplicate or replayed message fans out again to the same members: the per-user state is a
  * set of seqs, so a repeated delivery changes nothing. A message to N members is N records, emitted

@@ -2,21 +2,22 @@ package dev.unread.state;
 
 /**
  * Per user: the inbox watermark and the size of the sender set, kept together so that a message
- * costs one read of it. Java-bean POJO so that Flink's POJO serializer (and its schema
- * evolution) applies.
+ * costs one read of it. Java-bean POJO so that Flink's POJO serializer (and its schema evolution)
+ * applies.
  *
  * <ul>
  *   <li>{@code lastReadAt}: newest {@code INBOX_OPENED.readAt}, epoch ms; 0 when never opened.
  *   <li>{@code unreadSenders}: how many senders are held in the sender map, i.e. the badge.
  *   <li>{@code lastActiveDay}: processing-time day (epoch days) of the user's latest event, kept
- *       only when idle state expires; 0 otherwise. Added after savepoints/v1: POJO schema
- *       evolution restores it as 0.
+ *       only when idle state expires; 0 otherwise. Added after savepoints/v1: POJO schema evolution
+ *       restores it as 0.
  * </ul>
  */
 public class InboxState {
     public long lastReadAt;
     public long unreadSenders;
     public long lastActiveDay;
+
     /** The counter incarnation that last wrote the badge out; see UnreadCounter. */
     public long refreshedIn;
 

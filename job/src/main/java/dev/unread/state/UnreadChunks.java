@@ -9,29 +9,28 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.java.tuple.Tuple2;
 
 /**
- * The unread seqs of a user's conversations, split into chunks of 2^16 consecutive seqs, so that
- * a message reads and writes one chunk whatever the pattern of seqs: the set is never copied
- * whole. Public for the savepoint tools (dev.unread.ops), which read the counts and write sets.
+ * The unread seqs of a user's conversations, split into chunks of 2^16 consecutive seqs, so that a
+ * message reads and writes one chunk whatever the pattern of seqs: the set is never copied whole.
+ * Public for the savepoint tools (dev.unread.ops), which read the counts and write sets.
  *
  * <p>A chunk is one entry of {@link UnreadCounter#UNREAD_CHUNKS}, keyed by (conversation, seq
  * {@code >>> 16}), holding the low 16 bits of its seqs as the smallest of three encodings, as a
  * Roaring bitmap's container does: a type byte, then a sorted array of 16-bit values (2 bytes per
- * seq), or a bitmap (8,192 bytes), or runs (4 bytes per run: first and last). So a chunk is at
- * most {@link #MAX_CHUNK_BYTES}, and never larger than Roaring's container for the same seqs
- * plus one byte. Empty chunks are not stored.
+ * seq), or a bitmap (8,192 bytes), or runs (4 bytes per run: first and last). So a chunk is at most
+ * {@link #MAX_CHUNK_BYTES}, and never larger than Roaring's container for the same seqs plus one
+ * byte. Empty chunks are not stored.
  *
  * <p>{@link UnreadCounter#UNREAD_CHUNK_INDEX} keeps per conversation the sorted indices of its
- * chunks, so that a read finds the chunks at or below its cursor without probing the empty
- * index range between them (a seq of {@code Long.MAX_VALUE} is chunk 2^47 - 1). The index is
- * read and written only when a chunk appears or empties, and by a read that advances the cursor;
- * it is linear in the number of non-empty chunks, 8 bytes each. That is the remaining worst
- * case: seqs spread one per 2^16 make each message that opens a chunk rewrite an index as long
- * as the number of chunks (still at most 8 bytes per unread seq, and the chunk itself stays one
- * entry).
+ * chunks, so that a read finds the chunks at or below its cursor without probing the empty index
+ * range between them (a seq of {@code Long.MAX_VALUE} is chunk 2^47 - 1). The index is read and
+ * written only when a chunk appears or empties, and by a read that advances the cursor; it is
+ * linear in the number of non-empty chunks, 8 bytes each. That is the remaining worst case: seqs
+ * spread one per 2^16 make each message that opens a chunk rewrite an index as long as the number
+ * of chunks (still at most 8 bytes per unread seq, and the chunk itself stays one entry).
  *
- * <p>The count of a conversation's seqs is {@link ConversationState#unreadCount}. States written
- * by earlier builds hold the whole set in {@link ConversationState#unreadSeqs} ({@link
- * UnreadSeqs}, either format); {@link #migrate} moves such a set into chunks on its first touch.
+ * <p>The count of a conversation's seqs is {@link ConversationState#unreadCount}. States written by
+ * earlier builds hold the whole set in {@link ConversationState#unreadSeqs} ({@link UnreadSeqs},
+ * either format); {@link #migrate} moves such a set into chunks on its first touch.
  */
 public final class UnreadChunks {
 
@@ -127,8 +126,8 @@ public final class UnreadChunks {
     }
 
     /**
-     * Adds a seq to a conversation whose set is in chunks; false when it was already there.
-     * Reads and writes one chunk, and the index when the chunk is new.
+     * Adds a seq to a conversation whose set is in chunks; false when it was already there. Reads
+     * and writes one chunk, and the index when the chunk is new.
      *
      * @throws IllegalArgumentException when seq is not positive
      */
@@ -145,8 +144,10 @@ public final class UnreadChunks {
             edited = new byte[] {ARRAY, (byte) low, (byte) (low >>> 8)};
         } else {
             bytesTouched += bytes.length;
-            edited = bytes[0] == RUNS ? addToRuns(bytes, low)
-                    : bytes[0] == ARRAY ? addToArray(bytes, low) : addToBitmap(bytes, low);
+            edited =
+                    bytes[0] == RUNS
+                            ? addToRuns(bytes, low)
+                            : bytes[0] == ARRAY ? addToArray(bytes, low) : addToBitmap(bytes, low);
             if (edited == bytes) {
                 return false;
             }
@@ -269,8 +270,8 @@ public final class UnreadChunks {
     }
 
     /**
-     * Adds low to a chunk of runs, editing the runs when they stay the smallest encoding: the
-     * same array when low is there already, a new one, or null when the chunk must change form.
+     * Adds low to a chunk of runs, editing the runs when they stay the smallest encoding: the same
+     * array when low is there already, a new one, or null when the chunk must change form.
      */
     private static byte[] addToRuns(byte[] bytes, int low) {
         int n = (bytes.length - 1) / 4;
@@ -318,9 +319,8 @@ public final class UnreadChunks {
     }
 
     /**
-     * Adds low to a chunk of sorted values, editing them when they stay the smallest encoding:
-     * the same array when low is there already, a new one, or null when the chunk must change
-     * form.
+     * Adds low to a chunk of sorted values, editing them when they stay the smallest encoding: the
+     * same array when low is there already, a new one, or null when the chunk must change form.
      */
     private static byte[] addToArray(byte[] bytes, int low) {
         int n = (bytes.length - 1) / 2;

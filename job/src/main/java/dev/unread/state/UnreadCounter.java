@@ -24,42 +24,40 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * The semantics of docs/contract.md, per user (the key): the distinct-sender badge since the
- * inbox was last opened, and per conversation the unread seqs past a read cursor that only moves
- * forward.
+ * The semantics of docs/contract.md, per user (the key): the distinct-sender badge since the inbox
+ * was last opened, and per conversation the unread seqs past a read cursor that only moves forward.
  *
  * <p>State holds only what can still count: senders whose newest message is newer than the inbox
  * watermark, and seqs past the conversation cursor. Anything at or behind a watermark or cursor is
  * dropped on arrival, since neither ever moves back. So a message costs a few point reads and at
  * most one write per state; a reset walks only the senders it may remove.
  *
- * <p>A user who left a group conversation (newest membership event MEMBER_LEFT, forwarded by
- * {@link GroupFanOut}) has its counts for it hidden: written as 0 while the unread seqs stay in
- * state, and written again when a newer MEMBER_JOINED brings them back. Leaving moves no cursor
- * and does not touch the badge.
+ * <p>A user who left a group conversation (newest membership event MEMBER_LEFT, forwarded by {@link
+ * GroupFanOut}) has its counts for it hidden: written as 0 while the unread seqs stay in state, and
+ * written again when a newer MEMBER_JOINED brings them back. Leaving moves no cursor and does not
+ * touch the badge.
  *
  * <p>Emits a {@link UnreadCount} only when a count changes, and the cursors to side outputs only
  * when they advance.
  *
- * <p>After a restore, Redis may hold counts from events processed after the checkpoint, a
- * timeline the restore rolled back, and the replay may reach the same final counts through other
- * values (the two topics interleave differently), so "write only on change" alone could leave a
- * stale value. So the first time an incarnation of the counter (each open, i.e. each start or
- * restore) touches a count, it writes it out even if unchanged: every count the lost timeline
- * wrote is touched again by the replay of the same events, and so rewritten.
+ * <p>After a restore, Redis may hold counts from events processed after the checkpoint, a timeline
+ * the restore rolled back, and the replay may reach the same final counts through other values (the
+ * two topics interleave differently), so "write only on change" alone could leave a stale value. So
+ * the first time an incarnation of the counter (each open, i.e. each start or restore) touches a
+ * count, it writes it out even if unchanged: every count the lost timeline wrote is touched again
+ * by the replay of the same events, and so rewritten.
  *
  * <p>Optionally a user idle for a whole number of days is forgotten: the counts go to 0 (so Redis
  * drops the keys) and all of the user's state is cleared. Flink's own state TTL is not used for
- * this because it expires each map entry on its own, which would let the badge count drift from
- * the sender map and drop a watermark while keeping what it covers.
+ * this because it expires each map entry on its own, which would let the badge count drift from the
+ * sender map and drop a watermark while keeping what it covers.
  *
  * <p>The setting may change at any restore, so a timer may have been set under another one: each
  * user's day of latest event is recorded whether expiry is on or not, and a timer forgets the user
  * only when expiry is on and that day is the setting's number of days behind. When a restore turns
  * expiry on or changes the days, {@link UnreadCounterOperator} gives every user the timer the
  * setting calls for; a user with no event recorded (state from before this field, or built by the
- * savepoint tools) counts as active on the day the idle clock started, see {@link
- * #startIdleClock}.
+ * savepoint tools) counts as active on the day the idle clock started, see {@link #startIdleClock}.
  */
 public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadCount> {
 
@@ -84,16 +82,21 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
 
     /** Conversation id → cursor and unread count (and seqs, in states of earlier builds). */
     public static final MapStateDescriptor<Long, ConversationState> CONVERSATIONS =
-            new MapStateDescriptor<>("conversations", Types.LONG, Types.POJO(ConversationState.class));
+            new MapStateDescriptor<>(
+                    "conversations", Types.LONG, Types.POJO(ConversationState.class));
 
     /** (Conversation id, seq {@code >>> 16}) → that chunk of the unread seqs; see UnreadChunks. */
     public static final MapStateDescriptor<Tuple2<Long, Long>, byte[]> UNREAD_CHUNKS =
-            new MapStateDescriptor<>("unread-chunks", Types.TUPLE(Types.LONG, Types.LONG),
+            new MapStateDescriptor<>(
+                    "unread-chunks",
+                    Types.TUPLE(Types.LONG, Types.LONG),
                     PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
 
     /** Conversation id → the indices of its non-empty chunks, ascending; see UnreadChunks. */
     public static final MapStateDescriptor<Long, long[]> UNREAD_CHUNK_INDEX =
-            new MapStateDescriptor<>("unread-chunk-index", Types.LONG,
+            new MapStateDescriptor<>(
+                    "unread-chunk-index",
+                    Types.LONG,
                     PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
 
     static final long DAY_MS = Duration.ofDays(1).toMillis();
@@ -123,9 +126,12 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
 
     public UnreadCounter(long idleStateDays) {
         if (idleStateDays < 0 || idleStateDays > MAX_IDLE_STATE_DAYS) {
-            throw new IllegalArgumentException("idleStateDays must be >= 0 and at most "
-                    + MAX_IDLE_STATE_DAYS + " (100 years), was " + idleStateDays
-                    + "; 0 keeps state forever");
+            throw new IllegalArgumentException(
+                    "idleStateDays must be >= 0 and at most "
+                            + MAX_IDLE_STATE_DAYS
+                            + " (100 years), was "
+                            + idleStateDays
+                            + "; 0 keeps state forever");
         }
         this.idleStateDays = idleStateDays;
     }
@@ -138,8 +144,10 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         inbox = getRuntimeContext().getState(INBOX);
         senders = getRuntimeContext().getMapState(SENDERS);
         conversations = getRuntimeContext().getMapState(CONVERSATIONS);
-        unreadSeqs = new UnreadChunks(getRuntimeContext().getMapState(UNREAD_CHUNKS),
-                getRuntimeContext().getMapState(UNREAD_CHUNK_INDEX));
+        unreadSeqs =
+                new UnreadChunks(
+                        getRuntimeContext().getMapState(UNREAD_CHUNKS),
+                        getRuntimeContext().getMapState(UNREAD_CHUNK_INDEX));
     }
 
     /** Bytes of unread seqs read and written so far: the work, for tests that bound it. */
@@ -221,8 +229,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     }
 
     private void changeMembership(ChatEvent change, Collector<UnreadCount> out) throws Exception {
-        long membership =
-                change.kind == ChatEvent.Kind.MEMBER_JOINED ? change.seq : -change.seq;
+        long membership = change.kind == ChatEvent.Kind.MEMBER_JOINED ? change.seq : -change.seq;
         ConversationState state = conversations.get(change.conversationId);
         if (state == null) {
             // Nothing counted yet, so nothing to show or hide: the first count writes itself.
@@ -244,8 +251,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     }
 
     /**
-     * Writes a conversation count out, and its state, when it changed or this incarnation has
-     * not written it yet; false when it did neither.
+     * Writes a conversation count out, and its state, when it changed or this incarnation has not
+     * written it yet; false when it did neither.
      */
     private boolean emitConversation(
             long user,
@@ -313,8 +320,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
 
     /**
      * Records today as the user's active day, expiry on or off, so that a restore turning it on
-     * finds how long each user has been idle; when on, moves the user's single expiry timer to
-     * the end of the idle period: one state write and one timer per user per active day.
+     * finds how long each user has been idle; when on, moves the user's single expiry timer to the
+     * end of the idle period: one state write and one timer per user per active day.
      */
     private void markActive(TimerService timers) throws Exception {
         long today = timers.currentProcessingTime() / DAY_MS;
@@ -342,8 +349,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
 
     /**
      * Sets the current user's expiry timer from their recorded activity; for {@link
-     * UnreadCounterOperator} when a restore turned expiry on or changed its days. Only reads
-     * state, so it may run while the operator walks the keys.
+     * UnreadCounterOperator} when a restore turned expiry on or changed its days. Only reads state,
+     * so it may run while the operator walks the keys.
      */
     void scheduleExpiry(TimerService timers) throws Exception {
         if (idleStateDays > 0) {

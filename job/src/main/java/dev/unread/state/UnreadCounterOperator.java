@@ -15,17 +15,18 @@ import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 
 /**
- * Runs {@link UnreadCounter} and keeps its idle timers right across a restore that changes
- * {@code --idle-state-days}. A keyed function sees a user only when an event for them arrives, so
- * a restore that turns expiry on, or changes its days, would leave users with no further event
- * with no timer, or one for the wrong day. This operator remembers, in operator state, the days
- * the timers were set for, and when a restore brings other days, walks every user in the keyed
- * state once before the first event and sets the timer the setting calls for.
+ * Runs {@link UnreadCounter} and keeps its idle timers right across a restore that changes {@code
+ * --idle-state-days}. A keyed function sees a user only when an event for them arrives, so a
+ * restore that turns expiry on, or changes its days, would leave users with no further event with
+ * no timer, or one for the wrong day. This operator remembers, in operator state, the days the
+ * timers were set for, and when a restore brings other days, walks every user in the keyed state
+ * once before the first event and sets the timer the setting calls for.
  *
  * <p>It also keeps the day the idle clock started: the first start of a build that records each
  * user's active day. A user with no day recorded had no event since, so counts as active then.
  */
-public final class UnreadCounterOperator extends KeyedProcessOperator<Long, ChatEvent, UnreadCount> {
+public final class UnreadCounterOperator
+        extends KeyedProcessOperator<Long, ChatEvent, UnreadCount> {
     private static final long serialVersionUID = 1L;
 
     /** (idle state days the timers are set for, day the idle clock started); union state. */
@@ -70,15 +71,22 @@ public final class UnreadCounterOperator extends KeyedProcessOperator<Long, Chat
             return;
         }
         // The same timer service KeyedProcessOperator.open registered, looked up by its name.
-        TimerService timers = new SimpleTimerService(
-                getInternalTimerService(TIMERS, VoidNamespaceSerializer.INSTANCE, this));
+        TimerService timers =
+                new SimpleTimerService(
+                        getInternalTimerService(TIMERS, VoidNamespaceSerializer.INSTANCE, this));
         // Users with only conversation state have no inbox entry; a user in both gets the same
         // timer twice, which the timer service keeps once.
-        getKeyedStateBackend().applyToAllKeys(VoidNamespace.INSTANCE,
-                VoidNamespaceSerializer.INSTANCE, UnreadCounter.INBOX,
-                (user, state) -> counter.scheduleExpiry(timers));
-        getKeyedStateBackend().applyToAllKeys(VoidNamespace.INSTANCE,
-                VoidNamespaceSerializer.INSTANCE, UnreadCounter.CONVERSATIONS,
-                (user, state) -> counter.scheduleExpiry(timers));
+        getKeyedStateBackend()
+                .applyToAllKeys(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        UnreadCounter.INBOX,
+                        (user, state) -> counter.scheduleExpiry(timers));
+        getKeyedStateBackend()
+                .applyToAllKeys(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        UnreadCounter.CONVERSATIONS,
+                        (user, state) -> counter.scheduleExpiry(timers));
     }
 }

@@ -22,14 +22,14 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
  *
  * <p>Earlier builds wrote {@code Roaring64NavigableMap.serializePortable}, which savepoints still
  * hold. Its first byte can be anything (it is the low byte of a little-endian 64-bit count of
- * 32-bit buckets, 0 empty, 1 for seqs below 2^32, 2 or more above), but the count is below 2^32,
- * so that format is at least 8 bytes long with byte 7 always 0, which the zero-free runs never
- * are: that, not the leading byte, tells the formats apart. The old format is read into runs;
- * the next write replaces it.
+ * 32-bit buckets, 0 empty, 1 for seqs below 2^32, 2 or more above), but the count is below 2^32, so
+ * that format is at least 8 bytes long with byte 7 always 0, which the zero-free runs never are:
+ * that, not the leading byte, tells the formats apart. The old format is read into runs; the next
+ * write replaces it.
  *
  * <p>Edits splice the few varints they change into the bytes. Until the first edit the bytes are
- * the caller's array, never written; {@link #toBytes()} returns a new array after an edit and
- * the one read otherwise.
+ * the caller's array, never written; {@link #toBytes()} returns a new array after an edit and the
+ * one read otherwise.
  */
 public final class UnreadSeqs {
 
@@ -40,16 +40,22 @@ public final class UnreadSeqs {
 
     /** The number of seqs. */
     private long count;
+
     /** The greatest seq; 0 when empty. */
     private long max;
+
     /** The runs' varints are {@code body[from, to)}. */
     private byte[] body;
+
     private int from;
     private int to;
+
     /** Whether body is this object's own array, written in place, rather than the caller's. */
     private boolean owned;
+
     /** What {@link #toBytes()} returns until the next edit; null after one. */
     private byte[] encoded;
+
     /** Where the next {@link #read()} reads in body. */
     private int at;
 
@@ -103,8 +109,8 @@ public final class UnreadSeqs {
     }
 
     /**
-     * Adds a seq; false when it was already there. Past the greatest seq it touches only the
-     * last run; below it walks the runs up to the seq.
+     * Adds a seq; false when it was already there. Past the greatest seq it touches only the last
+     * run; below it walks the runs up to the seq.
      *
      * @throws IllegalArgumentException when seq is not positive
      */
@@ -165,9 +171,9 @@ public final class UnreadSeqs {
     }
 
     /**
-     * Removes every seq up to and including {@code cursor}. Walks only the runs it removes,
-     * which were each paid for when added, then keeps the rest of the bytes as they are: each
-     * run is stored relative to the end of the one before, and the first kept run keeps its end.
+     * Removes every seq up to and including {@code cursor}. Walks only the runs it removes, which
+     * were each paid for when added, then keeps the rest of the bytes as they are: each run is
+     * stored relative to the end of the one before, and the first kept run keeps its end.
      */
     void removeUpTo(long cursor) {
         if (count == 0) {
@@ -258,8 +264,8 @@ public final class UnreadSeqs {
 
     /**
      * Replaces {@code body[a, b)} with the varints of the first {@code n} of v1, v2, v3, in place
-     * when body is this object's and has room, else in a new array with room to grow, so a run
-     * of appends to one object costs amortized O(1) each.
+     * when body is this object's and has room, else in a new array with room to grow, so a run of
+     * appends to one object costs amortized O(1) each.
      */
     private void replace(int a, int b, int n, long v1, long v2, long v3) {
         int size = size(v1) + (n > 1 ? size(v2) : 0) + (n > 2 ? size(v3) : 0);

@@ -31,8 +31,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The deployed configuration runs: a Flink cluster started with flink-conf/config.yaml (only
- * paths and ports overridden) runs a keyed job on RocksDB and serves Prometheus metrics.
+ * The deployed configuration runs: a Flink cluster started with flink-conf/config.yaml (only paths
+ * and ports overridden) runs a keyed job on RocksDB and serves Prometheus metrics.
  */
 class FlinkConfITCase {
 
@@ -45,19 +45,22 @@ class FlinkConfITCase {
         overrides.put(RestOptions.PORT.key(), "0");
         Configuration conf = FlinkConf.load(FlinkConf.findDir(), overrides);
 
-        try (MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-                .setConfiguration(conf)
-                .setNumTaskManagers(1)
-                .setNumSlotsPerTaskManager(2)
-                .build())) {
+        try (MiniCluster cluster =
+                new MiniCluster(
+                        new MiniClusterConfiguration.Builder()
+                                .setConfiguration(conf)
+                                .setNumTaskManagers(1)
+                                .setNumSlotsPerTaskManager(2)
+                                .build())) {
             cluster.start();
 
             StreamExecutionEnvironment env = new TestStreamEnvironment(cluster, 2);
             List<Long> counts = new ArrayList<>();
-            try (CloseableIterator<Long> out = env.fromSequence(1, 1000)
-                    .keyBy(n -> n % 10, Types.LONG)
-                    .map(new CountPerKey())
-                    .executeAndCollect("flink-conf smoke")) {
+            try (CloseableIterator<Long> out =
+                    env.fromSequence(1, 1000)
+                            .keyBy(n -> n % 10, Types.LONG)
+                            .map(new CountPerKey())
+                            .executeAndCollect("flink-conf smoke")) {
                 out.forEachRemaining(counts::add);
             }
             // Each of 10 keys saw 100 numbers: the keyed state kept a count per key.
@@ -90,15 +93,19 @@ class FlinkConfITCase {
         HttpClient http = HttpClient.newHttpClient();
         HttpRequest request =
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build();
-        return Poll.until(expected + " on port " + port, Duration.ofSeconds(30), () -> {
-            try {
-                String body = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
-                return body.contains(expected) ? body : null;
-            } catch (IOException notYetListening) {
-                // The reporter starts with the cluster's metric registry.
-                return null;
-            }
-        });
+        return Poll.until(
+                expected + " on port " + port,
+                Duration.ofSeconds(30),
+                () -> {
+                    try {
+                        String body =
+                                http.send(request, HttpResponse.BodyHandlers.ofString()).body();
+                        return body.contains(expected) ? body : null;
+                    } catch (IOException notYetListening) {
+                        // The reporter starts with the cluster's metric registry.
+                        return null;
+                    }
+                });
     }
 
     private static int freePort() throws IOException {

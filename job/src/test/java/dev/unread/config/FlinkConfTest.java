@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.unread.UnreadJob;
-import dev.unread.config.UnreadConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,7 +52,8 @@ class FlinkConfTest {
         expect(CheckpointingOptions.SAVEPOINT_DIRECTORY, "file:///flink-data/savepoints");
         expect(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
         expect(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(10));
-        expect(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+        expect(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
                 ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         expect(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 3);
         expect(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, Duration.ofSeconds(5));
@@ -61,12 +61,15 @@ class FlinkConfTest {
         expect(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER, 3);
 
         expect(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
-        expect(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF,
+        expect(
+                RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF,
                 Duration.ofSeconds(1));
-        expect(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF,
+        expect(
+                RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF,
                 Duration.ofMinutes(1));
         expect(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER, 2.0);
-        expect(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD,
+        expect(
+                RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD,
                 Duration.ofMinutes(10));
         expect(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_JITTER_FACTOR, 0.1);
 
@@ -86,7 +89,8 @@ class FlinkConfTest {
         expect(PipelineOptions.GENERIC_TYPES, false);
 
         expect(MetricOptions.REPORTERS_LIST, "prom");
-        expectReporter(MetricOptions.REPORTER_FACTORY_CLASS,
+        expectReporter(
+                MetricOptions.REPORTER_FACTORY_CLASS,
                 "org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
         expectReporter(PROM_PORT, "9249");
 
@@ -98,13 +102,15 @@ class FlinkConfTest {
     @Test
     void theJobsOwnSettingsAgreeWithTheFile() {
         Configuration job = UnreadJob.settings(UnreadConfig.with(Map.of()));
-        for (ConfigOption<?> option : new ConfigOption<?>[] {
-                StateBackendOptions.STATE_BACKEND,
-                CheckpointingOptions.INCREMENTAL_CHECKPOINTS,
-                CheckpointingOptions.CHECKPOINTING_INTERVAL,
-                CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
-                PipelineOptions.MAX_PARALLELISM,
-                PipelineOptions.GENERIC_TYPES}) {
+        for (ConfigOption<?> option :
+                new ConfigOption<?>[] {
+                    StateBackendOptions.STATE_BACKEND,
+                    CheckpointingOptions.INCREMENTAL_CHECKPOINTS,
+                    CheckpointingOptions.CHECKPOINTING_INTERVAL,
+                    CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
+                    PipelineOptions.MAX_PARALLELISM,
+                    PipelineOptions.GENERIC_TYPES
+                }) {
             assertThat(job.get(option)).as(option.key()).isEqualTo(conf.get(option));
         }
     }
@@ -153,7 +159,8 @@ class FlinkConfTest {
 
     private <T> void expectReporter(ConfigOption<T> option, T value) {
         Configuration reporter = new DelegatingConfiguration(conf, PROM);
-        assertThat(reporter.containsKey(option.key())).as("config.yaml sets " + PROM + option.key())
+        assertThat(reporter.containsKey(option.key()))
+                .as("config.yaml sets " + PROM + option.key())
                 .isTrue();
         assertThat(reporter.get(option)).as(PROM + option.key()).isEqualTo(value);
         checked.add(PROM + option.key());

@@ -22,9 +22,10 @@ class UnreadConfigTest {
 
     @Test
     void aFlagWinsOverTheEnvironmentWhichWinsOverTheDefault() {
-        UnreadConfig c = UnreadConfig.fromArgs(
-                new String[] {"--flush-interval-ms", "50", "--group-id=g1"},
-                Map.of("UNREAD_FLUSH_INTERVAL_MS", "70", "UNREAD_REDIS_KEY_PREFIX", "p:"));
+        UnreadConfig c =
+                UnreadConfig.fromArgs(
+                        new String[] {"--flush-interval-ms", "50", "--group-id=g1"},
+                        Map.of("UNREAD_FLUSH_INTERVAL_MS", "70", "UNREAD_REDIS_KEY_PREFIX", "p:"));
         assertThat(c.flushIntervalMs).isEqualTo(50);
         assertThat(c.groupId).isEqualTo("g1");
         assertThat(c.redisKeyPrefix).isEqualTo("p:");
@@ -32,9 +33,14 @@ class UnreadConfigTest {
 
     @Test
     void thePasswordComesOnlyFromTheEnvironment() {
-        assertThat(UnreadConfig.from(Map.of(), Map.of("UNREAD_JDBC_PASSWORD", "s3cret")).jdbcPassword)
+        assertThat(
+                        UnreadConfig.from(Map.of(), Map.of("UNREAD_JDBC_PASSWORD", "s3cret"))
+                                .jdbcPassword)
                 .isEqualTo("s3cret");
-        assertThatThrownBy(() -> UnreadConfig.fromArgs(new String[] {"--jdbc-password", "x"}, Map.of()))
+        assertThatThrownBy(
+                        () ->
+                                UnreadConfig.fromArgs(
+                                        new String[] {"--jdbc-password", "x"}, Map.of()))
                 .hasMessageContaining("unknown setting --jdbc-password");
     }
 
@@ -50,8 +56,10 @@ class UnreadConfigTest {
 
     @Test
     void idleDaysATimerCannotHoldAreRefusedAtParseTime() {
-        assertThatThrownBy(() -> UnreadConfig.with(
-                        Map.of("idle-state-days", Long.toString(Long.MAX_VALUE))))
+        assertThatThrownBy(
+                        () ->
+                                UnreadConfig.with(
+                                        Map.of("idle-state-days", Long.toString(Long.MAX_VALUE))))
                 .hasMessageContaining("--idle-state-days must be at most 36500 (100 years)")
                 .hasMessageContaining("0 keeps state forever");
         assertThat(UnreadConfig.with(Map.of("idle-state-days", "36500")).idleStateDays)
@@ -61,11 +69,14 @@ class UnreadConfigTest {
     @Test
     void futureTimesAreBoundedByADayUnlessSetOtherwise() {
         assertThat(UnreadConfig.with(Map.of()).maxFutureSkewMs).isEqualTo(86_400_000L);
-        assertThat(UnreadConfig.from(Map.of(), Map.of("UNREAD_MAX_FUTURE_SKEW_MS", "0"))
-                        .maxFutureSkewMs)
+        assertThat(
+                        UnreadConfig.from(Map.of(), Map.of("UNREAD_MAX_FUTURE_SKEW_MS", "0"))
+                                .maxFutureSkewMs)
                 .isZero();
-        assertThat(UnreadConfig.fromArgs(new String[] {"--max-future-skew-ms", "60000"}, Map.of())
-                        .maxFutureSkewMs)
+        assertThat(
+                        UnreadConfig.fromArgs(
+                                        new String[] {"--max-future-skew-ms", "60000"}, Map.of())
+                                .maxFutureSkewMs)
                 .isEqualTo(60_000L);
         assertThatThrownBy(() -> UnreadConfig.with(Map.of("max-future-skew-ms", "-1")))
                 .hasMessageContaining("--max-future-skew-ms must be >= 0");
@@ -81,17 +92,20 @@ class UnreadConfigTest {
     void kafkaClientSettingsComeFromTheFileAndToStringHidesTheirSecrets(@TempDir Path dir)
             throws Exception {
         Path file = dir.resolve("client.properties");
-        Files.writeString(file, "security.protocol=SASL_SSL\n"
-                + "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule"
-                + " required username=\"unread\" password=\"hunter2\";\n"
-                + "ssl.truststore.password=hunter3\n");
+        Files.writeString(
+                file,
+                "security.protocol=SASL_SSL\n"
+                        + "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule"
+                        + " required username=\"unread\" password=\"hunter2\";\n"
+                        + "ssl.truststore.password=hunter3\n");
 
-        UnreadConfig c = UnreadConfig.from(
-                Map.of(), Map.of("UNREAD_KAFKA_PROPERTIES", file.toString()));
+        UnreadConfig c =
+                UnreadConfig.from(Map.of(), Map.of("UNREAD_KAFKA_PROPERTIES", file.toString()));
 
         assertThat(c.kafkaProperties).containsEntry("security.protocol", "SASL_SSL").hasSize(3);
         assertThat(c.kafkaClientProperties()).containsEntry("ssl.truststore.password", "hunter3");
-        assertThat(c.toString()).doesNotContain("hunter")
+        assertThat(c.toString())
+                .doesNotContain("hunter")
                 .contains("security.protocol=SASL_SSL", "sasl.jaas.config=***");
         assertThat(UnreadConfig.with(Map.of()).kafkaProperties).isEmpty();
     }
@@ -99,11 +113,18 @@ class UnreadConfigTest {
     @Test
     void theReadmeListsEverySettingWithItsVariableAndDefault() throws Exception {
         String readme = Files.readString(Path.of("..", "README.md"));
-        UnreadConfig.defaults().forEach((name, value) -> {
-            String row = "| `--" + name + "` | `" + UnreadConfig.envName(name) + "` | "
-                    + (value.isEmpty() ? "(empty)" : "`" + value + "`");
-            assertThat(readme).as("README row for --" + name).contains(row);
-        });
+        UnreadConfig.defaults()
+                .forEach(
+                        (name, value) -> {
+                            String row =
+                                    "| `--"
+                                            + name
+                                            + "` | `"
+                                            + UnreadConfig.envName(name)
+                                            + "` | "
+                                            + (value.isEmpty() ? "(empty)" : "`" + value + "`");
+                            assertThat(readme).as("README row for --" + name).contains(row);
+                        });
         assertThat(readme).contains("`" + UnreadConfig.JDBC_PASSWORD_ENV + "`");
     }
 }

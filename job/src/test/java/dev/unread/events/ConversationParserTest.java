@@ -30,11 +30,13 @@ class ConversationParserTest {
 
     @Test
     void aMessageWithMentionsAndMessageId() throws Exception {
-        ConversationEvent e = parse("{\"type\":\"MESSAGE\",\"conversationId\":80001,\"seq\":1038,"
-                + "\"senderId\":10087,\"sentAt\":1767225600000,\"mentions\":[10086,7,10086],"
-                + "\"messageId\":\"m-9f1c\"}");
-        assertThat(e).isEqualTo(
-                ConversationEvent.message(80001, 1038, 10087, 1767225600000L, 7, 10086));
+        ConversationEvent e =
+                parse(
+                        "{\"type\":\"MESSAGE\",\"conversationId\":80001,\"seq\":1038,"
+                                + "\"senderId\":10087,\"sentAt\":1767225600000,\"mentions\":[10086,7,10086],"
+                                + "\"messageId\":\"m-9f1c\"}");
+        assertThat(e)
+                .isEqualTo(ConversationEvent.message(80001, 1038, 10087, 1767225600000L, 7, 10086));
         assertThat(e.mentions).containsExactly(7, 10086);
         assertThat(e.mentions(10086)).isTrue();
         assertThat(e.mentions(10087)).isFalse();
@@ -59,55 +61,70 @@ class ConversationParserTest {
 
     @Test
     void nullAndUnknownFieldsAreIgnored() throws Exception {
-        assertThat(parse("{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"senderId\":3,"
-                        + "\"sentAt\":4,\"mentions\":null,\"messageId\":null,\"x\":{\"y\":[1]}}"))
+        assertThat(
+                        parse(
+                                "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"senderId\":3,"
+                                        + "\"sentAt\":4,\"mentions\":null,\"messageId\":null,\"x\":{\"y\":[1]}}"))
                 .isEqualTo(ConversationEvent.message(1, 2, 3, 4));
     }
 
     @Test
     void fieldsOfAnotherKindAreNotChecked() throws Exception {
-        assertThat(parse("{\"type\":\"MEMBER_JOINED\",\"conversationId\":1,\"userId\":2,"
-                        + "\"seq\":3,\"senderId\":\"x\",\"mentions\":7}"))
+        assertThat(
+                        parse(
+                                "{\"type\":\"MEMBER_JOINED\",\"conversationId\":1,\"userId\":2,"
+                                        + "\"seq\":3,\"senderId\":\"x\",\"mentions\":7}"))
                 .isEqualTo(ConversationEvent.joined(1, 2, 3));
-        assertThat(parse("{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"senderId\":3,"
-                        + "\"sentAt\":4,\"userId\":-5}"))
+        assertThat(
+                        parse(
+                                "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"senderId\":3,"
+                                        + "\"sentAt\":4,\"userId\":-5}"))
                 .isEqualTo(ConversationEvent.message(1, 2, 3, 4));
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "{\"conversationId\":1,\"userId\":2,\"seq\":3}|type: missing",
-        "{\"type\":\"JOINED\",\"conversationId\":1,\"userId\":2,\"seq\":3}|type: unknown JOINED",
-        "{\"type\":7,\"conversationId\":1,\"userId\":2,\"seq\":3}|type: must be text",
-        "{\"type\":\"MEMBER_JOINED\",\"conversationId\":1,\"seq\":3}|userId: missing",
-        "{\"type\":\"MEMBER_LEFT\",\"conversationId\":1,\"userId\":2,\"seq\":0}|seq: must be > 0, was 0",
-        "{\"type\":\"MEMBER_LEFT\",\"userId\":2,\"seq\":3}|conversationId: missing",
-        "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"sentAt\":4}|senderId: missing",
-        "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"senderId\":3}|sentAt: missing",
-        "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"senderId\":3,\"sentAt\":\"4\"}|sentAt: must be an integer",
-        "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"senderId\":3,\"sentAt\":4,\"mentions\":5}|mentions: must be an array of user ids",
-        "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"senderId\":3,\"sentAt\":4,\"mentions\":[0]}|mentions: must hold user ids (integers 1..2^63-1)",
-        "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"senderId\":3,\"sentAt\":4,\"mentions\":[\"7\"]}|mentions: must hold user ids (integers 1..2^63-1)",
-        "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"senderId\":3,\"sentAt\":4,\"messageId\":5}|messageId: must be text",
-        "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":99999999999999999999,\"senderId\":3,\"sentAt\":4}|seq: out of range (1..2^63-1)",
-        "[1]|not a JSON object",
-        "{\"type\":\"MEMBER_LEFT\",\"conversationId\":1,\"userId\":2,\"seq\":3} x|malformed JSON: Unrecognized token 'x': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "{\"conversationId\":1,\"userId\":2,\"seq\":3}|type: missing",
+                "{\"type\":\"JOINED\",\"conversationId\":1,\"userId\":2,\"seq\":3}|type: unknown JOINED",
+                "{\"type\":7,\"conversationId\":1,\"userId\":2,\"seq\":3}|type: must be text",
+                "{\"type\":\"MEMBER_JOINED\",\"conversationId\":1,\"seq\":3}|userId: missing",
+                "{\"type\":\"MEMBER_LEFT\",\"conversationId\":1,\"userId\":2,\"seq\":0}|seq: must be > 0, was 0",
+                "{\"type\":\"MEMBER_LEFT\",\"userId\":2,\"seq\":3}|conversationId: missing",
+                "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"sentAt\":4}|senderId: missing",
+                "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"senderId\":3}|sentAt: missing",
+                "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"senderId\":3,\"sentAt\":\"4\"}|sentAt: must be an integer",
+                "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"senderId\":3,\"sentAt\":4,\"mentions\":5}|mentions: must be an array of user ids",
+                "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"senderId\":3,\"sentAt\":4,\"mentions\":[0]}|mentions: must hold user ids (integers 1..2^63-1)",
+                "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"senderId\":3,\"sentAt\":4,\"mentions\":[\"7\"]}|mentions: must hold user ids (integers 1..2^63-1)",
+                "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,\"senderId\":3,\"sentAt\":4,\"messageId\":5}|messageId: must be text",
+                "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":99999999999999999999,\"senderId\":3,\"sentAt\":4}|seq: out of range (1..2^63-1)",
+                "[1]|not a JSON object",
+                "{\"type\":\"MEMBER_LEFT\",\"conversationId\":1,\"userId\":2,\"seq\":3} x|malformed JSON: Unrecognized token 'x': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')",
+            })
     void badRecordsAreRefusedWithTheirReason(String json, String reason) {
-        assertThatThrownBy(() -> parse(json)).isInstanceOf(InvalidRecordException.class)
+        assertThatThrownBy(() -> parse(json))
+                .isInstanceOf(InvalidRecordException.class)
                 .hasMessage(reason);
     }
 
     @Test
     void duplicateFieldsTrailingDataAndSizeAreRefused() {
-        assertThatThrownBy(() -> parse(
-                        "{\"type\":\"MEMBER_LEFT\",\"conversationId\":1,\"userId\":2,\"userId\":2,\"seq\":3}"))
+        assertThatThrownBy(
+                        () ->
+                                parse(
+                                        "{\"type\":\"MEMBER_LEFT\",\"conversationId\":1,\"userId\":2,\"userId\":2,\"seq\":3}"))
                 .hasMessageStartingWith("malformed JSON: Duplicate field 'userId'");
-        assertThatThrownBy(() -> parse(
-                        "{\"type\":\"MEMBER_LEFT\",\"conversationId\":1,\"userId\":2,\"seq\":3}{}"))
+        assertThatThrownBy(
+                        () ->
+                                parse(
+                                        "{\"type\":\"MEMBER_LEFT\",\"conversationId\":1,\"userId\":2,\"seq\":3}{}"))
                 .hasMessage("trailing data after the JSON object");
-        String big = "{\"type\":\"MEMBER_LEFT\",\"conversationId\":1,\"userId\":2,\"seq\":3,\"pad\":\""
-                + "x".repeat(EventParser.MAX_RECORD_BYTES) + "\"}";
+        String big =
+                "{\"type\":\"MEMBER_LEFT\",\"conversationId\":1,\"userId\":2,\"seq\":3,\"pad\":\""
+                        + "x".repeat(EventParser.MAX_RECORD_BYTES)
+                        + "\"}";
         assertThatThrownBy(() -> parse(big)).hasMessageContaining("exceeds 65536");
         assertThatThrownBy(() -> parser.parse(new byte[0])).hasMessage("empty record");
         assertThatThrownBy(() -> parser.parse(null)).hasMessage("empty record");
@@ -116,8 +133,13 @@ class ConversationParserTest {
     @Test
     void aLongMessageIdIsRefused() {
         String id = LongStream.range(0, 129).mapToObj(i -> "a").collect(Collectors.joining());
-        assertThatThrownBy(() -> parse("{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,"
-                        + "\"senderId\":3,\"sentAt\":4,\"messageId\":\"" + id + "\"}"))
+        assertThatThrownBy(
+                        () ->
+                                parse(
+                                        "{\"type\":\"MESSAGE\",\"conversationId\":1,\"seq\":2,"
+                                                + "\"senderId\":3,\"sentAt\":4,\"messageId\":\""
+                                                + id
+                                                + "\"}"))
                 .hasMessage("messageId: longer than 128 characters");
     }
 }

@@ -16,15 +16,43 @@ class ParseConversationsTest {
     @Test
     void validRecordsGoOnAndBadOnesBecomeDeadLettersWithTheirReason() throws Exception {
         long now = 1_767_225_600_000L;
-        RawRecord good = new RawRecord("chat-conversations", 2, 7, now, "80001".getBytes(UTF_8),
-                EventJson.membership(true, 80001, 10086, 1000).getBytes(UTF_8));
-        RawRecord bad = new RawRecord("chat-conversations", 2, 8, now, null,
-                "{\"type\":\"MESSAGE\",\"conversationId\":80001,\"seq\":0}".getBytes(UTF_8));
-        RawRecord future = new RawRecord("chat-conversations", 2, 9, now, null,
-                ("{\"type\":\"MESSAGE\",\"conversationId\":80001,\"seq\":5,\"senderId\":7,"
-                        + "\"sentAt\":" + (now + 1001) + "}").getBytes(UTF_8));
-        RawRecord utf16 = new RawRecord("chat-conversations", 2, 10, now, null,
-                EventJson.membership(true, 80001, 10086, 1000).getBytes(UTF_16LE));
+        RawRecord good =
+                new RawRecord(
+                        "chat-conversations",
+                        2,
+                        7,
+                        now,
+                        "80001".getBytes(UTF_8),
+                        EventJson.membership(true, 80001, 10086, 1000).getBytes(UTF_8));
+        RawRecord bad =
+                new RawRecord(
+                        "chat-conversations",
+                        2,
+                        8,
+                        now,
+                        null,
+                        "{\"type\":\"MESSAGE\",\"conversationId\":80001,\"seq\":0}"
+                                .getBytes(UTF_8));
+        RawRecord future =
+                new RawRecord(
+                        "chat-conversations",
+                        2,
+                        9,
+                        now,
+                        null,
+                        ("{\"type\":\"MESSAGE\",\"conversationId\":80001,\"seq\":5,\"senderId\":7,"
+                                        + "\"sentAt\":"
+                                        + (now + 1001)
+                                        + "}")
+                                .getBytes(UTF_8));
+        RawRecord utf16 =
+                new RawRecord(
+                        "chat-conversations",
+                        2,
+                        10,
+                        now,
+                        null,
+                        EventJson.membership(true, 80001, 10086, 1000).getBytes(UTF_16LE));
         try (OneInputStreamOperatorTestHarness<RawRecord, ConversationEvent> harness =
                 ProcessFunctionTestHarnesses.forProcessFunction(new ParseConversations(1000))) {
             harness.processElement(good, 0);
@@ -34,13 +62,18 @@ class ParseConversationsTest {
 
             assertThat(harness.extractOutputValues())
                     .containsExactly(ConversationEvent.joined(80001, 10086, 1000));
-            List<String> reasons = harness.getSideOutput(ParseEvents.DEAD_LETTERS).stream()
-                    .map(r -> r.getValue().reason)
-                    .toList();
+            List<String> reasons =
+                    harness.getSideOutput(ParseEvents.DEAD_LETTERS).stream()
+                            .map(r -> r.getValue().reason)
+                            .toList();
             assertThat(reasons).hasSize(3);
             assertThat(reasons.get(0)).isEqualTo("seq: must be > 0, was 0");
-            assertThat(reasons.get(1)).isEqualTo("sentAt: " + (now + 1001)
-                    + " is more than 1000 ms after the record's timestamp " + now);
+            assertThat(reasons.get(1))
+                    .isEqualTo(
+                            "sentAt: "
+                                    + (now + 1001)
+                                    + " is more than 1000 ms after the record's timestamp "
+                                    + now);
             assertThat(reasons.get(2)).startsWith("not UTF-8");
         }
     }

@@ -1,17 +1,17 @@
 package dev.unread.reliability;
 
-import dev.unread.testing.JobHarness;
-import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.testing.BadRecords;
+import dev.unread.testing.JobHarness;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Observed;
 import dev.unread.testing.Poll;
 import dev.unread.testing.TcpProxy;
+import dev.unread.testing.TestRedis;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -29,10 +29,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Redis, then MySQL, unreachable for over ten seconds while events keep coming: a {@link
- * TcpProxy} between the job and the shared server cuts every connection and refuses new ones, the
- * server itself stays up for everyone else. The job may stall or fail and restore as often as it
- * likes; once the server is back, every output must equal the oracle, so no update was dropped.
+ * Redis, then MySQL, unreachable for over ten seconds while events keep coming: a {@link TcpProxy}
+ * between the job and the shared server cuts every connection and refuses new ones, the server
+ * itself stays up for everyone else. The job may stall or fail and restore as often as it likes;
+ * once the server is back, every output must equal the oracle, so no update was dropped.
  */
 class DependencyOutageITCase {
 
@@ -51,17 +51,20 @@ class DependencyOutageITCase {
     @TempDir Path checkpoints;
 
     @Test
-    void redisUnreachableForTenSecondsMidStreamLosesNoUpdate(
-            @InjectMiniCluster MiniCluster cluster) throws Exception {
+    void redisUnreachableForTenSecondsMidStreamLosesNoUpdate(@InjectMiniCluster MiniCluster cluster)
+            throws Exception {
         try (TcpProxy proxy = new TcpProxy("127.0.0.1", 6379)) {
-            outage(cluster, "Redis", proxy,
+            outage(
+                    cluster,
+                    "Redis",
+                    proxy,
                     Map.of("redis-url", "redis://" + proxy.address() + "/0"));
         }
     }
 
     @Test
-    void mySqlUnreachableForTenSecondsMidStreamLosesNoCursor(
-            @InjectMiniCluster MiniCluster cluster) throws Exception {
+    void mySqlUnreachableForTenSecondsMidStreamLosesNoCursor(@InjectMiniCluster MiniCluster cluster)
+            throws Exception {
         try (TcpProxy proxy = new TcpProxy("127.0.0.1", 3306)) {
             outage(cluster, "MySQL", proxy, Map.of());
         }
@@ -82,9 +85,10 @@ class DependencyOutageITCase {
         String prefix = JobHarness.prefix("outage", seed);
 
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
-            String jdbcUrl = redis.isEmpty()
-                    ? "jdbc:mysql://" + proxy.address() + "/" + db.name
-                    : db.jdbcUrl();
+            String jdbcUrl =
+                    redis.isEmpty()
+                            ? "jdbc:mysql://" + proxy.address() + "/" + db.name
+                            : db.jdbcUrl();
             Map<String, String> settings = JobHarness.settings(prefix, jdbcUrl);
             settings.putAll(redis);
             UnreadConfig config = KAFKA.freshTopics(settings);
@@ -94,7 +98,8 @@ class DependencyOutageITCase {
 
             KAFKA.produce(parts.get(0));
             JobClient job =
-                    JobHarness.start(UnreadJob.forProduction(config), config, checkpoints, "outage");
+                    JobHarness.start(
+                            UnreadJob.forProduction(config), config, checkpoints, "outage");
             JobID id = job.getJobID();
             try {
                 JobHarness.awaitCheckpointsAfter(cluster, id, 0);
@@ -102,13 +107,15 @@ class DependencyOutageITCase {
                 proxy.down();
                 long down = System.nanoTime();
                 KAFKA.produce(parts.get(1));
-                Poll.until(server + " down for " + OUTAGE + ", and the job noticed",
+                Poll.until(
+                        server + " down for " + OUTAGE + ", and the job noticed",
                         JobHarness.CONVERGENCE,
-                        () -> System.nanoTime() - down >= OUTAGE.toNanos()
-                                        && proxy.refused() > 0
-                                        && JobHarness.restarts(cluster, id) > 0
-                                ? true
-                                : null);
+                        () ->
+                                System.nanoTime() - down >= OUTAGE.toNanos()
+                                                && proxy.refused() > 0
+                                                && JobHarness.restarts(cluster, id) > 0
+                                        ? true
+                                        : null);
                 int refusedWhileDown = proxy.refused();
                 Duration downFor = Duration.ofNanos(System.nanoTime() - down);
                 proxy.up();
@@ -119,10 +126,17 @@ class DependencyOutageITCase {
                 JobHarness.assertDeadLetters(KAFKA, config, traffic.bad(), false, context);
                 assertThat(job.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
                 int restarts = JobHarness.restarts(cluster, id);
-                JobHarness.summary(server + " unreachable (TCP proxy cut)",
-                        "1 outage of " + downFor.toSeconds() + " s, " + refusedWhileDown
+                JobHarness.summary(
+                        server + " unreachable (TCP proxy cut)",
+                        "1 outage of "
+                                + downFor.toSeconds()
+                                + " s, "
+                                + refusedWhileDown
                                 + " reconnects refused",
-                        traffic, restarts, started, seed);
+                        traffic,
+                        restarts,
+                        started,
+                        seed);
             } finally {
                 proxy.up();
                 job.cancel().get();

@@ -1,7 +1,5 @@
 package dev.unread.reliability;
 
-import dev.unread.testing.JobHarness;
-import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
@@ -9,9 +7,11 @@ import dev.unread.config.UnreadConfig;
 import dev.unread.events.EventJson;
 import dev.unread.events.EventParser;
 import dev.unread.testing.BadRecords;
+import dev.unread.testing.JobHarness;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Observed;
+import dev.unread.testing.TestRedis;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -34,8 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Over ten thousand records that break the input contract, every {@link BadRecords.Kind} of them,
  * mixed into valid traffic of which a third is written unusually but validly ({@link
  * BadRecords#unusualButValid}: fields of the other kind, deep nesting, text beyond ASCII): the job
- * must not fail once, each bad record must reach the dead-letter topic exactly once with its
- * bytes, key and a reason, and the valid records must count exactly as the oracle says.
+ * must not fail once, each bad record must reach the dead-letter topic exactly once with its bytes,
+ * key and a reason, and the valid records must count exactly as the oracle says.
  */
 class HostileInputITCase {
 
@@ -69,27 +69,34 @@ class HostileInputITCase {
 
         List<BadRecords.Bad> bad =
                 new ArrayList<>(new BadRecords(seed, JUST_OVER_THE_LIMIT).of(BAD_RECORDS));
-        new BadRecords(seed + 1).of(BadRecords.Kind.values().length * MEBIBYTE_RECORDS).stream()
-                .filter(b -> b.kind() == BadRecords.Kind.OVERSIZED)
-                .forEach(b -> bad.add(bad.size() / 2, b));
+        new BadRecords(seed + 1)
+                .of(BadRecords.Kind.values().length * MEBIBYTE_RECORDS).stream()
+                        .filter(b -> b.kind() == BadRecords.Kind.OVERSIZED)
+                        .forEach(b -> bad.add(bad.size() / 2, b));
         Map<BadRecords.Kind, Integer> kinds = new EnumMap<>(BadRecords.Kind.class);
         bad.forEach(b -> kinds.merge(b.kind(), 1, Integer::sum));
         assertThat(kinds).as("every kind of bad record").hasSize(BadRecords.Kind.values().length);
-        assertThat(bad).filteredOn(b -> b.value().length > 1000 * 1024)
-                .hasSize(MEBIBYTE_RECORDS);
+        assertThat(bad).filteredOn(b -> b.value().length > 1000 * 1024).hasSize(MEBIBYTE_RECORDS);
 
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
             UnreadConfig config = KAFKA.freshTopics(JobHarness.settings(prefix, db.jdbcUrl()));
             Random unusual = new Random(seed);
-            JobHarness.Traffic traffic = JobHarness.traffic(config, seed, 3000, bad,
-                    e -> unusual.nextInt(3) == 0
-                            ? BadRecords.unusualButValid(e, unusual)
-                            : EventJson.value(e));
+            JobHarness.Traffic traffic =
+                    JobHarness.traffic(
+                            config,
+                            seed,
+                            3000,
+                            bad,
+                            e ->
+                                    unusual.nextInt(3) == 0
+                                            ? BadRecords.unusualButValid(e, unusual)
+                                            : EventJson.value(e));
             List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(2);
 
             KAFKA.produce(parts.get(0));
             JobClient job =
-                    JobHarness.start(UnreadJob.forProduction(config), config, checkpoints, "hostile");
+                    JobHarness.start(
+                            UnreadJob.forProduction(config), config, checkpoints, "hostile");
             JobID id = job.getJobID();
             try {
                 JobHarness.awaitCheckpointsAfter(cluster, id, 0);
@@ -101,8 +108,13 @@ class HostileInputITCase {
                 assertThat(letters).as(context).isEqualTo(bad.size());
                 assertThat(job.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
                 assertThat(JobHarness.restarts(cluster, id)).as("restarts, " + context).isZero();
-                JobHarness.summary("hostile input, by kind " + kinds, bad.size() + " bad records",
-                        traffic, 0, started, seed);
+                JobHarness.summary(
+                        "hostile input, by kind " + kinds,
+                        bad.size() + " bad records",
+                        traffic,
+                        0,
+                        started,
+                        seed);
             } finally {
                 job.cancel().get();
                 TestRedis.deleteKeys(prefix);

@@ -1,15 +1,15 @@
 package dev.unread.reliability;
 
-import dev.unread.testing.JobHarness;
-import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.testing.BadRecords;
+import dev.unread.testing.JobHarness;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Observed;
+import dev.unread.testing.TestRedis;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.flink.api.common.JobID;
@@ -25,9 +25,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The Kafka broker restarted twice while the job reads from it and writes dead letters to it:
- * the source's fetches and offset commits and the dead-letter producer's sends fail until it is
- * back. Nothing read may be lost or counted twice, and no dead letter may go missing.
+ * The Kafka broker restarted twice while the job reads from it and writes dead letters to it: the
+ * source's fetches and offset commits and the dead-letter producer's sends fail until it is back.
+ * Nothing read may be lost or counted twice, and no dead letter may go missing.
  */
 class KafkaRestartITCase {
 
@@ -60,8 +60,9 @@ class KafkaRestartITCase {
             List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(RESTARTS + 1);
 
             KAFKA.produce(parts.get(0));
-            JobClient job = JobHarness.start(
-                    UnreadJob.forProduction(config), config, checkpoints, "kafka restart");
+            JobClient job =
+                    JobHarness.start(
+                            UnreadJob.forProduction(config), config, checkpoints, "kafka restart");
             JobID id = job.getJobID();
             try {
                 long checkpointsSoFar = JobHarness.awaitCheckpointsAfter(cluster, id, 0);
@@ -71,7 +72,8 @@ class KafkaRestartITCase {
                     KAFKA.produce(parts.get(restart + 1));
                     KAFKA.kafka().restart();
                     // The job is healthy again once it checkpoints against the new broker.
-                    checkpointsSoFar = JobHarness.awaitCheckpointsAfter(cluster, id, checkpointsSoFar);
+                    checkpointsSoFar =
+                            JobHarness.awaitCheckpointsAfter(cluster, id, checkpointsSoFar);
                 }
 
                 Observed.awaitAgreement(
@@ -79,8 +81,13 @@ class KafkaRestartITCase {
                 JobHarness.assertDeadLetters(KAFKA, config, traffic.bad(), false, context);
                 assertThat(job.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
                 int restarts = JobHarness.restarts(cluster, id);
-                JobHarness.summary("Kafka broker restarted (same port and log dir)",
-                        RESTARTS + " broker restarts", traffic, restarts, started, seed);
+                JobHarness.summary(
+                        "Kafka broker restarted (same port and log dir)",
+                        RESTARTS + " broker restarts",
+                        traffic,
+                        restarts,
+                        started,
+                        seed);
             } finally {
                 job.cancel().get();
                 TestRedis.deleteKeys(prefix);

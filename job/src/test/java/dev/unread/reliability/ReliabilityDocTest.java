@@ -20,10 +20,11 @@ import org.junit.jupiter.api.Test;
 class ReliabilityDocTest {
 
     private static final Path ROOT = root();
-    private static final List<Path> TEST_DIRS = List.of(
-            ROOT.resolve("job/src/test/java/dev/unread/reliability"),
-            ROOT.resolve("savepoint-tools/src/test/java/dev/unread/reliability"),
-            ROOT.resolve("state-query-api/src/test/java/dev/unread/api"));
+    private static final List<Path> TEST_DIRS =
+            List.of(
+                    ROOT.resolve("job/src/test/java/dev/unread/reliability"),
+                    ROOT.resolve("savepoint-tools/src/test/java/dev/unread/reliability"),
+                    ROOT.resolve("state-query-api/src/test/java/dev/unread/api"));
 
     /** {@code -Dit.test=Name} or {@code -Dit.test='Name#methodPrefix*'}. */
     private static final Pattern REPRODUCE =
@@ -49,15 +50,20 @@ class ReliabilityDocTest {
     @Test
     void everyReliabilityTestHasARow() throws IOException {
         try (Stream<Path> files = Files.list(TEST_DIRS.get(0))) {
-            List<String> tests = files.map(f -> f.getFileName().toString())
-                    .filter(name -> name.endsWith("ITCase.java"))
-                    .map(name -> name.substring(0, name.length() - ".java".length()))
-                    .toList();
+            List<String> tests =
+                    files.map(f -> f.getFileName().toString())
+                            .filter(name -> name.endsWith("ITCase.java"))
+                            .map(name -> name.substring(0, name.length() - ".java".length()))
+                            .toList();
             assertThat(tests).isNotEmpty();
-            assertThat(tests).allSatisfy(test -> assertThat(
-                            doc.contains("-Dit.test=" + test) || doc.contains("-Dit.test='" + test))
-                    .as("a row for " + test)
-                    .isTrue());
+            assertThat(tests)
+                    .allSatisfy(
+                            test ->
+                                    assertThat(
+                                                    doc.contains("-Dit.test=" + test)
+                                                            || doc.contains("-Dit.test='" + test))
+                                            .as("a row for " + test)
+                                            .isTrue());
         }
     }
 

@@ -1,15 +1,15 @@
 package dev.unread.reliability;
 
-import dev.unread.testing.JobHarness;
-import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.testing.BadRecords;
+import dev.unread.testing.JobHarness;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Observed;
+import dev.unread.testing.TestRedis;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.flink.api.common.JobID;
@@ -61,7 +61,8 @@ class TaskManagerLossITCase {
 
             KAFKA.produce(parts.get(0));
             JobClient job =
-                    JobHarness.start(UnreadJob.forProduction(config), config, checkpoints, "tm loss");
+                    JobHarness.start(
+                            UnreadJob.forProduction(config), config, checkpoints, "tm loss");
             JobID id = job.getJobID();
             try {
                 long checkpointsSoFar = JobHarness.awaitCheckpointsAfter(cluster, id, 0);
@@ -75,7 +76,8 @@ class TaskManagerLossITCase {
                     restarts = JobHarness.awaitRestartsAfter(cluster, id, restarts);
                     JobHarness.awaitAllTasksRunning(cluster, id);
                     // A checkpoint after the restore, so the next kill restores from a newer one.
-                    checkpointsSoFar = JobHarness.awaitCheckpointsAfter(cluster, id, checkpointsSoFar);
+                    checkpointsSoFar =
+                            JobHarness.awaitCheckpointsAfter(cluster, id, checkpointsSoFar);
                 }
 
                 Observed.awaitAgreement(
@@ -84,8 +86,13 @@ class TaskManagerLossITCase {
                 assertThat(job.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
                 restarts = JobHarness.restarts(cluster, id);
                 assertThat(restarts).as("restarts, " + context).isGreaterThanOrEqualTo(KILLS);
-                JobHarness.summary("TaskManager killed mid-stream (terminateTaskManager + new one)",
-                        KILLS + " kills", traffic, restarts, started, seed);
+                JobHarness.summary(
+                        "TaskManager killed mid-stream (terminateTaskManager + new one)",
+                        KILLS + " kills",
+                        traffic,
+                        restarts,
+                        started,
+                        seed);
             } finally {
                 job.cancel().get();
                 TestRedis.deleteKeys(prefix);

@@ -11,9 +11,9 @@ import org.apache.flink.util.InstantiationUtil;
 import org.junit.jupiter.api.Test;
 
 /**
- * Flink decides which operators a sink gets, and what state they keep, from the interfaces the
- * sink and its writer implement: the wrapper must implement all those of the connector, also
- * after a connector upgrade adds one.
+ * Flink decides which operators a sink gets, and what state they keep, from the interfaces the sink
+ * and its writer implement: the wrapper must implement all those of the connector, also after a
+ * connector upgrade adds one.
  */
 class JdbcCursorSinkTest {
 

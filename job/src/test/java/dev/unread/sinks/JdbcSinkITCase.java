@@ -1,12 +1,12 @@
 package dev.unread.sinks;
 
-import dev.unread.contract.MySqlSchema;
-import dev.unread.testing.MySqlTestDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.MySqlSchema;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.InboxCursor;
+import dev.unread.testing.MySqlTestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -46,15 +46,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The sinks of {@link MySqlCursors} in real Flink jobs on a MiniCluster against the real server:
- * proof that the JDBC connector built for Flink 2.0 runs on the Flink this project uses, that
- * the tables appear by themselves, that any order and any duplicates of cursors end at their
- * greatest values, and that a lost connection or an unreachable database loses no write.
+ * proof that the JDBC connector built for Flink 2.0 runs on the Flink this project uses, that the
+ * tables appear by themselves, that any order and any duplicates of cursors end at their greatest
+ * values, and that a lost connection or an unreachable database loses no write.
  */
 class JdbcSinkITCase {
 
     private static final int PARALLELISM = 2;
+
     /** 2026-01-01T00:00:00Z. */
     private static final long NEW_YEAR = 1_767_225_600_000L;
+
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final DateTimeFormatter DATETIME_3 =
             DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
@@ -129,8 +131,7 @@ class JdbcSinkITCase {
         run(db.config(), inbox, conversations);
 
         List<List<String>> expectedInbox = new ArrayList<>();
-        lastReadAt.forEach(
-                (user, at) -> expectedInbox.add(List.of(user.toString(), datetime(at))));
+        lastReadAt.forEach((user, at) -> expectedInbox.add(List.of(user.toString(), datetime(at))));
         List<List<String>> expectedMembers = new ArrayList<>();
         for (long[] read : lastRead.values()) {
             expectedMembers.add(
@@ -283,9 +284,9 @@ class JdbcSinkITCase {
     }
 
     /**
-     * Holds back the cursor of conversation {@link #AT} in the first attempt of its task until
-     * the test opens it, so the test can break the database between two batches. A static latch
-     * reaches the MiniCluster's tasks because they run in this JVM.
+     * Holds back the cursor of conversation {@link #AT} in the first attempt of its task until the
+     * test opens it, so the test can break the database between two batches. A static latch reaches
+     * the MiniCluster's tasks because they run in this JVM.
      */
     static final class Gate extends RichMapFunction<ConversationCursor, ConversationCursor> {
         static final int AT = 100;

@@ -35,9 +35,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The dead-letter producer against a real broker with the largest records the input topics
- * accept: a letter adds headers to the refused record, so without room for them the broker or the
- * producer would refuse the letter and fail the job, on every restart.
+ * The dead-letter producer against a real broker with the largest records the input topics accept:
+ * a letter adds headers to the refused record, so without room for them the broker or the producer
+ * would refuse the letter and fail the job, on every restart.
  */
 class KafkaDeadLettersITCase {
 
@@ -67,8 +67,12 @@ class KafkaDeadLettersITCase {
 
         byte[] tooLarge = new byte[largest + 1];
         try (KafkaProducer<byte[], byte[]> producer = producer("none")) {
-            assertThatThrownBy(() -> producer.send(
-                            new ProducerRecord<>(config.messagesTopic, 0, key, tooLarge)).get())
+            assertThatThrownBy(
+                            () ->
+                                    producer.send(
+                                                    new ProducerRecord<>(
+                                                            config.messagesTopic, 0, key, tooLarge))
+                                            .get())
                     .as("one byte more than the largest record")
                     .isInstanceOf(ExecutionException.class)
                     .hasCauseInstanceOf(RecordTooLargeException.class);
@@ -122,8 +126,7 @@ class KafkaDeadLettersITCase {
     private static ConsumerRecord<byte[], byte[]> letter(
             List<ConsumerRecord<byte[], byte[]>> letters, String sourceTopic) {
         return letters.stream()
-                .filter(l -> sourceTopic.equals(
-                        KafkaBroker.header(l, DeadLetters.SOURCE_TOPIC)))
+                .filter(l -> sourceTopic.equals(KafkaBroker.header(l, DeadLetters.SOURCE_TOPIC)))
                 .findFirst()
                 .orElseThrow();
     }
@@ -141,7 +144,8 @@ class KafkaDeadLettersITCase {
     private static int largestValue(int limit) {
         int value = limit;
         while (DefaultRecordBatch.RECORD_BATCH_OVERHEAD
-                        + DefaultRecord.sizeInBytes(0, 0, 5, value, NO_HEADERS) > limit) {
+                        + DefaultRecord.sizeInBytes(0, 0, 5, value, NO_HEADERS)
+                > limit) {
             value--;
         }
         return value;

@@ -1,11 +1,11 @@
 package dev.unread.sinks;
 
-import dev.unread.contract.MySqlSchema;
-import dev.unread.testing.MySqlTestDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.contract.MySqlSchema;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.InboxCursor;
+import dev.unread.testing.MySqlTestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -40,13 +40,14 @@ import org.junit.jupiter.api.Test;
  * connector writes them (bound, added to a batch, the batch executed on a connection with the
  * sink's own properties) but without Flink, so each case controls exactly what reaches the table.
  *
- * <p>Neither the JVM nor the database session runs in UTC here, so any time zone conversion
- * would show in the DATETIME columns.
+ * <p>Neither the JVM nor the database session runs in UTC here, so any time zone conversion would
+ * show in the DATETIME columns.
  */
 class MySqlCursorsTest {
 
     private static final long USER = 10086;
     private static final long CONVERSATION = 80001;
+
     /** 2026-01-01T00:00:00Z. */
     private static final long NEW_YEAR = 1_767_225_600_000L;
 
@@ -71,7 +72,8 @@ class MySqlCursorsTest {
     @BeforeEach
     void freshTables() throws SQLException {
         db.dropTables();
-        try (Connection c = sinkConnection(); Statement st = c.createStatement()) {
+        try (Connection c = sinkConnection();
+                Statement st = c.createStatement()) {
             st.execute(MySqlSchema.CREATE_USER_ACTIVITY);
             st.execute(MySqlSchema.CREATE_CONVERSATION_MEMBER);
         }
@@ -182,8 +184,7 @@ class MySqlCursorsTest {
 
             long conversation = 1 + random.nextInt(5);
             long seq = 1 + random.nextInt(500);
-            conversations.add(
-                    new ConversationCursor(user, conversation, seq, unreadAfter(seq)));
+            conversations.add(new ConversationCursor(user, conversation, seq, unreadAfter(seq)));
             lastReadSeq.merge(List.of(conversation, user), seq, Math::max);
         }
         // Every cursor twice, in any order, in batches of any size, as replays deliver them.
@@ -199,8 +200,7 @@ class MySqlCursorsTest {
         }
 
         List<List<String>> expectedInbox = new ArrayList<>();
-        lastReadAt.forEach(
-                (user, at) -> expectedInbox.add(List.of(user.toString(), datetime(at))));
+        lastReadAt.forEach((user, at) -> expectedInbox.add(List.of(user.toString(), datetime(at))));
         List<List<String>> expectedMembers = new ArrayList<>();
         lastReadSeq.forEach(
                 (key, seq) ->
@@ -210,14 +210,16 @@ class MySqlCursorsTest {
                                         key.get(1).toString(),
                                         seq.toString(),
                                         Long.toString(unreadAfter(seq)))));
-        assertThat(db.rows(
-                        "SELECT user_id, CAST(last_read_at AS CHAR) FROM user_activity"
-                                + " ORDER BY user_id"))
+        assertThat(
+                        db.rows(
+                                "SELECT user_id, CAST(last_read_at AS CHAR) FROM user_activity"
+                                        + " ORDER BY user_id"))
                 .as("seed %d", seed)
                 .isEqualTo(expectedInbox);
-        assertThat(db.rows(
-                        "SELECT conversation_id, user_id, last_read_seq, unread_count"
-                                + " FROM conversation_member ORDER BY conversation_id, user_id"))
+        assertThat(
+                        db.rows(
+                                "SELECT conversation_id, user_id, last_read_seq, unread_count"
+                                        + " FROM conversation_member ORDER BY conversation_id, user_id"))
                 .as("seed %d", seed)
                 .isEqualTo(expectedMembers);
     }
@@ -235,7 +237,8 @@ class MySqlCursorsTest {
 
     @Test
     void schemaHasTheContractsColumnsAndCanBeCreatedAgain() throws SQLException {
-        try (Connection c = sinkConnection(); Statement st = c.createStatement()) {
+        try (Connection c = sinkConnection();
+                Statement st = c.createStatement()) {
             st.execute(MySqlSchema.CREATE_USER_ACTIVITY);
             st.execute(MySqlSchema.CREATE_CONVERSATION_MEMBER);
         }
@@ -264,23 +267,24 @@ class MySqlCursorsTest {
 
     @Test
     void twoWritersStartingAtOnceAddTheIndexToATableThatLacksIt() throws Exception {
-        try (Connection c = sinkConnection(); Statement st = c.createStatement()) {
+        try (Connection c = sinkConnection();
+                Statement st = c.createStatement()) {
             // The table as the job's first release created it.
             st.execute("DROP TABLE conversation_member");
-            st.execute("CREATE TABLE conversation_member (conversation_id BIGINT NOT NULL,"
-                    + " user_id BIGINT NOT NULL, last_read_seq BIGINT NOT NULL DEFAULT 0,"
-                    + " unread_count INT NOT NULL DEFAULT 0,"
-                    + " PRIMARY KEY (conversation_id, user_id))");
+            st.execute(
+                    "CREATE TABLE conversation_member (conversation_id BIGINT NOT NULL,"
+                            + " user_id BIGINT NOT NULL, last_read_seq BIGINT NOT NULL DEFAULT 0,"
+                            + " unread_count INT NOT NULL DEFAULT 0,"
+                            + " PRIMARY KEY (conversation_id, user_id))");
             st.execute("INSERT INTO conversation_member VALUES (80001, 10086, 5, 1)");
         }
         assertThat(userIndex()).isEmpty();
 
         CyclicBarrier start = new CyclicBarrier(2);
-        ExecutorService writers =
-                Executors.newFixedThreadPool(2);
+        ExecutorService writers = Executors.newFixedThreadPool(2);
         try {
-            List<Future<Object>> opened = writers.invokeAll(List.of(
-                    () -> openWriter(start), () -> openWriter(start)));
+            List<Future<Object>> opened =
+                    writers.invokeAll(List.of(() -> openWriter(start), () -> openWriter(start)));
             for (Future<Object> writer : opened) {
                 writer.get();
             }
@@ -302,9 +306,12 @@ class MySqlCursorsTest {
 
     /** The indexes on conversation_member other than its primary key, with their columns. */
     private static List<List<String>> userIndex() throws SQLException {
-        return db.rows("SELECT index_name, column_name FROM information_schema.statistics"
-                + " WHERE table_schema = '" + db.name + "' AND table_name = 'conversation_member'"
-                + " AND index_name <> 'PRIMARY' ORDER BY index_name, seq_in_index");
+        return db.rows(
+                "SELECT index_name, column_name FROM information_schema.statistics"
+                        + " WHERE table_schema = '"
+                        + db.name
+                        + "' AND table_name = 'conversation_member'"
+                        + " AND index_name <> 'PRIMARY' ORDER BY index_name, seq_in_index");
     }
 
     // ---- writing as the connector does ----
@@ -324,8 +331,7 @@ class MySqlCursorsTest {
     }
 
     /** What the connector's batch executor does with one batch. */
-    private static <T> void write(JdbcQueryStatement<T> upsert, List<T> batch)
-            throws SQLException {
+    private static <T> void write(JdbcQueryStatement<T> upsert, List<T> batch) throws SQLException {
         try (Connection c = sinkConnection();
                 PreparedStatement ps = c.prepareStatement(upsert.query())) {
             for (T record : batch) {
@@ -351,8 +357,10 @@ class MySqlCursorsTest {
         List<List<String>> rows =
                 db.rows(
                         "SELECT last_read_seq, unread_count FROM conversation_member"
-                                + " WHERE user_id = " + user
-                                + " AND conversation_id = " + conversation);
+                                + " WHERE user_id = "
+                                + user
+                                + " AND conversation_id = "
+                                + conversation);
         assertThat(rows).hasSize(1);
         return rows.get(0);
     }
@@ -368,7 +376,10 @@ class MySqlCursorsTest {
                 "SELECT column_name, data_type, is_nullable, column_key,"
                         + " COALESCE(datetime_precision, 'null'), COALESCE(column_default, 'null')"
                         + " FROM information_schema.columns"
-                        + " WHERE table_schema = '" + db.name + "' AND table_name = '" + table
+                        + " WHERE table_schema = '"
+                        + db.name
+                        + "' AND table_name = '"
+                        + table
                         + "' ORDER BY ordinal_position");
     }
 

@@ -36,10 +36,13 @@ class MySqlDriverReleaseTest {
     void theJobsClassLoaderIsCollectedOnceReleasedAfterItsDriverConnected() throws Exception {
         WeakReference<ClassLoader> jobLoader = connectAndRelease();
 
-        Poll.until("the released job class loader garbage-collected", COLLECTED_TIMEOUT, () -> {
-            System.gc();
-            return jobLoader.get() == null ? true : null;
-        });
+        Poll.until(
+                "the released job class loader garbage-collected",
+                COLLECTED_TIMEOUT,
+                () -> {
+                    System.gc();
+                    return jobLoader.get() == null ? true : null;
+                });
     }
 
     @Test
@@ -60,8 +63,9 @@ class MySqlDriverReleaseTest {
      */
     private static WeakReference<ClassLoader> connectAndRelease() throws Exception {
         URL[] jobJar = {location(MySqlDriverRelease.class), location(Class.forName(DRIVER))};
-        MutableURLClassLoader loader = FlinkUserCodeClassLoaders.create(
-                jobJar, UserCodeClassLoader.class.getClassLoader(), new Configuration());
+        MutableURLClassLoader loader =
+                FlinkUserCodeClassLoaders.create(
+                        jobJar, UserCodeClassLoader.class.getClassLoader(), new Configuration());
         Class<?> driverClass = Class.forName(DRIVER, true, loader);
         assertThat(driverClass.getClassLoader()).isNotSameAs(Driver.class.getClassLoader());
 
@@ -70,16 +74,18 @@ class MySqlDriverReleaseTest {
         thread.setContextClassLoader(loader);
         Properties root = new Properties();
         root.put("user", "root");
-        try (Connection connection = ((Driver) driverClass.getConstructor().newInstance())
-                .connect(MySqlTestDatabase.SERVER, root)) {
+        try (Connection connection =
+                ((Driver) driverClass.getConstructor().newInstance())
+                        .connect(MySqlTestDatabase.SERVER, root)) {
             assertThat(connection.isValid(1)).isTrue();
         } finally {
             thread.setContextClassLoader(previous);
         }
 
         Hooks hooks = new Hooks(loader);
-        Method registerFor = Class.forName(MySqlDriverRelease.class.getName(), true, loader)
-                .getDeclaredMethod("registerFor", UserCodeClassLoader.class);
+        Method registerFor =
+                Class.forName(MySqlDriverRelease.class.getName(), true, loader)
+                        .getDeclaredMethod("registerFor", UserCodeClassLoader.class);
         registerFor.setAccessible(true);
         registerFor.invoke(null, hooks);
         registerFor.invoke(null, hooks);

@@ -72,7 +72,8 @@ class RedisClusterSinksTest {
             if (user % 7 != 0) {
                 badges.put(RedisNames.sendersKey(prefix, user), String.valueOf(user % 7));
             }
-            conversations.put(RedisNames.conversationsKey(prefix, user),
+            conversations.put(
+                    RedisNames.conversationsKey(prefix, user),
                     Map.of(String.valueOf(80_000 + user % 3), String.valueOf(user % 5 + 1)));
         }
         counts.flush(false);
@@ -92,19 +93,22 @@ class RedisClusterSinksTest {
         String channel = RedisNames.readProgressChannel(prefix);
         BlockingQueue<String> heard = new LinkedBlockingQueue<>();
         java.util.concurrent.CountDownLatch subscribed = new java.util.concurrent.CountDownLatch(1);
-        JedisShardedPubSub pubSub = new JedisShardedPubSub() {
-            @Override
-            public void onSSubscribe(String channel, int subscribedChannels) {
-                subscribed.countDown();
-            }
+        JedisShardedPubSub pubSub =
+                new JedisShardedPubSub() {
+                    @Override
+                    public void onSSubscribe(String channel, int subscribedChannels) {
+                        subscribed.countDown();
+                    }
 
-            @Override
-            public void onSMessage(String channel, String message) {
-                heard.add(message);
-            }
-        };
-        try (RedisClusterClient subscriber = config.redisEndpoint()
-                        .clusterClient("test-subscriber", 5000, new ConnectionPoolConfig());
+                    @Override
+                    public void onSMessage(String channel, String message) {
+                        heard.add(message);
+                    }
+                };
+        try (RedisClusterClient subscriber =
+                        config.redisEndpoint()
+                                .clusterClient(
+                                        "test-subscriber", 5000, new ConnectionPoolConfig());
                 SinkWriter<ConversationCursor> receipts =
                         new RedisReceipts(config).createWriter(new TestWriterContext())) {
             Thread thread = new Thread(() -> subscriber.ssubscribe(pubSub, channel));
@@ -136,7 +140,9 @@ class RedisClusterSinksTest {
         try (Jedis jedis = new Jedis("127.0.0.1", replica)) {
             jedis.clusterFailover();
         }
-        Poll.until("the replica at " + replica + " owns " + key, WAIT,
+        Poll.until(
+                "the replica at " + replica + " owns " + key,
+                WAIT,
                 () -> ownerOrNone(key) == replica && CLUSTER.primaries().size() == 3 ? true : null);
 
         counts.write(UnreadCount.senders(10086, 2), null);
@@ -149,8 +155,10 @@ class RedisClusterSinksTest {
         String key = RedisNames.sendersKey(prefix, 20_000);
         int slot = JedisClusterCRC16.getSlot(key);
         int source = ownerOf(key);
-        int target = CLUSTER.primaries().stream().filter(p -> p != source).findFirst().orElseThrow();
-        try (Jedis from = new Jedis("127.0.0.1", source); Jedis to = new Jedis("127.0.0.1", target)) {
+        int target =
+                CLUSTER.primaries().stream().filter(p -> p != source).findFirst().orElseThrow();
+        try (Jedis from = new Jedis("127.0.0.1", source);
+                Jedis to = new Jedis("127.0.0.1", target)) {
             String sourceId = from.clusterMyId();
             String targetId = to.clusterMyId();
             to.clusterSetSlotImporting(slot, sourceId);
@@ -161,9 +169,12 @@ class RedisClusterSinksTest {
                 assertThat(from.clusterCountKeysInSlot(slot)).as("keys at the source").isZero();
                 try (Connection asking = new Connection("127.0.0.1", target)) {
                     asking.executeCommand(redis.clients.jedis.Protocol.Command.ASKING);
-                    assertThat(asking.executeCommand(
-                                    new redis.clients.jedis.CommandArguments(
-                                            redis.clients.jedis.Protocol.Command.GET).key(key)))
+                    assertThat(
+                                    asking.executeCommand(
+                                            new redis.clients.jedis.CommandArguments(
+                                                            redis.clients.jedis.Protocol.Command
+                                                                    .GET)
+                                                    .key(key)))
                             .isEqualTo("9".getBytes());
                 }
             } finally {
@@ -196,7 +207,8 @@ class RedisClusterSinksTest {
             try (Jedis jedis = new Jedis("127.0.0.1", port)) {
                 for (var range : jedis.clusterShards()) {
                     for (var node : range.getNodes()) {
-                        if (node.getPort() == port && node.getRole().equals("master")
+                        if (node.getPort() == port
+                                && node.getRole().equals("master")
                                 && range.getSlots().stream()
                                         .anyMatch(r -> r.get(0) <= slot && slot <= r.get(1))) {
                             return port;
@@ -211,10 +223,12 @@ class RedisClusterSinksTest {
     private static int replicaOf(int primary) {
         try (Jedis jedis = new Jedis("127.0.0.1", primary)) {
             String id = jedis.clusterMyId();
-            return jedis.clusterNodes().lines()
+            return jedis.clusterNodes()
+                    .lines()
                     .filter(l -> l.contains("slave " + id) && !l.contains("fail"))
                     .map(l -> Integer.parseInt(l.split(" ")[1].replaceAll(".*:(\\d+)@.*", "$1")))
-                    .findFirst().orElseThrow();
+                    .findFirst()
+                    .orElseThrow();
         }
     }
 }

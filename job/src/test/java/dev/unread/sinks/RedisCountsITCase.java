@@ -1,12 +1,12 @@
 package dev.unread.sinks;
 
-import dev.unread.contract.RedisNames;
-import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.RedisNames;
 import dev.unread.events.UnreadCount;
+import dev.unread.testing.TestRedis;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

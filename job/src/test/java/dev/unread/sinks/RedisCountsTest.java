@@ -1,13 +1,13 @@
 package dev.unread.sinks;
 
-import dev.unread.contract.RedisNames;
-import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.unread.contract.RedisNames;
 import dev.unread.events.UnreadCount;
+import dev.unread.testing.TestRedis;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,6 +26,7 @@ class RedisCountsTest {
     private static final long INTERVAL_MS = 200;
     private static final long USER = 10086;
     private static final long CONVERSATION = 80001;
+
     /** Per changed user per flush: SET of the version key and PUBLISH of UNREAD_CHANGED. */
     private static final int PUSH = 2;
 
@@ -225,8 +226,8 @@ class RedisCountsTest {
         // password-less default user.
         String user = "unread-test-" + UUID.randomUUID();
         // Keys and channels under the prefix: the sink publishes UNREAD_CHANGED too.
-        redis.aclSetUser(user, "on", ">pa:ss@word", "~" + prefix + "*", "&" + prefix + "*",
-                "+@all");
+        redis.aclSetUser(
+                user, "on", ">pa:ss@word", "~" + prefix + "*", "&" + prefix + "*", "+@all");
         String url = "redis://" + user + ":pa%3Ass%40word@127.0.0.1:6379/0";
         try {
             SinkWriter<UnreadCount> authenticated = writerTo(url);
@@ -271,7 +272,8 @@ class RedisCountsTest {
 
         assertThat(conversations(USER)).containsExactly(Map.entry("80001", "3"));
         assertThat(redis.exists(RedisNames.conversationsKey(prefix, other))).isFalse();
-        assertThat(conversations(third)).containsOnly(Map.entry("80001", "2"), Map.entry("80002", "4"));
+        assertThat(conversations(third))
+                .containsOnly(Map.entry("80001", "2"), Map.entry("80002", "4"));
         assertThat(badge(USER)).isEqualTo("5");
         assertThat(context.counter("redisWrongTypeKeysReplaced")).isEqualTo(3);
         assertThat(context.counter("redisCommands")).isEqualTo(5 + 3 * PUSH);
@@ -287,7 +289,8 @@ class RedisCountsTest {
             refused.write(UnreadCount.conversation(USER, CONVERSATION, 3), null);
             assertThatThrownBy(() -> refused.flush(false))
                     .isInstanceOf(IOException.class)
-                    .rootCause().hasMessageContaining("NOPERM");
+                    .rootCause()
+                    .hasMessageContaining("NOPERM");
         } finally {
             redis.aclDelUser(user);
         }
@@ -298,8 +301,9 @@ class RedisCountsTest {
             throws Exception {
         try (TestRedis.Subscriber changes =
                         new TestRedis.Subscriber(RedisNames.unreadChangedChannel(prefix, USER));
-                TestRedis.Subscriber others = new TestRedis.Subscriber(
-                        RedisNames.unreadChangedChannel(prefix, USER + 1))) {
+                TestRedis.Subscriber others =
+                        new TestRedis.Subscriber(
+                                RedisNames.unreadChangedChannel(prefix, USER + 1))) {
             writer.write(UnreadCount.senders(USER, 1), null);
             writer.write(UnreadCount.senders(USER, 3), null);
             writer.write(UnreadCount.conversation(USER, CONVERSATION, 5), null);
@@ -310,13 +314,19 @@ class RedisCountsTest {
 
             JsonNode message = JSON.readTree(changes.next(10_000));
             long version = message.get("version").asLong();
-            assertThat(message).isEqualTo(JSON.readTree("{\"type\":\"UNREAD_CHANGED\","
-                    + "\"userId\":10086,\"version\":" + version + ",\"unreadSenders\":3,"
-                    + "\"conversations\":{\"80001\":4,\"80002\":0}}"));
+            assertThat(message)
+                    .isEqualTo(
+                            JSON.readTree(
+                                    "{\"type\":\"UNREAD_CHANGED\","
+                                            + "\"userId\":10086,\"version\":"
+                                            + version
+                                            + ",\"unreadSenders\":3,"
+                                            + "\"conversations\":{\"80001\":4,\"80002\":0}}"));
             assertThat(redis.get(RedisNames.versionKey(prefix, USER)))
                     .isEqualTo(Long.toString(version));
             assertThat(redis.ttl(RedisNames.versionKey(prefix, USER)))
-                    .isPositive().isLessThanOrEqualTo(RedisNames.VERSION_TTL_SECONDS);
+                    .isPositive()
+                    .isLessThanOrEqualTo(RedisNames.VERSION_TTL_SECONDS);
             assertThat(changes.next(200)).as("one message per user per flush").isNull();
             // Only what changed: the other user's badge did not.
             assertThat(JSON.readTree(others.next(10_000)).has("unreadSenders")).isFalse();

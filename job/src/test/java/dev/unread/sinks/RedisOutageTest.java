@@ -1,12 +1,12 @@
 package dev.unread.sinks;
 
-import dev.unread.contract.RedisNames;
-import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.unread.contract.RedisNames;
 import dev.unread.events.UnreadCount;
 import dev.unread.testing.TcpProxy;
+import dev.unread.testing.TestRedis;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -26,6 +26,7 @@ import redis.clients.jedis.Jedis;
 class RedisOutageTest {
     private static final long INTERVAL_MS = 200;
     private static final long USER = 10086;
+
     /** The sleeps between {@link RedisConnection#MAX_ATTEMPTS} attempts: 100 + 200 + 400 + 800. */
     private static final long TOTAL_BACKOFF_MS = 1500;
 
@@ -52,8 +53,9 @@ class RedisOutageTest {
     }
 
     private void openWriter(String url) {
-        writer = new RedisCounts(TestRedis.config(url, prefix, INTERVAL_MS))
-                .createWriter(new TestWriterContext());
+        writer =
+                new RedisCounts(TestRedis.config(url, prefix, INTERVAL_MS))
+                        .createWriter(new TestWriterContext());
     }
 
     private String badge(long userId) {

@@ -47,9 +47,11 @@ class RedisReadersTest {
         writer.write(new ReaderUpdate(80002, 10086, 1, true), null);
         writer.flush(false);
 
-        assertThat(readers()).isEqualTo(Map.of(
-                prefix + "chat:readers:80001", Map.of("10086", 5.0, "10087", 7.0),
-                prefix + "chat:readers:80002", Map.of("10086", 1.0)));
+        assertThat(readers())
+                .isEqualTo(
+                        Map.of(
+                                prefix + "chat:readers:80001", Map.of("10086", 5.0, "10087", 7.0),
+                                prefix + "chat:readers:80002", Map.of("10086", 1.0)));
         assertThat(context.counter("redisCommands")).isEqualTo(3);
         assertThat(context.counter("redisCoalescedUpdates")).isEqualTo(1);
     }
@@ -61,6 +63,7 @@ class RedisReadersTest {
         writer.write(new ReaderUpdate(80001, 10086, 4, true), null);
         writer.flush(false);
 
-        assertThat(readers()).isEqualTo(Map.of(prefix + "chat:readers:80001", Map.of("10086", 9.0)));
+        assertThat(readers())
+                .isEqualTo(Map.of(prefix + "chat:readers:80001", Map.of("10086", 9.0)));
     }
 }

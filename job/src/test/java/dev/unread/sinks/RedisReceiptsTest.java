@@ -1,9 +1,9 @@
 package dev.unread.sinks;
 
-import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.events.ConversationCursor;
+import dev.unread.testing.TestRedis;
 import java.io.IOException;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.junit.jupiter.api.AfterEach;

@@ -18,18 +18,19 @@ import redis.clients.jedis.Jedis;
 
 /**
  * The counts sink on a Redis that speaks only TLS and knows only an ACL user: it writes with the
- * right user, password and CA, and a wrong password or an untrusted certificate is an error
- * that says so, after the usual retries rather than a hang.
+ * right user, password and CA, and a wrong password or an untrusted certificate is an error that
+ * says so, after the usual retries rather than a hang.
  */
 class RedisTlsTest {
 
     @RegisterExtension static final TlsRedisServer TLS = new TlsRedisServer();
 
     private static UnreadConfig config(String url, String caFile) {
-        return UnreadConfig.with(Map.of(
-                "redis-url", url,
-                "redis-ca-file", caFile,
-                "redis-key-prefix", TestRedis.uniquePrefix()));
+        return UnreadConfig.with(
+                Map.of(
+                        "redis-url", url,
+                        "redis-ca-file", caFile,
+                        "redis-key-prefix", TestRedis.uniquePrefix()));
     }
 
     @Test

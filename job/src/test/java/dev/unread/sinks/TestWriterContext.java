@@ -24,9 +24,9 @@ import org.apache.flink.util.SimpleUserCodeClassLoader;
 import org.apache.flink.util.UserCodeClassLoader;
 
 /**
- * What a sink writer gets from Flink, for driving a writer without a cluster: processing time
- * that moves only when the test says so (timers fire in the test's thread) and a metric group
- * that keeps the counters registered on it.
+ * What a sink writer gets from Flink, for driving a writer without a cluster: processing time that
+ * moves only when the test says so (timers fire in the test's thread) and a metric group that keeps
+ * the counters registered on it.
  */
 final class TestWriterContext implements WriterInitContext {
     private final TestProcessingTimeService time = new TestProcessingTimeService();

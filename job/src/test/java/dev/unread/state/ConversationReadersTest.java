@@ -51,8 +51,13 @@ class ConversationReadersTest {
 
     @Test
     void onlyParticipantsWithACursorAreReaders() throws Exception {
-        assertThat(scores(List.of(
-                        participant(GROUP, 1), participant(GROUP, 2), cursor(1, 5), cursor(3, 9))))
+        assertThat(
+                        scores(
+                                List.of(
+                                        participant(GROUP, 1),
+                                        participant(GROUP, 2),
+                                        cursor(1, 5),
+                                        cursor(3, 9))))
                 .isEqualTo(Map.of(1L, 5L));
     }
 

@@ -43,8 +43,8 @@ class GroupFanOutTest {
         harness.close();
     }
 
-    private static KeyedOneInputStreamOperatorTestHarness<Long, ConversationEvent, ChatEvent> harness(
-            StateBackend backend) throws Exception {
+    private static KeyedOneInputStreamOperatorTestHarness<Long, ConversationEvent, ChatEvent>
+            harness(StateBackend backend) throws Exception {
         KeyedOneInputStreamOperatorTestHarness<Long, ConversationEvent, ChatEvent> h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         new KeyedProcessOperator<>(new GroupFanOut()),
@@ -92,13 +92,15 @@ class GroupFanOutTest {
 
     @Test
     void aMessageReachesEveryMemberButItsSender() throws Exception {
-        send(ConversationEvent.joined(GROUP, ALICE, 1),
+        send(
+                ConversationEvent.joined(GROUP, ALICE, 1),
                 ConversationEvent.joined(GROUP, BOB, 2),
                 ConversationEvent.joined(GROUP, CAROL, 3));
-        assertThat(output()).containsExactly(
-                ChatEvent.membership(true, ALICE, GROUP, 1),
-                ChatEvent.membership(true, BOB, GROUP, 2),
-                ChatEvent.membership(true, CAROL, GROUP, 3));
+        assertThat(output())
+                .containsExactly(
+                        ChatEvent.membership(true, ALICE, GROUP, 1),
+                        ChatEvent.membership(true, BOB, GROUP, 2),
+                        ChatEvent.membership(true, CAROL, GROUP, 3));
         assertThat(receiversOf(msg(4, BOB))).containsExactly(ALICE, CAROL);
     }
 
@@ -122,7 +124,8 @@ class GroupFanOutTest {
 
     @Test
     void aMessageBehindALaterChangeIsDecidedByTheChangeBeforeIt() throws Exception {
-        send(ConversationEvent.joined(GROUP, ALICE, 1),
+        send(
+                ConversationEvent.joined(GROUP, ALICE, 1),
                 ConversationEvent.left(GROUP, ALICE, 10),
                 ConversationEvent.joined(GROUP, ALICE, 20));
         assertThat(receiversOf(msg(5, BOB))).containsExactly(ALICE);
@@ -180,7 +183,8 @@ class GroupFanOutTest {
 
     @Test
     void stateGrowsWithMembersAndTheirChangesNotWithMessages() throws Exception {
-        send(ConversationEvent.joined(GROUP, ALICE, 1),
+        send(
+                ConversationEvent.joined(GROUP, ALICE, 1),
                 ConversationEvent.joined(GROUP, BOB, 1),
                 ConversationEvent.left(GROUP, BOB, 50));
         for (long seq = 2; seq <= 500; seq++) {
@@ -188,8 +192,11 @@ class GroupFanOutTest {
         }
         var backend = harness.getOperator().getKeyedStateBackend();
         backend.setCurrentKey(GROUP);
-        MapState<Long, long[]> members = backend.getPartitionedState(
-                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, GroupFanOut.MEMBERS);
+        MapState<Long, long[]> members =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        GroupFanOut.MEMBERS);
         Map<Long, long[]> held = new TreeMap<>();
         members.entries().forEach(e -> held.put(e.getKey(), e.getValue()));
         assertThat(held).containsOnlyKeys(ALICE, BOB);

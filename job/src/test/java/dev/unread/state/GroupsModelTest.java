@@ -22,18 +22,18 @@ import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
-import org.apache.flink.api.java.functions.KeySelector;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Model-based randomized test of group conversations through the job's three keyed stages as
- * the job wires them: {@link GroupFanOut} (by conversation), {@link UnreadCounter} (by user, with
+ * Model-based randomized test of group conversations through the job's three keyed stages as the
+ * job wires them: {@link GroupFanOut} (by conversation), {@link UnreadCounter} (by user, with
  * per-receiver traffic from {@link EventStreams} in the same conversations) and {@link
  * ConversationReaders} (by conversation). Conversation records arrive in random orders that keep
  * the contract's one precondition, with duplicates; everything downstream of the fan-out arrives
@@ -67,18 +67,24 @@ class GroupsModelTest {
         GroupStreams.Traffic traffic = groups.traffic(1 + streams.random().nextInt(200), 12);
         List<ConversationEvent> published = groups.published(traffic.records(), DUPLICATE_SHARE);
 
-        List<ChatEvent> fannedOut = run(
-                new KeyedProcessOperator<>(new GroupFanOut()),
-                e -> e.conversationId,
-                published,
-                rocksDb).output;
+        List<ChatEvent> fannedOut =
+                run(
+                                new KeyedProcessOperator<>(new GroupFanOut()),
+                                e -> e.conversationId,
+                                published,
+                                rocksDb)
+                        .output;
 
         List<ChatEvent> toUsers = new ArrayList<>(perReceiver);
         toUsers.addAll(traffic.reads());
         toUsers.addAll(fannedOut);
         toUsers = streams.shuffled(streams.withDuplicates(toUsers, DUPLICATE_SHARE));
-        Run<UnreadCount> counted = run(
-                new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, toUsers, rocksDb);
+        Run<UnreadCount> counted =
+                run(
+                        new KeyedProcessOperator<>(new UnreadCounter()),
+                        e -> e.userId,
+                        toUsers,
+                        rocksDb);
 
         List<ReaderUpdate> toReaders = new ArrayList<>();
         ParticipantNotices notices = new ParticipantNotices();
@@ -94,11 +100,13 @@ class GroupsModelTest {
         for (Object o : cursors == null ? List.of() : cursors) {
             toReaders.add(ReaderUpdate.cursor(((StreamRecord<ConversationCursor>) o).getValue()));
         }
-        List<ReaderUpdate> readers = run(
-                new KeyedProcessOperator<>(new ConversationReaders()),
-                u -> u.conversationId,
-                shuffled(streams, toReaders),
-                rocksDb).output;
+        List<ReaderUpdate> readers =
+                run(
+                                new KeyedProcessOperator<>(new ConversationReaders()),
+                                u -> u.conversationId,
+                                shuffled(streams, toReaders),
+                                rocksDb)
+                        .output;
 
         Oracle oracle = Oracle.of(concat(perReceiver, traffic.reads()), traffic.records());
         UnreadCounterModelTest.RedisModel redis = new UnreadCounterModelTest.RedisModel();
@@ -126,9 +134,10 @@ class GroupsModelTest {
             throws Exception {
         KeyedOneInputStreamOperatorTestHarness<Long, I, O> harness =
                 new KeyedOneInputStreamOperatorTestHarness<>(operator, key, Types.LONG);
-        harness.getExecutionConfig().configure(
-                UnreadJob.settings(UnreadConfig.with(Map.of())),
-                GroupsModelTest.class.getClassLoader());
+        harness.getExecutionConfig()
+                .configure(
+                        UnreadJob.settings(UnreadConfig.with(Map.of())),
+                        GroupsModelTest.class.getClassLoader());
         if (rocksDb) {
             harness.setStateBackend(new EmbeddedRocksDBStateBackend());
         }

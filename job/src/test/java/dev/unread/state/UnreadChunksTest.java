@@ -40,8 +40,9 @@ class UnreadChunksTest {
 
     @BeforeEach
     void open() throws Exception {
-        harness = new KeyedOneInputStreamOperatorTestHarness<>(
-                new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
+        harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
         harness.setStateBackend(new EmbeddedRocksDBStateBackend());
         harness.open();
         harness.getOperator().getKeyedStateBackend().setCurrentKey(1L);
@@ -51,8 +52,10 @@ class UnreadChunksTest {
     }
 
     private <K, V> MapState<K, V> state(MapStateDescriptor<K, V> descriptor) throws Exception {
-        return harness.getOperator().getKeyedStateBackend().getPartitionedState(
-                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+        return harness.getOperator()
+                .getKeyedStateBackend()
+                .getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
     }
 
     @AfterEach
@@ -84,7 +87,8 @@ class UnreadChunksTest {
             if (op < 88) {
                 long seq = nextSeq(random, oracle);
                 assertThat(seqs.add(conversation, states[c], seq))
-                        .as("step %d add %d", step, seq).isEqualTo(oracle.add(seq));
+                        .as("step %d add %d", step, seq)
+                        .isEqualTo(oracle.add(seq));
             } else if (op < 97) {
                 long cursor = nextCursor(random, oracle);
                 int before = oracle.size();
@@ -119,10 +123,11 @@ class UnreadChunksTest {
                 return Long.MAX_VALUE - random.nextInt(3);
             case 4:
                 return 1 + random.nextInt((int) (5 * CHUNK));
-            case 5: {
-                long first = oracle.isEmpty() ? 1 : oracle.first();
-                return first + random.nextInt((int) Math.min(40, Long.MAX_VALUE - first + 1));
-            }
+            case 5:
+                {
+                    long first = oracle.isEmpty() ? 1 : oracle.first();
+                    return first + random.nextInt((int) Math.min(40, Long.MAX_VALUE - first + 1));
+                }
             default:
                 return Math.max(1, last + 1 - random.nextInt(8000));
         }
@@ -159,7 +164,8 @@ class UnreadChunksTest {
             }
             int smallest = Math.min(8192, Math.min(2 * chunk.getValue().size(), 4 * runs));
             assertThat(chunks.get(Tuple2.of(conversation, chunk.getKey())))
-                    .as("chunk %d", chunk.getKey()).hasSize(1 + smallest);
+                    .as("chunk %d", chunk.getKey())
+                    .hasSize(1 + smallest);
         }
     }
 
@@ -170,12 +176,14 @@ class UnreadChunksTest {
         ConversationState state = new ConversationState();
         TreeSet<Long> oracle = new TreeSet<>();
         for (int step = 0; step < 60_000; step++) {
-            long seq = switch (random.nextInt(3)) {
-                case 0 -> 1 + random.nextInt((int) CHUNK - 1);
-                case 1 -> CHUNK + 2 * random.nextInt((int) CHUNK / 2) + 1;
-                default -> 2 * CHUNK + random.nextInt(100) * 600 + random.nextInt(400);
-            };
-            assertThat(seqs.add(7, state, seq)).as("step %d add %d", step, seq)
+            long seq =
+                    switch (random.nextInt(3)) {
+                        case 0 -> 1 + random.nextInt((int) CHUNK - 1);
+                        case 1 -> CHUNK + 2 * random.nextInt((int) CHUNK / 2) + 1;
+                        default -> 2 * CHUNK + random.nextInt(100) * 600 + random.nextInt(400);
+                    };
+            assertThat(seqs.add(7, state, seq))
+                    .as("step %d add %d", step, seq)
                     .isEqualTo(oracle.add(seq));
             if (step % 5_000 == 0) {
                 assertStored(7, oracle);

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * "While U's newest membership event in C is MEMBER_LEFT, U's counts for C are 0", in the
- * per-user counter, on the production state backend.
+ * "While U's newest membership event in C is MEMBER_LEFT, U's counts for C are 0", in the per-user
+ * counter, on the production state backend.
  */
 class UnreadCounterMembershipTest {
 
@@ -34,8 +34,9 @@ class UnreadCounterMembershipTest {
 
     @BeforeEach
     void open() throws Exception {
-        harness = new KeyedOneInputStreamOperatorTestHarness<>(
-                new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
+        harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
         harness.setStateBackend(new EmbeddedRocksDBStateBackend());
         harness.open();
     }

@@ -27,21 +27,20 @@ import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
-import org.apache.flink.util.OutputTag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Model-based randomized test of {@link UnreadCounter}: for each seed, one random set of events
  * (see {@link EventStreams}) goes through the counter in several arrival orders with duplicates,
- * and everything the counter emits, applied the way the sinks apply it, must equal what the
- * {@link Oracle} derives from the contract alone.
+ * and everything the counter emits, applied the way the sinks apply it, must equal what the {@link
+ * Oracle} derives from the contract alone.
  *
- * <p>Every order of one seed runs through one harness, each under its own user ids (moved by
- * {@link #USERS_PER_ORDER}), so the orders cannot see each other's state and the harness, slow to
- * create on RocksDB, is created once per seed. Every {@link #ROCKSDB_EVERY}th seed runs on the
- * embedded RocksDB backend the job uses; the rest on the heap backend, which is faster and
- * exercises the same logic.
+ * <p>Every order of one seed runs through one harness, each under its own user ids (moved by {@link
+ * #USERS_PER_ORDER}), so the orders cannot see each other's state and the harness, slow to create
+ * on RocksDB, is created once per seed. Every {@link #ROCKSDB_EVERY}th seed runs on the embedded
+ * RocksDB backend the job uses; the rest on the heap backend, which is faster and exercises the
+ * same logic.
  *
  * <p>Seeds: 1..200 by default; {@code -Dunread.seeds=N} runs 1..N, {@code -Dunread.seed=N} only
  * seed N (a failure message says which seed and order failed).
@@ -174,8 +173,17 @@ class UnreadCounterModelTest {
                 if (last.containsKey(c.conversationId)) {
                     long previous = last.get(c.conversationId);
                     assertThat(c.count)
-                            .as(context(user, () -> "emission " + at + " " + c + " repeats "
-                                    + previous + " (a count must change)"))
+                            .as(
+                                    context(
+                                            user,
+                                            () ->
+                                                    "emission "
+                                                            + at
+                                                            + " "
+                                                            + c
+                                                            + " repeats "
+                                                            + previous
+                                                            + " (a count must change)"))
                             .isNotEqualTo(previous);
                 }
                 last.put(c.conversationId, c.count);
@@ -223,10 +231,11 @@ class UnreadCounterModelTest {
             }
             Map<Member, Long> seqs = new TreeMap<>();
             Map<Member, Long> unread = new TreeMap<>();
-            rows.forEach((m, c) -> {
-                seqs.put(m, c.lastReadSeq);
-                unread.put(m, c.unreadCount);
-            });
+            rows.forEach(
+                    (m, c) -> {
+                        seqs.put(m, c.lastReadSeq);
+                        unread.put(m, c.unreadCount);
+                    });
             assertThat(seqs)
                     .as(context(user, () -> "conversation_member.last_read_seq"))
                     .isEqualTo(forUser(oracle.conversationMemberRows(), user));
@@ -242,20 +251,29 @@ class UnreadCounterModelTest {
         /** Seed, order and backend, how to rerun, and the user's events in arrival order. */
         Supplier<String> context(Long user, Supplier<String> what) {
             return () -> {
-                StringBuilder s = new StringBuilder()
-                        .append("seed ").append(seed)
-                        .append(", order ").append(orderIndex)
-                        .append(rocksDb ? " (RocksDB)" : " (heap)")
-                        .append(" [rerun: -Dunread.seed=").append(seed).append("] ")
-                        .append(what.get());
+                StringBuilder s =
+                        new StringBuilder()
+                                .append("seed ")
+                                .append(seed)
+                                .append(", order ")
+                                .append(orderIndex)
+                                .append(rocksDb ? " (RocksDB)" : " (heap)")
+                                .append(" [rerun: -Dunread.seed=")
+                                .append(seed)
+                                .append("] ")
+                                .append(what.get());
                 if (user != null) {
                     long moved = (orderIndex + 1) * USERS_PER_ORDER;
-                    s.append("\nuser ").append(user)
-                            .append(" (").append(user - moved).append(" in the generated set)")
+                    s.append("\nuser ")
+                            .append(user)
+                            .append(" (")
+                            .append(user - moved)
+                            .append(" in the generated set)")
                             .append(", events in arrival order:\n  ")
-                            .append(only(order, e -> e.userId == user).stream()
-                                    .map(ChatEvent::toString)
-                                    .collect(Collectors.joining("\n  ")));
+                            .append(
+                                    only(order, e -> e.userId == user).stream()
+                                            .map(ChatEvent::toString)
+                                            .collect(Collectors.joining("\n  ")));
                 }
                 return s.toString();
             };
@@ -296,11 +314,12 @@ class UnreadCounterModelTest {
 
     private static Map<Member, Long> forUser(Map<Member, Long> rows, long user) {
         Map<Member, Long> result = new TreeMap<>();
-        rows.forEach((m, v) -> {
-            if (m.userId() == user) {
-                result.put(m, v);
-            }
-        });
+        rows.forEach(
+                (m, v) -> {
+                    if (m.userId() == user) {
+                        result.put(m, v);
+                    }
+                });
         return result;
     }
 }

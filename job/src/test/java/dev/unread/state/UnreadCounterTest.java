@@ -13,8 +13,8 @@ import dev.unread.events.UnreadCount;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
@@ -78,10 +78,16 @@ class UnreadCounterTest {
 
     @Test
     void threeFriendsShowThree() throws Exception {
-        send(message(BOB, ALICE, 1000), message(CAROL, ALICE, 1001), message(DAVE, ALICE, 1002),
+        send(
+                message(BOB, ALICE, 1000),
+                message(CAROL, ALICE, 1001),
+                message(DAVE, ALICE, 1002),
                 message(CAROL, ALICE, 1003));
-        assertThat(counts()).containsExactly(
-                UnreadCount.senders(ALICE, 1), UnreadCount.senders(ALICE, 2), UnreadCount.senders(ALICE, 3));
+        assertThat(counts())
+                .containsExactly(
+                        UnreadCount.senders(ALICE, 1),
+                        UnreadCount.senders(ALICE, 2),
+                        UnreadCount.senders(ALICE, 3));
     }
 
     @Test
@@ -127,7 +133,10 @@ class UnreadCounterTest {
     @Test
     void lateResetRemovesOnlyCoveredSenders() throws Exception {
         // Bob wrote before the reset, Carol after it, Dave both before and after.
-        send(message(BOB, ALICE, 1000), message(CAROL, ALICE, 3000), message(DAVE, ALICE, 1500),
+        send(
+                message(BOB, ALICE, 1000),
+                message(CAROL, ALICE, 3000),
+                message(DAVE, ALICE, 1500),
                 message(DAVE, ALICE, 2500));
         assertThat(last(counts())).isEqualTo(UnreadCount.senders(ALICE, 3));
 
@@ -150,13 +159,16 @@ class UnreadCounterTest {
     @Test
     void conversationMessageCountsTowardBadgeAndConversation() throws Exception {
         send(message(BOB, ALICE, CHAT, 1, 1000));
-        assertThat(counts()).containsExactly(
-                UnreadCount.senders(ALICE, 1), UnreadCount.conversation(ALICE, CHAT, 1));
+        assertThat(counts())
+                .containsExactly(
+                        UnreadCount.senders(ALICE, 1), UnreadCount.conversation(ALICE, CHAT, 1));
     }
 
     @Test
     void repeatedSeqCountsOnce() throws Exception {
-        send(message(BOB, ALICE, CHAT, 7, 1000), message(BOB, ALICE, CHAT, 7, 1000),
+        send(
+                message(BOB, ALICE, CHAT, 7, 1000),
+                message(BOB, ALICE, CHAT, 7, 1000),
                 message(CAROL, ALICE, CHAT, 7, 1001));
         assertThat(conversationCounts()).containsExactly(UnreadCount.conversation(ALICE, CHAT, 1));
     }
@@ -171,7 +183,8 @@ class UnreadCounterTest {
         send(conversationRead(ALICE, CHAT, 3, 2000));
 
         assertThat(conversationCounts()).containsExactly(UnreadCount.conversation(ALICE, CHAT, 2));
-        assertThat(conversationCursors()).containsExactly(new ConversationCursor(ALICE, CHAT, 3, 2));
+        assertThat(conversationCursors())
+                .containsExactly(new ConversationCursor(ALICE, CHAT, 3, 2));
     }
 
     @Test
@@ -179,16 +192,21 @@ class UnreadCounterTest {
         send(conversationRead(ALICE, CHAT, 10, 2000), conversationRead(ALICE, CHAT, 5, 2001));
         send(message(BOB, ALICE, CHAT, 7, 1000));
 
-        assertThat(conversationCursors()).containsExactly(new ConversationCursor(ALICE, CHAT, 10, 0));
+        assertThat(conversationCursors())
+                .containsExactly(new ConversationCursor(ALICE, CHAT, 10, 0));
         assertThat(conversationCounts()).containsExactly(UnreadCount.conversation(ALICE, CHAT, 0));
     }
 
     @Test
     void messageAtTheCursorDoesNotCountButOnePastItDoes() throws Exception {
-        send(conversationRead(ALICE, CHAT, 10, 2000), message(BOB, ALICE, CHAT, 10, 1000),
+        send(
+                conversationRead(ALICE, CHAT, 10, 2000),
+                message(BOB, ALICE, CHAT, 10, 1000),
                 message(BOB, ALICE, CHAT, 11, 1000));
-        assertThat(conversationCounts()).containsExactly(
-                UnreadCount.conversation(ALICE, CHAT, 0), UnreadCount.conversation(ALICE, CHAT, 1));
+        assertThat(conversationCounts())
+                .containsExactly(
+                        UnreadCount.conversation(ALICE, CHAT, 0),
+                        UnreadCount.conversation(ALICE, CHAT, 1));
     }
 
     @Test
@@ -202,7 +220,8 @@ class UnreadCounterTest {
     void advancingACursorPastNoUnreadStillRecordsIt() throws Exception {
         send(conversationRead(ALICE, CHAT, 4, 2000));
         assertThat(conversationCounts()).containsExactly(UnreadCount.conversation(ALICE, CHAT, 0));
-        assertThat(conversationCursors()).containsExactly(new ConversationCursor(ALICE, CHAT, 4, 0));
+        assertThat(conversationCursors())
+                .containsExactly(new ConversationCursor(ALICE, CHAT, 4, 0));
     }
 
     @Test
@@ -215,8 +234,11 @@ class UnreadCounterTest {
     @Test
     void usersAreCountedApart() throws Exception {
         send(message(BOB, ALICE, 1000), message(CAROL, BOB, 1000), inboxOpened(ALICE, 2000));
-        assertThat(counts()).containsExactly(
-                UnreadCount.senders(ALICE, 1), UnreadCount.senders(BOB, 1), UnreadCount.senders(ALICE, 0));
+        assertThat(counts())
+                .containsExactly(
+                        UnreadCount.senders(ALICE, 1),
+                        UnreadCount.senders(BOB, 1),
+                        UnreadCount.senders(ALICE, 0));
     }
 
     @Test
@@ -232,9 +254,10 @@ class UnreadCounterTest {
 
         // The replayed message changes nothing, but the restored counter writes both counts out
         // once: Redis may hold values from after the snapshot that the restore rolled back.
-        assertThat(counts()).containsExactly(
-                UnreadCount.senders(ALICE, 1), UnreadCount.conversation(ALICE, CHAT, 1),
-                UnreadCount.senders(ALICE, 2), UnreadCount.conversation(ALICE, CHAT, 2));
+        assertThat(counts())
+                .containsExactly(
+                        UnreadCount.senders(ALICE, 1), UnreadCount.conversation(ALICE, CHAT, 1),
+                        UnreadCount.senders(ALICE, 2), UnreadCount.conversation(ALICE, CHAT, 2));
     }
 
     @Test
@@ -258,8 +281,11 @@ class UnreadCounterTest {
     @Test
     void idleUsersAreForgottenAfterTheConfiguredDaysAndOthersAreNot() throws Exception {
         harness.close();
-        harness = new KeyedOneInputStreamOperatorTestHarness<>(
-                new KeyedProcessOperator<>(new UnreadCounter(2)), e -> e.userId, Types.LONG);
+        harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new UnreadCounter(2)),
+                        e -> e.userId,
+                        Types.LONG);
         harness.setStateBackend(new EmbeddedRocksDBStateBackend());
         harness.open();
         long day = Duration.ofDays(1).toMillis();
@@ -273,8 +299,9 @@ class UnreadCounterTest {
         harness.setProcessingTime(103 * day - 1);
         assertThat(counts()).isEmpty();
         harness.setProcessingTime(103 * day);
-        assertThat(counts()).containsExactly(
-                UnreadCount.senders(ALICE, 0), UnreadCount.conversation(ALICE, CHAT, 0));
+        assertThat(counts())
+                .containsExactly(
+                        UnreadCount.senders(ALICE, 0), UnreadCount.conversation(ALICE, CHAT, 0));
         assertThat(sendersHeld(ALICE)).isZero();
 
         // Dave was active on day 101, so his state lives one day longer.
@@ -284,8 +311,8 @@ class UnreadCounterTest {
 
         // A forgotten user counts again from the next message.
         send(message(BOB, ALICE, CHAT, 2, 2000));
-        assertThat(counts()).endsWith(
-                UnreadCount.senders(ALICE, 1), UnreadCount.conversation(ALICE, CHAT, 1));
+        assertThat(counts())
+                .endsWith(UnreadCount.senders(ALICE, 1), UnreadCount.conversation(ALICE, CHAT, 1));
     }
 
     @Test
@@ -323,8 +350,9 @@ class UnreadCounterTest {
         harness.setProcessingTime(20003 * DAY - 1);
         assertThat(counts()).isEmpty();
         harness.setProcessingTime(20003 * DAY);
-        assertThat(counts()).containsExactly(
-                UnreadCount.senders(ALICE, 0), UnreadCount.conversation(ALICE, CHAT, 0));
+        assertThat(counts())
+                .containsExactly(
+                        UnreadCount.senders(ALICE, 0), UnreadCount.conversation(ALICE, CHAT, 0));
         assertThat(sendersHeld(ALICE)).isZero();
 
         harness.getOutput().clear();
@@ -422,8 +450,9 @@ class UnreadCounterTest {
     private void restart(long idleStateDays, OperatorSubtaskState snapshot) throws Exception {
         long now = harness.getProcessingTime();
         harness.close();
-        harness = new KeyedOneInputStreamOperatorTestHarness<>(
-                new UnreadCounterOperator(idleStateDays), e -> e.userId, Types.LONG);
+        harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new UnreadCounterOperator(idleStateDays), e -> e.userId, Types.LONG);
         harness.setStateBackend(new EmbeddedRocksDBStateBackend());
         harness.setProcessingTime(now);
         if (snapshot != null) {
@@ -437,9 +466,11 @@ class UnreadCounterTest {
             throws Exception {
         var backend = harness.getOperator().getKeyedStateBackend();
         backend.setCurrentKey(user);
-        MapState<Long, ConversationState> conversations = backend.getPartitionedState(
-                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
-                UnreadCounter.CONVERSATIONS);
+        MapState<Long, ConversationState> conversations =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        UnreadCounter.CONVERSATIONS);
         ConversationState state = new ConversationState();
         UnreadSeqs seqs = UnreadSeqs.of(UnreadSeqs.EMPTY);
         seqs.add(seq);
@@ -471,11 +502,13 @@ class UnreadCounterTest {
                     h.processElement(message(BOB, ALICE, CHAT, 2L * i + 1, 1000), 0);
                     most = Math.max(most, counter.seqBytesTouched() - before);
                 }
-                assertThat(most).as("bytes touched by one message, first seq %d", first)
+                assertThat(most)
+                        .as("bytes touched by one message, first seq %d", first)
                         .isLessThanOrEqualTo(2 * UnreadChunks.MAX_CHUNK_BYTES + 64);
                 List<UnreadCount> counts = h.extractOutputValues();
-                assertThat(counts.get(counts.size() - 1)).isEqualTo(
-                        UnreadCount.conversation(ALICE, CHAT, first > 0 ? 40_001 : 40_000));
+                assertThat(counts.get(counts.size() - 1))
+                        .isEqualTo(
+                                UnreadCount.conversation(ALICE, CHAT, first > 0 ? 40_001 : 40_000));
             }
         }
     }
@@ -483,8 +516,11 @@ class UnreadCounterTest {
     private int sendersHeld(long user) throws Exception {
         var backend = harness.getOperator().getKeyedStateBackend();
         backend.setCurrentKey(user);
-        MapState<Long, Long> senders = backend.getPartitionedState(
-                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, UnreadCounter.SENDERS);
+        MapState<Long, Long> senders =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        UnreadCounter.SENDERS);
         int n = 0;
         for (var ignored : senders.keys()) {
             n++;

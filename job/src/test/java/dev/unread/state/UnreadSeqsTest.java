@@ -39,7 +39,8 @@ class UnreadSeqsTest {
             int op = random.nextInt(100);
             if (op < 85) {
                 long seq = nextSeq(random, oracle);
-                assertThat(seqs.add(seq)).as("step %d add %d", step, seq)
+                assertThat(seqs.add(seq))
+                        .as("step %d add %d", step, seq)
                         .isEqualTo(oracle.add(seq));
             } else if (op < 90) {
                 long cursor = nextCursor(random, oracle);
@@ -99,8 +100,11 @@ class UnreadSeqsTest {
     }
 
     private static long pick(Random random, TreeSet<Long> oracle) {
-        Long floor = oracle.floor(oracle.first() + (random.nextLong() >>> 1)
-                % Math.max(1, oracle.last() - oracle.first() + 1));
+        Long floor =
+                oracle.floor(
+                        oracle.first()
+                                + (random.nextLong() >>> 1)
+                                        % Math.max(1, oracle.last() - oracle.first() + 1));
         return floor == null ? oracle.first() : floor;
     }
 
@@ -108,7 +112,8 @@ class UnreadSeqsTest {
     private static void assertMembership(Random random, byte[] bytes, TreeSet<Long> oracle) {
         for (int i = 0; i < 20 && !oracle.isEmpty(); i++) {
             long seq = Math.max(1, pick(random, oracle) + random.nextInt(3) - 1);
-            assertThat(UnreadSeqs.of(bytes).add(seq)).as("add %d", seq)
+            assertThat(UnreadSeqs.of(bytes).add(seq))
+                    .as("add %d", seq)
                     .isEqualTo(!oracle.contains(seq));
         }
     }
@@ -239,19 +244,22 @@ class UnreadSeqsTest {
     @Test
     void corruptBytesFailAsCorrupt() {
         byte f = UnreadSeqs.EMPTY[0];
-        List<byte[]> corrupt = new ArrayList<>(List.of(
-                new byte[0],
-                new byte[] {9},
-                new byte[] {f, (byte) 0x80},
-                new byte[] {f, 1},
-                new byte[] {f, 1, 3},
-                new byte[] {f, 5, 3, 3, 1},
-                new byte[] {f, 1, 3, 3, 0},
-                new byte[] {f, 1, 3, 3, (byte) 0x81},
-                new byte[] {1, 0, 0, 0, 0, 0, 0, 0},
-                new byte[] {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 5, 5, 5}));
+        List<byte[]> corrupt =
+                new ArrayList<>(
+                        List.of(
+                                new byte[0],
+                                new byte[] {9},
+                                new byte[] {f, (byte) 0x80},
+                                new byte[] {f, 1},
+                                new byte[] {f, 1, 3},
+                                new byte[] {f, 5, 3, 3, 1},
+                                new byte[] {f, 1, 3, 3, 0},
+                                new byte[] {f, 1, 3, 3, (byte) 0x81},
+                                new byte[] {1, 0, 0, 0, 0, 0, 0, 0},
+                                new byte[] {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 5, 5, 5}));
         for (byte[] bytes : corrupt) {
-            assertThatThrownBy(() -> UnreadSeqs.of(bytes)).as(Arrays.toString(bytes))
+            assertThatThrownBy(() -> UnreadSeqs.of(bytes))
+                    .as(Arrays.toString(bytes))
                     .isInstanceOf(UncheckedIOException.class)
                     .hasMessage("corrupt unread seqs in state");
         }

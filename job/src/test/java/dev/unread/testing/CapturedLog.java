@@ -15,8 +15,8 @@ import org.apache.logging.log4j.core.config.Property;
 /**
  * Every log line of this JVM at INFO and above, with the messages of the exceptions logged with
  * them, from {@link #start()} to {@link #close()}: what an operator would see in the job's or the
- * API's log, for tests that check what must never be in it. The appenders already configured
- * keep getting what they got before.
+ * API's log, for tests that check what must never be in it. The appenders already configured keep
+ * getting what they got before.
  */
 public final class CapturedLog implements AutoCloseable {
 
@@ -33,25 +33,31 @@ public final class CapturedLog implements AutoCloseable {
         LoggerConfig root = context.getConfiguration().getRootLogger();
         rootLevel = root.getLevel();
         others = root.getAppenders();
-        appender = new AbstractAppender(NAME, null, null, true, Property.EMPTY_ARRAY) {
-            @Override
-            public void append(LogEvent event) {
-                text.append(event.getLevel()).append(' ').append(event.getLoggerName())
-                        .append(" - ").append(event.getMessage().getFormattedMessage())
-                        .append('\n');
-                if (event.getThrown() != null) {
-                    StringWriter trace = new StringWriter();
-                    event.getThrown().printStackTrace(new PrintWriter(trace));
-                    text.append(trace).append('\n');
-                }
-            }
-        };
+        appender =
+                new AbstractAppender(NAME, null, null, true, Property.EMPTY_ARRAY) {
+                    @Override
+                    public void append(LogEvent event) {
+                        text.append(event.getLevel())
+                                .append(' ')
+                                .append(event.getLoggerName())
+                                .append(" - ")
+                                .append(event.getMessage().getFormattedMessage())
+                                .append('\n');
+                        if (event.getThrown() != null) {
+                            StringWriter trace = new StringWriter();
+                            event.getThrown().printStackTrace(new PrintWriter(trace));
+                            text.append(trace).append('\n');
+                        }
+                    }
+                };
         appender.start();
         // The root at INFO for this appender; the others keep their former threshold.
-        others.values().forEach(a -> {
-            root.removeAppender(a.getName());
-            root.addAppender(a, rootLevel, null);
-        });
+        others.values()
+                .forEach(
+                        a -> {
+                            root.removeAppender(a.getName());
+                            root.addAppender(a, rootLevel, null);
+                        });
         root.addAppender(appender, Level.INFO, null);
         if (rootLevel.isMoreSpecificThan(Level.INFO)) {
             root.setLevel(Level.INFO);
@@ -72,10 +78,12 @@ public final class CapturedLog implements AutoCloseable {
     public void close() {
         LoggerConfig root = context.getConfiguration().getRootLogger();
         root.removeAppender(NAME);
-        others.values().forEach(a -> {
-            root.removeAppender(a.getName());
-            root.addAppender(a, null, null);
-        });
+        others.values()
+                .forEach(
+                        a -> {
+                            root.removeAppender(a.getName());
+                            root.addAppender(a, null, null);
+                        });
         root.setLevel(rootLevel);
         context.updateLoggers();
         appender.stop();

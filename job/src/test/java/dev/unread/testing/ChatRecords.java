@@ -31,7 +31,8 @@ public final class ChatRecords {
                 value);
     }
 
-    public static List<ProducerRecord<byte[], byte[]>> of(UnreadConfig config, List<ChatEvent> events) {
+    public static List<ProducerRecord<byte[], byte[]>> of(
+            UnreadConfig config, List<ChatEvent> events) {
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(events.size());
         for (ChatEvent event : events) {
             records.add(of(config, event));
@@ -44,16 +45,20 @@ public final class ChatRecords {
             UnreadConfig config, List<ConversationEvent> events) {
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(events.size());
         for (ConversationEvent e : events) {
-            String json = e.isMessage()
-                    ? dev.unread.contract.EventJson.groupMessage(
-                            e.conversationId, e.seq, e.senderId, e.sentAt, e.mentions)
-                    : dev.unread.contract.EventJson.membership(
-                            e.kind == ConversationEvent.Kind.MEMBER_JOINED,
-                            e.conversationId, e.userId, e.seq);
-            records.add(new ProducerRecord<>(
-                    config.conversationsTopic,
-                    dev.unread.contract.EventJson.key(e.conversationId).getBytes(UTF_8),
-                    json.getBytes(UTF_8)));
+            String json =
+                    e.isMessage()
+                            ? dev.unread.contract.EventJson.groupMessage(
+                                    e.conversationId, e.seq, e.senderId, e.sentAt, e.mentions)
+                            : dev.unread.contract.EventJson.membership(
+                                    e.kind == ConversationEvent.Kind.MEMBER_JOINED,
+                                    e.conversationId,
+                                    e.userId,
+                                    e.seq);
+            records.add(
+                    new ProducerRecord<>(
+                            config.conversationsTopic,
+                            dev.unread.contract.EventJson.key(e.conversationId).getBytes(UTF_8),
+                            json.getBytes(UTF_8)));
         }
         return records;
     }

@@ -12,13 +12,13 @@ import java.util.Random;
 /**
  * Seeded random event streams that look like chat traffic but go out of their way to hit the
  * corners of the semantics: few users so senders collide, users messaging themselves, group
- * messages fanned out to every member, repeated seqs and gaps, reads of seq 0 and of
- * conversations nobody wrote in, cursor regressions, resets older than the messages they follow
- * (late resets) and messages older than the resets they follow (late messages), and times and
- * seqs on a coarse grid so that {@code sentAt == readAt} and {@code seq == readSeq} are common.
+ * messages fanned out to every member, repeated seqs and gaps, reads of seq 0 and of conversations
+ * nobody wrote in, cursor regressions, resets older than the messages they follow (late resets) and
+ * messages older than the resets they follow (late messages), and times and seqs on a coarse grid
+ * so that {@code sentAt == readAt} and {@code seq == readSeq} are common.
  *
- * <p>One instance is one {@link Random}: the same seed and the same calls give the same events,
- * so a failure reproduces from its seed alone.
+ * <p>One instance is one {@link Random}: the same seed and the same calls give the same events, so
+ * a failure reproduces from its seed alone.
  */
 public final class EventStreams {
 
@@ -56,9 +56,9 @@ public final class EventStreams {
     }
 
     /**
-     * About {@code count} events in the order a chat platform would roughly produce them
-     * (time mostly increasing, with jitter); a group message fanned out to several receivers
-     * counts as one, so the result may be a little longer.
+     * About {@code count} events in the order a chat platform would roughly produce them (time
+     * mostly increasing, with jitter); a group message fanned out to several receivers counts as
+     * one, so the result may be a little longer.
      */
     public List<ChatEvent> events(int count) {
         Generation s = new Generation(3 + random.nextInt(18), 1 + random.nextInt(6));
@@ -95,8 +95,8 @@ public final class EventStreams {
 
     /**
      * The events with about {@code share} of them delivered twice, each copy right after its
-     * original as an at-least-once producer retry would. Copies are new objects with equal
-     * fields, so a job that keeps a reference to an input cannot get away with it.
+     * original as an at-least-once producer retry would. Copies are new objects with equal fields,
+     * so a job that keeps a reference to an input cannot get away with it.
      */
     public List<ChatEvent> withDuplicates(List<ChatEvent> events, double share) {
         List<ChatEvent> result = new ArrayList<>(events.size() * 2);
@@ -120,8 +120,8 @@ public final class EventStreams {
 
     /**
      * {@code n} arrival orders of the same set of events, each with duplicates: order 0 is the
-     * generation order with retries and a replayed tail (what Kafka usually delivers), the
-     * others are full shuffles of the set with about {@code duplicateShare} duplicated.
+     * generation order with retries and a replayed tail (what Kafka usually delivers), the others
+     * are full shuffles of the set with about {@code duplicateShare} duplicated.
      */
     public List<List<ChatEvent>> orders(List<ChatEvent> events, int n, double duplicateShare) {
         List<List<ChatEvent>> orders = new ArrayList<>(n);
@@ -141,9 +141,9 @@ public final class EventStreams {
     }
 
     /**
-     * Copies of the events with every user id (receiver, reader and sender alike) moved by
-     * {@code offset}: the same story told by other users, so that several runs can share one
-     * keyed operator or one Redis without seeing each other.
+     * Copies of the events with every user id (receiver, reader and sender alike) moved by {@code
+     * offset}: the same story told by other users, so that several runs can share one keyed
+     * operator or one Redis without seeing each other.
      */
     public static List<ChatEvent> withUsersMovedBy(List<ChatEvent> events, long offset) {
         List<ChatEvent> moved = new ArrayList<>(events.size());
@@ -162,14 +162,19 @@ public final class EventStreams {
     private final class Generation {
         final int users;
         final long[][] members;
+
         /** Highest seq handed out per conversation. */
         final long[] head;
+
         /** Seqs actually sent per conversation, so reads can land exactly on one. */
         final List<List<Long>> sent = new ArrayList<>();
+
         /** Message times so far, so resets can land exactly on one. */
         final List<Long> messageTimes = new ArrayList<>();
+
         /** Last readSeq generated per (user, conversation), to produce regressions. */
         final Map<Oracle.Member, Long> lastRead = new HashMap<>();
+
         final List<ChatEvent> out = new ArrayList<>();
         long clock;
 

@@ -14,8 +14,8 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * The generator keeps hitting the corners it promises. Without this, an innocent change to
- * {@link EventStreams} could leave every randomized test green while testing only easy streams.
+ * The generator keeps hitting the corners it promises. Without this, an innocent change to {@link
+ * EventStreams} could leave every randomized test green while testing only easy streams.
  */
 class EventStreamsTest {
 

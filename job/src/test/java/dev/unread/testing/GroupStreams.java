@@ -9,12 +9,12 @@ import java.util.Random;
 /**
  * Seeded random {@code chat-conversations} traffic for the same users and conversation ids as
  * {@link EventStreams} (so group and per-receiver traffic share conversations): members joining,
- * leaving and coming back, a join and a leave at one seq, messages from members and from
- * outsiders with mentions, gaps in the seqs, and the members' reads of those conversations.
+ * leaving and coming back, a join and a leave at one seq, messages from members and from outsiders
+ * with mentions, gaps in the seqs, and the members' reads of those conversations.
  *
- * <p>{@link #published} gives arrival orders that keep the contract's one precondition and
- * nothing more: a membership event arrives before every message with a higher seq, while
- * messages may arrive late (behind later changes) and anything may arrive again later.
+ * <p>{@link #published} gives arrival orders that keep the contract's one precondition and nothing
+ * more: a membership event arrives before every message with a higher seq, while messages may
+ * arrive late (behind later changes) and anything may arrive again later.
  */
 public final class GroupStreams {
 
@@ -48,13 +48,15 @@ public final class GroupStreams {
             int pick = random.nextInt(10);
             if (pick < 3) {
                 boolean joined = random.nextInt(3) != 0;
-                records.add(joined
-                        ? ConversationEvent.joined(conversation, user, seq)
-                        : ConversationEvent.left(conversation, user, seq));
+                records.add(
+                        joined
+                                ? ConversationEvent.joined(conversation, user, seq)
+                                : ConversationEvent.left(conversation, user, seq));
                 if (random.nextInt(10) == 0) {
-                    records.add(joined
-                            ? ConversationEvent.left(conversation, user, seq)
-                            : ConversationEvent.joined(conversation, user, seq));
+                    records.add(
+                            joined
+                                    ? ConversationEvent.left(conversation, user, seq)
+                                    : ConversationEvent.joined(conversation, user, seq));
                 }
             } else if (pick < 8) {
                 long[] mentions = new long[random.nextInt(3)];
@@ -64,18 +66,19 @@ public final class GroupStreams {
                 records.add(ConversationEvent.message(conversation, seq, user, clock, mentions));
             } else {
                 long readSeq = random.nextInt((int) seq + 1);
-                reads.add(pick == 8
-                        ? ChatEvent.conversationRead(user, conversation, readSeq, clock)
-                        : ChatEvent.inboxOpened(user, clock - random.nextInt(3) * EventStreams.TICK_MS));
+                reads.add(
+                        pick == 8
+                                ? ChatEvent.conversationRead(user, conversation, readSeq, clock)
+                                : ChatEvent.inboxOpened(
+                                        user, clock - random.nextInt(3) * EventStreams.TICK_MS));
             }
         }
         return new Traffic(records, reads);
     }
 
     /**
-     * {@code records} as they may arrive: some messages held back behind later records, and
-     * about {@code duplicateShare} of all records arriving a second time somewhere after the
-     * first.
+     * {@code records} as they may arrive: some messages held back behind later records, and about
+     * {@code duplicateShare} of all records arriving a second time somewhere after the first.
      */
     public List<ConversationEvent> published(
             List<ConversationEvent> records, double duplicateShare) {

@@ -7,9 +7,8 @@ import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.DeadLetters;
 import dev.unread.events.ChatEvent;
-import dev.unread.events.EventJson;
 import dev.unread.events.ConversationEvent;
-import dev.unread.sinks.KafkaDeadLetters;
+import dev.unread.events.EventJson;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,10 +43,10 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * What the end-to-end and reliability tests share: a seeded stream of valid events with bad records among them
- * as it reaches Kafka, the shipped job started on the test's MiniCluster with a restart strategy
- * and checkpoints on, probes of the running job (checkpoints, restarts), the dead-letter check,
- * and the one-line summary that docs/reliability.md's table is built from.
+ * What the end-to-end and reliability tests share: a seeded stream of valid events with bad records
+ * among them as it reaches Kafka, the shipped job started on the test's MiniCluster with a restart
+ * strategy and checkpoints on, probes of the running job (checkpoints, restarts), the dead-letter
+ * check, and the one-line summary that docs/reliability.md's table is built from.
  */
 public final class JobHarness {
 
@@ -93,8 +92,8 @@ public final class JobHarness {
 
     /**
      * A run's input: valid events (the oracle's set) in one arrival order with duplicates and a
-     * replayed tail, and bad records spread evenly through them, as Kafka records in the order
-     * they are published.
+     * replayed tail, and bad records spread evenly through them, as Kafka records in the order they
+     * are published.
      */
     public record Traffic(
             List<ChatEvent> events,
@@ -116,15 +115,18 @@ public final class JobHarness {
         }
 
         public String describe() {
-            return records.size() + " records (" + (records.size() - bad.size()) + " valid, "
-                    + bad.size() + " bad)";
+            return records.size()
+                    + " records ("
+                    + (records.size() - bad.size())
+                    + " valid, "
+                    + bad.size()
+                    + " bad)";
         }
     }
 
     /**
-     * {@code eventCount} valid events from {@code seed}, a fifth as many {@code
-     * chat-conversations} records in the same conversations (with their members' reads), and
-     * {@code bad} mixed in.
+     * {@code eventCount} valid events from {@code seed}, a fifth as many {@code chat-conversations}
+     * records in the same conversations (with their members' reads), and {@code bad} mixed in.
      */
     public static Traffic traffic(
             UnreadConfig config, long seed, int eventCount, List<BadRecords.Bad> bad) {
@@ -149,9 +151,11 @@ public final class JobHarness {
         for (ChatEvent event : order) {
             messagesAndReads.add(ChatRecords.of(config, event, encoding.apply(event)));
         }
-        List<ProducerRecord<byte[], byte[]>> records = interleaved(
-                messagesAndReads,
-                ChatRecords.ofConversations(config, groups.published(group.records(), 0.2)));
+        List<ProducerRecord<byte[], byte[]>> records =
+                interleaved(
+                        messagesAndReads,
+                        ChatRecords.ofConversations(
+                                config, groups.published(group.records(), 0.2)));
         int valid = records.size();
         List<ProducerRecord<byte[], byte[]>> mixed = new ArrayList<>(valid + bad.size());
         Random keys = new Random(seed);
@@ -226,7 +230,8 @@ public final class JobHarness {
     }
 
     /** Submits {@code job} with {@code settings} to the test's MiniCluster. */
-    public static JobClient start(UnreadJob job, Configuration settings, String name) throws Exception {
+    public static JobClient start(UnreadJob job, Configuration settings, String name)
+            throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.configure(settings);
         job.build(env);
@@ -251,44 +256,61 @@ public final class JobHarness {
     }
 
     /** Waits until the job has completed more than {@code than} checkpoints; returns how many. */
-    public static long awaitCheckpointsAfter(MiniCluster cluster, JobID job, long than) throws Exception {
-        return Poll.until("more than " + than + " completed checkpoints", CONVERGENCE, () -> {
-            long completed = completedCheckpoints(cluster, job);
-            return completed > than ? completed : null;
-        });
+    public static long awaitCheckpointsAfter(MiniCluster cluster, JobID job, long than)
+            throws Exception {
+        return Poll.until(
+                "more than " + than + " completed checkpoints",
+                CONVERGENCE,
+                () -> {
+                    long completed = completedCheckpoints(cluster, job);
+                    return completed > than ? completed : null;
+                });
     }
 
     /**
-     * Waits until the job's consumer group has committed, for every partition of both input
-     * topics, the offset at its end. Offsets are committed when a checkpoint completes, and a
-     * checkpoint completes only after the sinks flushed what came before it, so then every
-     * record published so far has had its effect on Redis and MySQL.
+     * Waits until the job's consumer group has committed, for every partition of both input topics,
+     * the offset at its end. Offsets are committed when a checkpoint completes, and a checkpoint
+     * completes only after the sinks flushed what came before it, so then every record published so
+     * far has had its effect on Redis and MySQL.
      */
     public static void awaitAllReadAndCheckpointed(KafkaBroker kafka, UnreadConfig config)
             throws Exception {
         try (Admin admin = kafka.kafka().admin()) {
             Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
-            for (TopicDescription topic : admin.describeTopics(
-                            List.of(config.messagesTopic, config.readsTopic,
-                                    config.conversationsTopic))
-                    .allTopicNames().get().values()) {
-                topic.partitions().forEach(p -> partitions.put(
-                        new TopicPartition(topic.name(), p.partition()), OffsetSpec.latest()));
+            for (TopicDescription topic :
+                    admin.describeTopics(
+                                    List.of(
+                                            config.messagesTopic,
+                                            config.readsTopic,
+                                            config.conversationsTopic))
+                            .allTopicNames()
+                            .get()
+                            .values()) {
+                topic.partitions()
+                        .forEach(
+                                p ->
+                                        partitions.put(
+                                                new TopicPartition(topic.name(), p.partition()),
+                                                OffsetSpec.latest()));
             }
             Map<TopicPartition, Long> ends = new HashMap<>();
             admin.listOffsets(partitions).all().get().forEach((p, r) -> ends.put(p, r.offset()));
-            Poll.until("the job read and checkpointed up to " + ends, CONVERGENCE, () -> {
-                Map<TopicPartition, OffsetAndMetadata> committed = admin
-                        .listConsumerGroupOffsets(config.groupId)
-                        .partitionsToOffsetAndMetadata().get();
-                for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
-                    OffsetAndMetadata at = committed.get(end.getKey());
-                    if ((at == null ? 0 : at.offset()) < end.getValue()) {
-                        return null;
-                    }
-                }
-                return true;
-            });
+            Poll.until(
+                    "the job read and checkpointed up to " + ends,
+                    CONVERGENCE,
+                    () -> {
+                        Map<TopicPartition, OffsetAndMetadata> committed =
+                                admin.listConsumerGroupOffsets(config.groupId)
+                                        .partitionsToOffsetAndMetadata()
+                                        .get();
+                        for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
+                            OffsetAndMetadata at = committed.get(end.getKey());
+                            if ((at == null ? 0 : at.offset()) < end.getValue()) {
+                                return null;
+                            }
+                        }
+                        return true;
+                    });
         }
     }
 
@@ -305,27 +327,34 @@ public final class JobHarness {
     }
 
     /** Waits until the job has restarted more than {@code than} times; returns how often. */
-    public static int awaitRestartsAfter(MiniCluster cluster, JobID job, int than) throws Exception {
-        return Poll.until("more than " + than + " restarts", CONVERGENCE, () -> {
-            int restarts = restarts(cluster, job);
-            return restarts > than ? restarts : null;
-        });
+    public static int awaitRestartsAfter(MiniCluster cluster, JobID job, int than)
+            throws Exception {
+        return Poll.until(
+                "more than " + than + " restarts",
+                CONVERGENCE,
+                () -> {
+                    int restarts = restarts(cluster, job);
+                    return restarts > than ? restarts : null;
+                });
     }
 
     /** Waits until every task of the job runs. */
     public static void awaitAllTasksRunning(MiniCluster cluster, JobID job) throws Exception {
-        Poll.until("every task running", CONVERGENCE, () -> {
-            AccessExecutionGraph graph = graph(cluster, job);
-            if (graph.getState() != JobStatus.RUNNING) {
-                return null;
-            }
-            for (AccessExecutionVertex v : graph.getAllExecutionVertices()) {
-                if (v.getExecutionState() != ExecutionState.RUNNING) {
-                    return null;
-                }
-            }
-            return true;
-        });
+        Poll.until(
+                "every task running",
+                CONVERGENCE,
+                () -> {
+                    AccessExecutionGraph graph = graph(cluster, job);
+                    if (graph.getState() != JobStatus.RUNNING) {
+                        return null;
+                    }
+                    for (AccessExecutionVertex v : graph.getAllExecutionVertices()) {
+                        if (v.getExecutionState() != ExecutionState.RUNNING) {
+                            return null;
+                        }
+                    }
+                    return true;
+                });
     }
 
     private static AccessExecutionGraph graph(MiniCluster cluster, JobID job) throws Exception {
@@ -333,11 +362,11 @@ public final class JobHarness {
     }
 
     /**
-     * Reads the dead-letter topic until every bad record is there and checks each letter: the
-     * bytes of the record its headers name, and a reason. With {@code exactlyOnce} the letters
-     * are exactly the bad records; without, a letter may repeat (the dead-letter sink is at least
-     * once, and a restore replays what came after the checkpoint), but none may be missing and
-     * none may be anything but a bad record. Returns how many letters there were.
+     * Reads the dead-letter topic until every bad record is there and checks each letter: the bytes
+     * of the record its headers name, and a reason. With {@code exactlyOnce} the letters are
+     * exactly the bad records; without, a letter may repeat (the dead-letter sink is at least once,
+     * and a restore replays what came after the checkpoint), but none may be missing and none may
+     * be anything but a bad record. Returns how many letters there were.
      */
     public static int assertDeadLetters(
             KafkaBroker kafka,
@@ -363,16 +392,20 @@ public final class JobHarness {
         Set<String> seen = new HashSet<>();
         for (ConsumerRecord<byte[], byte[]> letter : letters) {
             String topic = KafkaBroker.header(letter, DeadLetters.SOURCE_TOPIC);
-            String source = topic + "-"
-                    + KafkaBroker.header(letter, DeadLetters.SOURCE_PARTITION) + "@"
-                    + KafkaBroker.header(letter, DeadLetters.SOURCE_OFFSET);
+            String source =
+                    topic
+                            + "-"
+                            + KafkaBroker.header(letter, DeadLetters.SOURCE_PARTITION)
+                            + "@"
+                            + KafkaBroker.header(letter, DeadLetters.SOURCE_OFFSET);
             assertThat(KafkaBroker.header(letter, DeadLetters.REASON))
                     .as("reason of the dead letter of " + source + ", " + context)
                     .isNotBlank();
             ConsumerRecord<byte[], byte[]> original = sources.get(source);
             assertThat(original).as("the source record " + source + ", " + context).isNotNull();
             assertThat(letter.value()).as(context).isEqualTo(original.value());
-            assertThat(letter.key()).as("key of " + source + ", " + context)
+            assertThat(letter.key())
+                    .as("key of " + source + ", " + context)
                     .isEqualTo(original.key());
             if (exactlyOnce || seen.add(source)) {
                 actual.merge(fingerprint(topic, letter.value()), 1, Integer::sum);
@@ -385,23 +418,35 @@ public final class JobHarness {
     }
 
     private static String fingerprint(String topic, byte[] value) {
-        return topic + ":" + value.length + ":"
-                + Base64.getEncoder().encodeToString(
-                        Arrays.copyOf(value, Math.min(value.length, 96)))
-                + ":" + Arrays.hashCode(value);
+        return topic
+                + ":"
+                + value.length
+                + ":"
+                + Base64.getEncoder()
+                        .encodeToString(Arrays.copyOf(value, Math.min(value.length, 96)))
+                + ":"
+                + Arrays.hashCode(value);
     }
 
     /**
-     * The line docs/reliability.md's table is built from. Printed only once every assertion of
-     * the run held, so "divergence 0" and "lost 0" are what the test checked.
+     * The line docs/reliability.md's table is built from. Printed only once every assertion of the
+     * run held, so "divergence 0" and "lost 0" are what the test checked.
      */
     public static void summary(
-            String fault, String injected, Traffic traffic, int restarts, long startedNanos,
+            String fault,
+            String injected,
+            Traffic traffic,
+            int restarts,
+            long startedNanos,
             long seed) {
         System.out.printf(
                 "RELIABILITY | %s | injected: %s | %s | restarts: %d | lost: 0 | divergence: 0"
                         + " | %.1f s | seed %d%n",
-                fault, injected, traffic.describe(), restarts,
-                (System.nanoTime() - startedNanos) / 1e9, seed);
+                fault,
+                injected,
+                traffic.describe(),
+                restarts,
+                (System.nanoTime() - startedNanos) / 1e9,
+                seed);
     }
 }

@@ -1,12 +1,12 @@
 package dev.unread.testing;
 
+import dev.unread.config.UnreadConfig;
 import dev.unread.kafka.EmbeddedKafka;
 import dev.unread.kafka.TempDirs;
-import dev.unread.config.UnreadConfig;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -86,8 +86,14 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
         }
         tlsDir = TempDirs.create("unread-kafka-tls-");
         certificate = TestCertificate.create(tlsDir);
-        kafka = EmbeddedKafka.start(0, new EmbeddedKafka.SaslSslListener(
-                certificate.keystore(), certificate.password(), scramUser, scramPassword));
+        kafka =
+                EmbeddedKafka.start(
+                        0,
+                        new EmbeddedKafka.SaslSslListener(
+                                certificate.keystore(),
+                                certificate.password(),
+                                scramUser,
+                                scramPassword));
     }
 
     @Override
@@ -122,25 +128,32 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
      * Writes to {@code file} the client.properties of a client of the SASL_SSL listener, as an
      * operator would: TLS trusting this broker's certificate (the truststore's password inline),
      * SCRAM-SHA-512 as this broker's user with {@code password} in the JAAS configuration (a
-     * literal, or a config provider's reference such as {@code ${env:NAME}}, which the file
-     * enables for the environment).
+     * literal, or a config provider's reference such as {@code ${env:NAME}}, which the file enables
+     * for the environment).
      */
     public Path writeClientProperties(Path file, String password) throws IOException {
         if (certificate == null) {
             throw new IllegalStateException("this broker was started without a SASL_SSL listener");
         }
-        Files.writeString(file, String.join("\n",
-                "security.protocol=SASL_SSL",
-                "sasl.mechanism=" + EmbeddedKafka.SaslSslListener.MECHANISM,
-                "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required"
-                        + " username=\"" + scramUser + "\" password=\"" + password + "\";",
-                "ssl.truststore.type=PKCS12",
-                "ssl.truststore.location=" + certificate.truststore(),
-                "ssl.truststore.password=" + certificate.password(),
-                "config.providers=env",
-                "config.providers.env.class="
-                        + "org.apache.kafka.common.config.provider.EnvVarConfigProvider",
-                ""));
+        Files.writeString(
+                file,
+                String.join(
+                        "\n",
+                        "security.protocol=SASL_SSL",
+                        "sasl.mechanism=" + EmbeddedKafka.SaslSslListener.MECHANISM,
+                        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required"
+                                + " username=\""
+                                + scramUser
+                                + "\" password=\""
+                                + password
+                                + "\";",
+                        "ssl.truststore.type=PKCS12",
+                        "ssl.truststore.location=" + certificate.truststore(),
+                        "ssl.truststore.password=" + certificate.password(),
+                        "config.providers=env",
+                        "config.providers.env.class="
+                                + "org.apache.kafka.common.config.provider.EnvVarConfigProvider",
+                        ""));
         return file;
     }
 
@@ -158,8 +171,8 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
     }
 
     /**
-     * {@link #freshTopics} with the job's Kafka clients on the SASL_SSL listener, configured by
-     * the {@code clientProperties} file ({@link #writeClientProperties}).
+     * {@link #freshTopics} with the job's Kafka clients on the SASL_SSL listener, configured by the
+     * {@code clientProperties} file ({@link #writeClientProperties}).
      */
     public UnreadConfig freshTopicsOverSaslSsl(
             Map<String, String> settings, Path clientProperties) {
@@ -180,10 +193,10 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
         all.put("kafka-bootstrap", bootstrap);
         UnreadConfig config = UnreadConfig.with(all);
         kafka().createTopics(
-                config.messagesTopic,
-                config.readsTopic,
-                config.conversationsTopic,
-                config.deadLetterTopic);
+                        config.messagesTopic,
+                        config.readsTopic,
+                        config.conversationsTopic,
+                        config.deadLetterTopic);
         return config;
     }
 

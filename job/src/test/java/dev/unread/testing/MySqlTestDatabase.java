@@ -1,7 +1,7 @@
 package dev.unread.testing;
 
-import dev.unread.contract.MySqlSchema;
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.MySqlSchema;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -19,15 +19,16 @@ import java.util.UUID;
  * without password), both named {@code unread_<random>} and dropped by {@link #close()}, so tests
  * of several helpers and builds can run against one server at the same time.
  *
- * <p>The user may touch only its database, and tests can lock it out or cut its connections
- * without disturbing anyone else's.
+ * <p>The user may touch only its database, and tests can lock it out or cut its connections without
+ * disturbing anyone else's.
  */
 public final class MySqlTestDatabase implements AutoCloseable {
 
     public static final String SERVER = "jdbc:mysql://127.0.0.1:3306/";
+
     /**
-     * URL parameters that make Connector/J set the session time zone to +09:00: NOW() and
-     * TIMESTAMP columns would follow it, DATETIME columns written by the sinks must not.
+     * URL parameters that make Connector/J set the session time zone to +09:00: NOW() and TIMESTAMP
+     * columns would follow it, DATETIME columns written by the sinks must not.
      */
     public static final String SESSION_IN_TOKYO =
             "?connectionTimeZone=%2B09:00&forceConnectionTimeZoneToSession=true";
@@ -46,7 +47,8 @@ public final class MySqlTestDatabase implements AutoCloseable {
     public static MySqlTestDatabase create() throws SQLException {
         String name = "unread_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         MySqlTestDatabase db = new MySqlTestDatabase(name, UUID.randomUUID().toString());
-        try (Connection c = root(); Statement st = c.createStatement()) {
+        try (Connection c = root();
+                Statement st = c.createStatement()) {
             st.execute("CREATE DATABASE " + name);
             st.execute("CREATE USER '" + name + "'@'%' IDENTIFIED BY '" + db.password + "'");
             st.execute("GRANT ALL PRIVILEGES ON " + name + ".* TO '" + name + "'@'%'");
@@ -81,7 +83,8 @@ public final class MySqlTestDatabase implements AutoCloseable {
     }
 
     public void dropTables() throws SQLException {
-        try (Connection c = connect(); Statement st = c.createStatement()) {
+        try (Connection c = connect();
+                Statement st = c.createStatement()) {
             st.execute("DROP TABLE IF EXISTS " + MySqlSchema.USER_ACTIVITY);
             st.execute("DROP TABLE IF EXISTS " + MySqlSchema.CONVERSATION_MEMBER);
         }
@@ -90,7 +93,10 @@ public final class MySqlTestDatabase implements AutoCloseable {
     public boolean tableExists(String table) throws SQLException {
         return queryLong(
                         "SELECT COUNT(*) FROM information_schema.tables"
-                                + " WHERE table_schema = '" + name + "' AND table_name = '" + table
+                                + " WHERE table_schema = '"
+                                + name
+                                + "' AND table_name = '"
+                                + table
                                 + "'")
                 == 1;
     }
@@ -103,7 +109,8 @@ public final class MySqlTestDatabase implements AutoCloseable {
 
     /** On a given connection, for polling loops that should not open one per round. */
     public static long queryLong(Connection c, String sql) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
@@ -129,7 +136,8 @@ public final class MySqlTestDatabase implements AutoCloseable {
 
     /** Locks this database's user out, or lets it in again; open connections stay open. */
     public void lockUser(boolean locked) throws SQLException {
-        try (Connection c = root(); Statement st = c.createStatement()) {
+        try (Connection c = root();
+                Statement st = c.createStatement()) {
             st.execute("ALTER USER '" + name + "'@'%' ACCOUNT " + (locked ? "LOCK" : "UNLOCK"));
         }
     }
@@ -165,7 +173,8 @@ public final class MySqlTestDatabase implements AutoCloseable {
 
     @Override
     public void close() throws SQLException {
-        try (Connection c = root(); Statement st = c.createStatement()) {
+        try (Connection c = root();
+                Statement st = c.createStatement()) {
             st.execute("DROP USER IF EXISTS '" + name + "'@'%'");
             st.execute("DROP DATABASE IF EXISTS " + name);
         }

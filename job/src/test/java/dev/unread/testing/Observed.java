@@ -11,8 +11,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * What the job's outputs hold right now, read from the real Redis and MySQL, in the oracle's
- * shapes so that one comparison says whether they agree.
+ * What the job's outputs hold right now, read from the real Redis and MySQL, in the oracle's shapes
+ * so that one comparison says whether they agree.
  */
 public final class Observed {
 
@@ -41,28 +41,34 @@ public final class Observed {
     /** Redis under {@code prefix} and, when {@code db} is not null, both MySQL tables. */
     public static Observed read(String prefix, MySqlTestDatabase db) throws SQLException {
         Map<String, String> senders = TestRedis.strings(prefix + Oracle.SENDERS_KEY);
-        Map<String, Map<String, String>> hashes = TestRedis.hashes(prefix + Oracle.CONVERSATIONS_KEY);
-        Map<String, Map<String, Double>> readers = TestRedis.sortedSets(prefix + Oracle.READERS_KEY);
+        Map<String, Map<String, String>> hashes =
+                TestRedis.hashes(prefix + Oracle.CONVERSATIONS_KEY);
+        Map<String, Map<String, Double>> readers =
+                TestRedis.sortedSets(prefix + Oracle.READERS_KEY);
         Map<Long, Long> activity = new TreeMap<>();
         Map<Member, Long> members = new TreeMap<>();
         Map<Member, Long> unread = new TreeMap<>();
         if (db != null) {
-            try (Connection c = db.connect(); Statement st = c.createStatement()) {
+            try (Connection c = db.connect();
+                    Statement st = c.createStatement()) {
                 if (db.tableExists(MySqlSchema.USER_ACTIVITY)) {
-                    try (ResultSet rs = st.executeQuery(
-                            "SELECT user_id,"
-                                    // Zone-free arithmetic: the column holds UTC wall time.
-                                    + " TIMESTAMPDIFF(MICROSECOND, '1970-01-01', last_read_at) DIV 1000"
-                                    + " FROM " + MySqlSchema.USER_ACTIVITY)) {
+                    try (ResultSet rs =
+                            st.executeQuery(
+                                    "SELECT user_id,"
+                                            // Zone-free arithmetic: the column holds UTC wall time.
+                                            + " TIMESTAMPDIFF(MICROSECOND, '1970-01-01', last_read_at) DIV 1000"
+                                            + " FROM "
+                                            + MySqlSchema.USER_ACTIVITY)) {
                         while (rs.next()) {
                             activity.put(rs.getLong(1), rs.getLong(2));
                         }
                     }
                 }
                 if (db.tableExists(MySqlSchema.CONVERSATION_MEMBER)) {
-                    try (ResultSet rs = st.executeQuery(
-                            "SELECT conversation_id, user_id, last_read_seq, unread_count FROM "
-                                    + MySqlSchema.CONVERSATION_MEMBER)) {
+                    try (ResultSet rs =
+                            st.executeQuery(
+                                    "SELECT conversation_id, user_id, last_read_seq, unread_count FROM "
+                                            + MySqlSchema.CONVERSATION_MEMBER)) {
                         while (rs.next()) {
                             Member m = new Member(rs.getLong(1), rs.getLong(2));
                             members.put(m, rs.getLong(3));
@@ -84,17 +90,28 @@ public final class Observed {
     public String differenceFrom(Oracle oracle, String prefix, boolean withMySql) {
         StringBuilder diff = new StringBuilder();
         compare(diff, "Redis sender badges", oracle.redisSenderKeys(prefix), senderKeys);
-        compare(diff, "Redis conversation counts", oracle.redisConversationHashes(prefix), conversationHashes);
+        compare(
+                diff,
+                "Redis conversation counts",
+                oracle.redisConversationHashes(prefix),
+                conversationHashes);
         compare(diff, "Redis readers", oracle.redisReaders(prefix), readers);
         if (withMySql) {
             compare(diff, "user_activity", oracle.userActivityRows(), userActivity);
-            compare(diff, "conversation_member", oracle.conversationMemberRows(), conversationMember);
-            unreadCounts.forEach((member, count) -> {
-                if (count < 0 || count > oracle.unreadCountUpperBound(member)) {
-                    diff.append(String.format("%nconversation_member.unread_count of %s is %d, outside 0..%d",
-                            member, count, oracle.unreadCountUpperBound(member)));
-                }
-            });
+            compare(
+                    diff,
+                    "conversation_member",
+                    oracle.conversationMemberRows(),
+                    conversationMember);
+            unreadCounts.forEach(
+                    (member, count) -> {
+                        if (count < 0 || count > oracle.unreadCountUpperBound(member)) {
+                            diff.append(
+                                    String.format(
+                                            "%nconversation_member.unread_count of %s is %d, outside 0..%d",
+                                            member, count, oracle.unreadCountUpperBound(member)));
+                        }
+                    });
         }
         return diff.toString();
     }
@@ -108,35 +125,47 @@ public final class Observed {
             throws Exception {
         String[] difference = {""};
         try {
-            return Poll.until(context + ": outputs agree with the oracle", timeout, () -> {
-                Observed observed = read(prefix, db);
-                difference[0] = observed.differenceFrom(oracle, prefix, db != null);
-                return difference[0].isEmpty() ? observed : null;
-            });
+            return Poll.until(
+                    context + ": outputs agree with the oracle",
+                    timeout,
+                    () -> {
+                        Observed observed = read(prefix, db);
+                        difference[0] = observed.differenceFrom(oracle, prefix, db != null);
+                        return difference[0].isEmpty() ? observed : null;
+                    });
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + difference[0], e);
         }
     }
 
-    private static <K, V> void compare(StringBuilder diff, String what, Map<K, V> expected, Map<K, V> actual) {
+    private static <K, V> void compare(
+            StringBuilder diff, String what, Map<K, V> expected, Map<K, V> actual) {
         if (expected.equals(actual)) {
             return;
         }
         Map<K, V> missingOrWrong = new TreeMap<>();
-        expected.forEach((k, v) -> {
-            if (!v.equals(actual.get(k))) {
-                missingOrWrong.put(k, v);
-            }
-        });
+        expected.forEach(
+                (k, v) -> {
+                    if (!v.equals(actual.get(k))) {
+                        missingOrWrong.put(k, v);
+                    }
+                });
         Map<K, V> unexpected = new TreeMap<>();
-        actual.forEach((k, v) -> {
-            if (!v.equals(expected.get(k))) {
-                unexpected.put(k, v);
-            }
-        });
-        diff.append(String.format("%n%s: expected %d entries, got %d; expected but missing or different: %s;"
-                        + " present but not expected or different: %s",
-                what, expected.size(), actual.size(), abbreviate(missingOrWrong), abbreviate(unexpected)));
+        actual.forEach(
+                (k, v) -> {
+                    if (!v.equals(expected.get(k))) {
+                        unexpected.put(k, v);
+                    }
+                });
+        diff.append(
+                String.format(
+                        "%n%s: expected %d entries, got %d; expected but missing or different: %s;"
+                                + " present but not expected or different: %s",
+                        what,
+                        expected.size(),
+                        actual.size(),
+                        abbreviate(missingOrWrong),
+                        abbreviate(unexpected)));
     }
 
     private static String abbreviate(Map<?, ?> map) {

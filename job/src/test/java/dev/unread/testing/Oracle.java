@@ -15,11 +15,11 @@ import java.util.TreeSet;
 /**
  * The expected outcome of a set of events, computed straight from the "Semantics" section of
  * docs/contract.md (and, for {@code chat-conversations}, its groups and readers rules) and nothing
- * else: it never looks at how the job computes its counts, so a test
- * that compares the two can catch a wrong idea as well as a wrong line.
+ * else: it never looks at how the job computes its counts, so a test that compares the two can
+ * catch a wrong idea as well as a wrong line.
  *
- * <p>Everything except {@link #unreadAfterLastRead(List)} is a pure function of the <em>set</em>
- * of events: duplicates and order are ignored by construction. Maps returned are sorted so that a
+ * <p>Everything except {@link #unreadAfterLastRead(List)} is a pure function of the <em>set</em> of
+ * events: duplicates and order are ignored by construction. Maps returned are sorted so that a
  * failing {@code assertEquals} prints a readable diff.
  */
 public final class Oracle {
@@ -49,12 +49,16 @@ public final class Oracle {
 
     private final Map<Long, Long> lastReadAt = new TreeMap<>();
     private final Map<Member, Long> lastReadSeq = new TreeMap<>();
+
     /** Every message to a user from someone else, per user: the raw material of the badge. */
     private final Map<Long, List<ChatEvent>> messagesFromOthers = new HashMap<>();
+
     /** Distinct seqs from others per (conversation, receiver), whatever the cursor. */
     private final Map<Member, TreeSet<Long>> seqsFromOthers = new TreeMap<>();
+
     /** Members whose newest membership event in the conversation is MEMBER_LEFT. */
     private final Set<Member> left = new TreeSet<>();
+
     /** conversationId → participants(C). */
     private final Map<Long, Set<Long>> participants = new TreeMap<>();
 
@@ -69,8 +73,10 @@ public final class Oracle {
         Map<Member, List<ConversationEvent>> memberships = new HashMap<>();
         for (ConversationEvent e : conversations) {
             if (!e.isMessage()) {
-                memberships.computeIfAbsent(new Member(e.conversationId, e.userId),
-                        m -> new ArrayList<>()).add(e);
+                memberships
+                        .computeIfAbsent(
+                                new Member(e.conversationId, e.userId), m -> new ArrayList<>())
+                        .add(e);
                 participants.computeIfAbsent(e.conversationId, c -> new TreeSet<>()).add(e.userId);
             }
         }
@@ -81,20 +87,27 @@ public final class Oracle {
             }
             // "counts, for every member U != senderId at its seq, exactly as the chat-messages
             // record {senderId, receiverId: U, sentAt, conversationId, seq} would".
-            memberships.forEach((member, changes) -> {
-                if (member.conversationId() == e.conversationId
-                        && member.userId() != e.senderId
-                        && isMember(changes, e.seq)) {
-                    all.add(ChatEvent.message(
-                            e.senderId, member.userId(), e.conversationId, e.seq, e.sentAt));
-                }
-            });
+            memberships.forEach(
+                    (member, changes) -> {
+                        if (member.conversationId() == e.conversationId
+                                && member.userId() != e.senderId
+                                && isMember(changes, e.seq)) {
+                            all.add(
+                                    ChatEvent.message(
+                                            e.senderId,
+                                            member.userId(),
+                                            e.conversationId,
+                                            e.seq,
+                                            e.sentAt));
+                        }
+                    });
         }
-        memberships.forEach((member, changes) -> {
-            if (newestIsLeft(changes)) {
-                left.add(member);
-            }
-        });
+        memberships.forEach(
+                (member, changes) -> {
+                    if (newestIsLeft(changes)) {
+                        left.add(member);
+                    }
+                });
         for (ChatEvent e : all) {
             switch (e.kind) {
                 case INBOX_OPENED:
@@ -108,8 +121,7 @@ public final class Oracle {
                         // "senderId == receiverId is valid and counts toward nothing".
                         break;
                     }
-                    messagesFromOthers.computeIfAbsent(e.userId, u -> new ArrayList<>())
-                            .add(e);
+                    messagesFromOthers.computeIfAbsent(e.userId, u -> new ArrayList<>()).add(e);
                     if (e.conversationId > 0) {
                         seqsFromOthers
                                 .computeIfAbsent(
@@ -136,8 +148,8 @@ public final class Oracle {
     }
 
     /**
-     * member(U,C,s): U's membership event in C with the largest seq below s is a JOINED; at one
-     * seq a LEFT wins.
+     * member(U,C,s): U's membership event in C with the largest seq below s is a JOINED; at one seq
+     * a LEFT wins.
      */
     private static boolean isMember(List<ConversationEvent> changes, long seq) {
         long best = 0;
@@ -182,8 +194,8 @@ public final class Oracle {
     }
 
     /**
-     * Distinct seqs from others in the conversation past the user's read cursor; 0 while the
-     * user's newest membership event in it is MEMBER_LEFT.
+     * Distinct seqs from others in the conversation past the user's read cursor; 0 while the user's
+     * newest membership event in it is MEMBER_LEFT.
      */
     public long unread(long userId, long conversationId) {
         if (left.contains(new Member(conversationId, userId))) {
@@ -253,11 +265,14 @@ public final class Oracle {
      */
     public Map<String, Map<String, String>> redisConversationHashes(String prefix) {
         Map<String, Map<String, String>> keys = new TreeMap<>();
-        conversationUnread().forEach((user, counts) -> {
-            Map<String, String> fields = new TreeMap<>();
-            counts.forEach((c, n) -> fields.put(Long.toString(c), Long.toString(n)));
-            keys.put(prefix + CONVERSATIONS_KEY + user, fields);
-        });
+        conversationUnread()
+                .forEach(
+                        (user, counts) -> {
+                            Map<String, String> fields = new TreeMap<>();
+                            counts.forEach(
+                                    (c, n) -> fields.put(Long.toString(c), Long.toString(n)));
+                            keys.put(prefix + CONVERSATIONS_KEY + user, fields);
+                        });
         return keys;
     }
 
@@ -267,23 +282,24 @@ public final class Oracle {
     }
 
     /**
-     * Expected sorted sets {@code {prefix}chat:readers:{C}}: member userId → score lastReadSeq,
-     * for every participant with a cursor above 0; keys with no member absent.
+     * Expected sorted sets {@code {prefix}chat:readers:{C}}: member userId → score lastReadSeq, for
+     * every participant with a cursor above 0; keys with no member absent.
      */
     public Map<String, Map<String, Double>> redisReaders(String prefix) {
         Map<String, Map<String, Double>> keys = new TreeMap<>();
-        participants.forEach((conversation, users) -> {
-            Map<String, Double> scores = new TreeMap<>();
-            for (long user : users) {
-                long cursor = lastReadSeq(user, conversation);
-                if (cursor > 0) {
-                    scores.put(Long.toString(user), (double) cursor);
-                }
-            }
-            if (!scores.isEmpty()) {
-                keys.put(prefix + READERS_KEY + conversation, scores);
-            }
-        });
+        participants.forEach(
+                (conversation, users) -> {
+                    Map<String, Double> scores = new TreeMap<>();
+                    for (long user : users) {
+                        long cursor = lastReadSeq(user, conversation);
+                        if (cursor > 0) {
+                            scores.put(Long.toString(user), (double) cursor);
+                        }
+                    }
+                    if (!scores.isEmpty()) {
+                        keys.put(prefix + READERS_KEY + conversation, scores);
+                    }
+                });
         return keys;
     }
 
@@ -298,21 +314,21 @@ public final class Oracle {
      */
     public Map<Member, Long> conversationMemberRows() {
         Map<Member, Long> rows = new TreeMap<>();
-        lastReadSeq.forEach((member, seq) -> {
-            if (seq > 0) {
-                rows.put(member, seq);
-            }
-        });
+        lastReadSeq.forEach(
+                (member, seq) -> {
+                    if (seq > 0) {
+                        rows.put(member, seq);
+                    }
+                });
         return rows;
     }
 
     /**
-     * The largest {@code conversation_member.unread_count} any arrival order can produce: the
-     * read saw at most every seq past the final cursor, and at least none of them.
+     * The largest {@code conversation_member.unread_count} any arrival order can produce: the read
+     * saw at most every seq past the final cursor, and at least none of them.
      */
     public long unreadCountUpperBound(Member member) {
-        return unreadCountUpperBound(
-                member, lastReadSeq(member.userId(), member.conversationId()));
+        return unreadCountUpperBound(member, lastReadSeq(member.userId(), member.conversationId()));
     }
 
     /** The same bound for a cursor emitted on the way, at {@code readSeq}. */
@@ -322,10 +338,10 @@ public final class Oracle {
 
     /**
      * {@code conversation_member.unread_count} as a job that processes {@code order} one event
-     * after another must leave it: for each cursor row, the unread count right after the read
-     * that first moved the cursor to its final value, counting only the messages that arrived
-     * before that read. Later arrivals (duplicates of that read included) do not move the cursor,
-     * so they write nothing.
+     * after another must leave it: for each cursor row, the unread count right after the read that
+     * first moved the cursor to its final value, counting only the messages that arrived before
+     * that read. Later arrivals (duplicates of that read included) do not move the cursor, so they
+     * write nothing.
      */
     public static Map<Member, Long> unreadAfterLastRead(List<ChatEvent> order) {
         Map<Member, Long> finalCursor = of(order).conversationMemberRows();
@@ -351,7 +367,14 @@ public final class Oracle {
 
     @Override
     public String toString() {
-        return "Oracle{badges=" + badges() + ", conversations=" + conversationUnread()
-                + ", lastReadAt=" + lastReadAt + ", lastReadSeq=" + lastReadSeq + "}";
+        return "Oracle{badges="
+                + badges()
+                + ", conversations="
+                + conversationUnread()
+                + ", lastReadAt="
+                + lastReadAt
+                + ", lastReadSeq="
+                + lastReadSeq
+                + "}";
     }
 }

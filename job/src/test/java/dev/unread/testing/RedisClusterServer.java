@@ -43,23 +43,31 @@ public final class RedisClusterServer implements BeforeAllCallback, AfterAllCall
         dir = RedisProcess.tempDir("unread-redis-cluster-");
         try {
             for (int port : RedisProcess.freePorts(NODES)) {
-                nodes.add(RedisProcess.start(port, dir.resolve(String.valueOf(port)), List.of(
-                        "--port", String.valueOf(port),
-                        "--cluster-enabled", "yes",
-                        "--cluster-config-file", "nodes.conf",
-                        "--cluster-node-timeout", String.valueOf(NODE_TIMEOUT_MS),
-                        // A replica takes over however long it was cut off: the test kills, it
-                        // does not partition.
-                        "--cluster-replica-validity-factor", "0")));
+                nodes.add(
+                        RedisProcess.start(
+                                port,
+                                dir.resolve(String.valueOf(port)),
+                                List.of(
+                                        "--port", String.valueOf(port),
+                                        "--cluster-enabled", "yes",
+                                        "--cluster-config-file", "nodes.conf",
+                                        "--cluster-node-timeout", String.valueOf(NODE_TIMEOUT_MS),
+                                        // A replica takes over however long it was cut off: the
+                                        // test kills, it
+                                        // does not partition.
+                                        "--cluster-replica-validity-factor", "0")));
             }
             List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
             nodes.forEach(n -> create.add("127.0.0.1:" + n.port));
             create.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
-            Process cli = new ProcessBuilder(create).redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("create.log").toFile()).start();
+            Process cli =
+                    new ProcessBuilder(create)
+                            .redirectErrorStream(true)
+                            .redirectOutput(dir.resolve("create.log").toFile())
+                            .start();
             if (cli.waitFor() != 0) {
-                throw new AssertionError("redis-cli --cluster create failed, see "
-                        + dir.resolve("create.log"));
+                throw new AssertionError(
+                        "redis-cli --cluster create failed, see " + dir.resolve("create.log"));
             }
             awaitHealthy("the cluster formed");
         } catch (Exception | AssertionError e) {
@@ -117,38 +125,52 @@ public final class RedisClusterServer implements BeforeAllCallback, AfterAllCall
     }
 
     /**
-     * Waits until the nodes alive agree that the one at {@code port} failed and that every slot
-     * is served again (its replica took over).
+     * Waits until the nodes alive agree that the one at {@code port} failed and that every slot is
+     * served again (its replica took over).
      */
     public void awaitFailover(int port) throws Exception {
-        Poll.until("a replica took over from the primary at " + port, READY, () -> {
-            for (RedisProcess node : nodes) {
-                if (!node.alive()) {
-                    continue;
-                }
-                try (Jedis jedis = new Jedis("127.0.0.1", node.port)) {
-                    String failed = jedis.clusterNodes().lines()
-                            .filter(l -> l.contains(":" + port + "@"))
-                            .findFirst().orElse("");
-                    if (!failed.contains("fail") || !clusterOk(jedis)) {
-                        return null;
+        Poll.until(
+                "a replica took over from the primary at " + port,
+                READY,
+                () -> {
+                    for (RedisProcess node : nodes) {
+                        if (!node.alive()) {
+                            continue;
+                        }
+                        try (Jedis jedis = new Jedis("127.0.0.1", node.port)) {
+                            String failed =
+                                    jedis.clusterNodes()
+                                            .lines()
+                                            .filter(l -> l.contains(":" + port + "@"))
+                                            .findFirst()
+                                            .orElse("");
+                            if (!failed.contains("fail") || !clusterOk(jedis)) {
+                                return null;
+                            }
+                        }
                     }
-                }
-            }
-            return primaries().size() == 3 ? true : null;
-        });
+                    return primaries().size() == 3 ? true : null;
+                });
     }
 
     private void awaitHealthy(String what) throws Exception {
-        Poll.until(what + " (every node: cluster_state ok, 3 primaries with replicas)", READY,
+        Poll.until(
+                what + " (every node: cluster_state ok, 3 primaries with replicas)",
+                READY,
                 () -> {
                     for (RedisProcess node : nodes) {
                         try (Jedis jedis = new Jedis("127.0.0.1", node.port)) {
-                            if (!clusterOk(jedis) || jedis.clusterNodes().lines()
-                                    .filter(l -> l.contains("slave")
-                                            && !l.contains("fail")
-                                            && l.contains("connected"))
-                                    .count() < 3) {
+                            if (!clusterOk(jedis)
+                                    || jedis.clusterNodes()
+                                                    .lines()
+                                                    .filter(
+                                                            l ->
+                                                                    l.contains("slave")
+                                                                            && !l.contains("fail")
+                                                                            && l.contains(
+                                                                                    "connected"))
+                                                    .count()
+                                            < 3) {
                                 return null;
                             }
                         }
@@ -172,26 +194,28 @@ public final class RedisClusterServer implements BeforeAllCallback, AfterAllCall
      */
     public Map<String, String> strings(String prefix) {
         Map<String, String> strings = new TreeMap<>();
-        eachPrimary(jedis -> {
-            for (String key : TestRedis.keys(jedis, prefix)) {
-                if (jedis.type(key).equals("string") && !TestRedis.isVersionKey(key)) {
-                    strings.put(key, jedis.get(key));
-                }
-            }
-        });
+        eachPrimary(
+                jedis -> {
+                    for (String key : TestRedis.keys(jedis, prefix)) {
+                        if (jedis.type(key).equals("string") && !TestRedis.isVersionKey(key)) {
+                            strings.put(key, jedis.get(key));
+                        }
+                    }
+                });
         return strings;
     }
 
     /** Hashes under {@code prefix} on every primary: key → field → value. */
     public Map<String, Map<String, String>> hashes(String prefix) {
         Map<String, Map<String, String>> hashes = new TreeMap<>();
-        eachPrimary(jedis -> {
-            for (String key : TestRedis.keys(jedis, prefix)) {
-                if (jedis.type(key).equals("hash")) {
-                    hashes.put(key, new TreeMap<>(jedis.hgetAll(key)));
-                }
-            }
-        });
+        eachPrimary(
+                jedis -> {
+                    for (String key : TestRedis.keys(jedis, prefix)) {
+                        if (jedis.type(key).equals("hash")) {
+                            hashes.put(key, new TreeMap<>(jedis.hgetAll(key)));
+                        }
+                    }
+                });
         return hashes;
     }
 
@@ -207,12 +231,13 @@ public final class RedisClusterServer implements BeforeAllCallback, AfterAllCall
     }
 
     public void deleteKeys(String prefix) {
-        eachPrimary(jedis -> {
-            Set<String> keys = TestRedis.keys(jedis, prefix);
-            for (String key : keys) {
-                jedis.del(key);
-            }
-        });
+        eachPrimary(
+                jedis -> {
+                    Set<String> keys = TestRedis.keys(jedis, prefix);
+                    for (String key : keys) {
+                        jedis.del(key);
+                    }
+                });
     }
 
     private void eachPrimary(java.util.function.Consumer<Jedis> action) {

@@ -34,8 +34,8 @@ public final class RedisProcess implements AutoCloseable {
     }
 
     /**
-     * Starts {@code redis-server} with {@code args} after those every test server has (loopback,
-     * no persistence, {@code dir}, a log file in it) and waits until it accepts connections.
+     * Starts {@code redis-server} with {@code args} after those every test server has (loopback, no
+     * persistence, {@code dir}, a log file in it) and waits until it accepts connections.
      */
     public static RedisProcess start(int port, Path dir, List<String> args) throws Exception {
         RedisProcess redis = new RedisProcess(port, dir, args);
@@ -48,21 +48,42 @@ public final class RedisProcess implements AutoCloseable {
         Files.createDirectories(dir);
         Path log = dir.resolve("redis.log");
         Files.deleteIfExists(log);
-        List<String> command = new ArrayList<>(List.of(
-                "redis-server", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                "--dir", dir.toString(), "--logfile", log.toString()));
+        List<String> command =
+                new ArrayList<>(
+                        List.of(
+                                "redis-server",
+                                "--bind",
+                                "127.0.0.1",
+                                "--save",
+                                "",
+                                "--appendonly",
+                                "no",
+                                "--dir",
+                                dir.toString(),
+                                "--logfile",
+                                log.toString()));
         command.addAll(args);
-        process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("redis.out").toFile()).start();
-        Poll.until("redis-server " + port + " ready (see " + log + ")", START, () -> {
-            if (!process.isAlive()) {
-                throw new AssertionError("redis-server " + port + " exited: "
-                        + (Files.exists(log) ? Files.readString(log) : "")
-                        + Files.readString(dir.resolve("redis.out")));
-            }
-            return Files.exists(log) && Files.readString(log).contains("Ready to accept")
-                    ? true : null;
-        });
+        process =
+                new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("redis.out").toFile())
+                        .start();
+        Poll.until(
+                "redis-server " + port + " ready (see " + log + ")",
+                START,
+                () -> {
+                    if (!process.isAlive()) {
+                        throw new AssertionError(
+                                "redis-server "
+                                        + port
+                                        + " exited: "
+                                        + (Files.exists(log) ? Files.readString(log) : "")
+                                        + Files.readString(dir.resolve("redis.out")));
+                    }
+                    return Files.exists(log) && Files.readString(log).contains("Ready to accept")
+                            ? true
+                            : null;
+                });
     }
 
     public boolean alive() {
@@ -82,9 +103,7 @@ public final class RedisProcess implements AutoCloseable {
         kill();
     }
 
-    /**
-     * {@code n} ports of 127.0.0.1 free now, each with its cluster bus port (+10000) free too.
-     */
+    /** {@code n} ports of 127.0.0.1 free now, each with its cluster bus port (+10000) free too. */
     public static int[] freePorts(int n) {
         int[] ports = new int[n];
         int found = 0;

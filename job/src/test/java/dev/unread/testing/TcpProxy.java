@@ -12,9 +12,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A TCP proxy on 127.0.0.1 in front of a shared server (Redis, MariaDB) that a test can take down
- * and bring back, to play an outage of that server without touching it: other tests keep using
- * the server directly. While down it cuts every open connection and accepts new ones only to
- * close them at once, counting them, so a test can tell that a client is retrying.
+ * and bring back, to play an outage of that server without touching it: other tests keep using the
+ * server directly. While down it cuts every open connection and accepts new ones only to close them
+ * at once, counting them, so a test can tell that a client is retrying.
  *
  * <pre>{@code
  * try (TcpProxy proxy = new TcpProxy("127.0.0.1", 6379)) {

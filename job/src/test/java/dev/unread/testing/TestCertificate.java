@@ -10,10 +10,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A self-signed certificate for 127.0.0.1 made by the JDK's own {@code keytool}: the server's
- * keystore and a truststore holding only that certificate, both PKCS12 under one random
- * password. A client that trusts it verifies the server's name as it would in production.
+ * keystore and a truststore holding only that certificate, both PKCS12 under one random password. A
+ * client that trusts it verifies the server's name as it would in production.
  */
-public record TestCertificate(Path keystore, Path truststore, Path certificatePem, String password) {
+public record TestCertificate(
+        Path keystore, Path truststore, Path certificatePem, String password) {
 
     private static final long KEYTOOL_TIMEOUT_SECONDS = 60;
 
@@ -23,15 +24,52 @@ public record TestCertificate(Path keystore, Path truststore, Path certificatePe
         Path keystore = dir.resolve("server.p12");
         Path pem = dir.resolve("server.pem");
         Path truststore = dir.resolve("truststore.p12");
-        keytool("-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1",
-                "-dname", "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1,dns:localhost",
-                "-validity", "2", "-storetype", "PKCS12", "-keystore", keystore.toString(),
-                "-storepass", password, "-keypass", password);
-        keytool("-exportcert", "-rfc", "-alias", "server", "-keystore", keystore.toString(),
-                "-storepass", password, "-file", pem.toString());
-        keytool("-importcert", "-noprompt", "-alias", "server", "-file", pem.toString(),
-                "-storetype", "PKCS12", "-keystore", truststore.toString(),
-                "-storepass", password);
+        keytool(
+                "-genkeypair",
+                "-alias",
+                "server",
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                "CN=127.0.0.1",
+                "-ext",
+                "SAN=ip:127.0.0.1,dns:localhost",
+                "-validity",
+                "2",
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                keystore.toString(),
+                "-storepass",
+                password,
+                "-keypass",
+                password);
+        keytool(
+                "-exportcert",
+                "-rfc",
+                "-alias",
+                "server",
+                "-keystore",
+                keystore.toString(),
+                "-storepass",
+                password,
+                "-file",
+                pem.toString());
+        keytool(
+                "-importcert",
+                "-noprompt",
+                "-alias",
+                "server",
+                "-file",
+                pem.toString(),
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                truststore.toString(),
+                "-storepass",
+                password);
         return new TestCertificate(keystore, truststore, pem, password);
     }
 

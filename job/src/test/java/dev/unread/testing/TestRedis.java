@@ -18,8 +18,8 @@ import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
 /**
- * The Redis the tests share with other tests (127.0.0.1:6379): every test works under a key
- * prefix of its own and deletes its keys afterwards, never the whole database.
+ * The Redis the tests share with other tests (127.0.0.1:6379): every test works under a key prefix
+ * of its own and deletes its keys afterwards, never the whole database.
  */
 public final class TestRedis {
     public static final String HOST = "127.0.0.1";
@@ -72,8 +72,8 @@ public final class TestRedis {
     }
 
     /**
-     * Strings under {@code prefix} in database 0: key → value; without the live push's version
-     * keys ({@link RedisNames#VERSION}), which are not counts: the tests of the push read them.
+     * Strings under {@code prefix} in database 0: key → value; without the live push's version keys
+     * ({@link RedisNames#VERSION}), which are not counts: the tests of the push read them.
      */
     public static Map<String, String> strings(String prefix) {
         Map<String, String> strings = new TreeMap<>();

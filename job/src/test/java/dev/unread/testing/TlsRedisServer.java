@@ -37,26 +37,76 @@ public final class TlsRedisServer implements BeforeAllCallback, AfterAllCallback
             Path ca = dir.resolve("ca.pem");
             Path cert = dir.resolve("server.pem");
             Path key = dir.resolve("server.key");
-            openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                    "-subj", "/CN=unread test CA",
-                    "-keyout", dir.resolve("ca.key").toString(), "-out", ca.toString());
-            openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
-                    "-keyout", key.toString(), "-out", dir.resolve("server.csr").toString());
+            openssl(
+                    "req",
+                    "-x509",
+                    "-newkey",
+                    "rsa:2048",
+                    "-nodes",
+                    "-days",
+                    "2",
+                    "-subj",
+                    "/CN=unread test CA",
+                    "-keyout",
+                    dir.resolve("ca.key").toString(),
+                    "-out",
+                    ca.toString());
+            openssl(
+                    "req",
+                    "-newkey",
+                    "rsa:2048",
+                    "-nodes",
+                    "-subj",
+                    "/CN=127.0.0.1",
+                    "-keyout",
+                    key.toString(),
+                    "-out",
+                    dir.resolve("server.csr").toString());
             Files.writeString(dir.resolve("san.ext"), "subjectAltName=IP:127.0.0.1\n");
-            openssl("x509", "-req", "-days", "2", "-in", dir.resolve("server.csr").toString(),
-                    "-CA", ca.toString(), "-CAkey", dir.resolve("ca.key").toString(),
-                    "-CAcreateserial", "-extfile", dir.resolve("san.ext").toString(),
-                    "-out", cert.toString());
+            openssl(
+                    "x509",
+                    "-req",
+                    "-days",
+                    "2",
+                    "-in",
+                    dir.resolve("server.csr").toString(),
+                    "-CA",
+                    ca.toString(),
+                    "-CAkey",
+                    dir.resolve("ca.key").toString(),
+                    "-CAcreateserial",
+                    "-extfile",
+                    dir.resolve("san.ext").toString(),
+                    "-out",
+                    cert.toString());
             int port = RedisProcess.freePorts(1)[0];
-            redis = RedisProcess.start(port, dir.resolve("data"), List.of(
-                    "--port", "0",
-                    "--tls-port", String.valueOf(port),
-                    "--tls-cert-file", cert.toString(),
-                    "--tls-key-file", key.toString(),
-                    "--tls-ca-cert-file", ca.toString(),
-                    "--tls-auth-clients", "no",
-                    "--user", "default", "off",
-                    "--user", USER, "on", ">" + password, "~*", "&*", "+@all"));
+            redis =
+                    RedisProcess.start(
+                            port,
+                            dir.resolve("data"),
+                            List.of(
+                                    "--port",
+                                    "0",
+                                    "--tls-port",
+                                    String.valueOf(port),
+                                    "--tls-cert-file",
+                                    cert.toString(),
+                                    "--tls-key-file",
+                                    key.toString(),
+                                    "--tls-ca-cert-file",
+                                    ca.toString(),
+                                    "--tls-auth-clients",
+                                    "no",
+                                    "--user",
+                                    "default",
+                                    "off",
+                                    "--user",
+                                    USER,
+                                    "on",
+                                    ">" + password,
+                                    "~*",
+                                    "&*",
+                                    "+@all"));
         } catch (Exception | AssertionError e) {
             afterAll(context);
             throw e;
@@ -96,8 +146,11 @@ public final class TlsRedisServer implements BeforeAllCallback, AfterAllCallback
         List<String> command = new ArrayList<>(List.of("openssl"));
         command.addAll(List.of(args));
         Path log = dir.resolve("openssl.log");
-        Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process process =
+                new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                        .start();
         if (process.waitFor() != 0) {
             throw new AssertionError("openssl " + args[0] + " failed: " + Files.readString(log));
         }

@@ -51,8 +51,8 @@ public final class EmbeddedKafka implements AutoCloseable {
     /**
      * The largest record batch the broker and the input topics accept: producers may publish
      * records of a few MiB, the ones the job refuses as oversized. The dead-letter topic accepts
-     * more, {@link DeadLetters#MAX_LETTER_BYTES}, so that such a record's letter, its bytes
-     * whole plus headers, fits.
+     * more, {@link DeadLetters#MAX_LETTER_BYTES}, so that such a record's letter, its bytes whole
+     * plus headers, fits.
      */
     public static final int MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 
@@ -61,10 +61,10 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static final Duration TOPIC_TIMEOUT = Duration.ofSeconds(30);
 
     /**
-     * A second listener that speaks SASL_SSL with SCRAM-SHA-512, as managed Kafka services do:
-     * TLS from the certificate in {@code keystore} (PKCS12, one password for the store and its
-     * key) and one SCRAM user, whose credential is written when the storage is formatted, so it
-     * exists before the first client connects.
+     * A second listener that speaks SASL_SSL with SCRAM-SHA-512, as managed Kafka services do: TLS
+     * from the certificate in {@code keystore} (PKCS12, one password for the store and its key) and
+     * one SCRAM user, whose credential is written when the storage is formatted, so it exists
+     * before the first client connects.
      */
     public record SaslSslListener(
             Path keystore, String keystorePassword, String user, String password) {
@@ -81,8 +81,10 @@ public final class EmbeddedKafka implements AutoCloseable {
     private final KafkaConfig config;
     private final Path dataDir;
     private final int port;
+
     /** 0: no SASL_SSL listener. */
     private final int saslSslPort;
+
     /** Replaced by {@link #restart()}: a Kafka server object starts only once. */
     private KafkaRaftServer server;
 
@@ -104,9 +106,9 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /**
-     * {@link #start(int)} with a SASL_SSL listener on a free port besides the plaintext one
-     * ({@link #saslSslBootstrapServers()}); {@code saslSsl} null: none. The plaintext listener
-     * stays for the broker's own traffic and for tests that set up topics and read them back.
+     * {@link #start(int)} with a SASL_SSL listener on a free port besides the plaintext one ({@link
+     * #saslSslBootstrapServers()}); {@code saslSsl} null: none. The plaintext listener stays for
+     * the broker's own traffic and for tests that set up topics and read them back.
      */
     public static EmbeddedKafka start(int port, SaslSslListener saslSsl) throws Exception {
         if (port < 0 || port > 65535) {
@@ -163,9 +165,8 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /**
-     * Creates the job's four topics with {@link #PARTITIONS} partitions each; the dead-letter
-     * topic accepts letters up to {@link DeadLetters#MAX_LETTER_BYTES}. Topics that exist are
-     * left alone.
+     * Creates the job's four topics with {@link #PARTITIONS} partitions each; the dead-letter topic
+     * accepts letters up to {@link DeadLetters#MAX_LETTER_BYTES}. Topics that exist are left alone.
      */
     public void createTopics(
             String messagesTopic,
@@ -215,8 +216,8 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /**
      * Shuts the broker down as a broker process stops, and starts it again on the same ports from
-     * the same data directory, so topics, records and committed offsets survive: what a restart
-     * of a real broker does to its clients. Returns once every partition is served again.
+     * the same data directory, so topics, records and committed offsets survive: what a restart of
+     * a real broker does to its clients. Returns once every partition is served again.
      */
     public void restart() {
         server.shutdown();
@@ -305,7 +306,8 @@ public final class EmbeddedKafka implements AutoCloseable {
             String prefix = "listener.name.sasl_ssl.";
             p.put(prefix + "sasl.enabled.mechanisms", SaslSslListener.MECHANISM);
             p.put(
-                    prefix + SaslSslListener.MECHANISM.toLowerCase(Locale.ROOT)
+                    prefix
+                            + SaslSslListener.MECHANISM.toLowerCase(Locale.ROOT)
                             + ".sasl.jaas.config",
                     "org.apache.kafka.common.security.scram.ScramLoginModule required;");
             p.put(prefix + "ssl.keystore.type", "PKCS12");
@@ -351,10 +353,16 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static void format(KafkaConfig config, Path nodeDir, SaslSslListener saslSsl)
             throws Exception {
         Files.createDirectories(nodeDir);
-        List<String> scram = saslSsl == null
-                ? List.of()
-                : List.of(SaslSslListener.MECHANISM + "=[name=" + saslSsl.user()
-                        + ",password=" + saslSsl.password() + "]");
+        List<String> scram =
+                saslSsl == null
+                        ? List.of()
+                        : List.of(
+                                SaslSslListener.MECHANISM
+                                        + "=[name="
+                                        + saslSsl.user()
+                                        + ",password="
+                                        + saslSsl.password()
+                                        + "]");
         new Formatter()
                 .setScramArguments(scram)
                 .setNodeId(config.nodeId())

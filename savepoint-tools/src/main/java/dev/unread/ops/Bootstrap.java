@@ -3,8 +3,8 @@ package dev.unread.ops;
 import dev.unread.config.UnreadConfig;
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
-import dev.unread.state.UnreadCounter;
 import dev.unread.state.UnreadChunks;
+import dev.unread.state.UnreadCounter;
 import java.io.PrintStream;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -28,25 +28,25 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * {@code unread bootstrap --output DIR}: builds a savepoint of UnreadCounter's state from the
- * history in MySQL — a messages table plus {@code user_activity} and {@code conversation_member}
- * — so that the job started from it ({@code flink run -s DIR}) counts exactly what SQL counts over
+ * history in MySQL — a messages table plus {@code user_activity} and {@code conversation_member} —
+ * so that the job started from it ({@code flink run -s DIR}) counts exactly what SQL counts over
  * that history, and every event after it adds to that.
  *
  * <p>The state is what the counter itself would hold after those events: per user the inbox
- * watermark ({@code user_activity.last_read_at}) and each sender whose newest message is newer
- * than it, with that message's time; per conversation the cursor ({@code
+ * watermark ({@code user_activity.last_read_at}) and each sender whose newest message is newer than
+ * it, with that message's time; per conversation the cursor ({@code
  * conversation_member.last_read_seq}) and the seqs past it of messages from others. SQL does the
- * filtering and the keyed function only stores, through the counter's own descriptors, at the
- * job's max parallelism.
+ * filtering and the keyed function only stores, through the counter's own descriptors, at the job's
+ * max parallelism.
  *
  * <p>The messages table has the columns {@code sender_id, receiver_id, conversation_id, seq,
  * sent_at} (DATETIME(3), UTC); {@code conversation_id} and {@code seq} are both NULL for a message
  * outside a conversation. Rows the job's parser would refuse (ids or times out of range, only one
  * of conversation and seq) count toward nothing, as they would in Kafka.
  *
- * <p>Group state is not bootstrapped (no members table is read): the savepoint holds no members
- * of chat-conversations groups, no leavers and no readers; docs/operations.md says what to
- * publish before group messages.
+ * <p>Group state is not bootstrapped (no members table is read): the savepoint holds no members of
+ * chat-conversations groups, no leavers and no readers; docs/operations.md says what to publish
+ * before group messages.
  */
 public final class Bootstrap {
 
@@ -55,20 +55,21 @@ public final class Bootstrap {
     static final String DRIVER = "com.mysql.cj.jdbc.Driver";
 
     /** A table name goes into SQL text, so only plain (optionally schema-qualified) names. */
-    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*"
-            + "(\\.[A-Za-z_][A-Za-z0-9_]*)?");
+    private static final Pattern TABLE_NAME =
+            Pattern.compile("[A-Za-z_][A-Za-z0-9_]*" + "(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
     /** A message the job's parser accepts; {@code m} is the messages table. */
-    private static final String VALID_MESSAGE = "m.sender_id > 0 AND m.receiver_id > 0"
-            + " AND m.sent_at > '1970-01-01 00:00:00'"
-            + " AND ((m.conversation_id IS NULL AND m.seq IS NULL)"
-            + " OR (m.conversation_id > 0 AND m.seq > 0))";
+    private static final String VALID_MESSAGE =
+            "m.sender_id > 0 AND m.receiver_id > 0"
+                    + " AND m.sent_at > '1970-01-01 00:00:00'"
+                    + " AND ((m.conversation_id IS NULL AND m.seq IS NULL)"
+                    + " OR (m.conversation_id > 0 AND m.seq > 0))";
 
     private Bootstrap() {}
 
     /**
-     * What {@link #bootstrap} wrote to {@code output}, read back the way the job will read it,
-     * and how to start the job from it.
+     * What {@link #bootstrap} wrote to {@code output}, read back the way the job will read it, and
+     * how to start the job from it.
      */
     public static void report(String output, PrintStream out) throws Exception {
         SavepointInspect.print(output, SavepointInspect.inspect(output, 0), out);
@@ -82,29 +83,45 @@ public final class Bootstrap {
         tableName(messagesTable);
         StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
 
-        String inboxCursors = "SELECT user_id, last_read_at FROM user_activity"
-                + " WHERE last_read_at > '1970-01-01 00:00:00'";
-        String senders = "SELECT m.receiver_id, m.sender_id, MAX(m.sent_at)"
-                + " FROM " + messagesTable + " m"
-                + " LEFT JOIN user_activity a ON a.user_id = m.receiver_id"
-                + " WHERE " + VALID_MESSAGE + " AND m.sender_id <> m.receiver_id"
-                + " AND (a.last_read_at IS NULL OR m.sent_at > a.last_read_at)"
-                + " GROUP BY m.receiver_id, m.sender_id";
-        String conversationCursors = "SELECT user_id, conversation_id, last_read_seq"
-                + " FROM conversation_member WHERE last_read_seq > 0";
-        String unreadSeqs = "SELECT DISTINCT m.receiver_id, m.conversation_id, m.seq"
-                + " FROM " + messagesTable + " m"
-                + " LEFT JOIN conversation_member c"
-                + " ON c.conversation_id = m.conversation_id AND c.user_id = m.receiver_id"
-                + " WHERE " + VALID_MESSAGE + " AND m.sender_id <> m.receiver_id"
-                + " AND m.conversation_id IS NOT NULL AND m.seq > COALESCE(c.last_read_seq, 0)";
+        String inboxCursors =
+                "SELECT user_id, last_read_at FROM user_activity"
+                        + " WHERE last_read_at > '1970-01-01 00:00:00'";
+        String senders =
+                "SELECT m.receiver_id, m.sender_id, MAX(m.sent_at)"
+                        + " FROM "
+                        + messagesTable
+                        + " m"
+                        + " LEFT JOIN user_activity a ON a.user_id = m.receiver_id"
+                        + " WHERE "
+                        + VALID_MESSAGE
+                        + " AND m.sender_id <> m.receiver_id"
+                        + " AND (a.last_read_at IS NULL OR m.sent_at > a.last_read_at)"
+                        + " GROUP BY m.receiver_id, m.sender_id";
+        String conversationCursors =
+                "SELECT user_id, conversation_id, last_read_seq"
+                        + " FROM conversation_member WHERE last_read_seq > 0";
+        String unreadSeqs =
+                "SELECT DISTINCT m.receiver_id, m.conversation_id, m.seq"
+                        + " FROM "
+                        + messagesTable
+                        + " m"
+                        + " LEFT JOIN conversation_member c"
+                        + " ON c.conversation_id = m.conversation_id AND c.user_id = m.receiver_id"
+                        + " WHERE "
+                        + VALID_MESSAGE
+                        + " AND m.sender_id <> m.receiver_id"
+                        + " AND m.conversation_id IS NOT NULL AND m.seq > COALESCE(c.last_read_seq, 0)";
 
         DataStream<HistoryRow> history =
                 rows(env, config, inboxCursors, HistoryRow.Kind.INBOX_CURSOR, true)
                         .union(
                                 rows(env, config, senders, HistoryRow.Kind.SENDER, true),
-                                rows(env, config, conversationCursors,
-                                        HistoryRow.Kind.CONVERSATION_CURSOR, false),
+                                rows(
+                                        env,
+                                        config,
+                                        conversationCursors,
+                                        HistoryRow.Kind.CONVERSATION_CURSOR,
+                                        false),
                                 rows(env, config, unreadSeqs, HistoryRow.Kind.UNREAD_SEQ, false));
 
         SavepointWriter.newSavepoint(env, CounterSavepoints.stateBackend(), config.maxParallelism)
@@ -131,9 +148,9 @@ public final class Bootstrap {
 
     /**
      * One query's rows. Each query is one split, read by one reader: JDBC connector 4.0.0-2.0
-     * shares one connection among the splits of a reader, and a finished split closes it under
-     * the next one (FLINK-39206). The four queries still run in parallel, and their rows are
-     * streamed from MySQL rather than held in memory whole.
+     * shares one connection among the splits of a reader, and a finished split closes it under the
+     * next one (FLINK-39206). The four queries still run in parallel, and their rows are streamed
+     * from MySQL rather than held in memory whole.
      */
     private static DataStream<HistoryRow> rows(
             StreamExecutionEnvironment env,
@@ -141,17 +158,19 @@ public final class Bootstrap {
             String sql,
             HistoryRow.Kind kind,
             boolean valueIsTime) {
-        JdbcSource<HistoryRow> source = JdbcSource.<HistoryRow>builder()
-                .setDBUrl(config.jdbcUrl)
-                .setDriverName(DRIVER)
-                .setUsername(config.jdbcUser)
-                .setPassword(config.jdbcPassword)
-                .setSql(sql)
-                // MySQL Connector/J streams a result set row by row only with this fetch size.
-                .setResultSetFetchSize(Integer.MIN_VALUE)
-                .setResultExtractor(new RowExtractor(kind, valueIsTime))
-                .setTypeInformation(TypeInformation.of(HistoryRow.class))
-                .build();
+        JdbcSource<HistoryRow> source =
+                JdbcSource.<HistoryRow>builder()
+                        .setDBUrl(config.jdbcUrl)
+                        .setDriverName(DRIVER)
+                        .setUsername(config.jdbcUser)
+                        .setPassword(config.jdbcPassword)
+                        .setSql(sql)
+                        // MySQL Connector/J streams a result set row by row only with this fetch
+                        // size.
+                        .setResultSetFetchSize(Integer.MIN_VALUE)
+                        .setResultExtractor(new RowExtractor(kind, valueIsTime))
+                        .setTypeInformation(TypeInformation.of(HistoryRow.class))
+                        .build();
         String name = "MySQL " + kind.name().toLowerCase(Locale.ROOT).replace('_', ' ');
         return env.fromSource(source, WatermarkStrategy.noWatermarks(), name);
     }
@@ -161,8 +180,8 @@ public final class Bootstrap {
      *
      * <ul>
      *   <li>INBOX_CURSOR: {@code value} = {@code last_read_at}, epoch ms.
-     *   <li>SENDER: {@code id} = the sender, {@code value} = their newest {@code sent_at} past
-     *       the watermark, epoch ms.
+     *   <li>SENDER: {@code id} = the sender, {@code value} = their newest {@code sent_at} past the
+     *       watermark, epoch ms.
      *   <li>CONVERSATION_CURSOR: {@code id} = the conversation, {@code value} = {@code
      *       last_read_seq}.
      *   <li>UNREAD_SEQ: {@code id} = the conversation, {@code value} = a seq past the cursor.
@@ -198,10 +217,12 @@ public final class Bootstrap {
         public HistoryRow extract(ResultSet row) throws SQLException {
             boolean hasId = kind != HistoryRow.Kind.INBOX_CURSOR;
             int valueColumn = hasId ? 3 : 2;
-            long value = valueIsTime
-                    ? row.getObject(valueColumn, LocalDateTime.class)
-                            .toInstant(ZoneOffset.UTC).toEpochMilli()
-                    : row.getLong(valueColumn);
+            long value =
+                    valueIsTime
+                            ? row.getObject(valueColumn, LocalDateTime.class)
+                                    .toInstant(ZoneOffset.UTC)
+                                    .toEpochMilli()
+                            : row.getLong(valueColumn);
             return new HistoryRow(kind, row.getLong(1), hasId ? row.getLong(2) : 0, value);
         }
     }
@@ -219,40 +240,45 @@ public final class Bootstrap {
             inbox = getRuntimeContext().getState(UnreadCounter.INBOX);
             senders = getRuntimeContext().getMapState(UnreadCounter.SENDERS);
             conversations = getRuntimeContext().getMapState(UnreadCounter.CONVERSATIONS);
-            unreadSeqs = new UnreadChunks(
-                    getRuntimeContext().getMapState(UnreadCounter.UNREAD_CHUNKS),
-                    getRuntimeContext().getMapState(UnreadCounter.UNREAD_CHUNK_INDEX));
+            unreadSeqs =
+                    new UnreadChunks(
+                            getRuntimeContext().getMapState(UnreadCounter.UNREAD_CHUNKS),
+                            getRuntimeContext().getMapState(UnreadCounter.UNREAD_CHUNK_INDEX));
         }
 
         @Override
         public void processElement(HistoryRow row, Context context) throws Exception {
             switch (row.kind()) {
-                case INBOX_CURSOR: {
-                    InboxState state = inboxState();
-                    state.lastReadAt = row.value();
-                    inbox.update(state);
-                    break;
-                }
-                case SENDER: {
-                    // SQL grouped by sender, so each sender comes once: it is new to the set.
-                    senders.put(row.id(), row.value());
-                    InboxState state = inboxState();
-                    state.unreadSenders++;
-                    inbox.update(state);
-                    break;
-                }
-                case CONVERSATION_CURSOR: {
-                    ConversationState state = conversationState(row.id());
-                    state.lastReadSeq = row.value();
-                    conversations.put(row.id(), state);
-                    break;
-                }
-                case UNREAD_SEQ: {
-                    ConversationState state = conversationState(row.id());
-                    unreadSeqs.add(row.id(), state, row.value());
-                    conversations.put(row.id(), state);
-                    break;
-                }
+                case INBOX_CURSOR:
+                    {
+                        InboxState state = inboxState();
+                        state.lastReadAt = row.value();
+                        inbox.update(state);
+                        break;
+                    }
+                case SENDER:
+                    {
+                        // SQL grouped by sender, so each sender comes once: it is new to the set.
+                        senders.put(row.id(), row.value());
+                        InboxState state = inboxState();
+                        state.unreadSenders++;
+                        inbox.update(state);
+                        break;
+                    }
+                case CONVERSATION_CURSOR:
+                    {
+                        ConversationState state = conversationState(row.id());
+                        state.lastReadSeq = row.value();
+                        conversations.put(row.id(), state);
+                        break;
+                    }
+                case UNREAD_SEQ:
+                    {
+                        ConversationState state = conversationState(row.id());
+                        unreadSeqs.add(row.id(), state, row.value());
+                        conversations.put(row.id(), state);
+                        break;
+                    }
                 default:
                     throw new IllegalArgumentException("unknown kind " + row.kind());
             }

@@ -33,9 +33,9 @@ final class CounterSavepoints {
 
     /**
      * A batch environment: the context's when the tool runs inside a Flink client or test,
-     * otherwise an embedded cluster in this JVM. Unlike the job, it allows generic types: the
-     * State Processor API moves its own internal records with Kryo. The state itself is read and
-     * written with UnreadCounter's descriptors, whose types are POJOs either way.
+     * otherwise an embedded cluster in this JVM. Unlike the job, it allows generic types: the State
+     * Processor API moves its own internal records with Kryo. The state itself is read and written
+     * with UnreadCounter's descriptors, whose types are POJOs either way.
      */
     static StreamExecutionEnvironment batchEnvironment() {
         Configuration conf = new Configuration();
@@ -57,8 +57,14 @@ final class CounterSavepoints {
      * @throws IllegalArgumentException when the savepoint holds no state of that operator
      */
     static OperatorState counterState(String savepointPath) throws IOException {
-        return operatorState(savepointPath, COUNTER).orElseThrow(() -> new IllegalArgumentException(
-                savepointPath + " holds no state of operator '" + UnreadJob.COUNTER_UID + "'"));
+        return operatorState(savepointPath, COUNTER)
+                .orElseThrow(
+                        () ->
+                                new IllegalArgumentException(
+                                        savepointPath
+                                                + " holds no state of operator '"
+                                                + UnreadJob.COUNTER_UID
+                                                + "'"));
     }
 
     /**

@@ -24,11 +24,11 @@ import org.apache.flink.util.Collector;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
- * {@code unread savepoint inspect PATH [--top N]}: what UnreadCounter's state in a savepoint (or
- * a retained checkpoint) holds — users, senders, conversations, unread seqs — and its largest
- * users, the ones that cost the most state; and the group conversations' state: members kept by
- * the fan-out, participants and readers. Reads the state with the job's own descriptors, so a
- * savepoint this reads is one the job restores.
+ * {@code unread savepoint inspect PATH [--top N]}: what UnreadCounter's state in a savepoint (or a
+ * retained checkpoint) holds — users, senders, conversations, unread seqs — and its largest users,
+ * the ones that cost the most state; and the group conversations' state: members kept by the
+ * fan-out, participants and readers. Reads the state with the job's own descriptors, so a savepoint
+ * this reads is one the job restores.
  */
 public final class SavepointInspect {
 
@@ -37,7 +37,8 @@ public final class SavepointInspect {
 
     /** Ranks the largest users first; ties by user id, so the listing is stable. */
     private static final Comparator<UserState> LARGEST_FIRST =
-            Comparator.comparingLong(UserState::size).reversed()
+            Comparator.comparingLong(UserState::size)
+                    .reversed()
                     .thenComparingLong(UserState::userId);
 
     private SavepointInspect() {}
@@ -71,8 +72,8 @@ public final class SavepointInspect {
             Groups groups) {}
 
     /**
-     * The state of group conversations and readers, kept per conversation; all 0 in a savepoint
-     * of a build before groups.
+     * The state of group conversations and readers, kept per conversation; all 0 in a savepoint of
+     * a build before groups.
      *
      * @param conversations conversations with members (GroupFanOut)
      * @param members users whose newest membership event is MEMBER_JOINED, over all of them
@@ -122,8 +123,17 @@ public final class SavepointInspect {
         }
         List<UserState> ranked = new ArrayList<>(largest);
         ranked.sort(LARGEST_FIRST);
-        return new Summary(maxParallelism, users, senders, usersWithBadge, inboxCursors,
-                conversations, conversationCursors, unreadSeqs, badgeMismatches, ranked,
+        return new Summary(
+                maxParallelism,
+                users,
+                senders,
+                usersWithBadge,
+                inboxCursors,
+                conversations,
+                conversationCursors,
+                unreadSeqs,
+                badgeMismatches,
+                ranked,
                 groups(path));
     }
 
@@ -135,13 +145,15 @@ public final class SavepointInspect {
     }
 
     /**
-     * The number of conversations and the sums of the two figures {@code reader} gives for each
-     * (a conversation's figures are the last two fields of its tuple); zeros when the savepoint
-     * holds no state of {@code operator}. Each operator has one state, so each conversation comes
-     * once.
+     * The number of conversations and the sums of the two figures {@code reader} gives for each (a
+     * conversation's figures are the last two fields of its tuple); zeros when the savepoint holds
+     * no state of {@code operator}. Each operator has one state, so each conversation comes once.
      */
-    private static long[] perConversation(String path, OperatorIdentifier operator,
-            KeyedStateReaderFunction<Long, Tuple3<Long, Long, Long>> reader) throws Exception {
+    private static long[] perConversation(
+            String path,
+            OperatorIdentifier operator,
+            KeyedStateReaderFunction<Long, Tuple3<Long, Long, Long>> reader)
+            throws Exception {
         long[] sums = new long[3];
         if (CounterSavepoints.operatorState(path, operator).isEmpty()) {
             return sums;
@@ -149,7 +161,10 @@ public final class SavepointInspect {
         StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
         try (CloseableIterator<Tuple3<Long, Long, Long>> conversations =
                 SavepointReader.read(env, path, CounterSavepoints.stateBackend())
-                        .readKeyedState(operator, reader, Types.LONG,
+                        .readKeyedState(
+                                operator,
+                                reader,
+                                Types.LONG,
                                 Types.TUPLE(Types.LONG, Types.LONG, Types.LONG))
                         .executeAndCollect("unread savepoint inspect: " + operator)) {
             while (conversations.hasNext()) {
@@ -174,8 +189,9 @@ public final class SavepointInspect {
         }
 
         @Override
-        public void readKey(Long conversationId, Context context,
-                Collector<Tuple3<Long, Long, Long>> out) throws Exception {
+        public void readKey(
+                Long conversationId, Context context, Collector<Tuple3<Long, Long, Long>> out)
+                throws Exception {
             long joined = 0;
             long left = 0;
             for (long[] events : members.values()) {
@@ -202,8 +218,9 @@ public final class SavepointInspect {
         }
 
         @Override
-        public void readKey(Long conversationId, Context context,
-                Collector<Tuple3<Long, Long, Long>> out) throws Exception {
+        public void readKey(
+                Long conversationId, Context context, Collector<Tuple3<Long, Long, Long>> out)
+                throws Exception {
             long participants = 0;
             long withCursor = 0;
             for (long value : readers.values()) {
@@ -227,15 +244,18 @@ public final class SavepointInspect {
 
     /**
      * Every user once. Flink 2.2's reader of keyed state hands a key to the reader function once
-     * per state that holds it when the states are in RocksDB (seen here: a user with an inbox
-     * and senders came twice), so the users already read are remembered, compressed.
+     * per state that holds it when the states are in RocksDB (seen here: a user with an inbox and
+     * senders came twice), so the users already read are remembered, compressed.
      */
     private static CloseableIterator<UserState> read(String path) throws Exception {
         StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
         CloseableIterator<UserState> all =
                 SavepointReader.read(env, path, CounterSavepoints.stateBackend())
-                        .readKeyedState(CounterSavepoints.COUNTER, new UserStateReader(),
-                                Types.LONG, TypeInformation.of(UserState.class))
+                        .readKeyedState(
+                                CounterSavepoints.COUNTER,
+                                new UserStateReader(),
+                                Types.LONG,
+                                TypeInformation.of(UserState.class))
                         .executeAndCollect("unread savepoint inspect");
         return new CloseableIterator<>() {
             private final Roaring64NavigableMap seen = new Roaring64NavigableMap();
@@ -276,7 +296,8 @@ public final class SavepointInspect {
 
     public static void print(String path, Summary summary, PrintStream out) {
         out.println("Savepoint " + path);
-        out.printf("  operator %s, max parallelism %d%n%n",
+        out.printf(
+                "  operator %s, max parallelism %d%n%n",
                 UnreadJob.COUNTER_UID, summary.maxParallelism());
         line(out, "users", summary.users(), "");
         line(out, "senders held", summary.senders(), "the sum of all badges");
@@ -298,11 +319,16 @@ public final class SavepointInspect {
             return;
         }
         out.printf("%nLargest users (senders + conversations):%n");
-        out.printf("  %20s %10s %14s %12s  %s%n",
+        out.printf(
+                "  %20s %10s %14s %12s  %s%n",
                 "user", "senders", "conversations", "unread seqs", "inbox read at");
         for (UserState user : summary.largest()) {
-            out.printf("  %20d %10d %14d %12d  %s%n", user.userId(), user.senders(),
-                    user.conversations(), user.unreadSeqs(),
+            out.printf(
+                    "  %20d %10d %14d %12d  %s%n",
+                    user.userId(),
+                    user.senders(),
+                    user.conversations(),
+                    user.unreadSeqs(),
                     user.lastReadAt() == 0 ? "never" : Instant.ofEpochMilli(user.lastReadAt()));
         }
     }

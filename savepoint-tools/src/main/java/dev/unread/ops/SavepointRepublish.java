@@ -7,8 +7,8 @@ import dev.unread.sinks.RedisCounts;
 import dev.unread.sinks.RedisReaders;
 import dev.unread.state.ConversationReaders;
 import dev.unread.state.ConversationState;
-import dev.unread.state.UnreadCounter;
 import dev.unread.state.UnreadChunks;
+import dev.unread.state.UnreadCounter;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -24,11 +24,11 @@ import org.apache.flink.util.Collector;
 
 /**
  * {@code unread savepoint republish PATH}: writes every count a savepoint holds to Redis — each
- * badge (the size of the user's sender set) and each conversation's count (its unread seqs, 0
- * while the user has left the conversation, as the job shows it) — and each conversation's
- * readers ({@code chat:readers:{C}}): the recovery after Redis lost its data. Both go through the
- * job's own Redis sinks, so the keys, the key prefix and the absolute SET/HSET and ZADD GT are
- * exactly the job's.
+ * badge (the size of the user's sender set) and each conversation's count (its unread seqs, 0 while
+ * the user has left the conversation, as the job shows it) — and each conversation's readers
+ * ({@code chat:readers:{C}}): the recovery after Redis lost its data. Both go through the job's own
+ * Redis sinks, so the keys, the key prefix and the absolute SET/HSET and ZADD GT are exactly the
+ * job's.
  *
  * <p>Run it while the job is stopped, on the savepoint the job is then restarted from: a running
  * job could change a count between the savepoint and the write, and the write would then be older
@@ -59,8 +59,11 @@ public final class SavepointRepublish {
         SavepointReader savepoint =
                 SavepointReader.read(env, path, CounterSavepoints.stateBackend());
         savepoint
-                .readKeyedState(CounterSavepoints.COUNTER, new CountsReader(),
-                        Types.LONG, TypeInformation.of(UnreadCount.class))
+                .readKeyedState(
+                        CounterSavepoints.COUNTER,
+                        new CountsReader(),
+                        Types.LONG,
+                        TypeInformation.of(UnreadCount.class))
                 // The reader's source passes on a null for a user who has no count above 0.
                 .filter(Objects::nonNull)
                 .name("counts above 0")
@@ -69,8 +72,11 @@ public final class SavepointRepublish {
         // A savepoint of a build before groups holds no readers: there is nothing to write.
         if (hasReaders) {
             savepoint
-                    .readKeyedState(CounterSavepoints.READERS, new ReadersReader(),
-                            Types.LONG, TypeInformation.of(ReaderUpdate.class))
+                    .readKeyedState(
+                            CounterSavepoints.READERS,
+                            new ReadersReader(),
+                            Types.LONG,
+                            TypeInformation.of(ReaderUpdate.class))
                     // Not Objects::nonNull again: javac deserializes both references of one
                     // class as the first, with its cast to UnreadCount.
                     .filter(update -> update != null)
@@ -89,8 +95,8 @@ public final class SavepointRepublish {
 
     /**
      * Each participant's cursor in a conversation, the score ConversationReaders has written to
-     * {@code chat:readers:{C}}: a participant who never read has no score, and a user known only
-     * by a cursor (stored negated) is not a reader yet.
+     * {@code chat:readers:{C}}: a participant who never read has no score, and a user known only by
+     * a cursor (stored negated) is not a reader yet.
      */
     static final class ReadersReader extends KeyedStateReaderFunction<Long, ReaderUpdate> {
 
@@ -109,8 +115,9 @@ public final class SavepointRepublish {
             for (Map.Entry<Long, Long> reader : readers.entries()) {
                 if (reader.getValue() > 0) {
                     written.add(1);
-                    out.collect(new ReaderUpdate(
-                            conversationId, reader.getKey(), reader.getValue(), true));
+                    out.collect(
+                            new ReaderUpdate(
+                                    conversationId, reader.getKey(), reader.getValue(), true));
                 }
             }
         }

@@ -2,8 +2,8 @@ package dev.unread.ops;
 
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
-import dev.unread.state.UnreadCounter;
 import dev.unread.state.UnreadChunks;
+import dev.unread.state.UnreadCounter;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
@@ -42,13 +42,14 @@ final class UserStateReader extends KeyedStateReaderFunction<Long, UserState> {
             }
             unreadSeqs += UnreadChunks.count(entry.getValue());
         }
-        out.collect(new UserState(
-                userId,
-                inboxState == null ? 0 : inboxState.lastReadAt,
-                senderCount,
-                inboxState == null ? 0 : inboxState.unreadSenders,
-                conversationCount,
-                cursors,
-                unreadSeqs));
+        out.collect(
+                new UserState(
+                        userId,
+                        inboxState == null ? 0 : inboxState.lastReadAt,
+                        senderCount,
+                        inboxState == null ? 0 : inboxState.unreadSenders,
+                        conversationCount,
+                        cursors,
+                        unreadSeqs));
     }
 }

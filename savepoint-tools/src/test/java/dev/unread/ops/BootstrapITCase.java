@@ -1,6 +1,5 @@
 package dev.unread.ops;
 
-import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
@@ -10,6 +9,7 @@ import dev.unread.sinks.RedisCounts;
 import dev.unread.sinks.RedisReceipts;
 import dev.unread.testing.EventStreams;
 import dev.unread.testing.Oracle;
+import dev.unread.testing.TestRedis;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -34,10 +34,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * {@code unread bootstrap} against a real MariaDB and a Flink cluster: the savepoint it writes
- * from a chat history holds exactly what SQL counts over that history (read back by {@code
- * savepoint inspect}), {@code savepoint republish} writes those counts to Redis, and the job
- * started from the savepoint counts every later event on top of the history.
+ * {@code unread bootstrap} against a real MariaDB and a Flink cluster: the savepoint it writes from
+ * a chat history holds exactly what SQL counts over that history (read back by {@code savepoint
+ * inspect}), {@code savepoint republish} writes those counts to Redis, and the job started from the
+ * savepoint counts every later event on top of the history.
  *
  * <p>The history is random (its seed is printed with any failure); the expected counts come from
  * the contract's oracle and, independently, from SQL over the tables.
@@ -45,11 +45,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class BootstrapITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
 
     private static final long SEED = System.nanoTime();
 
@@ -58,8 +59,10 @@ class BootstrapITCase {
     private static String savepoint;
     private static List<ChatEvent> history;
     private static Oracle historyOracle;
+
     /** SQL's answers over the history alone, before any test adds to the tables. */
     private static Map<Long, Long> sqlBadges;
+
     private static Map<Long, Map<Long, Long>> sqlUnread;
 
     @BeforeAll
@@ -91,18 +94,20 @@ class BootstrapITCase {
     private static List<ChatEvent> events(EventStreams streams) {
         List<ChatEvent> events = new ArrayList<>();
         for (int story = 0; story < 3; story++) {
-            events.addAll(streams.withIds(10_000 + 1_000 * story, 80_000 + 1_000 * story)
-                    .events(250));
+            events.addAll(
+                    streams.withIds(10_000 + 1_000 * story, 80_000 + 1_000 * story).events(250));
         }
         return events;
     }
 
     @Test
     void sqlOverTheTablesAgreesWithTheContractsOracle() {
-        seeded(() -> {
-            assertThat(sqlBadges).isEqualTo(historyOracle.badges());
-            assertThat(withoutZeros(sqlUnread)).isEqualTo(historyOracle.conversationUnread());
-        });
+        seeded(
+                () -> {
+                    assertThat(sqlBadges).isEqualTo(historyOracle.badges());
+                    assertThat(withoutZeros(sqlUnread))
+                            .isEqualTo(historyOracle.conversationUnread());
+                });
     }
 
     @Test
@@ -112,44 +117,56 @@ class BootstrapITCase {
         List<UserState> users = SavepointInspect.users(savepoint);
         SavepointInspect.Summary summary = SavepointInspect.inspect(savepoint, 10);
 
-        seeded(() -> {
-            Map<Long, UserState> byUser = new TreeMap<>();
-            users.forEach(user -> byUser.put(user.userId(), user));
-            assertThat(byUser).isEqualTo(expected);
+        seeded(
+                () -> {
+                    Map<Long, UserState> byUser = new TreeMap<>();
+                    users.forEach(user -> byUser.put(user.userId(), user));
+                    assertThat(byUser).isEqualTo(expected);
 
-            assertThat(summary.maxParallelism()).isEqualTo(128);
-            assertThat(summary.users()).isEqualTo(expected.size());
-            assertThat(summary.senders()).isEqualTo(sum(historyOracle.badges()));
-            assertThat(summary.usersWithBadge()).isEqualTo(historyOracle.badges().size());
-            assertThat(summary.inboxCursors())
-                    .isEqualTo(historyOracle.userActivityRows().size());
-            assertThat(summary.conversations()).isEqualTo(
-                    expected.values().stream().mapToLong(UserState::conversations).sum());
-            assertThat(summary.conversationCursors())
-                    .isEqualTo(historyOracle.conversationMemberRows().size());
-            assertThat(summary.unreadSeqs()).isEqualTo(unreadSeqs(historyOracle));
-            assertThat(summary.badgeMismatches()).isZero();
-            assertThat(summary.largest()).isEqualTo(expected.values().stream()
-                    .sorted(Comparator.comparingLong(UserState::size).reversed()
-                            .thenComparingLong(UserState::userId))
-                    .limit(10)
-                    .toList());
-        });
+                    assertThat(summary.maxParallelism()).isEqualTo(128);
+                    assertThat(summary.users()).isEqualTo(expected.size());
+                    assertThat(summary.senders()).isEqualTo(sum(historyOracle.badges()));
+                    assertThat(summary.usersWithBadge()).isEqualTo(historyOracle.badges().size());
+                    assertThat(summary.inboxCursors())
+                            .isEqualTo(historyOracle.userActivityRows().size());
+                    assertThat(summary.conversations())
+                            .isEqualTo(
+                                    expected.values().stream()
+                                            .mapToLong(UserState::conversations)
+                                            .sum());
+                    assertThat(summary.conversationCursors())
+                            .isEqualTo(historyOracle.conversationMemberRows().size());
+                    assertThat(summary.unreadSeqs()).isEqualTo(unreadSeqs(historyOracle));
+                    assertThat(summary.badgeMismatches()).isZero();
+                    assertThat(summary.largest())
+                            .isEqualTo(
+                                    expected.values().stream()
+                                            .sorted(
+                                                    Comparator.comparingLong(UserState::size)
+                                                            .reversed()
+                                                            .thenComparingLong(UserState::userId))
+                                            .limit(10)
+                                            .toList());
+                });
     }
 
     @Test
     void theInspectCommandPrintsTheTotals() throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        SavepointInspect.print(savepoint, SavepointInspect.inspect(savepoint, 3),
+        SavepointInspect.print(
+                savepoint,
+                SavepointInspect.inspect(savepoint, 3),
                 new PrintStream(bytes, true, "UTF-8"));
         String printed = bytes.toString(StandardCharsets.UTF_8);
 
-        seeded(() -> {
-            assertThat(printed).containsPattern(
-                    "senders held +" + sum(historyOracle.badges()) + " ");
-            assertThat(printed).containsPattern("unread seqs +" + unreadSeqs(historyOracle) + " ");
-            assertThat(printed).contains("Largest users");
-        });
+        seeded(
+                () -> {
+                    assertThat(printed)
+                            .containsPattern("senders held +" + sum(historyOracle.badges()) + " ");
+                    assertThat(printed)
+                            .containsPattern("unread seqs +" + unreadSeqs(historyOracle) + " ");
+                    assertThat(printed).contains("Largest users");
+                });
     }
 
     @Test
@@ -160,13 +177,17 @@ class BootstrapITCase {
         Bootstrap.report(output, new PrintStream(bytes, true, "UTF-8"));
         String printed = bytes.toString(StandardCharsets.UTF_8);
 
-        seeded(() -> {
-            assertThat(printed).containsPattern("inbox cursors +"
-                    + historyOracle.userActivityRows().size() + " ");
-            assertThat(printed).containsPattern(
-                    "senders held +" + sum(historyOracle.badges()) + " ");
-            assertThat(printed).contains("flink run -s " + output);
-        });
+        seeded(
+                () -> {
+                    assertThat(printed)
+                            .containsPattern(
+                                    "inbox cursors +"
+                                            + historyOracle.userActivityRows().size()
+                                            + " ");
+                    assertThat(printed)
+                            .containsPattern("senders held +" + sum(historyOracle.badges()) + " ");
+                    assertThat(printed).contains("flink run -s " + output);
+                });
     }
 
     @Test
@@ -176,15 +197,22 @@ class BootstrapITCase {
         try {
             // Redis lost its data: the savepoint's counts are written back first.
             long written = SavepointRepublish.republish(savepoint, config).counts();
-            seeded(() -> {
-                assertThat(TestRedis.strings(prefix))
-                        .isEqualTo(historyOracle.redisSenderKeys(prefix));
-                assertThat(TestRedis.hashes(prefix))
-                        .isEqualTo(historyOracle.redisConversationHashes(prefix));
-                assertThat(written).isEqualTo(historyOracle.badges().size()
-                        + historyOracle.conversationUnread().values().stream()
-                                .mapToLong(Map::size).sum());
-            });
+            seeded(
+                    () -> {
+                        assertThat(TestRedis.strings(prefix))
+                                .isEqualTo(historyOracle.redisSenderKeys(prefix));
+                        assertThat(TestRedis.hashes(prefix))
+                                .isEqualTo(historyOracle.redisConversationHashes(prefix));
+                        assertThat(written)
+                                .isEqualTo(
+                                        historyOracle.badges().size()
+                                                + historyOracle
+                                                        .conversationUnread()
+                                                        .values()
+                                                        .stream()
+                                                        .mapToLong(Map::size)
+                                                        .sum());
+                    });
 
             // The same users go on chatting (at times among and after the history's).
             List<ChatEvent> later = events(new EventStreams(SEED + 1));
@@ -216,42 +244,62 @@ class BootstrapITCase {
                 sqlBadgesOfAll = whole.badges();
                 sqlUnreadOfAll = withoutZeros(whole.conversationUnread());
             }
-            seeded(() -> {
-                assertThat(sqlBadgesOfAll).isEqualTo(expected.badges());
-                assertThat(sqlUnreadOfAll).isEqualTo(expected.conversationUnread());
-                assertThat(TestRedis.strings(prefix)).isEqualTo(expected.redisSenderKeys(prefix));
-                assertThat(TestRedis.hashes(prefix))
-                        .isEqualTo(expected.redisConversationHashes(prefix));
-            });
+            seeded(
+                    () -> {
+                        assertThat(sqlBadgesOfAll).isEqualTo(expected.badges());
+                        assertThat(sqlUnreadOfAll).isEqualTo(expected.conversationUnread());
+                        assertThat(TestRedis.strings(prefix))
+                                .isEqualTo(expected.redisSenderKeys(prefix));
+                        assertThat(TestRedis.hashes(prefix))
+                                .isEqualTo(expected.redisConversationHashes(prefix));
+                    });
         } finally {
             TestRedis.deleteKeys(prefix);
         }
     }
 
     /**
-     * What UnreadCounter holds per user after the events: the watermark, the senders past it,
-     * each conversation with a cursor or unread seqs. Users with nothing held are absent.
+     * What UnreadCounter holds per user after the events: the watermark, the senders past it, each
+     * conversation with a cursor or unread seqs. Users with nothing held are absent.
      */
     static Map<Long, UserState> expectedStates(Oracle oracle) {
         Map<Long, Set<Long>> conversations = new TreeMap<>();
         Map<Long, Long> cursors = new TreeMap<>();
-        oracle.conversationMemberRows().keySet().forEach(member -> {
-            conversations.computeIfAbsent(member.userId(), u -> new TreeSet<>())
-                    .add(member.conversationId());
-            cursors.merge(member.userId(), 1L, Long::sum);
-        });
-        oracle.conversationUnread().forEach((user, counts) -> conversations
-                .computeIfAbsent(user, u -> new TreeSet<>()).addAll(counts.keySet()));
+        oracle.conversationMemberRows()
+                .keySet()
+                .forEach(
+                        member -> {
+                            conversations
+                                    .computeIfAbsent(member.userId(), u -> new TreeSet<>())
+                                    .add(member.conversationId());
+                            cursors.merge(member.userId(), 1L, Long::sum);
+                        });
+        oracle.conversationUnread()
+                .forEach(
+                        (user, counts) ->
+                                conversations
+                                        .computeIfAbsent(user, u -> new TreeSet<>())
+                                        .addAll(counts.keySet()));
 
         Map<Long, UserState> states = new TreeMap<>();
         for (long user : oracle.users()) {
             long badge = oracle.badge(user);
             long held = conversations.getOrDefault(user, Set.of()).size();
-            long unread = oracle.conversationUnread().getOrDefault(user, Map.of()).values()
-                    .stream().mapToLong(Long::longValue).sum();
+            long unread =
+                    oracle.conversationUnread().getOrDefault(user, Map.of()).values().stream()
+                            .mapToLong(Long::longValue)
+                            .sum();
             if (oracle.lastReadAt(user) > 0 || badge > 0 || held > 0) {
-                states.put(user, new UserState(user, oracle.lastReadAt(user), badge, badge, held,
-                        cursors.getOrDefault(user, 0L), unread));
+                states.put(
+                        user,
+                        new UserState(
+                                user,
+                                oracle.lastReadAt(user),
+                                badge,
+                                badge,
+                                held,
+                                cursors.getOrDefault(user, 0L),
+                                unread));
             }
         }
         return states;
@@ -270,11 +318,15 @@ class BootstrapITCase {
 
     private static Map<Long, Map<Long, Long>> withoutZeros(Map<Long, Map<Long, Long>> unread) {
         Map<Long, Map<Long, Long>> result = new TreeMap<>();
-        unread.forEach((user, counts) -> counts.forEach((conversation, count) -> {
-            if (count > 0) {
-                result.computeIfAbsent(user, u -> new TreeMap<>()).put(conversation, count);
-            }
-        }));
+        unread.forEach(
+                (user, counts) ->
+                        counts.forEach(
+                                (conversation, count) -> {
+                                    if (count > 0) {
+                                        result.computeIfAbsent(user, u -> new TreeMap<>())
+                                                .put(conversation, count);
+                                    }
+                                }));
         return result;
     }
 

@@ -29,9 +29,9 @@ final class EventSources {
     }
 
     /**
-     * For a topic the test does not use: one empty record, which the job refuses to the
-     * dead letters and which so changes nothing (a DataGeneratorSource of no records still
-     * asks its function for record 0).
+     * For a topic the test does not use: one empty record, which the job refuses to the dead
+     * letters and which so changes nothing (a DataGeneratorSource of no records still asks its
+     * function for record 0).
      */
     static DataGeneratorSource<RawRecord> oneRefusedRecord(String topic) {
         ArrayList<String> values = new ArrayList<>();

@@ -17,11 +17,11 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.state.api.OperatorTransformation;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.state.api.functions.KeyedStateBootstrapFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,15 +31,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The savepoint tools on group state: a savepoint written through the job's own descriptors
- * (UnreadCounter's conversations with a membership, ConversationReaders' participants and
- * cursors), as the job holds it after group traffic.
+ * (UnreadCounter's conversations with a membership, ConversationReaders' participants and cursors),
+ * as the job holds it after group traffic.
  *
  * <ul>
  *   <li>user 1 left conversation 7 (membership −5) with seqs 3 and 4 unread: hidden;
  *   <li>user 2 is a member of conversation 7 (membership +1), seqs 3 and 4 unread;
  *   <li>user 3 has seqs 3 and 4 unread in conversation 9, a chat-messages conversation;
- *   <li>readers of 7: user 1 read to 4, user 2 a participant who never read, user 5 known only
- *       by a cursor (6); readers of 9: user 3 read to 2;
+ *   <li>readers of 7: user 1 read to 4, user 2 a participant who never read, user 5 known only by a
+ *       cursor (6); readers of 9: user 3 read to 2;
  *   <li>members of 7 (GroupFanOut): user 1 joined at 1 and left at 5, user 2 joined at 1, user 4
  *       joined at 2, left at 3 and joined again at 6.
  * </ul>
@@ -47,11 +47,12 @@ import org.junit.jupiter.api.io.TempDir;
 class GroupSavepointITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
 
     private static final long[] UNREAD_SEQS = {3, 4};
 
@@ -67,27 +68,30 @@ class GroupSavepointITCase {
         SavepointWriter.newSavepoint(env, CounterSavepoints.stateBackend(), 128)
                 .withOperator(
                         CounterSavepoints.COUNTER,
-                        OperatorTransformation.bootstrapWith(env.fromData(
-                                        Tuple3.of(1L, 7L, -5L),
-                                        Tuple3.of(2L, 7L, 1L),
-                                        Tuple3.of(3L, 9L, 0L)))
+                        OperatorTransformation.bootstrapWith(
+                                        env.fromData(
+                                                Tuple3.of(1L, 7L, -5L),
+                                                Tuple3.of(2L, 7L, 1L),
+                                                Tuple3.of(3L, 9L, 0L)))
                                 .keyBy(row -> row.f0, Types.LONG)
                                 .transform(new Conversations()))
                 .withOperator(
                         CounterSavepoints.READERS,
-                        OperatorTransformation.bootstrapWith(env.fromData(
-                                        Tuple3.of(7L, 1L, 4L),
-                                        Tuple3.of(7L, 2L, 0L),
-                                        Tuple3.of(7L, 5L, -6L),
-                                        Tuple3.of(9L, 3L, 2L)))
+                        OperatorTransformation.bootstrapWith(
+                                        env.fromData(
+                                                Tuple3.of(7L, 1L, 4L),
+                                                Tuple3.of(7L, 2L, 0L),
+                                                Tuple3.of(7L, 5L, -6L),
+                                                Tuple3.of(9L, 3L, 2L)))
                                 .keyBy(row -> row.f0, Types.LONG)
                                 .transform(new Readers()))
                 .withOperator(
                         CounterSavepoints.FAN_OUT,
-                        OperatorTransformation.bootstrapWith(env.fromData(
-                                        Tuple2.of(1L, new long[] {1, -5}),
-                                        Tuple2.of(2L, new long[] {1}),
-                                        Tuple2.of(4L, new long[] {2, -3, 6})))
+                        OperatorTransformation.bootstrapWith(
+                                        env.fromData(
+                                                Tuple2.of(1L, new long[] {1, -5}),
+                                                Tuple2.of(2L, new long[] {1}),
+                                                Tuple2.of(4L, new long[] {2, -3, 6})))
                                 .keyBy(row -> 7L, Types.LONG)
                                 .transform(new Members()))
                 .write(savepoint);
@@ -105,12 +109,16 @@ class GroupSavepointITCase {
 
         SavepointRepublish.Written written = SavepointRepublish.republish(savepoint, config);
 
-        assertThat(TestRedis.hashes(prefix)).isEqualTo(Map.of(
-                RedisNames.conversationsKey(prefix, 2), Map.of("7", "2"),
-                RedisNames.conversationsKey(prefix, 3), Map.of("9", "2")));
-        assertThat(TestRedis.sortedSets(prefix)).isEqualTo(Map.of(
-                RedisNames.readersKey(prefix, 7), Map.of("1", 4.0),
-                RedisNames.readersKey(prefix, 9), Map.of("3", 2.0)));
+        assertThat(TestRedis.hashes(prefix))
+                .isEqualTo(
+                        Map.of(
+                                RedisNames.conversationsKey(prefix, 2), Map.of("7", "2"),
+                                RedisNames.conversationsKey(prefix, 3), Map.of("9", "2")));
+        assertThat(TestRedis.sortedSets(prefix))
+                .isEqualTo(
+                        Map.of(
+                                RedisNames.readersKey(prefix, 7), Map.of("1", 4.0),
+                                RedisNames.readersKey(prefix, 9), Map.of("3", 2.0)));
         assertThat(written).isEqualTo(new SavepointRepublish.Written(2, 2));
     }
 
@@ -149,14 +157,14 @@ class GroupSavepointITCase {
         @Override
         public void open(OpenContext openContext) {
             conversations = getRuntimeContext().getMapState(UnreadCounter.CONVERSATIONS);
-            unreadSeqs = new UnreadChunks(
-                    getRuntimeContext().getMapState(UnreadCounter.UNREAD_CHUNKS),
-                    getRuntimeContext().getMapState(UnreadCounter.UNREAD_CHUNK_INDEX));
+            unreadSeqs =
+                    new UnreadChunks(
+                            getRuntimeContext().getMapState(UnreadCounter.UNREAD_CHUNKS),
+                            getRuntimeContext().getMapState(UnreadCounter.UNREAD_CHUNK_INDEX));
         }
 
         @Override
-        public void processElement(Tuple3<Long, Long, Long> row, Context context)
-                throws Exception {
+        public void processElement(Tuple3<Long, Long, Long> row, Context context) throws Exception {
             ConversationState state = new ConversationState();
             state.membership = row.f2;
             for (long seq : UNREAD_SEQS) {
@@ -167,8 +175,7 @@ class GroupSavepointITCase {
     }
 
     /** Each row: conversation, user, ConversationReaders' value for the user. */
-    static final class Readers
-            extends KeyedStateBootstrapFunction<Long, Tuple3<Long, Long, Long>> {
+    static final class Readers extends KeyedStateBootstrapFunction<Long, Tuple3<Long, Long, Long>> {
 
         private transient MapState<Long, Long> readers;
 
@@ -178,8 +185,7 @@ class GroupSavepointITCase {
         }
 
         @Override
-        public void processElement(Tuple3<Long, Long, Long> row, Context context)
-                throws Exception {
+        public void processElement(Tuple3<Long, Long, Long> row, Context context) throws Exception {
             readers.put(row.f1, row.f2);
         }
     }

@@ -29,10 +29,11 @@ import java.util.stream.Stream;
 final class HistoryDatabase implements AutoCloseable {
 
     /** A message the contract accepts, as in {@link Bootstrap}, for the SQL answer. */
-    private static final String VALID = "m.sender_id > 0 AND m.receiver_id > 0"
-            + " AND m.sent_at > '1970-01-01 00:00:00'"
-            + " AND ((m.conversation_id IS NULL AND m.seq IS NULL)"
-            + " OR (m.conversation_id > 0 AND m.seq > 0))";
+    private static final String VALID =
+            "m.sender_id > 0 AND m.receiver_id > 0"
+                    + " AND m.sent_at > '1970-01-01 00:00:00'"
+                    + " AND ((m.conversation_id IS NULL AND m.seq IS NULL)"
+                    + " OR (m.conversation_id > 0 AND m.seq > 0))";
 
     private final MySqlTestDatabase database;
     private final Connection connection;
@@ -63,11 +64,17 @@ final class HistoryDatabase implements AutoCloseable {
      * environment, as in production) and, under {@code redisPrefix}, at Redis.
      */
     UnreadConfig config(String redisPrefix) {
-        Map<String, String> settings = new HashMap<>(Map.of(
-                "jdbc-url", jdbcUrl(),
-                "jdbc-user", database.name,
-                "redis-key-prefix", redisPrefix,
-                "flush-interval-ms", "50"));
+        Map<String, String> settings =
+                new HashMap<>(
+                        Map.of(
+                                "jdbc-url",
+                                jdbcUrl(),
+                                "jdbc-user",
+                                database.name,
+                                "redis-key-prefix",
+                                redisPrefix,
+                                "flush-interval-ms",
+                                "50"));
         return UnreadConfig.from(
                 settings, Map.of(UnreadConfig.JDBC_PASSWORD_ENV, database.password));
     }
@@ -83,22 +90,25 @@ final class HistoryDatabase implements AutoCloseable {
     }
 
     /**
-     * Records {@code events} as a chat platform's database holds them: messages as rows, reads
-     * as cursors that only move forward.
+     * Records {@code events} as a chat platform's database holds them: messages as rows, reads as
+     * cursors that only move forward.
      */
     void record(Collection<ChatEvent> events) throws SQLException {
-        try (PreparedStatement message = connection.prepareStatement(
-                        "INSERT INTO messages (id, sender_id, receiver_id, conversation_id, seq,"
-                                + " sent_at) VALUES (?, ?, ?, ?, ?, ?)");
-                PreparedStatement inbox = connection.prepareStatement(
-                        "INSERT INTO user_activity (user_id, last_read_at, updated_at)"
-                                + " VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE"
-                                + " last_read_at = GREATEST(last_read_at, VALUES(last_read_at))");
-                PreparedStatement conversation = connection.prepareStatement(
-                        "INSERT INTO conversation_member (conversation_id, user_id, last_read_seq)"
-                                + " VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE"
-                                + " last_read_seq ="
-                                + " GREATEST(last_read_seq, VALUES(last_read_seq))")) {
+        try (PreparedStatement message =
+                        connection.prepareStatement(
+                                "INSERT INTO messages (id, sender_id, receiver_id, conversation_id, seq,"
+                                        + " sent_at) VALUES (?, ?, ?, ?, ?, ?)");
+                PreparedStatement inbox =
+                        connection.prepareStatement(
+                                "INSERT INTO user_activity (user_id, last_read_at, updated_at)"
+                                        + " VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE"
+                                        + " last_read_at = GREATEST(last_read_at, VALUES(last_read_at))");
+                PreparedStatement conversation =
+                        connection.prepareStatement(
+                                "INSERT INTO conversation_member (conversation_id, user_id, last_read_seq)"
+                                        + " VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE"
+                                        + " last_read_seq ="
+                                        + " GREATEST(last_read_seq, VALUES(last_read_seq))")) {
             for (ChatEvent e : events) {
                 switch (e.kind) {
                     case MESSAGE:
@@ -128,43 +138,55 @@ final class HistoryDatabase implements AutoCloseable {
 
     /** Rows the job's parser would refuse: they must count toward nothing. */
     void recordInvalidMessages(long receiverId, long time) throws SQLException {
-        List<String> rows = List.of(
-                // a conversation without a seq
-                "(%d, 777, %d, 90001, NULL, '%s')",
-                // a seq without a conversation
-                "(%d, 778, %d, NULL, 5, '%s')",
-                // a sender id out of range
-                "(%d, 0, %d, NULL, NULL, '%s')");
+        List<String> rows =
+                List.of(
+                        // a conversation without a seq
+                        "(%d, 777, %d, 90001, NULL, '%s')",
+                        // a seq without a conversation
+                        "(%d, 778, %d, NULL, 5, '%s')",
+                        // a sender id out of range
+                        "(%d, 0, %d, NULL, NULL, '%s')");
         try (Statement statement = connection.createStatement()) {
             for (String row : rows) {
-                statement.executeUpdate("INSERT INTO messages VALUES " + String.format(
-                        row, nextMessageId++, receiverId, utc(time).toString().replace('T', ' ')));
+                statement.executeUpdate(
+                        "INSERT INTO messages VALUES "
+                                + String.format(
+                                        row,
+                                        nextMessageId++,
+                                        receiverId,
+                                        utc(time).toString().replace('T', ' ')));
             }
         }
     }
 
     /** SQL's answer: receiver → distinct senders after the receiver's last_read_at. */
     Map<Long, Long> badges() throws SQLException {
-        return pairs("SELECT m.receiver_id, COUNT(DISTINCT m.sender_id) FROM messages m"
-                + " LEFT JOIN user_activity a ON a.user_id = m.receiver_id"
-                + " WHERE " + VALID + " AND m.sender_id <> m.receiver_id"
-                + " AND m.sent_at > COALESCE(a.last_read_at, '1970-01-01 00:00:00')"
-                + " GROUP BY m.receiver_id");
+        return pairs(
+                "SELECT m.receiver_id, COUNT(DISTINCT m.sender_id) FROM messages m"
+                        + " LEFT JOIN user_activity a ON a.user_id = m.receiver_id"
+                        + " WHERE "
+                        + VALID
+                        + " AND m.sender_id <> m.receiver_id"
+                        + " AND m.sent_at > COALESCE(a.last_read_at, '1970-01-01 00:00:00')"
+                        + " GROUP BY m.receiver_id");
     }
 
     /** SQL's answer: receiver → conversation → distinct seqs from others past the cursor. */
     Map<Long, Map<Long, Long>> conversationUnread() throws SQLException {
         Map<Long, Map<Long, Long>> unread = new TreeMap<>();
         try (Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery(
-                        "SELECT m.receiver_id, m.conversation_id, COUNT(DISTINCT m.seq)"
-                                + " FROM messages m LEFT JOIN conversation_member c"
-                                + " ON c.conversation_id = m.conversation_id"
-                                + " AND c.user_id = m.receiver_id"
-                                + " WHERE " + VALID + " AND m.conversation_id IS NOT NULL"
-                                + " AND m.sender_id <> m.receiver_id"
-                                + " AND m.seq > COALESCE(c.last_read_seq, 0)"
-                                + " GROUP BY m.receiver_id, m.conversation_id")) {
+                ResultSet rows =
+                        statement.executeQuery(
+                                "SELECT m.receiver_id, m.conversation_id, COUNT(DISTINCT m.seq)"
+                                        + " FROM messages m LEFT JOIN conversation_member c"
+                                        + " ON c.conversation_id = m.conversation_id"
+                                        + " AND c.user_id = m.receiver_id"
+                                        + " WHERE "
+                                        + VALID
+                                        + " AND m.conversation_id IS NOT NULL"
+                                        + " AND m.sender_id <> m.receiver_id"
+                                        + " AND m.seq > COALESCE(c.last_read_seq, 0)"
+                                        + " GROUP BY m.receiver_id, m.conversation_id")) {
             while (rows.next()) {
                 unread.computeIfAbsent(rows.getLong(1), u -> new TreeMap<>())
                         .put(rows.getLong(2), rows.getLong(3));

@@ -1,6 +1,5 @@
 package dev.unread.ops;
 
-import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
@@ -10,6 +9,7 @@ import dev.unread.events.EventJson;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Oracle;
 import dev.unread.testing.Poll;
+import dev.unread.testing.TestRedis;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,9 +28,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
- * The production pipeline ({@link UnreadJob#forProduction}: Kafka in, Redis, MySQL and Kafka
- * out) as the savepoint tests run it: started at a parallelism, from a savepoint or not, stopped
- * with a savepoint; and the checks that its outputs equal the oracle's.
+ * The production pipeline ({@link UnreadJob#forProduction}: Kafka in, Redis, MySQL and Kafka out)
+ * as the savepoint tests run it: started at a parallelism, from a savepoint or not, stopped with a
+ * savepoint; and the checks that its outputs equal the oracle's.
  */
 final class ProductionJob {
 
@@ -59,8 +59,8 @@ final class ProductionJob {
 
     /** Stops the job with a savepoint under {@code dir}; returns the savepoint's path. */
     String stopWithSavepoint(Path dir) throws Exception {
-        return client
-                .stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
+        return client.stopWithSavepoint(
+                        false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
                 .get();
     }
 
@@ -96,11 +96,14 @@ final class ProductionJob {
         Map<String, String> strings = expected.redisSenderKeys(prefix);
         Map<String, Map<String, String>> hashes = expected.redisConversationHashes(prefix);
         try {
-            Poll.until("Redis equals the oracle", TIMEOUT, () ->
-                    TestRedis.strings(prefix).equals(strings)
-                                    && TestRedis.hashes(prefix).equals(hashes)
-                            ? true
-                            : null);
+            Poll.until(
+                    "Redis equals the oracle",
+                    TIMEOUT,
+                    () ->
+                            TestRedis.strings(prefix).equals(strings)
+                                            && TestRedis.hashes(prefix).equals(hashes)
+                                    ? true
+                                    : null);
         } catch (AssertionError timedOut) {
             // Show the difference rather than only that there is one.
             assertThat(TestRedis.strings(prefix)).isEqualTo(strings);
@@ -115,18 +118,22 @@ final class ProductionJob {
      */
     static void awaitMySql(MySqlTestDatabase db, Oracle expected) throws Exception {
         try {
-            Poll.until("MySQL equals the oracle", TIMEOUT, () ->
-                    userActivity(db).equals(expected.userActivityRows())
-                                    && lastReadSeqs(db).equals(expected.conversationMemberRows())
-                            ? true
-                            : null);
+            Poll.until(
+                    "MySQL equals the oracle",
+                    TIMEOUT,
+                    () ->
+                            userActivity(db).equals(expected.userActivityRows())
+                                            && lastReadSeqs(db)
+                                                    .equals(expected.conversationMemberRows())
+                                    ? true
+                                    : null);
         } catch (AssertionError timedOut) {
             assertThat(userActivity(db)).isEqualTo(expected.userActivityRows());
             assertThat(lastReadSeqs(db)).isEqualTo(expected.conversationMemberRows());
             throw timedOut;
         }
-        for (List<String> row : db.rows(
-                "SELECT conversation_id, user_id, unread_count FROM conversation_member")) {
+        for (List<String> row :
+                db.rows("SELECT conversation_id, user_id, unread_count FROM conversation_member")) {
             Oracle.Member member =
                     new Oracle.Member(Long.parseLong(row.get(0)), Long.parseLong(row.get(1)));
             assertThat(Long.parseLong(row.get(2)))
@@ -138,8 +145,10 @@ final class ProductionJob {
     /** user_id → last_read_at as epoch ms (DATETIME(3) in UTC, no time zone involved). */
     private static Map<Long, Long> userActivity(MySqlTestDatabase db) throws Exception {
         Map<Long, Long> rows = new TreeMap<>();
-        for (List<String> row : db.rows("SELECT user_id, TIMESTAMPDIFF(MICROSECOND,"
-                + " '1970-01-01 00:00:00', last_read_at) DIV 1000 FROM user_activity")) {
+        for (List<String> row :
+                db.rows(
+                        "SELECT user_id, TIMESTAMPDIFF(MICROSECOND,"
+                                + " '1970-01-01 00:00:00', last_read_at) DIV 1000 FROM user_activity")) {
             rows.put(Long.parseLong(row.get(0)), Long.parseLong(row.get(1)));
         }
         return rows;
@@ -147,9 +156,11 @@ final class ProductionJob {
 
     private static Map<Oracle.Member, Long> lastReadSeqs(MySqlTestDatabase db) throws Exception {
         Map<Oracle.Member, Long> rows = new TreeMap<>();
-        for (List<String> row : db.rows(
-                "SELECT conversation_id, user_id, last_read_seq FROM conversation_member")) {
-            rows.put(new Oracle.Member(Long.parseLong(row.get(0)), Long.parseLong(row.get(1))),
+        for (List<String> row :
+                db.rows(
+                        "SELECT conversation_id, user_id, last_read_seq FROM conversation_member")) {
+            rows.put(
+                    new Oracle.Member(Long.parseLong(row.get(0)), Long.parseLong(row.get(1))),
                     Long.parseLong(Objects.requireNonNull(row.get(2))));
         }
         return rows;

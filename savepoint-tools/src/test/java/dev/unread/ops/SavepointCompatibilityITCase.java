@@ -1,18 +1,18 @@
 package dev.unread.ops;
 
-import dev.unread.config.FlinkConf;
-import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.unread.kafka.EmbeddedKafka;
+import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.EventJson;
 import dev.unread.events.EventParser;
+import dev.unread.kafka.EmbeddedKafka;
 import dev.unread.testing.EventStreams;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Oracle;
+import dev.unread.testing.TestRedis;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -37,17 +37,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A savepoint of the production pipeline made by an earlier build, kept in {@code
- * savepoint-tools/src/test/resources/savepoints/v1}, restores into this build and counts on: a change that
- * breaks state compatibility (a state type, a descriptor, an operator uid, the key type, max
- * parallelism) fails here rather than in a user's upgrade.
+ * savepoint-tools/src/test/resources/savepoints/v1}, restores into this build and counts on: a
+ * change that breaks state compatibility (a state type, a descriptor, an operator uid, the key
+ * type, max parallelism) fails here rather than in a user's upgrade.
  *
  * <p>Next to the savepoint, {@code records.tsv} holds the Kafka records the job had read when the
- * savepoint was taken, with their partitions. Published again in the same order to a fresh
- * broker, they land at the same offsets, so the restored sources resume exactly after them, as
- * they would on the cluster the savepoint came from.
+ * savepoint was taken, with their partitions. Published again in the same order to a fresh broker,
+ * they land at the same offsets, so the restored sources resume exactly after them, as they would
+ * on the cluster the savepoint came from.
  *
- * <p>Regenerate it only after an intended incompatible change (and say in the release notes
- * that older savepoints no longer restore):
+ * <p>Regenerate it only after an intended incompatible change (and say in the release notes that
+ * older savepoints no longer restore):
  *
  * <pre>
  * mvn -B -pl job verify -Dtest=none -Dit.test=SavepointCompatibilityITCase \
@@ -65,16 +65,18 @@ class SavepointCompatibilityITCase {
 
     /** The events in the stored savepoint, and the events after it: fixed, so reproducible. */
     private static final long SEED_BEFORE = 20260101L;
+
     private static final long SEED_AFTER = 20260102L;
 
     @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(3)
-                    .build());
+    static final MiniClusterExtension CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(3)
+                            .build());
 
     /** One Kafka record as stored: which topic, the partition, key and value (JSON). */
     private record Record(boolean message, int partition, String key, String value) {}
@@ -102,8 +104,8 @@ class SavepointCompatibilityITCase {
             SavepointRepublish.republish(savepoint.toUri().toString(), config);
             ProductionJob.awaitRedis(config, old);
 
-            List<ChatEvent> after = new EventStreams(SEED_AFTER).withIds(30_000, 95_000)
-                    .events(300);
+            List<ChatEvent> after =
+                    new EventStreams(SEED_AFTER).withIds(30_000, 95_000).events(300);
             publish(config, records(after));
             ProductionJob job = ProductionJob.start(config, 3, savepoint.toUri().toString());
             try {
@@ -121,8 +123,7 @@ class SavepointCompatibilityITCase {
     @Test
     @EnabledIfSystemProperty(named = REGENERATE, matches = "true")
     void regenerateTheStoredSavepoint(@TempDir Path work) throws Exception {
-        List<ChatEvent> events = new EventStreams(SEED_BEFORE).withIds(30_000, 95_000)
-                .events(300);
+        List<ChatEvent> events = new EventStreams(SEED_BEFORE).withIds(30_000, 95_000).events(300);
         List<Record> records = records(events);
         String prefix = TestRedis.uniquePrefix();
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
@@ -143,8 +144,8 @@ class SavepointCompatibilityITCase {
     }
 
     /**
-     * The settings the stored savepoint was made with, except where outputs go: the default
-     * topic names (its Kafka state names them), this broker, a test database and key prefix.
+     * The settings the stored savepoint was made with, except where outputs go: the default topic
+     * names (its Kafka state names them), this broker, a test database and key prefix.
      */
     private static UnreadConfig config(MySqlTestDatabase db, String prefix) {
         Map<String, String> settings = new HashMap<>();
@@ -154,11 +155,12 @@ class SavepointCompatibilityITCase {
         settings.put("flush-interval-ms", "50");
         settings.put("checkpoint-interval-ms", "500");
         UnreadConfig config = UnreadConfig.with(settings);
-        KAFKA.kafka().createTopics(
-                config.messagesTopic,
-                config.readsTopic,
-                config.conversationsTopic,
-                config.deadLetterTopic);
+        KAFKA.kafka()
+                .createTopics(
+                        config.messagesTopic,
+                        config.readsTopic,
+                        config.conversationsTopic,
+                        config.deadLetterTopic);
         return config;
     }
 
@@ -166,9 +168,12 @@ class SavepointCompatibilityITCase {
     private static List<Record> records(List<ChatEvent> events) {
         List<Record> records = new ArrayList<>();
         for (ChatEvent e : events) {
-            records.add(new Record(EventJson.isMessage(e),
-                    (int) Math.floorMod(e.userId, (long) EmbeddedKafka.PARTITIONS),
-                    Long.toString(e.userId), EventJson.text(e)));
+            records.add(
+                    new Record(
+                            EventJson.isMessage(e),
+                            (int) Math.floorMod(e.userId, (long) EmbeddedKafka.PARTITIONS),
+                            Long.toString(e.userId),
+                            EventJson.text(e)));
         }
         return records;
     }
@@ -176,9 +181,12 @@ class SavepointCompatibilityITCase {
     private static void publish(UnreadConfig config, List<Record> records) {
         List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
         for (Record r : records) {
-            out.add(new ProducerRecord<>(
-                    r.message() ? config.messagesTopic : config.readsTopic, r.partition(),
-                    KafkaBroker.utf8(r.key()), KafkaBroker.utf8(r.value())));
+            out.add(
+                    new ProducerRecord<>(
+                            r.message() ? config.messagesTopic : config.readsTopic,
+                            r.partition(),
+                            KafkaBroker.utf8(r.key()),
+                            KafkaBroker.utf8(r.value())));
         }
         KAFKA.produce(out);
     }
@@ -198,8 +206,12 @@ class SavepointCompatibilityITCase {
         List<Record> records = new ArrayList<>();
         for (String line : Files.readAllLines(RECORDS, StandardCharsets.UTF_8)) {
             String[] fields = line.split("\t", 4);
-            records.add(new Record(fields[0].equals("messages"), Integer.parseInt(fields[1]),
-                    fields[2], fields[3]));
+            records.add(
+                    new Record(
+                            fields[0].equals("messages"),
+                            Integer.parseInt(fields[1]),
+                            fields[2],
+                            fields[3]));
         }
         return records;
     }
@@ -207,8 +219,14 @@ class SavepointCompatibilityITCase {
     private static void writeRecords(List<Record> records) throws IOException {
         List<String> lines = new ArrayList<>();
         for (Record r : records) {
-            lines.add((r.message() ? "messages" : "reads") + "\t" + r.partition() + "\t"
-                    + r.key() + "\t" + r.value());
+            lines.add(
+                    (r.message() ? "messages" : "reads")
+                            + "\t"
+                            + r.partition()
+                            + "\t"
+                            + r.key()
+                            + "\t"
+                            + r.value());
         }
         Files.write(RECORDS, lines, StandardCharsets.UTF_8);
     }

@@ -1,6 +1,5 @@
 package dev.unread.ops;
 
-import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.config.UnreadConfig;
@@ -9,6 +8,7 @@ import dev.unread.testing.EventStreams;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Oracle;
+import dev.unread.testing.TestRedis;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,8 +23,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The operations of docs/operations.md on the production pipeline: the job runs at parallelism
- * 1, is stopped with a savepoint, restored at 4, stopped again and restored at 2, with events
+ * The operations of docs/operations.md on the production pipeline: the job runs at parallelism 1,
+ * is stopped with a savepoint, restored at 4, stopped again and restored at 2, with events
  * published before and while each run. At every step Redis holds the oracle's counts, and at the
  * end MySQL its cursors and the state (read back with {@code savepoint inspect}) exactly what the
  * counter holds after all events. Key groups move between subtasks at each rescale, so a lost or
@@ -35,11 +35,12 @@ class SavepointLifecycleITCase {
     @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(4)
-                    .build());
+    static final MiniClusterExtension CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(4)
+                            .build());
 
     @Test
     void stateSurvivesStopWithSavepointAndRescalingFromOneToFourToTwo(
@@ -47,11 +48,17 @@ class SavepointLifecycleITCase {
         long seed = System.nanoTime();
         String prefix = TestRedis.uniquePrefix();
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
-            UnreadConfig config = KAFKA.freshTopics(Map.of(
-                    "jdbc-url", db.jdbcUrl(),
-                    "redis-key-prefix", prefix,
-                    "flush-interval-ms", "50",
-                    "checkpoint-interval-ms", "500"));
+            UnreadConfig config =
+                    KAFKA.freshTopics(
+                            Map.of(
+                                    "jdbc-url",
+                                    db.jdbcUrl(),
+                                    "redis-key-prefix",
+                                    prefix,
+                                    "flush-interval-ms",
+                                    "50",
+                                    "checkpoint-interval-ms",
+                                    "500"));
             EventStreams streams = new EventStreams(seed);
             List<ChatEvent> all = new ArrayList<>();
             String savepoint = null;
@@ -90,14 +97,14 @@ class SavepointLifecycleITCase {
     }
 
     /**
-     * Events on the same few hundred users in every step, so that later steps change the counts
-     * of users whose state was restored, with duplicates as at-least-once producers send them.
+     * Events on the same few hundred users in every step, so that later steps change the counts of
+     * users whose state was restored, with duplicates as at-least-once producers send them.
      */
     private static List<ChatEvent> step(EventStreams streams) {
         List<ChatEvent> events = new ArrayList<>();
         for (int story = 0; story < 2; story++) {
-            events.addAll(streams.withIds(20_000 + 1_000 * story, 90_000 + 1_000 * story)
-                    .events(150));
+            events.addAll(
+                    streams.withIds(20_000 + 1_000 * story, 90_000 + 1_000 * story).events(150));
         }
         return streams.withDuplicates(events, 0.1);
     }

@@ -1,17 +1,17 @@
 package dev.unread.reliability;
 
-import dev.unread.testing.JobHarness;
-import dev.unread.testing.TestRedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.ops.SavepointRepublish;
 import dev.unread.testing.BadRecords;
+import dev.unread.testing.JobHarness;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Observed;
 import dev.unread.testing.Oracle;
+import dev.unread.testing.TestRedis;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.flink.api.common.JobID;
@@ -83,9 +83,12 @@ class RedisFlushITCase {
                 assertThat(Observed.read(prefix, null).senderKeys).as(context).isEmpty();
                 KAFKA.produce(parts.get(2));
 
-                savepoint = job.stopWithSavepoint(
-                                false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
-                        .get();
+                savepoint =
+                        job.stopWithSavepoint(
+                                        false,
+                                        savepoints.toUri().toString(),
+                                        SavepointFormatType.CANONICAL)
+                                .get();
             } catch (Exception | AssertionError e) {
                 job.cancel().get();
                 TestRedis.deleteKeys(prefix);
@@ -98,18 +101,29 @@ class RedisFlushITCase {
             long written = SavepointRepublish.republish(savepoint, config).counts();
             assertThat(written).as(context).isPositive();
 
-            JobClient restored = JobHarness.start(UnreadJob.forProduction(config),
-                    JobHarness.restoringFrom(settings, savepoint), "flush, restored");
+            JobClient restored =
+                    JobHarness.start(
+                            UnreadJob.forProduction(config),
+                            JobHarness.restoringFrom(settings, savepoint),
+                            "flush, restored");
             try {
                 Observed.awaitAgreement(oracle, prefix, db, JobHarness.CONVERGENCE, context);
                 JobHarness.assertDeadLetters(KAFKA, config, traffic.bad(), false, context);
                 assertThat(restored.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
-                JobHarness.summary("Redis lost every key mid-stream; stop with savepoint, "
+                JobHarness.summary(
+                        "Redis lost every key mid-stream; stop with savepoint, "
                                 + "savepoint republish, restore",
-                        "1 flush of " + oracle.redisSenderKeys(prefix).size() + " badges and "
+                        "1 flush of "
+                                + oracle.redisSenderKeys(prefix).size()
+                                + " badges and "
                                 + oracle.redisConversationHashes(prefix).size()
-                                + " conversation hashes (" + written + " counts written)",
-                        traffic, JobHarness.restarts(cluster, restored.getJobID()), started, seed);
+                                + " conversation hashes ("
+                                + written
+                                + " counts written)",
+                        traffic,
+                        JobHarness.restarts(cluster, restored.getJobID()),
+                        started,
+                        seed);
             } finally {
                 restored.cancel().get();
                 TestRedis.deleteKeys(prefix);

@@ -8,10 +8,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
- * Settings of the HTTP API. The shared ones use the same {@code UNREAD_*} variables and defaults
- * as the Flink job, so one environment configures both; the API's own ones start with
- * {@code UNREAD_API_}. Built from the environment ({@link #fromEnv}) or in code ({@link
- * #builder()}), as the CLI and the tests do.
+ * Settings of the HTTP API. The shared ones use the same {@code UNREAD_*} variables and defaults as
+ * the Flink job, so one environment configures both; the API's own ones start with {@code
+ * UNREAD_API_}. Built from the environment ({@link #fromEnv}) or in code ({@link #builder()}), as
+ * the CLI and the tests do.
  */
 public final class ApiConfig {
 
@@ -28,12 +28,16 @@ public final class ApiConfig {
 
     public static final String HOST_ENV = HOST.env();
     public static final String PORT_ENV = PORT.env();
+
     /** A secret: from the environment only. */
     public static final String TOKEN_ENV = "UNREAD_API_TOKEN";
+
     /** A secret: the HS256 key of per-user JWTs, from the environment only. */
     public static final String JWT_SECRET_ENV = "UNREAD_API_JWT_SECRET";
+
     /** The RS256 public key (PEM) of per-user JWTs; from the environment, as the secret. */
     public static final String JWT_PUBLIC_KEY_ENV = "UNREAD_API_JWT_PUBLIC_KEY";
+
     public static final String TIMEOUT_ENV = TIMEOUT_MS.env();
     public static final String STREAM_HEARTBEAT_ENV = STREAM_HEARTBEAT_MS.env();
     public static final String STREAM_BUFFER_ENV = STREAM_BUFFER.env();
@@ -52,51 +56,67 @@ public final class ApiConfig {
 
     /** Address to bind; loopback by default so that nothing is exposed by accident. */
     public final String host;
+
     /** 0 binds any free port; {@link StateQueryApi#port()} tells which. */
     public final int port;
+
     /**
-     * Bearer token (printable ASCII) every request must carry, except to {@code /health},
-     * {@code /metrics} and {@code /openapi.json}; null: no authentication.
+     * Bearer token (printable ASCII) every request must carry, except to {@code /health}, {@code
+     * /metrics} and {@code /openapi.json}; null: no authentication.
      */
     public final String token;
+
     /**
      * HS256 key (at least 32 bytes) of per-user JWTs, whose {@code sub} is the one user they may
      * read and act for; null: no JWTs. At most one of this and {@link #jwtPublicKey}.
      */
     public final String jwtSecret;
+
     /** RS256 public key in PEM of per-user JWTs; null: none. */
     public final String jwtPublicKey;
+
     /**
      * Bound on each call to a dependency: the Kafka acknowledgement of a POST, taking a MySQL
      * connection, a Redis connect or read, each health check (at most 2 s there).
      */
     public final int timeoutMs;
+
     /** A live stream idle this long gets a heartbeat (an SSE comment, a WebSocket ping). */
     public final int streamHeartbeatMs;
+
     /** Messages a live stream may have waiting; one more and the client is cut off. */
     public final int streamBuffer;
+
     /** A write to a live stream blocked this long cuts the client off. */
     public final int streamWriteTimeoutMs;
+
     /** Threads writing to the live streams, shared by all of them. */
     public final int streamSenderThreads;
+
     /** {@code redis[s]://[[user]:password@]host:port/db}, {@code rediss://} for TLS. */
     public final String redisUrl;
+
     /** Seed nodes {@code host:port,...} of a Redis Cluster; empty: the one node of the URL. */
     public final String redisClusterNodes;
+
     /** PEM file of the CAs a TLS Redis is checked against; empty: the JVM's. */
     public final String redisCaFile;
+
     /** Put before every Redis key, as the job does; empty by default. */
     public final String redisKeyPrefix;
+
     public final String jdbcUrl;
     public final String jdbcUser;
     public final String jdbcPassword;
     public final String kafkaBootstrap;
+
     /**
      * Kafka client settings (SASL, TLS, timeouts) for the producer and the health check's admin
      * client, from the {@code UNREAD_KAFKA_PROPERTIES} file; none by default. May hold secrets:
      * never log it but through {@link KafkaClientProperties#masked}.
      */
     public final Map<String, String> kafkaProperties;
+
     /** Topic the POST endpoints publish read events to. */
     public final String readsTopic;
 
@@ -131,10 +151,13 @@ public final class ApiConfig {
             // A header value carries ASCII only; anything else could never match.
             throw new IllegalArgumentException("token must be printable ASCII without spaces");
         }
-        if (streamHeartbeatMs < 100 || streamBuffer < 2 || streamWriteTimeoutMs < 100
+        if (streamHeartbeatMs < 100
+                || streamBuffer < 2
+                || streamWriteTimeoutMs < 100
                 || streamSenderThreads < 1) {
-            throw new IllegalArgumentException("stream settings must be at least: heartbeat 100 ms,"
-                    + " buffer 2, write timeout 100 ms, 1 sender thread");
+            throw new IllegalArgumentException(
+                    "stream settings must be at least: heartbeat 100 ms,"
+                            + " buffer 2, write timeout 100 ms, 1 sender thread");
         }
         if (jwtSecret != null && jwtPublicKey != null) {
             throw new IllegalArgumentException(
@@ -168,12 +191,18 @@ public final class ApiConfig {
         apply(env, JWT_SECRET_ENV, v -> b.jwtSecret = v);
         apply(env, JWT_PUBLIC_KEY_ENV, v -> b.jwtPublicKey = v);
         apply(env, TIMEOUT_ENV, v -> b.timeoutMs = wholeNumber(TIMEOUT_ENV, v));
-        apply(env, STREAM_HEARTBEAT_ENV,
+        apply(
+                env,
+                STREAM_HEARTBEAT_ENV,
                 v -> b.streamHeartbeatMs = wholeNumber(STREAM_HEARTBEAT_ENV, v));
         apply(env, STREAM_BUFFER_ENV, v -> b.streamBuffer = wholeNumber(STREAM_BUFFER_ENV, v));
-        apply(env, STREAM_WRITE_TIMEOUT_ENV,
+        apply(
+                env,
+                STREAM_WRITE_TIMEOUT_ENV,
                 v -> b.streamWriteTimeoutMs = wholeNumber(STREAM_WRITE_TIMEOUT_ENV, v));
-        apply(env, STREAM_SENDER_THREADS_ENV,
+        apply(
+                env,
+                STREAM_SENDER_THREADS_ENV,
                 v -> b.streamSenderThreads = wholeNumber(STREAM_SENDER_THREADS_ENV, v));
         apply(env, REDIS_URL_ENV, v -> b.redisUrl = v);
         apply(env, REDIS_CLUSTER_NODES_ENV, v -> b.redisClusterNodes = v);
@@ -223,18 +252,39 @@ public final class ApiConfig {
     public String toString() {
         // No secrets: the Redis URL may hold a password, the token is one, the Kafka settings
         // may hold several.
-        return "ApiConfig{listen=" + host + ":" + port
-                + ", auth=" + auth()
-                + ", timeout=" + timeoutMs + "ms"
-                + ", streams: heartbeat=" + streamHeartbeatMs + "ms buffer=" + streamBuffer
-                + " writeTimeout=" + streamWriteTimeoutMs + "ms senders=" + streamSenderThreads
-                + ", redis=" + redisEndpoint()
-                + ", redisKeyPrefix='" + redisKeyPrefix + "'"
-                + ", jdbc=" + Settings.masked(jdbcUrl)
-                + " as " + jdbcUser
-                + ", kafka=" + kafkaBootstrap
-                + ", kafkaProperties=" + KafkaClientProperties.masked(kafkaProperties)
-                + ", readsTopic=" + readsTopic + "}";
+        return "ApiConfig{listen="
+                + host
+                + ":"
+                + port
+                + ", auth="
+                + auth()
+                + ", timeout="
+                + timeoutMs
+                + "ms"
+                + ", streams: heartbeat="
+                + streamHeartbeatMs
+                + "ms buffer="
+                + streamBuffer
+                + " writeTimeout="
+                + streamWriteTimeoutMs
+                + "ms senders="
+                + streamSenderThreads
+                + ", redis="
+                + redisEndpoint()
+                + ", redisKeyPrefix='"
+                + redisKeyPrefix
+                + "'"
+                + ", jdbc="
+                + Settings.masked(jdbcUrl)
+                + " as "
+                + jdbcUser
+                + ", kafka="
+                + kafkaBootstrap
+                + ", kafkaProperties="
+                + KafkaClientProperties.masked(kafkaProperties)
+                + ", readsTopic="
+                + readsTopic
+                + "}";
     }
 
     /** How requests authenticate, for the log: which kinds, never a key or token. */
@@ -279,8 +329,7 @@ public final class ApiConfig {
         private int timeoutMs = Integer.parseInt(TIMEOUT_MS.defaultValue());
         private int streamHeartbeatMs = Integer.parseInt(STREAM_HEARTBEAT_MS.defaultValue());
         private int streamBuffer = Integer.parseInt(STREAM_BUFFER.defaultValue());
-        private int streamWriteTimeoutMs =
-                Integer.parseInt(STREAM_WRITE_TIMEOUT_MS.defaultValue());
+        private int streamWriteTimeoutMs = Integer.parseInt(STREAM_WRITE_TIMEOUT_MS.defaultValue());
         private int streamSenderThreads = Integer.parseInt(STREAM_SENDER_THREADS.defaultValue());
         private String redisUrl = Settings.REDIS_URL.defaultValue();
         private String redisClusterNodes = Settings.REDIS_CLUSTER_NODES.defaultValue();

@@ -1,8 +1,8 @@
 package dev.unread.api;
 
 /**
- * A request that ends in an error response: the status and a message safe to show to clients
- * (never an exception's own text). Thrown by handlers, turned into JSON in one place.
+ * A request that ends in an error response: the status and a message safe to show to clients (never
+ * an exception's own text). Thrown by handlers, turned into JSON in one place.
  */
 final class ApiError extends RuntimeException {
 

@@ -11,9 +11,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * {@code GET /metrics}. Requests are labelled with the route template, never the raw path, so
- * the number of series stays fixed however many users call. Each API instance has its own
- * registry: the tests and the local stack run several in one JVM.
+ * {@code GET /metrics}. Requests are labelled with the route template, never the raw path, so the
+ * number of series stays fixed however many users call. Each API instance has its own registry: the
+ * tests and the local stack run several in one JVM.
  */
 final class ApiMetrics {
 
@@ -25,49 +25,56 @@ final class ApiMetrics {
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
 
-    private final Counter requests = Counter.builder()
-            .name("unread_api_requests")
-            .help("HTTP requests by method, route template and status")
-            .labelNames("method", "route", "status")
-            .withoutExemplars()
-            .register(registry);
+    private final Counter requests =
+            Counter.builder()
+                    .name("unread_api_requests")
+                    .help("HTTP requests by method, route template and status")
+                    .labelNames("method", "route", "status")
+                    .withoutExemplars()
+                    .register(registry);
 
-    private final Histogram latency = Histogram.builder()
-            .name("unread_api_request_duration_seconds")
-            .help("HTTP request latency by method, route template and status")
-            .labelNames("method", "route", "status")
-            .classicOnly()
-            .classicUpperBounds(
-                    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
-            .withoutExemplars()
-            .register(registry);
+    private final Histogram latency =
+            Histogram.builder()
+                    .name("unread_api_request_duration_seconds")
+                    .help("HTTP request latency by method, route template and status")
+                    .labelNames("method", "route", "status")
+                    .classicOnly()
+                    .classicUpperBounds(
+                            0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+                    .withoutExemplars()
+                    .register(registry);
 
-    private final Counter dependencyErrors = Counter.builder()
-            .name("unread_api_dependency_errors")
-            .help("Failed or timed-out calls to a dependency, health checks included")
-            .labelNames("dependency")
-            .withoutExemplars()
-            .register(registry);
+    private final Counter dependencyErrors =
+            Counter.builder()
+                    .name("unread_api_dependency_errors")
+                    .help("Failed or timed-out calls to a dependency, health checks included")
+                    .labelNames("dependency")
+                    .withoutExemplars()
+                    .register(registry);
 
-    private final Gauge streams = Gauge.builder()
-            .name("unread_api_streams")
-            .help("Open live streams (Server-Sent Events and WebSocket)")
-            .withoutExemplars()
-            .register(registry);
+    private final Gauge streams =
+            Gauge.builder()
+                    .name("unread_api_streams")
+                    .help("Open live streams (Server-Sent Events and WebSocket)")
+                    .withoutExemplars()
+                    .register(registry);
 
-    private final Counter streamsCutOff = Counter.builder()
-            .name("unread_api_streams_cut_off")
-            .help("Live streams closed by the API: a full buffer or a stuck write (slow client),"
-                    + " or the Redis subscription lost; the client is told to reconnect")
-            .labelNames("reason")
-            .withoutExemplars()
-            .register(registry);
+    private final Counter streamsCutOff =
+            Counter.builder()
+                    .name("unread_api_streams_cut_off")
+                    .help(
+                            "Live streams closed by the API: a full buffer or a stuck write (slow client),"
+                                    + " or the Redis subscription lost; the client is told to reconnect")
+                    .labelNames("reason")
+                    .withoutExemplars()
+                    .register(registry);
 
     ApiMetrics() {
         // Show every dependency at 0 from the start, so that rate() works before a first error.
-        for (String dependency : new String[] {
-            DependencyException.REDIS, DependencyException.MYSQL, DependencyException.KAFKA
-        }) {
+        for (String dependency :
+                new String[] {
+                    DependencyException.REDIS, DependencyException.MYSQL, DependencyException.KAFKA
+                }) {
             dependencyErrors.labelValues(dependency);
         }
     }

@@ -24,8 +24,8 @@ import java.util.Set;
 /**
  * Who a request acts for (docs/contract.md, "Per-user tokens"): the service token of {@code
  * UNREAD_API_TOKEN} acts for everyone; a JWT signed with the key of {@code UNREAD_API_JWT_SECRET}
- * (HS256) or {@code UNREAD_API_JWT_PUBLIC_KEY} (RS256) acts for the one user its {@code sub}
- * names. Signatures and claims are checked by nimbus-jose-jwt; nothing here is cryptography.
+ * (HS256) or {@code UNREAD_API_JWT_PUBLIC_KEY} (RS256) acts for the one user its {@code sub} names.
+ * Signatures and claims are checked by nimbus-jose-jwt; nothing here is cryptography.
  */
 final class Auth {
 
@@ -118,13 +118,17 @@ final class Auth {
         return new ApiError(401, message);
     }
 
-    /** An RSA public key in PEM ({@code -----BEGIN PUBLIC KEY-----}, X.509 SubjectPublicKeyInfo). */
+    /**
+     * An RSA public key in PEM ({@code -----BEGIN PUBLIC KEY-----}, X.509 SubjectPublicKeyInfo).
+     */
     static RSAPublicKey rsaPublicKey(String pem) {
-        String base64 = pem.replaceAll("-----(BEGIN|END) PUBLIC KEY-----", "")
-                .replaceAll("\\s", "");
+        String base64 =
+                pem.replaceAll("-----(BEGIN|END) PUBLIC KEY-----", "").replaceAll("\\s", "");
         try {
-            return (RSAPublicKey) KeyFactory.getInstance("RSA")
-                    .generatePublic(new X509EncodedKeySpec(Base64.getDecoder().decode(base64)));
+            return (RSAPublicKey)
+                    KeyFactory.getInstance("RSA")
+                            .generatePublic(
+                                    new X509EncodedKeySpec(Base64.getDecoder().decode(base64)));
         } catch (IllegalArgumentException | GeneralSecurityException | ClassCastException e) {
             throw new IllegalArgumentException(
                     "JWT public key must be an RSA key in PEM (-----BEGIN PUBLIC KEY-----)");

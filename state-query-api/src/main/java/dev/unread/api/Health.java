@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code GET /health}: Redis answers PING, MySQL hands out a valid connection, a Kafka broker
- * describes the cluster, and the embedder's extra check passes. The checks run in parallel so
- * that the answer takes as long as the slowest one, not the sum.
+ * describes the cluster, and the embedder's extra check passes. The checks run in parallel so that
+ * the answer takes as long as the slowest one, not the sum.
  */
 final class Health implements AutoCloseable {
 
@@ -35,26 +35,34 @@ final class Health implements AutoCloseable {
     private long kafkaCheckedAt;
     private String kafkaProblem;
 
-    Health(RedisUnread redis, MySqlCursorReader mysql, KafkaReads kafka, HealthCheck extra,
+    Health(
+            RedisUnread redis,
+            MySqlCursorReader mysql,
+            KafkaReads kafka,
+            HealthCheck extra,
             ApiMetrics metrics) {
         this.redis = redis;
         this.mysql = mysql;
         this.kafka = kafka;
         this.extra = extra;
         this.metrics = metrics;
-        this.executor = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "unread-api-health");
-            t.setDaemon(true);
-            return t;
-        });
+        this.executor =
+                Executors.newCachedThreadPool(
+                        r -> {
+                            Thread t = new Thread(r, "unread-api-health");
+                            t.setDaemon(true);
+                            return t;
+                        });
     }
 
     /** Check name → null when up, else the reason shown to the caller. */
     Map<String, String> check() {
         Map<String, CompletableFuture<String>> running = new LinkedHashMap<>();
-        running.put(DependencyException.REDIS,
+        running.put(
+                DependencyException.REDIS,
                 async(() -> dependency(DependencyException.REDIS, redis::ping)));
-        running.put(DependencyException.MYSQL,
+        running.put(
+                DependencyException.MYSQL,
                 async(() -> dependency(DependencyException.MYSQL, mysql::ping)));
         running.put(DependencyException.KAFKA, async(this::kafka));
         if (extra != null) {
@@ -90,7 +98,9 @@ final class Health implements AutoCloseable {
             LOG.warn("health: {} unavailable: {}", name, String.valueOf(cause));
             LOG.debug("{} failure", name, cause);
             // Reachable but refusing the credentials is fixed elsewhere than an outage.
-            return cause instanceof AuthenticationException ? "authentication failed" : "unreachable";
+            return cause instanceof AuthenticationException
+                    ? "authentication failed"
+                    : "unreachable";
         }
     }
 

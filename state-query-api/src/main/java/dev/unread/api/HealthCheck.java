@@ -1,8 +1,8 @@
 package dev.unread.api;
 
 /**
- * One more check for {@code GET /health}, besides Redis, MySQL and Kafka: the local stack adds
- * "the Flink job is RUNNING" this way.
+ * One more check for {@code GET /health}, besides Redis, MySQL and Kafka: the local stack adds "the
+ * Flink job is RUNNING" this way.
  */
 @FunctionalInterface
 public interface HealthCheck {

@@ -18,13 +18,16 @@ import org.eclipse.jetty.util.Callback;
 final class JsonErrorHandler extends ErrorHandler {
 
     static String body(int status, String message) {
-        return "{\"error\":\"" + message.replace("\\", "\\\\").replace("\"", "\\\"")
-                + "\",\"status\":" + status + "}";
+        return "{\"error\":\""
+                + message.replace("\\", "\\\\").replace("\"", "\\\"")
+                + "\",\"status\":"
+                + status
+                + "}";
     }
 
     /**
-     * Every method gets the JSON body. Jetty's default writes one only for GET, POST and HEAD, so
-     * a PUT with headers too large (431) or an OPTIONS of {@code *} got an empty error.
+     * Every method gets the JSON body. Jetty's default writes one only for GET, POST and HEAD, so a
+     * PUT with headers too large (431) or an OPTIONS of {@code *} got an empty error.
      */
     @Override
     public boolean errorPageForMethod(String method) {
@@ -32,8 +35,13 @@ final class JsonErrorHandler extends ErrorHandler {
     }
 
     @Override
-    protected void generateResponse(Request request, Response response, int code, String message,
-            Throwable cause, Callback callback) {
+    protected void generateResponse(
+            Request request,
+            Response response,
+            int code,
+            String message,
+            Throwable cause,
+            Callback callback) {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         response.write(true, ByteBuffer.wrap(bytes(code)), callback);
     }

@@ -53,8 +53,8 @@ final class KafkaReads implements AutoCloseable {
     }
 
     /**
-     * Returns once the broker has acknowledged {@code json} on all in-sync replicas, so that a
-     * 202 means the event is durable. On a 503 the event may still arrive later; read events are
+     * Returns once the broker has acknowledged {@code json} on all in-sync replicas, so that a 202
+     * means the event is durable. On a 503 the event may still arrive later; read events are
      * idempotent (cursors only move forward), so a client may simply retry.
      */
     void publish(long userId, String json) {

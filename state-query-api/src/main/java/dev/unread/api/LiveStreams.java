@@ -56,8 +56,10 @@ final class LiveStreams implements AutoCloseable {
     private final ApiMetrics metrics;
     private final String changedPrefix;
     private final String receiptsPrefix;
+
     /** Subscribed for the connection's lifetime: SUBSCRIBE needs at least one channel. */
     private final String ownChannel;
+
     private final ExecutorService senders;
     private final ScheduledExecutorService timer;
     private final Thread subscriber;
@@ -65,9 +67,12 @@ final class LiveStreams implements AutoCloseable {
 
     /** Guards {@link #users}, {@link #acks} and every command sent on the subscription. */
     private final Object lock = new Object();
+
     private final Map<Long, User> users = new HashMap<>();
+
     /** Per channel, the SUBSCRIBEs sent and not yet confirmed, oldest first. */
     private final Map<String, ArrayDeque<CompletableFuture<Void>>> acks = new HashMap<>();
+
     private CompletableFuture<Void> connected = new CompletableFuture<>();
     private volatile boolean closed;
 
@@ -90,14 +95,19 @@ final class LiveStreams implements AutoCloseable {
         this.receiptsPrefix = config.redisKeyPrefix + RedisNames.READ_RECEIPTS;
         this.ownChannel = config.redisKeyPrefix + "unread-api:" + UUID.randomUUID();
         AtomicInteger threads = new AtomicInteger();
-        this.senders = Executors.newFixedThreadPool(config.streamSenderThreads, r -> daemon(r,
-                "unread-stream-sender-" + threads.incrementAndGet()));
-        this.timer = Executors.newSingleThreadScheduledExecutor(
-                r -> daemon(r, "unread-stream-timer"));
+        this.senders =
+                Executors.newFixedThreadPool(
+                        config.streamSenderThreads,
+                        r -> daemon(r, "unread-stream-sender-" + threads.incrementAndGet()));
+        this.timer =
+                Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "unread-stream-timer"));
         long tick = Math.min(1000, config.streamHeartbeatMs);
         timer.scheduleAtFixedRate(this::watch, tick, tick, TimeUnit.MILLISECONDS);
-        timer.scheduleAtFixedRate(this::heartbeat, config.streamHeartbeatMs,
-                config.streamHeartbeatMs, TimeUnit.MILLISECONDS);
+        timer.scheduleAtFixedRate(
+                this::heartbeat,
+                config.streamHeartbeatMs,
+                config.streamHeartbeatMs,
+                TimeUnit.MILLISECONDS);
         this.subscriber = daemon(this::subscribeLoop, "unread-stream-subscriber");
         subscriber.start();
     }
@@ -189,11 +199,12 @@ final class LiveStreams implements AutoCloseable {
     }
 
     private String snapshotJson(RedisUnread.Snapshot snapshot) {
-        ObjectNode node = json.createObjectNode()
-                .put("type", "SNAPSHOT")
-                .put("userId", snapshot.counts().userId())
-                .put("version", snapshot.version())
-                .put("unreadSenders", snapshot.counts().unreadSenders());
+        ObjectNode node =
+                json.createObjectNode()
+                        .put("type", "SNAPSHOT")
+                        .put("userId", snapshot.counts().userId())
+                        .put("version", snapshot.version())
+                        .put("unreadSenders", snapshot.counts().unreadSenders());
         ObjectNode conversations = node.putObject("conversations");
         snapshot.counts().conversations().forEach((c, n) -> conversations.put(c.toString(), n));
         return node.toString();
@@ -202,9 +213,12 @@ final class LiveStreams implements AutoCloseable {
     /** From the subscriber thread: hands a message to the streams of the channel's user. */
     private void dispatch(String channel, String text) {
         boolean change = channel.startsWith(changedPrefix);
-        String id = change ? channel.substring(changedPrefix.length())
-                : channel.startsWith(receiptsPrefix) ? channel.substring(receiptsPrefix.length())
-                : null;
+        String id =
+                change
+                        ? channel.substring(changedPrefix.length())
+                        : channel.startsWith(receiptsPrefix)
+                                ? channel.substring(receiptsPrefix.length())
+                                : null;
         if (id == null) {
             return;
         }
@@ -270,18 +284,25 @@ final class LiveStreams implements AutoCloseable {
             // On a cluster any node hears a PUBLISH: classic Pub/Sub is broadcast to every node.
             RedisEndpoint endpoint = config.redisEndpoint();
             HostAndPort node =
-                    endpoint.isCluster() ? endpoint.clusterNodes().iterator().next() : endpoint.node();
-            try (Jedis jedis = new Jedis(node,
-                    endpoint.clientConfigBuilder("unread-api-streams", config.timeoutMs)
-                            // Heartbeats PING it, so a read waits at most about one interval.
-                            .socketTimeoutMillis(3 * config.streamHeartbeatMs + config.timeoutMs)
-                            // JedisPubSub reads RESP2 pushes; say so rather than negotiate.
-                            .protocol(RedisProtocol.RESP2)
-                            .build())) {
+                    endpoint.isCluster()
+                            ? endpoint.clusterNodes().iterator().next()
+                            : endpoint.node();
+            try (Jedis jedis =
+                    new Jedis(
+                            node,
+                            endpoint.clientConfigBuilder("unread-api-streams", config.timeoutMs)
+                                    // Heartbeats PING it, so a read waits at most about one
+                                    // interval.
+                                    .socketTimeoutMillis(
+                                            3 * config.streamHeartbeatMs + config.timeoutMs)
+                                    // JedisPubSub reads RESP2 pushes; say so rather than negotiate.
+                                    .protocol(RedisProtocol.RESP2)
+                                    .build())) {
                 jedis.subscribe(pubSub, ownChannel);
             } catch (RuntimeException e) {
                 if (!closed) {
-                    LOG.warn("Redis subscription of the live streams failed, reconnecting: {}",
+                    LOG.warn(
+                            "Redis subscription of the live streams failed, reconnecting: {}",
                             e.toString());
                 }
             }
@@ -301,8 +322,14 @@ final class LiveStreams implements AutoCloseable {
         List<StreamClient> all;
         synchronized (lock) {
             connected = new CompletableFuture<>();
-            acks.values().forEach(waiting -> waiting.forEach(
-                    f -> f.completeExceptionally(new IOException("Redis subscription lost"))));
+            acks.values()
+                    .forEach(
+                            waiting ->
+                                    waiting.forEach(
+                                            f ->
+                                                    f.completeExceptionally(
+                                                            new IOException(
+                                                                    "Redis subscription lost"))));
             acks.clear();
             all = new ArrayList<>();
             users.values().forEach(user -> all.addAll(user.clients));

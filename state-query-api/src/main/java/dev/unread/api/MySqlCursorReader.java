@@ -46,8 +46,8 @@ final class MySqlCursorReader implements AutoCloseable {
     }
 
     /**
-     * The user's cursors. A table the job has not created yet (it does when its sinks first
-     * open) holds no cursors: the answer is that of a user with none, as {@code /health} says UP.
+     * The user's cursors. A table the job has not created yet (it does when its sinks first open)
+     * holds no cursors: the answer is that of a user with none, as {@code /health} says UP.
      */
     UserCursors read(long userId) {
         try (Connection connection = pool.getConnection()) {

@@ -39,9 +39,10 @@ final class Params {
 
     private static String once(String name, List<String> values) {
         if (values.size() != 1) {
-            throw ApiError.badRequest(values.isEmpty()
-                    ? "query parameter " + name + " is required"
-                    : "query parameter " + name + " must be given once");
+            throw ApiError.badRequest(
+                    values.isEmpty()
+                            ? "query parameter " + name + " is required"
+                            : "query parameter " + name + " must be given once");
         }
         return values.get(0);
     }

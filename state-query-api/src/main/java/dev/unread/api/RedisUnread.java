@@ -36,8 +36,10 @@ final class RedisUnread implements AutoCloseable {
     private static final int MAX_CONNECTIONS = 32;
 
     private final UnifiedJedis client;
+
     /** On a cluster: the client, and the threads that read the nodes' replies of a batch. */
     private final RedisClusterClient cluster;
+
     private final ExecutorService replyReaders;
     private final String keyPrefix;
 
@@ -50,11 +52,13 @@ final class RedisUnread implements AutoCloseable {
         this.client = endpoint.client("unread-api", config.timeoutMs, pool);
         if (client instanceof RedisClusterClient clusterClient) {
             this.cluster = clusterClient;
-            this.replyReaders = Executors.newCachedThreadPool(runnable -> {
-                Thread thread = new Thread(runnable, "redis-cluster-replies");
-                thread.setDaemon(true);
-                return thread;
-            });
+            this.replyReaders =
+                    Executors.newCachedThreadPool(
+                            runnable -> {
+                                Thread thread = new Thread(runnable, "redis-cluster-replies");
+                                thread.setDaemon(true);
+                                return thread;
+                            });
         } else {
             this.cluster = null;
             this.replyReaders = null;
@@ -63,9 +67,9 @@ final class RedisUnread implements AutoCloseable {
     }
 
     /**
-     * A user's counts with the version of the latest change in them, for a stream's snapshot:
-     * the version is read before the counts in the same pipeline, and the job writes it after
-     * them, so the counts are at least as new as the version (0: no change for a day).
+     * A user's counts with the version of the latest change in them, for a stream's snapshot: the
+     * version is read before the counts in the same pipeline, and the job writes it after them, so
+     * the counts are at least as new as the version (0: no change for a day).
      */
     Snapshot snapshot(long userId) {
         Response<String> version;
@@ -89,12 +93,11 @@ final class RedisUnread implements AutoCloseable {
 
     /**
      * The badge and the per-conversation counts of each user, in the order asked, read in one
-     * pipelined round trip (a GET and an HGETALL per user); on a cluster one round trip per
-     * primary holding any of the keys. A slot that moved since the client last read the cluster's
-     * slot map (MOVED, after a failover) makes it read the map again and the batch once more. A
-     * user whose keys hold what the job never writes (a key of another type, text that is no
-     * count: another application's, or a leftover) is answered as {@link Unreadable}, and the
-     * others as usual.
+     * pipelined round trip (a GET and an HGETALL per user); on a cluster one round trip per primary
+     * holding any of the keys. A slot that moved since the client last read the cluster's slot map
+     * (MOVED, after a failover) makes it read the map again and the batch once more. A user whose
+     * keys hold what the job never writes (a key of another type, text that is no count: another
+     * application's, or a leftover) is answered as {@link Unreadable}, and the others as usual.
      */
     List<UserAnswer> read(long[] userIds) {
         try {
@@ -133,13 +136,15 @@ final class RedisUnread implements AutoCloseable {
         List<UserAnswer> result = new ArrayList<>(userIds.length);
         for (int i = 0; i < userIds.length; i++) {
             try {
-                result.add(userUnread(
-                        userIds[i], senders.get(i).get(), conversations.get(i).get()));
+                result.add(
+                        userUnread(userIds[i], senders.get(i).get(), conversations.get(i).get()));
             } catch (JedisRedirectionException | JedisAccessControlException e) {
                 throw e;
             } catch (JedisDataException | NumberFormatException e) {
                 // Not the job's data: logged without the value, which may be anyone's.
-                LOG.warn("unreadable counts in Redis for user {}: {}", userIds[i],
+                LOG.warn(
+                        "unreadable counts in Redis for user {}: {}",
+                        userIds[i],
                         e.getClass().getSimpleName());
                 result.add(new Unreadable(userIds[i], Unreadable.MESSAGE));
             }
@@ -155,18 +160,22 @@ final class RedisUnread implements AutoCloseable {
     }
 
     /**
-     * Whether {@code userId} is among the conversation's readers (a cursor in it) or has an
-     * unread count in it: what lets a user's token read the conversation's readers.
+     * Whether {@code userId} is among the conversation's readers (a cursor in it) or has an unread
+     * count in it: what lets a user's token read the conversation's readers.
      */
     boolean concerns(long conversationId, long userId) {
         Response<Double> score;
         Response<Boolean> counted;
         try (AbstractPipeline pipeline =
                 cluster == null ? client.pipelined() : cluster.pipelined(replyReaders)) {
-            score = pipeline.zscore(
-                    RedisNames.readersKey(keyPrefix, conversationId), Long.toString(userId));
-            counted = pipeline.hexists(
-                    RedisNames.conversationsKey(keyPrefix, userId), Long.toString(conversationId));
+            score =
+                    pipeline.zscore(
+                            RedisNames.readersKey(keyPrefix, conversationId),
+                            Long.toString(userId));
+            counted =
+                    pipeline.hexists(
+                            RedisNames.conversationsKey(keyPrefix, userId),
+                            Long.toString(conversationId));
             pipeline.sync();
         } catch (JedisDataException e) {
             throw e;
@@ -235,8 +244,8 @@ final class RedisUnread implements AutoCloseable {
     record Snapshot(long version, UserUnread counts) {}
 
     /**
-     * What {@code GET /api/conversations/{cid}/readers?seq=S} answers: how many participants
-     * have read up to S or further, and up to {@link #MAX_READERS} of them, lowest cursor first.
+     * What {@code GET /api/conversations/{cid}/readers?seq=S} answers: how many participants have
+     * read up to S or further, and up to {@link #MAX_READERS} of them, lowest cursor first.
      */
     record ConversationReaders(long conversationId, long seq, long readCount, List<Long> readers) {}
 }

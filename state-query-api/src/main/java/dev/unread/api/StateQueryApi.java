@@ -53,6 +53,7 @@ public final class StateQueryApi implements AutoCloseable {
 
     /** Routes that also take the token as {@code ?access_token=}. */
     static final String EVENTS_ROUTE = "/api/users/{userId}/events";
+
     static final String WS_ROUTE = "/api/users/{userId}/ws";
     static final Set<String> STREAM_ROUTES = Set.of(EVENTS_ROUTE, WS_ROUTE);
     private static final String STREAM = "unread.stream";
@@ -84,9 +85,10 @@ public final class StateQueryApi implements AutoCloseable {
 
     private StateQueryApi(ApiConfig config, HealthCheck extraCheck) {
         this.config = config;
-        this.json = new ObjectMapper()
-                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+        this.json =
+                new ObjectMapper()
+                        .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                        .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
         this.auth = new Auth(config);
         this.openApi = resource(OPENAPI_RESOURCE);
         this.inboxPage = resource(INBOX_RESOURCE);
@@ -174,8 +176,9 @@ public final class StateQueryApi implements AutoCloseable {
             System.setProperty("log4j2.configurationFile", LOG_CONFIG);
         }
         if (args.length > 0) {
-            System.err.println("usage: StateQueryApi (configured by UNREAD_* environment variables;"
-                    + " see state-query-api/README.md)");
+            System.err.println(
+                    "usage: StateQueryApi (configured by UNREAD_* environment variables;"
+                            + " see state-query-api/README.md)");
             System.exit(2);
         }
         StateQueryApi api = start(ApiConfig.fromEnv(System.getenv()));
@@ -189,10 +192,11 @@ public final class StateQueryApi implements AutoCloseable {
         cfg.http.prefer405over404 = true;
         cfg.http.maxRequestSize = MAX_BODY_BYTES;
         cfg.http.defaultContentType = JSON;
-        cfg.jetty.modifyHttpConfiguration(http -> {
-            http.setRequestHeaderSize(MAX_REQUEST_HEADER_BYTES);
-            http.setSendServerVersion(false);
-        });
+        cfg.jetty.modifyHttpConfiguration(
+                http -> {
+                    http.setRequestHeaderSize(MAX_REQUEST_HEADER_BYTES);
+                    http.setSendServerVersion(false);
+                });
         cfg.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
         cfg.requestLogger.http(this::record);
 
@@ -204,37 +208,51 @@ public final class StateQueryApi implements AutoCloseable {
         cfg.routes.beforeMatched(this::authenticate);
         cfg.routes.beforeMatched(this::limitBody);
         cfg.routes.wsBeforeUpgrade(WS_ROUTE, this::authorizeWebSocket);
-        cfg.routes.ws(WS_ROUTE, ws -> {
-            ws.onConnect(this::webSocketConnected);
-            ws.onClose(ctx -> webSocketEnded(ctx));
-            ws.onError(ctx -> webSocketEnded(ctx));
-        });
-        routes.forEach((route, handler) -> {
-            String[] methodAndPath = route.split(" ", 2);
-            if (methodAndPath[0].equals("GET")) {
-                cfg.routes.get(methodAndPath[1], handler);
-            } else {
-                cfg.routes.post(methodAndPath[1], handler);
-            }
-        });
+        cfg.routes.ws(
+                WS_ROUTE,
+                ws -> {
+                    ws.onConnect(this::webSocketConnected);
+                    ws.onClose(ctx -> webSocketEnded(ctx));
+                    ws.onError(ctx -> webSocketEnded(ctx));
+                });
+        routes.forEach(
+                (route, handler) -> {
+                    String[] methodAndPath = route.split(" ", 2);
+                    if (methodAndPath[0].equals("GET")) {
+                        cfg.routes.get(methodAndPath[1], handler);
+                    } else {
+                        cfg.routes.post(methodAndPath[1], handler);
+                    }
+                });
 
         cfg.routes.exception(ApiError.class, (e, ctx) -> error(ctx, e.status, e.getMessage()));
-        cfg.routes.exception(DependencyException.class, (e, ctx) -> {
-            metrics.dependencyError(e.dependency);
-            // One line per failure: an outage must not flood the log with stack traces.
-            Log.LOG.warn("{} {}: {} unavailable: {}", ctx.method(), ctx.path(), e.dependency,
-                    String.valueOf(e.getCause()));
-            Log.LOG.debug("{} failure", e.dependency, e.getCause());
-            error(ctx, 503, e.getMessage());
-        });
-        cfg.routes.exception(HttpResponseException.class, (e, ctx) -> {
-            // Javalin's own (404, 405, 413 ...): its message may echo input; send the phrase.
-            error(ctx, e.getStatus(), HttpStatus.forStatus(e.getStatus()).getMessage());
-        });
-        cfg.routes.exception(Exception.class, (e, ctx) -> {
-            Log.LOG.error("{} {} failed", ctx.method(), ctx.path(), e);
-            error(ctx, 500, "internal error");
-        });
+        cfg.routes.exception(
+                DependencyException.class,
+                (e, ctx) -> {
+                    metrics.dependencyError(e.dependency);
+                    // One line per failure: an outage must not flood the log with stack traces.
+                    Log.LOG.warn(
+                            "{} {}: {} unavailable: {}",
+                            ctx.method(),
+                            ctx.path(),
+                            e.dependency,
+                            String.valueOf(e.getCause()));
+                    Log.LOG.debug("{} failure", e.dependency, e.getCause());
+                    error(ctx, 503, e.getMessage());
+                });
+        cfg.routes.exception(
+                HttpResponseException.class,
+                (e, ctx) -> {
+                    // Javalin's own (404, 405, 413 ...): its message may echo input; send the
+                    // phrase.
+                    error(ctx, e.getStatus(), HttpStatus.forStatus(e.getStatus()).getMessage());
+                });
+        cfg.routes.exception(
+                Exception.class,
+                (e, ctx) -> {
+                    Log.LOG.error("{} {} failed", ctx.method(), ctx.path(), e);
+                    error(ctx, 500, "internal error");
+                });
     }
 
     // --- handlers, one per route ---
@@ -291,14 +309,16 @@ public final class StateQueryApi implements AutoCloseable {
         if (accept == null || !accept.contains(EVENT_STREAM)) {
             throw new ApiError(406, "Accept: " + EVENT_STREAM + " required");
         }
-        StreamClient.Sse client = new StreamClient.Sse(
-                userId, metrics, config.streamBuffer, streams.senders());
+        StreamClient.Sse client =
+                new StreamClient.Sse(userId, metrics, config.streamBuffer, streams.senders());
         streams.open(client);
-        new SseHandler(sse -> {
-            sse.keepAlive();
-            sse.onClose(() -> client.close(false));
-            client.attach(sse);
-        }).handle(ctx);
+        new SseHandler(
+                        sse -> {
+                            sse.keepAlive();
+                            sse.onClose(() -> client.close(false));
+                            client.attach(sse);
+                        })
+                .handle(ctx);
     }
 
     /** Before the upgrade, so that a refused WebSocket gets a plain 401, 403 or 400. */
@@ -313,15 +333,20 @@ public final class StateQueryApi implements AutoCloseable {
 
     private void webSocketConnected(WsConnectContext ctx) {
         long userId = Long.parseLong(ctx.pathParam("userId"));
-        StreamClient.Ws client = new StreamClient.Ws(
-                userId, metrics, config.streamBuffer, streams.senders(), ctx.session);
+        StreamClient.Ws client =
+                new StreamClient.Ws(
+                        userId, metrics, config.streamBuffer, streams.senders(), ctx.session);
         ctx.attribute(STREAM, client);
         client.attach();
         try {
             streams.open(client);
         } catch (DependencyException e) {
             metrics.dependencyError(e.dependency);
-            Log.LOG.warn("{} {}: {} unavailable: {}", "WS", WS_ROUTE, e.dependency,
+            Log.LOG.warn(
+                    "{} {}: {} unavailable: {}",
+                    "WS",
+                    WS_ROUTE,
+                    e.dependency,
                     String.valueOf(e.getCause()));
             ctx.closeSession(1011, e.getMessage());
         }
@@ -335,8 +360,8 @@ public final class StateQueryApi implements AutoCloseable {
     }
 
     /**
-     * Read by N. A user's token reads only a conversation the user has a cursor in or a count
-     * in; the service token reads any.
+     * Read by N. A user's token reads only a conversation the user has a cursor in or a count in;
+     * the service token reads any.
      */
     private void readers(Context ctx) {
         long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
@@ -391,15 +416,17 @@ public final class StateQueryApi implements AutoCloseable {
             return;
         }
         // A WebSocket upgrade matches no HTTP endpoint, so its path is checked by pattern.
-        authenticate(ctx, STREAM_ROUTES.contains(matchedPath(ctx))
-                || WS_PATH.matcher(ctx.path()).matches());
+        authenticate(
+                ctx,
+                STREAM_ROUTES.contains(matchedPath(ctx)) || WS_PATH.matcher(ctx.path()).matches());
     }
 
     private void authenticate(Context ctx, boolean queryToken) {
         String header = ctx.header("Authorization");
-        String credential = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
-                ? header.substring(7).trim()
-                : null;
+        String credential =
+                header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
+                        ? header.substring(7).trim()
+                        : null;
         if (credential == null && queryToken) {
             // EventSource and WebSocket cannot set headers; only the stream routes take this,
             // so that tokens stay out of the URLs (and logs) of every other route.

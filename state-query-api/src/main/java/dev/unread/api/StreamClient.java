@@ -14,15 +14,15 @@ import org.eclipse.jetty.websocket.api.Callback;
 import org.eclipse.jetty.websocket.api.Session;
 
 /**
- * One client's live stream: the messages for it wait in a bounded queue and are written, one at
- * a time, by a task on the shared sender pool, so the thread that reads Redis never waits for a
+ * One client's live stream: the messages for it wait in a bounded queue and are written, one at a
+ * time, by a task on the shared sender pool, so the thread that reads Redis never waits for a
  * client. Until its snapshot is queued the client keeps what arrives aside; then it drops every
  * UNREAD_CHANGED not newer than the snapshot and any later one that would go backwards.
  *
  * <p>A client whose queue is full, or whose write has not completed within the write timeout, is
  * cut off: its queue is dropped, it is sent {@link #RECONNECT} if that still goes through within
- * the timeout, and closed. Either way the others are not held up: their messages never wait
- * behind its queue, and its stuck write holds one sender thread only until the timeout.
+ * the timeout, and closed. Either way the others are not held up: their messages never wait behind
+ * its queue, and its stuck write holds one sender thread only until the timeout.
  */
 abstract class StreamClient {
 
@@ -35,7 +35,12 @@ abstract class StreamClient {
     /** Messages written before the sender task gives its thread to another client. */
     private static final int FAIR_SHARE = 64;
 
-    private enum State { SNAPSHOT_PENDING, OPEN, CLOSING, CLOSED }
+    private enum State {
+        SNAPSHOT_PENDING,
+        OPEN,
+        CLOSING,
+        CLOSED
+    }
 
     final long userId;
     private final ApiMetrics metrics;
@@ -48,6 +53,7 @@ abstract class StreamClient {
     private boolean sending;
     private boolean attached;
     private Runnable onClosed;
+
     /** System.nanoTime() when the write under way started; 0 when none is. */
     private volatile long writingSince;
 
@@ -233,25 +239,29 @@ abstract class StreamClient {
         void attach(SseClient client) {
             this.sse = client;
             // Jetty completes the response when the client goes away; nothing may write after.
-            client.ctx().req().getAsyncContext().addListener(new AsyncListener() {
-                @Override
-                public void onComplete(AsyncEvent event) {
-                    close(true);
-                }
+            client.ctx()
+                    .req()
+                    .getAsyncContext()
+                    .addListener(
+                            new AsyncListener() {
+                                @Override
+                                public void onComplete(AsyncEvent event) {
+                                    close(true);
+                                }
 
-                @Override
-                public void onTimeout(AsyncEvent event) {
-                    close(true);
-                }
+                                @Override
+                                public void onTimeout(AsyncEvent event) {
+                                    close(true);
+                                }
 
-                @Override
-                public void onError(AsyncEvent event) {
-                    close(true);
-                }
+                                @Override
+                                public void onError(AsyncEvent event) {
+                                    close(true);
+                                }
 
-                @Override
-                public void onStartAsync(AsyncEvent event) {}
-            });
+                                @Override
+                                public void onStartAsync(AsyncEvent event) {}
+                            });
             attach();
         }
 
@@ -278,7 +288,10 @@ abstract class StreamClient {
                 if (hard) {
                     // Fails a write blocked on a client that stopped reading, freeing its thread.
                     ServletContextRequest.getServletContextRequest(client.ctx().req())
-                            .getConnectionMetaData().getConnection().getEndPoint().close();
+                            .getConnectionMetaData()
+                            .getConnection()
+                            .getEndPoint()
+                            .close();
                 }
                 client.close();
             } catch (RuntimeException e) {

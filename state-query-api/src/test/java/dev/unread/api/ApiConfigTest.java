@@ -30,18 +30,20 @@ class ApiConfigTest {
 
     @Test
     void everySettingComesFromItsEnvironmentVariable() {
-        ApiConfig c = ApiConfig.fromEnv(Map.ofEntries(
-                Map.entry("UNREAD_API_HOST", "0.0.0.0"),
-                Map.entry("UNREAD_API_PORT", "9000"),
-                Map.entry("UNREAD_API_TOKEN", "t0k"),
-                Map.entry("UNREAD_API_TIMEOUT_MS", "1500"),
-                Map.entry("UNREAD_REDIS_URL", "redis://:pw@redis:6380/2"),
-                Map.entry("UNREAD_REDIS_KEY_PREFIX", "p:"),
-                Map.entry("UNREAD_JDBC_URL", "jdbc:mysql://mysql:3306/unread"),
-                Map.entry("UNREAD_JDBC_USER", "unread"),
-                Map.entry("UNREAD_JDBC_PASSWORD", "dbpw"),
-                Map.entry("UNREAD_KAFKA_BOOTSTRAP", "kafka:9092"),
-                Map.entry("UNREAD_READS_TOPIC", "reads")));
+        ApiConfig c =
+                ApiConfig.fromEnv(
+                        Map.ofEntries(
+                                Map.entry("UNREAD_API_HOST", "0.0.0.0"),
+                                Map.entry("UNREAD_API_PORT", "9000"),
+                                Map.entry("UNREAD_API_TOKEN", "t0k"),
+                                Map.entry("UNREAD_API_TIMEOUT_MS", "1500"),
+                                Map.entry("UNREAD_REDIS_URL", "redis://:pw@redis:6380/2"),
+                                Map.entry("UNREAD_REDIS_KEY_PREFIX", "p:"),
+                                Map.entry("UNREAD_JDBC_URL", "jdbc:mysql://mysql:3306/unread"),
+                                Map.entry("UNREAD_JDBC_USER", "unread"),
+                                Map.entry("UNREAD_JDBC_PASSWORD", "dbpw"),
+                                Map.entry("UNREAD_KAFKA_BOOTSTRAP", "kafka:9092"),
+                                Map.entry("UNREAD_READS_TOPIC", "reads")));
 
         assertThat(c.host).isEqualTo("0.0.0.0");
         assertThat(c.port).isEqualTo(9000);
@@ -95,31 +97,36 @@ class ApiConfigTest {
     }
 
     @Test
-    void kafkaClientSettingsComeFromTheFileTheEnvironmentNames(@TempDir Path dir)
-            throws Exception {
+    void kafkaClientSettingsComeFromTheFileTheEnvironmentNames(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("client.properties");
-        Files.writeString(file, "security.protocol=SASL_SSL\nsasl.jaas.config=x password=\"kpw\";\n");
+        Files.writeString(
+                file, "security.protocol=SASL_SSL\nsasl.jaas.config=x password=\"kpw\";\n");
 
         ApiConfig c = ApiConfig.fromEnv(Map.of("UNREAD_KAFKA_PROPERTIES", file.toString()));
 
         assertThat(c.kafkaProperties).containsEntry("security.protocol", "SASL_SSL").hasSize(2);
         assertThat(c.toBuilder().build().kafkaProperties).isEqualTo(c.kafkaProperties);
-        assertThat(c.toString()).doesNotContain("kpw")
+        assertThat(c.toString())
+                .doesNotContain("kpw")
                 .contains("kafkaProperties={sasl.jaas.config=***, security.protocol=SASL_SSL}");
         assertThat(ApiConfig.fromEnv(Map.of()).kafkaProperties).isEmpty();
     }
 
     @Test
     void toStringShowsNoSecrets() {
-        String text = ApiConfig.builder()
-                .redisUrl("redis://:redispw@redis:6379/0")
-                .jdbcUrl("jdbc:mysql://db/x?user=u&password=urlpw&ssl=true")
-                .jdbcPassword("dbpw")
-                .token("tok3n")
-                .build()
-                .toString();
+        String text =
+                ApiConfig.builder()
+                        .redisUrl("redis://:redispw@redis:6379/0")
+                        .jdbcUrl("jdbc:mysql://db/x?user=u&password=urlpw&ssl=true")
+                        .jdbcPassword("dbpw")
+                        .token("tok3n")
+                        .build()
+                        .toString();
 
-        assertThat(text).doesNotContain("redispw").doesNotContain("dbpw").doesNotContain("tok3n")
+        assertThat(text)
+                .doesNotContain("redispw")
+                .doesNotContain("dbpw")
+                .doesNotContain("tok3n")
                 .doesNotContain("urlpw")
                 .contains("password=***&ssl=true")
                 .contains("redis://:***@redis:6379/0")
@@ -129,11 +136,14 @@ class ApiConfigTest {
     @Test
     void jwtKeysComeFromTheEnvironmentAndShowOnlyTheirKind() {
         String secret = "0123456789abcdef0123456789abcdef";
-        ApiConfig c = ApiConfig.fromEnv(Map.of("UNREAD_API_JWT_SECRET", secret,
-                "UNREAD_API_TOKEN", "tok3n"));
+        ApiConfig c =
+                ApiConfig.fromEnv(
+                        Map.of("UNREAD_API_JWT_SECRET", secret, "UNREAD_API_TOKEN", "tok3n"));
 
         assertThat(c.jwtSecret).isEqualTo(secret);
-        assertThat(c.toString()).doesNotContain(secret).doesNotContain("tok3n")
+        assertThat(c.toString())
+                .doesNotContain(secret)
+                .doesNotContain("tok3n")
                 .contains("auth=bearer token + JWT HS256");
         String pem = Jwts.pem(Jwts.rsaKeys());
         ApiConfig rsa = ApiConfig.fromEnv(Map.of("UNREAD_API_JWT_PUBLIC_KEY", pem));
@@ -145,13 +155,16 @@ class ApiConfigTest {
     @Test
     void badJwtKeysAreRefusedWithoutShowingThem() {
         assertThatThrownBy(() -> ApiConfig.builder().jwtSecret("short-s3cret").build())
-                .hasMessageContaining("UNREAD_API_JWT_SECRET").hasMessageNotContaining("s3cret");
+                .hasMessageContaining("UNREAD_API_JWT_SECRET")
+                .hasMessageNotContaining("s3cret");
         assertThatThrownBy(() -> ApiConfig.builder().jwtPublicKey("not a key").build())
                 .hasMessageContaining("PEM");
-        assertThatThrownBy(() -> ApiConfig.builder()
-                        .jwtSecret("0123456789abcdef0123456789abcdef")
-                        .jwtPublicKey(Jwts.pem(Jwts.rsaKeys()))
-                        .build())
+        assertThatThrownBy(
+                        () ->
+                                ApiConfig.builder()
+                                        .jwtSecret("0123456789abcdef0123456789abcdef")
+                                        .jwtPublicKey(Jwts.pem(Jwts.rsaKeys()))
+                                        .build())
                 .hasMessageContaining("both");
     }
 }

@@ -7,8 +7,8 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.PlainJWT;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.net.http.WebSocketHandshakeException;
+import java.nio.charset.StandardCharsets;
 import java.security.KeyPair;
 import java.time.Duration;
 import java.util.List;
@@ -37,10 +37,12 @@ class AuthITCase {
     @BeforeAll
     void startApi() throws Exception {
         stores = new TestStores();
-        api = StateQueryApi.start(stores.config(KafkaBroker.createTopic())
-                .token(TOKEN)
-                .jwtSecret(Jwts.SECRET)
-                .build());
+        api =
+                StateQueryApi.start(
+                        stores.config(KafkaBroker.createTopic())
+                                .token(TOKEN)
+                                .jwtSecret(Jwts.SECRET)
+                                .build());
         http = new Http(api);
     }
 
@@ -56,18 +58,29 @@ class AuthITCase {
     void theRightTokenIsLetThrough() {
         assertThat(http.get("/api/users/1/unread", "Authorization", "Bearer " + TOKEN).statusCode())
                 .isEqualTo(200);
-        assertThat(http.get("/api/unread?userIds=1", "Authorization", "bearer " + TOKEN)
-                        .statusCode())
+        assertThat(
+                        http.get("/api/unread?userIds=1", "Authorization", "bearer " + TOKEN)
+                                .statusCode())
                 .isEqualTo(200);
-        assertThat(http.get("/api/users/1/cursors", "Authorization", "Bearer " + TOKEN)
-                        .statusCode())
+        assertThat(
+                        http.get("/api/users/1/cursors", "Authorization", "Bearer " + TOKEN)
+                                .statusCode())
                 .isEqualTo(200);
-        assertThat(http.post("/api/users/1/inbox/opened", "", "Authorization", "Bearer " + TOKEN)
-                        .statusCode())
+        assertThat(
+                        http.post(
+                                        "/api/users/1/inbox/opened",
+                                        "",
+                                        "Authorization",
+                                        "Bearer " + TOKEN)
+                                .statusCode())
                 .isEqualTo(202);
-        assertThat(http.post("/api/conversations/2/read", "{\"userId\":1,\"readSeq\":3}",
-                                "Authorization", "Bearer " + TOKEN)
-                        .statusCode())
+        assertThat(
+                        http.post(
+                                        "/api/conversations/2/read",
+                                        "{\"userId\":1,\"readSeq\":3}",
+                                        "Authorization",
+                                        "Bearer " + TOKEN)
+                                .statusCode())
                 .isEqualTo(202);
     }
 
@@ -87,8 +100,12 @@ class AuthITCase {
     void aWrongTokenGets401() {
         assertError(http.get("/api/users/1/unread", "Authorization", "Bearer wrong"), 401);
         assertError(http.get("/api/users/1/unread", "Authorization", "Bearer " + TOKEN + "x"), 401);
-        assertError(http.get("/api/users/1/unread", "Authorization",
-                "Bearer " + TOKEN.substring(0, TOKEN.length() - 1)), 401);
+        assertError(
+                http.get(
+                        "/api/users/1/unread",
+                        "Authorization",
+                        "Bearer " + TOKEN.substring(0, TOKEN.length() - 1)),
+                401);
         assertError(http.get("/api/users/1/unread", "Authorization", "Bearer "), 401);
         assertError(http.get("/api/users/1/unread", "Authorization", TOKEN), 401);
         assertError(http.get("/api/users/1/unread", "Authorization", "Basic " + TOKEN), 401);
@@ -114,7 +131,8 @@ class AuthITCase {
         String big = "x".repeat(StateQueryApi.MAX_BODY_BYTES + 1);
 
         assertError(http.post("/api/conversations/1/read", big), 401);
-        assertError(http.post("/api/conversations/1/read", big, "Authorization", "Bearer " + TOKEN),
+        assertError(
+                http.post("/api/conversations/1/read", big, "Authorization", "Bearer " + TOKEN),
                 413);
     }
 
@@ -142,8 +160,12 @@ class AuthITCase {
 
         String metrics = http.get("/metrics").body();
 
-        assertThat(metrics.lines().filter(l -> l.startsWith("unread_api_requests_total{")
-                        && l.contains("status=\"401\"")))
+        assertThat(
+                        metrics.lines()
+                                .filter(
+                                        l ->
+                                                l.startsWith("unread_api_requests_total{")
+                                                        && l.contains("status=\"401\"")))
                 .anySatisfy(l -> assertThat(l).contains("route=\"/api/users/{userId}/cursors\""))
                 .allSatisfy(l -> assertThat(l).doesNotContain("/77/"));
     }
@@ -160,9 +182,13 @@ class AuthITCase {
                 .isEqualTo(200);
         assertThat(http.post("/api/users/7/inbox/opened", "", "Authorization", jwt).statusCode())
                 .isEqualTo(202);
-        assertThat(http.post("/api/conversations/2/read", "{\"userId\":7,\"readSeq\":3}",
-                                "Authorization", jwt)
-                        .statusCode())
+        assertThat(
+                        http.post(
+                                        "/api/conversations/2/read",
+                                        "{\"userId\":7,\"readSeq\":3}",
+                                        "Authorization",
+                                        jwt)
+                                .statusCode())
                 .isEqualTo(202);
     }
 
@@ -174,15 +200,22 @@ class AuthITCase {
         assertError(http.get("/api/users/8/cursors", "Authorization", jwt), 403);
         assertError(http.get("/api/unread?userIds=7,8", "Authorization", jwt), 403);
         assertError(http.post("/api/users/8/inbox/opened", "", "Authorization", jwt), 403);
-        assertError(http.post("/api/conversations/2/read", "{\"userId\":8,\"readSeq\":3}",
-                "Authorization", jwt), 403);
+        assertError(
+                http.post(
+                        "/api/conversations/2/read",
+                        "{\"userId\":8,\"readSeq\":3}",
+                        "Authorization",
+                        jwt),
+                403);
     }
 
     @Test
     void expiredBadlySignedAndMalformedTokensGet401() {
         String expired = Jwts.hs256(Jwts.SECRET, Jwts.claims("7", Duration.ofHours(-1)));
-        String otherKey = Jwts.hs256("another-secret-of-at-least-32-bytes", Jwts.claims("7",
-                Duration.ofHours(1)));
+        String otherKey =
+                Jwts.hs256(
+                        "another-secret-of-at-least-32-bytes",
+                        Jwts.claims("7", Duration.ofHours(1)));
         String noExpiry = Jwts.hs256(Jwts.SECRET, new JWTClaimsSet.Builder().subject("7"));
         String textSubject = Jwts.hs256(Jwts.SECRET, Jwts.claims("alice", Duration.ofHours(1)));
         String zeroSubject = Jwts.hs256(Jwts.SECRET, Jwts.claims("0", Duration.ofHours(1)));
@@ -191,8 +224,19 @@ class AuthITCase {
         String good = Jwts.forUser(7);
         String tampered = good.substring(0, good.lastIndexOf('.') + 1) + "AAAA";
 
-        for (String token : List.of(expired, otherKey, noExpiry, textSubject, zeroSubject,
-                unsigned, rs256, tampered, "a.b.c", "not-a-jwt", good + "x")) {
+        for (String token :
+                List.of(
+                        expired,
+                        otherKey,
+                        noExpiry,
+                        textSubject,
+                        zeroSubject,
+                        unsigned,
+                        rs256,
+                        tampered,
+                        "a.b.c",
+                        "not-a-jwt",
+                        good + "x")) {
             HttpResponse<String> response =
                     http.get("/api/users/7/unread", "Authorization", "Bearer " + token);
             assertError(response, 401);
@@ -210,9 +254,9 @@ class AuthITCase {
     void anRs256KeyVerifiesTokensAndRefusesAnHs256TokenSignedWithIt() throws Exception {
         KeyPair keys = Jwts.rsaKeys();
         String pem = Jwts.pem(keys);
-        try (StateQueryApi rsa = StateQueryApi.start(stores.config(KafkaBroker.createTopic())
-                .jwtPublicKey(pem)
-                .build())) {
+        try (StateQueryApi rsa =
+                StateQueryApi.start(
+                        stores.config(KafkaBroker.createTopic()).jwtPublicKey(pem).build())) {
             Http client = new Http(rsa);
             String user = "Bearer " + Jwts.rs256(keys, Jwts.claims("7", Duration.ofHours(1)));
 
@@ -220,38 +264,58 @@ class AuthITCase {
                     .isEqualTo(200);
             assertError(client.get("/api/users/8/unread", "Authorization", user), 403);
             // The classic confusion: the public key used as an HMAC secret.
-            assertError(client.get("/api/users/7/unread", "Authorization",
-                    "Bearer " + Jwts.hs256(pem, Jwts.claims("7", Duration.ofHours(1)))), 401);
-            assertError(client.get("/api/users/7/unread", "Authorization",
-                    "Bearer " + Jwts.forUser(7)), 401);
+            assertError(
+                    client.get(
+                            "/api/users/7/unread",
+                            "Authorization",
+                            "Bearer " + Jwts.hs256(pem, Jwts.claims("7", Duration.ofHours(1)))),
+                    401);
+            assertError(
+                    client.get("/api/users/7/unread", "Authorization", "Bearer " + Jwts.forUser(7)),
+                    401);
             assertError(client.get("/api/users/7/unread"), 401);
         }
     }
 
     @Test
-    void theStreamsTakeTheUserTokenAsAHeaderOrAsAccessTokenAndRefuseOtherUsers()
-            throws Exception {
+    void theStreamsTakeTheUserTokenAsAHeaderOrAsAccessTokenAndRefuseOtherUsers() throws Exception {
         String jwt = Jwts.forUser(7);
         String base = "127.0.0.1:" + api.port() + "/api/users/";
 
-        try (LiveClient header = LiveClient.sse("http://" + base + "7/events",
-                        "Authorization", "Bearer " + jwt);
-                LiveClient query = LiveClient.sse("http://" + base + "7/events?access_token=" + jwt);
+        try (LiveClient header =
+                        LiveClient.sse(
+                                "http://" + base + "7/events", "Authorization", "Bearer " + jwt);
+                LiveClient query =
+                        LiveClient.sse("http://" + base + "7/events?access_token=" + jwt);
                 LiveClient ws = LiveClient.webSocket("ws://" + base + "7/ws?access_token=" + jwt);
-                LiveClient service = LiveClient.webSocket(
-                        "ws://" + base + "8/ws?access_token="
-                                + URLEncoder.encode(TOKEN, StandardCharsets.UTF_8))) {
+                LiveClient service =
+                        LiveClient.webSocket(
+                                "ws://"
+                                        + base
+                                        + "8/ws?access_token="
+                                        + URLEncoder.encode(TOKEN, StandardCharsets.UTF_8))) {
             for (LiveClient client : List.of(header, query, ws, service)) {
                 assertThat(client.next().get("type").asText()).isEqualTo("SNAPSHOT");
             }
         }
-        assertThat(LiveClient.sse("http://" + base + "8/events?access_token=" + jwt)
-                .response.statusCode()).isEqualTo(403);
+        assertThat(
+                        LiveClient.sse("http://" + base + "8/events?access_token=" + jwt)
+                                .response
+                                .statusCode())
+                .isEqualTo(403);
         assertThat(LiveClient.sse("http://" + base + "7/events").response.statusCode())
                 .isEqualTo(401);
-        assertThat(LiveClient.sse("http://" + base + "7/events?access_token=" + Jwts.hs256(
-                        Jwts.SECRET, Jwts.claims("7", Duration.ofHours(-1))))
-                .response.statusCode()).isEqualTo(401);
+        assertThat(
+                        LiveClient.sse(
+                                        "http://"
+                                                + base
+                                                + "7/events?access_token="
+                                                + Jwts.hs256(
+                                                        Jwts.SECRET,
+                                                        Jwts.claims("7", Duration.ofHours(-1))))
+                                .response
+                                .statusCode())
+                .isEqualTo(401);
         assertThat(webSocketRefusal("ws://" + base + "8/ws?access_token=" + jwt)).isEqualTo(403);
         assertThat(webSocketRefusal("ws://" + base + "7/ws")).isEqualTo(401);
         assertThat(webSocketRefusal("ws://" + base + "7/ws?access_token=bad")).isEqualTo(401);

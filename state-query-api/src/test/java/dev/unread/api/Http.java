@@ -17,9 +17,8 @@ final class Http {
 
     static final ObjectMapper JSON = new ObjectMapper();
 
-    private final HttpClient client = HttpClient.newBuilder()
-            .connectTimeout(Duration.ofSeconds(5))
-            .build();
+    private final HttpClient client =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
 
     Http(StateQueryApi api) {
@@ -34,14 +33,14 @@ final class Http {
         return send(request(path, headers).POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
-    HttpResponse<String> send(String method, String path, HttpRequest.BodyPublisher body,
-            String... headers) {
+    HttpResponse<String> send(
+            String method, String path, HttpRequest.BodyPublisher body, String... headers) {
         return send(request(path, headers).method(method, body));
     }
 
     HttpRequest.Builder request(String path, String... headers) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
-                .timeout(Duration.ofSeconds(20));
+        HttpRequest.Builder b =
+                HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(20));
         if (headers.length > 0) {
             b.headers(headers);
         }
@@ -68,18 +67,19 @@ final class Http {
     }
 
     /**
-     * Asserts the error shape every error response has, and that nothing of the server's
-     * insides (an exception class, a stack frame) shows; returns the message.
+     * Asserts the error shape every error response has, and that nothing of the server's insides
+     * (an exception class, a stack frame) shows; returns the message.
      */
     static String assertError(HttpResponse<String> response, int status) {
         assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
-        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
-                type -> assertThat(type).startsWith("application/json"));
+        assertThat(response.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
         JsonNode body = json(response);
         assertThat(body.size()).as(response.body()).isEqualTo(2);
         assertThat(body.get("status").asInt()).isEqualTo(status);
         String message = body.get("error").asText();
-        assertThat(message).isNotBlank()
+        assertThat(message)
+                .isNotBlank()
                 .doesNotContain("Exception")
                 .doesNotContain("at dev.")
                 .doesNotContain("java.")

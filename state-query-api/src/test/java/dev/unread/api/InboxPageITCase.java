@@ -26,10 +26,10 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * The inbox page of {@code GET /} in headless Chromium (Debian's chromium and chromedriver,
- * driven by Selenium): "open inbox" posts INBOX_OPENED, which reaches Kafka; the test then plays
- * the job's part (the counts and version written, UNREAD_CHANGED published, as the job's Redis
- * sink does) and the badge goes to 0 without a reload. Saves docs/inbox-page.png.
+ * The inbox page of {@code GET /} in headless Chromium (Debian's chromium and chromedriver, driven
+ * by Selenium): "open inbox" posts INBOX_OPENED, which reaches Kafka; the test then plays the job's
+ * part (the counts and version written, UNREAD_CHANGED published, as the job's Redis sink does) and
+ * the badge goes to 0 without a reload. Saves docs/inbox-page.png.
  */
 @ExtendWith(KafkaBroker.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -50,16 +50,27 @@ class InboxPageITCase {
         topic = KafkaBroker.createTopic();
         api = StateQueryApi.start(stores.config(topic).build());
         profile = Files.createTempDirectory("chromium-");
-        ChromeOptions options = new ChromeOptions()
-                .setBinary("/usr/bin/chromium")
-                .addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                        "--no-first-run", "--disable-background-networking",
-                        "--disable-component-update", "--disable-sync",
-                        "--window-size=900,600", "--user-data-dir=" + profile);
-        browser = new ChromeDriver(new ChromeDriverService.Builder()
-                .usingDriverExecutable(Paths.get("/usr/bin/chromedriver").toFile())
-                .usingAnyFreePort()
-                .build(), options);
+        ChromeOptions options =
+                new ChromeOptions()
+                        .setBinary("/usr/bin/chromium")
+                        .addArguments(
+                                "--headless",
+                                "--no-sandbox",
+                                "--disable-gpu",
+                                "--disable-quic",
+                                "--no-first-run",
+                                "--disable-background-networking",
+                                "--disable-component-update",
+                                "--disable-sync",
+                                "--window-size=900,600",
+                                "--user-data-dir=" + profile);
+        browser =
+                new ChromeDriver(
+                        new ChromeDriverService.Builder()
+                                .usingDriverExecutable(Paths.get("/usr/bin/chromedriver").toFile())
+                                .usingAnyFreePort()
+                                .build(),
+                        options);
     }
 
     @AfterAll
@@ -81,11 +92,20 @@ class InboxPageITCase {
     /** The job's sink in one flush: the user's counts, the version, then UNREAD_CHANGED. */
     private void jobFlush(long version, long badge, String conversations) {
         stores.redis.set(RedisNames.sendersKey(stores.keyPrefix, USER), Long.toString(badge));
-        stores.redis.setex(RedisNames.versionKey(stores.keyPrefix, USER),
-                RedisNames.VERSION_TTL_SECONDS, Long.toString(version));
-        stores.redis.publish(RedisNames.unreadChangedChannel(stores.keyPrefix, USER),
-                "{\"type\":\"UNREAD_CHANGED\",\"userId\":" + USER + ",\"version\":" + version
-                        + ",\"unreadSenders\":" + badge + conversations + "}");
+        stores.redis.setex(
+                RedisNames.versionKey(stores.keyPrefix, USER),
+                RedisNames.VERSION_TTL_SECONDS,
+                Long.toString(version));
+        stores.redis.publish(
+                RedisNames.unreadChangedChannel(stores.keyPrefix, USER),
+                "{\"type\":\"UNREAD_CHANGED\",\"userId\":"
+                        + USER
+                        + ",\"version\":"
+                        + version
+                        + ",\"unreadSenders\":"
+                        + badge
+                        + conversations
+                        + "}");
     }
 
     @Test
@@ -102,8 +122,12 @@ class InboxPageITCase {
         wait.until(b -> b.findElements(By.cssSelector("#conversations tr")).size() == 2);
         // A change while the page is open arrives live too.
         jobFlush(200, 4, ",\"conversations\":{\"80002\":2}");
-        wait.until(b -> b.findElement(By.id("badge")).getText().equals("4")
-                && b.findElement(By.id("conversation-80002")).getText().startsWith("80002 2"));
+        wait.until(
+                b ->
+                        b.findElement(By.id("badge")).getText().equals("4")
+                                && b.findElement(By.id("conversation-80002"))
+                                        .getText()
+                                        .startsWith("80002 2"));
         screenshot();
 
         browser.findElement(By.id("openInbox")).click();
@@ -119,8 +143,7 @@ class InboxPageITCase {
     }
 
     private void screenshot() throws IOException {
-        byte[] png = ((TakesScreenshot) browser)
-                .getScreenshotAs(OutputType.BYTES);
+        byte[] png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES);
         Path docs = Paths.get("..", "docs");
         if (Files.isDirectory(docs)) {
             Files.write(docs.resolve("inbox-page.png"), png);

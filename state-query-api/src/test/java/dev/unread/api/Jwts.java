@@ -37,8 +37,10 @@ final class Jwts {
 
     static String hs256(String secret, JWTClaimsSet.Builder claims) {
         try {
-            return sign(new MACSigner(secret.getBytes(StandardCharsets.UTF_8)),
-                    JWSAlgorithm.HS256, claims);
+            return sign(
+                    new MACSigner(secret.getBytes(StandardCharsets.UTF_8)),
+                    JWSAlgorithm.HS256,
+                    claims);
         } catch (JOSEException e) {
             throw new IllegalStateException(e);
         }
@@ -66,8 +68,8 @@ final class Jwts {
                 + "\n-----END PUBLIC KEY-----\n";
     }
 
-    private static String sign(JWSSigner signer, JWSAlgorithm algorithm,
-            JWTClaimsSet.Builder claims) {
+    private static String sign(
+            JWSSigner signer, JWSAlgorithm algorithm, JWTClaimsSet.Builder claims) {
         SignedJWT jwt = new SignedJWT(new JWSHeader(algorithm), claims.build());
         try {
             jwt.sign(signer);

@@ -32,33 +32,40 @@ public final class KafkaBroker implements BeforeAllCallback {
         synchronized (KafkaBroker.class) {
             if (cluster == null) {
                 long startedAt = System.nanoTime();
-                KafkaClusterTestKit started = new KafkaClusterTestKit.Builder(
-                                new TestKitNodes.Builder()
-                                        // The kit defaults to an unreleased metadata version.
-                                        .setBootstrapMetadataVersion(
-                                                MetadataVersion.latestProduction())
-                                        .setCombined(true)
-                                        .setNumBrokerNodes(1)
-                                        .setNumControllerNodes(1)
-                                        .build())
-                        .setConfigProp("offsets.topic.replication.factor", "1")
-                        .setConfigProp("transaction.state.log.replication.factor", "1")
-                        .setConfigProp("transaction.state.log.min.isr", "1")
-                        .setConfigProp("group.initial.rebalance.delay.ms", "0")
-                        .build();
+                KafkaClusterTestKit started =
+                        new KafkaClusterTestKit.Builder(
+                                        new TestKitNodes.Builder()
+                                                // The kit defaults to an unreleased metadata
+                                                // version.
+                                                .setBootstrapMetadataVersion(
+                                                        MetadataVersion.latestProduction())
+                                                .setCombined(true)
+                                                .setNumBrokerNodes(1)
+                                                .setNumControllerNodes(1)
+                                                .build())
+                                .setConfigProp("offsets.topic.replication.factor", "1")
+                                .setConfigProp("transaction.state.log.replication.factor", "1")
+                                .setConfigProp("transaction.state.log.min.isr", "1")
+                                .setConfigProp("group.initial.rebalance.delay.ms", "0")
+                                .build();
                 started.format();
                 started.startup();
                 started.waitForReadyBrokers();
                 cluster = started;
-                System.out.printf("Kafka broker up at %s in %d ms%n", started.bootstrapServers(),
-                        (System.nanoTime() - startedAt) / 1_000_000);
-                context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
-                        .put(KafkaBroker.class, (AutoCloseable) () -> {
-                            synchronized (KafkaBroker.class) {
-                                cluster.close();
-                                cluster = null;
-                            }
-                        });
+                System.out.printf(
+                        "Kafka broker up at %s in %d ms%n",
+                        started.bootstrapServers(), (System.nanoTime() - startedAt) / 1_000_000);
+                context.getRoot()
+                        .getStore(ExtensionContext.Namespace.GLOBAL)
+                        .put(
+                                KafkaBroker.class,
+                                (AutoCloseable)
+                                        () -> {
+                                            synchronized (KafkaBroker.class) {
+                                                cluster.close();
+                                                cluster = null;
+                                            }
+                                        });
             }
         }
     }
@@ -77,8 +84,8 @@ public final class KafkaBroker implements BeforeAllCallback {
     }
 
     /**
-     * Every record of {@code topic}'s single partition, from the start to the end offset as of
-     * now: what was acknowledged before the call, exactly, without waiting for more.
+     * Every record of {@code topic}'s single partition, from the start to the end offset as of now:
+     * what was acknowledged before the call, exactly, without waiting for more.
      */
     public static List<ConsumerRecord<String, String>> consumeAll(String topic) {
         Properties p = new Properties();

@@ -20,18 +20,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
- * A live stream as a client sees it, over Server-Sent Events ({@link #sse}) or a WebSocket
- * ({@link #webSocket}), both with the JDK's own clients: the JSON messages in order, the
- * heartbeats counted, and whether the server ended the stream.
+ * A live stream as a client sees it, over Server-Sent Events ({@link #sse}) or a WebSocket ({@link
+ * #webSocket}), both with the JDK's own clients: the JSON messages in order, the heartbeats
+ * counted, and whether the server ended the stream.
  */
 abstract class LiveClient implements AutoCloseable {
 
     @Override
     public abstract void close();
 
-    static final HttpClient HTTP = HttpClient.newBuilder()
-            .connectTimeout(Duration.ofSeconds(5))
-            .build();
+    static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     /** Marks the end of the stream in {@link #messages}. */
     private static final String END = "END";
@@ -70,14 +69,14 @@ abstract class LiveClient implements AutoCloseable {
 
     /** Opens {@code GET base + path} with {@code Accept: text/event-stream}. */
     static Sse sse(String url, String... headers) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url))
-                .header("Accept", "text/event-stream");
+        HttpRequest.Builder request =
+                HttpRequest.newBuilder(URI.create(url)).header("Accept", "text/event-stream");
         if (headers.length > 0) {
             request.headers(headers);
         }
-        HttpResponse<Stream<String>> response = HTTP.sendAsync(request.build(),
-                        HttpResponse.BodyHandlers.ofLines())
-                .get(20, TimeUnit.SECONDS);
+        HttpResponse<Stream<String>> response =
+                HTTP.sendAsync(request.build(), HttpResponse.BodyHandlers.ofLines())
+                        .get(20, TimeUnit.SECONDS);
         return new Sse(response);
     }
 
@@ -87,21 +86,25 @@ abstract class LiveClient implements AutoCloseable {
 
         Sse(HttpResponse<Stream<String>> response) {
             this.response = response;
-            this.reader = new Thread(() -> {
-                try (Stream<String> lines = response.body()) {
-                    lines.forEach(line -> {
-                        if (line.startsWith("data:")) {
-                            messages.add(line.substring(5).trim());
-                        } else if (line.startsWith(":")) {
-                            heartbeats.incrementAndGet();
-                        }
-                    });
-                } catch (UncheckedIOException e) {
-                    // The server ended the stream or the test closed it.
-                } finally {
-                    end();
-                }
-            }, "sse-test-client");
+            this.reader =
+                    new Thread(
+                            () -> {
+                                try (Stream<String> lines = response.body()) {
+                                    lines.forEach(
+                                            line -> {
+                                                if (line.startsWith("data:")) {
+                                                    messages.add(line.substring(5).trim());
+                                                } else if (line.startsWith(":")) {
+                                                    heartbeats.incrementAndGet();
+                                                }
+                                            });
+                                } catch (UncheckedIOException e) {
+                                    // The server ended the stream or the test closed it.
+                                } finally {
+                                    end();
+                                }
+                            },
+                            "sse-test-client");
             reader.setDaemon(true);
             reader.start();
         }
@@ -115,9 +118,10 @@ abstract class LiveClient implements AutoCloseable {
     /** Opens a WebSocket to {@code url} (ws://...). */
     static Ws webSocket(String url) throws Exception {
         Ws client = new Ws();
-        client.socket = HTTP.newWebSocketBuilder()
-                .buildAsync(URI.create(url), client.listener)
-                .get(20, TimeUnit.SECONDS);
+        client.socket =
+                HTTP.newWebSocketBuilder()
+                        .buildAsync(URI.create(url), client.listener)
+                        .get(20, TimeUnit.SECONDS);
         return client;
     }
 
@@ -125,37 +129,39 @@ abstract class LiveClient implements AutoCloseable {
         volatile WebSocket socket;
         volatile int closeCode;
         private final StringBuilder partial = new StringBuilder();
-        final WebSocket.Listener listener = new WebSocket.Listener() {
-            @Override
-            public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
-                partial.append(data);
-                if (last) {
-                    messages.add(partial.toString());
-                    partial.setLength(0);
-                }
-                ws.request(1);
-                return null;
-            }
+        final WebSocket.Listener listener =
+                new WebSocket.Listener() {
+                    @Override
+                    public CompletionStage<?> onText(
+                            WebSocket ws, CharSequence data, boolean last) {
+                        partial.append(data);
+                        if (last) {
+                            messages.add(partial.toString());
+                            partial.setLength(0);
+                        }
+                        ws.request(1);
+                        return null;
+                    }
 
-            @Override
-            public CompletionStage<?> onPing(WebSocket ws, ByteBuffer message) {
-                heartbeats.incrementAndGet();
-                ws.request(1);
-                return null;
-            }
+                    @Override
+                    public CompletionStage<?> onPing(WebSocket ws, ByteBuffer message) {
+                        heartbeats.incrementAndGet();
+                        ws.request(1);
+                        return null;
+                    }
 
-            @Override
-            public CompletionStage<?> onClose(WebSocket ws, int statusCode, String reason) {
-                closeCode = statusCode;
-                end();
-                return null;
-            }
+                    @Override
+                    public CompletionStage<?> onClose(WebSocket ws, int statusCode, String reason) {
+                        closeCode = statusCode;
+                        end();
+                        return null;
+                    }
 
-            @Override
-            public void onError(WebSocket ws, Throwable error) {
-                end();
-            }
-        };
+                    @Override
+                    public void onError(WebSocket ws, Throwable error) {
+                        end();
+                    }
+                };
 
         @Override
         public void close() {

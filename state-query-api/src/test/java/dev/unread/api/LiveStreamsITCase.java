@@ -10,7 +10,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,11 +37,13 @@ class LiveStreamsITCase {
     @BeforeAll
     void startApi() throws Exception {
         stores = new TestStores();
-        api = StateQueryApi.start(stores.config(KafkaBroker.createTopic())
-                .streamHeartbeatMs(300)
-                .streamBuffer(BUFFER)
-                .streamWriteTimeoutMs(2000)
-                .build());
+        api =
+                StateQueryApi.start(
+                        stores.config(KafkaBroker.createTopic())
+                                .streamHeartbeatMs(300)
+                                .streamBuffer(BUFFER)
+                                .streamWriteTimeoutMs(2000)
+                                .build());
         http = new Http(api);
     }
 
@@ -74,15 +75,25 @@ class LiveStreamsITCase {
             }
             String fields = "";
             if (conversation > 0) {
-                p.hset(RedisNames.conversationsKey(stores.keyPrefix, userId),
-                        Long.toString(conversation), Long.toString(count));
+                p.hset(
+                        RedisNames.conversationsKey(stores.keyPrefix, userId),
+                        Long.toString(conversation),
+                        Long.toString(count));
                 fields = ",\"conversations\":{\"" + conversation + "\":" + count + "}";
             }
-            p.setex(RedisNames.versionKey(stores.keyPrefix, userId),
-                    RedisNames.VERSION_TTL_SECONDS, Long.toString(version));
-            p.publish(RedisNames.unreadChangedChannel(stores.keyPrefix, userId),
-                    "{\"type\":\"UNREAD_CHANGED\",\"userId\":" + userId + ",\"version\":" + version
-                            + (badge >= 0 ? ",\"unreadSenders\":" + badge : "") + fields + "}");
+            p.setex(
+                    RedisNames.versionKey(stores.keyPrefix, userId),
+                    RedisNames.VERSION_TTL_SECONDS,
+                    Long.toString(version));
+            p.publish(
+                    RedisNames.unreadChangedChannel(stores.keyPrefix, userId),
+                    "{\"type\":\"UNREAD_CHANGED\",\"userId\":"
+                            + userId
+                            + ",\"version\":"
+                            + version
+                            + (badge >= 0 ? ",\"unreadSenders\":" + badge : "")
+                            + fields
+                            + "}");
             p.sync();
         }
     }
@@ -92,11 +103,15 @@ class LiveStreamsITCase {
             throws Exception {
         long user = 101;
         jobFlush(user, 100, 2, 80001, 3);
-        try (LiveClient sse = sse(user); LiveClient ws = webSocket(user)) {
+        try (LiveClient sse = sse(user);
+                LiveClient ws = webSocket(user)) {
             for (LiveClient client : List.of(sse, ws)) {
-                assertThat(client.next()).isEqualTo(Http.JSON.readTree("{\"type\":\"SNAPSHOT\","
-                        + "\"userId\":101,\"version\":100,\"unreadSenders\":2,"
-                        + "\"conversations\":{\"80001\":3}}"));
+                assertThat(client.next())
+                        .isEqualTo(
+                                Http.JSON.readTree(
+                                        "{\"type\":\"SNAPSHOT\","
+                                                + "\"userId\":101,\"version\":100,\"unreadSenders\":2,"
+                                                + "\"conversations\":{\"80001\":3}}"));
             }
 
             jobFlush(user + 1, 150, 9, 0, 0);
@@ -106,9 +121,11 @@ class LiveStreamsITCase {
             stores.redis.publish(RedisNames.readReceiptsChannel(stores.keyPrefix, user), receipt);
 
             for (LiveClient client : List.of(sse, ws)) {
-                assertThat(client.next()).isEqualTo(Http.JSON.readTree(
-                        "{\"type\":\"UNREAD_CHANGED\",\"userId\":101,\"version\":200,"
-                                + "\"unreadSenders\":0,\"conversations\":{\"80001\":1}}"));
+                assertThat(client.next())
+                        .isEqualTo(
+                                Http.JSON.readTree(
+                                        "{\"type\":\"UNREAD_CHANGED\",\"userId\":101,\"version\":200,"
+                                                + "\"unreadSenders\":0,\"conversations\":{\"80001\":1}}"));
                 assertThat(client.next()).isEqualTo(Http.JSON.readTree(receipt));
             }
         }
@@ -138,7 +155,8 @@ class LiveStreamsITCase {
     void changesNotNewerThanWhatTheClientHoldsAreDropped() throws Exception {
         long user = 103;
         jobFlush(user, 500, 1, 0, 0);
-        try (LiveClient sse = sse(user); LiveClient ws = webSocket(user)) {
+        try (LiveClient sse = sse(user);
+                LiveClient ws = webSocket(user)) {
             sse.next();
             ws.next();
             for (long version : new long[] {400, 500, 600, 550, 700}) {
@@ -152,32 +170,34 @@ class LiveStreamsITCase {
     }
 
     /**
-     * While a writer flushes version after version as fast as it can, streams open and close:
-     * each must get a snapshot, then every later version exactly once and in order, up to the
-     * last, so nothing published between its snapshot and its subscription is lost.
+     * While a writer flushes version after version as fast as it can, streams open and close: each
+     * must get a snapshot, then every later version exactly once and in order, up to the last, so
+     * nothing published between its snapshot and its subscription is lost.
      */
     @Test
     void nothingIsLostBetweenSubscriptionAndSnapshotWhileChangesKeepComing() throws Exception {
         long user = 104;
         int last = 3000;
         AtomicBoolean writing = new AtomicBoolean(true);
-        Thread writer = new Thread(() -> {
-            for (int v = 1; v <= last; v++) {
-                jobFlush(user, v, v, 0, 0);
-            }
-            writing.set(false);
-        });
+        Thread writer =
+                new Thread(
+                        () -> {
+                            for (int v = 1; v <= last; v++) {
+                                jobFlush(user, v, v, 0, 0);
+                            }
+                            writing.set(false);
+                        });
         List<LiveClient> clients = new ArrayList<>();
         // Room for every version: here a client that falls behind must not be cut off.
-        try (StateQueryApi roomy = StateQueryApi.start(api.config().toBuilder()
-                .streamBuffer(2 * last)
-                .build())) {
+        try (StateQueryApi roomy =
+                StateQueryApi.start(api.config().toBuilder().streamBuffer(2 * last).build())) {
             writer.start();
             while (writing.get() && clients.size() < 12) {
                 String base = "://127.0.0.1:" + roomy.port() + "/api/users/" + user + "/";
-                clients.add(clients.size() % 2 == 0
-                        ? LiveClient.sse("http" + base + "events")
-                        : LiveClient.webSocket("ws" + base + "ws"));
+                clients.add(
+                        clients.size() % 2 == 0
+                                ? LiveClient.sse("http" + base + "events")
+                                : LiveClient.webSocket("ws" + base + "ws"));
             }
             writer.join();
             for (LiveClient client : clients) {
@@ -202,7 +222,8 @@ class LiveStreamsITCase {
 
     @Test
     void idleStreamsGetHeartbeats() throws Exception {
-        try (LiveClient sse = sse(105); LiveClient ws = webSocket(105)) {
+        try (LiveClient sse = sse(105);
+                LiveClient ws = webSocket(105)) {
             Poll.until(() -> sse.heartbeats.get() >= 2 && ws.heartbeats.get() >= 2);
         }
     }
@@ -219,8 +240,12 @@ class LiveStreamsITCase {
                 LiveClient fast = sse(user);
                 LiveClient fastWs = webSocket(user)) {
             OutputStream out = slow.getOutputStream();
-            out.write(("GET /api/users/" + user + "/events HTTP/1.1\r\nHost: x\r\n"
-                    + "Accept: text/event-stream\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(
+                    ("GET /api/users/"
+                                    + user
+                                    + "/events HTTP/1.1\r\nHost: x\r\n"
+                                    + "Accept: text/event-stream\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             fast.next();
             fastWs.next();
@@ -230,9 +255,15 @@ class LiveStreamsITCase {
             while (cutOff() == 0) {
                 assertThat(version).as("cut off within 200 MB").isLessThan(3200);
                 for (int i = 0; i < BUFFER / 2; i++, version++) {
-                    stores.redis.publish(RedisNames.unreadChangedChannel(stores.keyPrefix, user),
-                            "{\"type\":\"UNREAD_CHANGED\",\"userId\":" + user + ",\"version\":"
-                                    + version + ",\"padding\":\"" + padding + "\"}");
+                    stores.redis.publish(
+                            RedisNames.unreadChangedChannel(stores.keyPrefix, user),
+                            "{\"type\":\"UNREAD_CHANGED\",\"userId\":"
+                                    + user
+                                    + ",\"version\":"
+                                    + version
+                                    + ",\"padding\":\""
+                                    + padding
+                                    + "\"}");
                 }
                 for (LiveClient client : List.of(fast, fastWs)) {
                     for (long v = version - BUFFER / 2; v < version; v++) {
@@ -263,7 +294,9 @@ class LiveStreamsITCase {
     }
 
     private double metric(String prefix) {
-        return http.get("/metrics").body().lines()
+        return http.get("/metrics")
+                .body()
+                .lines()
                 .filter(l -> l.startsWith(prefix))
                 .mapToDouble(l -> Double.parseDouble(l.substring(prefix.length()).trim()))
                 .findFirst()

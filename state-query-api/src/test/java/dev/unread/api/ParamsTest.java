@@ -20,8 +20,23 @@ class ParamsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "0", "00", "-1", "+1", " 1", "1 ", "1e3", "0x10", "1.0", "١",
-        "9223372036854775808", "99999999999999999999", "18446744073709551615"})
+    @ValueSource(
+            strings = {
+                "",
+                "0",
+                "00",
+                "-1",
+                "+1",
+                " 1",
+                "1 ",
+                "1e3",
+                "0x10",
+                "1.0",
+                "١",
+                "9223372036854775808",
+                "99999999999999999999",
+                "18446744073709551615"
+            })
     void anythingElseIsA400NamingTheParameter(String text) {
         assertThatThrownBy(() -> Params.id("userId", text))
                 .isInstanceOfSatisfying(ApiError.class, e -> assertThat(e.status).isEqualTo(400))

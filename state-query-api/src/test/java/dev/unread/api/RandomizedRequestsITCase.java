@@ -40,12 +40,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * query strings, bodies, headers, methods, and some requests that are not HTTP at all.
  *
  * <p>For every answer: never a 5xx (but 503 naming a dependency that is really down), never an
- * exception's name or a stack frame, every error a JSON object of exactly {@code error} and
- * {@code status}, and without the right token no user data. Where the request is well formed
- * enough to know what it must get (a route's path with plain characters), the status must be
- * exactly that: 401 before anything else, 405 for a wrong method, 413, 400 or success. Every
- * read event the API accepted with 202 must be in Kafka, once. Rerun a seed with {@code
- * -Dunread.seed=N}.
+ * exception's name or a stack frame, every error a JSON object of exactly {@code error} and {@code
+ * status}, and without the right token no user data. Where the request is well formed enough to
+ * know what it must get (a route's path with plain characters), the status must be exactly that:
+ * 401 before anything else, 405 for a wrong method, 413, 400 or success. Every read event the API
+ * accepted with 202 must be in Kafka, once. Rerun a seed with {@code -Dunread.seed=N}.
  */
 @ExtendWith(KafkaBroker.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -61,9 +60,24 @@ class RandomizedRequestsITCase {
             Set.of("GET", "POST", "PUT", "DELETE", "PATCH");
 
     /** Words that only an exception or a stack trace would put in a response. */
-    private static final List<String> LEAKS = List.of("Exception", "Caused by", "\tat ", "at dev.",
-            "at org.", "at java.", "java.", "javax.", "jakarta.", "org.eclipse", "io.javalin",
-            "redis.clients", "com.mysql", "com.zaxxer", "org.apache", "NullPointer");
+    private static final List<String> LEAKS =
+            List.of(
+                    "Exception",
+                    "Caused by",
+                    "\tat ",
+                    "at dev.",
+                    "at org.",
+                    "at java.",
+                    "java.",
+                    "javax.",
+                    "jakarta.",
+                    "org.eclipse",
+                    "io.javalin",
+                    "redis.clients",
+                    "com.mysql",
+                    "com.zaxxer",
+                    "org.apache",
+                    "NullPointer");
 
     private TestStores stores;
 
@@ -108,18 +122,25 @@ class RandomizedRequestsITCase {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closed = socket.getLocalPort();
         }
-        ApiConfig config = stores.config(KafkaBroker.createTopic())
-                .token(TOKEN)
-                // Each request to a down store waits this long; Kafka, up, must answer within it.
-                .timeoutMs(1000)
-                .redisUrl("redis://127.0.0.1:" + closed + "/0")
-                .jdbcUrl("jdbc:mysql://127.0.0.1:" + closed + "/test")
-                .build();
+        ApiConfig config =
+                stores.config(KafkaBroker.createTopic())
+                        .token(TOKEN)
+                        // Each request to a down store waits this long; Kafka, up, must answer
+                        // within it.
+                        .timeoutMs(1000)
+                        .redisUrl("redis://127.0.0.1:" + closed + "/0")
+                        .jdbcUrl("jdbc:mysql://127.0.0.1:" + closed + "/test")
+                        .build();
         try (StateQueryApi api = StateQueryApi.start(config)) {
             // The producer's first send fetches metadata: not part of what is measured.
-            Response warm = exchange(api.port(), ("POST /api/users/1/inbox/opened HTTP/1.1\r\n"
-                    + "Host: x\r\nConnection: close\r\nAuthorization: Bearer " + TOKEN
-                    + "\r\nContent-Length: 0\r\n\r\n").getBytes(UTF_8));
+            Response warm =
+                    exchange(
+                            api.port(),
+                            ("POST /api/users/1/inbox/opened HTTP/1.1\r\n"
+                                            + "Host: x\r\nConnection: close\r\nAuthorization: Bearer "
+                                            + TOKEN
+                                            + "\r\nContent-Length: 0\r\n\r\n")
+                                    .getBytes(UTF_8));
             assertThat(warm.status).as(warm.text()).isEqualTo(202);
             Run run = new Run(api.port(), seed, Set.of("redis", "mysql"));
             run.send(REQUESTS_WITH_STORES_DOWN);
@@ -139,25 +160,40 @@ class RandomizedRequestsITCase {
             Map<String, Integer> requests = new LinkedHashMap<>();
             // Javalin's decoder throws on a bad escape: once a 500 "internal error".
             requests.put("GET /api/users/%u0031/unread HTTP/1.1\r\n" + auth, 400);
-            requests.put("POST /api/conversations/%u0031/read HTTP/1.1\r\n" + auth
-                    + "\r\nContent-Length: 2\r\n\r\n{}", 400);
+            requests.put(
+                    "POST /api/conversations/%u0031/read HTTP/1.1\r\n"
+                            + auth
+                            + "\r\nContent-Length: 2\r\n\r\n{}",
+                    400);
             // Jetty's own errors for methods other than GET, POST and HEAD: once empty bodies.
-            requests.put("PUT /api/users/1/unread HTTP/1.1\r\n" + auth + "\r\nX-Big: "
-                    + "b".repeat(40 * 1024), 431);
+            requests.put(
+                    "PUT /api/users/1/unread HTTP/1.1\r\n"
+                            + auth
+                            + "\r\nX-Big: "
+                            + "b".repeat(40 * 1024),
+                    431);
             requests.put("DELETE /health HTTP/1.1\r\n" + auth + "\r\nExpect: nothing", 417);
             requests.put("OPTIONS * HTTP/1.1\r\n" + auth, 404);
             requests.put("get /api/users/1/unread HTTP/1.1\r\n" + auth, 405);
-            requests.forEach((request, status) -> {
-                Response response;
-                try {
-                    response = exchange(api.port(), (request.contains("\r\n\r\n")
-                            ? request : request + "\r\n\r\n").getBytes(UTF_8));
-                } catch (IOException e) {
-                    throw new AssertionError(request, e);
-                }
-                assertThat(response.status).as(request).isEqualTo(status);
-                assertThat(isErrorJson(response)).as(request + " -> " + response.text()).isTrue();
-            });
+            requests.forEach(
+                    (request, status) -> {
+                        Response response;
+                        try {
+                            response =
+                                    exchange(
+                                            api.port(),
+                                            (request.contains("\r\n\r\n")
+                                                            ? request
+                                                            : request + "\r\n\r\n")
+                                                    .getBytes(UTF_8));
+                        } catch (IOException e) {
+                            throw new AssertionError(request, e);
+                        }
+                        assertThat(response.status).as(request).isEqualTo(status);
+                        assertThat(isErrorJson(response))
+                                .as(request + " -> " + response.text())
+                                .isTrue();
+                    });
         }
     }
 
@@ -194,14 +230,18 @@ class RandomizedRequestsITCase {
         final List<String> headers = new ArrayList<>();
         byte[] body;
         boolean chunked;
+
         /** Bytes sent instead of a request built from the fields: not HTTP, or broken HTTP. */
         byte[] raw;
 
         boolean tokenRight;
+
         /** Null unless the request is plain enough for its route to be certain. */
         Route route;
+
         boolean idValid;
         boolean queryValid;
+
         /** Null when the body's fate is not certain (e.g. a byte order mark). */
         Boolean bodyValid;
 
@@ -283,17 +323,23 @@ class RandomizedRequestsITCase {
 
         void assertNoViolation() {
             assertThat(violations)
-                    .as("%d violations in %d requests, seed %d (rerun with -Dunread.seed=%d)",
+                    .as(
+                            "%d violations in %d requests, seed %d (rerun with -Dunread.seed=%d)",
                             violations.size(), sent, seed, seed)
                     .isEmpty();
         }
 
         void summary(String what) {
-            System.out.printf("RELIABILITY | %s | injected: %d random requests | statuses %s"
+            System.out.printf(
+                    "RELIABILITY | %s | injected: %d random requests | statuses %s"
                             + " | %d checked for an exact status | 5xx but a real 503: 0"
                             + " | leaks: 0 | %.1f s | seed %d%n",
-                    what, sent, statuses, checkedExactly,
-                    (System.nanoTime() - started) / 1e9, seed);
+                    what,
+                    sent,
+                    statuses,
+                    checkedExactly,
+                    (System.nanoTime() - started) / 1e9,
+                    seed);
         }
 
         // --- what every answer must be ---
@@ -322,7 +368,10 @@ class RandomizedRequestsITCase {
             if (status >= 200 && status < 300 && !head && !isMetrics(text) && json(text) == null) {
                 violation(i, request, response, "success body is not JSON");
             }
-            if (!request.tokenRight && status >= 200 && status < 300 && !head
+            if (!request.tokenRight
+                    && status >= 200
+                    && status < 300
+                    && !head
                     && !isOpenResponse(text)) {
                 violation(i, request, response, "user data without the right token");
             }
@@ -361,8 +410,8 @@ class RandomizedRequestsITCase {
             if (bodyTooLong) {
                 return 413;
             }
-            int ok = down.contains(route.dependency) ? 503
-                    : "POST".equals(route.method) ? 202 : 200;
+            int ok =
+                    down.contains(route.dependency) ? 503 : "POST".equals(route.method) ? 202 : 200;
             switch (route) {
                 case USERS_UNREAD:
                     return r.queryValid ? ok : 400;
@@ -405,10 +454,19 @@ class RandomizedRequestsITCase {
 
         void violation(int i, Request request, Response response, String what) {
             if (violations.size() < 20) {
-                violations.add(String.format("#%d %s%n--- request:%n%s%n--- answer: %s%n", i,
-                        what, request.describe(), response == null ? "none"
-                                : response.status + " " + response.headers + " "
-                                        + abbreviate(response.text())));
+                violations.add(
+                        String.format(
+                                "#%d %s%n--- request:%n%s%n--- answer: %s%n",
+                                i,
+                                what,
+                                request.describe(),
+                                response == null
+                                        ? "none"
+                                        : response.status
+                                                + " "
+                                                + response.headers
+                                                + " "
+                                                + abbreviate(response.text())));
             } else if (violations.size() == 20) {
                 violations.add("... more");
             }
@@ -485,15 +543,29 @@ class RandomizedRequestsITCase {
             r.headers.add("Connection: close");
             authorization(r);
             if (random.nextInt(3) == 0) {
-                r.headers.add("Content-Type: " + pick("application/json", "text/plain",
-                        "application/json; charset=latin1", "multipart/form-data; boundary=x",
-                        "application/x-www-form-urlencoded", "}{", ""));
+                r.headers.add(
+                        "Content-Type: "
+                                + pick(
+                                        "application/json",
+                                        "text/plain",
+                                        "application/json; charset=latin1",
+                                        "multipart/form-data; boundary=x",
+                                        "application/x-www-form-urlencoded",
+                                        "}{",
+                                        ""));
             }
             if (random.nextInt(5) == 0) {
-                r.headers.add(pick("Accept: text/html", "Accept: */*", "X-Forwarded-For: 1.2.3.4",
-                        "Cookie: a=b", "Origin: http://evil.example",
-                        "X-Request-Id: " + "r".repeat(200), "Accept-Encoding: gzip, br",
-                        "If-None-Match: *", "Range: bytes=0-1"));
+                r.headers.add(
+                        pick(
+                                "Accept: text/html",
+                                "Accept: */*",
+                                "X-Forwarded-For: 1.2.3.4",
+                                "Cookie: a=b",
+                                "Origin: http://evil.example",
+                                "X-Request-Id: " + "r".repeat(200),
+                                "Accept-Encoding: gzip, br",
+                                "If-None-Match: *",
+                                "Range: bytes=0-1"));
             }
             if (random.nextInt(60) == 0) {
                 // An expectation the server does not know: 417, before anything else.
@@ -514,18 +586,34 @@ class RandomizedRequestsITCase {
             if (a < 45) {
                 r.headers.add("Authorization: Bearer " + TOKEN);
             } else if (a < 60) {
-                r.headers.add("Authorization: " + pick("bearer ", "BEARER ", "Bearer   ") + TOKEN
-                        + pick("", " ", "  "));
+                r.headers.add(
+                        "Authorization: "
+                                + pick("bearer ", "BEARER ", "Bearer   ")
+                                + TOKEN
+                                + pick("", " ", "  "));
             } else if (a < 75) {
                 // No token at all.
                 return;
             } else {
-                r.headers.add("Authorization: " + pick("Bearer", "Bearer ", "Bearer wrong",
-                        "Bearer " + TOKEN + "x", "Bearer " + TOKEN.substring(1),
-                        "Bearer " + TOKEN.toUpperCase(Locale.ROOT), "Basic " + TOKEN, TOKEN,
-                        "Token " + TOKEN, "Bearer " + TOKEN + TOKEN, "Bearer\t" + TOKEN,
-                        "Bearer " + TOKEN.substring(0, 5) + "\u00e9" + TOKEN.substring(5),
-                        "Bearer " + "x".repeat(5000)));
+                r.headers.add(
+                        "Authorization: "
+                                + pick(
+                                        "Bearer",
+                                        "Bearer ",
+                                        "Bearer wrong",
+                                        "Bearer " + TOKEN + "x",
+                                        "Bearer " + TOKEN.substring(1),
+                                        "Bearer " + TOKEN.toUpperCase(Locale.ROOT),
+                                        "Basic " + TOKEN,
+                                        TOKEN,
+                                        "Token " + TOKEN,
+                                        "Bearer " + TOKEN + TOKEN,
+                                        "Bearer\t" + TOKEN,
+                                        "Bearer "
+                                                + TOKEN.substring(0, 5)
+                                                + "\u00e9"
+                                                + TOKEN.substring(5),
+                                        "Bearer " + "x".repeat(5000)));
             }
         }
 
@@ -553,42 +641,55 @@ class RandomizedRequestsITCase {
             String readSeq = String.valueOf(random.nextInt(1000));
             if (b < 45) {
                 String extra = random.nextBoolean() ? "" : ",\"note\":[1,{\"a\":null}]";
-                r.body = (random.nextBoolean()
-                                ? "{\"userId\":" + userId + ",\"readSeq\":" + readSeq + extra + "}"
-                                : "{ \"readSeq\" : " + pick(readSeq, "0", "9223372036854775807")
-                                        + extra + " ,\n\"userId\":" + userId + "}")
-                        .getBytes(UTF_8);
+                r.body =
+                        (random.nextBoolean()
+                                        ? "{\"userId\":"
+                                                + userId
+                                                + ",\"readSeq\":"
+                                                + readSeq
+                                                + extra
+                                                + "}"
+                                        : "{ \"readSeq\" : "
+                                                + pick(readSeq, "0", "9223372036854775807")
+                                                + extra
+                                                + " ,\n\"userId\":"
+                                                + userId
+                                                + "}")
+                                .getBytes(UTF_8);
                 r.bodyValid = true;
             } else if (b < 85) {
-                r.body = pick(
-                                "{\"userId\":0,\"readSeq\":1}",
-                                "{\"userId\":-5,\"readSeq\":1}",
-                                "{\"userId\":\"" + userId + "\",\"readSeq\":1}",
-                                "{\"userId\":" + userId + ".0,\"readSeq\":1}",
-                                "{\"userId\":1e3,\"readSeq\":1}",
-                                "{\"userId\":true,\"readSeq\":1}",
-                                "{\"userId\":null,\"readSeq\":1}",
-                                "{\"userId\":[1],\"readSeq\":1}",
-                                "{\"userId\":{},\"readSeq\":1}",
-                                "{\"readSeq\":1}",
-                                "{\"userId\":" + userId + "}",
-                                "{\"userId\":" + userId + ",\"readSeq\":-1}",
-                                "{\"userId\":" + userId + ",\"readSeq\":9223372036854775808}",
-                                "{\"userId\":99999999999999999999999,\"readSeq\":1}",
-                                "{\"userId\":1,\"userId\":2,\"readSeq\":1}",
-                                "{\"userId\":1,\"readSeq\":1}x",
-                                "{\"userId\":1,\"readSeq\":1}{}",
-                                "[{\"userId\":1,\"readSeq\":1}]",
-                                "\"userId\"",
-                                "null",
-                                "",
-                                "{",
-                                "{\"userId\":1,\"readSeq\":1",
-                                "{'userId':1,'readSeq':1}",
-                                "{userId:1,readSeq:1}",
-                                "{\"userId\":" + "[".repeat(3000) + "]".repeat(3000) + "}",
-                                "{\"userId\":NaN,\"readSeq\":1}")
-                        .getBytes(UTF_8);
+                r.body =
+                        pick(
+                                        "{\"userId\":0,\"readSeq\":1}",
+                                        "{\"userId\":-5,\"readSeq\":1}",
+                                        "{\"userId\":\"" + userId + "\",\"readSeq\":1}",
+                                        "{\"userId\":" + userId + ".0,\"readSeq\":1}",
+                                        "{\"userId\":1e3,\"readSeq\":1}",
+                                        "{\"userId\":true,\"readSeq\":1}",
+                                        "{\"userId\":null,\"readSeq\":1}",
+                                        "{\"userId\":[1],\"readSeq\":1}",
+                                        "{\"userId\":{},\"readSeq\":1}",
+                                        "{\"readSeq\":1}",
+                                        "{\"userId\":" + userId + "}",
+                                        "{\"userId\":" + userId + ",\"readSeq\":-1}",
+                                        "{\"userId\":"
+                                                + userId
+                                                + ",\"readSeq\":9223372036854775808}",
+                                        "{\"userId\":99999999999999999999999,\"readSeq\":1}",
+                                        "{\"userId\":1,\"userId\":2,\"readSeq\":1}",
+                                        "{\"userId\":1,\"readSeq\":1}x",
+                                        "{\"userId\":1,\"readSeq\":1}{}",
+                                        "[{\"userId\":1,\"readSeq\":1}]",
+                                        "\"userId\"",
+                                        "null",
+                                        "",
+                                        "{",
+                                        "{\"userId\":1,\"readSeq\":1",
+                                        "{'userId':1,'readSeq':1}",
+                                        "{userId:1,readSeq:1}",
+                                        "{\"userId\":" + "[".repeat(3000) + "]".repeat(3000) + "}",
+                                        "{\"userId\":NaN,\"readSeq\":1}")
+                                .getBytes(UTF_8);
                 r.bodyValid = false;
             } else if (b < 92) {
                 r.body = new byte[1 + random.nextInt(100)];
@@ -604,9 +705,13 @@ class RandomizedRequestsITCase {
                 System.arraycopy(json, 0, r.body, bom.length, json.length);
                 r.bodyValid = null;
             } else {
-                r.body = ("{\"userId\":" + userId + ",\"readSeq\":1,\"pad\":\""
-                                + "p".repeat(MAX_BODY) + "\"}")
-                        .getBytes(UTF_8);
+                r.body =
+                        ("{\"userId\":"
+                                        + userId
+                                        + ",\"readSeq\":1,\"pad\":\""
+                                        + "p".repeat(MAX_BODY)
+                                        + "\"}")
+                                .getBytes(UTF_8);
                 r.bodyValid = false;
             }
             r.chunked = random.nextInt(8) == 0;
@@ -619,40 +724,81 @@ class RandomizedRequestsITCase {
             String host = "Host: 127.0.0.1:" + port + "\r\n";
             String auth = "Authorization: Bearer " + TOKEN + "\r\n";
             r.tokenRight = true;
-            String text = pick(
-                    "GET " + path + " HTTP/9.9\r\n" + host + auth + "\r\n",
-                    "GET " + path + "\r\n" + host + auth + "\r\n",
-                    "GET  " + path + "  HTTP/1.1\r\n" + host + auth + "\r\n",
-                    "GET " + path + " HTTP/1.1\r\n" + auth + "\r\n",
-                    "GET " + path + " HTTP/1.1\r\n" + host + "NoColonHere\r\n" + auth + "\r\n",
-                    "GET " + path + " HTTP/1.1\r\n" + host + "Bad Name: x\r\n" + auth + "\r\n",
-                    "GET " + path + " HTTP/1.1\r\n" + host + "X: a\u0001b\r\n" + auth + "\r\n",
-                    "GET " + path + " HTTP/1.1\n" + host + auth + "\n",
-                    "GET /api/users/1%ZZ/unread HTTP/1.1\r\n" + host + auth + "\r\n",
-                    "GET /api/users/%2e%2e/%2e%2e/health HTTP/1.1\r\n" + host + auth + "\r\n",
-                    "GET /api/users/1%2F2/unread HTTP/1.1\r\n" + host + auth + "\r\n",
-                    "GET /api/users/1%00/unread HTTP/1.1\r\n" + host + auth + "\r\n",
-                    "GET http://127.0.0.1:" + port + path + " HTTP/1.1\r\n" + host + auth + "\r\n",
-                    "OPTIONS * HTTP/1.1\r\n" + host + auth + "\r\n",
-                    "GET " + path + " HTTP/1.1\r\n" + host + host + auth + "\r\n",
-                    "POST /api/conversations/1/read HTTP/1.1\r\n" + host + auth
-                            + "Content-Length: 5\r\nContent-Length: 7\r\n\r\n{\"a\":1}",
-                    "POST /api/conversations/1/read HTTP/1.1\r\n" + host + auth
-                            + "Content-Length: -1\r\n\r\n",
-                    "POST /api/conversations/1/read HTTP/1.1\r\n" + host + auth
-                            + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
-                    "POST /api/conversations/1/read HTTP/1.1\r\n" + host + auth
-                            + "Transfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n",
-                    "GET /" + "a".repeat(40_000) + " HTTP/1.1\r\n" + host + auth + "\r\n",
-                    "\r\n\r\n",
-                    "HELLO\r\n\r\n",
-                    "GET / HTTP/1.1\r\n" + host + "\r\n");
+            String text =
+                    pick(
+                            "GET " + path + " HTTP/9.9\r\n" + host + auth + "\r\n",
+                            "GET " + path + "\r\n" + host + auth + "\r\n",
+                            "GET  " + path + "  HTTP/1.1\r\n" + host + auth + "\r\n",
+                            "GET " + path + " HTTP/1.1\r\n" + auth + "\r\n",
+                            "GET "
+                                    + path
+                                    + " HTTP/1.1\r\n"
+                                    + host
+                                    + "NoColonHere\r\n"
+                                    + auth
+                                    + "\r\n",
+                            "GET "
+                                    + path
+                                    + " HTTP/1.1\r\n"
+                                    + host
+                                    + "Bad Name: x\r\n"
+                                    + auth
+                                    + "\r\n",
+                            "GET "
+                                    + path
+                                    + " HTTP/1.1\r\n"
+                                    + host
+                                    + "X: a\u0001b\r\n"
+                                    + auth
+                                    + "\r\n",
+                            "GET " + path + " HTTP/1.1\n" + host + auth + "\n",
+                            "GET /api/users/1%ZZ/unread HTTP/1.1\r\n" + host + auth + "\r\n",
+                            "GET /api/users/%2e%2e/%2e%2e/health HTTP/1.1\r\n"
+                                    + host
+                                    + auth
+                                    + "\r\n",
+                            "GET /api/users/1%2F2/unread HTTP/1.1\r\n" + host + auth + "\r\n",
+                            "GET /api/users/1%00/unread HTTP/1.1\r\n" + host + auth + "\r\n",
+                            "GET http://127.0.0.1:"
+                                    + port
+                                    + path
+                                    + " HTTP/1.1\r\n"
+                                    + host
+                                    + auth
+                                    + "\r\n",
+                            "OPTIONS * HTTP/1.1\r\n" + host + auth + "\r\n",
+                            "GET " + path + " HTTP/1.1\r\n" + host + host + auth + "\r\n",
+                            "POST /api/conversations/1/read HTTP/1.1\r\n"
+                                    + host
+                                    + auth
+                                    + "Content-Length: 5\r\nContent-Length: 7\r\n\r\n{\"a\":1}",
+                            "POST /api/conversations/1/read HTTP/1.1\r\n"
+                                    + host
+                                    + auth
+                                    + "Content-Length: -1\r\n\r\n",
+                            "POST /api/conversations/1/read HTTP/1.1\r\n"
+                                    + host
+                                    + auth
+                                    + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+                            "POST /api/conversations/1/read HTTP/1.1\r\n"
+                                    + host
+                                    + auth
+                                    + "Transfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n",
+                            "GET /" + "a".repeat(40_000) + " HTTP/1.1\r\n" + host + auth + "\r\n",
+                            "\r\n\r\n",
+                            "HELLO\r\n\r\n",
+                            "GET / HTTP/1.1\r\n" + host + "\r\n");
             byte[] bytes = text.getBytes(ISO_8859_1);
             if (random.nextInt(4) == 0) {
                 // Bytes that are not text in the request line.
-                bytes = ("GET /api/users/\u00ff\u00fe" + (char) (0x80 + random.nextInt(64))
-                                + "/unread HTTP/1.1\r\n" + host + auth + "\r\n")
-                        .getBytes(ISO_8859_1);
+                bytes =
+                        ("GET /api/users/\u00ff\u00fe"
+                                        + (char) (0x80 + random.nextInt(64))
+                                        + "/unread HTTP/1.1\r\n"
+                                        + host
+                                        + auth
+                                        + "\r\n")
+                                .getBytes(ISO_8859_1);
             }
             r.raw = bytes;
         }
@@ -662,19 +808,58 @@ class RandomizedRequestsITCase {
         String plainId() {
             int p = random.nextInt(100);
             if (p < 60) {
-                return String.valueOf(1 + (long) (random.nextDouble()
-                        * Math.pow(10, 1 + random.nextInt(17))));
+                return String.valueOf(
+                        1 + (long) (random.nextDouble() * Math.pow(10, 1 + random.nextInt(17))));
             }
-            return pick("0", "00", "007", "-1", "9223372036854775807", "9223372036854775808",
-                    "18446744073709551616", "99999999999999999999999999", "abc", "1e3", "0x1F",
-                    "+1", "1.0", "1_000", "~", "1-2", "NaN", "Infinity", "null");
+            return pick(
+                    "0",
+                    "00",
+                    "007",
+                    "-1",
+                    "9223372036854775807",
+                    "9223372036854775808",
+                    "18446744073709551616",
+                    "99999999999999999999999999",
+                    "abc",
+                    "1e3",
+                    "0x1F",
+                    "+1",
+                    "1.0",
+                    "1_000",
+                    "~",
+                    "1-2",
+                    "NaN",
+                    "Infinity",
+                    "null");
         }
 
         String hostileId() {
-            return pick("%20" + 1, "1%20", "%31", "%EF%BC%91", "%D9%A1%D9%A2", "1%00", "%2e%2e",
-                    ".", "..", "", "%", "%ZZ", "1;x=2", "1,2", "%2F1", "1%2F2", "1#frag",
-                    "%F0%9F%98%80", "\u00e9", "1".repeat(5000), "a".repeat(300), "{id}", "*",
-                    "%u0031", "1%0d%0aX-Injected: yes");
+            return pick(
+                    "%20" + 1,
+                    "1%20",
+                    "%31",
+                    "%EF%BC%91",
+                    "%D9%A1%D9%A2",
+                    "1%00",
+                    "%2e%2e",
+                    ".",
+                    "..",
+                    "",
+                    "%",
+                    "%ZZ",
+                    "1;x=2",
+                    "1,2",
+                    "%2F1",
+                    "1%2F2",
+                    "1#frag",
+                    "%F0%9F%98%80",
+                    "\u00e9",
+                    "1".repeat(5000),
+                    "a".repeat(300),
+                    "{id}",
+                    "*",
+                    "%u0031",
+                    "1%0d%0aX-Injected: yes");
         }
 
         /** The id rule of docs/contract.md: decimal digits, 1 to 2^63-1. */
@@ -683,19 +868,22 @@ class RandomizedRequestsITCase {
                 return false;
             }
             BigInteger value = new BigInteger(id);
-            return value.signum() > 0
-                    && value.compareTo(BigInteger.valueOf(Long.MAX_VALUE)) <= 0;
+            return value.signum() > 0 && value.compareTo(BigInteger.valueOf(Long.MAX_VALUE)) <= 0;
         }
 
         /** {@code ?userIds=...} of plain characters, with {@code queryValid}; null: unplain. */
         String userIdsQuery(Request r) {
             int q = random.nextInt(100);
             List<String> ids = new ArrayList<>();
-            int n = q < 70 ? 1 + random.nextInt(5)
-                    : q < 80 ? 495 + random.nextInt(10) : random.nextInt(3);
+            int n =
+                    q < 70
+                            ? 1 + random.nextInt(5)
+                            : q < 80 ? 495 + random.nextInt(10) : random.nextInt(3);
             for (int i = 0; i < n; i++) {
-                ids.add(random.nextInt(10) == 0 ? plainId()
-                        : String.valueOf(1 + random.nextInt(1_000_000)));
+                ids.add(
+                        random.nextInt(10) == 0
+                                ? plainId()
+                                : String.valueOf(1 + random.nextInt(1_000_000)));
             }
             String value = String.join(",", ids);
             if (random.nextInt(10) == 0) {
@@ -718,8 +906,11 @@ class RandomizedRequestsITCase {
                 query += (query.isEmpty() ? "?" : "&") + plainJunkQuery();
             }
             String[] parts = value.split(",", -1);
-            r.queryValid = form < 80 && !value.isEmpty() && parts.length <= Params.MAX_BATCH
-                    && Arrays.stream(parts).allMatch(Run::valid);
+            r.queryValid =
+                    form < 80
+                            && !value.isEmpty()
+                            && parts.length <= Params.MAX_BATCH
+                            && Arrays.stream(parts).allMatch(Run::valid);
             return query;
         }
 
@@ -729,10 +920,18 @@ class RandomizedRequestsITCase {
         }
 
         String junkQuery() {
-            return pick("a=%ZZ", "%00=1", "userIds=%2C%2C", "userIds=1%2C2",
+            return pick(
+                    "a=%ZZ",
+                    "%00=1",
+                    "userIds=%2C%2C",
+                    "userIds=1%2C2",
                     "x=" + "y".repeat(3000),
-                    "userIds=" + "1,".repeat(2000) + "1", "a[]=1&a[]=2", "q=%F0%9F%98%80",
-                    "userIds=+1", "userIds=1%00", plainJunkQuery());
+                    "userIds=" + "1,".repeat(2000) + "1",
+                    "a[]=1&a[]=2",
+                    "q=%F0%9F%98%80",
+                    "userIds=+1",
+                    "userIds=1%00",
+                    plainJunkQuery());
         }
 
         String mutate(String path) {
@@ -758,23 +957,65 @@ class RandomizedRequestsITCase {
             StringBuilder path = new StringBuilder();
             int segments = random.nextInt(6);
             for (int i = 0; i < segments; i++) {
-                path.append('/').append(pick("api", "users", "unread", "cursors", "inbox",
-                        "opened", "conversations", "read", "health", "metrics", "openapi.json",
-                        "1", "0", "-1", "..", ".", "", "%2e", "admin", "actuator", ".env",
-                        "WEB-INF", "%00", "x".repeat(1 + random.nextInt(9000))));
+                path.append('/')
+                        .append(
+                                pick(
+                                        "api",
+                                        "users",
+                                        "unread",
+                                        "cursors",
+                                        "inbox",
+                                        "opened",
+                                        "conversations",
+                                        "read",
+                                        "health",
+                                        "metrics",
+                                        "openapi.json",
+                                        "1",
+                                        "0",
+                                        "-1",
+                                        "..",
+                                        ".",
+                                        "",
+                                        "%2e",
+                                        "admin",
+                                        "actuator",
+                                        ".env",
+                                        "WEB-INF",
+                                        "%00",
+                                        "x".repeat(1 + random.nextInt(9000))));
             }
             return path.length() == 0 ? "/" : path.toString();
         }
 
         String anyMethod() {
-            return pick("GET", "GET", "POST", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS",
-                    "TRACE", "PROPFIND", "X");
+            return pick(
+                    "GET",
+                    "GET",
+                    "POST",
+                    "POST",
+                    "PUT",
+                    "DELETE",
+                    "PATCH",
+                    "HEAD",
+                    "OPTIONS",
+                    "TRACE",
+                    "PROPFIND",
+                    "X");
         }
 
         String anyJson() {
-            return pick("{}", "[]", "null", "1", "\"s\"", "{\"userId\":1,\"readSeq\":1}",
+            return pick(
+                    "{}",
+                    "[]",
+                    "null",
+                    "1",
+                    "\"s\"",
+                    "{\"userId\":1,\"readSeq\":1}",
                     "{\"a\":" + "{\"a\":".repeat(200) + "1" + "}".repeat(200) + "}",
-                    "{\"userId\":1e400}", "{\"\u0000\":1}", "{\"type\":\"INBOX_OPENED\"}");
+                    "{\"userId\":1e400}",
+                    "{\"\u0000\":1}",
+                    "{\"type\":\"INBOX_OPENED\"}");
         }
 
         @SafeVarargs
@@ -829,7 +1070,8 @@ class RandomizedRequestsITCase {
         for (int i = 1; i < lines.length; i++) {
             int colon = lines[i].indexOf(':');
             if (colon > 0) {
-                headers.put(lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT),
+                headers.put(
+                        lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT),
                         lines[i].substring(colon + 1).trim());
             }
         }

@@ -68,8 +68,9 @@ class StateQueryApiITCase {
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.headers().firstValue("Content-Type")).hasValue("application/json");
         // Conversations in numeric order, counts as numbers.
-        assertThat(response.body()).isEqualTo(
-                "{\"userId\":10086,\"unreadSenders\":3,\"conversations\":{\"7\":2,\"80001\":18}}");
+        assertThat(response.body())
+                .isEqualTo(
+                        "{\"userId\":10086,\"unreadSenders\":3,\"conversations\":{\"7\":2,\"80001\":18}}");
     }
 
     @Test
@@ -85,15 +86,20 @@ class StateQueryApiITCase {
         HttpResponse<String> response = http.get("/api/conversations/80001/readers?seq=1011");
 
         assertThat(response.statusCode()).isEqualTo(200);
-        String first = java.util.stream.LongStream.rangeClosed(10_011, 10_110)
-                .mapToObj(Long::toString)
-                .collect(java.util.stream.Collectors.joining(","));
-        assertThat(response.body()).isEqualTo("{\"conversationId\":80001,\"seq\":1011,"
-                + "\"readCount\":140,\"readers\":[" + first + "]}");
+        String first =
+                java.util.stream.LongStream.rangeClosed(10_011, 10_110)
+                        .mapToObj(Long::toString)
+                        .collect(java.util.stream.Collectors.joining(","));
+        assertThat(response.body())
+                .isEqualTo(
+                        "{\"conversationId\":80001,\"seq\":1011,"
+                                + "\"readCount\":140,\"readers\":["
+                                + first
+                                + "]}");
         assertThat(http.get("/api/conversations/80001/readers?seq=1").body())
                 .contains("\"readCount\":151");
-        assertThat(http.get("/api/conversations/80002/readers?seq=1").body()).isEqualTo(
-                "{\"conversationId\":80002,\"seq\":1,\"readCount\":0,\"readers\":[]}");
+        assertThat(http.get("/api/conversations/80002/readers?seq=1").body())
+                .isEqualTo("{\"conversationId\":80002,\"seq\":1,\"readCount\":0,\"readers\":[]}");
     }
 
     @Test
@@ -121,11 +127,13 @@ class StateQueryApiITCase {
         HttpResponse<String> response = http.get("/api/unread?userIds=502,503,501,502");
 
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(response.body()).isEqualTo("{\"users\":["
-                + "{\"userId\":502,\"unreadSenders\":0,\"conversations\":{\"9\":4}},"
-                + "{\"userId\":503,\"unreadSenders\":0,\"conversations\":{}},"
-                + "{\"userId\":501,\"unreadSenders\":1,\"conversations\":{}},"
-                + "{\"userId\":502,\"unreadSenders\":0,\"conversations\":{\"9\":4}}]}");
+        assertThat(response.body())
+                .isEqualTo(
+                        "{\"users\":["
+                                + "{\"userId\":502,\"unreadSenders\":0,\"conversations\":{\"9\":4}},"
+                                + "{\"userId\":503,\"unreadSenders\":0,\"conversations\":{}},"
+                                + "{\"userId\":501,\"unreadSenders\":1,\"conversations\":{}},"
+                                + "{\"userId\":502,\"unreadSenders\":0,\"conversations\":{\"9\":4}}]}");
     }
 
     @Test
@@ -165,13 +173,23 @@ class StateQueryApiITCase {
 
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         String unreadable = "\"error\":\"unreadable counts in Redis\"}";
-        assertThat(response.body()).isEqualTo("{\"users\":["
-                + "{\"userId\":601,\"unreadSenders\":2,\"conversations\":{}},"
-                + "{\"userId\":602," + unreadable + ","
-                + "{\"userId\":603," + unreadable + ","
-                + "{\"userId\":604," + unreadable + ","
-                + "{\"userId\":605," + unreadable + ","
-                + "{\"userId\":606,\"unreadSenders\":0,\"conversations\":{}}]}");
+        assertThat(response.body())
+                .isEqualTo(
+                        "{\"users\":["
+                                + "{\"userId\":601,\"unreadSenders\":2,\"conversations\":{}},"
+                                + "{\"userId\":602,"
+                                + unreadable
+                                + ","
+                                + "{\"userId\":603,"
+                                + unreadable
+                                + ","
+                                + "{\"userId\":604,"
+                                + unreadable
+                                + ","
+                                + "{\"userId\":605,"
+                                + unreadable
+                                + ","
+                                + "{\"userId\":606,\"unreadSenders\":0,\"conversations\":{}}]}");
         assertError(http.get("/api/users/603/unread"), 500);
     }
 
@@ -188,29 +206,41 @@ class StateQueryApiITCase {
 
     @Test
     void cursorsAnswerLastReadAtAsUtcEpochMillisAndEachConversationsCursor() throws Exception {
-        stores.sql("INSERT INTO " + stores.database + ".user_activity VALUES"
-                + " (20001, '2026-01-01 00:00:00.123', '2026-01-01 00:00:01')");
-        stores.sql("INSERT INTO " + stores.database + ".conversation_member VALUES"
-                + " (80001, 20001, 1038, 5), (7, 20001, 3, 0), (80001, 20002, 99, 1)");
+        stores.sql(
+                "INSERT INTO "
+                        + stores.database
+                        + ".user_activity VALUES"
+                        + " (20001, '2026-01-01 00:00:00.123', '2026-01-01 00:00:01')");
+        stores.sql(
+                "INSERT INTO "
+                        + stores.database
+                        + ".conversation_member VALUES"
+                        + " (80001, 20001, 1038, 5), (7, 20001, 3, 0), (80001, 20002, 99, 1)");
 
         HttpResponse<String> response = http.get("/api/users/20001/cursors");
 
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(response.body()).isEqualTo("{\"userId\":20001,\"lastReadAt\":1767225600123,"
-                + "\"conversations\":{\"7\":{\"lastReadSeq\":3,\"unreadCount\":0},"
-                + "\"80001\":{\"lastReadSeq\":1038,\"unreadCount\":5}}}");
+        assertThat(response.body())
+                .isEqualTo(
+                        "{\"userId\":20001,\"lastReadAt\":1767225600123,"
+                                + "\"conversations\":{\"7\":{\"lastReadSeq\":3,\"unreadCount\":0},"
+                                + "\"80001\":{\"lastReadSeq\":1038,\"unreadCount\":5}}}");
     }
 
     @Test
     void lastReadAtIsReadAsUtcWhateverTheJvmAndSessionTimeZones() throws Exception {
-        stores.sql("INSERT INTO " + stores.database + ".user_activity VALUES"
-                + " (20010, '2026-07-01 12:00:00.000', '2026-07-01 12:00:00')");
+        stores.sql(
+                "INSERT INTO "
+                        + stores.database
+                        + ".user_activity VALUES"
+                        + " (20010, '2026-07-01 12:00:00.000', '2026-07-01 12:00:00')");
         TimeZone jvmZone = TimeZone.getDefault();
         TimeZone.setDefault(TimeZone.getTimeZone("America/Los_Angeles"));
-        String url = stores.jdbcUrl()
-                + "?connectionTimeZone=%2B09:00&forceConnectionTimeZoneToSession=true";
-        try (StateQueryApi shifted = StateQueryApi.start(
-                stores.config(readsTopic).jdbcUrl(url).build())) {
+        String url =
+                stores.jdbcUrl()
+                        + "?connectionTimeZone=%2B09:00&forceConnectionTimeZoneToSession=true";
+        try (StateQueryApi shifted =
+                StateQueryApi.start(stores.config(readsTopic).jdbcUrl(url).build())) {
             HttpResponse<String> response = new Http(shifted).get("/api/users/20010/cursors");
 
             assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
@@ -224,8 +254,11 @@ class StateQueryApiITCase {
     void beforeTheJobCreatedItsTablesCursorsAreThoseOfAUserWithNone() throws Exception {
         String empty = stores.database + "_empty";
         stores.sql("CREATE DATABASE " + empty);
-        try (StateQueryApi fresh = StateQueryApi.start(stores.config(readsTopic)
-                .jdbcUrl(stores.jdbcUrl().replace(stores.database, empty)).build())) {
+        try (StateQueryApi fresh =
+                StateQueryApi.start(
+                        stores.config(readsTopic)
+                                .jdbcUrl(stores.jdbcUrl().replace(stores.database, empty))
+                                .build())) {
             HttpResponse<String> response = new Http(fresh).get("/api/users/30303/cursors");
 
             assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
@@ -275,16 +308,22 @@ class StateQueryApiITCase {
         String topic = KafkaBroker.createTopic();
         try (StateQueryApi own = StateQueryApi.start(stores.config(topic).build())) {
             long before = System.currentTimeMillis();
-            HttpResponse<String> response = new Http(own).post(
-                    "/api/conversations/80001/read", "{\"userId\":10086,\"readSeq\":1038,\"x\":1}",
-                    "Content-Type", "application/json");
+            HttpResponse<String> response =
+                    new Http(own)
+                            .post(
+                                    "/api/conversations/80001/read",
+                                            "{\"userId\":10086,\"readSeq\":1038,\"x\":1}",
+                                    "Content-Type", "application/json");
             long after = System.currentTimeMillis();
 
             assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
             long readAt = json(response).get("readAt").asLong();
             assertThat(readAt).isBetween(before, after);
-            String expected = "{\"type\":\"CONVERSATION_READ\",\"userId\":10086,"
-                    + "\"conversationId\":80001,\"readSeq\":1038,\"readAt\":" + readAt + "}";
+            String expected =
+                    "{\"type\":\"CONVERSATION_READ\",\"userId\":10086,"
+                            + "\"conversationId\":80001,\"readSeq\":1038,\"readAt\":"
+                            + readAt
+                            + "}";
             assertThat(response.body()).isEqualTo(expected);
 
             List<ConsumerRecord<String, String>> records = KafkaBroker.consumeAll(topic);
@@ -310,9 +349,10 @@ class StateQueryApiITCase {
         HttpResponse<String> response = http.get("/health");
 
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-        assertThat(response.body()).isEqualTo(
-                "{\"status\":\"UP\","
-                        + "\"checks\":{\"redis\":\"UP\",\"mysql\":\"UP\",\"kafka\":\"UP\"}}");
+        assertThat(response.body())
+                .isEqualTo(
+                        "{\"status\":\"UP\","
+                                + "\"checks\":{\"redis\":\"UP\",\"mysql\":\"UP\",\"kafka\":\"UP\"}}");
     }
 
     @Test
@@ -338,9 +378,12 @@ class StateQueryApiITCase {
 
     @Test
     void aFailingEmbedderCheckShowsNoExceptionText() {
-        HealthCheck broken = HealthCheck.named("flink", () -> {
-            throw new IllegalStateException("secret internals");
-        });
+        HealthCheck broken =
+                HealthCheck.named(
+                        "flink",
+                        () -> {
+                            throw new IllegalStateException("secret internals");
+                        });
         try (StateQueryApi withCheck =
                 StateQueryApi.start(stores.config(readsTopic).build(), broken)) {
             HttpResponse<String> response = new Http(withCheck).get("/health");
@@ -365,16 +408,31 @@ class StateQueryApiITCase {
             assertThat(response.headers().firstValue("Content-Type").orElse(""))
                     .startsWith("text/plain; version=0.0.4");
             List<String> lines = response.body().lines().toList();
-            assertThat(sample(lines, "unread_api_requests_total", "GET",
-                            "/api/users/{userId}/unread", "200"))
+            assertThat(
+                            sample(
+                                    lines,
+                                    "unread_api_requests_total",
+                                    "GET",
+                                    "/api/users/{userId}/unread",
+                                    "200"))
                     .isEqualTo("2.0");
-            assertThat(sample(lines, "unread_api_requests_total", "GET",
-                            "/api/users/{userId}/unread", "400"))
+            assertThat(
+                            sample(
+                                    lines,
+                                    "unread_api_requests_total",
+                                    "GET",
+                                    "/api/users/{userId}/unread",
+                                    "400"))
                     .isEqualTo("1.0");
             assertThat(sample(lines, "unread_api_requests_total", "GET", "unmatched", "404"))
                     .isEqualTo("1.0");
-            assertThat(sample(lines, "unread_api_request_duration_seconds_count", "GET",
-                            "/api/users/{userId}/unread", "200"))
+            assertThat(
+                            sample(
+                                    lines,
+                                    "unread_api_request_duration_seconds_count",
+                                    "GET",
+                                    "/api/users/{userId}/unread",
+                                    "200"))
                     .isEqualTo("2");
             // No raw paths as labels: one series per route, not per user.
             assertThat(response.body()).doesNotContain("/api/users/1/").doesNotContain("/no/such");
@@ -394,16 +452,21 @@ class StateQueryApiITCase {
         Iterator<Map.Entry<String, JsonNode>> paths = doc.get("paths").fields();
         while (paths.hasNext()) {
             Map.Entry<String, JsonNode> path = paths.next();
-            path.getValue().fieldNames().forEachRemaining(
-                    method -> documented.add(method.toUpperCase() + " " + path.getKey()));
+            path.getValue()
+                    .fieldNames()
+                    .forEachRemaining(
+                            method -> documented.add(method.toUpperCase() + " " + path.getKey()));
         }
         assertThat(documented).isEqualTo(new TreeSet<>(api.routes()));
         // And each documented route is really there: anything but 404 and 405.
         for (String route : documented) {
             String[] methodAndPath = route.split(" ");
             String path = methodAndPath[1].replace("{userId}", "1").replace("{cid}", "1");
-            HttpResponse<String> answer = http.send(methodAndPath[0], path,
-                    HttpRequest.BodyPublishers.ofString("{\"userId\":1,\"readSeq\":1}"));
+            HttpResponse<String> answer =
+                    http.send(
+                            methodAndPath[0],
+                            path,
+                            HttpRequest.BodyPublishers.ofString("{\"userId\":1,\"readSeq\":1}"));
             assertThat(answer.statusCode()).as(route).isNotIn(404, 405);
         }
     }
@@ -537,11 +600,12 @@ class StateQueryApiITCase {
     }
 
     /** The value of the sample of {@code metric} with these labels, in any label order. */
-    private static String sample(List<String> lines, String metric, String method, String route,
-            String status) {
+    private static String sample(
+            List<String> lines, String metric, String method, String route, String status) {
         List<String> found = new ArrayList<>();
         for (String line : lines) {
-            if (line.startsWith(metric + "{") && line.contains("method=\"" + method + "\"")
+            if (line.startsWith(metric + "{")
+                    && line.contains("method=\"" + method + "\"")
                     && line.contains("route=\"" + route + "\"")
                     && line.contains("status=\"" + status + "\"")) {
                 found.add(line.substring(line.lastIndexOf(' ') + 1));

@@ -11,9 +11,9 @@ import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
 /**
- * The shared Redis and MariaDB on 127.0.0.1, isolated for one test class: Redis keys under a
- * random prefix and a database of its own with the job's tables (docs/contract.md), both removed
- * by {@link #close()}. Other helpers' tests use the same servers at the same time.
+ * The shared Redis and MariaDB on 127.0.0.1, isolated for one test class: Redis keys under a random
+ * prefix and a database of its own with the job's tables (docs/contract.md), both removed by {@link
+ * #close()}. Other helpers' tests use the same servers at the same time.
  */
 final class TestStores implements AutoCloseable {
 
@@ -27,17 +27,23 @@ final class TestStores implements AutoCloseable {
 
     TestStores() throws SQLException {
         sql("CREATE DATABASE " + database);
-        sql("CREATE TABLE " + database + ".user_activity ("
-                + " user_id BIGINT PRIMARY KEY,"
-                + " last_read_at DATETIME(3) NOT NULL,"
-                + " updated_at DATETIME(3) NOT NULL)");
-        sql("CREATE TABLE " + database + ".conversation_member ("
-                + " conversation_id BIGINT NOT NULL,"
-                + " user_id BIGINT NOT NULL,"
-                + " last_read_seq BIGINT NOT NULL DEFAULT 0,"
-                + " unread_count INT NOT NULL DEFAULT 0,"
-                + " PRIMARY KEY (conversation_id, user_id),"
-                + " KEY ix_conversation_member_user (user_id))");
+        sql(
+                "CREATE TABLE "
+                        + database
+                        + ".user_activity ("
+                        + " user_id BIGINT PRIMARY KEY,"
+                        + " last_read_at DATETIME(3) NOT NULL,"
+                        + " updated_at DATETIME(3) NOT NULL)");
+        sql(
+                "CREATE TABLE "
+                        + database
+                        + ".conversation_member ("
+                        + " conversation_id BIGINT NOT NULL,"
+                        + " user_id BIGINT NOT NULL,"
+                        + " last_read_seq BIGINT NOT NULL DEFAULT 0,"
+                        + " unread_count INT NOT NULL DEFAULT 0,"
+                        + " PRIMARY KEY (conversation_id, user_id),"
+                        + " KEY ix_conversation_member_user (user_id))");
     }
 
     String jdbcUrl() {

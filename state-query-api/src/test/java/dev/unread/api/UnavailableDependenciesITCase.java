@@ -28,13 +28,15 @@ class UnavailableDependenciesITCase {
     @BeforeAll
     void startApi() throws IOException {
         int closed = closedPort();
-        api = StateQueryApi.start(ApiConfig.builder()
-                .port(0)
-                .timeoutMs(TIMEOUT_MS)
-                .redisUrl("redis://127.0.0.1:" + closed + "/0")
-                .jdbcUrl("jdbc:mysql://127.0.0.1:" + closed + "/test")
-                .kafkaBootstrap("127.0.0.1:" + closed)
-                .build());
+        api =
+                StateQueryApi.start(
+                        ApiConfig.builder()
+                                .port(0)
+                                .timeoutMs(TIMEOUT_MS)
+                                .redisUrl("redis://127.0.0.1:" + closed + "/0")
+                                .jdbcUrl("jdbc:mysql://127.0.0.1:" + closed + "/test")
+                                .kafkaBootstrap("127.0.0.1:" + closed)
+                                .build());
         http = new Http(api);
     }
 
