@@ -1,6 +1,7 @@
 package dev.unread;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.Topics;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.ConversationEvent;
@@ -177,13 +178,13 @@ public final class UnreadJob {
     /** Adds the pipeline to {@code env}. */
     public void build(StreamExecutionEnvironment env) {
         SingleOutputStreamOperator<ChatEvent> messageEvents =
-                env.fromSource(messages, WatermarkStrategy.noWatermarks(), "chat-messages")
+                env.fromSource(messages, WatermarkStrategy.noWatermarks(), Topics.MESSAGES)
                         .uid(MESSAGES_SOURCE_UID)
                         .process(new ParseEvents(ParseEvents.Topic.MESSAGES, maxFutureSkewMs))
                         .uid(PARSE_MESSAGES_UID)
                         .name("parse chat-messages");
         SingleOutputStreamOperator<ChatEvent> readEvents =
-                env.fromSource(reads, WatermarkStrategy.noWatermarks(), "chat-reads")
+                env.fromSource(reads, WatermarkStrategy.noWatermarks(), Topics.READS)
                         .uid(READS_SOURCE_UID)
                         .process(new ParseEvents(ParseEvents.Topic.READS, maxFutureSkewMs))
                         .uid(PARSE_READS_UID)
@@ -193,7 +194,7 @@ public final class UnreadJob {
                 env.fromSource(
                                 conversations,
                                 WatermarkStrategy.noWatermarks(),
-                                "chat-conversations")
+                                Topics.CONVERSATIONS)
                         .uid(CONVERSATIONS_SOURCE_UID)
                         .process(new ParseConversations(maxFutureSkewMs))
                         .uid(PARSE_CONVERSATIONS_UID)

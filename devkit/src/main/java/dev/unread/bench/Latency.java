@@ -3,7 +3,7 @@ package dev.unread.bench;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.ChatEvent;
-import dev.unread.events.EventJson;
+import dev.unread.events.ChatEventJson;
 import dev.unread.generator.TrafficGenerator;
 import dev.unread.generator.TrafficProducer;
 import java.time.Duration;
@@ -92,8 +92,8 @@ final class Latency {
                 probeProducer.send(
                         new ProducerRecord<>(
                                 config.messagesTopic,
-                                EventJson.key(probe),
-                                EventJson.value(probe)));
+                                ChatEventJson.key(probe),
+                                ChatEventJson.value(probe)));
             }
             probeProducer.flush();
         }

@@ -1,8 +1,8 @@
 package dev.unread.generator;
 
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ChatEventJson;
 import dev.unread.events.ConversationEvent;
-import dev.unread.events.EventJson;
 import dev.unread.generator.TrafficRecord.Malformed;
 import dev.unread.generator.TrafficRecord.Topic;
 import java.nio.charset.StandardCharsets;
@@ -478,8 +478,8 @@ public final class TrafficGenerator {
                         random.nextBoolean()
                                 ? ChatEvent.message(userId(wrap(user + 1)), id, t)
                                 : ChatEvent.inboxOpened(id, t);
-                topic = EventJson.isMessage(whole) ? Topic.MESSAGES : Topic.READS;
-                String json = EventJson.text(whole);
+                topic = ChatEventJson.isMessage(whole) ? Topic.MESSAGES : Topic.READS;
+                String json = ChatEventJson.text(whole);
                 text = json.substring(0, 1 + random.nextInt(json.length() - 1));
                 break;
             case WRONG_TYPE:
@@ -688,9 +688,9 @@ public final class TrafficGenerator {
 
     private static TrafficRecord valid(ChatEvent event) {
         return new TrafficRecord(
-                EventJson.isMessage(event) ? Topic.MESSAGES : Topic.READS,
-                EventJson.key(event),
-                EventJson.value(event),
+                ChatEventJson.isMessage(event) ? Topic.MESSAGES : Topic.READS,
+                ChatEventJson.key(event),
+                ChatEventJson.value(event),
                 event,
                 null,
                 null);

@@ -10,8 +10,8 @@ import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ChatEventJson;
 import dev.unread.events.ConversationCursor;
-import dev.unread.events.EventJson;
 import dev.unread.events.InboxCursor;
 import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
@@ -270,7 +270,10 @@ class LocalStackITCase {
     void aMessagePublishedToTheLocalBrokerBecomesTheReceiversBadgeInRedis() throws Exception {
         long receiver = 900_010_086L;
         ChatEvent message = ChatEvent.message(900_010_087L, receiver, System.currentTimeMillis());
-        publish(stack.config().messagesTopic, EventJson.key(message), EventJson.value(message));
+        publish(
+                stack.config().messagesTopic,
+                ChatEventJson.key(message),
+                ChatEventJson.value(message));
 
         String key = RedisNames.sendersKey(PREFIX, receiver);
         try (Jedis jedis = new Jedis("127.0.0.1", 6379)) {
@@ -284,7 +287,7 @@ class LocalStackITCase {
         ChatEvent read =
                 ChatEvent.conversationRead(
                         900_020_001L, 900_080_001L, 1038, System.currentTimeMillis());
-        publish(stack.config().readsTopic, EventJson.key(read), EventJson.value(read));
+        publish(stack.config().readsTopic, ChatEventJson.key(read), ChatEventJson.value(read));
 
         String query =
                 "SELECT last_read_seq FROM conversation_member"

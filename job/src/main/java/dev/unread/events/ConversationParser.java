@@ -61,17 +61,17 @@ public final class ConversationParser {
             throw new InvalidRecordException("type: missing");
         }
         switch (type) {
-            case "MEMBER_JOINED":
-            case "MEMBER_LEFT":
+            case dev.unread.contract.EventJson.MEMBER_JOINED:
+            case dev.unread.contract.EventJson.MEMBER_LEFT:
                 {
                     long conversationId = requirePositive("conversationId");
                     long userId = requirePositive("userId");
                     long seq = requirePositive("seq");
-                    return type.equals("MEMBER_JOINED")
+                    return type.equals(dev.unread.contract.EventJson.MEMBER_JOINED)
                             ? ConversationEvent.joined(conversationId, userId, seq)
                             : ConversationEvent.left(conversationId, userId, seq);
                 }
-            case "MESSAGE":
+            case dev.unread.contract.EventJson.MESSAGE:
                 {
                     long conversationId = requirePositive("conversationId");
                     long seq = requirePositive("seq");

@@ -44,8 +44,10 @@ public final class EventParser {
     private static final int TYPE = 1 << 8;
     private static final int MESSAGE_ID = 1 << 9;
 
-    private static final char[] INBOX_OPENED = "INBOX_OPENED".toCharArray();
-    private static final char[] CONVERSATION_READ = "CONVERSATION_READ".toCharArray();
+    private static final char[] INBOX_OPENED =
+            dev.unread.contract.EventJson.INBOX_OPENED.toCharArray();
+    private static final char[] CONVERSATION_READ =
+            dev.unread.contract.EventJson.CONVERSATION_READ.toCharArray();
 
     /** The known names in UTF-8, at the index of their field's bit. */
     private static final byte[][] NAMES =
@@ -61,8 +63,10 @@ public final class EventParser {
                     "type",
                     "messageId");
 
-    private static final byte[] INBOX_OPENED_UTF8 = utf8("INBOX_OPENED")[0];
-    private static final byte[] CONVERSATION_READ_UTF8 = utf8("CONVERSATION_READ")[0];
+    private static final byte[] INBOX_OPENED_UTF8 =
+            utf8(dev.unread.contract.EventJson.INBOX_OPENED)[0];
+    private static final byte[] CONVERSATION_READ_UTF8 =
+            utf8(dev.unread.contract.EventJson.CONVERSATION_READ)[0];
 
     /** Longer runs of digits may not fit a long; Jackson decides those. */
     private static final int MAX_COMPACT_DIGITS = 18;

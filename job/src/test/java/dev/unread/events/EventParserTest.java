@@ -66,9 +66,9 @@ class EventParserTest {
                     ChatEvent.inboxOpened(7, 8), ChatEvent.conversationRead(9, 10, 0, 11)
                 }) {
             ChatEvent parsed =
-                    EventJson.isMessage(e)
-                            ? parser.parseMessage(EventJson.value(e))
-                            : parser.parseRead(EventJson.value(e));
+                    ChatEventJson.isMessage(e)
+                            ? parser.parseMessage(ChatEventJson.value(e))
+                            : parser.parseRead(ChatEventJson.value(e));
             assertThat(parsed).isEqualTo(e);
         }
     }
@@ -471,7 +471,7 @@ class EventParserTest {
         EventParser jacksonOnly = new EventParser(false);
         List<byte[]> inputs = new ArrayList<>();
         for (ChatEvent event : new EventStreams(1).events(5_000)) {
-            inputs.add(EventJson.value(event));
+            inputs.add(ChatEventJson.value(event));
         }
         new BadRecords(7, EventParser.MAX_RECORD_BYTES + 8)
                 .of(400)

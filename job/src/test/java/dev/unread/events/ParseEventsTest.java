@@ -122,7 +122,7 @@ class ParseEventsTest {
         for (ParseEvents.Topic topic : ParseEvents.Topic.values()) {
             boolean messages = topic == ParseEvents.Topic.MESSAGES;
             List<ChatEvent> mine =
-                    events.stream().filter(e -> EventJson.isMessage(e) == messages).toList();
+                    events.stream().filter(e -> ChatEventJson.isMessage(e) == messages).toList();
             RawRecord[] records =
                     mine.stream()
                             .map(

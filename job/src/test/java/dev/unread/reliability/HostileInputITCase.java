@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
-import dev.unread.events.EventJson;
+import dev.unread.events.ChatEventJson;
 import dev.unread.events.EventParser;
 import dev.unread.testing.BadRecords;
 import dev.unread.testing.JobHarness;
@@ -90,7 +90,7 @@ class HostileInputITCase {
                             e ->
                                     unusual.nextInt(3) == 0
                                             ? BadRecords.unusualButValid(e, unusual)
-                                            : EventJson.value(e));
+                                            : ChatEventJson.value(e));
             List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(2);
 
             KAFKA.produce(parts.get(0));

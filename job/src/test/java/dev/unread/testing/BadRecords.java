@@ -1,7 +1,7 @@
 package dev.unread.testing;
 
 import dev.unread.events.ChatEvent;
-import dev.unread.events.EventJson;
+import dev.unread.events.ChatEventJson;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
@@ -266,7 +266,7 @@ public final class BadRecords {
      * beyond ASCII, long numbers and names, whitespace. Each must count as the plain record.
      */
     public static byte[] unusualButValid(ChatEvent event, Random random) {
-        String plain = EventJson.text(event);
+        String plain = ChatEventJson.text(event);
         StringBuilder extra = new StringBuilder();
         switch (random.nextInt(6)) {
             case 0:

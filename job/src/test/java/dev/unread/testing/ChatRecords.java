@@ -4,8 +4,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ChatEventJson;
 import dev.unread.events.ConversationEvent;
-import dev.unread.events.EventJson;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -19,15 +19,15 @@ public final class ChatRecords {
     private ChatRecords() {}
 
     public static ProducerRecord<byte[], byte[]> of(UnreadConfig config, ChatEvent event) {
-        return of(config, event, EventJson.value(event));
+        return of(config, event, ChatEventJson.value(event));
     }
 
     /** {@code event} on its topic and key, written as {@code value}. */
     public static ProducerRecord<byte[], byte[]> of(
             UnreadConfig config, ChatEvent event, byte[] value) {
         return new ProducerRecord<>(
-                EventJson.isMessage(event) ? config.messagesTopic : config.readsTopic,
-                EventJson.key(event),
+                ChatEventJson.isMessage(event) ? config.messagesTopic : config.readsTopic,
+                ChatEventJson.key(event),
                 value);
     }
 

@@ -7,8 +7,8 @@ import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.DeadLetters;
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ChatEventJson;
 import dev.unread.events.ConversationEvent;
-import dev.unread.events.EventJson;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -130,7 +130,7 @@ public final class JobHarness {
      */
     public static Traffic traffic(
             UnreadConfig config, long seed, int eventCount, List<BadRecords.Bad> bad) {
-        return traffic(config, seed, eventCount, bad, EventJson::value);
+        return traffic(config, seed, eventCount, bad, ChatEventJson::value);
     }
 
     /** The same, each valid event written by {@code encoding}. */

@@ -1,7 +1,7 @@
 package dev.unread.ops;
 
 import dev.unread.events.ChatEvent;
-import dev.unread.events.EventJson;
+import dev.unread.events.ChatEventJson;
 import dev.unread.events.RawRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -19,8 +19,8 @@ final class EventSources {
     static DataGeneratorSource<RawRecord> of(Collection<ChatEvent> events, boolean messages) {
         ArrayList<String> values = new ArrayList<>();
         for (ChatEvent e : events) {
-            if (EventJson.isMessage(e) == messages) {
-                values.add(EventJson.text(e));
+            if (ChatEventJson.isMessage(e) == messages) {
+                values.add(ChatEventJson.text(e));
             }
         }
         String topic = messages ? "chat-messages" : "chat-reads";

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
-import dev.unread.events.EventJson;
+import dev.unread.events.ChatEventJson;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Oracle;
 import dev.unread.testing.Poll;
@@ -84,8 +84,8 @@ final class ProductionJob {
             UnreadConfig config, List<ChatEvent> events) {
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
         for (ChatEvent e : events) {
-            String topic = EventJson.isMessage(e) ? config.messagesTopic : config.readsTopic;
-            records.add(new ProducerRecord<>(topic, EventJson.key(e), EventJson.value(e)));
+            String topic = ChatEventJson.isMessage(e) ? config.messagesTopic : config.readsTopic;
+            records.add(new ProducerRecord<>(topic, ChatEventJson.key(e), ChatEventJson.value(e)));
         }
         return records;
     }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
-import dev.unread.events.EventJson;
+import dev.unread.events.ChatEventJson;
 import dev.unread.events.EventParser;
 import dev.unread.kafka.EmbeddedKafka;
 import dev.unread.testing.EventStreams;
@@ -170,10 +170,10 @@ class SavepointCompatibilityITCase {
         for (ChatEvent e : events) {
             records.add(
                     new Record(
-                            EventJson.isMessage(e),
+                            ChatEventJson.isMessage(e),
                             (int) Math.floorMod(e.userId, (long) EmbeddedKafka.PARTITIONS),
                             Long.toString(e.userId),
-                            EventJson.text(e)));
+                            ChatEventJson.text(e)));
         }
         return records;
     }

@@ -6,9 +6,9 @@ import java.nio.charset.StandardCharsets;
  * The job's events in the input topics' JSON, through the contract's encoder ({@link
  * dev.unread.contract.EventJson}): for the traffic generator, the benchmark and the tests.
  */
-public final class EventJson {
+public final class ChatEventJson {
 
-    private EventJson() {}
+    private ChatEventJson() {}
 
     /** The record value of {@code event} on its topic. */
     public static byte[] value(ChatEvent event) {
