@@ -2,7 +2,6 @@ package dev.unread.events;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
@@ -29,7 +28,6 @@ public final class ConversationParser {
     public static final int MAX_MENTIONS = 1000;
 
     private static final int MAX_NESTING_DEPTH = 32;
-    private static final int MAX_REASON_DETAIL_CHARS = 160;
 
     private static final Set<String> LONG_FIELDS =
             Set.of("conversationId", "seq", "userId", "senderId", "sentAt");
@@ -87,7 +85,7 @@ public final class ConversationParser {
                             mentions == null ? new long[0] : mentions);
                 }
             default:
-                throw new InvalidRecordException("type: unknown " + clip(type));
+                throw new InvalidRecordException("type: unknown " + EventParser.clip(type));
         }
     }
 
@@ -132,7 +130,7 @@ public final class ConversationParser {
             }
         } catch (IOException | RuntimeException e) {
             // As in EventParser: input never fails the job, whatever Jackson throws.
-            throw new InvalidRecordException("malformed JSON: " + detail(e));
+            throw new InvalidRecordException("malformed JSON: " + EventParser.detail(e));
         }
     }
 
@@ -234,19 +232,5 @@ public final class ConversationParser {
             throw new InvalidRecordException(name + ": must be > 0, was " + v);
         }
         return v;
-    }
-
-    private static String detail(Exception e) {
-        String message =
-                e instanceof JsonProcessingException
-                        ? ((JsonProcessingException) e).getOriginalMessage()
-                        : e.getMessage();
-        return clip(String.valueOf(message));
-    }
-
-    private static String clip(String s) {
-        return s.length() <= MAX_REASON_DETAIL_CHARS
-                ? s
-                : s.substring(0, MAX_REASON_DETAIL_CHARS) + "...";
     }
 }

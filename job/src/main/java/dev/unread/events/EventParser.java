@@ -524,7 +524,8 @@ public final class EventParser {
         return values[Integer.numberOfTrailingZeros(field)];
     }
 
-    private static String detail(Exception e) {
+    /** The message of {@code e} for a reason, cut at {@link #MAX_REASON_DETAIL_CHARS}. */
+    static String detail(Exception e) {
         String message =
                 e instanceof JsonProcessingException
                         ? ((JsonProcessingException) e).getOriginalMessage()
@@ -532,7 +533,8 @@ public final class EventParser {
         return clip(String.valueOf(message));
     }
 
-    private static String clip(String s) {
+    /** Input quoted in a reason, cut at {@link #MAX_REASON_DETAIL_CHARS}. */
+    static String clip(String s) {
         return s.length() <= MAX_REASON_DETAIL_CHARS
                 ? s
                 : s.substring(0, MAX_REASON_DETAIL_CHARS) + "...";
