@@ -56,6 +56,7 @@ final class ClusterJob {
                 "--kafka-bootstrap", config.kafkaBootstrap,
                 "--messages-topic", config.messagesTopic,
                 "--reads-topic", config.readsTopic,
+                "--conversations-topic", config.conversationsTopic,
                 "--dead-letter-topic", config.deadLetterTopic,
                 "--group-id", config.groupId,
                 "--redis-key-prefix", config.redisKeyPrefix,
