@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationEvent;
 import dev.unread.kafka.TempDirs;
 import dev.unread.testing.BadRecords;
 import dev.unread.testing.JobHarness;
@@ -86,7 +87,7 @@ class FlinkClusterITCase {
             Map<String, String> settings = JobHarness.settings(prefix, db.jdbcUrl());
             settings.put("checkpoint-interval-ms", "1000");
             UnreadConfig config = KAFKA.freshTopics(settings);
-            List<ChatEvent> published = new ArrayList<>();
+            List<JobHarness.Traffic> published = new ArrayList<>();
 
             long startedAt = System.nanoTime();
             FlinkCluster.Node jobManager = cluster.startJobManager();
@@ -167,12 +168,12 @@ class FlinkClusterITCase {
 
     /** Publishes step {@code step}'s traffic (its own seed, bad records among it). */
     private static JobHarness.Traffic publish(
-            UnreadConfig config, long seed, int step, List<ChatEvent> published) {
+            UnreadConfig config, long seed, int step, List<JobHarness.Traffic> published) {
         JobHarness.Traffic traffic =
                 JobHarness.traffic(
                         config, seed + step, 400, new BadRecords(seed + step, 1024).of(4));
         KAFKA.produce(traffic.records());
-        published.addAll(traffic.events());
+        published.add(traffic);
         return traffic;
     }
 
@@ -180,7 +181,7 @@ class FlinkClusterITCase {
             UnreadConfig config,
             long seed,
             int step,
-            List<ChatEvent> published,
+            List<JobHarness.Traffic> published,
             String prefix,
             MySqlTestDatabase db,
             String context)
@@ -197,14 +198,20 @@ class FlinkClusterITCase {
     private static void awaitAgreement(
             UnreadConfig config,
             JobHarness.Traffic last,
-            List<ChatEvent> published,
+            List<JobHarness.Traffic> published,
             String prefix,
             MySqlTestDatabase db,
             String context)
             throws Exception {
         JobHarness.awaitAllReadAndCheckpointed(KAFKA, config);
+        List<ChatEvent> events = new ArrayList<>();
+        List<ConversationEvent> conversations = new ArrayList<>();
+        for (JobHarness.Traffic traffic : published) {
+            events.addAll(traffic.events());
+            conversations.addAll(traffic.conversations());
+        }
         Observed.awaitAgreement(
-                Oracle.of(published),
+                Oracle.of(events, conversations),
                 prefix,
                 db,
                 ClusterJob.TIMEOUT,

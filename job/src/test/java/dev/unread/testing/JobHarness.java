@@ -143,7 +143,10 @@ public final class JobHarness {
         long firstUser = 1_000_000 + seed * 1000;
         EventStreams streams = new EventStreams(seed).withIds(firstUser, 1);
         List<ChatEvent> events = streams.events(eventCount);
-        GroupStreams groups = new GroupStreams(streams.random(), firstUser, 1);
+        // Group conversations of their own per seed: traffic of several seeds published to one
+        // job (steps of a test) must not share a group, whose members of one seed would join
+        // late for the messages of another.
+        GroupStreams groups = new GroupStreams(streams.random(), firstUser, firstUser);
         GroupStreams.Traffic group = groups.traffic(eventCount / 5, 12);
         events.addAll(group.reads());
         List<ChatEvent> order = streams.orders(events, 1, 0.2).get(0);
