@@ -25,7 +25,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ExceptionUtils;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -49,13 +48,7 @@ class SecuredKafkaITCase {
 
     @RegisterExtension static final KafkaBroker KAFKA = KafkaBroker.withSaslSsl(USER, PASSWORD);
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension FLINK = JobHarness.miniCluster();
 
     private static final Duration HTTP_TIMEOUT = Duration.ofSeconds(30);
 

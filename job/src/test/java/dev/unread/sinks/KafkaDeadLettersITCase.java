@@ -7,6 +7,7 @@ import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.DeadLetters;
 import dev.unread.sources.KafkaRawRecords;
+import dev.unread.testing.JobHarness;
 import dev.unread.testing.KafkaBroker;
 import java.util.HashMap;
 import java.util.List;
@@ -15,7 +16,6 @@ import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -43,13 +43,7 @@ class KafkaDeadLettersITCase {
 
     @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension FLINK = JobHarness.miniCluster();
 
     private static final Header[] NO_HEADERS = new Header[0];
 

@@ -33,7 +33,9 @@ import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -62,6 +64,15 @@ public final class JobHarness {
     private static final int RESTART_ATTEMPTS = 10_000;
 
     private JobHarness() {}
+
+    /** The MiniCluster the end-to-end tests run the job on: one TaskManager with two slots. */
+    public static MiniClusterExtension miniCluster() {
+        return new MiniClusterExtension(
+                new MiniClusterResourceConfiguration.Builder()
+                        .setNumberTaskManagers(1)
+                        .setNumberSlotsPerTaskManager(2)
+                        .build());
+    }
 
     /** The run's seed, {@code -Dunread.seed=N} or a new one, printed for a rerun. */
     public static long seed(String test) {

@@ -8,6 +8,7 @@ import dev.unread.events.ChatEvent;
 import dev.unread.sinks.RedisCounts;
 import dev.unread.sinks.RedisReceipts;
 import dev.unread.testing.EventStreams;
+import dev.unread.testing.JobHarness;
 import dev.unread.testing.Oracle;
 import dev.unread.testing.TestRedis;
 import java.io.ByteArrayOutputStream;
@@ -24,7 +25,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -44,13 +44,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class BootstrapITCase {
 
-    @RegisterExtension
-    static final MiniClusterExtension CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension CLUSTER = JobHarness.miniCluster();
 
     private static final long SEED = System.nanoTime();
 

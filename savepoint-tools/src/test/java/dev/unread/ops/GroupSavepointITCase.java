@@ -9,6 +9,7 @@ import dev.unread.state.ConversationState;
 import dev.unread.state.GroupFanOut;
 import dev.unread.state.UnreadChunks;
 import dev.unread.state.UnreadCounter;
+import dev.unread.testing.JobHarness;
 import dev.unread.testing.TestRedis;
 import java.nio.file.Path;
 import java.util.Map;
@@ -17,7 +18,6 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.state.api.OperatorTransformation;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.state.api.functions.KeyedStateBootstrapFunction;
@@ -46,13 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class GroupSavepointITCase {
 
-    @RegisterExtension
-    static final MiniClusterExtension CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension CLUSTER = JobHarness.miniCluster();
 
     private static final long[] UNREAD_SEQS = {3, 4};
 
