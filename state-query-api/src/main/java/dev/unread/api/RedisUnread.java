@@ -75,8 +75,7 @@ final class RedisUnread implements AutoCloseable {
         Response<String> version;
         Response<String> senders;
         Response<Map<String, String>> conversations;
-        try (AbstractPipeline pipeline =
-                cluster == null ? client.pipelined() : cluster.pipelined(replyReaders)) {
+        try (AbstractPipeline pipeline = pipelined()) {
             version = pipeline.get(RedisNames.versionKey(keyPrefix, userId));
             senders = pipeline.get(RedisNames.sendersKey(keyPrefix, userId));
             conversations = pipeline.hgetAll(RedisNames.conversationsKey(keyPrefix, userId));
@@ -125,8 +124,7 @@ final class RedisUnread implements AutoCloseable {
     private List<UserAnswer> readOnce(long[] userIds) {
         List<Response<String>> senders = new ArrayList<>(userIds.length);
         List<Response<Map<String, String>>> conversations = new ArrayList<>(userIds.length);
-        try (AbstractPipeline pipeline =
-                cluster == null ? client.pipelined() : cluster.pipelined(replyReaders)) {
+        try (AbstractPipeline pipeline = pipelined()) {
             for (long userId : userIds) {
                 senders.add(pipeline.get(RedisNames.sendersKey(keyPrefix, userId)));
                 conversations.add(pipeline.hgetAll(RedisNames.conversationsKey(keyPrefix, userId)));
@@ -166,8 +164,7 @@ final class RedisUnread implements AutoCloseable {
     boolean concerns(long conversationId, long userId) {
         Response<Double> score;
         Response<Boolean> counted;
-        try (AbstractPipeline pipeline =
-                cluster == null ? client.pipelined() : cluster.pipelined(replyReaders)) {
+        try (AbstractPipeline pipeline = pipelined()) {
             score =
                     pipeline.zscore(
                             RedisNames.readersKey(keyPrefix, conversationId),
@@ -194,8 +191,7 @@ final class RedisUnread implements AutoCloseable {
         String min = Long.toString(seq);
         Response<Long> count;
         Response<List<String>> first;
-        try (AbstractPipeline pipeline =
-                cluster == null ? client.pipelined() : cluster.pipelined(replyReaders)) {
+        try (AbstractPipeline pipeline = pipelined()) {
             count = pipeline.zcount(key, min, "+inf");
             first = pipeline.zrangeByScore(key, min, "+inf", 0, MAX_READERS);
             pipeline.sync();
@@ -207,6 +203,14 @@ final class RedisUnread implements AutoCloseable {
         List<Long> readers = new ArrayList<>(first.get().size());
         first.get().forEach(id -> readers.add(Long.parseLong(id)));
         return new ConversationReaders(conversationId, seq, count.get(), readers);
+    }
+
+    /**
+     * A pipeline of this Redis: on a cluster one that sends each node its commands and reads the
+     * nodes' replies in parallel, on the threads kept for it.
+     */
+    private AbstractPipeline pipelined() {
+        return cluster == null ? client.pipelined() : cluster.pipelined(replyReaders);
     }
 
     void ping() {
