@@ -13,12 +13,17 @@ import dev.unread.testing.JobHarness;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.TestRedis;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +35,7 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
 
 /**
  * Live push end to end, as a client sees it: the job running on Kafka and the API streaming to a
@@ -67,14 +73,13 @@ class LivePushITCase {
                             .build();
             JobClient job = JobHarness.start(UnreadJob.forProduction(config), settings, "push");
             try (StateQueryApi api = StateQueryApi.start(apiConfig);
-                    Stream<String> lines = openStream(api.port())) {
-                BlockingQueue<JsonNode> stream = collect(lines);
-                JsonNode snapshot = next(stream, "SNAPSHOT");
+                    Client client = new Client(api.port(), prefix)) {
+                JsonNode snapshot = client.next("SNAPSHOT");
                 assertThat(snapshot.get("unreadSenders").asLong()).isZero();
                 long version = snapshot.get("version").asLong();
 
                 message(config, 1, 1);
-                JsonNode first = awaitSenders(stream, 1, version);
+                JsonNode first = client.awaitSenders(1, version);
                 version = first.get("version").asLong();
 
                 String savepoint =
@@ -91,7 +96,7 @@ class LivePushITCase {
                 message(config, 2, 2);
                 // A version the restored job gave no more than the client holds would be dropped
                 // by the API, and this change never seen.
-                JsonNode afterRestore = awaitSenders(stream, 2, version);
+                JsonNode afterRestore = client.awaitSenders(2, version);
 
                 HttpResponse<String> opened =
                         HttpClient.newHttpClient()
@@ -106,7 +111,7 @@ class LivePushITCase {
                                                 .build(),
                                         HttpResponse.BodyHandlers.ofString());
                 assertThat(opened.statusCode()).isEqualTo(202);
-                awaitSenders(stream, 0, afterRestore.get("version").asLong());
+                client.awaitSenders(0, afterRestore.get("version").asLong());
             } finally {
                 job.cancel().get();
                 TestRedis.deleteKeys(prefix);
@@ -126,74 +131,124 @@ class LivePushITCase {
         return "http://127.0.0.1:" + port;
     }
 
-    private static Stream<String> openStream(int port) throws Exception {
-        HttpRequest request =
-                HttpRequest.newBuilder(URI.create(base(port) + "/api/users/" + USER + "/events"))
-                        .header("Accept", "text/event-stream")
-                        .build();
-        HttpResponse<Stream<String>> response =
-                HttpClient.newHttpClient()
-                        .sendAsync(request, HttpResponse.BodyHandlers.ofLines())
-                        .get(30, TimeUnit.SECONDS);
-        assertThat(response.statusCode()).isEqualTo(200);
-        return response.body();
-    }
-
-    /** The stream's JSON messages, read on their own thread, in order. */
-    private static BlockingQueue<JsonNode> collect(Stream<String> lines) {
-        BlockingQueue<JsonNode> messages = new LinkedBlockingQueue<>();
-        Thread reader =
-                new Thread(
-                        () ->
-                                lines.filter(line -> line.startsWith("data:"))
-                                        .forEach(
-                                                line -> {
-                                                    try {
-                                                        messages.add(
-                                                                JSON.readTree(
-                                                                        line.substring(5).trim()));
-                                                    } catch (java.io.IOException e) {
-                                                        throw new java.io.UncheckedIOException(e);
-                                                    }
-                                                }),
-                        "live-push-reader");
-        reader.setDaemon(true);
-        reader.start();
-        return messages;
-    }
-
-    private static JsonNode next(BlockingQueue<JsonNode> stream, String type) throws Exception {
-        JsonNode message = stream.poll(JobHarness.CONVERGENCE.toSeconds(), TimeUnit.SECONDS);
-        assertThat(message).as("a " + type + " in time").isNotNull();
-        assertThat(message.get("type").asText()).isEqualTo(type);
-        return message;
-    }
-
     /**
-     * The first UNREAD_CHANGED whose badge is {@code senders}; it and every change before it carry
-     * a version above the one before, starting above {@code after} (a rewrite after the restore may
-     * repeat a count, never with an older version).
+     * A stream client as an app would write one: it reads the stream's JSON messages on a thread of
+     * its own and, when the API ends the stream with RECONNECT (its Redis subscription was lost, or
+     * this client fell behind), opens a new stream and starts again from its snapshot.
      */
-    private static JsonNode awaitSenders(BlockingQueue<JsonNode> stream, long senders, long after)
-            throws Exception {
-        long deadline = System.nanoTime() + JobHarness.CONVERGENCE.toNanos();
-        long lastVersion = after;
-        while (System.nanoTime() < deadline) {
-            JsonNode message = stream.poll(1, TimeUnit.SECONDS);
-            if (message == null || !message.get("type").asText().equals("UNREAD_CHANGED")) {
-                continue;
-            }
-            long version = message.get("version").asLong();
-            assertThat(version).as("versions only rise").isGreaterThan(lastVersion);
-            lastVersion = version;
-            if (message.has("unreadSenders") && message.get("unreadSenders").asLong() == senders) {
-                return message;
+    private static final class Client implements AutoCloseable {
+        private final int port;
+        private final String prefix;
+        private final BlockingQueue<JsonNode> messages = new LinkedBlockingQueue<>();
+        private final List<String> seen = new ArrayList<>();
+        private Stream<String> lines;
+
+        Client(int port, String prefix) throws Exception {
+            this.port = port;
+            this.prefix = prefix;
+            open();
+        }
+
+        private void open() throws Exception {
+            HttpRequest request =
+                    HttpRequest.newBuilder(
+                                    URI.create(base(port) + "/api/users/" + USER + "/events"))
+                            .header("Accept", "text/event-stream")
+                            .build();
+            HttpResponse<Stream<String>> response =
+                    HttpClient.newHttpClient()
+                            .sendAsync(request, HttpResponse.BodyHandlers.ofLines())
+                            .get(30, TimeUnit.SECONDS);
+            assertThat(response.statusCode()).isEqualTo(200);
+            lines = response.body();
+            Thread reader =
+                    new Thread(
+                            () ->
+                                    lines.filter(line -> line.startsWith("data:"))
+                                            .forEach(line -> messages.add(parse(line))),
+                            "live-push-reader");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        private static JsonNode parse(String line) {
+            try {
+                return JSON.readTree(line.substring(5).trim());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         }
-        throw new AssertionError(
-                "no UNREAD_CHANGED with unreadSenders "
-                        + senders
-                        + " within "
-                        + Duration.ofNanos(JobHarness.CONVERGENCE.toNanos()));
+
+        JsonNode next(String type) throws Exception {
+            JsonNode message = messages.poll(JobHarness.CONVERGENCE.toSeconds(), TimeUnit.SECONDS);
+            assertThat(message).as("a " + type + " in time").isNotNull();
+            assertThat(message.get("type").asText()).isEqualTo(type);
+            return message;
+        }
+
+        /**
+         * The first UNREAD_CHANGED (or, after a reconnect, SNAPSHOT) whose badge is {@code
+         * senders}; it and every change before it carry a version above the one before, starting
+         * above {@code after} (a rewrite after the restore may repeat a count, never with an older
+         * version), and a new snapshot never goes back either.
+         */
+        JsonNode awaitSenders(long senders, long after) throws Exception {
+            long deadline = System.nanoTime() + JobHarness.CONVERGENCE.toNanos();
+            long lastVersion = after;
+            seen.clear();
+            while (System.nanoTime() < deadline) {
+                JsonNode message = messages.poll(1, TimeUnit.SECONDS);
+                if (message == null) {
+                    continue;
+                }
+                seen.add(message.toString());
+                String type = message.get("type").asText();
+                if (type.equals("RECONNECT")) {
+                    lines.close();
+                    open();
+                    JsonNode snapshot = next("SNAPSHOT");
+                    seen.add(snapshot.toString());
+                    long version = snapshot.get("version").asLong();
+                    assertThat(version)
+                            .as("a new snapshot never goes back")
+                            .isGreaterThanOrEqualTo(lastVersion);
+                    lastVersion = version;
+                    if (snapshot.get("unreadSenders").asLong() == senders) {
+                        return snapshot;
+                    }
+                    continue;
+                }
+                if (!type.equals("UNREAD_CHANGED")) {
+                    continue;
+                }
+                long version = message.get("version").asLong();
+                assertThat(version).as("versions only rise").isGreaterThan(lastVersion);
+                lastVersion = version;
+                if (message.has("unreadSenders")
+                        && message.get("unreadSenders").asLong() == senders) {
+                    return message;
+                }
+            }
+            throw new AssertionError(
+                    "no UNREAD_CHANGED with unreadSenders "
+                            + senders
+                            + " within "
+                            + Duration.ofNanos(JobHarness.CONVERGENCE.toNanos())
+                            + "; the stream sent "
+                            + seen
+                            + "; Redis holds "
+                            + redisContents());
+        }
+
+        private Map<String, Object> redisContents() {
+            try (Jedis jedis = TestRedis.connect(0)) {
+                return TestRedis.contents(jedis, prefix);
+            }
+        }
+
+        @Override
+        public void close() {
+            lines.close();
+        }
     }
 }
