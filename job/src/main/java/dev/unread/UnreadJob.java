@@ -11,6 +11,7 @@ import dev.unread.events.ParseConversations;
 import dev.unread.events.ParseEvents;
 import dev.unread.events.ParticipantNotices;
 import dev.unread.events.RawRecord;
+import dev.unread.events.ReadReceipt;
 import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
 import dev.unread.sinks.KafkaDeadLetters;
@@ -81,7 +82,7 @@ public final class UnreadJob {
     /** Where the job's results go. */
     public record Outputs(
             Sink<UnreadCount> counts,
-            Sink<ConversationCursor> receipts,
+            Sink<ReadReceipt> receipts,
             Sink<InboxCursor> inboxCursors,
             Sink<ConversationCursor> conversationCursors,
             Sink<ReaderUpdate> readers,
@@ -93,6 +94,7 @@ public final class UnreadJob {
     private final Outputs outputs;
     private final long idleStateDays;
     private final long maxFutureSkewMs;
+    private final int maxReceiptParticipants;
 
     /** A job that keeps every user's state forever, with the default bound on future times. */
     public UnreadJob(
@@ -100,12 +102,20 @@ public final class UnreadJob {
             Source<RawRecord, ?, ?> reads,
             Source<RawRecord, ?, ?> conversations,
             Outputs outputs) {
-        this(messages, reads, conversations, outputs, 0, UnreadConfig.DEFAULT_MAX_FUTURE_SKEW_MS);
+        this(
+                messages,
+                reads,
+                conversations,
+                outputs,
+                0,
+                UnreadConfig.DEFAULT_MAX_FUTURE_SKEW_MS,
+                ConversationReaders.DEFAULT_MAX_RECEIPT_PARTICIPANTS);
     }
 
     /**
-     * A job that forgets users idle for {@code idleStateDays} days (0: never) and refuses times
-     * more than {@code maxFutureSkewMs} after their Kafka record's timestamp.
+     * A job that forgets users idle for {@code idleStateDays} days (0: never), refuses times more
+     * than {@code maxFutureSkewMs} after their Kafka record's timestamp, and sends a read receipt
+     * to each participant it concerns in conversations of at most {@code maxReceiptParticipants}.
      */
     public UnreadJob(
             Source<RawRecord, ?, ?> messages,
@@ -113,13 +123,15 @@ public final class UnreadJob {
             Source<RawRecord, ?, ?> conversations,
             Outputs outputs,
             long idleStateDays,
-            long maxFutureSkewMs) {
+            long maxFutureSkewMs,
+            int maxReceiptParticipants) {
         this.messages = messages;
         this.reads = reads;
         this.conversations = conversations;
         this.outputs = outputs;
         this.idleStateDays = idleStateDays;
         this.maxFutureSkewMs = maxFutureSkewMs;
+        this.maxReceiptParticipants = maxReceiptParticipants;
     }
 
     /** The production wiring: Kafka in, Redis, MySQL and Kafka out. */
@@ -136,7 +148,8 @@ public final class UnreadJob {
                         new RedisReaders(config),
                         KafkaDeadLetters.sink(config)),
                 config.idleStateDays,
-                config.maxFutureSkewMs);
+                config.maxFutureSkewMs,
+                config.receiptParticipantsMax);
     }
 
     public static void main(String[] args) throws Exception {
@@ -222,34 +235,33 @@ public final class UnreadJob {
         DataStream<ConversationCursor> conversationCursors =
                 counts.getSideOutput(UnreadCounter.CONVERSATION_CURSORS);
         conversationCursors
-                .sinkTo(outputs.receipts())
-                .uid(REDIS_RECEIPTS_UID)
-                .name("Redis read receipts");
-        conversationCursors
                 .sinkTo(outputs.conversationCursors())
                 .uid(MYSQL_CONVERSATION_MEMBER_UID)
                 .name("MySQL conversation_member");
-        messageEvents
-                .flatMap(new ParticipantNotices())
-                .uid(MESSAGE_PARTICIPANTS_UID)
-                .name("participants of chat-messages")
-                .union(
-                        conversationEvents
-                                .flatMap(new ParticipantNotices.Members())
-                                .uid(MEMBER_PARTICIPANTS_UID)
-                                .name("participants of chat-conversations"),
-                        conversationCursors
-                                .map(ReaderUpdate::cursor)
-                                .returns(ReaderUpdate.class)
-                                .uid(CURSOR_READERS_UID)
-                                .name("cursors to readers"))
-                .keyBy(update -> update.conversationId, Types.LONG)
-                .process(new ConversationReaders())
-                .uid(READERS_UID)
-                .name("conversation readers")
-                .sinkTo(outputs.readers())
-                .uid(REDIS_READERS_UID)
-                .name("Redis readers");
+        SingleOutputStreamOperator<ReaderUpdate> readers =
+                messageEvents
+                        .flatMap(new ParticipantNotices())
+                        .uid(MESSAGE_PARTICIPANTS_UID)
+                        .name("participants of chat-messages")
+                        .union(
+                                conversationEvents
+                                        .flatMap(new ParticipantNotices.Members())
+                                        .uid(MEMBER_PARTICIPANTS_UID)
+                                        .name("participants of chat-conversations"),
+                                conversationCursors
+                                        .map(ReaderUpdate::cursor)
+                                        .returns(ReaderUpdate.class)
+                                        .uid(CURSOR_READERS_UID)
+                                        .name("cursors to readers"))
+                        .keyBy(update -> update.conversationId, Types.LONG)
+                        .process(new ConversationReaders(maxReceiptParticipants))
+                        .uid(READERS_UID)
+                        .name("conversation readers");
+        readers.sinkTo(outputs.readers()).uid(REDIS_READERS_UID).name("Redis readers");
+        readers.getSideOutput(ConversationReaders.RECEIPTS)
+                .sinkTo(outputs.receipts())
+                .uid(REDIS_RECEIPTS_UID)
+                .name("Redis read receipts");
         counts.getSideOutput(UnreadCounter.INBOX_CURSORS)
                 .sinkTo(outputs.inboxCursors())
                 .uid(MYSQL_USER_ACTIVITY_UID)

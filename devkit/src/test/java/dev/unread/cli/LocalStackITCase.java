@@ -13,6 +13,7 @@ import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.InboxCursor;
+import dev.unread.events.ReadReceipt;
 import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
 import dev.unread.sinks.KafkaDeadLetters;
@@ -399,7 +400,7 @@ class LocalStackITCase {
     }
 
     private static UnreadJob job(
-            UnreadConfig config, Sink<UnreadCount> counts, Sink<ConversationCursor> receipts) {
+            UnreadConfig config, Sink<UnreadCount> counts, Sink<ReadReceipt> receipts) {
         return new UnreadJob(
                 KafkaRawRecords.source(config, config.messagesTopic),
                 KafkaRawRecords.source(config, config.readsTopic),

@@ -41,7 +41,8 @@ import redis.clients.jedis.Jedis;
  * Live push end to end, as a client sees it: the job running on Kafka and the API streaming to a
  * Server-Sent Events client. A message published to Kafka reaches the stream as UNREAD_CHANGED; an
  * inbox opened through the API comes back through Kafka and the job as a 0; and a stop with
- * savepoint and a restore of the job never make the client's versions go backwards.
+ * savepoint and a restore of the job never make the client's versions go backwards; and a read by
+ * another participant of one of the user's conversations reaches the stream as a READ_RECEIPT.
  */
 class LivePushITCase {
 
@@ -51,6 +52,7 @@ class LivePushITCase {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long USER = 10086;
+    private static final long CONVERSATION = 90001;
     private static final long T0 = System.currentTimeMillis();
 
     @TempDir Path checkpoints;
@@ -112,6 +114,32 @@ class LivePushITCase {
                                         HttpResponse.BodyHandlers.ofString());
                 assertThat(opened.statusCode()).isEqualTo(202);
                 client.awaitSenders(0, afterRestore.get("version").asLong());
+
+                // A read by someone else in a conversation the user takes part in reaches the
+                // user's stream as a receipt. Whom it concerns the job learns from the message,
+                // on a path of its own, so the reader reads on until the first receipt comes.
+                KAFKA.produce(
+                        config.messagesTopic,
+                        EventJson.key(USER),
+                        EventJson.message(3, USER, T0 + 3000, CONVERSATION, 1));
+                JsonNode receipt = null;
+                for (long seq = 1; receipt == null; seq++) {
+                    assertThat(seq).as("a receipt within 30 reads").isLessThanOrEqualTo(30);
+                    KAFKA.produce(
+                            config.readsTopic,
+                            EventJson.key(3),
+                            EventJson.conversationRead(3, CONVERSATION, seq, T0 + 4000));
+                    receipt = client.receipt(Duration.ofSeconds(6));
+                    if (receipt != null) {
+                        assertThat(receipt.toString())
+                                .isEqualTo(
+                                        "{\"type\":\"READ_RECEIPT\",\"conversationId\":"
+                                                + CONVERSATION
+                                                + ",\"userId\":3,\"readSeq\":"
+                                                + seq
+                                                + "}");
+                    }
+                }
             } finally {
                 job.cancel().get();
                 TestRedis.deleteKeys(prefix);
@@ -244,6 +272,21 @@ class LivePushITCase {
             try (Jedis jedis = TestRedis.connect(0)) {
                 return TestRedis.contents(jedis, prefix);
             }
+        }
+
+        /**
+         * The next READ_RECEIPT within {@code wait}, or null; changes before it are passed over.
+         */
+        JsonNode receipt(Duration wait) throws Exception {
+            long deadline = System.nanoTime() + wait.toNanos();
+            long left;
+            while ((left = deadline - System.nanoTime()) > 0) {
+                JsonNode message = messages.poll(left, TimeUnit.NANOSECONDS);
+                if (message != null && message.get("type").asText().equals("READ_RECEIPT")) {
+                    return message;
+                }
+            }
+            return null;
         }
 
         @Override

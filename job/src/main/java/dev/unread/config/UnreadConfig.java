@@ -4,6 +4,7 @@ import dev.unread.contract.KafkaClientProperties;
 import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.Setting;
 import dev.unread.contract.Settings;
+import dev.unread.state.ConversationReaders;
 import dev.unread.state.UnreadCounter;
 import java.io.Serializable;
 import java.util.HashMap;
@@ -57,6 +58,9 @@ public final class UnreadConfig implements Serializable {
         DEFAULTS.put("checkpoint-interval-ms", "10000");
         DEFAULTS.put("idle-state-days", "0");
         DEFAULTS.put("max-future-skew-ms", String.valueOf(DEFAULT_MAX_FUTURE_SKEW_MS));
+        DEFAULTS.put(
+                "receipt-participants-max",
+                String.valueOf(ConversationReaders.DEFAULT_MAX_RECEIPT_PARTICIPANTS));
     }
 
     /** Read from the environment only. */
@@ -110,6 +114,12 @@ public final class UnreadConfig implements Serializable {
     /** A sentAt or readAt more than this after its Kafka record's timestamp is refused. */
     public final long maxFutureSkewMs;
 
+    /**
+     * Read receipts go to the channel of each participant they concern in conversations of at most
+     * this many participants; 0: to none.
+     */
+    public final int receiptParticipantsMax;
+
     private UnreadConfig(Map<String, String> s, String jdbcPassword) {
         kafkaBootstrap = s.get("kafka-bootstrap");
         messagesTopic = s.get("messages-topic");
@@ -140,6 +150,9 @@ public final class UnreadConfig implements Serializable {
                             + "; 0 keeps state forever");
         }
         maxFutureSkewMs = atLeast(s, "max-future-skew-ms", 0);
+        // A limit past what an int holds is no limit: no conversation has that many participants.
+        receiptParticipantsMax =
+                (int) Math.min(atLeast(s, "receipt-participants-max", 0), Integer.MAX_VALUE);
     }
 
     /** The defaults, overridden by the environment, overridden by {@code settings}. */

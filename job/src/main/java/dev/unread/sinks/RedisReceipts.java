@@ -2,7 +2,7 @@ package dev.unread.sinks;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.RedisNames;
-import dev.unread.events.ConversationCursor;
+import dev.unread.events.ReadReceipt;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -11,19 +11,22 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
 import redis.clients.jedis.ClusterPipeline;
 
 /**
- * Publishes a read receipt on the Redis channel {@code READ_PROGRESS_CHANGED} for every
- * conversation cursor that moved forward (the job emits a cursor only then):
+ * Publishes the read receipts of every conversation cursor that moved forward (the job emits a
+ * cursor only then) on the channel each {@link ReadReceipt} names: {@code READ_PROGRESS_CHANGED},
+ * or {@code READ_RECEIPTS:{userId}} of a participant the receipt concerns:
  *
  * <pre>{"type":"READ_RECEIPT","conversationId":80001,"userId":10086,"readSeq":1038}</pre>
  *
  * <p>{@link UnreadConfig#redisKeyPrefix} goes before the channel name too, so that tests sharing a
  * Redis hear only their own receipts. Receipts are events, not state: each is published, none is
  * coalesced, in the order received, buffered and pipelined like the counts and flushed on the same
- * triggers. On a Redis Cluster the channel is a shard channel (SPUBLISH; subscribers use
- * SSUBSCRIBE). Delivery is at least once: a replay after a restore, or a retried round trip, may
- * publish a receipt again; a receipt carries the absolute cursor, so a repeat is harmless.
+ * triggers. On a Redis Cluster {@code READ_PROGRESS_CHANGED} is a shard channel (SPUBLISH;
+ * subscribers use SSUBSCRIBE); a user's channel is published as {@code UNREAD_CHANGED:{userId}} is,
+ * where the API's live streams subscribe. Delivery is at least once: a replay after a restore, or a
+ * retried round trip, may publish a receipt again; a receipt carries the absolute cursor, so a
+ * repeat is harmless.
  */
-public class RedisReceipts implements Sink<ConversationCursor> {
+public class RedisReceipts implements Sink<ReadReceipt> {
     private static final long serialVersionUID = 1L;
 
     private final UnreadConfig config;
@@ -35,69 +38,71 @@ public class RedisReceipts implements Sink<ConversationCursor> {
     }
 
     @Override
-    public SinkWriter<ConversationCursor> createWriter(WriterInitContext context) {
+    public SinkWriter<ReadReceipt> createWriter(WriterInitContext context) {
         RedisConnection connection = new RedisConnection(config.redisEndpoint());
         return new RedisWriter<>(
-                new Buffer(
-                        RedisNames.readProgressChannel(config.redisKeyPrefix),
-                        connection.sharded()),
+                new Buffer(config.redisKeyPrefix, connection.sharded()),
                 connection,
                 context,
                 config.flushIntervalMs);
     }
 
-    /** The message published for {@code cursor}. */
-    public static String receiptJson(ConversationCursor cursor) {
+    /** The message published for {@code receipt}, whatever its channel. */
+    public static String receiptJson(ReadReceipt receipt) {
         return "{\"type\":\"READ_RECEIPT\",\"conversationId\":"
-                + cursor.conversationId
+                + receipt.conversationId
                 + ",\"userId\":"
-                + cursor.userId
+                + receipt.readerId
                 + ",\"readSeq\":"
-                + cursor.lastReadSeq
+                + receipt.readSeq
                 + "}";
     }
 
     /**
-     * The receipts since the last flush, in order. On a cluster they go out with SPUBLISH on the
-     * same channel, now a shard channel: its one slot puts every receipt on one node, in order,
-     * instead of PUBLISH copying each to every node of the cluster.
+     * The receipts since the last flush, in order. On a cluster those of {@code
+     * READ_PROGRESS_CHANGED} go out with SPUBLISH on the same channel, now a shard channel: its one
+     * slot puts every receipt on one node, in order, instead of PUBLISH copying each to every node
+     * of the cluster.
      */
-    static final class Buffer implements RedisWriter.Buffer<ConversationCursor> {
-        private final String channel;
+    static final class Buffer implements RedisWriter.Buffer<ReadReceipt> {
+        private final String prefix;
+        private final String everyone;
         private final boolean sharded;
-        private final List<String> receipts = new ArrayList<>();
+        private final List<RedisConnection.Command> commands = new ArrayList<>();
 
-        Buffer(String channel, boolean sharded) {
-            this.channel = channel;
+        Buffer(String prefix, boolean sharded) {
+            this.prefix = prefix;
+            this.everyone = RedisNames.readProgressChannel(prefix);
             this.sharded = sharded;
         }
 
         @Override
-        public boolean add(ConversationCursor cursor) {
-            receipts.add(receiptJson(cursor));
+        public boolean add(ReadReceipt receipt) {
+            String message = receiptJson(receipt);
+            if (receipt.recipientId != ReadReceipt.EVERYONE) {
+                String channel = RedisNames.readReceiptsChannel(prefix, receipt.recipientId);
+                commands.add(p -> p.publish(channel, message));
+            } else if (sharded) {
+                commands.add(p -> ((ClusterPipeline) p).spublish(everyone, message));
+            } else {
+                commands.add(p -> p.publish(everyone, message));
+            }
             return false;
         }
 
         @Override
         public int size() {
-            return receipts.size();
+            return commands.size();
         }
 
         @Override
         public List<RedisConnection.Command> commands() {
-            List<RedisConnection.Command> commands = new ArrayList<>(receipts.size());
-            for (String receipt : receipts) {
-                commands.add(
-                        sharded
-                                ? p -> ((ClusterPipeline) p).spublish(channel, receipt)
-                                : p -> p.publish(channel, receipt));
-            }
-            return commands;
+            return new ArrayList<>(commands);
         }
 
         @Override
         public void clear() {
-            receipts.clear();
+            commands.clear();
         }
     }
 }

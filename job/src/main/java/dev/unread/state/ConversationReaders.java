@@ -1,12 +1,16 @@
 package dev.unread.state;
 
+import dev.unread.events.ReadReceipt;
 import dev.unread.events.ReaderUpdate;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
 /**
  * Per conversation (the key): participants(C) and their read cursors, for "read by N". Emits a
@@ -14,12 +18,23 @@ import org.apache.flink.util.Collector;
  * participant's cursor advances, and when a user whose cursor is known becomes a participant. Both
  * inputs may come in any order, so the result is a function of the set of them.
  *
- * <p>The participants kept here are also the users a {@code READ_RECEIPT} in C concerns (all but
- * the reader), for the live push: the entries of {@link #READERS} with a value of at least 0.
+ * <p>Every cursor it receives is also a read receipt, sent to {@link #RECEIPTS}: once for {@code
+ * READ_PROGRESS_CHANGED}, and once for each participant it concerns (all but the reader) while the
+ * conversation has at most {@code maxReceiptParticipants} participants. Who those are is known only
+ * here, where the conversation is the key; in larger conversations a receipt would cost a publish
+ * per member, so there it goes to {@code READ_PROGRESS_CHANGED} alone. The participants are those
+ * known when the receipt arrives: a receipt is a notice, not a count.
  *
  * <p>State grows with the users who take part in or read the conversation, not with messages.
  */
 public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate, ReaderUpdate> {
+
+    /** The default of {@code --receipt-participants-max}. */
+    public static final int DEFAULT_MAX_RECEIPT_PARTICIPANTS = 200;
+
+    /** The receipts to publish, each with its channel. */
+    public static final OutputTag<ReadReceipt> RECEIPTS =
+            new OutputTag<>("read-receipts", Types.POJO(ReadReceipt.class));
 
     /**
      * userId → for a participant, its cursor (0 when it never read); for a user known only by a
@@ -28,11 +43,27 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
     public static final MapStateDescriptor<Long, Long> READERS =
             new MapStateDescriptor<>("conversation-readers", Types.LONG, Types.LONG);
 
+    /**
+     * The number of participants in {@link #READERS}, so that a receipt in a large conversation
+     * costs no walk over its members. Absent in savepoints from before it existed: then counted
+     * once from {@link #READERS}.
+     */
+    public static final ValueStateDescriptor<Integer> PARTICIPANTS =
+            new ValueStateDescriptor<>("conversation-participants", Types.INT);
+
+    private final int maxReceiptParticipants;
+
     private transient MapState<Long, Long> readers;
+    private transient ValueState<Integer> participants;
+
+    public ConversationReaders(int maxReceiptParticipants) {
+        this.maxReceiptParticipants = maxReceiptParticipants;
+    }
 
     @Override
     public void open(OpenContext openContext) {
         readers = getRuntimeContext().getMapState(READERS);
+        participants = getRuntimeContext().getState(PARTICIPANTS);
     }
 
     @Override
@@ -40,13 +71,19 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
             throws Exception {
         Long known = readers.get(update.userId);
         if (update.participant) {
+            if (known == null || known < 0) {
+                participants.update(participants() + 1);
+            }
             if (known == null) {
                 readers.put(update.userId, 0L);
             } else if (known < 0) {
                 readers.put(update.userId, -known);
                 out.collect(new ReaderUpdate(update.conversationId, update.userId, -known, true));
             }
-        } else if (known == null || (known < 0 && update.lastReadSeq > -known)) {
+            return;
+        }
+        receipts(update, ctx);
+        if (known == null || (known < 0 && update.lastReadSeq > -known)) {
             readers.put(update.userId, -update.lastReadSeq);
         } else if (known >= 0 && update.lastReadSeq > known) {
             readers.put(update.userId, update.lastReadSeq);
@@ -54,5 +91,42 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
                     new ReaderUpdate(
                             update.conversationId, update.userId, update.lastReadSeq, true));
         }
+    }
+
+    private void receipts(ReaderUpdate cursor, Context ctx) throws Exception {
+        ctx.output(
+                RECEIPTS,
+                new ReadReceipt(
+                        cursor.conversationId,
+                        cursor.userId,
+                        cursor.lastReadSeq,
+                        ReadReceipt.EVERYONE));
+        if (participants() > maxReceiptParticipants) {
+            return;
+        }
+        for (var reader : readers.entries()) {
+            long user = reader.getKey();
+            if (reader.getValue() >= 0 && user != cursor.userId) {
+                ctx.output(
+                        RECEIPTS,
+                        new ReadReceipt(
+                                cursor.conversationId, cursor.userId, cursor.lastReadSeq, user));
+            }
+        }
+    }
+
+    private int participants() throws Exception {
+        Integer count = participants.value();
+        if (count == null) {
+            int counted = 0;
+            for (Long cursor : readers.values()) {
+                if (cursor >= 0) {
+                    counted++;
+                }
+            }
+            count = counted;
+            participants.update(count);
+        }
+        return count;
     }
 }

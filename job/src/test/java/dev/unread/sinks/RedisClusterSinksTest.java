@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.RedisNames;
-import dev.unread.events.ConversationCursor;
+import dev.unread.events.ReadReceipt;
 import dev.unread.events.UnreadCount;
 import dev.unread.testing.Poll;
 import dev.unread.testing.RedisClusterServer;
@@ -109,14 +109,14 @@ class RedisClusterSinksTest {
                         config.redisEndpoint()
                                 .clusterClient(
                                         "test-subscriber", 5000, new ConnectionPoolConfig());
-                SinkWriter<ConversationCursor> receipts =
+                SinkWriter<ReadReceipt> receipts =
                         new RedisReceipts(config).createWriter(new TestWriterContext())) {
             Thread thread = new Thread(() -> subscriber.ssubscribe(pubSub, channel));
             thread.setDaemon(true);
             thread.start();
             assertThat(subscribed.await(10, TimeUnit.SECONDS)).isTrue();
             for (int seq = 1; seq <= 50; seq++) {
-                receipts.write(new ConversationCursor(10086, 80001, seq, 4), null);
+                receipts.write(new ReadReceipt(80001, 10086, seq, ReadReceipt.EVERYONE), null);
             }
             receipts.flush(false);
             for (int seq = 1; seq <= 50; seq++) {

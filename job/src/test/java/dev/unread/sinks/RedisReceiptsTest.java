@@ -2,7 +2,7 @@ package dev.unread.sinks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.unread.events.ConversationCursor;
+import dev.unread.events.ReadReceipt;
 import dev.unread.testing.TestRedis;
 import java.io.IOException;
 import org.apache.flink.api.connector.sink2.SinkWriter;
@@ -18,7 +18,7 @@ class RedisReceiptsTest {
 
     private final TestWriterContext context = new TestWriterContext();
     private String prefix;
-    private SinkWriter<ConversationCursor> writer;
+    private SinkWriter<ReadReceipt> writer;
     private TestRedis.Subscriber subscriber;
 
     @BeforeEach
@@ -37,7 +37,7 @@ class RedisReceiptsTest {
 
     @Test
     void aReceiptIsTheContractsJsonOnThePrefixedChannel() throws Exception {
-        writer.write(new ConversationCursor(10086, 80001, 1038, 4), null);
+        writer.write(new ReadReceipt(80001, 10086, 1038, ReadReceipt.EVERYONE), null);
         writer.flush(false);
 
         assertThat(subscriber.next(WAIT_MS))
@@ -48,12 +48,12 @@ class RedisReceiptsTest {
 
     @Test
     void everyCursorIsPublishedInOrderNoneCoalesced() throws Exception {
-        ConversationCursor reused = new ConversationCursor(10086, 80001, 1038, 4);
+        ReadReceipt reused = new ReadReceipt(80001, 10086, 1038, ReadReceipt.EVERYONE);
         writer.write(reused, null);
-        reused.lastReadSeq = 1040;
+        reused.readSeq = 1040;
         writer.write(reused, null);
-        reused.userId = 10087;
-        reused.lastReadSeq = 7;
+        reused.readerId = 10087;
+        reused.readSeq = 7;
         writer.write(reused, null);
         context.advance(INTERVAL_MS);
 
@@ -66,11 +66,28 @@ class RedisReceiptsTest {
 
     @Test
     void receiptsWaitForTheFlushInterval() throws Exception {
-        writer.write(new ConversationCursor(10086, 80001, 1038, 4), null);
+        writer.write(new ReadReceipt(80001, 10086, 1038, ReadReceipt.EVERYONE), null);
         context.advance(INTERVAL_MS - 1);
         assertThat(context.counter("redisCommands")).isZero();
 
         context.advance(1);
         assertThat(subscriber.next(WAIT_MS)).contains("\"readSeq\":1038");
+    }
+
+    @Test
+    void aReceiptForOneParticipantGoesToThatUsersChannelOnly() throws Exception {
+        try (TestRedis.Subscriber own = new TestRedis.Subscriber(prefix + "READ_RECEIPTS:10087")) {
+            writer.write(new ReadReceipt(80001, 10086, 1038, 10087), null);
+            writer.write(new ReadReceipt(80001, 10086, 1038, ReadReceipt.EVERYONE), null);
+            writer.flush(false);
+
+            assertThat(own.next(WAIT_MS))
+                    .isEqualTo(
+                            "{\"type\":\"READ_RECEIPT\",\"conversationId\":80001,"
+                                    + "\"userId\":10086,\"readSeq\":1038}");
+            assertThat(subscriber.next(WAIT_MS)).contains("\"readSeq\":1038");
+            assertThat(own.next(200)).as("one receipt on the user's channel").isNull();
+            assertThat(subscriber.next(200)).as("one on everyone's").isNull();
+        }
     }
 }

@@ -3,6 +3,7 @@ package dev.unread.state;
 import static dev.unread.events.ReaderUpdate.participant;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.events.ReadReceipt;
 import dev.unread.events.ReaderUpdate;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -29,12 +30,7 @@ class ConversationReadersTest {
     /** Runs {@code updates} and returns the scores a rise-only sorted set would hold. */
     private static Map<Long, Long> scores(List<ReaderUpdate> updates) throws Exception {
         try (KeyedOneInputStreamOperatorTestHarness<Long, ReaderUpdate, ReaderUpdate> harness =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new ConversationReaders()),
-                        u -> u.conversationId,
-                        Types.LONG)) {
-            harness.setStateBackend(new EmbeddedRocksDBStateBackend());
-            harness.open();
+                harness(ConversationReaders.DEFAULT_MAX_RECEIPT_PARTICIPANTS)) {
             for (ReaderUpdate u : updates) {
                 harness.processElement(u, 0L);
             }
@@ -88,6 +84,113 @@ class ConversationReadersTest {
             }
             Collections.shuffle(order, random);
             assertThat(scores(order)).as("seed " + seed + ", order " + order).isEqualTo(expected);
+        }
+    }
+
+    /** Runs {@code updates} with at most {@code max} participants per receipt; the receipts. */
+    private static List<ReadReceipt> receipts(int max, List<ReaderUpdate> updates)
+            throws Exception {
+        try (KeyedOneInputStreamOperatorTestHarness<Long, ReaderUpdate, ReaderUpdate> harness =
+                harness(max)) {
+            for (ReaderUpdate u : updates) {
+                harness.processElement(u, 0L);
+            }
+            return sent(harness);
+        }
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<Long, ReaderUpdate, ReaderUpdate> harness(
+            int max) throws Exception {
+        KeyedOneInputStreamOperatorTestHarness<Long, ReaderUpdate, ReaderUpdate> harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new ConversationReaders(max)),
+                        u -> u.conversationId,
+                        Types.LONG);
+        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
+        harness.open();
+        return harness;
+    }
+
+    private static List<ReadReceipt> sent(
+            KeyedOneInputStreamOperatorTestHarness<Long, ReaderUpdate, ReaderUpdate> harness) {
+        List<ReadReceipt> receipts = new ArrayList<>();
+        var side = harness.getSideOutput(ConversationReaders.RECEIPTS);
+        if (side != null) {
+            side.forEach(record -> receipts.add(record.getValue()));
+        }
+        return receipts;
+    }
+
+    private static ReadReceipt receipt(long reader, long seq, long recipient) {
+        return new ReadReceipt(GROUP, reader, seq, recipient);
+    }
+
+    @Test
+    void aReceiptGoesToEveryoneAndToEachParticipantButTheReader() throws Exception {
+        assertThat(
+                        receipts(
+                                3,
+                                List.of(
+                                        participant(GROUP, 1),
+                                        participant(GROUP, 2),
+                                        participant(GROUP, 3),
+                                        cursor(1, 5),
+                                        cursor(4, 7))))
+                .containsExactlyInAnyOrder(
+                        receipt(1, 5, ReadReceipt.EVERYONE),
+                        receipt(1, 5, 2),
+                        receipt(1, 5, 3),
+                        // A reader who takes no part is still news to those who do.
+                        receipt(4, 7, ReadReceipt.EVERYONE),
+                        receipt(4, 7, 1),
+                        receipt(4, 7, 2),
+                        receipt(4, 7, 3));
+    }
+
+    @Test
+    void aCursorKnownBeforeItsReaderTakesPartIsNoNewReceipt() throws Exception {
+        assertThat(receipts(3, List.of(participant(GROUP, 2), cursor(1, 5), participant(GROUP, 1))))
+                .containsExactlyInAnyOrder(receipt(1, 5, ReadReceipt.EVERYONE), receipt(1, 5, 2));
+    }
+
+    @Test
+    void overTheLimitAReceiptGoesToEveryoneOnly() throws Exception {
+        List<ReaderUpdate> updates = new ArrayList<>();
+        for (long user = 1; user <= 4; user++) {
+            updates.add(participant(GROUP, user));
+            // A duplicate notice is the same participant, not one more.
+            updates.add(participant(GROUP, user));
+        }
+        updates.add(cursor(1, 5));
+        assertThat(receipts(3, updates)).containsExactly(receipt(1, 5, ReadReceipt.EVERYONE));
+        assertThat(receipts(4, updates)).hasSize(4);
+    }
+
+    @Test
+    void participantsAreCountedFromTheReadersWhenTheCountIsMissing() throws Exception {
+        // As after a restore of a savepoint taken before the count existed.
+        try (KeyedOneInputStreamOperatorTestHarness<Long, ReaderUpdate, ReaderUpdate> harness =
+                harness(2)) {
+            harness.processElement(participant(GROUP, 1), 0L);
+            harness.processElement(participant(GROUP, 2), 0L);
+            harness.processElement(cursor(3, 1), 0L);
+            harness.getOperator().setCurrentKey(GROUP);
+            harness.getOperator()
+                    .getKeyedStateStore()
+                    .getState(ConversationReaders.PARTICIPANTS)
+                    .clear();
+            harness.processElement(cursor(1, 5), 0L);
+            harness.processElement(participant(GROUP, 3), 0L);
+            harness.processElement(cursor(1, 6), 0L);
+
+            assertThat(sent(harness))
+                    .containsExactly(
+                            receipt(3, 1, ReadReceipt.EVERYONE),
+                            receipt(3, 1, 1),
+                            receipt(3, 1, 2),
+                            receipt(1, 5, ReadReceipt.EVERYONE),
+                            receipt(1, 5, 2),
+                            receipt(1, 6, ReadReceipt.EVERYONE));
         }
     }
 }

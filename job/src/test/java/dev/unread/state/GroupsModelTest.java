@@ -102,7 +102,10 @@ class GroupsModelTest {
         }
         List<ReaderUpdate> readers =
                 run(
-                                new KeyedProcessOperator<>(new ConversationReaders()),
+                                new KeyedProcessOperator<>(
+                                        new ConversationReaders(
+                                                ConversationReaders
+                                                        .DEFAULT_MAX_RECEIPT_PARTICIPANTS)),
                                 u -> u.conversationId,
                                 shuffled(streams, toReaders),
                                 rocksDb)
