@@ -1,6 +1,7 @@
 package dev.unread.ops;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.MySqlSchema;
 import dev.unread.state.ConversationReaders;
 import dev.unread.state.ConversationState;
 import dev.unread.state.GroupFanOut;
@@ -8,10 +9,14 @@ import dev.unread.state.InboxState;
 import dev.unread.state.UnreadChunks;
 import dev.unread.state.UnreadCounter;
 import java.io.PrintStream;
+import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -157,9 +162,14 @@ public final class Bootstrap {
         out.println("Start the job from it: flink run -s " + output + " ...");
     }
 
-    /** Writes the savepoint of the history in {@code config}'s database to {@code output}. */
+    /**
+     * Writes the savepoint of the history in {@code config}'s database to {@code output}.
+     *
+     * @throws IllegalArgumentException naming the table, when one of the tables cannot be read
+     */
     public static void bootstrap(UnreadConfig config, Tables tables, String output)
             throws Exception {
+        checkReadable(config, tables);
         StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
 
         String inboxCursors =
@@ -238,6 +248,39 @@ public final class Bootstrap {
                                 .transform(new ReadersToState()))
                 .write(output);
         env.execute("unread bootstrap");
+    }
+
+    /**
+     * Reads none of each table's rows, before any Flink work: a database created before the group
+     * tables lacks them (docker/mysql/init runs only on an empty volume), and a failed job would
+     * bury the table's name deep in its causes.
+     */
+    private static void checkReadable(UnreadConfig config, Tables tables) throws SQLException {
+        try (Connection connection =
+                        DriverManager.getConnection(
+                                config.jdbcUrl, config.jdbcUser, config.jdbcPassword);
+                Statement statement = connection.createStatement()) {
+            for (String table :
+                    List.of(
+                            tables.messages(),
+                            tables.groupMessages(),
+                            tables.membership(),
+                            MySqlSchema.USER_ACTIVITY,
+                            MySqlSchema.CONVERSATION_MEMBER)) {
+                try {
+                    statement.executeQuery("SELECT 1 FROM " + table + " LIMIT 0").close();
+                } catch (SQLException e) {
+                    throw new IllegalArgumentException(
+                            "cannot read table "
+                                    + table
+                                    + " ("
+                                    + e.getMessage()
+                                    + "); docs/operations.md, \"Bootstrap from MySQL history\","
+                                    + " lists the tables the bootstrap reads",
+                            e);
+                }
+            }
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.unread.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
@@ -261,6 +262,22 @@ class BootstrapITCase {
                                             + " ");
                     assertThat(printed).contains("flink run -s " + output);
                 });
+    }
+
+    @Test
+    void aMissingGroupTableIsNamedBeforeAnyWork() {
+        Path output = savepointRoot.resolve("never-written");
+        Bootstrap.Tables tables =
+                new Bootstrap.Tables(
+                        Bootstrap.DEFAULT_MESSAGES_TABLE,
+                        "no_group_messages",
+                        Bootstrap.DEFAULT_MEMBERSHIP_TABLE);
+
+        assertThatThrownBy(
+                        () -> Bootstrap.bootstrap(db.config(""), tables, output.toUri().toString()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("cannot read table no_group_messages (");
+        assertThat(output).doesNotExist();
     }
 
     @Test
