@@ -10,6 +10,8 @@ import dev.unread.events.ConversationEvent;
 import dev.unread.sinks.RedisCounts;
 import dev.unread.sinks.RedisReaders;
 import dev.unread.sinks.RedisReceipts;
+import dev.unread.state.ConversationReaders;
+import dev.unread.state.GroupFanOut;
 import dev.unread.testing.EventStreams;
 import dev.unread.testing.GroupStreams;
 import dev.unread.testing.JobHarness;
@@ -21,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -28,11 +31,19 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.state.api.OperatorIdentifier;
+import org.apache.flink.state.api.SavepointReader;
+import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -211,6 +222,130 @@ class BootstrapITCase {
                                             .limit(10)
                                             .toList());
                 });
+    }
+
+    @Test
+    void theFanOutHoldsEveryMembershipEventAndTheReadersEveryParticipantAndCursor()
+            throws Exception {
+        Map<Oracle.Member, Set<Long>> events = new TreeMap<>();
+        for (ConversationEvent e : history.groups()) {
+            if (!e.isMessage()) {
+                events.computeIfAbsent(
+                                new Oracle.Member(e.conversationId, e.userId), m -> new TreeSet<>())
+                        .add(e.kind == ConversationEvent.Kind.MEMBER_JOINED ? e.seq : -e.seq);
+            }
+        }
+        Set<String> members = new TreeSet<>();
+        // By seq, and at one seq the join before the leave: the order the contract's rule reads.
+        Comparator<Long> bySeq =
+                Comparator.<Long>comparingLong(Math::abs).thenComparing(Comparator.reverseOrder());
+        events.forEach(
+                (member, seqs) ->
+                        members.add(
+                                member.conversationId()
+                                        + "/"
+                                        + member.userId()
+                                        + "="
+                                        + Arrays.toString(
+                                                seqs.stream()
+                                                        .sorted(bySeq)
+                                                        .mapToLong(Long::longValue)
+                                                        .toArray())));
+
+        // A participant's value is its cursor (0 before it reads), a reader's who is none the
+        // cursor negated.
+        Set<String> readers = new TreeSet<>();
+        for (long conversation : conversationsOf(history)) {
+            for (long user : historyOracle.participants(conversation)) {
+                readers.add(
+                        conversation
+                                + "/"
+                                + user
+                                + "="
+                                + historyOracle.lastReadSeq(user, conversation));
+            }
+        }
+        historyOracle
+                .conversationMemberRows()
+                .forEach(
+                        (member, cursor) -> {
+                            if (!historyOracle
+                                    .participants(member.conversationId())
+                                    .contains(member.userId())) {
+                                readers.add(
+                                        member.conversationId()
+                                                + "/"
+                                                + member.userId()
+                                                + "="
+                                                + -cursor);
+                            }
+                        });
+
+        Set<String> heldMembers = entries(CounterSavepoints.FAN_OUT, new MembersOf());
+        Set<String> heldReaders = entries(CounterSavepoints.READERS, new ReadersOf());
+        seeded(
+                () -> {
+                    assertThat(heldMembers).isEqualTo(members);
+                    assertThat(heldReaders).isEqualTo(readers);
+                });
+    }
+
+    /** The entries of one operator's map state in the bootstrap's savepoint, as "C/U=value". */
+    private static Set<String> entries(
+            OperatorIdentifier operator, KeyedStateReaderFunction<Long, String> reader)
+            throws Exception {
+        Set<String> entries = new TreeSet<>();
+        try (CloseableIterator<String> all =
+                SavepointReader.read(
+                                CounterSavepoints.batchEnvironment(),
+                                savepoint,
+                                CounterSavepoints.stateBackend())
+                        .readKeyedState(operator, reader, Types.LONG, Types.STRING)
+                        .executeAndCollect("read " + operator)) {
+            all.forEachRemaining(entries::add);
+        }
+        return entries;
+    }
+
+    /** GroupFanOut's members of each conversation and their events. */
+    static final class MembersOf extends KeyedStateReaderFunction<Long, String> {
+        private transient MapState<Long, long[]> members;
+
+        @Override
+        public void open(OpenContext openContext) {
+            members = getRuntimeContext().getMapState(GroupFanOut.MEMBERS);
+        }
+
+        @Override
+        public void readKey(Long conversation, Context context, Collector<String> out)
+                throws Exception {
+            for (Map.Entry<Long, long[]> member : members.entries()) {
+                out.collect(
+                        conversation
+                                + "/"
+                                + member.getKey()
+                                + "="
+                                + Arrays.toString(member.getValue()));
+            }
+        }
+    }
+
+    /** ConversationReaders' participants and cursors of each conversation. */
+    static final class ReadersOf extends KeyedStateReaderFunction<Long, String> {
+        private transient MapState<Long, Long> readers;
+
+        @Override
+        public void open(OpenContext openContext) {
+            readers = getRuntimeContext().getMapState(ConversationReaders.READERS);
+        }
+
+        @Override
+        public void readKey(Long conversation, Context context, Collector<String> out)
+                throws Exception {
+            for (Map.Entry<Long, Long> reader : readers.entries()) {
+                out.collect(conversation + "/" + reader.getKey() + "=" + reader.getValue());
+            }
+        }
     }
 
     @Test
@@ -466,13 +601,7 @@ class BootstrapITCase {
         newest.keySet().forEach(member -> groups.add(member.conversationId()));
         long members = newest.values().stream().filter(event -> event > 0).count();
 
-        Set<Long> conversations = new TreeSet<>(groups);
-        oracle.conversationMemberRows()
-                .keySet()
-                .forEach(m -> conversations.add(m.conversationId()));
-        story.events().stream()
-                .filter(e -> e.kind == ChatEvent.Kind.MESSAGE && e.conversationId > 0)
-                .forEach(e -> conversations.add(e.conversationId));
+        Set<Long> conversations = conversationsOf(story);
         long participants =
                 conversations.stream().mapToLong(c -> oracle.participants(c).size()).sum();
         long readers =
@@ -484,6 +613,25 @@ class BootstrapITCase {
                 conversations.size(),
                 participants,
                 readers);
+    }
+
+    /**
+     * The conversations of a story with readers' state: with a membership event, a cursor or a
+     * per-receiver message.
+     */
+    private static Set<Long> conversationsOf(Story story) {
+        Set<Long> conversations = new TreeSet<>();
+        story.groups().stream()
+                .filter(e -> !e.isMessage())
+                .forEach(e -> conversations.add(e.conversationId));
+        story.oracle()
+                .conversationMemberRows()
+                .keySet()
+                .forEach(m -> conversations.add(m.conversationId()));
+        story.events().stream()
+                .filter(e -> e.kind == ChatEvent.Kind.MESSAGE && e.conversationId > 0)
+                .forEach(e -> conversations.add(e.conversationId));
+        return conversations;
     }
 
     private static long heldSeqs(Map<Long, UserState> states) {
