@@ -12,10 +12,11 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "bootstrap",
         description = {
-            "Build a savepoint from MySQL history (messages and cursors).",
+            "Build a savepoint from MySQL history (messages, groups and cursors).",
             "",
-            "Builds a savepoint of the job's counting state from MySQL history: the messages table,"
-                    + " user_activity and conversation_member, at --jdbc-url as --jdbc-user (the"
+            "Builds a savepoint of the job's state from MySQL history: the messages table, the"
+                    + " group messages and membership tables, user_activity and"
+                    + " conversation_member, at --jdbc-url as --jdbc-user (the"
                     + " password from UNREAD_JDBC_PASSWORD), for --max-parallelism. Start the job"
                     + " from it with flink run -s DIR."
         },
@@ -43,6 +44,20 @@ final class BootstrapCommand implements Callable<Integer> {
     String messagesTable;
 
     @Option(
+            names = "--group-messages-table",
+            paramLabel = "NAME",
+            defaultValue = Bootstrap.DEFAULT_GROUP_MESSAGES_TABLE,
+            description = "group messages, each stored once (default ${DEFAULT-VALUE})")
+    String groupMessagesTable;
+
+    @Option(
+            names = "--membership-table",
+            paramLabel = "NAME",
+            defaultValue = Bootstrap.DEFAULT_MEMBERSHIP_TABLE,
+            description = "the groups' membership events (default ${DEFAULT-VALUE})")
+    String membershipTable;
+
+    @Option(
             names = {"-h", "--help"},
             usageHelp = true,
             description = "this help")
@@ -52,13 +67,22 @@ final class BootstrapCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Unread.Session session = Unread.session(spec);
         UnreadConfig config = CommandFlags.config(spec, session.env());
-        try {
-            Bootstrap.tableName(messagesTable);
-        } catch (IllegalArgumentException e) {
-            throw new UsageException("--messages-table: " + e.getMessage(), e);
-        }
-        Bootstrap.bootstrap(config, messagesTable, output);
+        tableName("--messages-table", messagesTable);
+        tableName("--group-messages-table", groupMessagesTable);
+        tableName("--membership-table", membershipTable);
+        Bootstrap.bootstrap(
+                config,
+                new Bootstrap.Tables(messagesTable, groupMessagesTable, membershipTable),
+                output);
         Bootstrap.report(output, session.out());
         return Unread.OK;
+    }
+
+    private static void tableName(String flag, String name) {
+        try {
+            Bootstrap.tableName(name);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(flag + ": " + e.getMessage(), e);
+        }
     }
 }

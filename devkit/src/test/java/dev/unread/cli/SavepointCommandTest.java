@@ -92,10 +92,14 @@ class SavepointCommandTest {
 
     @Test
     void bootstrapTakesOnlyAPlainTableName() {
-        for (String table : List.of("messages; DROP TABLE user_activity", "a.b.c", "1messages")) {
-            assertRefused(
-                    List.of("bootstrap", "--output", "/tmp/sp", "--messages-table", table),
-                    "not a table name");
+        for (String flag :
+                List.of("--messages-table", "--group-messages-table", "--membership-table")) {
+            for (String table :
+                    List.of("messages; DROP TABLE user_activity", "a.b.c", "1messages")) {
+                assertRefused(
+                        List.of("bootstrap", "--output", "/tmp/sp", flag, table),
+                        flag + ": not a table name");
+            }
         }
         assertRefused(
                 List.of(

@@ -102,8 +102,11 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         return false;
     }
 
-    /** {@code events} with the change added in order, or {@code events} itself if it is there. */
-    static long[] with(long[] events, boolean joined, long seq) {
+    /**
+     * {@code events} with the change added in order, or {@code events} itself if it is there.
+     * Public for the savepoint tools, which build {@link #MEMBERS} from a table of these events.
+     */
+    public static long[] with(long[] events, boolean joined, long seq) {
         long encoded = joined ? seq : -seq;
         int at = events.length;
         while (at > 0 && after(events[at - 1], encoded)) {
@@ -121,9 +124,10 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
 
     /**
      * Whether membership event a comes after b, both as kept in {@link #MEMBERS} (0: none, which
-     * every event comes after): a higher seq, or at one seq LEFT after JOINED.
+     * every event comes after): a higher seq, or at one seq LEFT after JOINED. Public for the
+     * savepoint tools, which keep the newest of a user's events as UnreadCounter does.
      */
-    static boolean after(long a, long b) {
+    public static boolean after(long a, long b) {
         long sa = Math.abs(a);
         long sb = Math.abs(b);
         return sa != sb ? sa > sb : a < 0 && b > 0;

@@ -1,15 +1,22 @@
 package dev.unread.ops;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.MySqlSchema;
+import dev.unread.state.ConversationReaders;
 import dev.unread.state.ConversationState;
+import dev.unread.state.GroupFanOut;
 import dev.unread.state.InboxState;
 import dev.unread.state.UnreadChunks;
 import dev.unread.state.UnreadCounter;
 import java.io.PrintStream;
+import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -27,30 +34,44 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * {@code unread bootstrap --output DIR}: builds a savepoint of UnreadCounter's state from the
- * history in MySQL — a messages table plus {@code user_activity} and {@code conversation_member} —
- * so that the job started from it ({@code flink run -s DIR}) counts exactly what SQL counts over
- * that history, and every event after it adds to that.
+ * {@code unread bootstrap --output DIR}: builds a savepoint of the job's state from the history in
+ * MySQL — a messages table, the group tables (group messages stored once, membership events) and
+ * {@code user_activity} and {@code conversation_member} — so that the job started from it ({@code
+ * flink run -s DIR}) counts exactly what SQL counts over that history, and every event after it
+ * adds to that.
  *
  * <p>The state is what the counter itself would hold after those events: per user the inbox
  * watermark ({@code user_activity.last_read_at}) and each sender whose newest message is newer than
  * it, with that message's time; per conversation the cursor ({@code
  * conversation_member.last_read_seq}) and the seqs past it of messages from others. SQL does the
  * filtering and the keyed function only stores, through the counter's own descriptors, at the job's
- * max parallelism.
+ * max parallelism. A group message counts as the messages table's row to each user who was a member
+ * at its seq would (see {@link Tables#received}), and each user's newest membership event in a
+ * conversation is kept with that conversation, so a leaver's counts stay hidden.
  *
  * <p>The messages table has the columns {@code sender_id, receiver_id, conversation_id, seq,
  * sent_at} (DATETIME(3), UTC); {@code conversation_id} and {@code seq} are both NULL for a message
  * outside a conversation. Rows the job's parser would refuse (ids or times out of range, only one
  * of conversation and seq) count toward nothing, as they would in Kafka.
  *
- * <p>Group state is not bootstrapped (no members table is read): the savepoint holds no members of
- * chat-conversations groups, no leavers and no readers; docs/operations.md says what to publish
- * before group messages.
+ * <p>The other two keyed operators group traffic touches get their state too, through their own
+ * descriptors: GroupFanOut every membership event of each conversation, so a later message (or a
+ * replayed one) reaches exactly the members at its seq; ConversationReaders the participants of
+ * each conversation (the users with a membership event, and the senders and receivers of messages
+ * table rows in it) and their cursors.
+ *
+ * <p>The group messages table has the columns {@code conversation_id, seq, sender_id, sent_at}; the
+ * membership table {@code conversation_id, user_id, seq, joined} (true: MEMBER_JOINED, false:
+ * MEMBER_LEFT), as docker/mysql/init/03-groups.sql creates them. Rows chat-conversations' parser
+ * would refuse count toward nothing.
  */
 public final class Bootstrap {
 
     public static final String DEFAULT_MESSAGES_TABLE = "messages";
+
+    public static final String DEFAULT_GROUP_MESSAGES_TABLE = "group_messages";
+
+    public static final String DEFAULT_MEMBERSHIP_TABLE = "group_membership_events";
 
     static final String DRIVER = "com.mysql.cj.jdbc.Driver";
 
@@ -65,6 +86,70 @@ public final class Bootstrap {
                     + " AND ((m.conversation_id IS NULL AND m.seq IS NULL)"
                     + " OR (m.conversation_id > 0 AND m.seq > 0))";
 
+    /**
+     * A group message chat-conversations' parser accepts; {@code g} is the group messages table.
+     */
+    private static final String VALID_GROUP_MESSAGE =
+            "g.conversation_id > 0 AND g.seq > 0 AND g.sender_id > 0"
+                    + " AND g.sent_at > '1970-01-01 00:00:00'";
+
+    /** A membership event the parser accepts; {@code e} is the membership table. */
+    private static final String VALID_MEMBERSHIP =
+            "e.conversation_id > 0 AND e.user_id > 0 AND e.seq > 0";
+
+    /**
+     * The tables the bootstrap reads, each a plain, optionally schema-qualified name.
+     *
+     * @param messages messages to one receiver each
+     * @param groupMessages group messages, each stored once
+     * @param membership the membership events of the groups
+     */
+    public record Tables(String messages, String groupMessages, String membership) {
+
+        public static final Tables DEFAULT =
+                new Tables(
+                        DEFAULT_MESSAGES_TABLE,
+                        DEFAULT_GROUP_MESSAGES_TABLE,
+                        DEFAULT_MEMBERSHIP_TABLE);
+
+        /**
+         * @throws IllegalArgumentException if a name is not a table name
+         */
+        public Tables {
+            tableName(messages);
+            tableName(groupMessages);
+            tableName(membership);
+        }
+
+        /**
+         * Every message each user received, as a derived table {@code m} of valid rows with the
+         * messages table's columns: its rows, and each group message once for each user whose
+         * newest membership event below the message's seq is a join (a leave at the same seq wins).
+         * The sender is among them when a member: the queries drop messages to oneself.
+         */
+        String received() {
+            return "(SELECT m.sender_id, m.receiver_id, m.conversation_id, m.seq, m.sent_at FROM "
+                    + messages
+                    + " m WHERE "
+                    + VALID_MESSAGE
+                    + " UNION ALL"
+                    + " SELECT g.sender_id, e.user_id, g.conversation_id, g.seq, g.sent_at FROM "
+                    + groupMessages
+                    + " g JOIN "
+                    + membership
+                    + " e ON e.conversation_id = g.conversation_id AND e.seq < g.seq AND e.joined"
+                    + " WHERE "
+                    + VALID_GROUP_MESSAGE
+                    + " AND "
+                    + VALID_MEMBERSHIP
+                    + " AND NOT EXISTS (SELECT 1 FROM "
+                    + membership
+                    + " x WHERE x.conversation_id = e.conversation_id AND x.user_id = e.user_id"
+                    + " AND x.seq < g.seq AND (x.seq > e.seq OR (x.seq = e.seq AND NOT x.joined))))"
+                    + " m";
+        }
+    }
+
     private Bootstrap() {}
 
     /**
@@ -77,10 +162,14 @@ public final class Bootstrap {
         out.println("Start the job from it: flink run -s " + output + " ...");
     }
 
-    /** Writes the savepoint of the history in {@code config}'s database to {@code output}. */
-    public static void bootstrap(UnreadConfig config, String messagesTable, String output)
+    /**
+     * Writes the savepoint of the history in {@code config}'s database to {@code output}.
+     *
+     * @throws IllegalArgumentException naming the table, when one of the tables cannot be read
+     */
+    public static void bootstrap(UnreadConfig config, Tables tables, String output)
             throws Exception {
-        tableName(messagesTable);
+        checkReadable(config, tables);
         StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
 
         String inboxCursors =
@@ -89,12 +178,9 @@ public final class Bootstrap {
         String senders =
                 "SELECT m.receiver_id, m.sender_id, MAX(m.sent_at)"
                         + " FROM "
-                        + messagesTable
-                        + " m"
+                        + tables.received()
                         + " LEFT JOIN user_activity a ON a.user_id = m.receiver_id"
-                        + " WHERE "
-                        + VALID_MESSAGE
-                        + " AND m.sender_id <> m.receiver_id"
+                        + " WHERE m.sender_id <> m.receiver_id"
                         + " AND (a.last_read_at IS NULL OR m.sent_at > a.last_read_at)"
                         + " GROUP BY m.receiver_id, m.sender_id";
         String conversationCursors =
@@ -103,26 +189,46 @@ public final class Bootstrap {
         String unreadSeqs =
                 "SELECT DISTINCT m.receiver_id, m.conversation_id, m.seq"
                         + " FROM "
-                        + messagesTable
-                        + " m"
+                        + tables.received()
                         + " LEFT JOIN conversation_member c"
                         + " ON c.conversation_id = m.conversation_id AND c.user_id = m.receiver_id"
-                        + " WHERE "
-                        + VALID_MESSAGE
-                        + " AND m.sender_id <> m.receiver_id"
+                        + " WHERE m.sender_id <> m.receiver_id"
                         + " AND m.conversation_id IS NOT NULL AND m.seq > COALESCE(c.last_read_seq, 0)";
+        String membershipEvents =
+                "SELECT e.user_id, e.conversation_id,"
+                        + " CASE WHEN e.joined THEN e.seq ELSE -e.seq END FROM "
+                        + tables.membership()
+                        + " e WHERE "
+                        + VALID_MEMBERSHIP;
+        String participants =
+                "SELECT e.user_id, e.conversation_id, 0 FROM "
+                        + tables.membership()
+                        + " e WHERE "
+                        + VALID_MEMBERSHIP
+                        + " UNION SELECT m.sender_id, m.conversation_id, 0 FROM "
+                        + tables.messages()
+                        + " m WHERE "
+                        + VALID_MESSAGE
+                        + " AND m.conversation_id IS NOT NULL"
+                        + " UNION SELECT m.receiver_id, m.conversation_id, 0 FROM "
+                        + tables.messages()
+                        + " m WHERE "
+                        + VALID_MESSAGE
+                        + " AND m.conversation_id IS NOT NULL";
 
+        DataStream<HistoryRow> cursors =
+                rows(env, config, conversationCursors, HistoryRow.Kind.CONVERSATION_CURSOR, false);
+        DataStream<HistoryRow> memberships =
+                rows(env, config, membershipEvents, HistoryRow.Kind.MEMBERSHIP, false);
         DataStream<HistoryRow> history =
                 rows(env, config, inboxCursors, HistoryRow.Kind.INBOX_CURSOR, true)
                         .union(
                                 rows(env, config, senders, HistoryRow.Kind.SENDER, true),
-                                rows(
-                                        env,
-                                        config,
-                                        conversationCursors,
-                                        HistoryRow.Kind.CONVERSATION_CURSOR,
-                                        false),
-                                rows(env, config, unreadSeqs, HistoryRow.Kind.UNREAD_SEQ, false));
+                                cursors,
+                                rows(env, config, unreadSeqs, HistoryRow.Kind.UNREAD_SEQ, false),
+                                memberships);
+        DataStream<HistoryRow> readers =
+                rows(env, config, participants, HistoryRow.Kind.PARTICIPANT, false).union(cursors);
 
         SavepointWriter.newSavepoint(env, CounterSavepoints.stateBackend(), config.maxParallelism)
                 .withOperator(
@@ -130,8 +236,51 @@ public final class Bootstrap {
                         OperatorTransformation.bootstrapWith(history)
                                 .keyBy(HistoryRow::userId, Types.LONG)
                                 .transform(new HistoryToState()))
+                .withOperator(
+                        CounterSavepoints.FAN_OUT,
+                        OperatorTransformation.bootstrapWith(memberships)
+                                .keyBy(HistoryRow::id, Types.LONG)
+                                .transform(new MembersToState()))
+                .withOperator(
+                        CounterSavepoints.READERS,
+                        OperatorTransformation.bootstrapWith(readers)
+                                .keyBy(HistoryRow::id, Types.LONG)
+                                .transform(new ReadersToState()))
                 .write(output);
         env.execute("unread bootstrap");
+    }
+
+    /**
+     * Reads none of each table's rows, before any Flink work: a database created before the group
+     * tables lacks them (docker/mysql/init runs only on an empty volume), and a failed job would
+     * bury the table's name deep in its causes.
+     */
+    private static void checkReadable(UnreadConfig config, Tables tables) throws SQLException {
+        try (Connection connection =
+                        DriverManager.getConnection(
+                                config.jdbcUrl, config.jdbcUser, config.jdbcPassword);
+                Statement statement = connection.createStatement()) {
+            for (String table :
+                    List.of(
+                            tables.messages(),
+                            tables.groupMessages(),
+                            tables.membership(),
+                            MySqlSchema.USER_ACTIVITY,
+                            MySqlSchema.CONVERSATION_MEMBER)) {
+                try {
+                    statement.executeQuery("SELECT 1 FROM " + table + " LIMIT 0").close();
+                } catch (SQLException e) {
+                    throw new IllegalArgumentException(
+                            "cannot read table "
+                                    + table
+                                    + " ("
+                                    + e.getMessage()
+                                    + "); docs/operations.md, \"Bootstrap from MySQL history\","
+                                    + " lists the tables the bootstrap reads",
+                            e);
+                }
+            }
+        }
     }
 
     /**
@@ -149,8 +298,8 @@ public final class Bootstrap {
     /**
      * One query's rows. Each query is one split, read by one reader: JDBC connector 4.0.0-2.0
      * shares one connection among the splits of a reader, and a finished split closes it under the
-     * next one (FLINK-39206). The four queries still run in parallel, and their rows are streamed
-     * from MySQL rather than held in memory whole.
+     * next one (FLINK-39206). The queries still run in parallel, and their rows are streamed from
+     * MySQL rather than held in memory whole.
      */
     private static DataStream<HistoryRow> rows(
             StreamExecutionEnvironment env,
@@ -185,16 +334,21 @@ public final class Bootstrap {
      *   <li>CONVERSATION_CURSOR: {@code id} = the conversation, {@code value} = {@code
      *       last_read_seq}.
      *   <li>UNREAD_SEQ: {@code id} = the conversation, {@code value} = a seq past the cursor.
+     *   <li>MEMBERSHIP: {@code id} = the conversation, {@code value} = a membership event's seq,
+     *       negated for MEMBER_LEFT (as GroupFanOut keeps it).
+     *   <li>PARTICIPANT: {@code id} = a conversation the user is a participant of.
      * </ul>
      */
     public record HistoryRow(Kind kind, long userId, long id, long value) {
 
-        /** The four queries' facts. */
+        /** The queries' facts. */
         public enum Kind {
             INBOX_CURSOR,
             SENDER,
             CONVERSATION_CURSOR,
-            UNREAD_SEQ
+            UNREAD_SEQ,
+            MEMBERSHIP,
+            PARTICIPANT
         }
     }
 
@@ -279,6 +433,16 @@ public final class Bootstrap {
                         conversations.put(row.id(), state);
                         break;
                     }
+                case MEMBERSHIP:
+                    {
+                        // The newest event decides whether the counts are hidden, as in the job.
+                        ConversationState state = conversationState(row.id());
+                        if (GroupFanOut.after(row.value(), state.membership)) {
+                            state.membership = row.value();
+                        }
+                        conversations.put(row.id(), state);
+                        break;
+                    }
                 default:
                     throw new IllegalArgumentException("unknown kind " + row.kind());
             }
@@ -292,6 +456,55 @@ public final class Bootstrap {
         private ConversationState conversationState(long conversationId) throws Exception {
             ConversationState state = conversations.get(conversationId);
             return state == null ? new ConversationState() : state;
+        }
+    }
+
+    /** Stores each membership event in GroupFanOut's state, keyed by conversation. */
+    static final class MembersToState extends KeyedStateBootstrapFunction<Long, HistoryRow> {
+
+        private transient MapState<Long, long[]> members;
+
+        @Override
+        public void open(OpenContext openContext) {
+            members = getRuntimeContext().getMapState(GroupFanOut.MEMBERS);
+        }
+
+        @Override
+        public void processElement(HistoryRow row, Context context) throws Exception {
+            long[] events = members.get(row.userId());
+            long[] updated =
+                    GroupFanOut.with(
+                            events == null ? new long[0] : events,
+                            row.value() > 0,
+                            Math.abs(row.value()));
+            if (updated != events) {
+                members.put(row.userId(), updated);
+            }
+        }
+    }
+
+    /**
+     * Stores participants and cursors in ConversationReaders' state, keyed by conversation: a
+     * participant's cursor (0 until it reads), or the cursor negated for a user who only read.
+     */
+    static final class ReadersToState extends KeyedStateBootstrapFunction<Long, HistoryRow> {
+
+        private transient MapState<Long, Long> readers;
+
+        @Override
+        public void open(OpenContext openContext) {
+            readers = getRuntimeContext().getMapState(ConversationReaders.READERS);
+        }
+
+        @Override
+        public void processElement(HistoryRow row, Context context) throws Exception {
+            Long known = readers.get(row.userId());
+            if (row.kind() == HistoryRow.Kind.PARTICIPANT) {
+                readers.put(row.userId(), known == null ? 0 : Math.abs(known));
+            } else {
+                // SQL gives one cursor per user and conversation, so it is the first one here.
+                readers.put(row.userId(), known == null ? -row.value() : row.value());
+            }
         }
     }
 }

@@ -1,13 +1,19 @@
 package dev.unread.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationEvent;
 import dev.unread.sinks.RedisCounts;
+import dev.unread.sinks.RedisReaders;
 import dev.unread.sinks.RedisReceipts;
+import dev.unread.state.ConversationReaders;
+import dev.unread.state.GroupFanOut;
 import dev.unread.testing.EventStreams;
+import dev.unread.testing.GroupStreams;
 import dev.unread.testing.JobHarness;
 import dev.unread.testing.Oracle;
 import dev.unread.testing.TestRedis;
@@ -17,17 +23,27 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.state.api.OperatorIdentifier;
+import org.apache.flink.state.api.SavepointReader;
+import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,11 +52,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * {@code unread bootstrap} against a real MariaDB and a Flink cluster: the savepoint it writes from
  * a chat history holds exactly what SQL counts over that history (read back by {@code savepoint
- * inspect}), {@code savepoint republish} writes those counts to Redis, and the job started from the
- * savepoint counts every later event on top of the history.
+ * inspect}), {@code savepoint republish} writes those counts and readers to Redis, and the job
+ * started from the savepoint counts every later event on top of the history.
  *
- * <p>The history is random (its seed is printed with any failure); the expected counts come from
- * the contract's oracle and, independently, from SQL over the tables.
+ * <p>The history is random (its seed is printed with any failure): per-receiver messages and reads,
+ * and group conversations in the same conversations with members joining, leaving and coming back.
+ * The expected counts come from the contract's oracle and, independently, from SQL over the tables.
  */
 class BootstrapITCase {
 
@@ -48,10 +65,17 @@ class BootstrapITCase {
 
     private static final long SEED = System.nanoTime();
 
+    /**
+     * The later traffic's group seqs start past every seq of the history: a membership event
+     * governs the messages above it, and one that arrived after them (the history's) would break
+     * the contract's one precondition.
+     */
+    private static final long LATER_SEQS = 10_000;
+
     private static HistoryDatabase db;
     private static Path savepointRoot;
     private static String savepoint;
-    private static List<ChatEvent> history;
+    private static Story history;
     private static Oracle historyOracle;
 
     /** SQL's answers over the history alone, before any test adds to the tables. */
@@ -62,16 +86,19 @@ class BootstrapITCase {
     @BeforeAll
     static void bootstrapFromARandomHistory() throws Exception {
         db = HistoryDatabase.create();
-        history = events(new EventStreams(SEED));
-        historyOracle = Oracle.of(history);
-        db.record(history);
+        history = story(SEED, 0);
+        historyOracle = history.oracle();
+        db.record(history.events());
+        db.recordGroups(history.groups());
         db.recordInvalidMessages(historyOracle.users().iterator().next(), EventStreams.T0 + 1);
+        ConversationEvent aGroup = history.groups().get(0);
+        db.recordInvalidGroupRows(aGroup.conversationId, 10_000, EventStreams.T0 + 1);
         sqlBadges = db.badges();
         sqlUnread = db.conversationUnread();
 
         savepointRoot = Files.createTempDirectory("bootstrap");
         savepoint = savepointRoot.resolve("savepoint").toUri().toString();
-        Bootstrap.bootstrap(db.config(""), Bootstrap.DEFAULT_MESSAGES_TABLE, savepoint);
+        Bootstrap.bootstrap(db.config(""), Bootstrap.Tables.DEFAULT, savepoint);
     }
 
     @AfterAll
@@ -84,20 +111,70 @@ class BootstrapITCase {
         }
     }
 
-    /** Three stories on disjoint users, so users, senders and conversations are many. */
-    private static List<ChatEvent> events(EventStreams streams) {
-        List<ChatEvent> events = new ArrayList<>();
-        for (int story = 0; story < 3; story++) {
-            events.addAll(
-                    streams.withIds(10_000 + 1_000 * story, 80_000 + 1_000 * story).events(250));
+    /**
+     * Chat traffic: per-receiver events, the chat-conversations records (as a set, and in an order
+     * they may be published in, with duplicates) and the reads of their conversations.
+     */
+    private record Story(
+            List<ChatEvent> events,
+            List<ConversationEvent> groups,
+            List<ConversationEvent> published) {
+
+        Oracle oracle() {
+            return Oracle.of(events, groups);
         }
-        return events;
+    }
+
+    /**
+     * Three stories on disjoint users, so users, senders and conversations are many; each with
+     * groups in its conversations among its users, their seqs from {@code firstSeq} on.
+     */
+    private static Story story(long seed, long firstSeq) {
+        EventStreams streams = new EventStreams(seed);
+        List<ChatEvent> events = new ArrayList<>();
+        List<ConversationEvent> groups = new ArrayList<>();
+        List<ConversationEvent> published = new ArrayList<>();
+        for (int story = 0; story < 3; story++) {
+            long firstUser = 10_000 + 1_000 * story;
+            long firstConversation = 80_000 + 1_000 * story;
+            events.addAll(streams.withIds(firstUser, firstConversation).events(250));
+            GroupStreams groupStreams =
+                    new GroupStreams(streams.random(), firstUser, firstConversation);
+            GroupStreams.Traffic traffic = groupStreams.traffic(150, 12);
+            List<ConversationEvent> records = new ArrayList<>();
+            traffic.records().forEach(e -> records.add(movedBy(e, firstSeq)));
+            traffic.reads().forEach(e -> events.add(movedBy(e, firstSeq)));
+            groups.addAll(records);
+            // The stories' conversations are disjoint: one after the other keeps each one's order.
+            published.addAll(groupStreams.published(records, 0.2));
+        }
+        return new Story(events, groups, published);
+    }
+
+    private static ConversationEvent movedBy(ConversationEvent e, long seqs) {
+        if (e.isMessage()) {
+            return ConversationEvent.message(
+                    e.conversationId, e.seq + seqs, e.senderId, e.sentAt, e.mentions);
+        }
+        return e.kind == ConversationEvent.Kind.MEMBER_JOINED
+                ? ConversationEvent.joined(e.conversationId, e.userId, e.seq + seqs)
+                : ConversationEvent.left(e.conversationId, e.userId, e.seq + seqs);
+    }
+
+    private static ChatEvent movedBy(ChatEvent read, long seqs) {
+        return read.kind == ChatEvent.Kind.CONVERSATION_READ
+                ? ChatEvent.conversationRead(
+                        read.userId, read.conversationId, read.seq + seqs, read.time)
+                : read;
     }
 
     @Test
     void sqlOverTheTablesAgreesWithTheContractsOracle() {
         seeded(
                 () -> {
+                    assertThat(historyOracle.conversationUnread())
+                            .as("the history has a group member's counts")
+                            .isNotEqualTo(Oracle.of(history.events()).conversationUnread());
                     assertThat(sqlBadges).isEqualTo(historyOracle.badges());
                     assertThat(withoutZeros(sqlUnread))
                             .isEqualTo(historyOracle.conversationUnread());
@@ -106,7 +183,8 @@ class BootstrapITCase {
 
     @Test
     void inspectingTheSavepointShowsEachUsersStateAsSqlCountsIt() throws Exception {
-        Map<Long, UserState> expected = expectedStates(historyOracle);
+        Map<Long, UserState> expected = expectedStates(historyOracle, history.groups());
+        SavepointInspect.Groups expectedGroups = expectedGroups(history);
 
         List<UserState> users = SavepointInspect.users(savepoint);
         SavepointInspect.Summary summary = SavepointInspect.inspect(savepoint, 10);
@@ -130,8 +208,10 @@ class BootstrapITCase {
                                             .sum());
                     assertThat(summary.conversationCursors())
                             .isEqualTo(historyOracle.conversationMemberRows().size());
-                    assertThat(summary.unreadSeqs()).isEqualTo(unreadSeqs(historyOracle));
+                    assertThat(summary.unreadSeqs()).isEqualTo(heldSeqs(expected));
                     assertThat(summary.badgeMismatches()).isZero();
+                    assertThat(summary.groups()).isEqualTo(expectedGroups);
+                    assertThat(expectedGroups.leavers()).as("the history has leavers").isPositive();
                     assertThat(summary.largest())
                             .isEqualTo(
                                     expected.values().stream()
@@ -145,7 +225,133 @@ class BootstrapITCase {
     }
 
     @Test
+    void theFanOutHoldsEveryMembershipEventAndTheReadersEveryParticipantAndCursor()
+            throws Exception {
+        Map<Oracle.Member, Set<Long>> events = new TreeMap<>();
+        for (ConversationEvent e : history.groups()) {
+            if (!e.isMessage()) {
+                events.computeIfAbsent(
+                                new Oracle.Member(e.conversationId, e.userId), m -> new TreeSet<>())
+                        .add(e.kind == ConversationEvent.Kind.MEMBER_JOINED ? e.seq : -e.seq);
+            }
+        }
+        Set<String> members = new TreeSet<>();
+        // By seq, and at one seq the join before the leave: the order the contract's rule reads.
+        Comparator<Long> bySeq =
+                Comparator.<Long>comparingLong(Math::abs).thenComparing(Comparator.reverseOrder());
+        events.forEach(
+                (member, seqs) ->
+                        members.add(
+                                member.conversationId()
+                                        + "/"
+                                        + member.userId()
+                                        + "="
+                                        + Arrays.toString(
+                                                seqs.stream()
+                                                        .sorted(bySeq)
+                                                        .mapToLong(Long::longValue)
+                                                        .toArray())));
+
+        // A participant's value is its cursor (0 before it reads), a reader's who is none the
+        // cursor negated.
+        Set<String> readers = new TreeSet<>();
+        for (long conversation : conversationsOf(history)) {
+            for (long user : historyOracle.participants(conversation)) {
+                readers.add(
+                        conversation
+                                + "/"
+                                + user
+                                + "="
+                                + historyOracle.lastReadSeq(user, conversation));
+            }
+        }
+        historyOracle
+                .conversationMemberRows()
+                .forEach(
+                        (member, cursor) -> {
+                            if (!historyOracle
+                                    .participants(member.conversationId())
+                                    .contains(member.userId())) {
+                                readers.add(
+                                        member.conversationId()
+                                                + "/"
+                                                + member.userId()
+                                                + "="
+                                                + -cursor);
+                            }
+                        });
+
+        Set<String> heldMembers = entries(CounterSavepoints.FAN_OUT, new MembersOf());
+        Set<String> heldReaders = entries(CounterSavepoints.READERS, new ReadersOf());
+        seeded(
+                () -> {
+                    assertThat(heldMembers).isEqualTo(members);
+                    assertThat(heldReaders).isEqualTo(readers);
+                });
+    }
+
+    /** The entries of one operator's map state in the bootstrap's savepoint, as "C/U=value". */
+    private static Set<String> entries(
+            OperatorIdentifier operator, KeyedStateReaderFunction<Long, String> reader)
+            throws Exception {
+        Set<String> entries = new TreeSet<>();
+        try (CloseableIterator<String> all =
+                SavepointReader.read(
+                                CounterSavepoints.batchEnvironment(),
+                                savepoint,
+                                CounterSavepoints.stateBackend())
+                        .readKeyedState(operator, reader, Types.LONG, Types.STRING)
+                        .executeAndCollect("read " + operator)) {
+            all.forEachRemaining(entries::add);
+        }
+        return entries;
+    }
+
+    /** GroupFanOut's members of each conversation and their events. */
+    static final class MembersOf extends KeyedStateReaderFunction<Long, String> {
+        private transient MapState<Long, long[]> members;
+
+        @Override
+        public void open(OpenContext openContext) {
+            members = getRuntimeContext().getMapState(GroupFanOut.MEMBERS);
+        }
+
+        @Override
+        public void readKey(Long conversation, Context context, Collector<String> out)
+                throws Exception {
+            for (Map.Entry<Long, long[]> member : members.entries()) {
+                out.collect(
+                        conversation
+                                + "/"
+                                + member.getKey()
+                                + "="
+                                + Arrays.toString(member.getValue()));
+            }
+        }
+    }
+
+    /** ConversationReaders' participants and cursors of each conversation. */
+    static final class ReadersOf extends KeyedStateReaderFunction<Long, String> {
+        private transient MapState<Long, Long> readers;
+
+        @Override
+        public void open(OpenContext openContext) {
+            readers = getRuntimeContext().getMapState(ConversationReaders.READERS);
+        }
+
+        @Override
+        public void readKey(Long conversation, Context context, Collector<String> out)
+                throws Exception {
+            for (Map.Entry<Long, Long> reader : readers.entries()) {
+                out.collect(conversation + "/" + reader.getKey() + "=" + reader.getValue());
+            }
+        }
+    }
+
+    @Test
     void theInspectCommandPrintsTheTotals() throws Exception {
+        Map<Long, UserState> expected = expectedStates(historyOracle, history.groups());
+        SavepointInspect.Groups groups = expectedGroups(history);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         SavepointInspect.print(
                 savepoint,
@@ -157,8 +363,12 @@ class BootstrapITCase {
                 () -> {
                     assertThat(printed)
                             .containsPattern("senders held +" + sum(historyOracle.badges()) + " ");
+                    assertThat(printed).containsPattern("unread seqs +" + heldSeqs(expected) + " ");
+                    assertThat(printed).containsPattern("members +" + groups.members() + " ");
+                    assertThat(printed).containsPattern("leavers +" + groups.leavers() + " ");
                     assertThat(printed)
-                            .containsPattern("unread seqs +" + unreadSeqs(historyOracle) + " ");
+                            .containsPattern("participants +" + groups.participants() + "\\R");
+                    assertThat(printed).containsPattern("readers +" + groups.readers() + " ");
                     assertThat(printed).contains("Largest users");
                 });
     }
@@ -167,7 +377,7 @@ class BootstrapITCase {
     void theBootstrapCommandPrintsWhatItWrote() throws Exception {
         String output = savepointRoot.resolve("from-command").toUri().toString();
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        Bootstrap.bootstrap(db.config(""), Bootstrap.DEFAULT_MESSAGES_TABLE, output);
+        Bootstrap.bootstrap(db.config(""), Bootstrap.Tables.DEFAULT, output);
         Bootstrap.report(output, new PrintStream(bytes, true, "UTF-8"));
         String printed = bytes.toString(StandardCharsets.UTF_8);
 
@@ -180,8 +390,29 @@ class BootstrapITCase {
                                             + " ");
                     assertThat(printed)
                             .containsPattern("senders held +" + sum(historyOracle.badges()) + " ");
+                    assertThat(printed)
+                            .containsPattern(
+                                    "group conversations +"
+                                            + expectedGroups(history).conversations()
+                                            + " ");
                     assertThat(printed).contains("flink run -s " + output);
                 });
+    }
+
+    @Test
+    void aMissingGroupTableIsNamedBeforeAnyWork() {
+        Path output = savepointRoot.resolve("never-written");
+        Bootstrap.Tables tables =
+                new Bootstrap.Tables(
+                        Bootstrap.DEFAULT_MESSAGES_TABLE,
+                        "no_group_messages",
+                        Bootstrap.DEFAULT_MEMBERSHIP_TABLE);
+
+        assertThatThrownBy(
+                        () -> Bootstrap.bootstrap(db.config(""), tables, output.toUri().toString()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("cannot read table no_group_messages (");
+        assertThat(output).doesNotExist();
     }
 
     @Test
@@ -189,15 +420,12 @@ class BootstrapITCase {
         String prefix = TestRedis.uniquePrefix();
         UnreadConfig config = db.config(prefix);
         try {
-            // Redis lost its data: the savepoint's counts are written back first.
-            long written = SavepointRepublish.republish(savepoint, config).counts();
+            // Redis lost its data: the savepoint's counts and readers are written back first.
+            SavepointRepublish.Written written = SavepointRepublish.republish(savepoint, config);
             seeded(
                     () -> {
-                        assertThat(TestRedis.strings(prefix))
-                                .isEqualTo(historyOracle.redisSenderKeys(prefix));
-                        assertThat(TestRedis.hashes(prefix))
-                                .isEqualTo(historyOracle.redisConversationHashes(prefix));
-                        assertThat(written)
+                        assertRedisHolds(prefix, historyOracle);
+                        assertThat(written.counts())
                                 .isEqualTo(
                                         historyOracle.badges().size()
                                                 + historyOracle
@@ -206,35 +434,49 @@ class BootstrapITCase {
                                                         .stream()
                                                         .mapToLong(Map::size)
                                                         .sum());
+                        assertThat(written.readerScores())
+                                .isEqualTo(expectedGroups(history).readers());
                     });
 
-            // The same users go on chatting (at times among and after the history's).
-            List<ChatEvent> later = events(new EventStreams(SEED + 1));
+            // The same users go on chatting (at times among and after the history's), in the
+            // same groups; the history's group records come again, as a replay would bring them:
+            // each message must reach the members it reached then.
+            Story later = story(SEED + 1, LATER_SEQS);
+            List<ConversationEvent> published = new ArrayList<>(later.published());
+            Random replay = new Random(SEED);
+            for (ConversationEvent e : history.groups()) {
+                published.add(replay.nextInt(published.size() + 1), e);
+            }
             Configuration restore = UnreadJob.settings(config);
             restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
             StreamExecutionEnvironment env =
                     StreamExecutionEnvironment.getExecutionEnvironment(restore);
+            // One split per source, so chat-conversations arrive in their published order.
+            env.setParallelism(1);
             new UnreadJob(
-                            EventSources.of(later, true),
-                            EventSources.of(later, false),
-                            EventSources.oneRefusedRecord("chat-conversations"),
+                            EventSources.of(later.events(), true),
+                            EventSources.of(later.events(), false),
+                            EventSources.conversations(published),
                             new UnreadJob.Outputs(
                                     new RedisCounts(config),
                                     new RedisReceipts(config),
                                     new DiscardingSink<>(),
                                     new DiscardingSink<>(),
-                                    new DiscardingSink<>(),
+                                    new RedisReaders(config),
                                     new DiscardingSink<>()))
                     .execute(env);
 
-            List<ChatEvent> all = new ArrayList<>(history);
-            all.addAll(later);
-            Oracle expected = Oracle.of(all);
+            List<ChatEvent> all = new ArrayList<>(history.events());
+            all.addAll(later.events());
+            List<ConversationEvent> allGroups = new ArrayList<>(history.groups());
+            allGroups.addAll(later.groups());
+            Oracle expected = Oracle.of(all, allGroups);
             Map<Long, Long> sqlBadgesOfAll;
             Map<Long, Map<Long, Long>> sqlUnreadOfAll;
             // The whole story in tables of its own: the other tests read the history's.
             try (HistoryDatabase whole = HistoryDatabase.create()) {
                 whole.record(all);
+                whole.recordGroups(allGroups);
                 sqlBadgesOfAll = whole.badges();
                 sqlUnreadOfAll = withoutZeros(whole.conversationUnread());
             }
@@ -242,21 +484,42 @@ class BootstrapITCase {
                     () -> {
                         assertThat(sqlBadgesOfAll).isEqualTo(expected.badges());
                         assertThat(sqlUnreadOfAll).isEqualTo(expected.conversationUnread());
-                        assertThat(TestRedis.strings(prefix))
-                                .isEqualTo(expected.redisSenderKeys(prefix));
-                        assertThat(TestRedis.hashes(prefix))
-                                .isEqualTo(expected.redisConversationHashes(prefix));
+                        assertRedisHolds(prefix, expected);
                     });
         } finally {
             TestRedis.deleteKeys(prefix);
         }
     }
 
+    /** Every key under {@code prefix} (but the live push's versions) is what the oracle says. */
+    private static void assertRedisHolds(String prefix, Oracle oracle) {
+        Map<String, String> strings = oracle.redisSenderKeys(prefix);
+        Map<String, Map<String, String>> hashes = oracle.redisConversationHashes(prefix);
+        Map<String, Map<String, Double>> readers = oracle.redisReaders(prefix);
+        assertThat(TestRedis.strings(prefix)).isEqualTo(strings);
+        assertThat(TestRedis.hashes(prefix)).isEqualTo(hashes);
+        assertThat(TestRedis.sortedSets(prefix)).isEqualTo(readers);
+        Set<String> keys = new TreeSet<>(strings.keySet());
+        keys.addAll(hashes.keySet());
+        keys.addAll(readers.keySet());
+        try (var jedis = TestRedis.connect(0)) {
+            Set<String> held = new TreeSet<>(TestRedis.keys(jedis, prefix));
+            held.removeIf(TestRedis::isVersionKey);
+            assertThat(held).isEqualTo(keys);
+        }
+    }
+
+    /** What UnreadCounter holds per user after per-receiver events alone. */
+    static Map<Long, UserState> expectedStates(Oracle oracle) {
+        return expectedStates(oracle, List.of());
+    }
+
     /**
      * What UnreadCounter holds per user after the events: the watermark, the senders past it, each
-     * conversation with a cursor or unread seqs. Users with nothing held are absent.
+     * conversation with a cursor, unread seqs (hidden ones too) or a membership event. Users with
+     * nothing held are absent.
      */
-    static Map<Long, UserState> expectedStates(Oracle oracle) {
+    static Map<Long, UserState> expectedStates(Oracle oracle, List<ConversationEvent> groups) {
         Map<Long, Set<Long>> conversations = new TreeMap<>();
         Map<Long, Long> cursors = new TreeMap<>();
         oracle.conversationMemberRows()
@@ -274,16 +537,26 @@ class BootstrapITCase {
                                 conversations
                                         .computeIfAbsent(user, u -> new TreeSet<>())
                                         .addAll(counts.keySet()));
+        // A member's conversation is held from the first membership event, hidden counts with it.
+        newestMembership(groups)
+                .keySet()
+                .forEach(
+                        member ->
+                                conversations
+                                        .computeIfAbsent(member.userId(), u -> new TreeSet<>())
+                                        .add(member.conversationId()));
 
+        Set<Long> users = new TreeSet<>(oracle.users());
+        users.addAll(conversations.keySet());
         Map<Long, UserState> states = new TreeMap<>();
-        for (long user : oracle.users()) {
+        for (long user : users) {
             long badge = oracle.badge(user);
-            long held = conversations.getOrDefault(user, Set.of()).size();
-            long unread =
-                    oracle.conversationUnread().getOrDefault(user, Map.of()).values().stream()
-                            .mapToLong(Long::longValue)
-                            .sum();
-            if (oracle.lastReadAt(user) > 0 || badge > 0 || held > 0) {
+            Set<Long> held = conversations.getOrDefault(user, Set.of());
+            long unread = 0;
+            for (long conversation : held) {
+                unread += oracle.unreadCountUpperBound(new Oracle.Member(conversation, user));
+            }
+            if (oracle.lastReadAt(user) > 0 || badge > 0 || !held.isEmpty()) {
                 states.put(
                         user,
                         new UserState(
@@ -291,7 +564,7 @@ class BootstrapITCase {
                                 oracle.lastReadAt(user),
                                 badge,
                                 badge,
-                                held,
+                                held.size(),
                                 cursors.getOrDefault(user, 0L),
                                 unread));
             }
@@ -299,15 +572,74 @@ class BootstrapITCase {
         return states;
     }
 
-    private static long sum(Map<Long, Long> counts) {
-        return counts.values().stream().mapToLong(Long::longValue).sum();
+    /**
+     * Each member's newest membership event in a conversation, from the contract's rule: the
+     * largest seq, a leave winning over a join at that seq; as the seq, negated for a leave.
+     */
+    private static Map<Oracle.Member, Long> newestMembership(List<ConversationEvent> groups) {
+        Map<Oracle.Member, Long> newest = new TreeMap<>();
+        for (ConversationEvent e : groups) {
+            if (!e.isMessage()) {
+                long event = e.kind == ConversationEvent.Kind.MEMBER_JOINED ? e.seq : -e.seq;
+                newest.merge(
+                        new Oracle.Member(e.conversationId, e.userId),
+                        event,
+                        (a, b) ->
+                                Math.abs(b) > Math.abs(a) || (Math.abs(b) == Math.abs(a) && b < 0)
+                                        ? b
+                                        : a);
+            }
+        }
+        return newest;
     }
 
-    private static long unreadSeqs(Oracle oracle) {
-        return oracle.conversationUnread().values().stream()
-                .flatMap(counts -> counts.values().stream())
-                .mapToLong(Long::longValue)
-                .sum();
+    /** The group state of a story: its groups' members and leavers, participants and readers. */
+    private static SavepointInspect.Groups expectedGroups(Story story) {
+        Oracle oracle = story.oracle();
+        Map<Oracle.Member, Long> newest = newestMembership(story.groups());
+        Set<Long> groups = new TreeSet<>();
+        newest.keySet().forEach(member -> groups.add(member.conversationId()));
+        long members = newest.values().stream().filter(event -> event > 0).count();
+
+        Set<Long> conversations = conversationsOf(story);
+        long participants =
+                conversations.stream().mapToLong(c -> oracle.participants(c).size()).sum();
+        long readers =
+                oracle.redisReaders("").values().stream().mapToLong(scores -> scores.size()).sum();
+        return new SavepointInspect.Groups(
+                groups.size(),
+                members,
+                newest.size() - members,
+                conversations.size(),
+                participants,
+                readers);
+    }
+
+    /**
+     * The conversations of a story with readers' state: with a membership event, a cursor or a
+     * per-receiver message.
+     */
+    private static Set<Long> conversationsOf(Story story) {
+        Set<Long> conversations = new TreeSet<>();
+        story.groups().stream()
+                .filter(e -> !e.isMessage())
+                .forEach(e -> conversations.add(e.conversationId));
+        story.oracle()
+                .conversationMemberRows()
+                .keySet()
+                .forEach(m -> conversations.add(m.conversationId()));
+        story.events().stream()
+                .filter(e -> e.kind == ChatEvent.Kind.MESSAGE && e.conversationId > 0)
+                .forEach(e -> conversations.add(e.conversationId));
+        return conversations;
+    }
+
+    private static long heldSeqs(Map<Long, UserState> states) {
+        return states.values().stream().mapToLong(UserState::unreadSeqs).sum();
+    }
+
+    private static long sum(Map<Long, Long> counts) {
+        return counts.values().stream().mapToLong(Long::longValue).sum();
     }
 
     private static Map<Long, Map<Long, Long>> withoutZeros(Map<Long, Map<Long, Long>> unread) {

@@ -1,7 +1,9 @@
 package dev.unread.ops;
 
+import dev.unread.contract.EventJson;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
+import dev.unread.events.ConversationEvent;
 import dev.unread.events.RawRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -26,6 +28,29 @@ final class EventSources {
         String topic = messages ? "chat-messages" : "chat-reads";
         return new DataGeneratorSource<>(
                 new Records(topic, values), values.size(), TypeInformation.of(RawRecord.class));
+    }
+
+    /**
+     * {@code chat-conversations} records, in the order given: a DataGeneratorSource keeps that
+     * order only at parallelism 1, where it has one split.
+     */
+    static DataGeneratorSource<RawRecord> conversations(Collection<ConversationEvent> events) {
+        ArrayList<String> values = new ArrayList<>();
+        for (ConversationEvent e : events) {
+            values.add(
+                    e.isMessage()
+                            ? EventJson.groupMessage(
+                                    e.conversationId, e.seq, e.senderId, e.sentAt, e.mentions)
+                            : EventJson.membership(
+                                    e.kind == ConversationEvent.Kind.MEMBER_JOINED,
+                                    e.conversationId,
+                                    e.userId,
+                                    e.seq));
+        }
+        return new DataGeneratorSource<>(
+                new Records("chat-conversations", values),
+                values.size(),
+                TypeInformation.of(RawRecord.class));
     }
 
     /**

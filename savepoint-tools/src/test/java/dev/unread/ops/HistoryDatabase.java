@@ -3,6 +3,7 @@ package dev.unread.ops;
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationEvent;
 import dev.unread.testing.MySqlTestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +35,32 @@ final class HistoryDatabase implements AutoCloseable {
                     + " AND m.sent_at > '1970-01-01 00:00:00'"
                     + " AND ((m.conversation_id IS NULL AND m.seq IS NULL)"
                     + " OR (m.conversation_id > 0 AND m.seq > 0))";
+
+    /**
+     * Every message each user received, as docs/operations.md defines it: the messages table's
+     * rows, and each group message for each user whose newest membership event below its seq is a
+     * join (a leave at that seq winning).
+     */
+    private static final String RECEIVED =
+            "WITH received AS ("
+                    + "SELECT m.sender_id, m.receiver_id, m.conversation_id, m.seq, m.sent_at"
+                    + " FROM messages m WHERE "
+                    + VALID
+                    + " UNION ALL SELECT g.sender_id, e.user_id, g.conversation_id, g.seq, g.sent_at"
+                    + " FROM group_messages g JOIN group_membership_events e"
+                    + " ON e.conversation_id = g.conversation_id AND e.joined AND e.seq < g.seq"
+                    + " WHERE g.sender_id > 0 AND g.seq > 0 AND e.user_id > 0"
+                    + " AND NOT EXISTS (SELECT 1 FROM group_membership_events x"
+                    + " WHERE x.conversation_id = e.conversation_id AND x.user_id = e.user_id"
+                    + " AND x.seq < g.seq AND (x.seq > e.seq OR (x.seq = e.seq AND NOT x.joined)))) ";
+
+    /** Whether the newest membership event of m's receiver in m's conversation is a leave. */
+    private static final String HIDDEN =
+            "EXISTS (SELECT 1 FROM group_membership_events l"
+                    + " WHERE l.conversation_id = m.conversation_id AND l.user_id = m.receiver_id"
+                    + " AND NOT l.joined AND NOT EXISTS (SELECT 1 FROM group_membership_events j"
+                    + " WHERE j.conversation_id = l.conversation_id AND j.user_id = l.user_id"
+                    + " AND j.seq > l.seq))";
 
     private final MySqlTestDatabase database;
     private final Connection connection;
@@ -136,6 +163,59 @@ final class HistoryDatabase implements AutoCloseable {
         }
     }
 
+    /**
+     * Records {@code chat-conversations} records as a chat platform's database holds them: each
+     * group message once, each membership event once.
+     */
+    void recordGroups(Collection<ConversationEvent> records) throws SQLException {
+        try (PreparedStatement message =
+                        connection.prepareStatement(
+                                "INSERT INTO group_messages (id, conversation_id, seq, sender_id,"
+                                        + " sent_at) VALUES (?, ?, ?, ?, ?)");
+                PreparedStatement membership =
+                        connection.prepareStatement(
+                                "INSERT IGNORE INTO group_membership_events (conversation_id,"
+                                        + " user_id, seq, joined) VALUES (?, ?, ?, ?)")) {
+            for (ConversationEvent e : records) {
+                if (e.isMessage()) {
+                    message.setLong(1, nextMessageId++);
+                    message.setLong(2, e.conversationId);
+                    message.setLong(3, e.seq);
+                    message.setLong(4, e.senderId);
+                    message.setObject(5, utc(e.sentAt));
+                    message.executeUpdate();
+                } else {
+                    membership.setLong(1, e.conversationId);
+                    membership.setLong(2, e.userId);
+                    membership.setLong(3, e.seq);
+                    membership.setBoolean(4, e.kind == ConversationEvent.Kind.MEMBER_JOINED);
+                    membership.executeUpdate();
+                }
+            }
+        }
+    }
+
+    /**
+     * Group rows the parser would refuse, in {@code conversationId}: a message without a seq, which
+     * would reach its members, and a join of user 0 before every seq, which would make user 0 a
+     * member and a participant. They must count toward nothing.
+     */
+    void recordInvalidGroupRows(long conversationId, long senderId, long time) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.executeUpdate(
+                    String.format(
+                            "INSERT INTO group_messages VALUES (%d, %d, 0, %d, '%s')",
+                            nextMessageId++,
+                            conversationId,
+                            senderId,
+                            utc(time).toString().replace('T', ' ')));
+            statement.executeUpdate(
+                    "INSERT INTO group_membership_events VALUES ("
+                            + conversationId
+                            + ", 0, 1, TRUE)");
+        }
+    }
+
     /** Rows the job's parser would refuse: they must count toward nothing. */
     void recordInvalidMessages(long receiverId, long time) throws SQLException {
         List<String> rows =
@@ -162,30 +242,34 @@ final class HistoryDatabase implements AutoCloseable {
     /** SQL's answer: receiver → distinct senders after the receiver's last_read_at. */
     Map<Long, Long> badges() throws SQLException {
         return pairs(
-                "SELECT m.receiver_id, COUNT(DISTINCT m.sender_id) FROM messages m"
+                RECEIVED
+                        + "SELECT m.receiver_id, COUNT(DISTINCT m.sender_id) FROM received m"
                         + " LEFT JOIN user_activity a ON a.user_id = m.receiver_id"
-                        + " WHERE "
-                        + VALID
-                        + " AND m.sender_id <> m.receiver_id"
+                        + " WHERE m.sender_id <> m.receiver_id"
                         + " AND m.sent_at > COALESCE(a.last_read_at, '1970-01-01 00:00:00')"
                         + " GROUP BY m.receiver_id");
     }
 
-    /** SQL's answer: receiver → conversation → distinct seqs from others past the cursor. */
+    /**
+     * SQL's answer: receiver → conversation → distinct seqs from others past the cursor, without
+     * the conversations the receiver left.
+     */
     Map<Long, Map<Long, Long>> conversationUnread() throws SQLException {
         Map<Long, Map<Long, Long>> unread = new TreeMap<>();
         try (Statement statement = connection.createStatement();
                 ResultSet rows =
                         statement.executeQuery(
-                                "SELECT m.receiver_id, m.conversation_id, COUNT(DISTINCT m.seq)"
-                                        + " FROM messages m LEFT JOIN conversation_member c"
+                                RECEIVED
+                                        + "SELECT m.receiver_id, m.conversation_id,"
+                                        + " COUNT(DISTINCT m.seq)"
+                                        + " FROM received m LEFT JOIN conversation_member c"
                                         + " ON c.conversation_id = m.conversation_id"
                                         + " AND c.user_id = m.receiver_id"
-                                        + " WHERE "
-                                        + VALID
-                                        + " AND m.conversation_id IS NOT NULL"
+                                        + " WHERE m.conversation_id IS NOT NULL"
                                         + " AND m.sender_id <> m.receiver_id"
                                         + " AND m.seq > COALESCE(c.last_read_seq, 0)"
+                                        + " AND NOT "
+                                        + HIDDEN
                                         + " GROUP BY m.receiver_id, m.conversation_id")) {
             while (rows.next()) {
                 unread.computeIfAbsent(rows.getLong(1), u -> new TreeMap<>())
