@@ -92,6 +92,17 @@ final class RedisConnection implements AutoCloseable {
     }
 
     /**
+     * PUBLISH of {@code message} on {@code channel}, or on a cluster ({@code sharded}) SPUBLISH: a
+     * classic PUBLISH is copied to every node of a cluster, a shard channel's message goes only to
+     * the primary owning the channel's slot (and its replicas), where its subscribers SSUBSCRIBE.
+     */
+    static Command publish(boolean sharded, String channel, String message) {
+        return sharded
+                ? p -> ((ClusterPipeline) p).spublish(channel, message)
+                : p -> p.publish(channel, message);
+    }
+
+    /**
      * Sends {@code commands} in order and returns once Redis has answered every one of them. After
      * a failure the round trip that failed is sent again whole: the counts are absolute, so a
      * repeated command is harmless, and a receipt may be published twice (at least once).

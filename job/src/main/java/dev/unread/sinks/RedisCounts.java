@@ -37,10 +37,11 @@ import redis.clients.jedis.Response;
  *
  * <p>After the counts of a flush, for every user whose counts it changed, two more commands in the
  * same pipeline: {@code SET unread:version:{userId} <version> EX 86400} and {@code PUBLISH
- * UNREAD_CHANGED:{userId}} of the user's changed counts as absolute values (0 for one that went
- * away) with that version; see {@link ChangeVersions} for how versions rise. The version is written
- * after the counts and before the message, so a reader that reads the version first and then the
- * counts sees counts at least as new as that version (docs/contract.md, "Live push").
+ * UNREAD_CHANGED:{userId}} (on a cluster SPUBLISH: a shard channel) of the user's changed counts as
+ * absolute values (0 for one that went away) with that version; see {@link ChangeVersions} for how
+ * versions rise. The version is written after the counts and before the message, so a reader that
+ * reads the version first and then the counts sees counts at least as new as that version
+ * (docs/contract.md, "Live push").
  */
 public class RedisCounts implements Sink<UnreadCount> {
     private static final long serialVersionUID = 1L;
@@ -61,9 +62,10 @@ public class RedisCounts implements Sink<UnreadCount> {
 
     @Override
     public SinkWriter<UnreadCount> createWriter(WriterInitContext context) {
+        RedisConnection connection = new RedisConnection(config.redisEndpoint());
         return new RedisWriter<>(
-                new Buffer(config.redisKeyPrefix),
-                new RedisConnection(config.redisEndpoint()),
+                new Buffer(config.redisKeyPrefix, connection.sharded()),
+                connection,
                 context,
                 config.flushIntervalMs);
     }
@@ -149,11 +151,16 @@ public class RedisCounts implements Sink<UnreadCount> {
         }
 
         private final String prefix;
+
+        /** On a cluster: UNREAD_CHANGED goes out with SPUBLISH, a shard channel. */
+        private final boolean sharded;
+
         private final Map<Target, Long> latest = new HashMap<>();
         private final ChangeVersions versions = new ChangeVersions();
 
-        Buffer(String prefix) {
+        Buffer(String prefix, boolean sharded) {
             this.prefix = prefix;
+            this.sharded = sharded;
         }
 
         @Override
@@ -184,7 +191,7 @@ public class RedisCounts implements Sink<UnreadCount> {
                 String channel = RedisNames.unreadChangedChannel(prefix, change.userId);
                 String message = change.json(version);
                 commands.add(p -> p.setex(key, RedisNames.VERSION_TTL_SECONDS, value));
-                commands.add(p -> p.publish(channel, message));
+                commands.add(RedisConnection.publish(sharded, channel, message));
             }
             return commands;
         }

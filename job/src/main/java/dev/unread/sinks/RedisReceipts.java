@@ -8,7 +8,6 @@ import java.util.List;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
-import redis.clients.jedis.ClusterPipeline;
 
 /**
  * Publishes the read receipts of every conversation cursor that moved forward (the job emits a
@@ -20,11 +19,10 @@ import redis.clients.jedis.ClusterPipeline;
  * <p>{@link UnreadConfig#redisKeyPrefix} goes before the channel name too, so that tests sharing a
  * Redis hear only their own receipts. Receipts are events, not state: each is published, none is
  * coalesced, in the order received, buffered and pipelined like the counts and flushed on the same
- * triggers. On a Redis Cluster {@code READ_PROGRESS_CHANGED} is a shard channel (SPUBLISH;
- * subscribers use SSUBSCRIBE); a user's channel is published as {@code UNREAD_CHANGED:{userId}} is,
- * where the API's live streams subscribe. Delivery is at least once: a replay after a restore, or a
- * retried round trip, may publish a receipt again; a receipt carries the absolute cursor, so a
- * repeat is harmless.
+ * triggers. On a Redis Cluster every receipt channel is a shard channel (SPUBLISH; subscribers use
+ * SSUBSCRIBE on the primary owning the channel's slot), as {@code UNREAD_CHANGED:{userId}} is.
+ * Delivery is at least once: a replay after a restore, or a retried round trip, may publish a
+ * receipt again; a receipt carries the absolute cursor, so a repeat is harmless.
  */
 public class RedisReceipts implements Sink<ReadReceipt> {
     private static final long serialVersionUID = 1L;
@@ -59,10 +57,9 @@ public class RedisReceipts implements Sink<ReadReceipt> {
     }
 
     /**
-     * The receipts since the last flush, in order. On a cluster those of {@code
-     * READ_PROGRESS_CHANGED} go out with SPUBLISH on the same channel, now a shard channel: its one
-     * slot puts every receipt on one node, in order, instead of PUBLISH copying each to every node
-     * of the cluster.
+     * The receipts since the last flush, in order. On a cluster every channel is a shard channel
+     * and its receipts go out with SPUBLISH: a channel's one slot puts all of them on one node, in
+     * order, instead of PUBLISH copying each to every node of the cluster.
      */
     static final class Buffer implements RedisWriter.Buffer<ReadReceipt> {
         private final String prefix;
@@ -79,14 +76,11 @@ public class RedisReceipts implements Sink<ReadReceipt> {
         @Override
         public boolean add(ReadReceipt receipt) {
             String message = receiptJson(receipt);
-            if (receipt.recipientId != ReadReceipt.EVERYONE) {
-                String channel = RedisNames.readReceiptsChannel(prefix, receipt.recipientId);
-                commands.add(p -> p.publish(channel, message));
-            } else if (sharded) {
-                commands.add(p -> ((ClusterPipeline) p).spublish(everyone, message));
-            } else {
-                commands.add(p -> p.publish(everyone, message));
-            }
+            String channel =
+                    receipt.recipientId == ReadReceipt.EVERYONE
+                            ? everyone
+                            : RedisNames.readReceiptsChannel(prefix, receipt.recipientId);
+            commands.add(RedisConnection.publish(sharded, channel, message));
             return false;
         }
 

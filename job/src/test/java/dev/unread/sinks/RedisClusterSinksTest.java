@@ -6,6 +6,7 @@ import dev.unread.config.UnreadConfig;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.ReadReceipt;
 import dev.unread.events.UnreadCount;
+import dev.unread.testing.BroadcastWitness;
 import dev.unread.testing.Poll;
 import dev.unread.testing.RedisClusterServer;
 import dev.unread.testing.TestRedis;
@@ -129,6 +130,72 @@ class RedisClusterSinksTest {
     }
 
     @Test
+    void aUsersChannelsAreShardChannelsThatNoClassicSubscriberHears() throws Exception {
+        long user = 10086;
+        String changed = RedisNames.unreadChangedChannel(prefix, user);
+        String receipts = RedisNames.readReceiptsChannel(prefix, user);
+        try (BroadcastWitness witness = new BroadcastWitness(CLUSTER.ports(), prefix);
+                ShardSubscriber changes = new ShardSubscriber(changed);
+                ShardSubscriber concerning = new ShardSubscriber(receipts);
+                SinkWriter<ReadReceipt> receiptWriter =
+                        new RedisReceipts(config).createWriter(new TestWriterContext())) {
+            counts.write(UnreadCount.senders(user, 3), null);
+            counts.flush(false);
+            receiptWriter.write(new ReadReceipt(80001, 20002, 7, user), null);
+            receiptWriter.flush(false);
+
+            assertThat(changes.next())
+                    .startsWith("{\"type\":\"UNREAD_CHANGED\",\"userId\":10086,")
+                    .contains("\"unreadSenders\":3");
+            assertThat(concerning.next())
+                    .isEqualTo(
+                            "{\"type\":\"READ_RECEIPT\",\"conversationId\":80001,"
+                                    + "\"userId\":20002,\"readSeq\":7}");
+            assertThat(witness.heard()).as("classic subscribers on every node").isEmpty();
+        }
+    }
+
+    /** SSUBSCRIBE to one shard channel through a cluster client, on a thread of its own. */
+    private final class ShardSubscriber extends JedisShardedPubSub implements AutoCloseable {
+        private final BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+        private final java.util.concurrent.CountDownLatch subscribed =
+                new java.util.concurrent.CountDownLatch(1);
+        private final RedisClusterClient client;
+        private final Thread thread;
+
+        ShardSubscriber(String channel) throws InterruptedException {
+            client =
+                    config.redisEndpoint()
+                            .clusterClient("test-subscriber", 5000, new ConnectionPoolConfig());
+            thread = new Thread(() -> client.ssubscribe(this, channel));
+            thread.setDaemon(true);
+            thread.start();
+            assertThat(subscribed.await(10, TimeUnit.SECONDS)).isTrue();
+        }
+
+        String next() throws InterruptedException {
+            return heard.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+        }
+
+        @Override
+        public void onSSubscribe(String channel, int subscribedChannels) {
+            subscribed.countDown();
+        }
+
+        @Override
+        public void onSMessage(String channel, String message) {
+            heard.add(message);
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            sunsubscribe();
+            thread.join(10_000);
+            client.close();
+        }
+    }
+
+    @Test
     void aSlotThatMovedBetweenFlushesIsWrittenAtItsNewPrimary() throws Exception {
         String key = RedisNames.sendersKey(prefix, 10086);
         counts.write(UnreadCount.senders(10086, 1), null);
@@ -202,22 +269,7 @@ class RedisClusterSinksTest {
 
     /** {@link #ownerOf}, or -1 while no primary claims the slot (in the middle of a failover). */
     private static int ownerOrNone(String key) {
-        int slot = JedisClusterCRC16.getSlot(key);
-        for (int port : CLUSTER.primaries()) {
-            try (Jedis jedis = new Jedis("127.0.0.1", port)) {
-                for (var range : jedis.clusterShards()) {
-                    for (var node : range.getNodes()) {
-                        if (node.getPort() == port
-                                && node.getRole().equals("master")
-                                && range.getSlots().stream()
-                                        .anyMatch(r -> r.get(0) <= slot && slot <= r.get(1))) {
-                            return port;
-                        }
-                    }
-                }
-            }
-        }
-        return -1;
+        return CLUSTER.primaryOwning(key);
     }
 
     private static int replicaOf(int primary) {

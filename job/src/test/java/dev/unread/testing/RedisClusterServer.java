@@ -14,6 +14,7 @@ import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * A real Redis Cluster per test class, from Debian's {@code redis-server}: three primaries and
@@ -109,6 +110,34 @@ public final class RedisClusterServer implements BeforeAllCallback, AfterAllCall
             }
         }
         return primaries;
+    }
+
+    /**
+     * The port of the primary owning the slot of {@code key} (or channel), as the primaries alive
+     * say; -1 while none claims it (in the middle of a failover).
+     */
+    public int primaryOwning(String key) {
+        int slot = JedisClusterCRC16.getSlot(key);
+        for (int port : primaries()) {
+            try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+                for (var range : jedis.clusterShards()) {
+                    for (var node : range.getNodes()) {
+                        if (node.getPort() == port
+                                && node.getRole().equals("master")
+                                && range.getSlots().stream()
+                                        .anyMatch(r -> r.get(0) <= slot && slot <= r.get(1))) {
+                            return port;
+                        }
+                    }
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** Ports of every node started, alive or not. */
+    public List<Integer> ports() {
+        return nodes.stream().map(n -> n.port).toList();
     }
 
     /** {@code kill -9} of the {@code index}-th primary; returns its port. */

@@ -24,7 +24,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.RedisProtocol;
@@ -34,7 +33,8 @@ import redis.clients.jedis.RedisProtocol;
  * snapshot of its user's counts, then the UNREAD_CHANGED and READ_RECEIPTS messages of its user's
  * channels, through ONE Redis connection subscribed to the channels of the users this instance
  * serves right now: subscribed when a user's first stream opens, unsubscribed when the last one
- * closes.
+ * closes. On a Redis Cluster the channels are shard channels, each SSUBSCRIBEd on the primary
+ * owning its slot through one connection per such primary ({@link ShardedSubscriptions}).
  *
  * <p>Nothing is lost between snapshot and subscription: a stream is registered and its user's
  * channels subscribed (Redis confirmed it) before the snapshot is read, and what arrives meanwhile
@@ -42,7 +42,9 @@ import redis.clients.jedis.RedisProtocol;
  *
  * <p>When the subscription connection fails, every stream is told to reconnect and closed (it may
  * have missed a message, and a reconnect gets a fresh snapshot); the connection is made again in
- * the background.
+ * the background. On a cluster that is every stream whose user has a channel on the failed
+ * primary's connection, or on a channel whose slot left its node; the next subscription goes to the
+ * channel's owner in a freshly read slot map.
  */
 final class LiveStreams implements AutoCloseable {
 
@@ -62,7 +64,13 @@ final class LiveStreams implements AutoCloseable {
 
     private final ExecutorService senders;
     private final ScheduledExecutorService timer;
+
+    /** On a single node: the thread of the one subscription connection; null on a cluster. */
     private final Thread subscriber;
+
+    /** On a cluster: the subscriptions per primary; null on a single node. */
+    private final ShardedSubscriptions sharded;
+
     private final JedisPubSub pubSub = new PubSub();
 
     /** Guards {@link #users}, {@link #acks} and every command sent on the subscription. */
@@ -108,8 +116,31 @@ final class LiveStreams implements AutoCloseable {
                 config.streamHeartbeatMs,
                 config.streamHeartbeatMs,
                 TimeUnit.MILLISECONDS);
-        this.subscriber = daemon(this::subscribeLoop, "unread-stream-subscriber");
-        subscriber.start();
+        RedisEndpoint endpoint = config.redisEndpoint();
+        if (endpoint.isCluster()) {
+            this.sharded =
+                    new ShardedSubscriptions(
+                            endpoint,
+                            config.redisKeyPrefix,
+                            config.timeoutMs,
+                            lock,
+                            new ShardedSubscriptions.Listener() {
+                                @Override
+                                public void message(String channel, String text) {
+                                    dispatch(channel, text);
+                                }
+
+                                @Override
+                                public void lost(Set<Long> userIds) {
+                                    cutOff(userIds);
+                                }
+                            });
+            this.subscriber = null;
+        } else {
+            this.sharded = null;
+            this.subscriber = daemon(this::subscribeLoop, "unread-stream-subscriber");
+            subscriber.start();
+        }
     }
 
     /** The executor of the streams' writes. */
@@ -125,11 +156,23 @@ final class LiveStreams implements AutoCloseable {
      *     client is then unregistered
      */
     void open(StreamClient client) {
+        if (sharded != null) {
+            try {
+                sharded.refreshSlots();
+            } catch (RuntimeException e) {
+                client.close(true);
+                throw new DependencyException(DependencyException.REDIS, e);
+            }
+        }
         CompletableFuture<Void> subscribed;
         synchronized (lock) {
             User user = users.get(client.userId);
             if (user == null) {
-                user = new User(subscribe(client.userId));
+                user =
+                        new User(
+                                sharded != null
+                                        ? sharded.subscribe(client.userId, channels(client.userId))
+                                        : subscribe(client.userId));
                 users.put(client.userId, user);
             }
             user.clients.add(client);
@@ -162,7 +205,9 @@ final class LiveStreams implements AutoCloseable {
                 return;
             }
             users.remove(client.userId);
-            if (pubSub.isSubscribed()) {
+            if (sharded != null) {
+                sharded.unsubscribe(channels(client.userId));
+            } else if (pubSub.isSubscribed()) {
                 try {
                     pubSub.unsubscribe(channels(client.userId));
                 } catch (RuntimeException e) {
@@ -248,7 +293,9 @@ final class LiveStreams implements AutoCloseable {
             client.heartbeatDue();
         }
         synchronized (lock) {
-            if (pubSub.isSubscribed()) {
+            if (sharded != null) {
+                sharded.heartbeat();
+            } else if (pubSub.isSubscribed()) {
                 try {
                     // Keeps the subscription's reads inside their timeout while no one publishes.
                     pubSub.ping();
@@ -281,15 +328,10 @@ final class LiveStreams implements AutoCloseable {
 
     private void subscribeLoop() {
         while (!closed) {
-            // On a cluster any node hears a PUBLISH: classic Pub/Sub is broadcast to every node.
             RedisEndpoint endpoint = config.redisEndpoint();
-            HostAndPort node =
-                    endpoint.isCluster()
-                            ? endpoint.clusterNodes().iterator().next()
-                            : endpoint.node();
             try (Jedis jedis =
                     new Jedis(
-                            node,
+                            endpoint.node(),
                             endpoint.clientConfigBuilder("unread-api-streams", config.timeoutMs)
                                     // Heartbeats PING it, so a read waits at most about one
                                     // interval.
@@ -314,6 +356,27 @@ final class LiveStreams implements AutoCloseable {
                     return;
                 }
             }
+        }
+    }
+
+    /** On a cluster: these users' streams may have missed messages, so each must reconnect. */
+    private void cutOff(Set<Long> userIds) {
+        List<StreamClient> cut = new ArrayList<>();
+        synchronized (lock) {
+            for (long userId : userIds) {
+                User user = users.remove(userId);
+                if (user != null) {
+                    cut.addAll(user.clients);
+                    // Its other channel may be on a primary still subscribed.
+                    sharded.unsubscribe(channels(userId));
+                }
+            }
+        }
+        for (StreamClient client : cut) {
+            if (!closed) {
+                metrics.streamCutOff("redis");
+            }
+            client.cutOff();
         }
     }
 
@@ -346,20 +409,24 @@ final class LiveStreams implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        synchronized (lock) {
-            if (pubSub.isSubscribed()) {
-                try {
-                    pubSub.unsubscribe();
-                } catch (RuntimeException e) {
-                    LOG.debug("UNSUBSCRIBE at close failed", e);
+        if (sharded != null) {
+            sharded.close();
+        } else {
+            synchronized (lock) {
+                if (pubSub.isSubscribed()) {
+                    try {
+                        pubSub.unsubscribe();
+                    } catch (RuntimeException e) {
+                        LOG.debug("UNSUBSCRIBE at close failed", e);
+                    }
                 }
             }
-        }
-        subscriber.interrupt();
-        try {
-            subscriber.join(config.timeoutMs);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            subscriber.interrupt();
+            try {
+                subscriber.join(config.timeoutMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         lost();
         timer.shutdownNow();

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.AbstractPipeline;
@@ -72,6 +73,10 @@ final class RedisUnread implements AutoCloseable {
      * the counts are at least as new as the version (0: no change for a day).
      */
     Snapshot snapshot(long userId) {
+        return withRedirection(() -> snapshotOnce(userId));
+    }
+
+    private Snapshot snapshotOnce(long userId) {
         Response<String> version;
         Response<String> senders;
         Response<Map<String, String>> conversations;
@@ -80,10 +85,6 @@ final class RedisUnread implements AutoCloseable {
             senders = pipeline.get(RedisNames.sendersKey(keyPrefix, userId));
             conversations = pipeline.hgetAll(RedisNames.conversationsKey(keyPrefix, userId));
             pipeline.sync();
-        } catch (JedisDataException e) {
-            throw e;
-        } catch (JedisException e) {
-            throw new DependencyException(DependencyException.REDIS, e);
         }
         return new Snapshot(
                 version.get() == null ? 0 : Long.parseLong(version.get()),
@@ -99,15 +100,24 @@ final class RedisUnread implements AutoCloseable {
      * application's, or a leftover) is answered as {@link Unreadable}, and the others as usual.
      */
     List<UserAnswer> read(long[] userIds) {
+        return withRedirection(() -> readOnce(userIds));
+    }
+
+    /**
+     * Runs {@code once}, and on a cluster once more after reading the slot map again if a slot had
+     * moved (MOVED). A node that could not be reached makes the slot map be read again too, before
+     * the 503: its replica may be taking over, and the next request should go there.
+     */
+    private <T> T withRedirection(Supplier<T> once) {
         try {
             try {
-                return readOnce(userIds);
+                return once.get();
             } catch (JedisRedirectionException moved) {
                 if (cluster == null) {
                     throw moved;
                 }
                 cluster.refreshClusterTopology();
-                return readOnce(userIds);
+                return once.get();
             }
         } catch (JedisAccessControlException e) {
             // Wrong user or password (WRONGPASS, NOPERM): Redis cannot be used, as if it were down.
@@ -115,8 +125,20 @@ final class RedisUnread implements AutoCloseable {
         } catch (JedisDataException e) {
             // Redis answered, with an error: not an outage, so a 500 rather than a 503.
             throw e;
-        } catch (JedisException | IllegalStateException e) {
-            // IllegalStateException: a cluster node's connection broke and left its replies unset.
+        } catch (JedisException | IllegalStateException | NullPointerException e) {
+            // IllegalStateException: a cluster node's connection broke and left its replies unset;
+            // NullPointerException: the pipeline of Jedis 8.0.2 trips over the connection it could
+            // not open to a node (a dead primary still in the slot map) when it is the only node.
+            if (cluster == null && e instanceof NullPointerException) {
+                throw e;
+            }
+            if (cluster != null) {
+                try {
+                    cluster.refreshClusterTopology();
+                } catch (JedisException refresh) {
+                    LOG.debug("reading the cluster's slot map failed", refresh);
+                }
+            }
             throw new DependencyException(DependencyException.REDIS, e);
         }
     }

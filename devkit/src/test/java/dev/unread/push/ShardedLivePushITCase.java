@@ -1,0 +1,265 @@
+package dev.unread.push;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.unread.UnreadJob;
+import dev.unread.api.ApiConfig;
+import dev.unread.api.StateQueryApi;
+import dev.unread.config.UnreadConfig;
+import dev.unread.contract.EventJson;
+import dev.unread.contract.RedisNames;
+import dev.unread.testing.BroadcastWitness;
+import dev.unread.testing.JobHarness;
+import dev.unread.testing.KafkaBroker;
+import dev.unread.testing.MySqlTestDatabase;
+import dev.unread.testing.Poll;
+import dev.unread.testing.RedisClusterServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Live push on a real Redis Cluster (three primaries, three replicas): the job's sinks SPUBLISH a
+ * user's UNREAD_CHANGED and READ_RECEIPTS on shard channels and the API's stream hears both, while
+ * classic subscribers on every node hear nothing of them (no broadcast); and when the primary
+ * owning one of the user's channels is killed, the stream is told to RECONNECT and a new stream,
+ * subscribed where the slot map now says, hears the user's changes and receipts again.
+ */
+class ShardedLivePushITCase {
+
+    @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
+    @RegisterExtension static final RedisClusterServer REDIS = new RedisClusterServer();
+
+    @RegisterExtension static final MiniClusterExtension FLINK = JobHarness.miniCluster();
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long USER = 10086;
+    private static final long READER = 3;
+    private static final long CONVERSATION = 90001;
+    private static final long T0 = System.currentTimeMillis();
+
+    @TempDir Path checkpoints;
+
+    @Test
+    void aStreamHearsShardChannelsOnlyAndReconnectsWhenTheirPrimaryDies() throws Exception {
+        long seed = JobHarness.seed("ShardedLivePushITCase");
+        String prefix = JobHarness.prefix("sharded-push", seed);
+        try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
+            Map<String, String> settings = JobHarness.settings(prefix, db.jdbcUrl());
+            settings.putAll(REDIS.settings());
+            UnreadConfig config = KAFKA.freshTopics(settings);
+            Configuration flink = JobHarness.flinkSettings(config, checkpoints);
+            ApiConfig apiConfig =
+                    ApiConfig.builder()
+                            .port(0)
+                            .redisClusterNodes(config.redisClusterNodes)
+                            .redisKeyPrefix(prefix)
+                            .jdbcUrl(db.jdbcUrl())
+                            .kafkaBootstrap(config.kafkaBootstrap)
+                            .readsTopic(config.readsTopic)
+                            .build();
+            JobClient job =
+                    JobHarness.start(UnreadJob.forProduction(config), flink, "sharded push");
+            int killed = 0;
+            try (StateQueryApi api = StateQueryApi.start(apiConfig);
+                    BroadcastWitness witness = new BroadcastWitness(REDIS.ports(), prefix)) {
+                LiveStream stream = LiveStream.open(api.port());
+                assertThat(stream).as("a stream opens on a healthy cluster").isNotNull();
+                stream.next(type("SNAPSHOT"));
+
+                message(config, 1, 1);
+                stream.next(senders(1));
+                // The reader's receipts concern the user once the job learnt that both take part.
+                KAFKA.produce(
+                        config.messagesTopic,
+                        EventJson.key(USER),
+                        EventJson.message(READER, USER, T0 + 3000, CONVERSATION, 1));
+                long seq = awaitReceipt(config, stream, 1);
+                assertThat(witness.heard())
+                        .as("classic subscribers on every node of the cluster")
+                        .isEmpty();
+
+                String channel = RedisNames.unreadChangedChannel(prefix, USER);
+                int owner = REDIS.primaryOwning(channel);
+                killed = REDIS.killPrimary(REDIS.primaries().indexOf(owner));
+                stream.next(type("RECONNECT"));
+                stream.close();
+                REDIS.awaitFailover(killed);
+
+                LiveStream again =
+                        Poll.until(
+                                "a new stream opens after the failover",
+                                JobHarness.CONVERGENCE,
+                                () -> LiveStream.open(api.port()));
+                try (again) {
+                    again.next(type("SNAPSHOT"));
+                    message(config, 2, 2);
+                    // Three senders by now: 1, the reader, and 2.
+                    again.next(senders(3));
+                    awaitReceipt(config, again, seq + 1);
+                }
+            } finally {
+                job.cancel().get();
+                REDIS.deleteKeys(prefix);
+                if (killed != 0) {
+                    REDIS.restart(killed);
+                }
+            }
+        }
+    }
+
+    /**
+     * Reads by {@link #READER} in the user's conversation from {@code seq} on, one at a time, until
+     * the stream hears the receipt of one: the job learns on a path of its own that the user takes
+     * part. Returns the seq heard.
+     */
+    private static long awaitReceipt(UnreadConfig config, LiveStream stream, long seq)
+            throws Exception {
+        for (long next = seq; next < seq + 30; next++) {
+            KAFKA.produce(
+                    config.readsTopic,
+                    EventJson.key(READER),
+                    EventJson.conversationRead(READER, CONVERSATION, next, T0 + 4000));
+            JsonNode receipt = stream.poll(type("READ_RECEIPT"), 6);
+            if (receipt != null) {
+                assertThat(receipt.toString())
+                        .isEqualTo(
+                                "{\"type\":\"READ_RECEIPT\",\"conversationId\":"
+                                        + CONVERSATION
+                                        + ",\"userId\":"
+                                        + READER
+                                        + ",\"readSeq\":"
+                                        + next
+                                        + "}");
+                return next;
+            }
+        }
+        throw new AssertionError("no READ_RECEIPT within 30 reads; the stream sent " + stream.seen);
+    }
+
+    /** A message from a new sender to {@link #USER}, sent {@code second}s after T0. */
+    private static void message(UnreadConfig config, long sender, long second) {
+        KAFKA.produce(
+                config.messagesTopic,
+                EventJson.key(USER),
+                EventJson.message(sender, USER, T0 + second * 1000));
+    }
+
+    private static Predicate<JsonNode> type(String type) {
+        return m -> m.get("type").asText().equals(type);
+    }
+
+    private static Predicate<JsonNode> senders(long senders) {
+        return m ->
+                m.get("type").asText().equals("UNREAD_CHANGED")
+                        && m.path("unreadSenders").asLong(-1) == senders;
+    }
+
+    /** A Server-Sent Events stream of {@link #USER}'s live push, read on a thread of its own. */
+    private static final class LiveStream implements AutoCloseable {
+        private final BlockingQueue<JsonNode> messages = new LinkedBlockingQueue<>();
+        private final List<String> seen = new ArrayList<>();
+        private final java.util.stream.Stream<String> lines;
+
+        private LiveStream(java.util.stream.Stream<String> lines) {
+            this.lines = lines;
+            Thread reader =
+                    new Thread(
+                            () ->
+                                    lines.filter(line -> line.startsWith("data:"))
+                                            .forEach(line -> messages.add(parse(line))),
+                            "sharded-push-reader");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        /** A new stream, or null while the API answers 503 (its Redis subscription failed). */
+        static LiveStream open(int port) throws Exception {
+            HttpRequest request =
+                    HttpRequest.newBuilder(
+                                    URI.create(
+                                            "http://127.0.0.1:"
+                                                    + port
+                                                    + "/api/users/"
+                                                    + USER
+                                                    + "/events"))
+                            .header("Accept", "text/event-stream")
+                            .build();
+            HttpResponse<java.util.stream.Stream<String>> response =
+                    HttpClient.newHttpClient()
+                            .sendAsync(request, HttpResponse.BodyHandlers.ofLines())
+                            .get(30, TimeUnit.SECONDS);
+            if (response.statusCode() == 503) {
+                response.body().close();
+                return null;
+            }
+            assertThat(response.statusCode()).isEqualTo(200);
+            return new LiveStream(response.body());
+        }
+
+        private static JsonNode parse(String line) {
+            try {
+                return JSON.readTree(line.substring(5).trim());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        /** The first message {@code wanted} within the convergence deadline; others passed over. */
+        JsonNode next(Predicate<JsonNode> wanted) throws Exception {
+            JsonNode message = poll(wanted, JobHarness.CONVERGENCE.toSeconds());
+            if (message == null) {
+                throw new AssertionError(
+                        "not within " + JobHarness.CONVERGENCE + "; the stream sent " + seen);
+            }
+            return message;
+        }
+
+        /**
+         * The first message {@code wanted} within {@code seconds}, or null; others passed over, and
+         * a RECONNECT nobody waited for fails the test.
+         */
+        JsonNode poll(Predicate<JsonNode> wanted, long seconds) throws Exception {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            long left;
+            while ((left = deadline - System.nanoTime()) > 0) {
+                JsonNode message = messages.poll(left, TimeUnit.NANOSECONDS);
+                if (message == null) {
+                    return null;
+                }
+                seen.add(message.toString());
+                if (wanted.test(message)) {
+                    return message;
+                }
+                assertThat(message.get("type").asText())
+                        .as("an unexpected cut-off; the stream sent " + seen)
+                        .isNotEqualTo("RECONNECT");
+            }
+            return null;
+        }
+
+        @Override
+        public void close() {
+            lines.close();
+        }
+    }
+}
