@@ -216,15 +216,18 @@ final class RedisConnection implements AutoCloseable {
             replyReaders = new CountingPool();
         }
         List<Response<?>> responses = new ArrayList<>(batch.size());
-        long tasks = replyReaders.tasks;
         try (ClusterPipeline pipeline = cluster.pipelined(replyReaders)) {
             for (Command command : batch) {
                 responses.add(command.appendTo(pipeline));
             }
-            pipeline.sync();
-        } finally {
-            // The pipeline reads one node's replies in the calling thread, more than one's here.
-            roundTrips += Math.max(1, replyReaders.tasks - tasks);
+            long tasks = replyReaders.tasks;
+            try {
+                pipeline.sync();
+            } finally {
+                // Counted before close(), which syncs again with nothing left to send. The
+                // pipeline reads one node's replies in the calling thread, more than one's here.
+                roundTrips += Math.max(1, replyReaders.tasks - tasks);
+            }
         }
         List<Object> replies = new ArrayList<>(batch.size());
         for (int i = 0; i < responses.size(); i++) {
