@@ -206,7 +206,7 @@ public final class Bench {
                                     this, options.groups(), kafka, dataDir.resolve("groups"));
             ClusterBench.Result cluster =
                     options.redisCluster()
-                            ? ClusterBench.run(this, kafka, fullJob, dataDir.resolve("cluster"))
+                            ? ClusterBench.run(this, kafka, full, dataDir.resolve("cluster"))
                             : null;
 
             List<NaiveWorker.Result> workers = new ArrayList<>();

@@ -87,7 +87,8 @@ final class BenchParts {
         line(md, "");
         line(
                 md,
-                "The same %,d records; a cluster of %d primaries with a replica each on loopback.",
+                "The same %,d records, read twice more back to back: on one node, then on a cluster"
+                        + " of %d primaries with a replica each on loopback.",
                 single.traffic().records(),
                 cluster.primaries());
         line(md, "");
