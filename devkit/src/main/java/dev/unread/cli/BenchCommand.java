@@ -46,7 +46,9 @@ import picocli.CommandLine.Spec;
                     + " publishes them to an in-process Kafka broker, runs the job (MiniCluster,"
                     + " RocksDB, checkpoints) on badge-only and on full traffic, the naive SADD"
                     + " worker three ways, end-to-end latency at a fixed rate, and the SQL badge"
-                    + " query at the given table sizes against a Redis GET. Prints a markdown"
+                    + " query at the given table sizes against a Redis GET; group traffic"
+                    + " published once against the producer's fan-out, the job on a Redis Cluster"
+                    + " beside one node, and SSE streams on one API process. Prints a markdown"
                     + " report and writes it to --out. Redis keys under the prefix (which must not"
                     + " be empty) are deleted before and after; takes some minutes.",
             "",
