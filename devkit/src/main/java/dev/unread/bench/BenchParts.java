@@ -3,6 +3,8 @@ package dev.unread.bench;
 import static dev.unread.bench.BenchReport.bytes;
 import static dev.unread.bench.BenchReport.line;
 
+import java.util.Locale;
+
 /**
  * The report's sections on groups published once ({@link GroupBench}), the job on a Redis Cluster
  * ({@link ClusterBench}) and live push under load ({@link LiveLoad}): each figure beside its
@@ -38,8 +40,9 @@ final class BenchParts {
                     md,
                     "| %s | %,d | %,d | %,d |",
                     size.maxMembers() == Integer.MAX_VALUE
-                            ? String.format("%,d+", size.minMembers())
-                            : String.format("%,d–%,d", size.minMembers(), size.maxMembers()),
+                            ? String.format(Locale.ROOT, "%,d+", size.minMembers())
+                            : String.format(
+                                    Locale.ROOT, "%,d–%,d", size.minMembers(), size.maxMembers()),
                     size.groups(),
                     size.messages(),
                     size.deliveries());

@@ -359,6 +359,7 @@ public final class LiveLoad {
             }
         }
 
+        /** A stream that fails or ends is counted where its response completes. */
         @Override
         public void onError(Throwable throwable) {}
 
@@ -446,16 +447,17 @@ public final class LiveLoad {
         return builder.start();
     }
 
-    /** The API's port, from its ready line. */
+    /** Waits for the API's ready line; returns its port. */
     private static int awaitListening(Process api, Path dir) throws Exception {
         Path log = dir.resolve("api.log");
+        String ready = "unread API listening on http://127.0.0.1:";
         long deadline = System.nanoTime() + STARTUP.toNanos();
         while (true) {
             if (Files.exists(log)) {
                 for (String line : Files.readAllLines(log)) {
-                    int at = line.indexOf("unread API listening on http://127.0.0.1:");
-                    if (at >= 0 && line.startsWith("unread API")) {
-                        return Integer.parseInt(line.substring(line.lastIndexOf(':') + 1).trim());
+                    if (line.startsWith(ready)) {
+                        // The logger's line says the same, followed by the configuration.
+                        return Integer.parseInt(line.substring(ready.length()).split("\\D", 2)[0]);
                     }
                 }
             }
