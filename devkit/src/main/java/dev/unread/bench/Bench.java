@@ -58,6 +58,9 @@ public final class Bench {
      * @param latency how long the latency run lasts; zero skips it
      * @param latencyRecordsPerSecond its background traffic; 0 for a quarter of the measured rate
      * @param probesPerSecond latency probes per second
+     * @param groups group traffic published once against the producer's fan-out; null skips it
+     * @param live SSE streams on one API instance under the full traffic; null skips it
+     * @param redisCluster whether the job also runs the full records on a Redis Cluster
      */
     public record Options(
             Workload badgeWorkload,
@@ -69,7 +72,10 @@ public final class Bench {
             int sqlQueries,
             Duration latency,
             double latencyRecordsPerSecond,
-            double probesPerSecond) {}
+            double probesPerSecond,
+            GroupBench.Options groups,
+            LiveLoad.Options live,
+            boolean redisCluster) {}
 
     /** One workload's records as published: the counts the figures are divided by. */
     public record Traffic(
@@ -95,6 +101,8 @@ public final class Bench {
             Traffic traffic,
             long nanos,
             long redisCommands,
+            long redisFlushes,
+            long redisRoundTrips,
             long mysqlStatements,
             FlinkRest.Checkpoints checkpoints,
             String savepoint,
@@ -112,6 +120,10 @@ public final class Bench {
 
         double commandsPerMessage() {
             return (double) redisCommands / traffic.messages();
+        }
+
+        double roundTripsPerFlush() {
+            return redisFlushes == 0 ? 0 : (double) redisRoundTrips / redisFlushes;
         }
 
         double statementsPerReadEvent() {
@@ -187,6 +199,15 @@ public final class Bench {
             jobs.add(runJob(badgeConfig, badge, dataDir.resolve("badge")));
             JobFigures fullJob = runJob(fullConfig, full, dataDir.resolve("full"));
             jobs.add(fullJob);
+            GroupBench.Result groups =
+                    options.groups() == null
+                            ? null
+                            : GroupBench.run(
+                                    this, options.groups(), kafka, dataDir.resolve("groups"));
+            ClusterBench.Result cluster =
+                    options.redisCluster()
+                            ? ClusterBench.run(this, kafka, full, dataDir.resolve("cluster"))
+                            : null;
 
             List<NaiveWorker.Result> workers = new ArrayList<>();
             for (NaiveWorker.Mode mode : options.workers()) {
@@ -203,14 +224,13 @@ public final class Bench {
                 NaiveWorker.deleteKeys(badgeConfig.redisUrl, badgeConfig.redisKeyPrefix);
             }
 
+            double rate =
+                    options.latencyRecordsPerSecond() > 0
+                            ? options.latencyRecordsPerSecond()
+                            : Math.max(
+                                    1000, Math.round(fullJob.eventsPerSecond() / 4 / 1000) * 1000);
             Latency.Result latency = null;
             if (!options.latency().isZero()) {
-                double rate =
-                        options.latencyRecordsPerSecond() > 0
-                                ? options.latencyRecordsPerSecond()
-                                : Math.max(
-                                        1000,
-                                        Math.round(fullJob.eventsPerSecond() / 4 / 1000) * 1000);
                 say(
                         "latency: %,.0f records/s for %d s, restored from the full run's savepoint",
                         rate, options.latency().toSeconds());
@@ -222,6 +242,18 @@ public final class Bench {
                                 fullJob.savepoint(),
                                 dataDir.resolve("latency"));
             }
+
+            LiveLoad.Result live =
+                    options.live() == null
+                            ? null
+                            : LiveLoad.run(
+                                    this,
+                                    options.live(),
+                                    fullConfig,
+                                    fullTraffic,
+                                    rate,
+                                    fullJob.savepoint(),
+                                    dataDir.resolve("live"));
 
             SqlBaseline.Result sql = null;
             if (!options.sqlRows().isEmpty()) {
@@ -245,24 +277,40 @@ public final class Bench {
                     workers,
                     latency,
                     sql,
-                    Instant.now().truncatedTo(ChronoUnit.SECONDS));
+                    Instant.now().truncatedTo(ChronoUnit.SECONDS),
+                    groups,
+                    cluster,
+                    live);
         } finally {
             TempDirs.delete(dataDir);
         }
     }
 
-    private JobFigures runJob(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
+    JobFigures runJob(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
+        return runJob(config, traffic, traffic.validEvents(), dataDir);
+    }
+
+    /**
+     * The job on {@code traffic}'s topics until its counting operator took in {@code counterEvents}
+     * (more than the records when the job fans group messages out itself).
+     */
+    JobFigures runJob(UnreadConfig config, Traffic traffic, long counterEvents, Path dataDir)
+            throws Exception {
         say("the job on the %s records (parallelism %d)", traffic.name(), options.parallelism());
         long commandsBefore = InProcessMetrics.redisCommands();
+        long flushesBefore = InProcessMetrics.redisFlushes();
+        long roundTripsBefore = InProcessMetrics.redisRoundTrips();
         long statementsBefore = MySqlStatements.written(config);
         try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, null)) {
             job.awaitRunning(START_TIMEOUT);
-            JobRun.Span span = job.awaitEvents(traffic.validEvents(), RUN_TIMEOUT);
+            JobRun.Span span = job.awaitEvents(counterEvents, RUN_TIMEOUT);
             say(
                     "  %,d events in %.1f s; waiting for the sinks' checkpoint",
-                    traffic.validEvents(), span.nanos() / 1e9);
+                    counterEvents, span.nanos() / 1e9);
             FlinkRest.Checkpoints checkpoints = job.awaitNextCheckpoint(CHECKPOINT_TIMEOUT);
             long commands = InProcessMetrics.redisCommands() - commandsBefore;
+            long flushes = InProcessMetrics.redisFlushes() - flushesBefore;
+            long roundTrips = InProcessMetrics.redisRoundTrips() - roundTripsBefore;
             long statements = MySqlStatements.written(config) - statementsBefore;
             String savepoint = job.stopWithSavepoint(dataDir.resolve("savepoints"));
             SavepointInspect.Summary state = SavepointInspect.inspect(savepoint, 0);
@@ -280,6 +328,8 @@ public final class Bench {
                     traffic,
                     span.nanos(),
                     commands,
+                    flushes,
+                    roundTrips,
                     statements,
                     checkpoints,
                     savepoint,
@@ -314,14 +364,25 @@ public final class Bench {
     }
 
     /** The job's settings for one workload: its own topics, consumer group and Redis keys. */
-    private UnreadConfig config(EmbeddedKafka kafka, String workload) {
+    UnreadConfig config(EmbeddedKafka kafka, String workload) {
+        return config(kafka, workload, workload, Map.of());
+    }
+
+    /**
+     * The job's settings for reading {@code workload}'s topics as a run of its own, {@code run}
+     * (its consumer group and Redis keys), with {@code extra} settings on top.
+     */
+    UnreadConfig config(
+            EmbeddedKafka kafka, String workload, String run, Map<String, String> extra) {
         Map<String, String> own = new HashMap<>(settings);
         own.put("kafka-bootstrap", kafka.bootstrapServers());
         own.put("messages-topic", "bench-" + workload + "-messages");
         own.put("reads-topic", "bench-" + workload + "-reads");
+        own.put("conversations-topic", "bench-" + workload + "-conversations");
         own.put("dead-letter-topic", "bench-dead-letters");
-        own.put("group-id", "unread-bench-" + workload);
-        own.put("redis-key-prefix", prefix + workload + ":");
+        own.put("group-id", "unread-bench-" + run);
+        own.put("redis-key-prefix", prefix + run + ":");
+        own.putAll(extra);
         UnreadConfig config = UnreadConfig.from(own, env);
         kafka.createTopics(
                 config.messagesTopic,
@@ -374,7 +435,15 @@ public final class Bench {
                 malformed);
     }
 
-    private void say(String format, Object... args) {
+    Options options() {
+        return options;
+    }
+
+    Map<String, String> env() {
+        return env;
+    }
+
+    void say(String format, Object... args) {
         progress.println("bench: " + String.format(format, args));
         progress.flush();
     }

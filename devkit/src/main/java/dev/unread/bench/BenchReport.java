@@ -18,7 +18,10 @@ public record BenchReport(
         List<NaiveWorker.Result> workers,
         Latency.Result latency,
         SqlBaseline.Result sql,
-        Instant finished) {
+        Instant finished,
+        GroupBench.Result groups,
+        ClusterBench.Result cluster,
+        LiveLoad.Result live) {
 
     /** The report; {@code command} is the command line that produced it. */
     public String markdown(String command) {
@@ -41,8 +44,17 @@ public record BenchReport(
         traffic(md);
         comparison(md);
         job(md);
+        if (groups != null) {
+            BenchParts.groups(md, groups);
+        }
+        if (cluster != null) {
+            BenchParts.cluster(md, cluster);
+        }
         if (latency != null) {
             latency(md);
+        }
+        if (live != null) {
+            BenchParts.live(md, live, config.flushIntervalMs);
         }
         if (sql != null) {
             sql(md);
@@ -274,7 +286,7 @@ public record BenchReport(
         return met ? "yes" : "**no**";
     }
 
-    private static String bytes(long bytes) {
+    static String bytes(long bytes) {
         if (bytes < 10 * 1024) {
             return bytes + " B";
         }
@@ -284,7 +296,7 @@ public record BenchReport(
         return (bytes >> 20) + " MiB";
     }
 
-    private static void line(StringBuilder md, String format, Object... args) {
+    static void line(StringBuilder md, String format, Object... args) {
         md.append(String.format(Locale.ROOT, format, args)).append('\n');
     }
 }

@@ -35,10 +35,17 @@ final class JobRun implements AutoCloseable {
     private final JobID job;
     private final FlinkRest rest;
 
-    private JobRun(MiniCluster cluster, JobID job) throws Exception {
+    /**
+     * The counting operators' input over earlier runs in this JVM: the reporter keeps the counts of
+     * finished tasks in its totals.
+     */
+    private final long recordsInBefore;
+
+    private JobRun(MiniCluster cluster, JobID job, long recordsInBefore) throws Exception {
         this.cluster = cluster;
         this.job = job;
         this.rest = new FlinkRest(cluster.getRestAddress().get());
+        this.recordsInBefore = recordsInBefore;
     }
 
     /**
@@ -46,6 +53,7 @@ final class JobRun implements AutoCloseable {
      */
     static JobRun start(UnreadConfig config, int parallelism, Path dataDir, String savepoint)
             throws Exception {
+        long recordsInBefore = InProcessMetrics.recordsIn();
         MiniCluster cluster = LocalCluster.start(config, 0, dataDir, parallelism);
         try {
             JobID job =
@@ -55,7 +63,7 @@ final class JobRun implements AutoCloseable {
                             config,
                             parallelism,
                             savepoint);
-            return new JobRun(cluster, job);
+            return new JobRun(cluster, job, recordsInBefore);
         } catch (Exception | Error e) {
             cluster.close();
             throw e;
@@ -100,10 +108,10 @@ final class JobRun implements AutoCloseable {
         }
     }
 
-    /** The counting operator's input so far. */
+    /** The counting operator's input so far in this run. */
     long counterRecordsIn() throws Exception {
         failIfEnded();
-        return InProcessMetrics.recordsIn();
+        return InProcessMetrics.recordsIn() - recordsInBefore;
     }
 
     /**

@@ -3,6 +3,8 @@ package dev.unread.cli;
 import dev.unread.bench.Bench;
 import dev.unread.bench.BenchReport;
 import dev.unread.bench.EventParserBenchmark;
+import dev.unread.bench.GroupBench;
+import dev.unread.bench.LiveLoad;
 import dev.unread.bench.NaiveWorker;
 import dev.unread.config.UnreadConfig;
 import dev.unread.generator.Workload;
@@ -44,7 +46,9 @@ import picocli.CommandLine.Spec;
                     + " publishes them to an in-process Kafka broker, runs the job (MiniCluster,"
                     + " RocksDB, checkpoints) on badge-only and on full traffic, the naive SADD"
                     + " worker three ways, end-to-end latency at a fixed rate, and the SQL badge"
-                    + " query at the given table sizes against a Redis GET. Prints a markdown"
+                    + " query at the given table sizes against a Redis GET; group traffic"
+                    + " published once against the producer's fan-out, the job on a Redis Cluster"
+                    + " beside one node, and SSE streams on one API process. Prints a markdown"
                     + " report and writes it to --out. Redis keys under the prefix (which must not"
                     + " be empty) are deleted before and after; takes some minutes.",
             "",
@@ -208,6 +212,58 @@ public final class BenchCommand implements Callable<Integer> {
     long probes;
 
     @Option(
+            names = "--group-records",
+            paramLabel = "N",
+            defaultValue = "50000",
+            description =
+                    "records of group traffic, published once and fanned out by the producer"
+                            + " (default ${DEFAULT-VALUE}; 0: skip)")
+    long groupRecords;
+
+    @Option(
+            names = "--groups",
+            paramLabel = "N",
+            defaultValue = "64",
+            description = "groups of that traffic (default ${DEFAULT-VALUE})")
+    int groups;
+
+    @Option(
+            names = "--group-max-size",
+            paramLabel = "N",
+            defaultValue = "2000",
+            description =
+                    "members of the largest group; sizes spread from 3 on a log scale"
+                            + " (default ${DEFAULT-VALUE})")
+    int groupMaxSize;
+
+    @Option(
+            names = "--redis-cluster",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
+            description =
+                    "run the full records on a Redis Cluster of Debian's redis-server too"
+                            + " (default ${DEFAULT-VALUE})")
+    boolean redisCluster;
+
+    @Option(
+            names = "--live-streams",
+            paramLabel = "N",
+            defaultValue = "10000",
+            description =
+                    "SSE streams on one API process under the full traffic"
+                            + " (default ${DEFAULT-VALUE}; 0: skip; fewer if open files run short)")
+    int liveStreams;
+
+    @Option(
+            names = "--live-seconds",
+            paramLabel = "N",
+            defaultValue = "20",
+            description =
+                    "how long the traffic runs with the streams open (default ${DEFAULT-VALUE})")
+    long liveSeconds;
+
+    @Option(
             names = "--out",
             paramLabel = "FILE",
             defaultValue = "bench-results.md",
@@ -343,7 +399,22 @@ public final class BenchCommand implements Callable<Integer> {
                 (int) atLeast("--sql-queries", sqlQueries, 1),
                 Duration.ofSeconds(atLeast("--latency-seconds", latencySeconds, 0)),
                 atLeast("--latency-rate", latencyRate, 0),
-                atLeast("--probes", probes, 1));
+                atLeast("--probes", probes, 1),
+                atLeast("--group-records", groupRecords, 0) == 0
+                        ? null
+                        : new GroupBench.Options(
+                                full.toBuilder()
+                                        .publishedGroupShare(1)
+                                        .publishedGroups((int) atLeast("--groups", groups, 1))
+                                        .publishedGroupMaxSize(groupMaxSize)
+                                        .build(),
+                                groupRecords),
+                atLeast("--live-streams", liveStreams, 0) == 0
+                        ? null
+                        : new LiveLoad.Options(
+                                liveStreams,
+                                Duration.ofSeconds(atLeast("--live-seconds", liveSeconds, 1))),
+                redisCluster);
     }
 
     private static long atLeast(String flag, long value, long min) {

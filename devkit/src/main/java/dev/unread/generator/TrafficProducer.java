@@ -89,6 +89,11 @@ public final class TrafficProducer implements AutoCloseable {
         thread.start();
     }
 
+    /** Returns once the broker has every record sent so far. */
+    public void flush() {
+        producer.flush();
+    }
+
     /** Records the broker has acknowledged, malformed ones included. */
     public long acknowledged() {
         return acknowledged.sum();
@@ -144,7 +149,8 @@ public final class TrafficProducer implements AutoCloseable {
         }
     }
 
-    private void send(TrafficRecord record) {
+    /** Sends one record to its topic, asynchronously; {@link #flush()} waits for what was sent. */
+    public void send(TrafficRecord record) {
         String topic =
                 switch (record.topic()) {
                     case MESSAGES -> messagesTopic;

@@ -14,10 +14,10 @@ import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
 /**
  * A metric reporter that keeps hold of the counters the developer kit reads while a job runs in its
- * own JVM: one operator's {@code numRecordsIn}, and the Redis sinks' commands and coalesced
- * updates. The local stack's progress line and the benchmark read them as often as they like and
- * for free; reading the same figures through the REST API every few milliseconds made the
- * JobManager's metric fetcher one of the busiest threads of the run it was measuring.
+ * own JVM: one operator's {@code numRecordsIn}, and the Redis sinks' commands, coalesced updates,
+ * flushes and round trips. The local stack's progress line and the benchmark read them as often as
+ * they like and for free; reading the same figures through the REST API every few milliseconds made
+ * the JobManager's metric fetcher one of the busiest threads of the run it was measuring.
  *
  * <p>Configured as {@code metrics.reporter.<name>.factory.class} with this class's {@link Factory}
  * (found through {@code META-INF/services}), and option {@code operator}: the operator's name.
@@ -46,6 +46,16 @@ public final class InProcessMetrics implements MetricReporter {
     /** Updates that cost no Redis command: a later update of the same key replaced them. */
     public static long redisCoalescedUpdates() {
         return sum(RedisCounts.COALESCED_METRIC);
+    }
+
+    /** Buffers the Redis sinks sent, over all sink subtasks. */
+    public static long redisFlushes() {
+        return sum(RedisCounts.FLUSHES_METRIC);
+    }
+
+    /** Pipelined exchanges of the Redis sinks with a node (per node on a cluster). */
+    public static long redisRoundTrips() {
+        return sum(RedisCounts.ROUND_TRIPS_METRIC);
     }
 
     private static long sum(String name) {
@@ -84,7 +94,9 @@ public final class InProcessMetrics implements MetricReporter {
             return operator.equals(group.getAllVariables().get("<operator_name>"));
         }
         return RedisCounts.COMMANDS_METRIC.equals(name)
-                || RedisCounts.COALESCED_METRIC.equals(name);
+                || RedisCounts.COALESCED_METRIC.equals(name)
+                || RedisCounts.FLUSHES_METRIC.equals(name)
+                || RedisCounts.ROUND_TRIPS_METRIC.equals(name);
     }
 
     /** Creates the reporter; listed in {@code META-INF/services} for Flink to find. */

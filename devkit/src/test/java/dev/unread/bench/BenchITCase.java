@@ -29,11 +29,19 @@ import org.junit.jupiter.api.Test;
 class BenchITCase {
 
     private static final long RECORDS = 20_000;
+    private static final long GROUP_RECORDS = 4_000;
+    private static final int STREAMS = 40;
 
     @Test
     void everyPartMeasuresTheSameRecordsAndTheJobEndsWithTheExactCounts() throws Exception {
         Workload full = Workload.builder().receivers(500).build();
         Workload badge = full.toBuilder().conversationShare(0).conversationReadRate(0).build();
+        Workload groups =
+                full.toBuilder()
+                        .publishedGroupShare(1)
+                        .publishedGroups(12)
+                        .publishedGroupMaxSize(200)
+                        .build();
         Bench.Options options =
                 new Bench.Options(
                         badge,
@@ -45,7 +53,10 @@ class BenchITCase {
                         30,
                         Duration.ofSeconds(2),
                         1000,
-                        50);
+                        50,
+                        new GroupBench.Options(groups, GROUP_RECORDS),
+                        new LiveLoad.Options(STREAMS, Duration.ofSeconds(3)),
+                        true);
         String prefix = TestRedis.uniquePrefix();
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         BenchReport report;
@@ -112,13 +123,97 @@ class BenchITCase {
 
         assertThat(report.sql().runs()).hasSize(SqlBaseline.Index.values().length);
 
+        assertGroups(report.groups(), groups);
+        assertCluster(report.cluster(), fullJob);
+        assertLive(report.live());
+
         String markdown = report.markdown("unread bench (test)");
         assertThat(markdown)
                 .contains("| **the job** |", "## Latency", "## Reading the badge", "## Targets")
+                .contains("## Groups published once", "## Redis Cluster", "## Live push")
                 .contains(String.format("%,d", RECORDS));
         assertThat(TestRedis.keys(TestRedis.connect(0), prefix)).isEmpty();
         assertThat(progress.toString(StandardCharsets.UTF_8))
                 .contains("bench: the job on the full");
+    }
+
+    /**
+     * Both ways of publishing group traffic give the job the same deliveries and end in the same
+     * per-user state, the oracle's for the producer's fanned-out records.
+     */
+    private static void assertGroups(GroupBench.Result result, Workload workload) {
+        TrafficGenerator generator = Bench.generator(workload);
+        ProducerFanOut fanOut = new ProducerFanOut();
+        List<ChatEvent> fanned = new ArrayList<>();
+        long onceValid = 0;
+        for (long i = 0; i < GROUP_RECORDS; i++) {
+            TrafficRecord record = generator.next();
+            if (record.valid()) {
+                onceValid++;
+            }
+            fanOut.apply(
+                    record,
+                    r -> {
+                        if (r.valid()) {
+                            fanned.add(r.event());
+                        }
+                    });
+        }
+        GroupBench.Run once = result.once();
+        GroupBench.Run producer = result.producer();
+        assertThat(generator.publishedMessages()).isPositive();
+        assertThat(result.groupMessages()).isEqualTo(generator.publishedMessages());
+        assertThat(once.recordsIn()).isEqualTo(onceValid);
+        assertThat(producer.recordsIn()).isEqualTo(fanned.size());
+        assertThat(once.deliveries())
+                .isEqualTo(producer.deliveries())
+                .isEqualTo(fanOut.deliveries())
+                .isEqualTo(
+                        result.sizes().stream().mapToLong(GroupBench.SizeClass::deliveries).sum())
+                .isGreaterThan(result.groupMessages());
+        assertThat(once.memberships()).isEqualTo(generator.memberships());
+        assertThat(once.job().state().groups().members()).isEqualTo(generator.memberships());
+        long unread =
+                Oracle.of(fanned).conversationUnread().values().stream()
+                        .flatMap(c -> c.values().stream())
+                        .mapToLong(Long::longValue)
+                        .sum();
+        assertThat(unread).isPositive();
+        assertThat(once.job().state().unreadSeqs()).isEqualTo(unread);
+        assertThat(producer.job().state().unreadSeqs()).isEqualTo(unread);
+        assertThat(once.job().savepointBytes()).isPositive();
+        assertThat(once.job().redisCommands()).isPositive();
+    }
+
+    /** The cluster run read the same records and ended in the same state; its flushes counted. */
+    private static void assertCluster(ClusterBench.Result result, Bench.JobFigures fullJob) {
+        assertThat(result.primaries()).isEqualTo(3);
+        Bench.JobFigures single = result.single();
+        Bench.JobFigures cluster = result.cluster();
+        for (Bench.JobFigures run : List.of(single, cluster)) {
+            assertThat(run.traffic().records()).isEqualTo(RECORDS);
+            assertThat(run.state().unreadSeqs()).isEqualTo(fullJob.state().unreadSeqs());
+            assertThat(run.state().senders()).isEqualTo(fullJob.state().senders());
+            assertThat(run.state().badgeMismatches()).isZero();
+            assertThat(run.redisCommands()).isPositive();
+            assertThat(run.redisFlushes()).isPositive();
+        }
+        assertThat(single.redisRoundTrips()).isGreaterThanOrEqualTo(single.redisFlushes());
+        // A flush's keys lie on several primaries: a round trip to each.
+        assertThat(cluster.redisRoundTrips()).isGreaterThan(cluster.redisFlushes());
+        assertThat(cluster.badgeKeys().keys()).isPositive();
+    }
+
+    /** Every stream opened with its snapshot and saw changes the job published for its user. */
+    private static void assertLive(LiveLoad.Result live) {
+        assertThat(live.requested()).isEqualTo(STREAMS);
+        assertThat(live.streams()).isEqualTo(STREAMS);
+        assertThat(live.failed()).isZero();
+        assertThat(live.rssAfter()).isPositive();
+        assertThat(live.heapAfter()).isPositive();
+        assertThat(live.published()).isPositive();
+        assertThat(live.delivered()).isPositive().isLessThanOrEqualTo(live.expected());
+        assertThat(live.p50Millis()).isLessThanOrEqualTo(live.p99Millis());
     }
 
     /** The valid events among the first {@link #RECORDS} records the bench publishes. */

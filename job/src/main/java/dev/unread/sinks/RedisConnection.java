@@ -4,8 +4,9 @@ import dev.unread.contract.RedisEndpoint;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.AbstractPipeline;
@@ -78,12 +79,21 @@ final class RedisConnection implements AutoCloseable {
     private RedisClusterClient cluster;
 
     /**
-     * Reads the replies of a cluster batch's nodes in parallel; threads are kept between batches.
+     * Reads the replies of a cluster batch's nodes in parallel, one task per node of a batch with
+     * more than one; threads are kept between batches.
      */
-    private ExecutorService replyReaders;
+    private CountingPool replyReaders;
+
+    /** Pipelined exchanges so far, each with one node. */
+    private long roundTrips;
 
     RedisConnection(RedisEndpoint endpoint) {
         this.endpoint = endpoint;
+    }
+
+    /** Pipelined exchanges with a node so far, retries included: a cluster batch, one per node. */
+    long roundTrips() {
+        return roundTrips;
     }
 
     /** Whether this is a cluster, where Pub/Sub goes through sharded channels (SPUBLISH). */
@@ -207,26 +217,28 @@ final class RedisConnection implements AutoCloseable {
         for (Command command : batch) {
             command.appendTo(pipeline);
         }
+        roundTrips++;
         return pipeline.syncAndReturnAll();
     }
 
     private List<Object> clusterExchange(List<Command> batch) {
         if (cluster == null) {
             cluster = endpoint.clusterClient(CLIENT_NAME, TIMEOUT_MS, new ConnectionPoolConfig());
-            replyReaders =
-                    Executors.newCachedThreadPool(
-                            runnable -> {
-                                Thread thread = new Thread(runnable, "redis-cluster-replies");
-                                thread.setDaemon(true);
-                                return thread;
-                            });
+            replyReaders = new CountingPool();
         }
         List<Response<?>> responses = new ArrayList<>(batch.size());
         try (ClusterPipeline pipeline = cluster.pipelined(replyReaders)) {
             for (Command command : batch) {
                 responses.add(command.appendTo(pipeline));
             }
-            pipeline.sync();
+            long tasks = replyReaders.tasks;
+            try {
+                pipeline.sync();
+            } finally {
+                // Counted before close(), which syncs again with nothing left to send. The
+                // pipeline reads one node's replies in the calling thread, more than one's here.
+                roundTrips += Math.max(1, replyReaders.tasks - tasks);
+            }
         }
         List<Object> replies = new ArrayList<>(batch.size());
         for (int i = 0; i < responses.size(); i++) {
@@ -263,6 +275,7 @@ final class RedisConnection implements AutoCloseable {
             throw new JedisConnectionException("ASK named an unknown cluster node " + node);
         }
         try (Connection connection = pool.getResource()) {
+            roundTrips += 2;
             connection.executeCommand(Protocol.Command.ASKING);
             Pipeline pipeline = new Pipeline(connection, false);
             Response<?> reply = command.appendTo(pipeline);
@@ -309,5 +322,35 @@ final class RedisConnection implements AutoCloseable {
     @Override
     public void close() {
         disconnect();
+    }
+
+    /**
+     * A cached thread pool, as {@code Executors.newCachedThreadPool} makes, that counts the tasks
+     * handed to it: a cluster pipeline hands it one per node it read replies from.
+     */
+    private static final class CountingPool extends ThreadPoolExecutor {
+
+        /** Only the writer's thread hands out tasks and reads this. */
+        long tasks;
+
+        CountingPool() {
+            super(
+                    0,
+                    Integer.MAX_VALUE,
+                    60,
+                    TimeUnit.SECONDS,
+                    new SynchronousQueue<>(),
+                    runnable -> {
+                        Thread thread = new Thread(runnable, "redis-cluster-replies");
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            tasks++;
+            super.execute(task);
+        }
     }
 }

@@ -52,6 +52,12 @@ public class RedisCounts implements Sink<UnreadCount> {
     /** Counter on each Redis sink writer's metric group: updates absorbed by a later one. */
     public static final String COALESCED_METRIC = "redisCoalescedUpdates";
 
+    /** Pipelined exchanges with a Redis node: one per batch, one per primary on a cluster. */
+    public static final String ROUND_TRIPS_METRIC = "redisRoundTrips";
+
+    /** Buffers sent: by the flush interval, a full buffer, or a checkpoint. */
+    public static final String FLUSHES_METRIC = "redisFlushes";
+
     private final UnreadConfig config;
 
     public RedisCounts(UnreadConfig config) {

@@ -20,8 +20,9 @@ import org.apache.flink.metrics.Counter;
  * the task's thread, never alongside {@link #write}.
  *
  * <p>Metrics on the writer's group: {@value #COMMANDS_METRIC} (commands Redis acknowledged),
- * {@value #COALESCED_METRIC} (updates absorbed by a later one) and {@value #WRONG_TYPE_METRIC}
- * (keys of the wrong type replaced, see {@link RedisConnection}).
+ * {@value #COALESCED_METRIC} (updates absorbed by a later one), {@value #WRONG_TYPE_METRIC} (keys
+ * of the wrong type replaced, see {@link RedisConnection}), {@value #FLUSHES_METRIC} and {@value
+ * #ROUND_TRIPS_METRIC} (what the flushes cost, retries included).
  */
 final class RedisWriter<T> implements SinkWriter<T> {
 
@@ -46,6 +47,8 @@ final class RedisWriter<T> implements SinkWriter<T> {
     static final String COMMANDS_METRIC = RedisCounts.COMMANDS_METRIC;
     static final String COALESCED_METRIC = RedisCounts.COALESCED_METRIC;
     static final String WRONG_TYPE_METRIC = "redisWrongTypeKeysReplaced";
+    static final String FLUSHES_METRIC = RedisCounts.FLUSHES_METRIC;
+    static final String ROUND_TRIPS_METRIC = RedisCounts.ROUND_TRIPS_METRIC;
 
     /** Bounds the writer's memory: ~100 bytes an entry, ten round trips a flush. */
     static final int MAX_BUFFERED = 10 * RedisConnection.BATCH_SIZE;
@@ -57,6 +60,8 @@ final class RedisWriter<T> implements SinkWriter<T> {
     private final Counter commandsSent;
     private final Counter updatesCoalesced;
     private final Counter wrongTypeKeysReplaced;
+    private final Counter flushes;
+    private final Counter roundTrips;
 
     private ScheduledFuture<?> flushTimer;
 
@@ -72,6 +77,8 @@ final class RedisWriter<T> implements SinkWriter<T> {
         this.commandsSent = context.metricGroup().counter(COMMANDS_METRIC);
         this.updatesCoalesced = context.metricGroup().counter(COALESCED_METRIC);
         this.wrongTypeKeysReplaced = context.metricGroup().counter(WRONG_TYPE_METRIC);
+        this.flushes = context.metricGroup().counter(FLUSHES_METRIC);
+        this.roundTrips = context.metricGroup().counter(ROUND_TRIPS_METRIC);
     }
 
     @Override
@@ -103,7 +110,10 @@ final class RedisWriter<T> implements SinkWriter<T> {
             return;
         }
         List<RedisConnection.Command> commands = buffer.commands();
+        long roundTripsBefore = connection.roundTrips();
         wrongTypeKeysReplaced.inc(connection.send(commands));
+        flushes.inc();
+        roundTrips.inc(connection.roundTrips() - roundTripsBefore);
         buffer.clear();
         if (flushTimer != null) {
             // The buffer it was set for is written; the next record starts a new interval.

@@ -167,6 +167,12 @@ class RedisCountsTest {
         assertThat(conversations(users))
                 .containsExactly(Map.entry("80001", String.valueOf(users + 1)));
         assertThat(context.counter("redisCommands")).isEqualTo((2L + PUSH) * users);
+        assertThat(context.counter(RedisCounts.FLUSHES_METRIC)).isEqualTo(1L);
+        // One round trip per batch of 1,000 commands.
+        assertThat(context.counter(RedisCounts.ROUND_TRIPS_METRIC))
+                .isEqualTo(
+                        ((2L + PUSH) * users + RedisConnection.BATCH_SIZE - 1)
+                                / RedisConnection.BATCH_SIZE);
     }
 
     @Test

@@ -1,15 +1,11 @@
 package dev.unread.testing;
 
-import dev.unread.contract.Settings;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
+import dev.unread.local.LocalRedisCluster;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -17,10 +13,9 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
- * A real Redis Cluster per test class, from Debian's {@code redis-server}: three primaries and
- * three replicas on free ports of 127.0.0.1, joined by {@code redis-cli --cluster create}, data
- * under /tmp, all removed after the class. A short {@link #NODE_TIMEOUT_MS} makes a replica take
- * over a killed primary within seconds.
+ * A real Redis Cluster per test class ({@link LocalRedisCluster}: three primaries and three
+ * replicas of Debian's {@code redis-server} on free ports of 127.0.0.1), removed after the class,
+ * with what tests read of its keys.
  *
  * <pre>{@code
  * @RegisterExtension static final RedisClusterServer CLUSTER = new RedisClusterServer();
@@ -32,84 +27,36 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  */
 public final class RedisClusterServer implements BeforeAllCallback, AfterAllCallback {
 
-    public static final int NODE_TIMEOUT_MS = 1000;
-    private static final int NODES = 6;
-    private static final Duration READY = Duration.ofSeconds(60);
+    public static final int NODE_TIMEOUT_MS = LocalRedisCluster.NODE_TIMEOUT_MS;
 
-    private final List<RedisProcess> nodes = new ArrayList<>();
-    private Path dir;
+    private LocalRedisCluster cluster;
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
-        dir = RedisProcess.tempDir("unread-redis-cluster-");
-        try {
-            for (int port : RedisProcess.freePorts(NODES)) {
-                nodes.add(
-                        RedisProcess.start(
-                                port,
-                                dir.resolve(String.valueOf(port)),
-                                List.of(
-                                        "--port", String.valueOf(port),
-                                        "--cluster-enabled", "yes",
-                                        "--cluster-config-file", "nodes.conf",
-                                        "--cluster-node-timeout", String.valueOf(NODE_TIMEOUT_MS),
-                                        // A replica takes over however long it was cut off: the
-                                        // test kills, it
-                                        // does not partition.
-                                        "--cluster-replica-validity-factor", "0")));
-            }
-            List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
-            nodes.forEach(n -> create.add("127.0.0.1:" + n.port));
-            create.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
-            Process cli =
-                    new ProcessBuilder(create)
-                            .redirectErrorStream(true)
-                            .redirectOutput(dir.resolve("create.log").toFile())
-                            .start();
-            if (cli.waitFor() != 0) {
-                throw new AssertionError(
-                        "redis-cli --cluster create failed, see " + dir.resolve("create.log"));
-            }
-            awaitHealthy("the cluster formed");
-        } catch (Exception | AssertionError e) {
-            afterAll(context);
-            throw e;
-        }
+        cluster = LocalRedisCluster.start();
     }
 
     @Override
     public void afterAll(ExtensionContext context) throws Exception {
-        for (RedisProcess node : nodes) {
-            node.close();
+        if (cluster != null) {
+            cluster.close();
+            cluster = null;
         }
-        nodes.clear();
-        RedisProcess.delete(dir);
-        dir = null;
     }
 
     /** {@code host:port,...} of every node started, as {@code --redis-cluster-nodes} takes. */
     public String seeds() {
-        return nodes.stream().map(n -> "127.0.0.1:" + n.port).collect(Collectors.joining(","));
+        return cluster.seeds();
     }
 
     /** The job's (or the API's) Redis settings for this cluster. */
     public Map<String, String> settings() {
-        return Map.of(Settings.REDIS_CLUSTER_NODES.name(), seeds());
+        return cluster.settings();
     }
 
     /** Ports of the primaries now, as the nodes alive see them. */
     public List<Integer> primaries() {
-        List<Integer> primaries = new ArrayList<>();
-        for (RedisProcess node : nodes) {
-            if (node.alive()) {
-                try (Jedis jedis = new Jedis("127.0.0.1", node.port)) {
-                    if (jedis.info("replication").contains("role:master")) {
-                        primaries.add(node.port);
-                    }
-                }
-            }
-        }
-        return primaries;
+        return cluster.primaries();
     }
 
     /**
@@ -142,15 +89,12 @@ public final class RedisClusterServer implements BeforeAllCallback, AfterAllCall
 
     /** {@code kill -9} of the {@code index}-th primary; returns its port. */
     public int killPrimary(int index) throws InterruptedException {
-        int port = primaries().get(index);
-        node(port).kill();
-        return port;
+        return cluster.killPrimary(index);
     }
 
     /** Starts a killed node again: it rejoins as a replica of the primary that replaced it. */
     public void restart(int port) throws Exception {
-        node(port).start();
-        awaitHealthy("node " + port + " rejoined");
+        cluster.restart(port);
     }
 
     /**
@@ -158,63 +102,7 @@ public final class RedisClusterServer implements BeforeAllCallback, AfterAllCall
      * served again (its replica took over).
      */
     public void awaitFailover(int port) throws Exception {
-        Poll.until(
-                "a replica took over from the primary at " + port,
-                READY,
-                () -> {
-                    for (RedisProcess node : nodes) {
-                        if (!node.alive()) {
-                            continue;
-                        }
-                        try (Jedis jedis = new Jedis("127.0.0.1", node.port)) {
-                            String failed =
-                                    jedis.clusterNodes()
-                                            .lines()
-                                            .filter(l -> l.contains(":" + port + "@"))
-                                            .findFirst()
-                                            .orElse("");
-                            if (!failed.contains("fail") || !clusterOk(jedis)) {
-                                return null;
-                            }
-                        }
-                    }
-                    return primaries().size() == 3 ? true : null;
-                });
-    }
-
-    private void awaitHealthy(String what) throws Exception {
-        Poll.until(
-                what + " (every node: cluster_state ok, 3 primaries with replicas)",
-                READY,
-                () -> {
-                    for (RedisProcess node : nodes) {
-                        try (Jedis jedis = new Jedis("127.0.0.1", node.port)) {
-                            if (!clusterOk(jedis)
-                                    || jedis.clusterNodes()
-                                                    .lines()
-                                                    .filter(
-                                                            l ->
-                                                                    l.contains("slave")
-                                                                            && !l.contains("fail")
-                                                                            && l.contains(
-                                                                                    "connected"))
-                                                    .count()
-                                            < 3) {
-                                return null;
-                            }
-                        }
-                    }
-                    return true;
-                });
-    }
-
-    private static boolean clusterOk(Jedis jedis) {
-        String info = jedis.clusterInfo();
-        return info.contains("cluster_state:ok") && info.contains("cluster_slots_ok:16384");
-    }
-
-    private RedisProcess node(int port) {
-        return nodes.stream().filter(n -> n.port == port).findFirst().orElseThrow();
+        cluster.awaitFailover(port);
     }
 
     /**

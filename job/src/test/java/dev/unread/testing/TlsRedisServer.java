@@ -1,5 +1,6 @@
 package dev.unread.testing;
 
+import dev.unread.local.RedisProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

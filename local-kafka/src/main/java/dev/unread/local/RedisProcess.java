@@ -1,4 +1,4 @@
-package dev.unread.testing;
+package dev.unread.local;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,9 +14,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 
 /**
- * One {@code redis-server} of Debian's package, started by a test on 127.0.0.1 with its data
- * directory under /tmp, in the foreground so that the test holds its process: {@link #kill()} is a
- * {@code kill -9}.
+ * One {@code redis-server} of Debian's package, started by a test or the benchmark on 127.0.0.1
+ * with its data directory under /tmp, in the foreground so that the caller holds its process:
+ * {@link #kill()} is a {@code kill -9}.
  */
 public final class RedisProcess implements AutoCloseable {
 
@@ -68,12 +68,12 @@ public final class RedisProcess implements AutoCloseable {
                         .redirectErrorStream(true)
                         .redirectOutput(dir.resolve("redis.out").toFile())
                         .start();
-        Poll.until(
+        Await.until(
                 "redis-server " + port + " ready (see " + log + ")",
                 START,
                 () -> {
                     if (!process.isAlive()) {
-                        throw new AssertionError(
+                        throw new IllegalStateException(
                                 "redis-server "
                                         + port
                                         + " exited: "

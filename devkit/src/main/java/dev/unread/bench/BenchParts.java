@@ -1,0 +1,184 @@
+package dev.unread.bench;
+
+import static dev.unread.bench.BenchReport.bytes;
+import static dev.unread.bench.BenchReport.line;
+
+import java.util.Locale;
+
+/**
+ * The report's sections on groups published once ({@link GroupBench}), the job on a Redis Cluster
+ * ({@link ClusterBench}) and live push under load ({@link LiveLoad}): each figure beside its
+ * baseline from the same run, as a ratio.
+ */
+final class BenchParts {
+
+    private BenchParts() {}
+
+    static void groups(StringBuilder md, GroupBench.Result groups) {
+        GroupBench.Run once = groups.once();
+        GroupBench.Run producer = groups.producer();
+        line(md, "## Groups published once against fan-out by the producer");
+        line(md, "");
+        line(
+                md,
+                "%,d generated records: %,d group messages in %d groups of 3 to %,d members"
+                        + " (Zipf %.2f by activity), %,d memberships, %,d other events; %,d"
+                        + " deliveries (a message to each member but its sender).",
+                groups.options().records(),
+                groups.groupMessages(),
+                groups.options().workload().publishedGroups(),
+                groups.options().workload().publishedGroupMaxSize(),
+                groups.options().workload().receiverSkew(),
+                once.memberships(),
+                groups.otherEvents(),
+                once.deliveries());
+        line(md, "");
+        line(md, "| members | groups with messages | messages | deliveries |");
+        line(md, "|---|--:|--:|--:|");
+        for (GroupBench.SizeClass size : groups.sizes()) {
+            line(
+                    md,
+                    "| %s | %,d | %,d | %,d |",
+                    size.maxMembers() == Integer.MAX_VALUE
+                            ? String.format(Locale.ROOT, "%,d+", size.minMembers())
+                            : String.format(
+                                    Locale.ROOT, "%,d–%,d", size.minMembers(), size.maxMembers()),
+                    size.groups(),
+                    size.messages(),
+                    size.deliveries());
+        }
+        line(md, "");
+        line(
+                md,
+                "| | records in | records/s in | deliveries/s | Redis commands per delivery |"
+                        + " savepoint | state bytes per member |");
+        line(md, "|---|--:|--:|--:|--:|--:|--:|");
+        for (GroupBench.Run run : new GroupBench.Run[] {once, producer}) {
+            line(
+                    md,
+                    "| %s | %,d | %,.0f | %,.0f | %.4f | %s | %,.0f |",
+                    run.name(),
+                    run.recordsIn(),
+                    run.recordsPerSecond(),
+                    run.deliveriesPerSecond(),
+                    run.commandsPerDelivery(),
+                    bytes(run.job().savepointBytes()),
+                    run.stateBytesPerMember());
+        }
+        line(
+                md,
+                "| once / producer | %.3f | %.2f | %.2f | %.2f | %.2f | %.2f |",
+                (double) once.recordsIn() / producer.recordsIn(),
+                once.recordsPerSecond() / producer.recordsPerSecond(),
+                once.deliveriesPerSecond() / producer.deliveriesPerSecond(),
+                once.commandsPerDelivery() / producer.commandsPerDelivery(),
+                (double) once.job().savepointBytes() / producer.job().savepointBytes(),
+                once.stateBytesPerMember() / producer.stateBytesPerMember());
+        line(md, "");
+        line(
+                md,
+                "Deliveries/s: deliveries over the time from the first event reaching the counting"
+                        + " operator to the last. State bytes per member: the canonical savepoint at"
+                        + " the end over the memberships (the whole job's state, counts included).");
+        line(md, "");
+    }
+
+    static void cluster(StringBuilder md, ClusterBench.Result cluster) {
+        Bench.JobFigures single = cluster.single();
+        Bench.JobFigures sharded = cluster.cluster();
+        line(md, "## Redis Cluster beside the single node (full records)");
+        line(md, "");
+        line(
+                md,
+                "The same %,d records, read twice more back to back: on one node, then on a cluster"
+                        + " of %d primaries with a replica each on loopback.",
+                single.traffic().records(),
+                cluster.primaries());
+        line(md, "");
+        line(
+                md,
+                "| Redis | messages/s | Redis commands per message | flushes | round trips per"
+                        + " flush | checkpoint p50 / max |");
+        line(md, "|---|--:|--:|--:|--:|--:|");
+        for (Bench.JobFigures job : new Bench.JobFigures[] {single, sharded}) {
+            line(
+                    md,
+                    "| %s | %,.0f | %.4f | %,d | %.2f | %,d / %,d ms |",
+                    job == single ? "one node" : "cluster",
+                    job.messagesPerSecond(),
+                    job.commandsPerMessage(),
+                    job.redisFlushes(),
+                    job.roundTripsPerFlush(),
+                    job.checkpoints().p50Millis(),
+                    job.checkpoints().maxMillis());
+        }
+        line(
+                md,
+                "| cluster / one node | %.2f | %.2f | %.2f | %.2f | |",
+                sharded.messagesPerSecond() / single.messagesPerSecond(),
+                sharded.commandsPerMessage() / single.commandsPerMessage(),
+                (double) sharded.redisFlushes() / single.redisFlushes(),
+                sharded.roundTripsPerFlush() / single.roundTripsPerFlush());
+        line(md, "");
+        line(
+                md,
+                "Round trips: pipelined exchanges of the Redis sinks with one node, as the sinks"
+                        + " count them (a batch of at most 1,000 commands; on a cluster one per"
+                        + " primary the batch's keys live on), over the buffers flushed.");
+        line(md, "");
+    }
+
+    static void live(StringBuilder md, LiveLoad.Result live, long flushIntervalMs) {
+        line(md, "## Live push: SSE streams on one API instance under the full traffic");
+        line(md, "");
+        line(
+                md,
+                "%,d streams asked for, %,d opened (%,d failed) over %,d users; open files limit"
+                        + " %,d%s. The job restored from the full run's savepoint, %,.0f records/s of"
+                        + " full traffic, flush every %,d ms.",
+                live.requested(),
+                live.streams(),
+                live.failed(),
+                live.users(),
+                live.openFilesLimit(),
+                live.streams() < live.requested() ? " (fewer streams than asked: the limit)" : "",
+                live.recordsPerSecond(),
+                flushIntervalMs);
+        line(md, "");
+        line(md, "| API process | before the streams | with them | per stream |");
+        line(md, "|---|--:|--:|--:|");
+        line(
+                md,
+                "| resident set (VmRSS) | %s | %s | %,.1f KiB |",
+                bytes(live.rssBefore()),
+                bytes(live.rssAfter()),
+                live.rssPerStream() / 1024);
+        line(
+                md,
+                "| live heap (after a full GC) | %s | %s | %,.1f KiB |",
+                bytes(live.heapBefore()),
+                bytes(live.heapAfter()),
+                live.heapPerStream() / 1024);
+        line(md, "");
+        line(
+                md,
+                "| UNREAD_CHANGED to stream users | deliveries due | seen by the streams | p50 |"
+                        + " p99 | max |");
+        line(md, "|--:|--:|--:|--:|--:|--:|");
+        line(
+                md,
+                "| %,d | %,d | %,d | %.1f ms | %.1f ms | %.1f ms |",
+                live.published(),
+                live.expected(),
+                live.delivered(),
+                live.p50Millis(),
+                live.p99Millis(),
+                live.maxMillis());
+        line(md, "");
+        line(
+                md,
+                "Latency: from this JVM's own Redis subscriber seeing an UNREAD_CHANGED (published in"
+                        + " the flush that writes the count) to a stream of that user seeing it.");
+        line(md, "");
+    }
+}

@@ -1,0 +1,200 @@
+package dev.unread.bench;
+
+import dev.unread.config.UnreadConfig;
+import dev.unread.events.ConversationEvent;
+import dev.unread.generator.TrafficGenerator;
+import dev.unread.generator.TrafficProducer;
+import dev.unread.generator.TrafficRecord;
+import dev.unread.generator.Workload;
+import dev.unread.kafka.EmbeddedKafka;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Group conversations published once against what a producer does without them (issue 12): the same
+ * generated group traffic is published twice in one pass, once as the generator makes it
+ * (MEMBER_JOINED, then MESSAGE on {@code chat-conversations}: the job fans out by membership) and
+ * once fanned out by {@link ProducerFanOut} (a {@code chat-messages} record per member but the
+ * sender), and the job runs on each, one after the other in the same JVM.
+ */
+public final class GroupBench {
+
+    /** Upper bounds of the group-size classes the report breaks the traffic down by. */
+    private static final int[] SIZE_CLASSES = {9, 99, 999, Integer.MAX_VALUE};
+
+    /**
+     * @param workload the group traffic: {@code publishedGroupShare} of message steps in groups
+     *     published once, {@code publishedGroups} of them up to {@code publishedGroupMaxSize}
+     * @param records records the generator makes (the producer's fan-out publishes more)
+     */
+    public record Options(Workload workload, long records) {}
+
+    /**
+     * One way of publishing the traffic and the job's figures on it.
+     *
+     * @param recordsIn valid records the job read
+     * @param deliveries per-user messages made of group messages (by the job or the producer)
+     * @param memberships members over all groups: what the state is divided by
+     */
+    record Run(
+            String name, long recordsIn, long deliveries, long memberships, Bench.JobFigures job) {
+        double recordsPerSecond() {
+            return recordsIn * 1e9 / job.nanos();
+        }
+
+        double deliveriesPerSecond() {
+            return deliveries * 1e9 / job.nanos();
+        }
+
+        double commandsPerDelivery() {
+            return (double) job.redisCommands() / deliveries;
+        }
+
+        double stateBytesPerMember() {
+            return (double) job.savepointBytes() / memberships;
+        }
+    }
+
+    /** Group traffic of one size class: groups with messages, the messages, their deliveries. */
+    record SizeClass(int minMembers, int maxMembers, long groups, long messages, long deliveries) {}
+
+    record Result(
+            Options options,
+            long groupMessages,
+            long otherEvents,
+            List<SizeClass> sizes,
+            Run once,
+            Run producer) {}
+
+    private GroupBench() {}
+
+    static Result run(Bench bench, Options options, EmbeddedKafka kafka, Path dataDir)
+            throws Exception {
+        UnreadConfig onceConfig = bench.config(kafka, "group-once");
+        UnreadConfig producerConfig = bench.config(kafka, "group-producer");
+        bench.say(
+                "publishing %,d records of group traffic, once and fanned out by the producer",
+                options.records());
+        TrafficGenerator generator = Bench.generator(options.workload());
+        ProducerFanOut fanOut = new ProducerFanOut();
+        long onceValid = 0;
+        long[] producerValid = {0};
+        long[] groups = new long[SIZE_CLASSES.length];
+        long[] messages = new long[SIZE_CLASSES.length];
+        long[] deliveries = new long[SIZE_CLASSES.length];
+        Set<Long> seen = new HashSet<>();
+        try (TrafficProducer once = producer(kafka, onceConfig);
+                TrafficProducer producer = producer(kafka, producerConfig)) {
+            for (long i = 0; i < options.records(); i++) {
+                TrafficRecord record = generator.next();
+                once.send(record);
+                if (record.valid()) {
+                    onceValid++;
+                }
+                ConversationEvent event = record.conversation();
+                if (event != null && event.kind == ConversationEvent.Kind.MESSAGE) {
+                    int members = fanOut.members(event.conversationId);
+                    int size = sizeClass(members);
+                    messages[size]++;
+                    deliveries[size] += members - 1;
+                    if (seen.add(event.conversationId)) {
+                        groups[size]++;
+                    }
+                }
+                fanOut.apply(
+                        record,
+                        r -> {
+                            producer.send(r);
+                            if (r.valid()) {
+                                producerValid[0]++;
+                            }
+                        });
+            }
+            once.flush();
+            producer.flush();
+            if (once.failed() + producer.failed() > 0) {
+                throw new IllegalStateException(
+                        once.failed() + producer.failed() + " group records were not published");
+            }
+        }
+        long groupMessages = generator.publishedMessages();
+        long memberships = generator.memberships();
+        long delivered = fanOut.deliveries();
+        // The job hands the counting operator a delivery per member and each membership event.
+        long otherEvents = onceValid - groupMessages - memberships;
+        Bench.Traffic traffic =
+                new Bench.Traffic(
+                        "group",
+                        options.workload(),
+                        generator.records(),
+                        generator.messages() + delivered,
+                        generator.redundantMessages(),
+                        generator.inboxOpens(),
+                        generator.conversationReads(),
+                        generator.malformedRecords());
+        Run onceRun =
+                new Run(
+                        "published once",
+                        onceValid,
+                        delivered,
+                        memberships,
+                        bench.runJob(
+                                onceConfig,
+                                rename(traffic, "groups published once"),
+                                otherEvents + memberships + delivered,
+                                dataDir.resolve("group-once")));
+        Run producerRun =
+                new Run(
+                        "fanned out by the producer",
+                        producerValid[0],
+                        delivered,
+                        memberships,
+                        bench.runJob(
+                                producerConfig,
+                                rename(traffic, "groups fanned out by the producer"),
+                                producerValid[0],
+                                dataDir.resolve("group-producer")));
+        List<SizeClass> sizes = new ArrayList<>();
+        for (int i = 0; i < SIZE_CLASSES.length; i++) {
+            sizes.add(
+                    new SizeClass(
+                            i == 0 ? 3 : SIZE_CLASSES[i - 1] + 1,
+                            SIZE_CLASSES[i],
+                            groups[i],
+                            messages[i],
+                            deliveries[i]));
+        }
+        return new Result(options, groupMessages, otherEvents, sizes, onceRun, producerRun);
+    }
+
+    private static Bench.Traffic rename(Bench.Traffic t, String name) {
+        return new Bench.Traffic(
+                name,
+                t.workload(),
+                t.records(),
+                t.messages(),
+                t.redundantMessages(),
+                t.inboxOpens(),
+                t.conversationReads(),
+                t.malformed());
+    }
+
+    private static int sizeClass(int members) {
+        int i = 0;
+        while (members > SIZE_CLASSES[i]) {
+            i++;
+        }
+        return i;
+    }
+
+    private static TrafficProducer producer(EmbeddedKafka kafka, UnreadConfig config) {
+        return new TrafficProducer(
+                kafka.bootstrapServers(),
+                config.messagesTopic,
+                config.readsTopic,
+                config.conversationsTopic);
+    }
+}

@@ -1,0 +1,519 @@
+package dev.unread.bench;
+
+import dev.unread.api.ApiConfig;
+import dev.unread.api.StateQueryApi;
+import dev.unread.config.UnreadConfig;
+import dev.unread.contract.RedisNames;
+import dev.unread.generator.TrafficGenerator;
+import dev.unread.generator.TrafficProducer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Live push under load (issue 14): one API instance ({@link StateQueryApi}) as a process of its
+ * own, {@code streams} concurrent SSE streams of the JDK's HttpClient from this JVM, while the job
+ * (restored from the full run's savepoint) runs the full traffic at a fixed rate.
+ *
+ * <p>Memory per connection: the API process's resident set ({@code VmRSS}) and its live heap (the
+ * total of {@code jcmd GC.class_histogram}, which collects first) before the first stream and once
+ * every stream has its snapshot, over the streams. Latency: a subscriber of this JVM notes when
+ * each UNREAD_CHANGED reaches Redis' Pub/Sub (the job publishes it in the flush that writes the
+ * count); each stream notes when the same user and version reach it; both on this JVM's clock.
+ */
+public final class LiveLoad {
+
+    /** File descriptors the bench keeps besides the streams: broker, MiniCluster, RocksDB. */
+    private static final int FD_RESERVE = 3000;
+
+    /** Streams opened before waiting for their snapshots: the server's accept queue is short. */
+    private static final int WAVE = 250;
+
+    private static final Duration STARTUP = Duration.ofMinutes(1);
+    private static final Duration SNAPSHOTS = Duration.ofMinutes(3);
+    private static final Duration DRAIN = Duration.ofSeconds(5);
+    private static final Duration CATCH_UP = Duration.ofMinutes(5);
+
+    /**
+     * @param streams concurrent streams asked for
+     * @param duration how long the traffic runs with every stream open
+     */
+    public record Options(int streams, Duration duration) {}
+
+    record Result(
+            int requested,
+            int streams,
+            long openFilesLimit,
+            int users,
+            int failed,
+            double recordsPerSecond,
+            long rssBefore,
+            long rssAfter,
+            long heapBefore,
+            long heapAfter,
+            long published,
+            long expected,
+            long delivered,
+            double p50Millis,
+            double p99Millis,
+            double maxMillis) {
+        double rssPerStream() {
+            return (double) (rssAfter - rssBefore) / streams;
+        }
+
+        double heapPerStream() {
+            return (double) (heapAfter - heapBefore) / streams;
+        }
+    }
+
+    /** One UNREAD_CHANGED: a user's counts at a version. */
+    private record Change(long user, long version) {}
+
+    private final Map<Change, Long> publishedAt = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<long[]> seen = new ConcurrentLinkedQueue<>();
+    private final AtomicLong snapshots = new AtomicLong();
+    private final AtomicLong ended = new AtomicLong();
+    private final List<Flow.Subscription> subscriptions = new ArrayList<>();
+
+    private LiveLoad() {}
+
+    static Result run(
+            Bench bench,
+            Options options,
+            UnreadConfig config,
+            TrafficGenerator traffic,
+            double recordsPerSecond,
+            String savepoint,
+            Path dataDir)
+            throws Exception {
+        return new LiveLoad()
+                .measure(bench, options, config, traffic, recordsPerSecond, savepoint, dataDir);
+    }
+
+    private Result measure(
+            Bench bench,
+            Options options,
+            UnreadConfig config,
+            TrafficGenerator traffic,
+            double recordsPerSecond,
+            String savepoint,
+            Path dataDir)
+            throws Exception {
+        long limit = openFilesLimit();
+        int streams =
+                (int) Math.max(1, Math.min(options.streams(), limit - openFiles() - FD_RESERVE));
+        int users = Math.min(streams, traffic.workload().receivers());
+        long[] userIds = new long[users];
+        for (int i = 0; i < users; i++) {
+            userIds[i] = traffic.receiverOfRank(i);
+        }
+        bench.say(
+                "live push: %,d SSE streams (%,d asked, open files limit %,d) on one API process",
+                streams, options.streams(), limit);
+        Files.createDirectories(dataDir);
+        Process api = startApi(config, dataDir);
+        ExecutorService clientThreads = Executors.newFixedThreadPool(2);
+        try (UnifiedJedis redis =
+                        config.redisEndpoint()
+                                .client("unread-bench-live", 10_000, new ConnectionPoolConfig());
+                JobRun job =
+                        JobRun.start(
+                                config,
+                                bench.options().parallelism(),
+                                dataDir.resolve("job"),
+                                savepoint)) {
+            int port = awaitListening(api, dataDir);
+            JedisPubSub subscriber = subscribe(redis, config.redisKeyPrefix);
+            job.awaitRunning(Duration.ofMinutes(2));
+            awaitCaughtUp(job);
+            long rssBefore = rss(api.pid());
+            long heapBefore = liveHeap(api.pid());
+            HttpClient client =
+                    HttpClient.newBuilder()
+                            .version(HttpClient.Version.HTTP_1_1)
+                            .executor(clientThreads)
+                            .connectTimeout(Duration.ofSeconds(30))
+                            .build();
+            int failed = open(client, port, userIds, streams);
+            long rssAfter = rss(api.pid());
+            long heapAfter = liveHeap(api.pid());
+            bench.say(
+                    "  %,d streams open (%,d failed); traffic at %,.0f records/s for %d s",
+                    streams - failed, failed, recordsPerSecond, options.duration().toSeconds());
+            publishedAt.clear();
+            seen.clear();
+            try (TrafficProducer producer =
+                    new TrafficProducer(
+                            config.kafkaBootstrap,
+                            config.messagesTopic,
+                            config.readsTopic,
+                            config.conversationsTopic)) {
+                producer.start(traffic, recordsPerSecond);
+                Thread.sleep(options.duration().toMillis());
+            }
+            drain();
+            subscriber.punsubscribe();
+            return result(
+                    options,
+                    streams,
+                    limit,
+                    users,
+                    failed,
+                    recordsPerSecond,
+                    rssBefore,
+                    rssAfter,
+                    heapBefore,
+                    heapAfter,
+                    userIds,
+                    streams - failed);
+        } finally {
+            synchronized (subscriptions) {
+                subscriptions.forEach(Flow.Subscription::cancel);
+            }
+            clientThreads.shutdownNow();
+            api.destroy();
+            if (!api.waitFor(30, TimeUnit.SECONDS)) {
+                api.destroyForcibly();
+            }
+        }
+    }
+
+    private Result result(
+            Options options,
+            int streams,
+            long limit,
+            int users,
+            int failed,
+            double rate,
+            long rssBefore,
+            long rssAfter,
+            long heapBefore,
+            long heapAfter,
+            long[] userIds,
+            int open) {
+        Map<Long, Integer> streamsPerUser = new HashMap<>();
+        for (int i = 0; i < open; i++) {
+            streamsPerUser.merge(userIds[i % userIds.length], 1, Integer::sum);
+        }
+        long published = 0;
+        long expected = 0;
+        for (Change change : publishedAt.keySet()) {
+            int n = streamsPerUser.getOrDefault(change.user(), 0);
+            if (n > 0) {
+                published++;
+                expected += n;
+            }
+        }
+        List<Double> latencies = new ArrayList<>();
+        for (long[] event : seen) {
+            Long at = publishedAt.get(new Change(event[0], event[1]));
+            if (at != null) {
+                // The stream can be read before this JVM's own subscriber: no negative latency.
+                latencies.add(Math.max(0, event[2] - at) / 1e6);
+            }
+        }
+        double[] values = latencies.stream().mapToDouble(Double::doubleValue).toArray();
+        boolean any = values.length > 0;
+        return new Result(
+                options.streams(),
+                streams,
+                limit,
+                users,
+                failed,
+                rate,
+                rssBefore,
+                rssAfter,
+                heapBefore,
+                heapAfter,
+                published,
+                expected,
+                values.length,
+                any ? Percentiles.nearestRank(values, 50) : 0,
+                any ? Percentiles.nearestRank(values, 99) : 0,
+                any ? Percentiles.nearestRank(values, 100) : 0);
+    }
+
+    /** Opens the streams in waves, each waiting for its snapshots; returns how many failed. */
+    private int open(HttpClient client, int port, long[] userIds, int streams) throws Exception {
+        for (int i = 0; i < streams; i += WAVE) {
+            int wave = Math.min(WAVE, streams - i);
+            for (int j = i; j < i + wave; j++) {
+                long user = userIds[j % userIds.length];
+                HttpRequest request =
+                        HttpRequest.newBuilder(
+                                        URI.create(
+                                                "http://127.0.0.1:"
+                                                        + port
+                                                        + "/api/users/"
+                                                        + user
+                                                        + "/events"))
+                                .header("Accept", "text/event-stream")
+                                .build();
+                client.sendAsync(
+                                request,
+                                HttpResponse.BodyHandlers.fromLineSubscriber(new Lines(user)))
+                        .whenComplete(
+                                (response, e) -> {
+                                    if (e != null || response.statusCode() != 200) {
+                                        ended.incrementAndGet();
+                                    }
+                                });
+            }
+            long deadline = System.nanoTime() + SNAPSHOTS.toNanos();
+            while (snapshots.get() + ended.get() < i + wave) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException(
+                            "only "
+                                    + snapshots.get()
+                                    + " of "
+                                    + (i + wave)
+                                    + " streams had their snapshot after "
+                                    + SNAPSHOTS);
+                }
+                Thread.sleep(10);
+            }
+        }
+        return (int) ended.get();
+    }
+
+    /**
+     * Waits until the job has read what earlier runs published after its savepoint (the latency
+     * run's traffic), so that the streams see the job at the rate given, not catching up.
+     */
+    private static void awaitCaughtUp(JobRun job) throws Exception {
+        long deadline = System.nanoTime() + CATCH_UP.toNanos();
+        long before = -1;
+        while (System.nanoTime() - deadline < 0) {
+            long now = job.counterRecordsIn();
+            if (now == before) {
+                return;
+            }
+            before = now;
+            Thread.sleep(2000);
+        }
+        throw new IllegalStateException("the job still read its backlog after " + CATCH_UP);
+    }
+
+    /** Waits until the streams have been quiet for a second, at most {@link #DRAIN}. */
+    private void drain() throws InterruptedException {
+        long deadline = System.nanoTime() + DRAIN.toNanos();
+        int size = -1;
+        while (System.nanoTime() - deadline < 0) {
+            int now = seen.size();
+            if (now == size) {
+                return;
+            }
+            size = now;
+            Thread.sleep(1000);
+        }
+    }
+
+    /** A stream's lines: the snapshot counted, each UNREAD_CHANGED noted with when it came. */
+    private final class Lines implements Flow.Subscriber<String> {
+        private final long user;
+
+        Lines(long user) {
+            this.user = user;
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription subscription) {
+            synchronized (subscriptions) {
+                subscriptions.add(subscription);
+            }
+            subscription.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(String line) {
+            if (!line.startsWith("data:")) {
+                return;
+            }
+            if (line.contains("\"UNREAD_CHANGED\"")) {
+                seen.add(new long[] {user, version(line), System.nanoTime()});
+            } else if (line.contains("\"SNAPSHOT\"")) {
+                snapshots.incrementAndGet();
+            }
+        }
+
+        /** A stream that fails or ends is counted where its response completes. */
+        @Override
+        public void onError(Throwable throwable) {}
+
+        @Override
+        public void onComplete() {}
+    }
+
+    private JedisPubSub subscribe(UnifiedJedis redis, String prefix) throws InterruptedException {
+        String pattern = RedisKeys.glob(prefix + RedisNames.UNREAD_CHANGED) + "*";
+        int userAt = (prefix + RedisNames.UNREAD_CHANGED).length();
+        CountDownLatch subscribed = new CountDownLatch(1);
+        JedisPubSub pubSub =
+                new JedisPubSub() {
+                    @Override
+                    public void onPMessage(String p, String channel, String message) {
+                        long now = System.nanoTime();
+                        long user = Long.parseLong(channel.substring(userAt));
+                        publishedAt.putIfAbsent(new Change(user, version(message)), now);
+                    }
+
+                    @Override
+                    public void onPSubscribe(String p, int count) {
+                        subscribed.countDown();
+                    }
+                };
+        Thread thread = new Thread(() -> redis.psubscribe(pubSub, pattern), "bench-live-changes");
+        thread.setDaemon(true);
+        thread.start();
+        if (!subscribed.await(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("PSUBSCRIBE " + pattern + " not confirmed");
+        }
+        return pubSub;
+    }
+
+    /** The {@code version} field of an UNREAD_CHANGED message, without a JSON parser per line. */
+    static long version(String json) {
+        int at = json.indexOf("\"version\":");
+        if (at < 0) {
+            return -1;
+        }
+        long version = 0;
+        for (int i = at + "\"version\":".length(); i < json.length(); i++) {
+            char c = json.charAt(i);
+            if (c < '0' || c > '9') {
+                break;
+            }
+            version = version * 10 + (c - '0');
+        }
+        return version;
+    }
+
+    /** The API as a process of its own, configured as its README says, on a free port. */
+    private static Process startApi(UnreadConfig config, Path dir) throws IOException {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort();
+        }
+        String java =
+                ProcessHandle.current()
+                        .info()
+                        .command()
+                        .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        ProcessBuilder builder =
+                new ProcessBuilder(
+                                java,
+                                "-Xmx2g",
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                StateQueryApi.class.getName())
+                        .redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("api.log").toFile());
+        Map<String, String> env = builder.environment();
+        env.keySet().removeIf(name -> name.startsWith("UNREAD_"));
+        env.put(ApiConfig.HOST_ENV, "127.0.0.1");
+        env.put(ApiConfig.PORT_ENV, String.valueOf(port));
+        env.put(ApiConfig.REDIS_URL_ENV, config.redisUrl);
+        env.put(ApiConfig.REDIS_KEY_PREFIX_ENV, config.redisKeyPrefix);
+        env.put(ApiConfig.KAFKA_BOOTSTRAP_ENV, config.kafkaBootstrap);
+        env.put(ApiConfig.READS_TOPIC_ENV, config.readsTopic);
+        env.put(ApiConfig.JDBC_URL_ENV, config.jdbcUrl);
+        env.put(ApiConfig.JDBC_USER_ENV, config.jdbcUser);
+        if (config.jdbcPassword != null) {
+            env.put(ApiConfig.JDBC_PASSWORD_ENV, config.jdbcPassword);
+        }
+        return builder.start();
+    }
+
+    /** Waits for the API's ready line; returns its port. */
+    private static int awaitListening(Process api, Path dir) throws Exception {
+        Path log = dir.resolve("api.log");
+        String ready = "unread API listening on http://127.0.0.1:";
+        long deadline = System.nanoTime() + STARTUP.toNanos();
+        while (true) {
+            if (Files.exists(log)) {
+                for (String line : Files.readAllLines(log)) {
+                    if (line.startsWith(ready)) {
+                        // The logger's line says the same, followed by the configuration.
+                        return Integer.parseInt(line.substring(ready.length()).split("\\D", 2)[0]);
+                    }
+                }
+            }
+            if (!api.isAlive() || System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the API did not start; see " + log);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** The process's resident set, in bytes. */
+    private static long rss(long pid) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+            }
+        }
+        throw new IllegalStateException("no VmRSS for process " + pid);
+    }
+
+    /** The process's live heap in bytes: {@code GC.class_histogram} collects, then counts. */
+    private static long liveHeap(long pid) throws Exception {
+        Process jcmd =
+                new ProcessBuilder(
+                                Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                                String.valueOf(pid),
+                                "GC.class_histogram")
+                        .redirectErrorStream(true)
+                        .start();
+        String out = new String(jcmd.getInputStream().readAllBytes());
+        if (jcmd.waitFor() != 0) {
+            throw new IllegalStateException("jcmd failed: " + out);
+        }
+        for (String line : out.lines().toList()) {
+            if (line.startsWith("Total")) {
+                String[] fields = line.trim().split("\\s+");
+                return Long.parseLong(fields[2]);
+            }
+        }
+        throw new IllegalStateException("no Total in jcmd GC.class_histogram: " + out);
+    }
+
+    /** The soft limit on open files of this JVM (the API process inherits the same). */
+    private static long openFilesLimit() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
+            if (line.startsWith("Max open files")) {
+                String soft = line.substring("Max open files".length()).trim().split("\\s+")[0];
+                return soft.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(soft);
+            }
+        }
+        return Long.MAX_VALUE;
+    }
+
+    private static long openFiles() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+}
