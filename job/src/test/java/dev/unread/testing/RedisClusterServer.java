@@ -84,7 +84,7 @@ public final class RedisClusterServer implements BeforeAllCallback, AfterAllCall
 
     /** Ports of every node started, alive or not. */
     public List<Integer> ports() {
-        return nodes.stream().map(n -> n.port).toList();
+        return cluster.ports();
     }
 
     /** {@code kill -9} of the {@code index}-th primary; returns its port. */

@@ -90,6 +90,11 @@ public final class LocalRedisCluster implements AutoCloseable {
         return Map.of(Settings.REDIS_CLUSTER_NODES.name(), seeds());
     }
 
+    /** Ports of every node started, alive or not. */
+    public List<Integer> ports() {
+        return nodes.stream().map(n -> n.port).toList();
+    }
+
     /** Ports of the primaries now, as the nodes alive see them. */
     public List<Integer> primaries() {
         List<Integer> primaries = new ArrayList<>();
