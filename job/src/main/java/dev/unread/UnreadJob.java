@@ -37,6 +37,8 @@ import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
 
 /**
  * The unread pipeline: three Kafka topics parsed into events; group conversations keyed by
@@ -74,6 +76,11 @@ public final class UnreadJob {
     public static final String MYSQL_CONVERSATION_MEMBER_UID = "mysql-conversation-member-sink";
     public static final String DEAD_LETTERS_UID = "dead-letters-sink";
     public static final String REDIS_READERS_UID = "redis-readers-sink";
+
+    /** The pass-through ceiling's discarding operator ({@link #buildPassThrough}). */
+    public static final String PASS_THROUGH_NAME = "discard";
+
+    public static final String PASS_THROUGH_UID = "pass-through-discard";
 
     /** The fan-out operator's name, by which metrics and the web UI show it. */
     public static final String FAN_OUT_NAME = "fan out groups";
@@ -175,8 +182,13 @@ public final class UnreadJob {
         return conf;
     }
 
-    /** Adds the pipeline to {@code env}. */
-    public void build(StreamExecutionEnvironment env) {
+    /** The three input topics, parsed: where the pipeline and its pass-through ceiling start. */
+    private record Parsed(
+            SingleOutputStreamOperator<ChatEvent> messageEvents,
+            SingleOutputStreamOperator<ChatEvent> readEvents,
+            SingleOutputStreamOperator<ConversationEvent> conversationEvents) {}
+
+    private Parsed parse(StreamExecutionEnvironment env) {
         SingleOutputStreamOperator<ChatEvent> messageEvents =
                 env.fromSource(messages, WatermarkStrategy.noWatermarks(), Topics.MESSAGES)
                         .uid(MESSAGES_SOURCE_UID)
@@ -189,7 +201,6 @@ public final class UnreadJob {
                         .process(new ParseEvents(ParseEvents.Topic.READS, maxFutureSkewMs))
                         .uid(PARSE_READS_UID)
                         .name("parse chat-reads");
-
         SingleOutputStreamOperator<ConversationEvent> conversationEvents =
                 env.fromSource(
                                 conversations,
@@ -199,6 +210,44 @@ public final class UnreadJob {
                         .process(new ParseConversations(maxFutureSkewMs))
                         .uid(PARSE_CONVERSATIONS_UID)
                         .name("parse chat-conversations");
+        return new Parsed(messageEvents, readEvents, conversationEvents);
+    }
+
+    /**
+     * Adds the ceiling the pipeline is measured against ({@code unread bench}): the same sources
+     * and parsers, the events keyed by user as the counting operator's are and then discarded by
+     * {@link #PASS_THROUGH_NAME}; what is left is the cost of Kafka, parsing and Flink's network
+     * and checkpoints. Never run for real: it writes nothing.
+     */
+    public void buildPassThrough(StreamExecutionEnvironment env) {
+        Parsed in = parse(env);
+        in.messageEvents()
+                .union(in.readEvents())
+                .keyBy(event -> event.userId, Types.LONG)
+                .process(new Discard<>())
+                .returns(Types.VOID)
+                .uid(PASS_THROUGH_UID)
+                .name(PASS_THROUGH_NAME);
+        in.conversationEvents()
+                .keyBy(event -> event.conversationId, Types.LONG)
+                .process(new Discard<>())
+                .returns(Types.VOID)
+                .uid(PASS_THROUGH_UID + "-conversations")
+                .name(PASS_THROUGH_NAME + " conversations");
+    }
+
+    /** Takes events in, so that they are counted, and emits nothing. */
+    private static final class Discard<T> extends KeyedProcessFunction<Long, T, Void> {
+        @Override
+        public void processElement(T event, Context context, Collector<Void> out) {}
+    }
+
+    /** Adds the pipeline to {@code env}. */
+    public void build(StreamExecutionEnvironment env) {
+        Parsed in = parse(env);
+        SingleOutputStreamOperator<ChatEvent> messageEvents = in.messageEvents();
+        SingleOutputStreamOperator<ChatEvent> readEvents = in.readEvents();
+        SingleOutputStreamOperator<ConversationEvent> conversationEvents = in.conversationEvents();
         SingleOutputStreamOperator<ChatEvent> groupEvents =
                 conversationEvents
                         .keyBy(event -> event.conversationId, Types.LONG)
