@@ -42,6 +42,10 @@ public final class Bench {
     private static final int MEMORY_SAMPLE = 2000;
 
     private static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
+
+    /** The latency run's checkpoint interval, whatever the throughput runs use: issue 15's. */
+    static final long LATENCY_CHECKPOINT_INTERVAL_MS = 10_000;
+
     private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
     private static final Duration CHECKPOINT_TIMEOUT = Duration.ofMinutes(2);
 
@@ -56,7 +60,7 @@ public final class Bench {
      * @param sqlRows table sizes for the SQL baseline; empty skips it
      * @param sqlQueries badge queries timed per table size and index
      * @param latency how long the latency run lasts; zero skips it
-     * @param latencyRecordsPerSecond its background traffic; 0 for a quarter of the measured rate
+     * @param latencyRecordsPerSecond its background traffic; 0 for half the measured rate
      * @param probesPerSecond latency probes per second
      */
     public record Options(
@@ -101,9 +105,15 @@ public final class Bench {
             long savepointBytes,
             SavepointInspect.Summary state,
             RedisKeys.Memory badgeKeys,
-            RedisKeys.Memory conversationKeys) {
+            RedisKeys.Memory conversationKeys,
+            long cpuNanos) {
         double messagesPerSecond() {
             return traffic.messages() * 1e9 / nanos;
+        }
+
+        /** Per CPU-second of this process (the job, the broker and the bench's polling). */
+        double messagesPerCpuSecond() {
+            return traffic.messages() * 1e9 / cpuNanos;
         }
 
         double eventsPerSecond() {
@@ -187,6 +197,13 @@ public final class Bench {
             jobs.add(runJob(badgeConfig, badge, dataDir.resolve("badge")));
             JobFigures fullJob = runJob(fullConfig, full, dataDir.resolve("full"));
             jobs.add(fullJob);
+            Rivals.Result rivals =
+                    Rivals.run(
+                            badgeConfig,
+                            badge,
+                            options.parallelism(),
+                            dataDir.resolve("rivals"),
+                            line -> say("%s", line));
 
             List<NaiveWorker.Result> workers = new ArrayList<>();
             for (NaiveWorker.Mode mode : options.workers()) {
@@ -210,13 +227,18 @@ public final class Bench {
                                 ? options.latencyRecordsPerSecond()
                                 : Math.max(
                                         1000,
-                                        Math.round(fullJob.eventsPerSecond() / 4 / 1000) * 1000);
+                                        Math.round(fullJob.eventsPerSecond() / 2 / 1000) * 1000);
                 say(
                         "latency: %,.0f records/s for %d s, restored from the full run's savepoint",
                         rate, options.latency().toSeconds());
                 latency =
                         measureLatency(
-                                fullConfig,
+                                config(
+                                        kafka,
+                                        "full",
+                                        Map.of(
+                                                "checkpoint-interval-ms",
+                                                Long.toString(LATENCY_CHECKPOINT_INTERVAL_MS))),
                                 fullTraffic,
                                 rate,
                                 fullJob.savepoint(),
@@ -243,6 +265,7 @@ public final class Bench {
                     fullConfig,
                     jobs,
                     workers,
+                    rivals,
                     latency,
                     sql,
                     Instant.now().truncatedTo(ChronoUnit.SECONDS));
@@ -286,7 +309,8 @@ public final class Bench {
                     treeSize(Path.of(URI.create(savepoint))),
                     state,
                     badgeKeys,
-                    conversationKeys);
+                    conversationKeys,
+                    span.cpuNanos());
         }
     }
 
@@ -315,7 +339,14 @@ public final class Bench {
 
     /** The job's settings for one workload: its own topics, consumer group and Redis keys. */
     private UnreadConfig config(EmbeddedKafka kafka, String workload) {
+        return config(kafka, workload, Map.of());
+    }
+
+    /** The same with {@code overrides} of the settings. */
+    private UnreadConfig config(
+            EmbeddedKafka kafka, String workload, Map<String, String> overrides) {
         Map<String, String> own = new HashMap<>(settings);
+        own.putAll(overrides);
         own.put("kafka-bootstrap", kafka.bootstrapServers());
         own.put("messages-topic", "bench-" + workload + "-messages");
         own.put("reads-topic", "bench-" + workload + "-reads");

@@ -16,6 +16,7 @@ public record BenchReport(
         UnreadConfig config,
         List<Bench.JobFigures> jobs,
         List<NaiveWorker.Result> workers,
+        Rivals.Result rivals,
         Latency.Result latency,
         SqlBaseline.Result sql,
         Instant finished) {
@@ -40,6 +41,7 @@ public record BenchReport(
         line(md, "");
         traffic(md);
         comparison(md);
+        RivalsReport.section(md, jobs.get(0), rivals);
         job(md);
         if (latency != null) {
             latency(md);
@@ -166,9 +168,10 @@ public record BenchReport(
         line(md, "");
         line(
                 md,
-                "%,.0f records/s of full traffic, restored from the savepoint above; %,d probes,"
-                        + " %,d landed.",
+                "%,.0f records/s of full traffic (half the rate measured above), restored from the"
+                        + " savepoint above, checkpoints every %,d ms; %,d probes, %,d landed.",
                 latency.recordsPerSecond(),
+                Bench.LATENCY_CHECKPOINT_INTERVAL_MS,
                 latency.probes(),
                 latency.landed());
         line(md, "");
@@ -244,6 +247,15 @@ public record BenchReport(
                 "| ≤ 0.1 Redis commands per message (badge-only) | %.4f | %s |",
                 job.commandsPerMessage(),
                 met(job.commandsPerMessage() <= 0.1));
+        RivalsReport.targets(md, job, rivals);
+        if (latency != null) {
+            line(
+                    md,
+                    "| latency p50 ≤ 250 ms, p99 ≤ 500 ms at half the rate | %.0f / %.0f ms | %s |",
+                    latency.p50Millis(),
+                    latency.p99Millis(),
+                    met(latency.p50Millis() <= 250 && latency.p99Millis() <= 500));
+        }
         for (Bench.JobFigures each : jobs) {
             line(
                     md,
@@ -270,7 +282,7 @@ public record BenchReport(
         };
     }
 
-    private static String met(boolean met) {
+    static String met(boolean met) {
         return met ? "yes" : "**no**";
     }
 
@@ -284,7 +296,7 @@ public record BenchReport(
         return (bytes >> 20) + " MiB";
     }
 
-    private static void line(StringBuilder md, String format, Object... args) {
+    static void line(StringBuilder md, String format, Object... args) {
         md.append(String.format(Locale.ROOT, format, args)).append('\n');
     }
 }
