@@ -31,6 +31,7 @@ import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
@@ -168,6 +169,14 @@ public final class UnreadJob {
         conf.set(
                 CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
                 CheckpointingMode.EXACTLY_ONCE);
+        // Barriers overtake the records in flight instead of waiting behind them, so a
+        // checkpoint under load no longer holds the counting task until every channel's barrier
+        // arrived (the p99 of the latency run). Savepoints stay aligned.
+        conf.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+        // A network buffer leaves half-full after 20 ms rather than Flink's 100: at a few
+        // thousand events a second per channel that wait was most of the way to Redis; under
+        // load buffers fill long before either.
+        conf.set(ExecutionOptions.BUFFER_TIMEOUT, java.time.Duration.ofMillis(20));
         conf.set(PipelineOptions.MAX_PARALLELISM, config.maxParallelism);
         // Every state and event type must have an explicit serializer: a Kryo fallback could not
         // be checked for compatibility when a savepoint is restored.
@@ -277,7 +286,10 @@ public final class UnreadJob {
         conversationCursors
                 .sinkTo(outputs.conversationCursors())
                 .uid(MYSQL_CONVERSATION_MEMBER_UID)
-                .name("MySQL conversation_member");
+                .name("MySQL conversation_member")
+                // Off the counting task: a JDBC batch written before each barrier would stall
+                // the counting and the Redis writes behind it.
+                .disableChaining();
         messageEvents
                 .flatMap(new ParticipantNotices())
                 .uid(MESSAGE_PARTICIPANTS_UID)
@@ -302,7 +314,8 @@ public final class UnreadJob {
         counts.getSideOutput(UnreadCounter.INBOX_CURSORS)
                 .sinkTo(outputs.inboxCursors())
                 .uid(MYSQL_USER_ACTIVITY_UID)
-                .name("MySQL user_activity");
+                .name("MySQL user_activity")
+                .disableChaining();
 
         messageEvents
                 .getSideOutput(ParseEvents.DEAD_LETTERS)

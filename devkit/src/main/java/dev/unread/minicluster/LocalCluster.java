@@ -155,6 +155,9 @@ public final class LocalCluster {
         conf.set(
                 CheckpointingOptions.SAVEPOINT_DIRECTORY,
                 dataDir.resolve("savepoints").toUri().toString());
+        // In-flight data sized to what the tasks drain in a second, not to a fixed count of
+        // buffers: barriers and records queue behind less of it.
+        conf.set(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, true);
         // RocksDB's working files: a short path, since RocksDB refuses long ones.
         conf.set(CoreOptions.TMP_DIRS, dataDir.resolve("tmp").toString());
         return conf;
