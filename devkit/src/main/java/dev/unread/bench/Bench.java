@@ -199,7 +199,8 @@ public final class Bench {
             jobs.add(fullJob);
             Rivals.Result rivals =
                     Rivals.run(
-                            badgeConfig,
+                            // A group of its own: the job's run committed the end offsets.
+                            config(kafka, "badge", Map.of("group-id", "unread-bench-ceiling")),
                             badge,
                             options.parallelism(),
                             dataDir.resolve("rivals"),
@@ -346,13 +347,13 @@ public final class Bench {
     private UnreadConfig config(
             EmbeddedKafka kafka, String workload, Map<String, String> overrides) {
         Map<String, String> own = new HashMap<>(settings);
-        own.putAll(overrides);
         own.put("kafka-bootstrap", kafka.bootstrapServers());
         own.put("messages-topic", "bench-" + workload + "-messages");
         own.put("reads-topic", "bench-" + workload + "-reads");
         own.put("dead-letter-topic", "bench-dead-letters");
         own.put("group-id", "unread-bench-" + workload);
         own.put("redis-key-prefix", prefix + workload + ":");
+        own.putAll(overrides);
         UnreadConfig config = UnreadConfig.from(own, env);
         kafka.createTopics(
                 config.messagesTopic,
