@@ -81,7 +81,8 @@ public final class UnreadJob {
     /** The pass-through ceiling's discarding operator ({@link #buildPassThrough}). */
     public static final String PASS_THROUGH_NAME = "discard";
 
-    public static final String PASS_THROUGH_UID = "pass-through-discard";
+    /** Not in the contract's list of uids: the pass-through never makes a savepoint to keep. */
+    private static final String PASS_THROUGH_UID = "pass-through-discard";
 
     /** The fan-out operator's name, by which metrics and the web UI show it. */
     public static final String FAN_OUT_NAME = "fan out groups";
