@@ -42,6 +42,10 @@ public final class Bench {
     private static final int MEMORY_SAMPLE = 2000;
 
     private static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
+
+    /** The latency run's checkpoint interval, whatever the throughput runs use: issue 15's. */
+    static final long LATENCY_CHECKPOINT_INTERVAL_MS = 10_000;
+
     private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
     private static final Duration CHECKPOINT_TIMEOUT = Duration.ofMinutes(2);
 
@@ -56,7 +60,7 @@ public final class Bench {
      * @param sqlRows table sizes for the SQL baseline; empty skips it
      * @param sqlQueries badge queries timed per table size and index
      * @param latency how long the latency run lasts; zero skips it
-     * @param latencyRecordsPerSecond its background traffic; 0 for a quarter of the measured rate
+     * @param latencyRecordsPerSecond its background traffic; 0 for half the measured rate
      * @param probesPerSecond latency probes per second
      * @param groups group traffic published once against the producer's fan-out; null skips it
      * @param live SSE streams on one API instance under the full traffic; null skips it
@@ -109,9 +113,15 @@ public final class Bench {
             long savepointBytes,
             SavepointInspect.Summary state,
             RedisKeys.Memory badgeKeys,
-            RedisKeys.Memory conversationKeys) {
+            RedisKeys.Memory conversationKeys,
+            long cpuNanos) {
         double messagesPerSecond() {
             return traffic.messages() * 1e9 / nanos;
+        }
+
+        /** Per CPU-second of this process (the job, the broker and the bench's polling). */
+        double messagesPerCpuSecond() {
+            return traffic.messages() * 1e9 / cpuNanos;
         }
 
         double eventsPerSecond() {
@@ -208,6 +218,14 @@ public final class Bench {
                     options.redisCluster()
                             ? ClusterBench.run(this, kafka, full, dataDir.resolve("cluster"))
                             : null;
+            Rivals.Result rivals =
+                    Rivals.run(
+                            // A group of its own: the job's run committed the end offsets.
+                            config(kafka, "badge", "ceiling", Map.of()),
+                            badge,
+                            options.parallelism(),
+                            dataDir.resolve("rivals"),
+                            line -> say("%s", line));
 
             List<NaiveWorker.Result> workers = new ArrayList<>();
             for (NaiveWorker.Mode mode : options.workers()) {
@@ -228,7 +246,7 @@ public final class Bench {
                     options.latencyRecordsPerSecond() > 0
                             ? options.latencyRecordsPerSecond()
                             : Math.max(
-                                    1000, Math.round(fullJob.eventsPerSecond() / 4 / 1000) * 1000);
+                                    1000, Math.round(fullJob.eventsPerSecond() / 2 / 1000) * 1000);
             Latency.Result latency = null;
             if (!options.latency().isZero()) {
                 say(
@@ -236,7 +254,13 @@ public final class Bench {
                         rate, options.latency().toSeconds());
                 latency =
                         measureLatency(
-                                fullConfig,
+                                config(
+                                        kafka,
+                                        "full",
+                                        "full",
+                                        Map.of(
+                                                "checkpoint-interval-ms",
+                                                Long.toString(LATENCY_CHECKPOINT_INTERVAL_MS))),
                                 fullTraffic,
                                 rate,
                                 fullJob.savepoint(),
@@ -275,6 +299,7 @@ public final class Bench {
                     fullConfig,
                     jobs,
                     workers,
+                    rivals,
                     latency,
                     sql,
                     Instant.now().truncatedTo(ChronoUnit.SECONDS),
@@ -336,7 +361,8 @@ public final class Bench {
                     treeSize(Path.of(URI.create(savepoint))),
                     state,
                     badgeKeys,
-                    conversationKeys);
+                    conversationKeys,
+                    span.cpuNanos());
         }
     }
 

@@ -16,6 +16,7 @@ public record BenchReport(
         UnreadConfig config,
         List<Bench.JobFigures> jobs,
         List<NaiveWorker.Result> workers,
+        Rivals.Result rivals,
         Latency.Result latency,
         SqlBaseline.Result sql,
         Instant finished,
@@ -43,6 +44,7 @@ public record BenchReport(
         line(md, "");
         traffic(md);
         comparison(md);
+        RivalsReport.section(md, jobs.get(0), rivals);
         job(md);
         if (groups != null) {
             BenchParts.groups(md, groups);
@@ -178,9 +180,10 @@ public record BenchReport(
         line(md, "");
         line(
                 md,
-                "%,.0f records/s of full traffic, restored from the savepoint above; %,d probes,"
-                        + " %,d landed.",
+                "%,.0f records/s of full traffic (half the rate measured above), restored from the"
+                        + " savepoint above, checkpoints every %,d ms; %,d probes, %,d landed.",
                 latency.recordsPerSecond(),
+                Bench.LATENCY_CHECKPOINT_INTERVAL_MS,
                 latency.probes(),
                 latency.landed());
         line(md, "");
@@ -256,6 +259,15 @@ public record BenchReport(
                 "| ≤ 0.1 Redis commands per message (badge-only) | %.4f | %s |",
                 job.commandsPerMessage(),
                 met(job.commandsPerMessage() <= 0.1));
+        RivalsReport.targets(md, job, rivals);
+        if (latency != null) {
+            line(
+                    md,
+                    "| latency p50 ≤ 250 ms, p99 ≤ 500 ms at half the rate | %.0f / %.0f ms | %s |",
+                    latency.p50Millis(),
+                    latency.p99Millis(),
+                    met(latency.p50Millis() <= 250 && latency.p99Millis() <= 500));
+        }
         for (Bench.JobFigures each : jobs) {
             line(
                     md,
@@ -282,7 +294,7 @@ public record BenchReport(
         };
     }
 
-    private static String met(boolean met) {
+    static String met(boolean met) {
         return met ? "yes" : "**no**";
     }
 

@@ -9,9 +9,11 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * The production job ({@link UnreadJob#forProduction}) on a MiniCluster of its own, with RocksDB
@@ -24,8 +26,11 @@ final class JobRun implements AutoCloseable {
     private static final long POLL_MILLIS = 5;
     private static final Duration STOP_TIMEOUT = Duration.ofMinutes(2);
 
-    /** When the first and the last of a run's events reached the counting operator. */
-    record Span(long firstNanos, long lastNanos) {
+    /**
+     * When the first and the last of a run's events reached the counting operator, and the CPU time
+     * this process (the job, the broker and the bench) used in between.
+     */
+    record Span(long firstNanos, long lastNanos, long cpuNanos) {
         long nanos() {
             return lastNanos - firstNanos;
         }
@@ -35,17 +40,10 @@ final class JobRun implements AutoCloseable {
     private final JobID job;
     private final FlinkRest rest;
 
-    /**
-     * The counting operators' input over earlier runs in this JVM: the reporter keeps the counts of
-     * finished tasks in its totals.
-     */
-    private final long recordsInBefore;
-
-    private JobRun(MiniCluster cluster, JobID job, long recordsInBefore) throws Exception {
+    private JobRun(MiniCluster cluster, JobID job) throws Exception {
         this.cluster = cluster;
         this.job = job;
         this.rest = new FlinkRest(cluster.getRestAddress().get());
-        this.recordsInBefore = recordsInBefore;
     }
 
     /**
@@ -53,17 +51,41 @@ final class JobRun implements AutoCloseable {
      */
     static JobRun start(UnreadConfig config, int parallelism, Path dataDir, String savepoint)
             throws Exception {
-        long recordsInBefore = InProcessMetrics.recordsIn();
-        MiniCluster cluster = LocalCluster.start(config, 0, dataDir, parallelism);
+        return start(
+                config,
+                parallelism,
+                dataDir,
+                savepoint,
+                UnreadJob.COUNTER_NAME,
+                UnreadJob.forProduction(config)::build);
+    }
+
+    /**
+     * The job's pass-through ceiling ({@link UnreadJob#buildPassThrough}) on the same sources; its
+     * discarding operator's input is what {@link #awaitEvents} counts.
+     */
+    static JobRun passThrough(UnreadConfig config, int parallelism, Path dataDir) throws Exception {
+        return start(
+                config,
+                parallelism,
+                dataDir,
+                null,
+                UnreadJob.PASS_THROUGH_NAME,
+                UnreadJob.forProduction(config)::buildPassThrough);
+    }
+
+    private static JobRun start(
+            UnreadConfig config,
+            int parallelism,
+            Path dataDir,
+            String savepoint,
+            String countedOperator,
+            Consumer<StreamExecutionEnvironment> build)
+            throws Exception {
+        MiniCluster cluster = LocalCluster.start(config, 0, dataDir, parallelism, countedOperator);
         try {
-            JobID job =
-                    LocalCluster.submit(
-                            cluster,
-                            UnreadJob.forProduction(config),
-                            config,
-                            parallelism,
-                            savepoint);
-            return new JobRun(cluster, job, recordsInBefore);
+            JobID job = LocalCluster.submit(cluster, build, config, parallelism, savepoint);
+            return new JobRun(cluster, job);
         } catch (Exception | Error e) {
             cluster.close();
             throw e;
@@ -77,6 +99,7 @@ final class JobRun implements AutoCloseable {
     Span awaitEvents(long events, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         long first = 0;
+        long firstCpu = 0;
         long last = -1;
         long seen = -1;
         while (true) {
@@ -84,9 +107,10 @@ final class JobRun implements AutoCloseable {
             long now = System.nanoTime();
             if (in > 0 && first == 0) {
                 first = now;
+                firstCpu = CpuTime.process();
             }
             if (in >= events) {
-                return new Span(first, now);
+                return new Span(first, now, CpuTime.process() - firstCpu);
             }
             if (in != seen) {
                 seen = in;
@@ -111,7 +135,7 @@ final class JobRun implements AutoCloseable {
     /** The counting operator's input so far in this run. */
     long counterRecordsIn() throws Exception {
         failIfEnded();
-        return InProcessMetrics.recordsIn() - recordsInBefore;
+        return InProcessMetrics.recordsIn();
     }
 
     /**

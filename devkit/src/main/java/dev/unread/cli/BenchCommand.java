@@ -200,7 +200,7 @@ public final class BenchCommand implements Callable<Integer> {
             paramLabel = "N",
             defaultValue = "0",
             description =
-                    "its background records/s (default ${DEFAULT-VALUE}: a quarter of the"
+                    "its background records/s (default ${DEFAULT-VALUE}: half the"
                             + " measured rate)")
     long latencyRate;
 

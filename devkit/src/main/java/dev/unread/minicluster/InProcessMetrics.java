@@ -33,6 +33,14 @@ public final class InProcessMetrics implements MetricReporter {
 
     private String operator;
 
+    /**
+     * Forgets every counter kept so far: a new cluster's figures start from 0, not from the total
+     * of the clusters this JVM ran before (the bench runs several one after another).
+     */
+    public static void reset() {
+        COUNTERS.clear();
+    }
+
     /** The operator's input so far, summed over its subtasks. */
     public static long recordsIn() {
         return sum(RECORDS_IN);

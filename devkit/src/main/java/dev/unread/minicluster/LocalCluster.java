@@ -5,6 +5,7 @@ import dev.unread.config.UnreadConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -42,10 +43,18 @@ public final class LocalCluster {
      */
     public static MiniCluster start(UnreadConfig config, int uiPort, Path dataDir, int parallelism)
             throws Exception {
+        return start(config, uiPort, dataDir, parallelism, UnreadJob.COUNTER_NAME);
+    }
+
+    /** The same, counting the input of the operator named {@code countedOperator}. */
+    public static MiniCluster start(
+            UnreadConfig config, int uiPort, Path dataDir, int parallelism, String countedOperator)
+            throws Exception {
         Configuration conf = clusterConfig(config, uiPort, dataDir, parallelism);
         String reporter = "metrics.reporter.in-process.";
         conf.setString(reporter + "factory.class", InProcessMetrics.Factory.class.getName());
-        conf.setString(reporter + InProcessMetrics.OPERATOR_OPTION, UnreadJob.COUNTER_NAME);
+        conf.setString(reporter + InProcessMetrics.OPERATOR_OPTION, countedOperator);
+        InProcessMetrics.reset();
         MiniCluster cluster =
                 new MiniCluster(
                         new MiniClusterConfiguration.Builder()
@@ -68,9 +77,20 @@ public final class LocalCluster {
             int parallelism,
             String savepoint)
             throws Exception {
+        return submit(cluster, job::build, config, parallelism, savepoint);
+    }
+
+    /** The same for any pipeline {@code build} adds to the environment it is given. */
+    public static JobID submit(
+            MiniCluster cluster,
+            Consumer<StreamExecutionEnvironment> build,
+            UnreadConfig config,
+            int parallelism,
+            String savepoint)
+            throws Exception {
         StreamExecutionEnvironment env =
                 new StreamExecutionEnvironment(jobConfig(config, parallelism));
-        job.build(env);
+        build.accept(env);
         StreamGraph graph = env.getStreamGraph();
         graph.setJobName("unread");
         JobGraph jobGraph = graph.getJobGraph();
@@ -135,6 +155,9 @@ public final class LocalCluster {
         conf.set(
                 CheckpointingOptions.SAVEPOINT_DIRECTORY,
                 dataDir.resolve("savepoints").toUri().toString());
+        // In-flight data sized to what the tasks drain in a second, not to a fixed count of
+        // buffers: barriers and records queue behind less of it.
+        conf.set(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, true);
         // RocksDB's working files: a short path, since RocksDB refuses long ones.
         conf.set(CoreOptions.TMP_DIRS, dataDir.resolve("tmp").toString());
         return conf;

@@ -116,6 +116,12 @@ class BenchITCase {
             assertThat(badgeJob.commandsPerMessage()).isLessThan(worker.commandsPerMessage());
         }
 
+        assertThat(report.rivals().passThrough().messages())
+                .isEqualTo(badgeJob.traffic().messages());
+        assertThat(report.rivals().passThrough().cpuNanos()).isPositive();
+        assertThat(report.rivals().peer().messages()).isEqualTo(badgeJob.traffic().messages());
+        assertThat(report.rivals().peer().redisCommands()).isPositive();
+
         assertThat(report.latency().landed()).isEqualTo(report.latency().probes()).isEqualTo(100);
         assertThat(report.latency().p50Millis())
                 .isPositive()
@@ -129,7 +135,12 @@ class BenchITCase {
 
         String markdown = report.markdown("unread bench (test)");
         assertThat(markdown)
-                .contains("| **the job** |", "## Latency", "## Reading the badge", "## Targets")
+                .contains(
+                        "| **the job** |",
+                        "## The job against the ceiling",
+                        "## Latency",
+                        "## Reading the badge",
+                        "## Targets")
                 .contains("## Groups published once", "## Redis Cluster", "## Live push")
                 .contains(String.format("%,d", RECORDS));
         assertThat(TestRedis.keys(TestRedis.connect(0), prefix)).isEmpty();

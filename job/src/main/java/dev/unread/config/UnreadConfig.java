@@ -52,7 +52,7 @@ public final class UnreadConfig implements Serializable {
                 }) {
             DEFAULTS.put(shared.name(), shared.defaultValue());
         }
-        DEFAULTS.put("flush-interval-ms", "200");
+        DEFAULTS.put("flush-interval-ms", "100");
         DEFAULTS.put("parallelism", "0");
         DEFAULTS.put("max-parallelism", "128");
         DEFAULTS.put("checkpoint-interval-ms", "10000");

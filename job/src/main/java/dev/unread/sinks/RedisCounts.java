@@ -3,6 +3,7 @@ package dev.unread.sinks;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.UnreadCount;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -74,6 +75,53 @@ public class RedisCounts implements Sink<UnreadCount> {
                 connection,
                 context,
                 config.flushIntervalMs);
+    }
+
+    /**
+     * The sink's buffer and connection without Flink around them, for a writer outside a Flink job
+     * that must send exactly the job's commands: the bench's Kafka Streams peer (dev.unread.peer),
+     * which flushes it before each of its commits as the sink does before each checkpoint.
+     */
+    public static Batch batch(UnreadConfig config) {
+        RedisConnection connection = new RedisConnection(config.redisEndpoint());
+        return new Batch(new Buffer(config.redisKeyPrefix, connection.sharded()), connection);
+    }
+
+    /** Coalesces counts by key until {@link #flush}; one per thread. */
+    public static final class Batch implements AutoCloseable {
+        private final Buffer buffer;
+        private final RedisConnection connection;
+
+        private Batch(Buffer buffer, RedisConnection connection) {
+            this.buffer = buffer;
+            this.connection = connection;
+        }
+
+        /** Buffers the count; true when it replaced a buffered count of the same key or field. */
+        public boolean add(UnreadCount count) {
+            return buffer.add(count);
+        }
+
+        /**
+         * Sends the buffered counts (with the users' versions and change messages) and returns once
+         * Redis acknowledged them all.
+         *
+         * @return the commands sent
+         */
+        public int flush() throws IOException, InterruptedException {
+            if (buffer.size() == 0) {
+                return 0;
+            }
+            List<RedisConnection.Command> commands = buffer.commands();
+            connection.send(commands);
+            buffer.clear();
+            return commands.size();
+        }
+
+        @Override
+        public void close() {
+            connection.close();
+        }
     }
 
     /** {@code HSET} of a conversation's count, or {@code HDEL} when the count is 0 (null). */

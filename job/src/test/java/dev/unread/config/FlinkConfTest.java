@@ -16,6 +16,7 @@ import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.DelegatingConfiguration;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.MemorySize;
@@ -59,6 +60,9 @@ class FlinkConfTest {
         expect(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, Duration.ofSeconds(5));
         expect(CheckpointingOptions.CHECKPOINTING_TIMEOUT, Duration.ofMinutes(10));
         expect(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER, 3);
+        expect(CheckpointingOptions.ENABLE_UNALIGNED, true);
+        expect(ExecutionOptions.BUFFER_TIMEOUT, Duration.ofMillis(20));
+        expect(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, true);
 
         expect(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
         expect(
@@ -109,7 +113,9 @@ class FlinkConfTest {
                     CheckpointingOptions.CHECKPOINTING_INTERVAL,
                     CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
                     PipelineOptions.MAX_PARALLELISM,
-                    PipelineOptions.GENERIC_TYPES
+                    PipelineOptions.GENERIC_TYPES,
+                    CheckpointingOptions.ENABLE_UNALIGNED,
+                    ExecutionOptions.BUFFER_TIMEOUT
                 }) {
             assertThat(job.get(option)).as(option.key()).isEqualTo(conf.get(option));
         }

@@ -7,8 +7,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.UnreadCount;
+import dev.unread.testing.Poll;
 import dev.unread.testing.TestRedis;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -80,6 +82,7 @@ class RedisCountsTest {
         writer.write(UnreadCount.conversation(USER, CONVERSATION, 5), null);
         writer.write(UnreadCount.conversation(USER, CONVERSATION, 4), null);
         context.advance(INTERVAL_MS);
+        awaitCommands(2 + PUSH);
 
         assertThat(badge(USER)).isEqualTo("3");
         assertThat(conversations(USER)).containsExactly(Map.entry("80001", "4"));
@@ -94,6 +97,7 @@ class RedisCountsTest {
         assertThat(badge(USER)).isNull();
 
         context.advance(1);
+        awaitCommands(1 + PUSH);
         assertThat(badge(USER)).isEqualTo("2");
     }
 
@@ -103,9 +107,11 @@ class RedisCountsTest {
         context.advance(INTERVAL_MS);
         writer.write(UnreadCount.senders(USER, 2), null);
         context.advance(INTERVAL_MS - 1);
+        awaitCommands(1 + PUSH);
         assertThat(badge(USER)).isEqualTo("1");
 
         context.advance(1);
+        awaitCommands(2 * (1 + PUSH));
         assertThat(badge(USER)).isEqualTo("2");
         assertThat(context.counter("redisCommands")).isEqualTo(2 * (1 + PUSH));
     }
@@ -120,6 +126,7 @@ class RedisCountsTest {
         assertThat(badge(USER)).isEqualTo("1");
 
         context.advance(INTERVAL_MS / 2);
+        awaitCommands(2 * (1 + PUSH));
         assertThat(badge(USER)).isEqualTo("2");
     }
 
@@ -180,6 +187,7 @@ class RedisCountsTest {
         for (int u = 1; u <= RedisWriter.MAX_BUFFERED; u++) {
             writer.write(UnreadCount.senders(u, 1), null);
         }
+        awaitCommands(3L * RedisWriter.MAX_BUFFERED);
 
         // Each user's badge and version.
         assertThat(TestRedis.keys(redis, prefix)).hasSize(2 * RedisWriter.MAX_BUFFERED);
@@ -359,5 +367,13 @@ class RedisCountsTest {
             assertThat(redis.get(RedisNames.versionKey(prefix, USER)))
                     .isEqualTo(Long.toString(versions.get(3)));
         }
+    }
+
+    /** Background flushes land a moment after the timer fired: wait for their commands. */
+    private void awaitCommands(long commands) throws Exception {
+        Poll.until(
+                commands + " commands acknowledged",
+                Duration.ofSeconds(30),
+                () -> context.counter("redisCommands") >= commands ? true : null);
     }
 }

@@ -3,8 +3,10 @@ package dev.unread.sinks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.events.ReadReceipt;
+import dev.unread.testing.Poll;
 import dev.unread.testing.TestRedis;
 import java.io.IOException;
+import java.time.Duration;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,6 +62,11 @@ class RedisReceiptsTest {
         assertThat(subscriber.next(WAIT_MS)).contains("\"userId\":10086,\"readSeq\":1038}");
         assertThat(subscriber.next(WAIT_MS)).contains("\"userId\":10086,\"readSeq\":1040}");
         assertThat(subscriber.next(WAIT_MS)).contains("\"userId\":10087,\"readSeq\":7}");
+        // The sender counts a flush once Redis answered, a moment after subscribers see it.
+        Poll.until(
+                "3 commands acknowledged",
+                Duration.ofSeconds(30),
+                () -> context.counter("redisCommands") >= 3 ? true : null);
         assertThat(context.counter("redisCommands")).isEqualTo(3);
         assertThat(context.counter("redisCoalescedUpdates")).isZero();
     }

@@ -1,0 +1,100 @@
+package dev.unread.bench;
+
+import dev.unread.config.UnreadConfig;
+import dev.unread.peer.BadgePeer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.function.Consumer;
+
+/**
+ * What the job is measured against besides the designs it replaces, on the same badge-only records
+ * in the same run: the ceiling of Flink and Kafka on this machine (the job's own sources and
+ * parsers with everything after them discarded, {@link JobRun#passThrough}), and the badge as a
+ * Kafka Streams application ({@link BadgePeer}). Per core is messages over the CPU time of this
+ * process while each ran, which holds the broker too, for every side alike.
+ */
+final class Rivals {
+
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
+    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
+    private static final long POLL_MILLIS = 5;
+    private static final long CAUGHT_UP_POLL_MILLIS = 20;
+
+    /** One rival's run over the badge-only records. */
+    record Figures(long messages, long nanos, long cpuNanos, long redisCommands) {
+        double messagesPerSecond() {
+            return messages * 1e9 / nanos;
+        }
+
+        double messagesPerCpuSecond() {
+            return messages * 1e9 / cpuNanos;
+        }
+
+        double commandsPerMessage() {
+            return (double) redisCommands / messages;
+        }
+    }
+
+    record Result(Figures passThrough, Figures peer) {}
+
+    private Rivals() {}
+
+    static Result run(
+            UnreadConfig config,
+            Bench.Traffic traffic,
+            int parallelism,
+            Path dataDir,
+            Consumer<String> say)
+            throws Exception {
+        say.accept("pass-through ceiling on the " + traffic.name() + " records");
+        Figures passThrough;
+        try (JobRun run = JobRun.passThrough(config, parallelism, dataDir.resolve("pass"))) {
+            run.awaitRunning(START_TIMEOUT);
+            JobRun.Span span = run.awaitEvents(traffic.validEvents(), RUN_TIMEOUT);
+            passThrough = new Figures(traffic.messages(), span.nanos(), span.cpuNanos(), 0);
+        }
+        say.accept("Kafka Streams peer on the " + traffic.name() + " records");
+        return new Result(passThrough, peer(config, traffic, parallelism, dataDir));
+    }
+
+    private static Figures peer(
+            UnreadConfig config, Bench.Traffic traffic, int parallelism, Path dataDir)
+            throws Exception {
+        BadgePeer.Settings settings =
+                new BadgePeer.Settings(
+                        config,
+                        "bench-" + System.currentTimeMillis(),
+                        parallelism,
+                        dataDir.resolve("peer"));
+        try (BadgePeer peer = BadgePeer.start(settings)) {
+            long deadline = System.nanoTime() + RUN_TIMEOUT.toNanos();
+            long first = 0;
+            long firstCpu = 0;
+            while (true) {
+                long processed = peer.processed();
+                long now = System.nanoTime();
+                if (processed > 0 && first == 0) {
+                    first = now;
+                    firstCpu = CpuTime.process();
+                }
+                if (processed >= traffic.records() && peer.caughtUp()) {
+                    return new Figures(
+                            traffic.messages(),
+                            System.nanoTime() - first,
+                            CpuTime.process() - firstCpu,
+                            peer.redisCommands());
+                }
+                if (now - deadline > 0) {
+                    throw new IllegalStateException(
+                            "the Kafka Streams peer processed "
+                                    + processed
+                                    + " of "
+                                    + traffic.records()
+                                    + " records in "
+                                    + RUN_TIMEOUT);
+                }
+                Thread.sleep(processed >= traffic.records() ? CAUGHT_UP_POLL_MILLIS : POLL_MILLIS);
+            }
+        }
+    }
+}

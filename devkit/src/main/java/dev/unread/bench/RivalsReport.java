@@ -1,0 +1,74 @@
+package dev.unread.bench;
+
+import static dev.unread.bench.BenchReport.line;
+import static dev.unread.bench.BenchReport.met;
+
+/** The part of the report on {@link Rivals}: the job over the ceiling and over the peer. */
+final class RivalsReport {
+
+    private RivalsReport() {}
+
+    static void section(StringBuilder md, Bench.JobFigures job, Rivals.Result rivals) {
+        line(md, "## The job against the ceiling and a Kafka Streams peer (badge-only records)");
+        line(md, "");
+        line(
+                md,
+                "| | messages/s | job / it | messages per CPU-second | job / it |"
+                        + " Redis commands per message | it / job |");
+        line(md, "|---|--:|--:|--:|--:|--:|--:|");
+        line(
+                md,
+                "| **the job** | %,.0f | 1.00 | %,.0f | 1.00 | %.4f | 1.0 |",
+                job.messagesPerSecond(),
+                job.messagesPerCpuSecond(),
+                job.commandsPerMessage());
+        Rivals.Figures pass = rivals.passThrough();
+        line(
+                md,
+                "| pass-through ceiling (same sources and parsers, events discarded) | %,.0f | %.2f"
+                        + " | %,.0f | %.2f | – | – |",
+                pass.messagesPerSecond(),
+                job.messagesPerSecond() / pass.messagesPerSecond(),
+                pass.messagesPerCpuSecond(),
+                job.messagesPerCpuSecond() / pass.messagesPerCpuSecond());
+        Rivals.Figures peer = rivals.peer();
+        line(
+                md,
+                "| Kafka Streams peer (exactly_once_v2, RocksDB, badge only) | %,.0f | %.2f | %,.0f"
+                        + " | %.2f | %.4f | %.1f |",
+                peer.messagesPerSecond(),
+                job.messagesPerSecond() / peer.messagesPerSecond(),
+                peer.messagesPerCpuSecond(),
+                job.messagesPerCpuSecond() / peer.messagesPerCpuSecond(),
+                peer.commandsPerMessage(),
+                peer.commandsPerMessage() / job.commandsPerMessage());
+        line(md, "");
+        line(
+                md,
+                "CPU-seconds are this process's while each ran: the Kafka broker is in it, for"
+                        + " all three alike.");
+        line(md, "");
+    }
+
+    static void targets(StringBuilder md, Bench.JobFigures job, Rivals.Result rivals) {
+        double ceiling = job.messagesPerSecond() / rivals.passThrough().messagesPerSecond();
+        line(
+                md,
+                "| job / pass-through ≥ 0.8 (badge-only) | %.2f | %s |",
+                ceiling,
+                met(ceiling >= 0.8));
+        double perCore = job.messagesPerCpuSecond() / rivals.peer().messagesPerCpuSecond();
+        line(
+                md,
+                "| job ahead of the Kafka Streams peer per core | %.2f× | %s |",
+                perCore,
+                met(perCore > 1));
+        double commands = rivals.peer().commandsPerMessage() / job.commandsPerMessage();
+        line(
+                md,
+                "| job ahead of the Kafka Streams peer in Redis commands per message | %.1f× fewer"
+                        + " | %s |",
+                commands,
+                met(commands > 1));
+    }
+}
