@@ -473,6 +473,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         state.totalMentions = mentions;
         state.totalConversations = marked;
         state.totalsKept = true;
+        // Redis has never had these sums: write all three with this event.
+        state.totalsRefreshedIn = 0;
         return true;
     }
 

@@ -535,8 +535,8 @@ class UnreadCounterTest {
     }
 
     /**
-     * The counts of version 1 (badge and unread per conversation); UnreadCounterV2Test has the
-     * rest.
+     * The counts of version 1 (badge and unread per conversation); UnreadCounterMentionsTest has
+     * the rest.
      */
     private List<UnreadCount> counts() {
         return unreadOnly(harness.extractOutputValues());
