@@ -146,7 +146,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     private transient UnreadChunks mentionSeqs;
 
     /** The conversation change being handled; one event at a time. */
-    private final Change change = new Change();
+    private transient Change change;
 
     /** Keeps every user's state forever. */
     public UnreadCounter() {
@@ -177,6 +177,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                 new UnreadChunks(
                         getRuntimeContext().getMapState(UNREAD_CHUNKS),
                         getRuntimeContext().getMapState(UNREAD_CHUNK_INDEX));
+        change = new Change();
         mentionSeqs =
                 new UnreadChunks(
                         getRuntimeContext().getMapState(MENTION_CHUNKS),
