@@ -58,6 +58,20 @@ public final class TrafficGenerator {
     /** Share of conversation reads that stop short of the conversation's current seq. */
     static final double READ_BEHIND_SHARE = 0.2;
 
+    /** Share of one-to-one conversation messages and group deliveries that mention the receiver. */
+    static final double MENTION_SHARE = 0.05;
+
+    /**
+     * Shares of conversation read steps that set the conversation's count preference, and that mark
+     * it unread, instead of reading it: rarer than reads, as in a chat client.
+     */
+    static final double PREFERENCE_SHARE = 0.03;
+
+    static final double MARK_SHARE = 0.03;
+
+    /** The count preferences a preference step picks among, as ChatEvent holds them. */
+    private static final long[] PREFERENCES = {ChatEvent.ALL, ChatEvent.MENTIONS, ChatEvent.NONE};
+
     /** Records the redundant count may run ahead or behind its target before it is steered. */
     private static final double REDUNDANCY_SLACK = 16;
 
@@ -144,6 +158,8 @@ public final class TrafficGenerator {
     private long redundant;
     private long inboxOpens;
     private long conversationReads;
+    private long preferences;
+    private long marks;
     private long malformed;
     private long publishedMessages;
     private long memberships;
@@ -291,6 +307,16 @@ public final class TrafficGenerator {
         return inboxOpens;
     }
 
+    /** CONVERSATION_PREFERENCE events generated (in place of some conversation reads). */
+    public long preferences() {
+        return preferences;
+    }
+
+    /** CONVERSATION_MARKED_UNREAD events generated (in place of some conversation reads). */
+    public long marks() {
+        return marks;
+    }
+
     public long conversationReads() {
         return conversationReads;
     }
@@ -359,7 +385,10 @@ public final class TrafficGenerator {
         long conversation = slot + 1L;
         long seq = ++pairSeq[slot];
         lastConversation[receiver] = conversation;
-        return valid(ChatEvent.message(userId(sender), userId(receiver), conversation, seq, t));
+        ChatEvent message =
+                ChatEvent.message(userId(sender), userId(receiver), conversation, seq, t);
+        message.mentioned = random.nextDouble() < MENTION_SHARE;
+        return valid(message);
     }
 
     private TrafficRecord groupMessage(int receiver, int group) {
@@ -384,13 +413,15 @@ public final class TrafficGenerator {
 
     private TrafficRecord fanOut() {
         int receiver = pending[pendingNext++];
-        return valid(
+        ChatEvent message =
                 ChatEvent.message(
                         userId(pendingSender),
                         userId(receiver),
                         pendingConversation,
                         pendingSeq,
-                        pendingTime));
+                        pendingTime);
+        message.mentioned = random.nextDouble() < MENTION_SHARE;
+        return valid(message);
     }
 
     /** The next member of {@link #joining} joins at seq 1; after the last, the message. */
@@ -453,6 +484,20 @@ public final class TrafficGenerator {
         long conversation = lastConversation[user];
         if (conversation == 0) {
             return null;
+        }
+        double u = random.nextDouble();
+        if (u < PREFERENCE_SHARE) {
+            preferences++;
+            return valid(
+                    ChatEvent.preference(
+                            userId(user),
+                            conversation,
+                            PREFERENCES[random.nextInt(PREFERENCES.length)],
+                            now()));
+        }
+        if (u < PREFERENCE_SHARE + MARK_SHARE) {
+            marks++;
+            return valid(ChatEvent.markedUnread(userId(user), conversation, now()));
         }
         long seq = currentSeq(conversation);
         long readSeq = seq;

@@ -293,8 +293,11 @@ public final class Oracle {
         return marked != null && marked > conversationReadAt.getOrDefault(member, 0L);
     }
 
-    /** Every conversation the user has anything about, sorted. */
-    private Set<Long> conversationsOf(long userId) {
+    /**
+     * Every conversation the user has a message from someone else in, or a read, preference or mark
+     * of, sorted.
+     */
+    public Set<Long> conversationsOf(long userId) {
         Set<Long> result = new TreeSet<>();
         for (Map<Member, ?> map :
                 List.of(seqsFromOthers, preferences, markedAt, conversationReadAt)) {
