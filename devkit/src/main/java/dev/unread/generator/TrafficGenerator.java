@@ -88,6 +88,13 @@ public final class TrafficGenerator {
     private final long syntheticStart;
     private final double syntheticMillisPerRecord;
     private final SplittableRandom random;
+
+    /**
+     * Draws mentions, preferences and marks, apart from {@link #random}: the rest of the traffic of
+     * a seed stays what it was before they existed.
+     */
+    private final SplittableRandom extras;
+
     private final ZipfSampler zipf;
 
     /** Users on the ring; positions 0..n-1, user id = firstUserId + position. */
@@ -198,6 +205,7 @@ public final class TrafficGenerator {
         this.syntheticStart = syntheticStart;
         this.syntheticMillisPerRecord = syntheticMillisPerRecord;
         this.random = new SplittableRandom(workload.seed());
+        this.extras = new SplittableRandom(~workload.seed());
         this.n = workload.receivers();
         this.zipf = new ZipfSampler(n, workload.receiverSkew());
         this.multiplier = coprimeMultiplier(n);
@@ -387,7 +395,7 @@ public final class TrafficGenerator {
         lastConversation[receiver] = conversation;
         ChatEvent message =
                 ChatEvent.message(userId(sender), userId(receiver), conversation, seq, t);
-        message.mentioned = random.nextDouble() < MENTION_SHARE;
+        message.mentioned = extras.nextDouble() < MENTION_SHARE;
         return valid(message);
     }
 
@@ -420,7 +428,7 @@ public final class TrafficGenerator {
                         pendingConversation,
                         pendingSeq,
                         pendingTime);
-        message.mentioned = random.nextDouble() < MENTION_SHARE;
+        message.mentioned = extras.nextDouble() < MENTION_SHARE;
         return valid(message);
     }
 
@@ -485,25 +493,25 @@ public final class TrafficGenerator {
         if (conversation == 0) {
             return null;
         }
-        double u = random.nextDouble();
+        long seq = currentSeq(conversation);
+        long readSeq = seq;
+        if (random.nextDouble() < READ_BEHIND_SHARE) {
+            // Another device, or a read that raced the newest messages.
+            readSeq = Math.max(0, seq - 1 - random.nextInt(3));
+        }
+        double u = extras.nextDouble();
         if (u < PREFERENCE_SHARE) {
             preferences++;
             return valid(
                     ChatEvent.preference(
                             userId(user),
                             conversation,
-                            PREFERENCES[random.nextInt(PREFERENCES.length)],
+                            PREFERENCES[extras.nextInt(PREFERENCES.length)],
                             now()));
         }
         if (u < PREFERENCE_SHARE + MARK_SHARE) {
             marks++;
             return valid(ChatEvent.markedUnread(userId(user), conversation, now()));
-        }
-        long seq = currentSeq(conversation);
-        long readSeq = seq;
-        if (random.nextDouble() < READ_BEHIND_SHARE) {
-            // Another device, or a read that raced the newest messages.
-            readSeq = Math.max(0, seq - 1 - random.nextInt(3));
         }
         conversationReads++;
         return valid(ChatEvent.conversationRead(userId(user), conversation, readSeq, now()));
