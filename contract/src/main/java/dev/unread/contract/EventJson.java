@@ -8,6 +8,14 @@ public final class EventJson {
 
     public static final String INBOX_OPENED = "INBOX_OPENED";
     public static final String CONVERSATION_READ = "CONVERSATION_READ";
+    public static final String CONVERSATION_PREFERENCE = "CONVERSATION_PREFERENCE";
+    public static final String CONVERSATION_MARKED_UNREAD = "CONVERSATION_MARKED_UNREAD";
+
+    /** The values of {@code countPreference}, loudest first. */
+    public static final String ALL = "ALL";
+
+    public static final String MENTIONS = "MENTIONS";
+    public static final String NONE = "NONE";
 
     public static final String MEMBER_JOINED = "MEMBER_JOINED";
     public static final String MEMBER_LEFT = "MEMBER_LEFT";
@@ -31,6 +39,20 @@ public final class EventJson {
      */
     public static String message(
             long senderId, long receiverId, long sentAt, long conversationId, long seq) {
+        return message(senderId, receiverId, sentAt, conversationId, seq, false);
+    }
+
+    /**
+     * A {@code chat-messages} value in a conversation that mentions its receiver when {@code
+     * mentioned}; {@code "mentioned"} is left out when false, its default.
+     */
+    public static String message(
+            long senderId,
+            long receiverId,
+            long sentAt,
+            long conversationId,
+            long seq,
+            boolean mentioned) {
         return "{\"conversationId\":"
                 + conversationId
                 + ",\"seq\":"
@@ -41,7 +63,7 @@ public final class EventJson {
                 + receiverId
                 + ",\"sentAt\":"
                 + sentAt
-                + "}";
+                + (mentioned ? ",\"mentioned\":true}" : "}");
     }
 
     /** A {@code chat-reads} INBOX_OPENED value. */
@@ -68,6 +90,38 @@ public final class EventJson {
                 + readSeq
                 + ",\"readAt\":"
                 + readAt
+                + "}";
+    }
+
+    /**
+     * A {@code chat-reads} CONVERSATION_PREFERENCE value; {@code countPreference} is {@link #ALL},
+     * {@link #MENTIONS} or {@link #NONE}.
+     */
+    public static String conversationPreference(
+            long userId, long conversationId, String countPreference, long setAt) {
+        return "{\"type\":\""
+                + CONVERSATION_PREFERENCE
+                + "\",\"userId\":"
+                + userId
+                + ",\"conversationId\":"
+                + conversationId
+                + ",\"countPreference\":\""
+                + countPreference
+                + "\",\"setAt\":"
+                + setAt
+                + "}";
+    }
+
+    /** A {@code chat-reads} CONVERSATION_MARKED_UNREAD value. */
+    public static String conversationMarkedUnread(long userId, long conversationId, long markedAt) {
+        return "{\"type\":\""
+                + CONVERSATION_MARKED_UNREAD
+                + "\",\"userId\":"
+                + userId
+                + ",\"conversationId\":"
+                + conversationId
+                + ",\"markedAt\":"
+                + markedAt
                 + "}";
     }
 

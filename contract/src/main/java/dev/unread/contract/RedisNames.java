@@ -12,6 +12,22 @@ public final class RedisNames {
     /** Hash: field conversationId, value the unread count, field absent when 0. */
     public static final String CONVERSATIONS = "chat:unread:";
 
+    /** Hash: field conversationId, value the mention count, field absent when 0. */
+    public static final String MENTIONS = "chat:mentions:";
+
+    /** Set: the ids of the conversations marked unread, absent when empty. */
+    public static final String MARKED_UNREAD = "chat:marked-unread:";
+
+    /**
+     * Hash: the app-icon totals, fields {@link #TOTAL_MESSAGES}, {@link #TOTAL_MENTIONS} and {@link
+     * #TOTAL_CONVERSATIONS}, each absent when 0.
+     */
+    public static final String TOTALS = "unread:totals:";
+
+    public static final String TOTAL_MESSAGES = "messages";
+    public static final String TOTAL_MENTIONS = "mentions";
+    public static final String TOTAL_CONVERSATIONS = "conversations";
+
     /**
      * String: the version of the user's latest UNREAD_CHANGED, written with the counts so that a
      * snapshot of them has a version; expires after {@link #VERSION_TTL_SECONDS}.
@@ -48,6 +64,21 @@ public final class RedisNames {
     /** {@code prefix + "chat:unread:" + userId}. */
     public static String conversationsKey(String prefix, long userId) {
         return prefix + CONVERSATIONS + userId;
+    }
+
+    /** {@code prefix + "chat:mentions:" + userId}. */
+    public static String mentionsKey(String prefix, long userId) {
+        return prefix + MENTIONS + userId;
+    }
+
+    /** {@code prefix + "chat:marked-unread:" + userId}. */
+    public static String markedUnreadKey(String prefix, long userId) {
+        return prefix + MARKED_UNREAD + userId;
+    }
+
+    /** {@code prefix + "unread:totals:" + userId}. */
+    public static String totalsKey(String prefix, long userId) {
+        return prefix + TOTALS + userId;
     }
 
     /** {@code prefix + "chat:readers:" + conversationId}. */

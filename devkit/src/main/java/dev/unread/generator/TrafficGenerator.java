@@ -58,6 +58,20 @@ public final class TrafficGenerator {
     /** Share of conversation reads that stop short of the conversation's current seq. */
     static final double READ_BEHIND_SHARE = 0.2;
 
+    /** Share of one-to-one conversation messages and group deliveries that mention the receiver. */
+    static final double MENTION_SHARE = 0.05;
+
+    /**
+     * Shares of conversation read steps that set the conversation's count preference, and that mark
+     * it unread, instead of reading it: rarer than reads, as in a chat client.
+     */
+    static final double PREFERENCE_SHARE = 0.03;
+
+    static final double MARK_SHARE = 0.03;
+
+    /** The count preferences a preference step picks among, as ChatEvent holds them. */
+    private static final long[] PREFERENCES = {ChatEvent.ALL, ChatEvent.MENTIONS, ChatEvent.NONE};
+
     /** Records the redundant count may run ahead or behind its target before it is steered. */
     private static final double REDUNDANCY_SLACK = 16;
 
@@ -74,6 +88,13 @@ public final class TrafficGenerator {
     private final long syntheticStart;
     private final double syntheticMillisPerRecord;
     private final SplittableRandom random;
+
+    /**
+     * Draws mentions, preferences and marks, apart from {@link #random}: the rest of the traffic of
+     * a seed stays what it was before they existed.
+     */
+    private final SplittableRandom extras;
+
     private final ZipfSampler zipf;
 
     /** Users on the ring; positions 0..n-1, user id = firstUserId + position. */
@@ -144,6 +165,8 @@ public final class TrafficGenerator {
     private long redundant;
     private long inboxOpens;
     private long conversationReads;
+    private long preferences;
+    private long marks;
     private long malformed;
     private long publishedMessages;
     private long memberships;
@@ -182,6 +205,7 @@ public final class TrafficGenerator {
         this.syntheticStart = syntheticStart;
         this.syntheticMillisPerRecord = syntheticMillisPerRecord;
         this.random = new SplittableRandom(workload.seed());
+        this.extras = new SplittableRandom(~workload.seed());
         this.n = workload.receivers();
         this.zipf = new ZipfSampler(n, workload.receiverSkew());
         this.multiplier = coprimeMultiplier(n);
@@ -291,6 +315,16 @@ public final class TrafficGenerator {
         return inboxOpens;
     }
 
+    /** CONVERSATION_PREFERENCE events generated (in place of some conversation reads). */
+    public long preferences() {
+        return preferences;
+    }
+
+    /** CONVERSATION_MARKED_UNREAD events generated (in place of some conversation reads). */
+    public long marks() {
+        return marks;
+    }
+
     public long conversationReads() {
         return conversationReads;
     }
@@ -359,7 +393,10 @@ public final class TrafficGenerator {
         long conversation = slot + 1L;
         long seq = ++pairSeq[slot];
         lastConversation[receiver] = conversation;
-        return valid(ChatEvent.message(userId(sender), userId(receiver), conversation, seq, t));
+        ChatEvent message =
+                ChatEvent.message(userId(sender), userId(receiver), conversation, seq, t);
+        message.mentioned = extras.nextDouble() < MENTION_SHARE;
+        return valid(message);
     }
 
     private TrafficRecord groupMessage(int receiver, int group) {
@@ -384,13 +421,15 @@ public final class TrafficGenerator {
 
     private TrafficRecord fanOut() {
         int receiver = pending[pendingNext++];
-        return valid(
+        ChatEvent message =
                 ChatEvent.message(
                         userId(pendingSender),
                         userId(receiver),
                         pendingConversation,
                         pendingSeq,
-                        pendingTime));
+                        pendingTime);
+        message.mentioned = extras.nextDouble() < MENTION_SHARE;
+        return valid(message);
     }
 
     /** The next member of {@link #joining} joins at seq 1; after the last, the message. */
@@ -459,6 +498,20 @@ public final class TrafficGenerator {
         if (random.nextDouble() < READ_BEHIND_SHARE) {
             // Another device, or a read that raced the newest messages.
             readSeq = Math.max(0, seq - 1 - random.nextInt(3));
+        }
+        double u = extras.nextDouble();
+        if (u < PREFERENCE_SHARE) {
+            preferences++;
+            return valid(
+                    ChatEvent.preference(
+                            userId(user),
+                            conversation,
+                            PREFERENCES[extras.nextInt(PREFERENCES.length)],
+                            now()));
+        }
+        if (u < PREFERENCE_SHARE + MARK_SHARE) {
+            marks++;
+            return valid(ChatEvent.markedUnread(userId(user), conversation, now()));
         }
         conversationReads++;
         return valid(ChatEvent.conversationRead(userId(user), conversation, readSeq, now()));

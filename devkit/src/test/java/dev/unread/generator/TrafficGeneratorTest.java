@@ -254,7 +254,10 @@ class TrafficGeneratorTest {
         List<String> wrong = new ArrayList<>();
         for (int i = 0; i < RECORDS; i++) {
             ChatEvent e = generator.next().event();
-            if (e == null || e.kind == ChatEvent.Kind.INBOX_OPENED) {
+            if (e == null
+                    || e.kind == ChatEvent.Kind.INBOX_OPENED
+                    || e.kind == ChatEvent.Kind.CONVERSATION_PREFERENCE
+                    || e.kind == ChatEvent.Kind.CONVERSATION_MARKED_UNREAD) {
                 continue;
             }
             if (e.kind == ChatEvent.Kind.CONVERSATION_READ) {
@@ -350,6 +353,27 @@ class TrafficGeneratorTest {
         // Ahead of the clock by at most one millisecond per open.
         assertThat(previous)
                 .isBetween(lastReading.get(), lastReading.get() + generator.inboxOpens());
+    }
+
+    @Test
+    void someMessagesMentionTheirReceiverAndSomeReadStepsSetPreferencesOrMarks() {
+        TrafficGenerator generator =
+                TrafficGenerator.synthetic(Workload.builder().seed(23).build(), START, 1000);
+        long mentioned = 0;
+        long preferences = 0;
+        long marks = 0;
+        for (int i = 0; i < RECORDS; i++) {
+            ChatEvent e = generator.next().event();
+            if (e == null) {
+                continue;
+            }
+            mentioned += e.mentioned ? 1 : 0;
+            preferences += e.kind == ChatEvent.Kind.CONVERSATION_PREFERENCE ? 1 : 0;
+            marks += e.kind == ChatEvent.Kind.CONVERSATION_MARKED_UNREAD ? 1 : 0;
+        }
+        assertThat(mentioned).isPositive();
+        assertThat(preferences).isPositive().isEqualTo(generator.preferences());
+        assertThat(marks).isPositive().isEqualTo(generator.marks());
     }
 
     @Test

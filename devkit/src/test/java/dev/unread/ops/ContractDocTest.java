@@ -61,6 +61,16 @@ class ContractDocTest {
         assertThat(built).contains("`" + RedisNames.SENDERS + "{userId}`");
         assertThat(built).contains("`" + RedisNames.CONVERSATIONS + "{userId}`");
         assertThat(built).contains("`" + RedisNames.READ_PROGRESS_CHANGED + "`");
+        assertThat(built).contains("`" + RedisNames.MENTIONS + "{userId}`");
+        assertThat(built).contains("`" + RedisNames.MARKED_UNREAD + "{userId}`");
+        assertThat(built).contains("`" + RedisNames.TOTALS + "{userId}`");
+        for (String field :
+                List.of(
+                        RedisNames.TOTAL_MESSAGES,
+                        RedisNames.TOTAL_MENTIONS,
+                        RedisNames.TOTAL_CONVERSATIONS)) {
+            assertThat(section(built, "### Totals key")).contains("`" + field + "`");
+        }
     }
 
     @Test

@@ -138,10 +138,13 @@ class OperationsDocTest {
                         6311,
                         2210,
                         40122,
+                        310,
+                        12,
+                        95,
                         0,
                         List.of(
-                                new UserState(10086, 1767258764000L, 41, 41, 17, 9, 903),
-                                new UserState(10311, 0, 35, 35, 12, 0, 410)),
+                                new UserState(10086, 1767258764000L, 41, 41, 17, 9, 903, 7, 1, 2),
+                                new UserState(10311, 0, 35, 35, 12, 0, 410, 0, 0, 0)),
                         new SavepointInspect.Groups(212, 9480, 371, 640, 12033, 8816)),
                 new PrintStream(bytes, true, StandardCharsets.UTF_8));
 

@@ -13,12 +13,14 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  *   <li>{@code kind}: what happened.
  *   <li>{@code userId}: {@code receiverId} of a message, {@code userId} of a read.
  *   <li>{@code senderId}: MESSAGE only; 0 otherwise.
- *   <li>{@code conversationId}: MESSAGE (0 when the message has none), CONVERSATION_READ and the
- *       membership changes.
+ *   <li>{@code conversationId}: MESSAGE (0 when the message has none), and every other kind but
+ *       INBOX_OPENED.
  *   <li>{@code seq}: MESSAGE: the message's seq in its conversation (0 when none);
- *       CONVERSATION_READ: {@code readSeq}; MEMBER_JOINED, MEMBER_LEFT: the change's seq.
- *   <li>{@code time}: epoch milliseconds; {@code sentAt} of a message, {@code readAt} of a read; 0
- *       for membership changes.
+ *       CONVERSATION_READ: {@code readSeq}; MEMBER_JOINED, MEMBER_LEFT: the change's seq;
+ *       CONVERSATION_PREFERENCE: the {@code countPreference}, {@link #ALL}, {@link #MENTIONS} or
+ *       {@link #NONE} (ordered from loudest to quietest, as the contract breaks ties).
+ *   <li>{@code time}: epoch milliseconds; {@code sentAt} of a message, {@code readAt} of a read,
+ *       {@code setAt} of a preference, {@code markedAt} of a mark; 0 for membership changes.
  *   <li>{@code mentioned}: MESSAGE only: the message mentions its receiver.
  * </ul>
  *
@@ -33,8 +35,16 @@ public class ChatEvent {
         INBOX_OPENED,
         CONVERSATION_READ,
         MEMBER_JOINED,
-        MEMBER_LEFT
+        MEMBER_LEFT,
+        CONVERSATION_PREFERENCE,
+        CONVERSATION_MARKED_UNREAD
     }
+
+    /** Count preferences, in {@code seq}: a greater value is quieter. */
+    public static final long ALL = 0;
+
+    public static final long MENTIONS = 1;
+    public static final long NONE = 2;
 
     public Kind kind;
     public long userId;
@@ -64,6 +74,26 @@ public class ChatEvent {
     public static ChatEvent message(
             long senderId, long receiverId, long conversationId, long seq, long sentAt) {
         return new ChatEvent(Kind.MESSAGE, receiverId, senderId, conversationId, seq, sentAt);
+    }
+
+    /** A message in a conversation that mentions its receiver. */
+    public static ChatEvent mention(
+            long senderId, long receiverId, long conversationId, long seq, long sentAt) {
+        ChatEvent e = message(senderId, receiverId, conversationId, seq, sentAt);
+        e.mentioned = true;
+        return e;
+    }
+
+    /** {@code preference} is {@link #ALL}, {@link #MENTIONS} or {@link #NONE}. */
+    public static ChatEvent preference(
+            long userId, long conversationId, long preference, long setAt) {
+        return new ChatEvent(
+                Kind.CONVERSATION_PREFERENCE, userId, 0, conversationId, preference, setAt);
+    }
+
+    public static ChatEvent markedUnread(long userId, long conversationId, long markedAt) {
+        return new ChatEvent(
+                Kind.CONVERSATION_MARKED_UNREAD, userId, 0, conversationId, 0, markedAt);
     }
 
     public static ChatEvent inboxOpened(long userId, long readAt) {
@@ -126,6 +156,18 @@ public class ChatEvent {
             case MEMBER_JOINED:
             case MEMBER_LEFT:
                 return kind + "(" + userId + " c" + conversationId + "#" + seq + ")";
+            case CONVERSATION_PREFERENCE:
+                return "PREFERENCE("
+                        + userId
+                        + " c"
+                        + conversationId
+                        + " "
+                        + (seq == ALL ? "ALL" : seq == MENTIONS ? "MENTIONS" : "NONE")
+                        + " @"
+                        + time
+                        + ")";
+            case CONVERSATION_MARKED_UNREAD:
+                return "MARKED_UNREAD(" + userId + " c" + conversationId + " @" + time + ")";
             default:
                 return "CONVERSATION_READ("
                         + userId

@@ -29,7 +29,8 @@ public final class ChatEventJson {
                                 event.userId,
                                 event.time,
                                 event.conversationId,
-                                event.seq)
+                                event.seq,
+                                event.mentioned)
                         : dev.unread.contract.EventJson.message(
                                 event.senderId, event.userId, event.time);
             case INBOX_OPENED:
@@ -37,6 +38,19 @@ public final class ChatEventJson {
             case CONVERSATION_READ:
                 return dev.unread.contract.EventJson.conversationRead(
                         event.userId, event.conversationId, event.seq, event.time);
+            case CONVERSATION_PREFERENCE:
+                return dev.unread.contract.EventJson.conversationPreference(
+                        event.userId,
+                        event.conversationId,
+                        event.seq == ChatEvent.ALL
+                                ? dev.unread.contract.EventJson.ALL
+                                : event.seq == ChatEvent.MENTIONS
+                                        ? dev.unread.contract.EventJson.MENTIONS
+                                        : dev.unread.contract.EventJson.NONE,
+                        event.time);
+            case CONVERSATION_MARKED_UNREAD:
+                return dev.unread.contract.EventJson.conversationMarkedUnread(
+                        event.userId, event.conversationId, event.time);
             default:
                 throw new IllegalArgumentException("unknown kind " + event.kind);
         }

@@ -43,11 +43,29 @@ public final class EventParser {
     private static final int READ_SEQ = 1 << 7;
     private static final int TYPE = 1 << 8;
     private static final int MESSAGE_ID = 1 << 9;
+    private static final int MENTIONED = 1 << 10;
+    private static final int COUNT_PREFERENCE = 1 << 11;
+    private static final int SET_AT = 1 << 12;
+    private static final int MARKED_AT = 1 << 13;
+
+    /** Bits of the fields; the array slots per field. */
+    private static final int FIELDS = 14;
 
     private static final char[] INBOX_OPENED =
             dev.unread.contract.EventJson.INBOX_OPENED.toCharArray();
     private static final char[] CONVERSATION_READ =
             dev.unread.contract.EventJson.CONVERSATION_READ.toCharArray();
+    private static final char[] CONVERSATION_PREFERENCE =
+            dev.unread.contract.EventJson.CONVERSATION_PREFERENCE.toCharArray();
+    private static final char[] CONVERSATION_MARKED_UNREAD =
+            dev.unread.contract.EventJson.CONVERSATION_MARKED_UNREAD.toCharArray();
+
+    /** The count preferences, at their value's index (ChatEvent.ALL, MENTIONS, NONE). */
+    private static final char[][] PREFERENCES = {
+        dev.unread.contract.EventJson.ALL.toCharArray(),
+        dev.unread.contract.EventJson.MENTIONS.toCharArray(),
+        dev.unread.contract.EventJson.NONE.toCharArray()
+    };
 
     /** The known names in UTF-8, at the index of their field's bit. */
     private static final byte[][] NAMES =
@@ -61,7 +79,11 @@ public final class EventParser {
                     "readAt",
                     "readSeq",
                     "type",
-                    "messageId");
+                    "messageId",
+                    "mentioned",
+                    "countPreference",
+                    "setAt",
+                    "markedAt");
 
     private static final byte[] INBOX_OPENED_UTF8 =
             utf8(dev.unread.contract.EventJson.INBOX_OPENED)[0];
@@ -107,10 +129,13 @@ public final class EventParser {
     private int invalid;
 
     /** Why, for each bit set in invalid: constants, so that a refusal costs no string. */
-    private final String[] problems = new String[10];
+    private final String[] problems = new String[FIELDS];
 
-    /** Indexed by the integer field's bit number. */
-    private final long[] values = new long[8];
+    /**
+     * Indexed by the field's bit number: integers as they are, {@code mentioned} as 1 or 0, {@code
+     * countPreference} as ChatEvent's value for it.
+     */
+    private final long[] values = new long[FIELDS];
 
     private ChatEvent.Kind readKind;
 
@@ -134,6 +159,9 @@ public final class EventParser {
         if ((invalid & MESSAGE_ID) != 0) {
             throw refused("messageId", MESSAGE_ID);
         }
+        if ((invalid & MENTIONED) != 0) {
+            throw refused("mentioned", MENTIONED);
+        }
         int given = present | invalid;
         boolean conversation = (given & CONVERSATION_ID) != 0;
         if (conversation != ((given & SEQ) != 0)) {
@@ -144,7 +172,9 @@ public final class EventParser {
         }
         long conversationId = requirePositive("conversationId", CONVERSATION_ID);
         long seq = requirePositive("seq", SEQ);
-        return ChatEvent.message(senderId, receiverId, conversationId, seq, sentAt);
+        ChatEvent message = ChatEvent.message(senderId, receiverId, conversationId, seq, sentAt);
+        message.mentioned = (present & MENTIONED) != 0 && values[bit(MENTIONED)] == 1;
+        return message;
     }
 
     /** A {@code chat-reads} value. */
@@ -166,6 +196,19 @@ public final class EventParser {
             long readSeq = requireNonNegative("readSeq", READ_SEQ);
             long readAt = requirePositive("readAt", READ_AT);
             return ChatEvent.conversationRead(userId, conversationId, readSeq, readAt);
+        }
+        if (readKind == ChatEvent.Kind.CONVERSATION_PREFERENCE) {
+            long userId = requirePositive("userId", USER_ID);
+            long conversationId = requirePositive("conversationId", CONVERSATION_ID);
+            long preference = require("countPreference", COUNT_PREFERENCE);
+            long setAt = requirePositive("setAt", SET_AT);
+            return ChatEvent.preference(userId, conversationId, preference, setAt);
+        }
+        if (readKind == ChatEvent.Kind.CONVERSATION_MARKED_UNREAD) {
+            long userId = requirePositive("userId", USER_ID);
+            long conversationId = requirePositive("conversationId", CONVERSATION_ID);
+            long markedAt = requirePositive("markedAt", MARKED_AT);
+            return ChatEvent.markedUnread(userId, conversationId, markedAt);
         }
         throw new InvalidRecordException("type: unknown " + clip(unknownType));
     }
@@ -208,6 +251,10 @@ public final class EventParser {
                     readType(p, token);
                 } else if (field == MESSAGE_ID) {
                     checkMessageId(p, token);
+                } else if (field == MENTIONED) {
+                    readMentioned(p, token);
+                } else if (field == COUNT_PREFERENCE) {
+                    readPreference(p, token);
                 } else if (field != 0) {
                     readLong(field, p, token);
                 } else {
@@ -401,6 +448,14 @@ public final class EventParser {
                 return TYPE;
             case "messageId":
                 return MESSAGE_ID;
+            case "mentioned":
+                return MENTIONED;
+            case "countPreference":
+                return COUNT_PREFERENCE;
+            case "setAt":
+                return SET_AT;
+            case "markedAt":
+                return MARKED_AT;
             default:
                 return 0;
         }
@@ -456,6 +511,10 @@ public final class EventParser {
             readKind = ChatEvent.Kind.INBOX_OPENED;
         } else if (matches(CONVERSATION_READ, chars, offset, length)) {
             readKind = ChatEvent.Kind.CONVERSATION_READ;
+        } else if (matches(CONVERSATION_PREFERENCE, chars, offset, length)) {
+            readKind = ChatEvent.Kind.CONVERSATION_PREFERENCE;
+        } else if (matches(CONVERSATION_MARKED_UNREAD, chars, offset, length)) {
+            readKind = ChatEvent.Kind.CONVERSATION_MARKED_UNREAD;
         } else {
             unknownType = new String(chars, offset, length);
         }
@@ -464,6 +523,45 @@ public final class EventParser {
     private static boolean matches(char[] expected, char[] chars, int offset, int length) {
         return length == expected.length
                 && Arrays.equals(expected, 0, length, chars, offset, offset + length);
+    }
+
+    /** {@code mentioned}: true or false; null leaves it absent (false). */
+    private void readMentioned(JsonParser p, JsonToken token) throws IOException {
+        if (token == JsonToken.VALUE_NULL) {
+            return;
+        }
+        if (token != JsonToken.VALUE_TRUE && token != JsonToken.VALUE_FALSE) {
+            invalid(MENTIONED, "must be true or false");
+            skip(p, token);
+            return;
+        }
+        present |= MENTIONED;
+        values[bit(MENTIONED)] = token == JsonToken.VALUE_TRUE ? 1 : 0;
+    }
+
+    /** {@code countPreference}: one of the contract's three names, exactly. */
+    private void readPreference(JsonParser p, JsonToken token) throws IOException {
+        if (token == JsonToken.VALUE_NULL) {
+            return;
+        }
+        if (token == JsonToken.VALUE_STRING) {
+            char[] chars = p.getTextCharacters();
+            int offset = p.getTextOffset();
+            int length = p.getTextLength();
+            for (int i = 0; i < PREFERENCES.length; i++) {
+                if (matches(PREFERENCES[i], chars, offset, length)) {
+                    present |= COUNT_PREFERENCE;
+                    values[bit(COUNT_PREFERENCE)] = i;
+                    return;
+                }
+            }
+        }
+        invalid(COUNT_PREFERENCE, "must be \"ALL\", \"MENTIONS\" or \"NONE\"");
+        skip(p, token);
+    }
+
+    private static int bit(int field) {
+        return Integer.numberOfTrailingZeros(field);
     }
 
     /** The message id is only checked, never kept: its length is known once Jackson decoded it. */

@@ -9,11 +9,12 @@ import org.apache.flink.util.OutputTag;
  * Turns raw Kafka records of one topic into {@link ChatEvent}s; every record that breaks the
  * contract goes to {@link #DEAD_LETTERS} instead, so input can never fail the job.
  *
- * <p>A {@code sentAt} or {@code readAt} more than {@code maxFutureSkewMs} after the Kafka record's
- * own timestamp is refused too: a time far in the future (or in microseconds) would otherwise keep
- * a sender counted after every inbox open, or silence a badge for good. The record's timestamp,
- * unlike the job's clock, is the same on every replay, so the decision is too. A record without one
- * (only the pre-0.10 message format had none) cannot be bounded and is refused.
+ * <p>A {@code sentAt}, {@code readAt}, {@code setAt} or {@code markedAt} more than {@code
+ * maxFutureSkewMs} after the Kafka record's own timestamp is refused too: a time far in the future
+ * (or in microseconds) would otherwise keep a sender counted after every inbox open, or silence a
+ * badge for good. The record's timestamp, unlike the job's clock, is the same on every replay, so
+ * the decision is too. A record without one (only the pre-0.10 message format had none) cannot be
+ * bounded and is refused.
  */
 public class ParseEvents extends ProcessFunction<RawRecord, ChatEvent> {
 
@@ -54,11 +55,20 @@ public class ParseEvents extends ProcessFunction<RawRecord, ChatEvent> {
     }
 
     private void checkTime(ChatEvent event, long recordTimestamp) throws InvalidRecordException {
-        checkTime(
-                event.kind == ChatEvent.Kind.MESSAGE ? "sentAt" : "readAt",
-                event.time,
-                recordTimestamp,
-                maxFutureSkewMs);
+        checkTime(timeField(event.kind), event.time, recordTimestamp, maxFutureSkewMs);
+    }
+
+    private static String timeField(ChatEvent.Kind kind) {
+        switch (kind) {
+            case MESSAGE:
+                return "sentAt";
+            case CONVERSATION_PREFERENCE:
+                return "setAt";
+            case CONVERSATION_MARKED_UNREAD:
+                return "markedAt";
+            default:
+                return "readAt";
+        }
     }
 
     /**

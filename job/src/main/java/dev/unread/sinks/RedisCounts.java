@@ -22,13 +22,18 @@ import redis.clients.jedis.Response;
  *   <li>the sender badge: string {@code unread:senders:{userId}}, {@code SET} to the count, {@code
  *       DEL} when it drops to 0;
  *   <li>a conversation's count: hash {@code chat:unread:{userId}}, field {@code {conversationId}},
- *       {@code HSET} to the count, {@code HDEL} when it drops to 0.
+ *       {@code HSET} to the count, {@code HDEL} when it drops to 0;
+ *   <li>a conversation's mentions: hash {@code chat:mentions:{userId}}, the same way;
+ *   <li>a conversation's mark: set {@code chat:marked-unread:{userId}}, {@code SADD} of the id when
+ *       marked, {@code SREM} when not;
+ *   <li>the app-icon totals: hash {@code unread:totals:{userId}}, fields {@code messages}, {@code
+ *       mentions} and {@code conversations}, {@code HSET}, {@code HDEL} when 0.
  * </ul>
  *
  * <p>A key of the wrong type where the job writes (another application's, or a leftover) is
- * replaced: {@code SET} and {@code DEL} replace any type themselves; a hash command Redis refuses
- * with WRONGTYPE is sent again as a script that deletes the key unless it is a hash, then writes
- * the field, in one atomic step (see {@link RedisConnection}).
+ * replaced: {@code SET} and {@code DEL} replace any type themselves; a hash or set command Redis
+ * refuses with WRONGTYPE is sent again as a script that deletes the key unless it is of the right
+ * type, then writes the field or member, in one atomic step (see {@link RedisConnection}).
  *
  * <p>{@link UnreadConfig#redisKeyPrefix} goes before every key (tests use it to isolate themselves
  * in a shared Redis). Updates of one key or field inside the flush interval ({@link
@@ -167,20 +172,64 @@ public class RedisCounts implements Sink<UnreadCount> {
         }
     }
 
-    /** The latest count of each badge and conversation since the last flush. */
+    /** {@code SADD} of a marked conversation, or {@code SREM} when the mark went away. */
+    private static final class SetMemberCommand implements RedisConnection.Command {
+        /**
+         * Deletes KEYS[1] unless it is a set, then SADDs ARGV[1], or SREMs it when ARGV[2] is 0.
+         */
+        private static final String REPLACE_SCRIPT =
+                "local replaced = 0\n"
+                        + "local type = redis.call('TYPE', KEYS[1]).ok\n"
+                        + "if type ~= 'set' and type ~= 'none' then\n"
+                        + "  redis.call('DEL', KEYS[1])\n"
+                        + "  replaced = 1\n"
+                        + "end\n"
+                        + "if ARGV[2] == '1' then\n"
+                        + "  redis.call('SADD', KEYS[1], ARGV[1])\n"
+                        + "else\n"
+                        + "  redis.call('SREM', KEYS[1], ARGV[1])\n"
+                        + "end\n"
+                        + "return replaced";
+
+        private final String key;
+        private final String member;
+        private final boolean present;
+
+        SetMemberCommand(String key, String member, boolean present) {
+            this.key = key;
+            this.member = member;
+            this.present = present;
+        }
+
+        @Override
+        public Response<?> appendTo(AbstractPipeline pipeline) {
+            return present ? pipeline.sadd(key, member) : pipeline.srem(key, member);
+        }
+
+        @Override
+        public RedisConnection.Command replacingWrongType() {
+            List<String> args = List.of(member, present ? "1" : "0");
+            return p -> p.eval(REPLACE_SCRIPT, List.of(key), args);
+        }
+    }
+
+    /** The latest value of each count, mention count, mark and total since the last flush. */
     static final class Buffer implements RedisWriter.Buffer<UnreadCount> {
         /**
-         * {@code conversationId} is {@link UnreadCount#SENDER_BADGE} for the badge. A class rather
-         * than a record: the record's generated equals showed in the counting task's profile, and
-         * this hash mixes the two ids instead of summing them.
+         * {@code conversationId} is {@link UnreadCount#SENDER_BADGE} for the badge and the totals;
+         * {@code kind} is UnreadCount's. A class rather than a record: the record's generated
+         * equals showed in the counting task's profile, and this hash mixes the ids instead of
+         * summing them.
          */
         private static final class Target {
             private final long userId;
             private final long conversationId;
+            private final byte kind;
 
-            Target(long userId, long conversationId) {
+            Target(long userId, long conversationId, byte kind) {
                 this.userId = userId;
                 this.conversationId = conversationId;
+                this.kind = kind;
             }
 
             long userId() {
@@ -191,16 +240,21 @@ public class RedisCounts implements Sink<UnreadCount> {
                 return conversationId;
             }
 
+            byte kind() {
+                return kind;
+            }
+
             @Override
             public boolean equals(Object o) {
                 return o instanceof Target t
                         && t.userId == userId
-                        && t.conversationId == conversationId;
+                        && t.conversationId == conversationId
+                        && t.kind == kind;
             }
 
             @Override
             public int hashCode() {
-                return Long.hashCode(userId * 0x9E3779B97F4A7C15L + conversationId);
+                return Long.hashCode((userId * 0x9E3779B97F4A7C15L + conversationId) * 31 + kind);
             }
         }
 
@@ -219,7 +273,9 @@ public class RedisCounts implements Sink<UnreadCount> {
 
         @Override
         public boolean add(UnreadCount count) {
-            return latest.put(new Target(count.userId, count.conversationId), count.count) != null;
+            return latest.put(
+                            new Target(count.userId, count.conversationId, count.kind), count.count)
+                    != null;
         }
 
         @Override
@@ -235,7 +291,7 @@ public class RedisCounts implements Sink<UnreadCount> {
                     (target, count) -> {
                         commands.add(command(target, count));
                         changes.computeIfAbsent(target.userId(), UnreadChanged::new)
-                                .add(target.conversationId(), count);
+                                .add(target.kind(), target.conversationId(), count);
                     });
             // One version for the whole flush: it only has to rise per user.
             long version = versions.next();
@@ -251,15 +307,37 @@ public class RedisCounts implements Sink<UnreadCount> {
         }
 
         private RedisConnection.Command command(Target target, long count) {
-            String value = Long.toString(count);
-            if (target.conversationId() == UnreadCount.SENDER_BADGE) {
-                String key = RedisNames.sendersKey(prefix, target.userId());
-                return count == 0 ? p -> p.del(key) : p -> p.set(key, value);
+            String value = count == 0 ? null : Long.toString(count);
+            long user = target.userId();
+            String conversation = Long.toString(target.conversationId());
+            switch (target.kind()) {
+                case UnreadCount.UNREAD:
+                    if (target.conversationId() == UnreadCount.SENDER_BADGE) {
+                        String key = RedisNames.sendersKey(prefix, user);
+                        return count == 0 ? p -> p.del(key) : p -> p.set(key, value);
+                    }
+                    return new HashFieldCommand(
+                            RedisNames.conversationsKey(prefix, user), conversation, value);
+                case UnreadCount.MENTIONS:
+                    return new HashFieldCommand(
+                            RedisNames.mentionsKey(prefix, user), conversation, value);
+                case UnreadCount.MARKED:
+                    return new SetMemberCommand(
+                            RedisNames.markedUnreadKey(prefix, user), conversation, count != 0);
+                case UnreadCount.TOTAL_MESSAGES:
+                    return new HashFieldCommand(
+                            RedisNames.totalsKey(prefix, user), RedisNames.TOTAL_MESSAGES, value);
+                case UnreadCount.TOTAL_MENTIONS:
+                    return new HashFieldCommand(
+                            RedisNames.totalsKey(prefix, user), RedisNames.TOTAL_MENTIONS, value);
+                case UnreadCount.TOTAL_CONVERSATIONS:
+                    return new HashFieldCommand(
+                            RedisNames.totalsKey(prefix, user),
+                            RedisNames.TOTAL_CONVERSATIONS,
+                            value);
+                default:
+                    throw new IllegalArgumentException("unknown count kind " + target.kind());
             }
-            return new HashFieldCommand(
-                    RedisNames.conversationsKey(prefix, target.userId()),
-                    Long.toString(target.conversationId()),
-                    count == 0 ? null : value);
         }
 
         @Override

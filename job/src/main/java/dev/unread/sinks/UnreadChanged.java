@@ -1,5 +1,6 @@
 package dev.unread.sinks;
 
+import dev.unread.contract.RedisNames;
 import dev.unread.events.UnreadCount;
 
 /**
@@ -7,38 +8,70 @@ import dev.unread.events.UnreadCount;
  * UNREAD_CHANGED:{userId}} (docs/contract.md, "Live push"):
  *
  * <pre>{"type":"UNREAD_CHANGED","userId":10086,"version":1767225600000000,
- *  "unreadSenders":3,"conversations":{"80001":18,"80002":0}}</pre>
+ *  "unreadSenders":3,"conversations":{"80001":18,"80002":0},"mentions":{"80001":1},
+ *  "totals":{"messages":18,"mentions":1,"conversations":1},"markedUnread":{"80002":false}}</pre>
  *
  * <p>Only what changed is there, each as its absolute value: {@code unreadSenders} when the badge
- * changed, {@code conversations} with the conversations whose count changed.
+ * changed, {@code conversations} and {@code mentions} with the conversations whose count changed,
+ * {@code totals} with the totals that changed, {@code markedUnread} with the conversations whose
+ * mark changed (true marked, false no longer).
  */
 final class UnreadChanged {
 
     final long userId;
     private long unreadSenders = -1;
     private final StringBuilder conversations = new StringBuilder();
+    private final StringBuilder mentions = new StringBuilder();
+    private final StringBuilder totals = new StringBuilder();
+    private final StringBuilder marked = new StringBuilder();
 
     UnreadChanged(long userId) {
         this.userId = userId;
     }
 
-    /** Takes one coalesced count of this user ({@link UnreadCount#SENDER_BADGE} for the badge). */
-    void add(long conversationId, long count) {
-        if (conversationId == UnreadCount.SENDER_BADGE) {
-            unreadSenders = count;
-        } else {
-            conversations
-                    .append(conversations.length() == 0 ? "" : ",")
-                    .append('"')
-                    .append(conversationId)
-                    .append("\":")
-                    .append(count);
+    /** Takes one coalesced count of this user, of UnreadCount's {@code kind}. */
+    void add(byte kind, long conversationId, long count) {
+        switch (kind) {
+            case UnreadCount.UNREAD:
+                if (conversationId == UnreadCount.SENDER_BADGE) {
+                    unreadSenders = count;
+                } else {
+                    field(conversations, Long.toString(conversationId)).append(count);
+                }
+                break;
+            case UnreadCount.MENTIONS:
+                field(mentions, Long.toString(conversationId)).append(count);
+                break;
+            case UnreadCount.MARKED:
+                field(marked, Long.toString(conversationId)).append(count != 0);
+                break;
+            case UnreadCount.TOTAL_MESSAGES:
+                field(totals, RedisNames.TOTAL_MESSAGES).append(count);
+                break;
+            case UnreadCount.TOTAL_MENTIONS:
+                field(totals, RedisNames.TOTAL_MENTIONS).append(count);
+                break;
+            default:
+                field(totals, RedisNames.TOTAL_CONVERSATIONS).append(count);
+                break;
         }
+    }
+
+    private static StringBuilder field(StringBuilder object, String name) {
+        return object.append(object.length() == 0 ? "" : ",")
+                .append('"')
+                .append(name)
+                .append("\":");
     }
 
     String json(long version) {
         StringBuilder json =
-                new StringBuilder(64 + conversations.length())
+                new StringBuilder(
+                                64
+                                        + conversations.length()
+                                        + mentions.length()
+                                        + totals.length()
+                                        + marked.length())
                         .append("{\"type\":\"UNREAD_CHANGED\",\"userId\":")
                         .append(userId)
                         .append(",\"version\":")
@@ -46,9 +79,16 @@ final class UnreadChanged {
         if (unreadSenders >= 0) {
             json.append(",\"unreadSenders\":").append(unreadSenders);
         }
-        if (conversations.length() > 0) {
-            json.append(",\"conversations\":{").append(conversations).append('}');
-        }
+        object(json, "conversations", conversations);
+        object(json, "mentions", mentions);
+        object(json, "totals", totals);
+        object(json, "markedUnread", marked);
         return json.append('}').toString();
+    }
+
+    private static void object(StringBuilder json, String name, StringBuilder fields) {
+        if (fields.length() > 0) {
+            json.append(",\"").append(name).append("\":{").append(fields).append('}');
+        }
     }
 }

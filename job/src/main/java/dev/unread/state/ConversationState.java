@@ -15,7 +15,18 @@ package dev.unread.state;
  *       GroupFanOut#MEMBERS}): its seq, negated for MEMBER_LEFT; 0 when none. While it is negative
  *       the counts are hidden (0). Added after savepoints/v1: POJO schema evolution restores it as
  *       0.
+ *   <li>{@code mentionCount}: how many of the unread seqs mention the user; the seqs themselves are
+ *       in {@link UnreadCounter#MENTION_CHUNKS}.
+ *   <li>{@code preference}, {@code preferenceSetAt}: the count preference with the largest {@code
+ *       setAt} (the quieter one on a tie), as ChatEvent's ALL, MENTIONS or NONE; ALL and 0 when
+ *       none.
+ *   <li>{@code lastReadAt}: newest {@code CONVERSATION_READ.readAt}; {@code markedAt}: newest
+ *       {@code CONVERSATION_MARKED_UNREAD.markedAt}. The conversation is marked unread while {@code
+ *       markedAt > lastReadAt}.
  * </ul>
+ *
+ * <p>The last five were added after savepoints/v1 and the groups' build: POJO schema evolution
+ * restores them as 0, which is what a state without mentions, preferences or marks holds.
  */
 public class ConversationState {
     public long lastReadSeq;
@@ -28,6 +39,12 @@ public class ConversationState {
     public long refreshedIn;
 
     public long membership;
+
+    public long mentionCount;
+    public long preference;
+    public long preferenceSetAt;
+    public long lastReadAt;
+    public long markedAt;
 
     public ConversationState() {}
 }

@@ -11,6 +11,11 @@ package dev.unread.state;
  *   <li>{@code lastActiveDay}: processing-time day (epoch days) of the user's latest event, kept
  *       only when idle state expires; 0 otherwise. Added after savepoints/v1: POJO schema evolution
  *       restores it as 0.
+ *   <li>{@code totalMessages}, {@code totalMentions}, {@code totalConversations}: the app-icon
+ *       totals, kept by adding each conversation's change to its share (see {@link Totals}).
+ *   <li>{@code totalsKept}: whether the totals hold every conversation's share. False in states
+ *       written before the totals existed (POJO schema evolution restores it so) and in those the
+ *       savepoint tools build: the first conversation event of such a user sums the shares once.
  * </ul>
  */
 public class InboxState {
@@ -20,6 +25,14 @@ public class InboxState {
 
     /** The counter incarnation that last wrote the badge out; see UnreadCounter. */
     public long refreshedIn;
+
+    public long totalMessages;
+    public long totalMentions;
+    public long totalConversations;
+    public boolean totalsKept;
+
+    /** The counter incarnation that last wrote the totals out; see UnreadCounter. */
+    public long totalsRefreshedIn;
 
     public InboxState() {}
 }

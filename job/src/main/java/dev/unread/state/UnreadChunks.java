@@ -132,10 +132,24 @@ public final class UnreadChunks {
      * @throws IllegalArgumentException when seq is not positive
      */
     public boolean add(long conversationId, ConversationState state, long seq) throws Exception {
+        requireChunked(state);
+        if (addSeq(conversationId, seq)) {
+            state.unreadCount++;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Adds a seq to the set whose count the caller keeps (the mentions' set, see {@link
+     * UnreadCounter#MENTION_CHUNKS}); false when it was already there.
+     *
+     * @throws IllegalArgumentException when seq is not positive
+     */
+    public boolean addSeq(long conversationId, long seq) throws Exception {
         if (seq < 1) {
             throw new IllegalArgumentException("seqs are positive: " + seq);
         }
-        requireChunked(state);
         long chunk = seq >>> CHUNK_BITS;
         byte[] bytes = chunks.get(Tuple2.of(conversationId, chunk));
         int low = low(seq);
@@ -171,7 +185,6 @@ public final class UnreadChunks {
             System.arraycopy(old, at, grown, at + 1, old.length - at);
             putIndex(conversationId, grown);
         }
-        state.unreadCount++;
         return true;
     }
 
@@ -183,7 +196,17 @@ public final class UnreadChunks {
     public long removeUpTo(long conversationId, ConversationState state, long cursor)
             throws Exception {
         requireChunked(state);
-        if (state.unreadCount == 0) {
+        long removed = removeSeqsUpTo(conversationId, state.unreadCount, cursor);
+        state.unreadCount -= removed;
+        return removed;
+    }
+
+    /**
+     * Removes every seq up to and including {@code cursor} from the set of {@code count} seqs whose
+     * count the caller keeps; returns how many.
+     */
+    public long removeSeqsUpTo(long conversationId, long count, long cursor) throws Exception {
+        if (count == 0) {
             return 0;
         }
         long[] indices = getIndex(conversationId);
@@ -202,7 +225,7 @@ public final class UnreadChunks {
             kept++;
         }
         if (all) {
-            removed = state.unreadCount;
+            removed = count;
         } else if (indices[kept] == last) {
             Tuple2<Long, Long> key = Tuple2.of(conversationId, last);
             byte[] bytes = chunks.get(key);
@@ -225,7 +248,6 @@ public final class UnreadChunks {
         } else if (kept > 0) {
             putIndex(conversationId, Arrays.copyOfRange(indices, kept, indices.length));
         }
-        state.unreadCount -= removed;
         return removed;
     }
 

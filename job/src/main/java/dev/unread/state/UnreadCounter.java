@@ -37,6 +37,14 @@ import org.apache.flink.util.OutputTag;
  * written again when a newer MEMBER_JOINED brings them back. Leaving moves no cursor and does not
  * touch the badge.
  *
+ * <p>Per conversation it also keeps the unread seqs that mention the user (a second chunked set, a
+ * subset of the unread seqs, cut by the same cursor), the count preference (newest {@code setAt}
+ * wins, the quieter on a tie) and the newest mark and read times (marked while the mark is newer).
+ * The app-icon totals are kept in the user's inbox state as sums of each conversation's share (see
+ * {@link Totals}): an event changes one conversation, so it moves the totals by the difference in
+ * that one share, never walking the user's conversations. Each share, hence each total, is a
+ * function of the set of events, so the totals are too.
+ *
  * <p>Emits a {@link UnreadCount} only when a count changes, and the cursors to side outputs only
  * when they advance.
  *
@@ -99,6 +107,23 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                     Types.LONG,
                     PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
 
+    /**
+     * (Conversation id, seq {@code >>> 16}) → that chunk of the unread seqs that mention the user,
+     * in UnreadChunks' format; their count is {@link ConversationState#mentionCount}.
+     */
+    public static final MapStateDescriptor<Tuple2<Long, Long>, byte[]> MENTION_CHUNKS =
+            new MapStateDescriptor<>(
+                    "mention-chunks",
+                    Types.TUPLE(Types.LONG, Types.LONG),
+                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
+
+    /** Conversation id → the indices of its non-empty mention chunks, ascending. */
+    public static final MapStateDescriptor<Long, long[]> MENTION_CHUNK_INDEX =
+            new MapStateDescriptor<>(
+                    "mention-chunk-index",
+                    Types.LONG,
+                    PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+
     static final long DAY_MS = Duration.ofDays(1).toMillis();
 
     /** The longest idle period: 100 years, far inside what a timer's epoch milliseconds hold. */
@@ -118,6 +143,10 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     private transient MapState<Long, ConversationState> conversations;
 
     private transient UnreadChunks unreadSeqs;
+    private transient UnreadChunks mentionSeqs;
+
+    /** The conversation change being handled; one event at a time. */
+    private transient Change change;
 
     /** Keeps every user's state forever. */
     public UnreadCounter() {
@@ -148,6 +177,11 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                 new UnreadChunks(
                         getRuntimeContext().getMapState(UNREAD_CHUNKS),
                         getRuntimeContext().getMapState(UNREAD_CHUNK_INDEX));
+        change = new Change();
+        mentionSeqs =
+                new UnreadChunks(
+                        getRuntimeContext().getMapState(MENTION_CHUNKS),
+                        getRuntimeContext().getMapState(MENTION_CHUNK_INDEX));
     }
 
     /** Bytes of unread seqs read and written so far: the work, for tests that bound it. */
@@ -158,34 +192,45 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     @Override
     public void processElement(ChatEvent event, Context ctx, Collector<UnreadCount> out)
             throws Exception {
-        markActive(ctx.timerService());
+        InboxState user = inboxState();
+        boolean dirty = markActive(ctx.timerService(), user);
         switch (event.kind) {
             case MESSAGE:
                 // A user's own message counts toward nothing.
                 if (event.senderId != event.userId) {
-                    countSender(event, out);
+                    dirty |= countSender(event, user, out);
                     if (event.hasConversation()) {
-                        countSeq(event, out);
+                        dirty |= countSeq(event, user, out);
                     }
                 }
                 break;
             case INBOX_OPENED:
-                openInbox(event, ctx, out);
+                dirty |= openInbox(event, user, ctx, out);
                 break;
             case CONVERSATION_READ:
-                readConversation(event, ctx, out);
+                dirty |= readConversation(event, user, ctx, out);
                 break;
             case MEMBER_JOINED:
             case MEMBER_LEFT:
-                changeMembership(event, out);
+                dirty |= changeMembership(event, user, out);
+                break;
+            case CONVERSATION_PREFERENCE:
+                dirty |= setPreference(event, user, out);
+                break;
+            case CONVERSATION_MARKED_UNREAD:
+                dirty |= markUnread(event, user, out);
                 break;
             default:
                 throw new IllegalArgumentException("unknown event kind " + event.kind);
         }
+        if (dirty) {
+            inbox.update(user);
+        }
     }
 
-    private void countSender(ChatEvent message, Collector<UnreadCount> out) throws Exception {
-        InboxState state = inboxState();
+    /** Counts the sender in the badge; true when the user's state changed. */
+    private boolean countSender(ChatEvent message, InboxState state, Collector<UnreadCount> out)
+            throws Exception {
         boolean changed = false;
         if (message.time > state.lastReadAt) {
             Long newest = senders.get(message.senderId);
@@ -197,85 +242,248 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                 senders.put(message.senderId, message.time);
             }
         }
-        emitBadge(message.userId, state, changed, out);
-    }
-
-    /** Writes the badge out when it changed or this incarnation has not written it yet. */
-    private void emitBadge(long user, InboxState state, boolean changed, Collector<UnreadCount> out)
-            throws Exception {
-        if (changed || state.refreshedIn != incarnation) {
-            state.refreshedIn = incarnation;
-            inbox.update(state);
-            out.collect(UnreadCount.senders(user, state.unreadSenders));
-        }
-    }
-
-    private void countSeq(ChatEvent message, Collector<UnreadCount> out) throws Exception {
-        ConversationState state = conversations.get(message.conversationId);
-        if (state == null) {
-            state = new ConversationState();
-        }
-        // A set moved into chunks is stored even if the message is not new to it.
-        boolean changed = unreadSeqs.migrate(message.conversationId, state);
-        if (message.seq > state.lastReadSeq
-                && unreadSeqs.add(message.conversationId, state, message.seq)) {
-            changed = true;
-        }
-        boolean shown = changed && state.membership >= 0;
-        if (!emitConversation(message.userId, message.conversationId, state, shown, out)
-                && changed) {
-            conversations.put(message.conversationId, state);
-        }
-    }
-
-    private void changeMembership(ChatEvent change, Collector<UnreadCount> out) throws Exception {
-        long membership = change.kind == ChatEvent.Kind.MEMBER_JOINED ? change.seq : -change.seq;
-        ConversationState state = conversations.get(change.conversationId);
-        if (state == null) {
-            // Nothing counted yet, so nothing to show or hide: the first count writes itself.
-            state = new ConversationState();
-            state.membership = membership;
-            conversations.put(change.conversationId, state);
-            return;
-        }
-        if (!GroupFanOut.after(membership, state.membership)) {
-            emitConversation(change.userId, change.conversationId, state, false, out);
-            return;
-        }
-        boolean hiddenBefore = state.membership < 0;
-        state.membership = membership;
-        boolean changed = hiddenBefore != membership < 0 && UnreadChunks.count(state) > 0;
-        if (!emitConversation(change.userId, change.conversationId, state, changed, out)) {
-            conversations.put(change.conversationId, state);
-        }
+        return emitBadge(message.userId, state, changed, out);
     }
 
     /**
-     * Writes a conversation count out, and its state, when it changed or this incarnation has not
-     * written it yet; false when it did neither.
+     * Writes the badge out when it changed or this incarnation has not written it yet; true when
+     * the user's state must be stored.
      */
-    private boolean emitConversation(
-            long user,
-            long conversationId,
-            ConversationState state,
-            boolean changed,
-            Collector<UnreadCount> out)
-            throws Exception {
+    private boolean emitBadge(
+            long user, InboxState state, boolean changed, Collector<UnreadCount> out) {
         if (changed || state.refreshedIn != incarnation) {
             state.refreshedIn = incarnation;
-            conversations.put(conversationId, state);
-            out.collect(UnreadCount.conversation(user, conversationId, visibleCount(state)));
+            out.collect(UnreadCount.senders(user, state.unreadSenders));
             return true;
         }
         return false;
     }
 
-    private void openInbox(ChatEvent read, Context ctx, Collector<UnreadCount> out)
+    private boolean countSeq(ChatEvent message, InboxState user, Collector<UnreadCount> out)
             throws Exception {
-        InboxState state = inboxState();
+        boolean dirty = keepTotals(user);
+        Change change = begin(message.conversationId);
+        ConversationState state = change.state;
+        if (message.seq > state.lastReadSeq) {
+            change.stored |= unreadSeqs.add(message.conversationId, state, message.seq);
+            if (message.mentioned && mentionSeqs.addSeq(message.conversationId, message.seq)) {
+                state.mentionCount++;
+                change.stored = true;
+            }
+        }
+        return settle(message.userId, change, user, out) | dirty;
+    }
+
+    private boolean changeMembership(ChatEvent event, InboxState user, Collector<UnreadCount> out)
+            throws Exception {
+        long membership = event.kind == ChatEvent.Kind.MEMBER_JOINED ? event.seq : -event.seq;
+        ConversationState existing = conversations.get(event.conversationId);
+        if (existing == null) {
+            // Nothing counted yet, so nothing to show or hide, no share of the totals: the first
+            // count writes itself.
+            ConversationState state = new ConversationState();
+            state.membership = membership;
+            conversations.put(event.conversationId, state);
+            return false;
+        }
+        boolean dirty = keepTotals(user);
+        Change change = begin(event.conversationId);
+        if (GroupFanOut.after(membership, change.state.membership)) {
+            change.state.membership = membership;
+            change.stored = true;
+        }
+        return settle(event.userId, change, user, out) | dirty;
+    }
+
+    private boolean readConversation(
+            ChatEvent read, InboxState user, Context ctx, Collector<UnreadCount> out)
+            throws Exception {
+        boolean dirty = keepTotals(user);
+        Change change = begin(read.conversationId);
+        ConversationState state = change.state;
+        if (read.time > state.lastReadAt) {
+            // A newer read clears a mark, whatever its seq.
+            state.lastReadAt = read.time;
+            change.stored = true;
+        }
+        boolean advanced = read.seq > state.lastReadSeq;
+        if (advanced) {
+            state.lastReadSeq = read.seq;
+            unreadSeqs.removeUpTo(read.conversationId, state, read.seq);
+            state.mentionCount -=
+                    mentionSeqs.removeSeqsUpTo(read.conversationId, state.mentionCount, read.seq);
+            change.stored = true;
+        }
+        dirty |= settle(read.userId, change, user, out);
+        if (advanced) {
+            ctx.output(
+                    CONVERSATION_CURSORS,
+                    new ConversationCursor(
+                            read.userId, read.conversationId, read.seq, visibleCount(state)));
+        }
+        return dirty;
+    }
+
+    private boolean setPreference(ChatEvent event, InboxState user, Collector<UnreadCount> out)
+            throws Exception {
+        boolean dirty = keepTotals(user);
+        Change change = begin(event.conversationId);
+        ConversationState state = change.state;
+        // The newest setAt wins; on a tie the quieter preference (the greater value).
+        if (event.time > state.preferenceSetAt
+                || (event.time == state.preferenceSetAt && event.seq > state.preference)) {
+            state.preferenceSetAt = event.time;
+            state.preference = event.seq;
+            change.stored = true;
+        }
+        return settle(event.userId, change, user, out) | dirty;
+    }
+
+    private boolean markUnread(ChatEvent event, InboxState user, Collector<UnreadCount> out)
+            throws Exception {
+        boolean dirty = keepTotals(user);
+        Change change = begin(event.conversationId);
+        if (event.time > change.state.markedAt) {
+            change.state.markedAt = event.time;
+            change.stored = true;
+        }
+        return settle(event.userId, change, user, out) | dirty;
+    }
+
+    /**
+     * One conversation's state being changed by one event, with what it showed before: {@link
+     * #settle} writes out what the change made different. Reused, as the counter handles one event
+     * at a time.
+     */
+    private static final class Change {
+        long conversationId;
+        ConversationState state;
+        boolean stored;
+        long unread;
+        long mentions;
+        boolean marked;
+        long preference;
+    }
+
+    /** Reads a conversation's state (new when none) and what it shows now. */
+    private Change begin(long conversationId) throws Exception {
+        ConversationState state = conversations.get(conversationId);
+        if (state == null) {
+            state = new ConversationState();
+        }
+        change.conversationId = conversationId;
+        change.state = state;
+        // A set moved into chunks is stored even if the event changes nothing else.
+        change.stored = unreadSeqs.migrate(conversationId, state);
+        change.unread = visibleCount(state);
+        change.mentions = Totals.visibleMentions(state);
+        change.marked = Totals.marked(state);
+        change.preference = state.preference;
+        return change;
+    }
+
+    /**
+     * Writes out the conversation's counts that changed, all of them when this incarnation has not
+     * written them yet, stores its state when needed, and moves the totals by the difference in the
+     * conversation's share; true when the user's state must be stored.
+     */
+    private boolean settle(long user, Change c, InboxState totals, Collector<UnreadCount> out)
+            throws Exception {
+        ConversationState state = c.state;
+        long unread = visibleCount(state);
+        long mentions = Totals.visibleMentions(state);
+        boolean marked = Totals.marked(state);
+        boolean refresh = state.refreshedIn != incarnation;
+        if (refresh) {
+            state.refreshedIn = incarnation;
+        }
+        if (refresh || unread != c.unread) {
+            out.collect(UnreadCount.conversation(user, c.conversationId, unread));
+        }
+        if (refresh || mentions != c.mentions) {
+            out.collect(UnreadCount.mentions(user, c.conversationId, mentions));
+        }
+        if (refresh || marked != c.marked) {
+            out.collect(UnreadCount.marked(user, c.conversationId, marked));
+        }
+        if (refresh || c.stored) {
+            conversations.put(c.conversationId, state);
+        }
+        long messages =
+                Totals.messages(unread, state.preference) - Totals.messages(c.unread, c.preference);
+        long mentionShare =
+                Totals.mentions(mentions, state.preference)
+                        - Totals.mentions(c.mentions, c.preference);
+        long conversationShare =
+                Totals.conversations(unread, mentions, state.preference, marked)
+                        - Totals.conversations(c.unread, c.mentions, c.preference, c.marked);
+        return emitTotals(user, totals, messages, mentionShare, conversationShare, out);
+    }
+
+    /**
+     * Adds the differences to the totals and writes out those that changed, all three when this
+     * incarnation has not written them yet; true when the user's state must be stored.
+     */
+    private boolean emitTotals(
+            long user,
+            InboxState state,
+            long messages,
+            long mentions,
+            long conversations,
+            Collector<UnreadCount> out) {
+        boolean refresh = state.totalsRefreshedIn != incarnation;
+        state.totalsRefreshedIn = incarnation;
+        state.totalMessages += messages;
+        state.totalMentions += mentions;
+        state.totalConversations += conversations;
+        if (refresh || messages != 0) {
+            out.collect(UnreadCount.total(user, UnreadCount.TOTAL_MESSAGES, state.totalMessages));
+        }
+        if (refresh || mentions != 0) {
+            out.collect(UnreadCount.total(user, UnreadCount.TOTAL_MENTIONS, state.totalMentions));
+        }
+        if (refresh || conversations != 0) {
+            out.collect(
+                    UnreadCount.total(
+                            user, UnreadCount.TOTAL_CONVERSATIONS, state.totalConversations));
+        }
+        return refresh || messages != 0 || mentions != 0 || conversations != 0;
+    }
+
+    /**
+     * Makes the totals hold every conversation's share: once per user whose state predates them (or
+     * was built by the savepoint tools), a walk over the user's conversations; true when it walked.
+     * Must run before the event reads its conversation, which the walk may read too.
+     */
+    private boolean keepTotals(InboxState state) throws Exception {
+        if (state.totalsKept) {
+            return false;
+        }
+        long messages = 0;
+        long mentions = 0;
+        long marked = 0;
+        for (Map.Entry<Long, ConversationState> entry : conversations.entries()) {
+            ConversationState c = entry.getValue();
+            long unread = visibleCount(c);
+            long mentioned = Totals.visibleMentions(c);
+            messages += Totals.messages(unread, c.preference);
+            mentions += Totals.mentions(mentioned, c.preference);
+            marked += Totals.conversations(unread, mentioned, c.preference, Totals.marked(c));
+        }
+        state.totalMessages = messages;
+        state.totalMentions = mentions;
+        state.totalConversations = marked;
+        state.totalsKept = true;
+        // Redis has never had these sums: write all three with this event.
+        state.totalsRefreshedIn = 0;
+        return true;
+    }
+
+    private boolean openInbox(
+            ChatEvent read, InboxState state, Context ctx, Collector<UnreadCount> out)
+            throws Exception {
         if (read.time <= state.lastReadAt) {
-            emitBadge(read.userId, state, false, out);
-            return;
+            return emitBadge(read.userId, state, false, out);
         }
         state.lastReadAt = read.time;
         long before = state.unreadSenders;
@@ -287,47 +495,21 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                 state.unreadSenders--;
             }
         }
-        inbox.update(state);
         emitBadge(read.userId, state, state.unreadSenders != before, out);
         ctx.output(INBOX_CURSORS, new InboxCursor(read.userId, read.time));
-    }
-
-    private void readConversation(ChatEvent read, Context ctx, Collector<UnreadCount> out)
-            throws Exception {
-        ConversationState state = conversations.get(read.conversationId);
-        if (state != null && read.seq <= state.lastReadSeq) {
-            emitConversation(read.userId, read.conversationId, state, false, out);
-            return;
-        }
-        if (read.seq == 0) {
-            return;
-        }
-        if (state == null) {
-            state = new ConversationState();
-        }
-        state.lastReadSeq = read.seq;
-        unreadSeqs.migrate(read.conversationId, state);
-        long removed = unreadSeqs.removeUpTo(read.conversationId, state, read.seq);
-        boolean shown = removed > 0 && state.membership >= 0;
-        if (!emitConversation(read.userId, read.conversationId, state, shown, out)) {
-            conversations.put(read.conversationId, state);
-        }
-        ctx.output(
-                CONVERSATION_CURSORS,
-                new ConversationCursor(
-                        read.userId, read.conversationId, read.seq, visibleCount(state)));
+        return true;
     }
 
     /**
      * Records today as the user's active day, expiry on or off, so that a restore turning it on
      * finds how long each user has been idle; when on, moves the user's single expiry timer to the
-     * end of the idle period: one state write and one timer per user per active day.
+     * end of the idle period: one state write and one timer per user per active day. True when the
+     * user's state must be stored.
      */
-    private void markActive(TimerService timers) throws Exception {
+    private boolean markActive(TimerService timers, InboxState state) {
         long today = timers.currentProcessingTime() / DAY_MS;
-        InboxState state = inboxState();
         if (state.lastActiveDay == today) {
-            return;
+            return false;
         }
         if (idleStateDays > 0) {
             // A timer set under other days, or before a restore turned expiry on, is not found
@@ -336,7 +518,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             timers.registerProcessingTimeTimer(expiry(today));
         }
         state.lastActiveDay = today;
-        inbox.update(state);
+        return true;
     }
 
     /**
@@ -383,14 +565,33 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             out.collect(UnreadCount.senders(user, 0));
         }
         for (Map.Entry<Long, ConversationState> c : conversations.entries()) {
-            if (UnreadChunks.count(c.getValue()) > 0) {
+            ConversationState conversation = c.getValue();
+            if (UnreadChunks.count(conversation) > 0) {
                 out.collect(UnreadCount.conversation(user, c.getKey(), 0));
+            }
+            if (conversation.mentionCount > 0) {
+                out.collect(UnreadCount.mentions(user, c.getKey(), 0));
+            }
+            if (Totals.marked(conversation)) {
+                out.collect(UnreadCount.marked(user, c.getKey(), false));
+            }
+        }
+        if (state != null) {
+            if (state.totalMessages != 0) {
+                out.collect(UnreadCount.total(user, UnreadCount.TOTAL_MESSAGES, 0));
+            }
+            if (state.totalMentions != 0) {
+                out.collect(UnreadCount.total(user, UnreadCount.TOTAL_MENTIONS, 0));
+            }
+            if (state.totalConversations != 0) {
+                out.collect(UnreadCount.total(user, UnreadCount.TOTAL_CONVERSATIONS, 0));
             }
         }
         inbox.clear();
         senders.clear();
         conversations.clear();
         unreadSeqs.clear();
+        mentionSeqs.clear();
     }
 
     private InboxState inboxState() throws Exception {

@@ -116,6 +116,73 @@ class EventParserTest {
                 .hasMessageContaining(reason);
     }
 
+    @Test
+    void mentionedCountsOnlyOnAMessageInAConversationAndDefaultsToFalse() throws Exception {
+        String conversation = "\"conversationId\":80001,\"seq\":9,";
+        String ids = "\"senderId\":10087,\"receiverId\":10086,\"sentAt\":5";
+        assertThat(message("{" + conversation + ids + ",\"mentioned\":true}").mentioned).isTrue();
+        assertThat(message("{" + conversation + ids + ",\"mentioned\":false}").mentioned).isFalse();
+        assertThat(message("{" + conversation + ids + ",\"mentioned\":null}").mentioned).isFalse();
+        assertThat(message("{" + conversation + ids + "}").mentioned).isFalse();
+        assertThat(message("{" + ids + ",\"mentioned\":true}").mentioned).isFalse();
+        assertThat(message(dev.unread.contract.EventJson.message(10087, 10086, 5, 80001, 9, true)))
+                .isEqualTo(ChatEvent.mention(10087, 10086, 80001, 9, 5));
+    }
+
+    @Test
+    void preferencesAndMarksParse() throws Exception {
+        assertThat(
+                        read(
+                                "{\"type\":\"CONVERSATION_PREFERENCE\",\"userId\":10086,"
+                                        + "\"conversationId\":80001,\"countPreference\":\"MENTIONS\","
+                                        + "\"setAt\":1767225600000}"))
+                .isEqualTo(ChatEvent.preference(10086, 80001, ChatEvent.MENTIONS, 1767225600000L));
+        for (String name : new String[] {"ALL", "MENTIONS", "NONE"}) {
+            ChatEvent e = read(dev.unread.contract.EventJson.conversationPreference(1, 2, name, 3));
+            assertThat(ChatEventJson.text(e))
+                    .isEqualTo(dev.unread.contract.EventJson.conversationPreference(1, 2, name, 3));
+        }
+        assertThat(
+                        read(
+                                "{\"type\":\"CONVERSATION_MARKED_UNREAD\",\"userId\":10086,"
+                                        + "\"conversationId\":80001,\"markedAt\":1767225600000}"))
+                .isEqualTo(ChatEvent.markedUnread(10086, 80001, 1767225600000L));
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "{\"conversationId\":4,\"seq\":5,\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"mentioned\":1} | mentioned: must be true or false",
+                "{\"senderId\":1,\"receiverId\":2,\"sentAt\":3,\"mentioned\":\"yes\"} | mentioned: must be true or false",
+            })
+    void aMentionedThatIsNoBooleanIsRefused(String json, String reason) {
+        assertThatThrownBy(() -> message(json))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageContaining(reason);
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "{\"type\":\"CONVERSATION_PREFERENCE\",\"userId\":1,\"conversationId\":4,\"setAt\":2} | countPreference: missing",
+                "{\"type\":\"CONVERSATION_PREFERENCE\",\"userId\":1,\"conversationId\":4,\"countPreference\":\"all\",\"setAt\":2} | countPreference: must be",
+                "{\"type\":\"CONVERSATION_PREFERENCE\",\"userId\":1,\"conversationId\":4,\"countPreference\":1,\"setAt\":2} | countPreference: must be",
+                "{\"type\":\"CONVERSATION_PREFERENCE\",\"userId\":1,\"conversationId\":4,\"countPreference\":\"ALL\"} | setAt: missing",
+                "{\"type\":\"CONVERSATION_PREFERENCE\",\"userId\":1,\"countPreference\":\"ALL\",\"setAt\":2} | conversationId: missing",
+                "{\"type\":\"CONVERSATION_PREFERENCE\",\"userId\":1,\"conversationId\":4,\"countPreference\":\"NONE\",\"setAt\":0} | setAt: must be > 0",
+                "{\"type\":\"CONVERSATION_MARKED_UNREAD\",\"userId\":1,\"conversationId\":4} | markedAt: missing",
+                "{\"type\":\"CONVERSATION_MARKED_UNREAD\",\"userId\":1,\"conversationId\":4,\"markedAt\":\"2\"} | markedAt: must be an integer",
+                "{\"type\":\"CONVERSATION_MARKED_UNREAD\",\"conversationId\":4,\"markedAt\":2} | userId: missing",
+                "{\"type\":\"CONVERSATION_MARKED_UNREAD\",\"userId\":1,\"conversationId\":-4,\"markedAt\":2} | conversationId: must be > 0",
+            })
+    void invalidPreferencesAndMarksAreRefusedWithAReason(String json, String reason) {
+        assertThatThrownBy(() -> read(json))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageContaining(reason);
+    }
+
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(
             delimiter = '|',

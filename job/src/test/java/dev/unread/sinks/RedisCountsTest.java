@@ -294,6 +294,82 @@ class RedisCountsTest {
     }
 
     @Test
+    void mentionsMarksAndTotalsGoToTheirKeysAbsoluteAndCoalesced() throws Exception {
+        long other = CONVERSATION + 1;
+        writer.write(UnreadCount.mentions(USER, CONVERSATION, 1), null);
+        writer.write(UnreadCount.mentions(USER, CONVERSATION, 2), null);
+        writer.write(UnreadCount.mentions(USER, other, 0), null);
+        writer.write(UnreadCount.marked(USER, CONVERSATION, true), null);
+        writer.write(UnreadCount.marked(USER, other, true), null);
+        writer.write(UnreadCount.marked(USER, other, false), null);
+        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MESSAGES, 7), null);
+        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MENTIONS, 2), null);
+        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_CONVERSATIONS, 0), null);
+        writer.flush(false);
+
+        assertThat(redis.hgetAll(RedisNames.mentionsKey(prefix, USER)))
+                .containsExactly(Map.entry("80001", "2"));
+        assertThat(redis.smembers(RedisNames.markedUnreadKey(prefix, USER)))
+                .containsExactly("80001");
+        assertThat(redis.hgetAll(RedisNames.totalsKey(prefix, USER)))
+                .containsOnly(Map.entry("messages", "7"), Map.entry("mentions", "2"));
+        // One command per key, field or member: 2 mentions, 2 marks, 3 totals.
+        assertThat(context.counter("redisCommands")).isEqualTo(7 + PUSH);
+
+        writer.write(UnreadCount.marked(USER, CONVERSATION, false), null);
+        writer.write(UnreadCount.mentions(USER, CONVERSATION, 0), null);
+        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MESSAGES, 0), null);
+        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MENTIONS, 0), null);
+        writer.flush(false);
+
+        assertThat(redis.exists(RedisNames.markedUnreadKey(prefix, USER))).isFalse();
+        assertThat(redis.exists(RedisNames.mentionsKey(prefix, USER))).isFalse();
+        assertThat(redis.exists(RedisNames.totalsKey(prefix, USER))).isFalse();
+    }
+
+    @Test
+    void aMarkedUnreadKeyOfTheWrongTypeIsReplacedByTheSet() throws Exception {
+        redis.set(RedisNames.markedUnreadKey(prefix, USER), "not a set");
+        redis.rpush(RedisNames.totalsKey(prefix, USER), "a list");
+        writer.write(UnreadCount.marked(USER, CONVERSATION, true), null);
+        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MESSAGES, 4), null);
+        writer.flush(false);
+
+        assertThat(redis.smembers(RedisNames.markedUnreadKey(prefix, USER)))
+                .containsExactly("80001");
+        assertThat(redis.hgetAll(RedisNames.totalsKey(prefix, USER)))
+                .containsExactly(Map.entry("messages", "4"));
+        assertThat(context.counter("redisWrongTypeKeysReplaced")).isEqualTo(2);
+    }
+
+    @Test
+    void unreadChangedCarriesTheMentionsTotalsAndMarksThatChanged() throws Exception {
+        try (TestRedis.Subscriber changes =
+                new TestRedis.Subscriber(RedisNames.unreadChangedChannel(prefix, USER))) {
+            writer.write(UnreadCount.conversation(USER, CONVERSATION, 18), null);
+            writer.write(UnreadCount.mentions(USER, CONVERSATION, 1), null);
+            writer.write(UnreadCount.marked(USER, 80002, false), null);
+            writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MESSAGES, 18), null);
+            writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MENTIONS, 1), null);
+            writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_CONVERSATIONS, 1), null);
+            writer.flush(false);
+
+            JsonNode message = JSON.readTree(changes.next(10_000));
+            long version = message.get("version").asLong();
+            assertThat(message)
+                    .isEqualTo(
+                            JSON.readTree(
+                                    "{\"type\":\"UNREAD_CHANGED\",\"userId\":10086,\"version\":"
+                                            + version
+                                            + ",\"conversations\":{\"80001\":18},"
+                                            + "\"mentions\":{\"80001\":1},"
+                                            + "\"totals\":{\"messages\":18,\"mentions\":1,"
+                                            + "\"conversations\":1},"
+                                            + "\"markedUnread\":{\"80002\":false}}"));
+        }
+    }
+
+    @Test
     void aCommandRedisRefusesForAnotherReasonFailsTheFlush() throws Exception {
         // An ACL user allowed everything but HSET: Redis answers NOPERM, which no retry changes.
         String user = "unread-test-" + UUID.randomUUID();

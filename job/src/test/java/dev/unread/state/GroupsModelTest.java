@@ -116,6 +116,9 @@ class GroupsModelTest {
         counted.output.forEach(redis::apply);
         assertThat(redis.senders).as(context).isEqualTo(oracle.redisSenderKeys());
         assertThat(redis.conversations).as(context).isEqualTo(oracle.redisConversationHashes());
+        assertThat(redis.mentions).as(context).isEqualTo(oracle.redisMentionHashes(""));
+        assertThat(redis.marked).as(context).isEqualTo(oracle.redisMarkedSets(""));
+        assertThat(redis.totals).as(context).isEqualTo(oracle.redisTotals(""));
         Map<String, Map<String, Double>> scores = new TreeMap<>();
         for (ReaderUpdate r : readers) {
             scores.computeIfAbsent(Oracle.READERS_KEY + r.conversationId, k -> new TreeMap<>())

@@ -16,6 +16,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
@@ -160,18 +161,22 @@ class UnreadCounterModelTest {
             assertThat(redis.conversations)
                     .as(context(null))
                     .isEqualTo(oracle.redisConversationHashes());
+            assertThat(redis.mentions).as(context(null)).isEqualTo(oracle.redisMentionHashes(""));
+            assertThat(redis.marked).as(context(null)).isEqualTo(oracle.redisMarkedSets(""));
+            assertThat(redis.totals).as(context(null)).isEqualTo(oracle.redisTotals(""));
         }
 
         void checkCounts(long user, List<UnreadCount> counts) {
-            Map<Long, Long> last = new HashMap<>();
+            Map<String, Long> last = new HashMap<>();
             for (int i = 0; i < counts.size(); i++) {
                 UnreadCount c = counts.get(i);
                 int at = i;
                 assertThat(c.count).as(context(user, () -> "emission " + at)).isNotNegative();
                 // The first emission of a key since the counter opened may repeat a value: it
                 // refreshes what Redis may hold from a timeline a restore rolled back.
-                if (last.containsKey(c.conversationId)) {
-                    long previous = last.get(c.conversationId);
+                String key = key(c);
+                if (last.containsKey(key)) {
+                    long previous = last.get(key);
                     assertThat(c.count)
                             .as(
                                     context(
@@ -186,18 +191,51 @@ class UnreadCounterModelTest {
                                                             + " (a count must change)"))
                             .isNotEqualTo(previous);
                 }
-                last.put(c.conversationId, c.count);
+                last.put(key, c.count);
             }
             last.values().removeIf(n -> n == 0);
-            Map<Long, Long> expected =
-                    new TreeMap<>(oracle.conversationUnread().getOrDefault(user, Map.of()));
+            Map<String, Long> expected = new TreeMap<>();
+            oracle.conversationUnread()
+                    .getOrDefault(user, Map.of())
+                    .forEach((c, n) -> expected.put("unread " + c, n));
             long badge = oracle.badge(user);
             if (badge > 0) {
-                expected.put(UnreadCount.SENDER_BADGE, badge);
+                expected.put("unread " + UnreadCount.SENDER_BADGE, badge);
+            }
+            for (long c : oracle.conversationUnread().getOrDefault(user, Map.of()).keySet()) {
+                long mentions = oracle.mentions(user, c);
+                if (mentions > 0) {
+                    expected.put("mentions " + c, mentions);
+                }
+            }
+            oracle.redisMentionHashes("")
+                    .getOrDefault(Oracle.MENTIONS_KEY + user, Map.of())
+                    .forEach((c, n) -> expected.put("mentions " + c, Long.parseLong(n)));
+            oracle.redisMarkedSets("")
+                    .getOrDefault(Oracle.MARKED_UNREAD_KEY + user, Set.of())
+                    .forEach(c -> expected.put("marked " + c, 1L));
+            long[] totals = oracle.totals(user);
+            String[] names = {"totalMessages", "totalMentions", "totalConversations"};
+            for (int i = 0; i < 3; i++) {
+                if (totals[i] != 0) {
+                    expected.put(names[i] + " 0", totals[i]);
+                }
             }
             assertThat(new TreeMap<>(last))
-                    .as(context(user, () -> "last count per conversation (0 = sender badge)"))
+                    .as(context(user, () -> "last count per kind and conversation (0 = none)"))
                     .isEqualTo(expected);
+        }
+
+        private static String key(UnreadCount c) {
+            String[] kinds = {
+                "unread",
+                "mentions",
+                "marked",
+                "totalMessages",
+                "totalMentions",
+                "totalConversations"
+            };
+            return kinds[c.kind] + " " + c.conversationId;
         }
 
         void checkInboxCursors(long user, List<InboxCursor> cursors) {
@@ -284,8 +322,43 @@ class UnreadCounterModelTest {
     static final class RedisModel {
         final Map<String, String> senders = new TreeMap<>();
         final Map<String, Map<String, String>> conversations = new TreeMap<>();
+        final Map<String, Map<String, String>> mentions = new TreeMap<>();
+        final Map<String, Set<String>> marked = new TreeMap<>();
+        final Map<String, Map<String, String>> totals = new TreeMap<>();
 
         void apply(UnreadCount c) {
+            switch (c.kind) {
+                case UnreadCount.MENTIONS:
+                    hashField(
+                            mentions,
+                            Oracle.MENTIONS_KEY + c.userId,
+                            Long.toString(c.conversationId),
+                            c.count);
+                    return;
+                case UnreadCount.MARKED:
+                    String key = Oracle.MARKED_UNREAD_KEY + c.userId;
+                    Set<String> set = marked.computeIfAbsent(key, k -> new TreeSet<>());
+                    if (c.count == 0) {
+                        set.remove(Long.toString(c.conversationId));
+                    } else {
+                        set.add(Long.toString(c.conversationId));
+                    }
+                    if (set.isEmpty()) {
+                        marked.remove(key);
+                    }
+                    return;
+                case UnreadCount.TOTAL_MESSAGES:
+                    hashField(totals, Oracle.TOTALS_KEY + c.userId, "messages", c.count);
+                    return;
+                case UnreadCount.TOTAL_MENTIONS:
+                    hashField(totals, Oracle.TOTALS_KEY + c.userId, "mentions", c.count);
+                    return;
+                case UnreadCount.TOTAL_CONVERSATIONS:
+                    hashField(totals, Oracle.TOTALS_KEY + c.userId, "conversations", c.count);
+                    return;
+                default:
+                    break;
+            }
             if (c.isSenderBadge()) {
                 String key = Oracle.SENDERS_KEY + c.userId;
                 if (c.count == 0) {
@@ -295,15 +368,23 @@ class UnreadCounterModelTest {
                 }
                 return;
             }
-            String key = Oracle.CONVERSATIONS_KEY + c.userId;
-            Map<String, String> hash = conversations.computeIfAbsent(key, k -> new TreeMap<>());
-            if (c.count == 0) {
-                hash.remove(Long.toString(c.conversationId));
+            hashField(
+                    conversations,
+                    Oracle.CONVERSATIONS_KEY + c.userId,
+                    Long.toString(c.conversationId),
+                    c.count);
+        }
+
+        private static void hashField(
+                Map<String, Map<String, String>> keys, String key, String field, long count) {
+            Map<String, String> hash = keys.computeIfAbsent(key, k -> new TreeMap<>());
+            if (count == 0) {
+                hash.remove(field);
             } else {
-                hash.put(Long.toString(c.conversationId), Long.toString(c.count));
+                hash.put(field, Long.toString(count));
             }
             if (hash.isEmpty()) {
-                conversations.remove(key);
+                keys.remove(key);
             }
         }
     }

@@ -14,8 +14,10 @@ import java.util.Random;
  * corners of the semantics: few users so senders collide, users messaging themselves, group
  * messages fanned out to every member, repeated seqs and gaps, reads of seq 0 and of conversations
  * nobody wrote in, cursor regressions, resets older than the messages they follow (late resets) and
- * messages older than the resets they follow (late messages), and times and seqs on a coarse grid
- * so that {@code sentAt == readAt} and {@code seq == readSeq} are common.
+ * messages older than the resets they follow (late messages), mentions (a seq mentioned on one
+ * record and not on another), count preferences with tied {@code setAt}s, marks older, newer and as
+ * old as the reads, and times and seqs on a coarse grid so that {@code sentAt == readAt} and {@code
+ * seq == readSeq} are common.
  *
  * <p>One instance is one {@link Random}: the same seed and the same calls give the same events, so
  * a failure reproduces from its seed alone.
@@ -67,7 +69,15 @@ public final class EventStreams {
         int plainMessages = random.nextInt(5);
         int inboxOpens = random.nextInt(4);
         int conversationReads = random.nextInt(6);
-        int total = conversationMessages + plainMessages + inboxOpens + conversationReads;
+        int preferences = random.nextInt(3);
+        int marks = random.nextInt(3);
+        int total =
+                conversationMessages
+                        + plainMessages
+                        + inboxOpens
+                        + conversationReads
+                        + preferences
+                        + marks;
         while (s.out.size() < count) {
             if (random.nextInt(2) == 0) {
                 s.clock++;
@@ -79,8 +89,13 @@ public final class EventStreams {
                 s.plainMessage();
             } else if (pick < conversationMessages + plainMessages + inboxOpens) {
                 s.inboxOpened();
-            } else {
+            } else if (pick
+                    < conversationMessages + plainMessages + inboxOpens + conversationReads) {
                 s.conversationRead();
+            } else if (pick < total - marks) {
+                s.preference();
+            } else {
+                s.mark();
             }
         }
         return s.out;
@@ -229,7 +244,7 @@ public final class EventStreams {
             if (random.nextInt(5) == 0) {
                 // A group message: one event per receiver, the sender's own copy included.
                 for (long receiver : members[c]) {
-                    out.add(ChatEvent.message(sender, receiver, conversationId, seq, sentAt));
+                    out.add(mentionedOrNot(sender, receiver, conversationId, seq, sentAt));
                 }
                 return;
             }
@@ -245,7 +260,31 @@ public final class EventStreams {
                     receiver = members[c][(indexOf(members[c], sender) + 1) % members[c].length];
                 }
             }
-            out.add(ChatEvent.message(sender, receiver, conversationId, seq, sentAt));
+            out.add(mentionedOrNot(sender, receiver, conversationId, seq, sentAt));
+        }
+
+        /** One message in four mentions its receiver. */
+        ChatEvent mentionedOrNot(
+                long sender, long receiver, long conversationId, long seq, long sentAt) {
+            ChatEvent message = ChatEvent.message(sender, receiver, conversationId, seq, sentAt);
+            message.mentioned = random.nextInt(4) == 0;
+            return message;
+        }
+
+        /** A member's preference, at a time often shared with another one's. */
+        void preference() {
+            int c = random.nextInt(members.length);
+            long user = chattyUser(members[c]);
+            long setAt = T0 + (clock / 2 + random.nextInt(2)) * TICK_MS;
+            out.add(ChatEvent.preference(user, firstConversationId + c, random.nextInt(3), setAt));
+        }
+
+        /** A member marks a conversation unread, around the time of the reads. */
+        void mark() {
+            int c = random.nextInt(members.length);
+            out.add(
+                    ChatEvent.markedUnread(
+                            chattyUser(members[c]), firstConversationId + c, time()));
         }
 
         void plainMessage() {

@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -22,6 +23,9 @@ public final class Observed {
     public final Map<Member, Long> conversationMember;
     public final Map<Member, Long> unreadCounts;
     public final Map<String, Map<String, Double>> readers;
+    public final Map<String, Map<String, String>> mentionHashes;
+    public final Map<String, Set<String>> markedSets;
+    public final Map<String, Map<String, String>> totals;
 
     private Observed(
             Map<String, String> senderKeys,
@@ -29,7 +33,13 @@ public final class Observed {
             Map<String, Map<String, Double>> readers,
             Map<Long, Long> userActivity,
             Map<Member, Long> conversationMember,
-            Map<Member, Long> unreadCounts) {
+            Map<Member, Long> unreadCounts,
+            Map<String, Map<String, String>> mentionHashes,
+            Map<String, Set<String>> markedSets,
+            Map<String, Map<String, String>> totals) {
+        this.mentionHashes = mentionHashes;
+        this.markedSets = markedSets;
+        this.totals = totals;
         this.senderKeys = senderKeys;
         this.conversationHashes = conversationHashes;
         this.userActivity = userActivity;
@@ -78,7 +88,16 @@ public final class Observed {
                 }
             }
         }
-        return new Observed(senders, hashes, readers, activity, members, unread);
+        return new Observed(
+                senders,
+                hashes,
+                readers,
+                activity,
+                members,
+                unread,
+                TestRedis.hashes(prefix + Oracle.MENTIONS_KEY),
+                TestRedis.sets(prefix + Oracle.MARKED_UNREAD_KEY),
+                TestRedis.hashes(prefix + Oracle.TOTALS_KEY));
     }
 
     /** Whether Redis and MySQL equal the oracle; {@code unread_count} within its bounds. */
@@ -96,6 +115,9 @@ public final class Observed {
                 oracle.redisConversationHashes(prefix),
                 conversationHashes);
         compare(diff, "Redis readers", oracle.redisReaders(prefix), readers);
+        compare(diff, "Redis mentions", oracle.redisMentionHashes(prefix), mentionHashes);
+        compare(diff, "Redis marked unread", oracle.redisMarkedSets(prefix), markedSets);
+        compare(diff, "Redis totals", oracle.redisTotals(prefix), totals);
         if (withMySql) {
             compare(diff, "user_activity", oracle.userActivityRows(), userActivity);
             compare(

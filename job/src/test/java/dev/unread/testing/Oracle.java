@@ -30,6 +30,15 @@ public final class Oracle {
     /** Redis key of the per-conversation counts hash, without the configurable prefix. */
     public static final String CONVERSATIONS_KEY = "chat:unread:";
 
+    /** Redis key of the per-conversation mention counts hash, without the prefix. */
+    public static final String MENTIONS_KEY = "chat:mentions:";
+
+    /** Redis key of the set of conversations marked unread, without the prefix. */
+    public static final String MARKED_UNREAD_KEY = "chat:marked-unread:";
+
+    /** Redis key of the app-icon totals hash, without the prefix. */
+    public static final String TOTALS_KEY = "unread:totals:";
+
     /** Redis key of a conversation's readers sorted set, without the configurable prefix. */
     public static final String READERS_KEY = "chat:readers:";
 
@@ -55,6 +64,18 @@ public final class Oracle {
 
     /** Distinct seqs from others per (conversation, receiver), whatever the cursor. */
     private final Map<Member, TreeSet<Long>> seqsFromOthers = new TreeMap<>();
+
+    /** Distinct seqs per (conversation, receiver) with some record from others mentioned. */
+    private final Map<Member, TreeSet<Long>> mentionedSeqs = new TreeMap<>();
+
+    /** The (setAt, preference) of each user's preference event per conversation. */
+    private final Map<Member, List<long[]>> preferences = new TreeMap<>();
+
+    /** max markedAt per (conversation, user). */
+    private final Map<Member, Long> markedAt = new TreeMap<>();
+
+    /** max readAt of CONVERSATION_READ per (conversation, user). */
+    private final Map<Member, Long> conversationReadAt = new TreeMap<>();
 
     /** Members whose newest membership event in the conversation is MEMBER_LEFT. */
     private final Set<Member> left = new TreeSet<>();
@@ -92,13 +113,18 @@ public final class Oracle {
                         if (member.conversationId() == e.conversationId
                                 && member.userId() != e.senderId
                                 && isMember(changes, e.seq)) {
-                            all.add(
+                            // "... mentioned: U in mentions".
+                            ChatEvent delivery =
                                     ChatEvent.message(
                                             e.senderId,
                                             member.userId(),
                                             e.conversationId,
                                             e.seq,
-                                            e.sentAt));
+                                            e.sentAt);
+                            delivery.mentioned =
+                                    java.util.Arrays.stream(e.mentions)
+                                            .anyMatch(m -> m == member.userId());
+                            all.add(delivery);
                         }
                     });
         }
@@ -115,6 +141,20 @@ public final class Oracle {
                     break;
                 case CONVERSATION_READ:
                     lastReadSeq.merge(new Member(e.conversationId, e.userId), e.seq, Math::max);
+                    conversationReadAt.merge(
+                            new Member(e.conversationId, e.userId), e.time, Math::max);
+                    break;
+                case CONVERSATION_PREFERENCE:
+                    preferences
+                            .computeIfAbsent(
+                                    new Member(e.conversationId, e.userId), m -> new ArrayList<>())
+                            .add(new long[] {e.time, e.seq});
+                    break;
+                case CONVERSATION_MARKED_UNREAD:
+                    markedAt.merge(new Member(e.conversationId, e.userId), e.time, Math::max);
+                    break;
+                case MEMBER_JOINED:
+                case MEMBER_LEFT:
                     break;
                 case MESSAGE:
                     if (e.senderId == e.userId) {
@@ -128,6 +168,14 @@ public final class Oracle {
                                         new Member(e.conversationId, e.userId),
                                         m -> new TreeSet<>())
                                 .add(e.seq);
+                        // "counts only on a record that carries conversationId and seq".
+                        if (e.mentioned) {
+                            mentionedSeqs
+                                    .computeIfAbsent(
+                                            new Member(e.conversationId, e.userId),
+                                            m -> new TreeSet<>())
+                                    .add(e.seq);
+                        }
                     }
                     break;
                 default:
@@ -209,12 +257,144 @@ public final class Oracle {
         return seqs == null ? 0 : seqs.tailSet(cursor, false).size();
     }
 
+    /**
+     * mentions(U,C): distinct seqs past the cursor with a mentioned record from someone else; 0
+     * while U's newest membership event in C is MEMBER_LEFT.
+     */
+    public long mentions(long userId, long conversationId) {
+        Member member = new Member(conversationId, userId);
+        if (left.contains(member)) {
+            return 0;
+        }
+        TreeSet<Long> seqs = mentionedSeqs.get(member);
+        return seqs == null ? 0 : seqs.tailSet(lastReadSeq(userId, conversationId), false).size();
+    }
+
+    /**
+     * preference(U,C): of the event with the largest setAt, ties to the quieter (NONE over MENTIONS
+     * over ALL); ALL if none.
+     */
+    public long preference(long userId, long conversationId) {
+        long bestAt = -1;
+        long best = ChatEvent.ALL;
+        for (long[] p : preferences.getOrDefault(new Member(conversationId, userId), List.of())) {
+            if (p[0] > bestAt || (p[0] == bestAt && p[1] > best)) {
+                bestAt = p[0];
+                best = p[1];
+            }
+        }
+        return best;
+    }
+
+    /** markedUnread(U,C): largest markedAt > largest readAt of a CONVERSATION_READ (0 if none). */
+    public boolean markedUnread(long userId, long conversationId) {
+        Member member = new Member(conversationId, userId);
+        Long marked = markedAt.get(member);
+        return marked != null && marked > conversationReadAt.getOrDefault(member, 0L);
+    }
+
+    /**
+     * Every conversation the user has a message from someone else in, or a read, preference or mark
+     * of, sorted.
+     */
+    public Set<Long> conversationsOf(long userId) {
+        Set<Long> result = new TreeSet<>();
+        for (Map<Member, ?> map :
+                List.of(seqsFromOthers, preferences, markedAt, conversationReadAt)) {
+            map.keySet()
+                    .forEach(
+                            m -> {
+                                if (m.userId() == userId) {
+                                    result.add(m.conversationId());
+                                }
+                            });
+        }
+        return result;
+    }
+
+    /** The app-icon totals: {messages, mentions, conversations}, straight from their rules. */
+    public long[] totals(long userId) {
+        long messages = 0;
+        long mentions = 0;
+        long conversations = 0;
+        for (long c : conversationsOf(userId)) {
+            long preference = preference(userId, c);
+            long unread = unread(userId, c);
+            long mentioned = mentions(userId, c);
+            if (preference == ChatEvent.ALL) {
+                messages += unread;
+            }
+            if (preference == ChatEvent.ALL || preference == ChatEvent.MENTIONS) {
+                mentions += mentioned;
+            }
+            if ((preference == ChatEvent.ALL && unread > 0)
+                    || (preference == ChatEvent.MENTIONS && mentioned > 0)
+                    || markedUnread(userId, c)) {
+                conversations++;
+            }
+        }
+        return new long[] {messages, mentions, conversations};
+    }
+
     /** Every user that appears as a receiver or reader, sorted. */
     public Set<Long> users() {
         Set<Long> users = new TreeSet<>(lastReadAt.keySet());
         users.addAll(messagesFromOthers.keySet());
         lastReadSeq.keySet().forEach(m -> users.add(m.userId()));
+        preferences.keySet().forEach(m -> users.add(m.userId()));
+        markedAt.keySet().forEach(m -> users.add(m.userId()));
         return users;
+    }
+
+    /**
+     * Expected Redis hashes {@code {prefix}chat:mentions:{u}}: field conversationId → mentions,
+     * absent when 0.
+     */
+    public Map<String, Map<String, String>> redisMentionHashes(String prefix) {
+        Map<String, Map<String, String>> keys = new TreeMap<>();
+        for (Member member : mentionedSeqs.keySet()) {
+            long n = mentions(member.userId(), member.conversationId());
+            if (n > 0) {
+                keys.computeIfAbsent(prefix + MENTIONS_KEY + member.userId(), k -> new TreeMap<>())
+                        .put(Long.toString(member.conversationId()), Long.toString(n));
+            }
+        }
+        return keys;
+    }
+
+    /** Expected Redis sets {@code {prefix}chat:marked-unread:{u}}, absent when empty. */
+    public Map<String, Set<String>> redisMarkedSets(String prefix) {
+        Map<String, Set<String>> keys = new TreeMap<>();
+        for (Member member : markedAt.keySet()) {
+            if (markedUnread(member.userId(), member.conversationId())) {
+                keys.computeIfAbsent(
+                                prefix + MARKED_UNREAD_KEY + member.userId(), k -> new TreeSet<>())
+                        .add(Long.toString(member.conversationId()));
+            }
+        }
+        return keys;
+    }
+
+    /**
+     * Expected Redis hashes {@code {prefix}unread:totals:{u}}: fields messages, mentions,
+     * conversations, each absent when 0, the key absent when all are.
+     */
+    public Map<String, Map<String, String>> redisTotals(String prefix) {
+        Map<String, Map<String, String>> keys = new TreeMap<>();
+        for (long user : users()) {
+            long[] t = totals(user);
+            Map<String, String> fields = new TreeMap<>();
+            String[] names = {"messages", "mentions", "conversations"};
+            for (int i = 0; i < 3; i++) {
+                if (t[i] != 0) {
+                    fields.put(names[i], Long.toString(t[i]));
+                }
+            }
+            if (!fields.isEmpty()) {
+                keys.put(prefix + TOTALS_KEY + user, fields);
+            }
+        }
+        return keys;
     }
 
     /** userId → badge, only users whose badge is not 0. */

@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
@@ -100,6 +101,19 @@ public final class TestRedis {
         return hashes;
     }
 
+    /** Sets under {@code prefix} in database 0: key → members. */
+    public static Map<String, Set<String>> sets(String prefix) {
+        Map<String, Set<String>> sets = new TreeMap<>();
+        try (Jedis jedis = connect(0)) {
+            for (String key : keys(jedis, prefix)) {
+                if (jedis.type(key).equals("set")) {
+                    sets.put(key, new TreeSet<>(jedis.smembers(key)));
+                }
+            }
+        }
+        return sets;
+    }
+
     /** Sorted sets under {@code prefix} in database 0: key → member → score. */
     public static Map<String, Map<String, Double>> sortedSets(String prefix) {
         Map<String, Map<String, Double>> sets = new TreeMap<>();
@@ -117,8 +131,8 @@ public final class TestRedis {
     }
 
     /**
-     * The counts under {@code prefix}: strings as strings, hashes as maps; without the version
-     * keys, as {@link #strings}.
+     * The counts under {@code prefix}: strings as strings, hashes as maps, sets as sorted sets of
+     * their members; without the version keys, as {@link #strings}.
      */
     public static Map<String, Object> contents(Jedis jedis, String prefix) {
         Map<String, Object> contents = new HashMap<>();
@@ -127,7 +141,13 @@ public final class TestRedis {
                 continue;
             }
             String type = jedis.type(key);
-            contents.put(key, type.equals("hash") ? jedis.hgetAll(key) : jedis.get(key));
+            contents.put(
+                    key,
+                    type.equals("hash")
+                            ? jedis.hgetAll(key)
+                            : type.equals("set")
+                                    ? new TreeSet<>(jedis.smembers(key))
+                                    : jedis.get(key));
         }
         return contents;
     }

@@ -54,6 +54,9 @@ public final class SavepointInspect {
      * @param conversations conversations held over all users
      * @param conversationCursors conversations with a read cursor
      * @param unreadSeqs unread seqs: the sum of all conversation counts
+     * @param mentions unread seqs that mention their user, over all conversations
+     * @param marked conversations marked unread
+     * @param quieted conversations whose count preference is MENTIONS or NONE
      * @param badgeMismatches users whose stored badge differs from their sender set (corruption)
      * @param largest the largest users, largest first
      * @param groups the group conversations' state
@@ -67,6 +70,9 @@ public final class SavepointInspect {
             long conversations,
             long conversationCursors,
             long unreadSeqs,
+            long mentions,
+            long marked,
+            long quieted,
             long badgeMismatches,
             List<UserState> largest,
             Groups groups) {}
@@ -101,6 +107,9 @@ public final class SavepointInspect {
         long conversations = 0;
         long conversationCursors = 0;
         long unreadSeqs = 0;
+        long mentions = 0;
+        long marked = 0;
+        long quieted = 0;
         long badgeMismatches = 0;
         // The smallest of the largest on top, so the heap holds at most `top` users.
         PriorityQueue<UserState> largest = new PriorityQueue<>(LARGEST_FIRST.reversed());
@@ -114,6 +123,9 @@ public final class SavepointInspect {
                 conversations += user.conversations();
                 conversationCursors += user.conversationCursors();
                 unreadSeqs += user.unreadSeqs();
+                mentions += user.mentions();
+                marked += user.marked();
+                quieted += user.quieted();
                 badgeMismatches += user.senders() != user.storedBadge() ? 1 : 0;
                 largest.add(user);
                 if (largest.size() > top) {
@@ -132,6 +144,9 @@ public final class SavepointInspect {
                 conversations,
                 conversationCursors,
                 unreadSeqs,
+                mentions,
+                marked,
+                quieted,
                 badgeMismatches,
                 ranked,
                 groups(path));
@@ -306,6 +321,9 @@ public final class SavepointInspect {
         line(out, "conversations held", summary.conversations(), "");
         line(out, "conversation cursors", summary.conversationCursors(), "");
         line(out, "unread seqs", summary.unreadSeqs(), "the sum of all conversation counts");
+        line(out, "mentions", summary.mentions(), "unread seqs that mention their user");
+        line(out, "marked unread", summary.marked(), "conversations");
+        line(out, "quieted", summary.quieted(), "conversations set to MENTIONS or NONE");
         line(out, "badge != sender set", summary.badgeMismatches(), "should be 0");
         Groups groups = summary.groups();
         out.printf("%n  operators %s, %s%n%n", UnreadJob.FAN_OUT_UID, UnreadJob.READERS_UID);

@@ -7,6 +7,7 @@ import dev.unread.sinks.RedisCounts;
 import dev.unread.sinks.RedisReaders;
 import dev.unread.state.ConversationReaders;
 import dev.unread.state.ConversationState;
+import dev.unread.state.Totals;
 import dev.unread.state.UnreadChunks;
 import dev.unread.state.UnreadCounter;
 import java.util.Map;
@@ -24,11 +25,12 @@ import org.apache.flink.util.Collector;
 
 /**
  * {@code unread savepoint republish PATH}: writes every count a savepoint holds to Redis — each
- * badge (the size of the user's sender set) and each conversation's count (its unread seqs, 0 while
- * the user has left the conversation, as the job shows it) — and each conversation's readers
- * ({@code chat:readers:{C}}): the recovery after Redis lost its data. Both go through the job's own
- * Redis sinks, so the keys, the key prefix and the absolute SET/HSET and ZADD GT are exactly the
- * job's.
+ * badge (the size of the user's sender set), each conversation's count and mention count (its
+ * unread and mentioning seqs, 0 while the user has left the conversation, as the job shows them),
+ * each conversation marked unread, and each user's app-icon totals, summed afresh from the
+ * conversations' shares — and each conversation's readers ({@code chat:readers:{C}}): the recovery
+ * after Redis lost its data. Both go through the job's own Redis sinks, so the keys, the key prefix
+ * and the absolute SET/HSET and ZADD GT are exactly the job's.
  *
  * <p>Run it while the job is stopped, on the savepoint the job is then restarted from: a running
  * job could change a count between the savepoint and the write, and the write would then be older
@@ -45,7 +47,7 @@ public final class SavepointRepublish {
     /**
      * What a republish wrote.
      *
-     * @param counts badges and conversation counts
+     * @param counts badges, conversation and mention counts, marks and totals
      * @param readerScores members of {@code chat:readers:{C}} sorted sets
      */
     public record Written(long counts, long readerScores) {}
@@ -123,7 +125,11 @@ public final class SavepointRepublish {
         }
     }
 
-    /** Each user's counts above 0, as the job shows them (hidden while the user has left). */
+    /**
+     * Each user's counts above 0, as the job shows them (hidden while the user has left), and the
+     * totals summed from every conversation rather than read from the user's stored sums, which a
+     * state of an earlier build does not have yet.
+     */
     static final class CountsReader extends KeyedStateReaderFunction<Long, UnreadCount> {
 
         private transient MapState<Long, Long> senders;
@@ -147,11 +153,35 @@ public final class SavepointRepublish {
             if (badge > 0) {
                 emit(UnreadCount.senders(userId, badge), out);
             }
+            long messages = 0;
+            long mentioned = 0;
+            long shown = 0;
             for (Map.Entry<Long, ConversationState> entry : conversations.entries()) {
-                long unread = UnreadChunks.visibleCount(entry.getValue());
+                ConversationState state = entry.getValue();
+                long unread = UnreadChunks.visibleCount(state);
+                long mentions = Totals.visibleMentions(state);
+                boolean marked = Totals.marked(state);
                 if (unread > 0) {
                     emit(UnreadCount.conversation(userId, entry.getKey(), unread), out);
                 }
+                if (mentions > 0) {
+                    emit(UnreadCount.mentions(userId, entry.getKey(), mentions), out);
+                }
+                if (marked) {
+                    emit(UnreadCount.marked(userId, entry.getKey(), true), out);
+                }
+                messages += Totals.messages(unread, state.preference);
+                mentioned += Totals.mentions(mentions, state.preference);
+                shown += Totals.conversations(unread, mentions, state.preference, marked);
+            }
+            if (messages > 0) {
+                emit(UnreadCount.total(userId, UnreadCount.TOTAL_MESSAGES, messages), out);
+            }
+            if (mentioned > 0) {
+                emit(UnreadCount.total(userId, UnreadCount.TOTAL_MENTIONS, mentioned), out);
+            }
+            if (shown > 0) {
+                emit(UnreadCount.total(userId, UnreadCount.TOTAL_CONVERSATIONS, shown), out);
             }
         }
 

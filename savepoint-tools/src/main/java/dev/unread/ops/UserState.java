@@ -12,6 +12,9 @@ package dev.unread.ops;
  *   <li>{@code conversations}: conversations held (a cursor, unread seqs, or both).
  *   <li>{@code conversationCursors}: conversations with a read cursor past 0.
  *   <li>{@code unreadSeqs}: unread seqs over all conversations, the sum of their counts.
+ *   <li>{@code mentions}: unread seqs that mention the user, over all conversations.
+ *   <li>{@code marked}: conversations marked unread.
+ *   <li>{@code quieted}: conversations with a count preference other than ALL.
  * </ul>
  */
 public record UserState(
@@ -21,7 +24,10 @@ public record UserState(
         long storedBadge,
         long conversations,
         long conversationCursors,
-        long unreadSeqs) {
+        long unreadSeqs,
+        long mentions,
+        long marked,
+        long quieted) {
 
     /** What the largest users are ranked by: the state entries the user costs. */
     public long size() {

@@ -1,7 +1,9 @@
 package dev.unread.ops;
 
+import dev.unread.events.ChatEvent;
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
+import dev.unread.state.Totals;
 import dev.unread.state.UnreadChunks;
 import dev.unread.state.UnreadCounter;
 import java.util.Map;
@@ -35,12 +37,18 @@ final class UserStateReader extends KeyedStateReaderFunction<Long, UserState> {
         long conversationCount = 0;
         long cursors = 0;
         long unreadSeqs = 0;
+        long mentions = 0;
+        long marked = 0;
+        long quieted = 0;
         for (Map.Entry<Long, ConversationState> entry : conversations.entries()) {
             conversationCount++;
             if (entry.getValue().lastReadSeq > 0) {
                 cursors++;
             }
             unreadSeqs += UnreadChunks.count(entry.getValue());
+            mentions += entry.getValue().mentionCount;
+            marked += Totals.marked(entry.getValue()) ? 1 : 0;
+            quieted += entry.getValue().preference != ChatEvent.ALL ? 1 : 0;
         }
         out.collect(
                 new UserState(
@@ -50,6 +58,9 @@ final class UserStateReader extends KeyedStateReaderFunction<Long, UserState> {
                         inboxState == null ? 0 : inboxState.unreadSenders,
                         conversationCount,
                         cursors,
-                        unreadSeqs));
+                        unreadSeqs,
+                        mentions,
+                        marked,
+                        quieted));
     }
 }

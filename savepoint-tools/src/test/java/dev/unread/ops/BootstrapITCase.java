@@ -86,7 +86,8 @@ class BootstrapITCase {
     @BeforeAll
     static void bootstrapFromARandomHistory() throws Exception {
         db = HistoryDatabase.create();
-        history = story(SEED, 0);
+        // What a chat server's tables hold: no mentions, preferences or marks.
+        history = story(SEED, 0).bootstrappable();
         historyOracle = history.oracle();
         db.record(history.events());
         db.recordGroups(history.groups());
@@ -123,6 +124,36 @@ class BootstrapITCase {
         Oracle oracle() {
             return Oracle.of(events, groups);
         }
+
+        /**
+         * What a chat server's tables hold and the bootstrap reads: messages without mentions,
+         * inbox opens and reads; preferences and marks exist only as events.
+         */
+        Story bootstrappable() {
+            List<ChatEvent> kept = new ArrayList<>();
+            for (ChatEvent e : events) {
+                if (e.kind == ChatEvent.Kind.MESSAGE
+                        || e.kind == ChatEvent.Kind.INBOX_OPENED
+                        || e.kind == ChatEvent.Kind.CONVERSATION_READ) {
+                    ChatEvent copy = EventStreams.copy(e);
+                    copy.mentioned = false;
+                    kept.add(copy);
+                }
+            }
+            return new Story(kept, withoutMentions(groups), withoutMentions(published));
+        }
+
+        private static List<ConversationEvent> withoutMentions(List<ConversationEvent> records) {
+            List<ConversationEvent> kept = new ArrayList<>();
+            for (ConversationEvent e : records) {
+                kept.add(
+                        e.isMessage()
+                                ? ConversationEvent.message(
+                                        e.conversationId, e.seq, e.senderId, e.sentAt)
+                                : e);
+            }
+            return kept;
+        }
     }
 
     /**
@@ -149,6 +180,33 @@ class BootstrapITCase {
             published.addAll(groupStreams.published(records, 0.2));
         }
         return new Story(events, groups, published);
+    }
+
+    /**
+     * The marks a job started from the bootstrap shows: the tables keep no conversation read's
+     * time, so the history's reads clear no later mark older than them.
+     */
+    private static Map<String, Set<String>> marksAfterBootstrap(
+            List<ChatEvent> history, List<ChatEvent> later, String prefix) {
+        List<ChatEvent> known = new ArrayList<>();
+        for (ChatEvent e : history) {
+            ChatEvent copy = EventStreams.copy(e);
+            if (copy.kind == ChatEvent.Kind.CONVERSATION_READ) {
+                copy.time = 0;
+            }
+            known.add(copy);
+        }
+        known.addAll(later);
+        return Oracle.of(known).redisMarkedSets(prefix);
+    }
+
+    /** All hashes the oracle expects: conversation counts, mentions and totals. */
+    private static Map<String, Map<String, String>> hashes(Oracle oracle, String prefix) {
+        Map<String, Map<String, String>> hashes =
+                new java.util.TreeMap<>(oracle.redisConversationHashes(prefix));
+        hashes.putAll(oracle.redisMentionHashes(prefix));
+        hashes.putAll(oracle.redisTotals(prefix));
+        return hashes;
     }
 
     private static ConversationEvent movedBy(ConversationEvent e, long seqs) {
@@ -424,14 +482,12 @@ class BootstrapITCase {
             SavepointRepublish.Written written = SavepointRepublish.republish(savepoint, config);
             seeded(
                     () -> {
-                        assertRedisHolds(prefix, historyOracle);
+                        assertRedisHolds(prefix, historyOracle, Map.of());
+                        Map<String, Map<String, String>> hashes = hashes(historyOracle, prefix);
                         assertThat(written.counts())
                                 .isEqualTo(
                                         historyOracle.badges().size()
-                                                + historyOracle
-                                                        .conversationUnread()
-                                                        .values()
-                                                        .stream()
+                                                + hashes.values().stream()
                                                         .mapToLong(Map::size)
                                                         .sum());
                         assertThat(written.readerScores())
@@ -484,23 +540,32 @@ class BootstrapITCase {
                     () -> {
                         assertThat(sqlBadgesOfAll).isEqualTo(expected.badges());
                         assertThat(sqlUnreadOfAll).isEqualTo(expected.conversationUnread());
-                        assertRedisHolds(prefix, expected);
+                        assertRedisHolds(
+                                prefix,
+                                expected,
+                                marksAfterBootstrap(history.events(), later.events(), prefix));
                     });
         } finally {
             TestRedis.deleteKeys(prefix);
         }
     }
 
-    /** Every key under {@code prefix} (but the live push's versions) is what the oracle says. */
-    private static void assertRedisHolds(String prefix, Oracle oracle) {
+    /**
+     * Every key under {@code prefix} (but the live push's versions) is what the oracle says, with
+     * {@code marks} for the marked-unread sets.
+     */
+    private static void assertRedisHolds(
+            String prefix, Oracle oracle, Map<String, Set<String>> marks) {
         Map<String, String> strings = oracle.redisSenderKeys(prefix);
-        Map<String, Map<String, String>> hashes = oracle.redisConversationHashes(prefix);
+        Map<String, Map<String, String>> hashes = hashes(oracle, prefix);
         Map<String, Map<String, Double>> readers = oracle.redisReaders(prefix);
         assertThat(TestRedis.strings(prefix)).isEqualTo(strings);
         assertThat(TestRedis.hashes(prefix)).isEqualTo(hashes);
         assertThat(TestRedis.sortedSets(prefix)).isEqualTo(readers);
+        assertThat(TestRedis.sets(prefix)).isEqualTo(marks);
         Set<String> keys = new TreeSet<>(strings.keySet());
         keys.addAll(hashes.keySet());
+        keys.addAll(marks.keySet());
         keys.addAll(readers.keySet());
         try (var jedis = TestRedis.connect(0)) {
             Set<String> held = new TreeSet<>(TestRedis.keys(jedis, prefix));
@@ -545,6 +610,12 @@ class BootstrapITCase {
                                 conversations
                                         .computeIfAbsent(member.userId(), u -> new TreeSet<>())
                                         .add(member.conversationId()));
+        // Any message from another, read, preference or mark gives the conversation a state.
+        for (long user : oracle.users()) {
+            conversations
+                    .computeIfAbsent(user, u -> new TreeSet<>())
+                    .addAll(oracle.conversationsOf(user));
+        }
 
         Set<Long> users = new TreeSet<>(oracle.users());
         users.addAll(conversations.keySet());
@@ -566,7 +637,16 @@ class BootstrapITCase {
                                 badge,
                                 held.size(),
                                 cursors.getOrDefault(user, 0L),
-                                unread));
+                                unread,
+                                conversations.getOrDefault(user, Set.of()).stream()
+                                        .mapToLong(c -> oracle.mentions(user, c))
+                                        .sum(),
+                                conversations.getOrDefault(user, Set.of()).stream()
+                                        .filter(c -> oracle.markedUnread(user, c))
+                                        .count(),
+                                conversations.getOrDefault(user, Set.of()).stream()
+                                        .filter(c -> oracle.preference(user, c) != ChatEvent.ALL)
+                                        .count()));
             }
         }
         return states;

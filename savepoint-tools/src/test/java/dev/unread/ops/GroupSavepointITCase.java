@@ -106,14 +106,21 @@ class GroupSavepointITCase {
         assertThat(TestRedis.hashes(prefix))
                 .isEqualTo(
                         Map.of(
-                                RedisNames.conversationsKey(prefix, 2), Map.of("7", "2"),
-                                RedisNames.conversationsKey(prefix, 3), Map.of("9", "2")));
+                                RedisNames.conversationsKey(prefix, 2),
+                                Map.of("7", "2"),
+                                RedisNames.conversationsKey(prefix, 3),
+                                Map.of("9", "2"),
+                                RedisNames.totalsKey(prefix, 2),
+                                Map.of("messages", "2", "conversations", "1"),
+                                RedisNames.totalsKey(prefix, 3),
+                                Map.of("messages", "2", "conversations", "1")));
         assertThat(TestRedis.sortedSets(prefix))
                 .isEqualTo(
                         Map.of(
                                 RedisNames.readersKey(prefix, 7), Map.of("1", 4.0),
                                 RedisNames.readersKey(prefix, 9), Map.of("3", 2.0)));
-        assertThat(written).isEqualTo(new SavepointRepublish.Written(2, 2));
+        // Two counts and two totals each for users 2 and 3; user 1 left, so shows none.
+        assertThat(written).isEqualTo(new SavepointRepublish.Written(6, 2));
     }
 
     @Test

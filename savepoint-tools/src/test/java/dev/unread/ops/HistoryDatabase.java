@@ -153,11 +153,15 @@ final class HistoryDatabase implements AutoCloseable {
                         inbox.setObject(3, utc(e.time));
                         inbox.executeUpdate();
                         break;
-                    default:
+                    case CONVERSATION_READ:
                         conversation.setLong(1, e.conversationId);
                         conversation.setLong(2, e.userId);
                         conversation.setLong(3, e.seq);
                         conversation.executeUpdate();
+                        break;
+                    default:
+                        // A chat server's tables hold no preferences, marks or memberships.
+                        break;
                 }
             }
         }

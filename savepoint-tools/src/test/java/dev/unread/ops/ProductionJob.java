@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
@@ -94,7 +95,11 @@ final class ProductionJob {
     static void awaitRedis(UnreadConfig config, Oracle expected) throws Exception {
         String prefix = config.redisKeyPrefix;
         Map<String, String> strings = expected.redisSenderKeys(prefix);
-        Map<String, Map<String, String>> hashes = expected.redisConversationHashes(prefix);
+        Map<String, Map<String, String>> hashes =
+                new TreeMap<>(expected.redisConversationHashes(prefix));
+        hashes.putAll(expected.redisMentionHashes(prefix));
+        hashes.putAll(expected.redisTotals(prefix));
+        Map<String, Set<String>> sets = expected.redisMarkedSets(prefix);
         try {
             Poll.until(
                     "Redis equals the oracle",
@@ -102,12 +107,14 @@ final class ProductionJob {
                     () ->
                             TestRedis.strings(prefix).equals(strings)
                                             && TestRedis.hashes(prefix).equals(hashes)
+                                            && TestRedis.sets(prefix).equals(sets)
                                     ? true
                                     : null);
         } catch (AssertionError timedOut) {
             // Show the difference rather than only that there is one.
             assertThat(TestRedis.strings(prefix)).isEqualTo(strings);
             assertThat(TestRedis.hashes(prefix)).isEqualTo(hashes);
+            assertThat(TestRedis.sets(prefix)).isEqualTo(sets);
             throw timedOut;
         }
     }

@@ -250,8 +250,18 @@ final class LiveStreams implements AutoCloseable {
                         .put("userId", snapshot.counts().userId())
                         .put("version", snapshot.version())
                         .put("unreadSenders", snapshot.counts().unreadSenders());
+        RedisUnread.UserUnread counts = snapshot.counts();
         ObjectNode conversations = node.putObject("conversations");
-        snapshot.counts().conversations().forEach((c, n) -> conversations.put(c.toString(), n));
+        counts.conversations().forEach((c, n) -> conversations.put(c.toString(), n));
+        ObjectNode mentions = node.putObject("mentions");
+        counts.mentions().forEach((c, n) -> mentions.put(c.toString(), n));
+        node.putObject("totals")
+                .put("messages", counts.totals().messages())
+                .put("mentions", counts.totals().mentions())
+                .put("conversations", counts.totals().conversations());
+        // As UNREAD_CHANGED carries marks (id → true or false), so a client applies both alike.
+        ObjectNode marked = node.putObject("markedUnread");
+        counts.markedUnread().forEach(c -> marked.put(c.toString(), true));
         return node.toString();
     }
 

@@ -91,4 +91,17 @@ final class Params {
         }
         return field.longValue();
     }
+
+    /** A required text field of {@code body}, exactly one of {@code allowed}. */
+    static String oneOf(JsonNode body, String name, List<String> allowed) {
+        JsonNode field = body.get(name);
+        if (field == null || field.isNull()) {
+            throw ApiError.badRequest("field " + name + " is required");
+        }
+        if (!field.isTextual() || !allowed.contains(field.textValue())) {
+            throw ApiError.badRequest(
+                    "field " + name + " must be one of " + String.join(", ", allowed));
+        }
+        return field.textValue();
+    }
 }

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -78,17 +79,14 @@ final class RedisUnread implements AutoCloseable {
 
     private Snapshot snapshotOnce(long userId) {
         Response<String> version;
-        Response<String> senders;
-        Response<Map<String, String>> conversations;
+        Reads reads;
         try (AbstractPipeline pipeline = pipelined()) {
             version = pipeline.get(RedisNames.versionKey(keyPrefix, userId));
-            senders = pipeline.get(RedisNames.sendersKey(keyPrefix, userId));
-            conversations = pipeline.hgetAll(RedisNames.conversationsKey(keyPrefix, userId));
+            reads = new Reads(pipeline, userId);
             pipeline.sync();
         }
         return new Snapshot(
-                version.get() == null ? 0 : Long.parseLong(version.get()),
-                userUnread(userId, senders.get(), conversations.get()));
+                version.get() == null ? 0 : Long.parseLong(version.get()), reads.answer());
     }
 
     /**
@@ -144,20 +142,17 @@ final class RedisUnread implements AutoCloseable {
     }
 
     private List<UserAnswer> readOnce(long[] userIds) {
-        List<Response<String>> senders = new ArrayList<>(userIds.length);
-        List<Response<Map<String, String>>> conversations = new ArrayList<>(userIds.length);
+        List<Reads> reads = new ArrayList<>(userIds.length);
         try (AbstractPipeline pipeline = pipelined()) {
             for (long userId : userIds) {
-                senders.add(pipeline.get(RedisNames.sendersKey(keyPrefix, userId)));
-                conversations.add(pipeline.hgetAll(RedisNames.conversationsKey(keyPrefix, userId)));
+                reads.add(new Reads(pipeline, userId));
             }
             pipeline.sync();
         }
         List<UserAnswer> result = new ArrayList<>(userIds.length);
         for (int i = 0; i < userIds.length; i++) {
             try {
-                result.add(
-                        userUnread(userIds[i], senders.get(i).get(), conversations.get(i).get()));
+                result.add(reads.get(i).answer());
             } catch (JedisRedirectionException | JedisAccessControlException e) {
                 throw e;
             } catch (JedisDataException | NumberFormatException e) {
@@ -172,11 +167,60 @@ final class RedisUnread implements AutoCloseable {
         return result;
     }
 
-    private static UserUnread userUnread(
-            long userId, String badge, Map<String, String> conversations) {
+    /**
+     * One user's keys queued on a pipeline: the badge, the conversation and mention counts, the
+     * totals and the marked conversations.
+     */
+    private final class Reads {
+        final long userId;
+        final Response<String> senders;
+        final Response<Map<String, String>> conversations;
+        final Response<Map<String, String>> mentions;
+        final Response<Map<String, String>> totals;
+        final Response<Set<String>> marked;
+
+        Reads(AbstractPipeline pipeline, long userId) {
+            this.userId = userId;
+            senders = pipeline.get(RedisNames.sendersKey(keyPrefix, userId));
+            conversations = pipeline.hgetAll(RedisNames.conversationsKey(keyPrefix, userId));
+            mentions = pipeline.hgetAll(RedisNames.mentionsKey(keyPrefix, userId));
+            totals = pipeline.hgetAll(RedisNames.totalsKey(keyPrefix, userId));
+            marked = pipeline.smembers(RedisNames.markedUnreadKey(keyPrefix, userId));
+        }
+
+        /**
+         * The answer, once the pipeline synced.
+         *
+         * @throws JedisDataException when a key is of another type
+         * @throws NumberFormatException when a value is no count
+         */
+        UserUnread answer() {
+            String badge = senders.get();
+            Map<String, String> total = totals.get();
+            List<Long> markedIds = new ArrayList<>();
+            marked.get().forEach(id -> markedIds.add(Long.parseLong(id)));
+            markedIds.sort(null);
+            return new UserUnread(
+                    userId,
+                    badge == null ? 0 : Long.parseLong(badge),
+                    counts(conversations.get()),
+                    counts(mentions.get()),
+                    new Totals(
+                            count(total.get(RedisNames.TOTAL_MESSAGES)),
+                            count(total.get(RedisNames.TOTAL_MENTIONS)),
+                            count(total.get(RedisNames.TOTAL_CONVERSATIONS))),
+                    markedIds);
+        }
+    }
+
+    private static Map<Long, Long> counts(Map<String, String> hash) {
         Map<Long, Long> counts = new TreeMap<>();
-        conversations.forEach((c, n) -> counts.put(Long.parseLong(c), Long.parseLong(n)));
-        return new UserUnread(userId, badge == null ? 0 : Long.parseLong(badge), counts);
+        hash.forEach((c, n) -> counts.put(Long.parseLong(c), Long.parseLong(n)));
+        return counts;
+    }
+
+    private static long count(String value) {
+        return value == null ? 0 : Long.parseLong(value);
     }
 
     /**
@@ -256,10 +300,20 @@ final class RedisUnread implements AutoCloseable {
 
     /**
      * What {@code GET /api/users/{userId}/unread} answers: distinct senders since the inbox was
-     * last opened, and unread messages per conversation id (absent: 0).
+     * last opened, unread messages and mentions per conversation id (absent: 0), the app-icon
+     * totals, and the ids of the conversations marked unread, ascending.
      */
-    record UserUnread(long userId, long unreadSenders, Map<Long, Long> conversations)
+    record UserUnread(
+            long userId,
+            long unreadSenders,
+            Map<Long, Long> conversations,
+            Map<Long, Long> mentions,
+            Totals totals,
+            List<Long> markedUnread)
             implements UserAnswer {}
+
+    /** The app-icon totals of {@code unread:totals:{userId}}, 0 for an absent field. */
+    record Totals(long messages, long mentions, long conversations) {}
 
     /** A user whose counts in Redis cannot be read. */
     record Unreadable(long userId, String error) implements UserAnswer {

@@ -109,6 +109,8 @@ public final class StateQueryApi implements AutoCloseable {
         routes.put("GET /api/users/{userId}/cursors", this::cursors);
         routes.put("POST /api/users/{userId}/inbox/opened", this::inboxOpened);
         routes.put("POST /api/conversations/{cid}/read", this::conversationRead);
+        routes.put("PUT /api/users/{userId}/conversations/{cid}/preference", this::countPreference);
+        routes.put("POST /api/users/{userId}/conversations/{cid}/unread", this::markUnread);
         routes.put("GET " + EVENTS_ROUTE, this::events);
         routes.put("GET /api/conversations/{cid}/readers", this::readers);
         routes.put("GET /health", this::health);
@@ -218,10 +220,10 @@ public final class StateQueryApi implements AutoCloseable {
         routes.forEach(
                 (route, handler) -> {
                     String[] methodAndPath = route.split(" ", 2);
-                    if (methodAndPath[0].equals("GET")) {
-                        cfg.routes.get(methodAndPath[1], handler);
-                    } else {
-                        cfg.routes.post(methodAndPath[1], handler);
+                    switch (methodAndPath[0]) {
+                        case "GET" -> cfg.routes.get(methodAndPath[1], handler);
+                        case "PUT" -> cfg.routes.put(methodAndPath[1], handler);
+                        default -> cfg.routes.post(methodAndPath[1], handler);
                     }
                 });
 
@@ -297,6 +299,32 @@ public final class StateQueryApi implements AutoCloseable {
                 userId,
                 EventJson.conversationRead(
                         userId, conversationId, readSeq, System.currentTimeMillis()));
+    }
+
+    private static final List<String> COUNT_PREFERENCES =
+            List.of(EventJson.ALL, EventJson.MENTIONS, EventJson.NONE);
+
+    private void countPreference(Context ctx) {
+        byte[] bytes = body(ctx);
+        long userId = userParam(ctx);
+        long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
+        JsonNode body = Params.jsonObject(json, bytes);
+        String preference = Params.oneOf(body, "countPreference", COUNT_PREFERENCES);
+        publish(
+                ctx,
+                userId,
+                EventJson.conversationPreference(
+                        userId, conversationId, preference, System.currentTimeMillis()));
+    }
+
+    private void markUnread(Context ctx) {
+        long userId = userParam(ctx);
+        long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
+        publish(
+                ctx,
+                userId,
+                EventJson.conversationMarkedUnread(
+                        userId, conversationId, System.currentTimeMillis()));
     }
 
     /**

@@ -111,7 +111,10 @@ class LiveStreamsITCase {
                                 Http.JSON.readTree(
                                         "{\"type\":\"SNAPSHOT\","
                                                 + "\"userId\":101,\"version\":100,\"unreadSenders\":2,"
-                                                + "\"conversations\":{\"80001\":3}}"));
+                                                + "\"conversations\":{\"80001\":3},"
+                                                + "\"mentions\":{},\"totals\":{\"messages\":0,"
+                                                + "\"mentions\":0,\"conversations\":0},"
+                                                + "\"markedUnread\":{}}"));
             }
 
             jobFlush(user + 1, 150, 9, 0, 0);

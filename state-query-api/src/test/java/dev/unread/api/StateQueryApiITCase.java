@@ -70,7 +70,9 @@ class StateQueryApiITCase {
         // Conversations in numeric order, counts as numbers.
         assertThat(response.body())
                 .isEqualTo(
-                        "{\"userId\":10086,\"unreadSenders\":3,\"conversations\":{\"7\":2,\"80001\":18}}");
+                        "{\"userId\":10086,\"unreadSenders\":3,\"conversations\":{\"7\":2,\"80001\":18},"
+                                + NOTHING_MORE
+                                + "}");
     }
 
     @Test
@@ -102,13 +104,20 @@ class StateQueryApiITCase {
                 .isEqualTo("{\"conversationId\":80002,\"seq\":1,\"readCount\":0,\"readers\":[]}");
     }
 
+    /** The fields of a user with no mentions, totals or marks. */
+    private static final String NOTHING_MORE =
+            "\"mentions\":{},\"totals\":{\"messages\":0,\"mentions\":0,\"conversations\":0},\"markedUnread\":[]";
+
     @Test
     void aUserWithNoKeysHasNothingUnread() {
         HttpResponse<String> response = http.get("/api/users/424242/unread");
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body())
-                .isEqualTo("{\"userId\":424242,\"unreadSenders\":0,\"conversations\":{}}");
+                .isEqualTo(
+                        "{\"userId\":424242,\"unreadSenders\":0,\"conversations\":{},"
+                                + NOTHING_MORE
+                                + "}");
     }
 
     @Test
@@ -130,10 +139,48 @@ class StateQueryApiITCase {
         assertThat(response.body())
                 .isEqualTo(
                         "{\"users\":["
-                                + "{\"userId\":502,\"unreadSenders\":0,\"conversations\":{\"9\":4}},"
-                                + "{\"userId\":503,\"unreadSenders\":0,\"conversations\":{}},"
-                                + "{\"userId\":501,\"unreadSenders\":1,\"conversations\":{}},"
-                                + "{\"userId\":502,\"unreadSenders\":0,\"conversations\":{\"9\":4}}]}");
+                                + "{\"userId\":502,\"unreadSenders\":0,\"conversations\":{\"9\":4},"
+                                + NOTHING_MORE
+                                + "},"
+                                + "{\"userId\":503,\"unreadSenders\":0,\"conversations\":{},"
+                                + NOTHING_MORE
+                                + "},"
+                                + "{\"userId\":501,\"unreadSenders\":1,\"conversations\":{},"
+                                + NOTHING_MORE
+                                + "},"
+                                + "{\"userId\":502,\"unreadSenders\":0,\"conversations\":{\"9\":4},"
+                                + NOTHING_MORE
+                                + "}]}");
+    }
+
+    @Test
+    void mentionsTotalsAndMarksAreAnsweredBesideTheCounts() {
+        stores.redis.hset(stores.keyPrefix + "chat:unread:701", "9", "4");
+        stores.redis.hset(stores.keyPrefix + "chat:mentions:701", "9", "2");
+        stores.redis.hset(stores.keyPrefix + "unread:totals:701", "messages", "4");
+        stores.redis.hset(stores.keyPrefix + "unread:totals:701", "conversations", "2");
+        stores.redis.sadd(stores.keyPrefix + "chat:marked-unread:701", "12", "3");
+
+        String expected =
+                "{\"userId\":701,\"unreadSenders\":0,\"conversations\":{\"9\":4},"
+                        + "\"mentions\":{\"9\":2},"
+                        + "\"totals\":{\"messages\":4,\"mentions\":0,\"conversations\":2},"
+                        + "\"markedUnread\":[3,12]}";
+        assertThat(http.get("/api/users/701/unread").body()).isEqualTo(expected);
+        assertThat(http.get("/api/unread?userIds=701").body())
+                .isEqualTo("{\"users\":[" + expected + "]}");
+    }
+
+    @Test
+    void aMarkedUnreadKeyOfAnotherTypeMakesItsUserUnreadable() {
+        stores.redis.set(stores.keyPrefix + "chat:marked-unread:702", "x");
+
+        HttpResponse<String> response = http.get("/api/unread?userIds=702,703");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(json(response).get("users").get(0).get("error").asText())
+                .isEqualTo("unreadable counts in Redis");
+        assertThat(json(response).get("users").get(1).get("userId").asLong()).isEqualTo(703);
     }
 
     @Test
@@ -176,7 +223,9 @@ class StateQueryApiITCase {
         assertThat(response.body())
                 .isEqualTo(
                         "{\"users\":["
-                                + "{\"userId\":601,\"unreadSenders\":2,\"conversations\":{}},"
+                                + "{\"userId\":601,\"unreadSenders\":2,\"conversations\":{},"
+                                + NOTHING_MORE
+                                + "},"
                                 + "{\"userId\":602,"
                                 + unreadable
                                 + ","
@@ -189,7 +238,9 @@ class StateQueryApiITCase {
                                 + "{\"userId\":605,"
                                 + unreadable
                                 + ","
-                                + "{\"userId\":606,\"unreadSenders\":0,\"conversations\":{}}]}");
+                                + "{\"userId\":606,\"unreadSenders\":0,\"conversations\":{},"
+                                + NOTHING_MORE
+                                + "}]}");
         assertError(http.get("/api/users/603/unread"), 500);
     }
 
@@ -331,6 +382,93 @@ class StateQueryApiITCase {
             assertThat(records.get(0).key()).isEqualTo("10086");
             assertThat(records.get(0).value()).isEqualTo(expected);
         }
+    }
+
+    @Test
+    void aPreferencePublishesTheEventKeyedByUserOnce() throws Exception {
+        String topic = KafkaBroker.createTopic();
+        try (StateQueryApi own = StateQueryApi.start(stores.config(topic).build())) {
+            long before = System.currentTimeMillis();
+            HttpResponse<String> response =
+                    new Http(own)
+                            .send(
+                                    "PUT",
+                                    "/api/users/10086/conversations/80001/preference",
+                                    HttpRequest.BodyPublishers.ofString(
+                                            "{\"countPreference\":\"MENTIONS\"}"),
+                                    "Content-Type",
+                                    "application/json");
+            long after = System.currentTimeMillis();
+
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
+            long setAt = json(response).get("setAt").asLong();
+            assertThat(setAt).isBetween(before, after);
+            String expected =
+                    "{\"type\":\"CONVERSATION_PREFERENCE\",\"userId\":10086,"
+                            + "\"conversationId\":80001,\"countPreference\":\"MENTIONS\",\"setAt\":"
+                            + setAt
+                            + "}";
+            assertThat(response.body()).isEqualTo(expected);
+            List<ConsumerRecord<String, String>> records = KafkaBroker.consumeAll(topic);
+            assertThat(records).hasSize(1);
+            assertThat(records.get(0).key()).isEqualTo("10086");
+            assertThat(records.get(0).value()).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void markUnreadPublishesTheEventKeyedByUserOnce() throws Exception {
+        String topic = KafkaBroker.createTopic();
+        try (StateQueryApi own = StateQueryApi.start(stores.config(topic).build())) {
+            long before = System.currentTimeMillis();
+            HttpResponse<String> response =
+                    new Http(own).post("/api/users/10086/conversations/80001/unread", "");
+            long after = System.currentTimeMillis();
+
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
+            long markedAt = json(response).get("markedAt").asLong();
+            assertThat(markedAt).isBetween(before, after);
+            String expected =
+                    "{\"type\":\"CONVERSATION_MARKED_UNREAD\",\"userId\":10086,"
+                            + "\"conversationId\":80001,\"markedAt\":"
+                            + markedAt
+                            + "}";
+            assertThat(response.body()).isEqualTo(expected);
+            List<ConsumerRecord<String, String>> records = KafkaBroker.consumeAll(topic);
+            assertThat(records).hasSize(1);
+            assertThat(records.get(0).value()).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void aPreferenceOutsideTheThreeIsRefused() {
+        for (String body :
+                new String[] {
+                    "{}",
+                    "{\"countPreference\":null}",
+                    "{\"countPreference\":\"mentions\"}",
+                    "{\"countPreference\":1}",
+                    "[]",
+                    "not json"
+                }) {
+            HttpResponse<String> response =
+                    http.send(
+                            "PUT",
+                            "/api/users/10086/conversations/80001/preference",
+                            HttpRequest.BodyPublishers.ofString(body));
+            assertThat(response.statusCode()).as(body).isEqualTo(400);
+            Http.assertError(response, 400);
+        }
+        assertThat(
+                        http.send(
+                                        "PUT",
+                                        "/api/users/10086/conversations/0/preference",
+                                        HttpRequest.BodyPublishers.ofString(
+                                                "{\"countPreference\":\"ALL\"}"))
+                                .statusCode())
+                .isEqualTo(400);
+        assertThat(http.post("/api/users/10086/conversations/x/unread", "").statusCode())
+                .isEqualTo(400);
     }
 
     @Test
