@@ -183,21 +183,22 @@ class BootstrapITCase {
     }
 
     /**
-     * The marks a job started from the bootstrap shows: the tables keep no conversation read's
-     * time, so the history's reads clear no later mark older than them.
+     * What a job started from the bootstrap shows: the tables keep no conversation read's time, so
+     * the history's reads clear no later mark older than them (and the totals count such a mark).
      */
-    private static Map<String, Set<String>> marksAfterBootstrap(
-            List<ChatEvent> history, List<ChatEvent> later, String prefix) {
+    private static Oracle afterBootstrap(Story history, Story later) {
         List<ChatEvent> known = new ArrayList<>();
-        for (ChatEvent e : history) {
+        for (ChatEvent e : history.events()) {
             ChatEvent copy = EventStreams.copy(e);
             if (copy.kind == ChatEvent.Kind.CONVERSATION_READ) {
                 copy.time = 0;
             }
             known.add(copy);
         }
-        known.addAll(later);
-        return Oracle.of(known).redisMarkedSets(prefix);
+        known.addAll(later.events());
+        List<ConversationEvent> groups = new ArrayList<>(history.groups());
+        groups.addAll(later.groups());
+        return Oracle.of(known, groups);
     }
 
     /** All hashes the oracle expects: conversation counts, mentions and totals. */
@@ -241,7 +242,7 @@ class BootstrapITCase {
 
     @Test
     void inspectingTheSavepointShowsEachUsersStateAsSqlCountsIt() throws Exception {
-        Map<Long, UserState> expected = expectedStates(historyOracle, history.groups());
+        Map<Long, UserState> expected = tableStates(historyOracle, history.groups());
         SavepointInspect.Groups expectedGroups = expectedGroups(history);
 
         List<UserState> users = SavepointInspect.users(savepoint);
@@ -408,7 +409,7 @@ class BootstrapITCase {
 
     @Test
     void theInspectCommandPrintsTheTotals() throws Exception {
-        Map<Long, UserState> expected = expectedStates(historyOracle, history.groups());
+        Map<Long, UserState> expected = tableStates(historyOracle, history.groups());
         SavepointInspect.Groups groups = expectedGroups(history);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         SavepointInspect.print(
@@ -482,7 +483,7 @@ class BootstrapITCase {
             SavepointRepublish.Written written = SavepointRepublish.republish(savepoint, config);
             seeded(
                     () -> {
-                        assertRedisHolds(prefix, historyOracle, Map.of());
+                        assertRedisHolds(prefix, historyOracle);
                         Map<String, Map<String, String>> hashes = hashes(historyOracle, prefix);
                         assertThat(written.counts())
                                 .isEqualTo(
@@ -540,23 +541,17 @@ class BootstrapITCase {
                     () -> {
                         assertThat(sqlBadgesOfAll).isEqualTo(expected.badges());
                         assertThat(sqlUnreadOfAll).isEqualTo(expected.conversationUnread());
-                        assertRedisHolds(
-                                prefix,
-                                expected,
-                                marksAfterBootstrap(history.events(), later.events(), prefix));
+                        assertRedisHolds(prefix, afterBootstrap(history, later));
                     });
         } finally {
             TestRedis.deleteKeys(prefix);
         }
     }
 
-    /**
-     * Every key under {@code prefix} (but the live push's versions) is what the oracle says, with
-     * {@code marks} for the marked-unread sets.
-     */
-    private static void assertRedisHolds(
-            String prefix, Oracle oracle, Map<String, Set<String>> marks) {
+    /** Every key under {@code prefix} (but the live push's versions) is what the oracle says. */
+    private static void assertRedisHolds(String prefix, Oracle oracle) {
         Map<String, String> strings = oracle.redisSenderKeys(prefix);
+        Map<String, Set<String>> marks = oracle.redisMarkedSets(prefix);
         Map<String, Map<String, String>> hashes = hashes(oracle, prefix);
         Map<String, Map<String, Double>> readers = oracle.redisReaders(prefix);
         assertThat(TestRedis.strings(prefix)).isEqualTo(strings);
@@ -574,17 +569,27 @@ class BootstrapITCase {
         }
     }
 
-    /** What UnreadCounter holds per user after per-receiver events alone. */
+    /**
+     * What the job's UnreadCounter holds per user after per-receiver events alone: as {@link
+     * #tableStates}, and a conversation any event touched (a message from another, a read, a
+     * preference or a mark) holds state too.
+     */
     static Map<Long, UserState> expectedStates(Oracle oracle) {
-        return expectedStates(oracle, List.of());
+        return expectedStates(oracle, List.of(), true);
     }
 
     /**
-     * What UnreadCounter holds per user after the events: the watermark, the senders past it, each
-     * conversation with a cursor, unread seqs (hidden ones too) or a membership event. Users with
-     * nothing held are absent.
+     * What UnreadCounter holds per user when built from tables (the bootstrap) or by the first
+     * release (its savepoint): the watermark, the senders past it, each conversation with a cursor,
+     * unread seqs (hidden ones too) or a membership event. A read that moved no cursor left no
+     * trace there. Users with nothing held are absent.
      */
-    static Map<Long, UserState> expectedStates(Oracle oracle, List<ConversationEvent> groups) {
+    static Map<Long, UserState> tableStates(Oracle oracle, List<ConversationEvent> groups) {
+        return expectedStates(oracle, groups, false);
+    }
+
+    private static Map<Long, UserState> expectedStates(
+            Oracle oracle, List<ConversationEvent> groups, boolean everyTouchedConversation) {
         Map<Long, Set<Long>> conversations = new TreeMap<>();
         Map<Long, Long> cursors = new TreeMap<>();
         oracle.conversationMemberRows()
@@ -610,11 +615,12 @@ class BootstrapITCase {
                                 conversations
                                         .computeIfAbsent(member.userId(), u -> new TreeSet<>())
                                         .add(member.conversationId()));
-        // Any message from another, read, preference or mark gives the conversation a state.
-        for (long user : oracle.users()) {
-            conversations
-                    .computeIfAbsent(user, u -> new TreeSet<>())
-                    .addAll(oracle.conversationsOf(user));
+        if (everyTouchedConversation) {
+            for (long user : oracle.users()) {
+                conversations
+                        .computeIfAbsent(user, u -> new TreeSet<>())
+                        .addAll(oracle.conversationsOf(user));
+            }
         }
 
         Set<Long> users = new TreeSet<>(oracle.users());
