@@ -322,9 +322,6 @@ public final class Bench {
     JobFigures runJob(UnreadConfig config, Traffic traffic, long counterEvents, Path dataDir)
             throws Exception {
         say("the job on the %s records (parallelism %d)", traffic.name(), options.parallelism());
-        long commandsBefore = InProcessMetrics.redisCommands();
-        long flushesBefore = InProcessMetrics.redisFlushes();
-        long roundTripsBefore = InProcessMetrics.redisRoundTrips();
         long statementsBefore = MySqlStatements.written(config);
         try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, null)) {
             job.awaitRunning(START_TIMEOUT);
@@ -333,9 +330,10 @@ public final class Bench {
                     "  %,d events in %.1f s; waiting for the sinks' checkpoint",
                     counterEvents, span.nanos() / 1e9);
             FlinkRest.Checkpoints checkpoints = job.awaitNextCheckpoint(CHECKPOINT_TIMEOUT);
-            long commands = InProcessMetrics.redisCommands() - commandsBefore;
-            long flushes = InProcessMetrics.redisFlushes() - flushesBefore;
-            long roundTrips = InProcessMetrics.redisRoundTrips() - roundTripsBefore;
+            // The run's own cluster: its metrics start from 0 (InProcessMetrics.reset).
+            long commands = InProcessMetrics.redisCommands();
+            long flushes = InProcessMetrics.redisFlushes();
+            long roundTrips = InProcessMetrics.redisRoundTrips();
             long statements = MySqlStatements.written(config) - statementsBefore;
             String savepoint = job.stopWithSavepoint(dataDir.resolve("savepoints"));
             SavepointInspect.Summary state = SavepointInspect.inspect(savepoint, 0);

@@ -12,6 +12,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -53,18 +54,36 @@ class RedisTlsApiITCase {
                 StateQueryApi api = StateQueryApi.start(config)) {
             jedis.set(RedisNames.sendersKey(prefix, 10086), "3");
             jedis.hset(RedisNames.conversationsKey(prefix, 10086), "80001", "18");
+            jedis.hset(RedisNames.mentionsKey(prefix, 10086), "80001", "2");
+            jedis.sadd(RedisNames.markedUnreadKey(prefix, 10086), "80002");
+            jedis.hset(
+                    RedisNames.totalsKey(prefix, 10086),
+                    Map.of(
+                            RedisNames.TOTAL_MESSAGES, "18",
+                            RedisNames.TOTAL_MENTIONS, "2",
+                            RedisNames.TOTAL_CONVERSATIONS, "2"));
             try {
                 HttpResponse<String> response = get(api, "/api/unread?userIds=10086,10087");
                 assertThat(response.statusCode()).isEqualTo(200);
+                // Every key of a user's counts is read as the ACL user.
                 assertThat(response.body())
                         .isEqualTo(
                                 "{\"users\":["
-                                        + "{\"userId\":10086,\"unreadSenders\":3,\"conversations\":{\"80001\":18}},"
-                                        + "{\"userId\":10087,\"unreadSenders\":0,\"conversations\":{}}]}");
+                                        + "{\"userId\":10086,\"unreadSenders\":3,\"conversations\":{\"80001\":18},"
+                                        + "\"mentions\":{\"80001\":2},"
+                                        + "\"totals\":{\"messages\":18,\"mentions\":2,\"conversations\":2},"
+                                        + "\"markedUnread\":[80002]},"
+                                        + "{\"userId\":10087,\"unreadSenders\":0,\"conversations\":{},"
+                                        + "\"mentions\":{},"
+                                        + "\"totals\":{\"messages\":0,\"mentions\":0,\"conversations\":0},"
+                                        + "\"markedUnread\":[]}]}");
             } finally {
                 jedis.del(
                         RedisNames.sendersKey(prefix, 10086),
-                        RedisNames.conversationsKey(prefix, 10086));
+                        RedisNames.conversationsKey(prefix, 10086),
+                        RedisNames.mentionsKey(prefix, 10086),
+                        RedisNames.markedUnreadKey(prefix, 10086),
+                        RedisNames.totalsKey(prefix, 10086));
             }
         }
     }
