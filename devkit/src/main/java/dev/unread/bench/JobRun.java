@@ -94,20 +94,27 @@ final class JobRun implements AutoCloseable {
 
     /**
      * Waits until the counting operator has taken in {@code events} records in all, and returns
-     * when its input first moved and when it reached that count, to within {@link #POLL_MILLIS}.
+     * when its input first moved (the last look that saw none) and when it reached that count, to
+     * within {@link #POLL_MILLIS}. Call it before the job takes in its input, or the span is lost.
      */
     Span awaitEvents(long events, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         long first = 0;
         long firstCpu = 0;
+        long idle = 0;
+        long idleCpu = 0;
         long last = -1;
         long seen = -1;
         while (true) {
             long in = counterRecordsIn();
             long now = System.nanoTime();
-            if (in > 0 && first == 0) {
-                first = now;
-                firstCpu = CpuTime.process();
+            if (in == 0) {
+                idle = now;
+                idleCpu = CpuTime.process();
+            } else if (first == 0) {
+                // From the last look that saw no input: a fast run may take in much between looks.
+                first = idle != 0 ? idle : now;
+                firstCpu = idle != 0 ? idleCpu : CpuTime.process();
             }
             if (in >= events) {
                 return new Span(first, now, CpuTime.process() - firstCpu);
