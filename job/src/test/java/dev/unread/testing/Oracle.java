@@ -4,6 +4,7 @@ import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -57,6 +58,10 @@ public final class Oracle {
     }
 
     private final Map<Long, Long> lastReadAt = new TreeMap<>();
+
+    /** Every user a per-user event went to, even one that counts toward nothing. */
+    private final Set<Long> addressed = new TreeSet<>();
+
     private final Map<Member, Long> lastReadSeq = new TreeMap<>();
 
     /** Every message to a user from someone else, per user: the raw material of the badge. */
@@ -135,6 +140,7 @@ public final class Oracle {
                     }
                 });
         for (ChatEvent e : all) {
+            addressed.add(e.userId);
             switch (e.kind) {
                 case INBOX_OPENED:
                     lastReadAt.merge(e.userId, e.time, Math::max);
@@ -337,6 +343,14 @@ public final class Oracle {
     }
 
     /** Every user that appears as a receiver or reader, sorted. */
+    /**
+     * Every user any per-user event went to, a message to oneself included: the users the job keeps
+     * a state for (at least the day it last saw them, for idle expiry).
+     */
+    public Set<Long> addressedUsers() {
+        return Collections.unmodifiableSet(addressed);
+    }
+
     public Set<Long> users() {
         Set<Long> users = new TreeSet<>(lastReadAt.keySet());
         users.addAll(messagesFromOthers.keySet());

@@ -572,7 +572,7 @@ class BootstrapITCase {
     /**
      * What the job's UnreadCounter holds per user after per-receiver events alone: as {@link
      * #tableStates}, and a conversation any event touched (a message from another, a read, a
-     * preference or a mark) holds state too.
+     * preference or a mark) holds state too, as does every user an event went to.
      */
     static Map<Long, UserState> expectedStates(Oracle oracle) {
         return expectedStates(oracle, List.of(), true);
@@ -625,6 +625,10 @@ class BootstrapITCase {
 
         Set<Long> users = new TreeSet<>(oracle.users());
         users.addAll(conversations.keySet());
+        if (everyTouchedConversation) {
+            // The job keeps a state for every user an event went to, if only its last active day.
+            users.addAll(oracle.addressedUsers());
+        }
         Map<Long, UserState> states = new TreeMap<>();
         for (long user : users) {
             long badge = oracle.badge(user);
@@ -633,7 +637,10 @@ class BootstrapITCase {
             for (long conversation : held) {
                 unread += oracle.unreadCountUpperBound(new Oracle.Member(conversation, user));
             }
-            if (oracle.lastReadAt(user) > 0 || badge > 0 || !held.isEmpty()) {
+            if (oracle.lastReadAt(user) > 0
+                    || badge > 0
+                    || !held.isEmpty()
+                    || (everyTouchedConversation && oracle.addressedUsers().contains(user))) {
                 states.put(
                         user,
                         new UserState(

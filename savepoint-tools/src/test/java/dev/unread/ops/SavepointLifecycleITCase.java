@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
 import dev.unread.testing.EventStreams;
+import dev.unread.testing.JobHarness;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Oracle;
@@ -45,7 +46,7 @@ class SavepointLifecycleITCase {
     @Test
     void stateSurvivesStopWithSavepointAndRescalingFromOneToFourToTwo(
             @TempDir Path savepoints, @InjectMiniCluster MiniCluster cluster) throws Exception {
-        long seed = System.nanoTime();
+        long seed = JobHarness.seed("SavepointLifecycleITCase");
         String prefix = TestRedis.uniquePrefix();
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
             UnreadConfig config =
