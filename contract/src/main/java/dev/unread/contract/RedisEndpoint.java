@@ -151,11 +151,10 @@ public final class RedisEndpoint {
                         .socketTimeoutMillis(timeoutMs)
                         .database(JedisURIHelper.getDBIndex(uri))
                         .clientName(clientName)
-                        // The server's default protocol (RESP2 unless it says otherwise), as every
-                        // command
-                        // here expects; left to auto-negotiation, Jedis warns on every connection
-                        // that it
-                        // cannot negotiate RESP3 and falls back to this anyway.
+                        // The server's default protocol (RESP2 unless it says otherwise), as
+                        // every command here expects; left to auto-negotiation, Jedis warns on
+                        // every connection that it cannot negotiate RESP3 and falls back to this
+                        // anyway (RedisCountsTest#openingTheConnectionLogsNoWarningFromJedis).
                         .serverDefaultProtocol();
         String password = JedisURIHelper.getPassword(uri);
         if (password != null) {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.UnreadCount;
+import dev.unread.testing.CapturedLog;
 import dev.unread.testing.Poll;
 import dev.unread.testing.TestRedis;
 import java.io.IOException;
@@ -72,6 +73,22 @@ class RedisCountsTest {
 
     private Map<String, String> conversations(long userId) {
         return redis.hgetAll(RedisNames.conversationsKey(prefix, userId));
+    }
+
+    /**
+     * Jedis warns on every connection it opens that it cannot negotiate RESP3 unless the client
+     * config fixes the protocol (RedisEndpoint.clientConfigBuilder): one line per writer open and
+     * reconnect on every TaskManager, noise that hides real warnings.
+     */
+    @Test
+    void openingTheConnectionLogsNoWarningFromJedis() throws Exception {
+        try (CapturedLog log = CapturedLog.start()) {
+            writer.write(UnreadCount.senders(USER, 1), null);
+            writer.flush(false);
+
+            assertThat(badge(USER)).as("the writer connected and wrote").isEqualTo("1");
+            assertThat(log.text()).doesNotContain("WARN redis.clients");
+        }
     }
 
     @Test
