@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
 
 /**
  * {@code GET /health}: Redis answers PING, MySQL hands out a valid connection, a Kafka broker
@@ -97,11 +98,32 @@ final class Health implements AutoCloseable {
             Throwable cause = e instanceof DependencyException ? e.getCause() : e;
             LOG.warn("health: {} unavailable: {}", name, String.valueOf(cause));
             LOG.debug("{} failure", name, cause);
-            // Reachable but refusing the credentials is fixed elsewhere than an outage.
-            return cause instanceof AuthenticationException
-                    ? "authentication failed"
-                    : "unreachable";
+            String refused = refusal(cause);
+            return refused != null ? refused : "unreachable";
         }
+    }
+
+    /**
+     * What a server that answered but refused the credentials said, from the first refusal in
+     * {@code failure}'s causes; null when there is none. Reachable but refusing is fixed elsewhere
+     * than an outage, so it reads differently. Redis' refusal is named by its error code alone
+     * (WRONGPASS, NOAUTH, NOPERM), which never holds the password: the rest of its message is the
+     * server's prose.
+     */
+    private static String refusal(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof AuthenticationException) {
+                return "authentication failed";
+            }
+            if (t instanceof JedisAccessControlException) {
+                String code = String.valueOf(t.getMessage()).split(" ", 2)[0];
+                // NOPERM: the user logged in, but its ACL forbids the command.
+                return (code.equals("NOPERM") ? "permission denied (" : "authentication failed (")
+                        + code
+                        + ")";
+            }
+        }
+        return null;
     }
 
     private String extra() {
