@@ -21,6 +21,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -37,7 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
  * services do: a SASL_SSL listener with SCRAM-SHA-512 and a certificate made by keytool, reached
  * through a {@code --kafka-properties} file that takes the password from the environment with
  * Kafka's EnvVarConfigProvider. The password is in this JVM's environment (failsafe sets {@value
- * #PASSWORD_ENV}, see devkit/pom.xml), as it would be on every Flink and API machine.
+ * #PASSWORD_ENV}, see devkit/pom.xml), as it would be on every Flink and API machine. Redis and
+ * MySQL are reached as users with passwords as well, so that no secret of the three shows in the
+ * job's and the API's log.
  */
 class SecuredKafkaITCase {
 
@@ -66,10 +69,17 @@ class SecuredKafkaITCase {
                         dir.resolve("client.properties"), "${env:" + PASSWORD_ENV + "}");
 
         try (CapturedLog log = CapturedLog.start();
-                MySqlTestDatabase db = MySqlTestDatabase.create()) {
+                MySqlTestDatabase db = MySqlTestDatabase.create();
+                TestRedis.AclUser redisUser = new TestRedis.AclUser(prefix)) {
+            // Every secret the job and the API hold: Redis and MySQL as users with passwords too.
+            Map<String, String> settings = JobHarness.settings(prefix, db.jdbcUrl());
+            settings.put("redis-url", redisUser.url());
+            settings.put("jdbc-user", db.name);
             UnreadConfig config =
                     KAFKA.freshTopicsOverSaslSsl(
-                            JobHarness.settings(prefix, db.jdbcUrl()), properties);
+                            settings,
+                            properties,
+                            Map.of(UnreadConfig.JDBC_PASSWORD_ENV, db.password));
             JobHarness.Traffic traffic =
                     JobHarness.traffic(config, seed, 400, new BadRecords(seed, 4096).of(6));
             // As chat servers publish: over the plaintext listener, which the job never uses.
@@ -105,8 +115,17 @@ class SecuredKafkaITCase {
             }
 
             assertNoSecretIn(log.text());
-            // The capture saw the Kafka clients' own configuration dumps and the API's start.
-            assertThat(log.text()).contains("sasl.jaas.config = [hidden]", "kafkaProperties={");
+            assertThat(log.text())
+                    .as("the log")
+                    .doesNotContain(redisUser.password)
+                    .doesNotContain(db.password);
+            // The capture saw the Kafka clients' own configuration dumps and the API's start with
+            // the Redis URL, masked.
+            assertThat(log.text())
+                    .contains(
+                            "sasl.jaas.config = [hidden]",
+                            "kafkaProperties={",
+                            redisUser.name + ":***@");
         }
     }
 
@@ -120,7 +139,7 @@ class SecuredKafkaITCase {
             String prefix = JobHarness.prefix("sasl-wrong", System.nanoTime());
             UnreadConfig config =
                     KAFKA.freshTopicsOverSaslSsl(
-                            JobHarness.settings(prefix, db.jdbcUrl()), properties);
+                            JobHarness.settings(prefix, db.jdbcUrl()), properties, Map.of());
             Configuration settings = JobHarness.flinkSettings(config, dir.resolve("checkpoints"));
             // On a cluster the job restarts with the same error each time; here it ends.
             settings.set(RestartStrategyOptions.RESTART_STRATEGY, "none");

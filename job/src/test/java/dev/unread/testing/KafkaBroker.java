@@ -167,21 +167,23 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
      * consumer group), all created. {@code settings} may change anything else.
      */
     public UnreadConfig freshTopics(Map<String, String> settings) {
-        return freshTopics(settings, bootstrapServers());
+        return freshTopics(settings, bootstrapServers(), Map.of());
     }
 
     /**
      * {@link #freshTopics} with the job's Kafka clients on the SASL_SSL listener, configured by the
-     * {@code clientProperties} file ({@link #writeClientProperties}).
+     * {@code clientProperties} file ({@link #writeClientProperties}), and the job's secrets from
+     * {@code env} as it reads them from its environment ({@link UnreadConfig#JDBC_PASSWORD_ENV}).
      */
     public UnreadConfig freshTopicsOverSaslSsl(
-            Map<String, String> settings, Path clientProperties) {
+            Map<String, String> settings, Path clientProperties, Map<String, String> env) {
         Map<String, String> all = new HashMap<>(settings);
         all.put("kafka-properties", clientProperties.toString());
-        return freshTopics(all, saslSslBootstrapServers());
+        return freshTopics(all, saslSslBootstrapServers(), env);
     }
 
-    private UnreadConfig freshTopics(Map<String, String> settings, String bootstrap) {
+    private UnreadConfig freshTopics(
+            Map<String, String> settings, String bootstrap, Map<String, String> env) {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         Map<String, String> all = new HashMap<>();
         all.put("messages-topic", "chat-messages-" + suffix);
@@ -191,7 +193,7 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
         all.put("group-id", "unread-" + suffix);
         all.putAll(settings);
         all.put("kafka-bootstrap", bootstrap);
-        UnreadConfig config = UnreadConfig.with(all);
+        UnreadConfig config = UnreadConfig.from(all, env);
         kafka().createTopics(
                         config.messagesTopic,
                         config.readsTopic,

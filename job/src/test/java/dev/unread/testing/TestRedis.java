@@ -157,6 +157,43 @@ public final class TestRedis {
         return key.contains(RedisNames.VERSION);
     }
 
+    /**
+     * An ACL user on the shared Redis limited to one key prefix ({@code ~prefix*}, channels {@code
+     * &prefix*}, every command but the {@code @dangerous} ones), with a password made per run, for
+     * tests that reach Redis as a user with a password in the URL. Removed by {@link #close()}, as
+     * {@link MySqlTestDatabase} removes its user; the default user is left as it is.
+     */
+    public static final class AclUser implements AutoCloseable {
+        public final String name = "unread-it-" + UUID.randomUUID().toString().substring(0, 8);
+        public final String password = UUID.randomUUID().toString();
+
+        public AclUser(String prefix) {
+            try (Jedis jedis = connect(0)) {
+                jedis.aclSetUser(
+                        name,
+                        "reset",
+                        "on",
+                        ">" + password,
+                        "~" + prefix + "*",
+                        "&" + prefix + "*",
+                        "+@all",
+                        "-@dangerous");
+            }
+        }
+
+        /** {@code redis://NAME:PASSWORD@127.0.0.1:6379/0}. */
+        public String url() {
+            return "redis://" + name + ":" + password + "@" + HOST + ":" + PORT + "/0";
+        }
+
+        @Override
+        public void close() {
+            try (Jedis jedis = connect(0)) {
+                jedis.aclDelUser(name);
+            }
+        }
+    }
+
     /** Listens on one channel from a thread of its own until closed. */
     public static final class Subscriber implements AutoCloseable {
         private final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
