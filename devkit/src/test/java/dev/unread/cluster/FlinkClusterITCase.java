@@ -35,8 +35,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * with the commands docs/operations.md gives: submit the shaded jar; stop with a savepoint and
  * resubmit from it at another parallelism over two TaskManagers; {@code kill -9} a TaskManager
  * mid-stream and start a new one; {@code kill -9} the JobManager mid-stream and start a new one.
- * After each step Redis and MySQL equal the oracle of everything published so far. Prints the
- * start-up and recovery times that docs/operations.md reports (none is asserted).
+ * After each step Redis and MySQL equal the oracle of everything published so far; at the end the
+ * dead-letter topic holds every bad record. Prints the start-up and recovery times that
+ * docs/operations.md reports (none is asserted).
  */
 class FlinkClusterITCase {
 
@@ -134,6 +135,14 @@ class FlinkClusterITCase {
                 ClusterJob.awaitRunning(cluster, job);
                 double jobManagerRecovery = seconds(restartedAt);
                 awaitAgreement(config, traffic, published, prefix, db, context);
+
+                // Nothing lost on the side either: every bad record of every step, dead-lettered.
+                JobHarness.assertDeadLetters(
+                        KAFKA,
+                        config,
+                        published.stream().flatMap(t -> t.bad().stream()).toList(),
+                        false,
+                        context + ", after the JobManager's loss");
 
                 cluster.flinkOrFail(Map.of(), "cancel", job);
                 System.out.printf(
