@@ -31,6 +31,9 @@ final class ClusterJob {
             Pattern.compile("Job has been submitted with JobID ([0-9a-f]{32})");
     private static final Pattern SAVEPOINT = Pattern.compile("Savepoint completed\\. Path: (\\S+)");
 
+    /** An argument bash passes on as it is written. */
+    private static final Pattern SHELL_WORD = Pattern.compile("[\\w./:=,@%+$-]+");
+
     private ClusterJob() {}
 
     /** The Flink lib folder the build wrote, standing in for a distribution's lib/. */
@@ -66,11 +69,12 @@ final class ClusterJob {
     }
 
     /**
-     * {@code flink run -d [-s SAVEPOINT] [-p N] JAR FLAGS}; returns the job's id. {@code savepoint}
-     * null: empty state; {@code parallelism} 0: the cluster's default.
+     * The arguments of {@code flink run -d [-s SAVEPOINT] [-p N] JAR FLAGS}. {@code savepoint}
+     * null: empty state; {@code parallelism} 0: the cluster's default. docs/operations.md shows
+     * them ({@link ClusterDocTest}).
      */
-    static String run(FlinkCluster cluster, UnreadConfig config, String savepoint, int parallelism)
-            throws Exception {
+    static List<String> runCommand(
+            String jar, UnreadConfig config, String savepoint, int parallelism) {
         List<String> command = new ArrayList<>(List.of("run", "-d"));
         if (savepoint != null) {
             command.addAll(List.of("-s", savepoint));
@@ -78,17 +82,62 @@ final class ClusterJob {
         if (parallelism > 0) {
             command.addAll(List.of("-p", String.valueOf(parallelism)));
         }
-        command.add(jar().toString());
+        command.add(jar);
         command.addAll(args(config));
-        String output = cluster.flinkOrFail(Map.of(), command.toArray(String[]::new));
+        return command;
+    }
+
+    /** The arguments of {@code flink stop --savepointPath DIR JOB}. */
+    static List<String> stopCommand(String savepointDir, String job) {
+        return List.of("stop", "--savepointPath", savepointDir, job);
+    }
+
+    /** The arguments of {@code flink list -r}: the running jobs. */
+    static List<String> listCommand() {
+        return List.of("list", "-r");
+    }
+
+    /** The arguments of {@code flink cancel JOB}. */
+    static List<String> cancelCommand(String job) {
+        return List.of("cancel", job);
+    }
+
+    /**
+     * {@code args} as docs/operations.md writes a command for bash: {@code flink}, its options and
+     * the jar on one line, then each of the job's flags and its value on a line of its own; an
+     * empty value or one with characters the shell would take apart in single quotes ({@code $}
+     * left alone, for a variable such as {@code $JOB}).
+     */
+    static String shown(List<String> args) {
+        StringBuilder line = new StringBuilder("flink");
+        for (String arg : args) {
+            boolean jobFlag =
+                    arg.startsWith("--") && UnreadConfig.defaults().containsKey(arg.substring(2));
+            line.append(jobFlag ? " \\\n    " : " ")
+                    .append(SHELL_WORD.matcher(arg).matches() ? arg : "'" + arg + "'");
+        }
+        return line.toString();
+    }
+
+    /** Runs {@code flink ARGS} against {@code cluster}; returns what it printed. */
+    static String flink(FlinkCluster cluster, List<String> args) throws Exception {
+        return cluster.flinkOrFail(Map.of(), args.toArray(String[]::new));
+    }
+
+    /** {@link #runCommand} with the jar the build wrote; returns the job's id. */
+    static String run(FlinkCluster cluster, UnreadConfig config, String savepoint, int parallelism)
+            throws Exception {
+        String output =
+                flink(cluster, runCommand(jar().toString(), config, savepoint, parallelism));
         return find(SUBMITTED, output, "a job id");
     }
 
-    /** {@code flink stop --savepointPath DIR JOB}; returns the savepoint's path. */
+    /**
+     * {@link #stopCommand} into the cluster's savepoint directory; returns the savepoint's path.
+     */
     static String stop(FlinkCluster cluster, String job) throws Exception {
         String savepoints = cluster.config().getString("execution.checkpointing.savepoint-dir", "");
-        String output = cluster.flinkOrFail(Map.of(), "stop", "--savepointPath", savepoints, job);
-        return find(SAVEPOINT, output, "a savepoint path");
+        return find(SAVEPOINT, flink(cluster, stopCommand(savepoints, job)), "a savepoint path");
     }
 
     /** Waits until the job and every one of its vertices run; fails if the job ends first. */

@@ -38,6 +38,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * After each step Redis and MySQL equal the oracle of everything published so far; at the end the
  * dead-letter topic holds every bad record. Prints the start-up and recovery times that
  * docs/operations.md reports (none is asserted).
+ *
+ * <p>This is docs/operations.md's section "Tested on a real cluster": its CLI commands are built by
+ * {@link ClusterJob} and its high-availability settings by {@link #highAvailability}, and {@link
+ * ClusterDocTest} checks that the section shows exactly these.
  */
 class FlinkClusterITCase {
 
@@ -57,6 +61,12 @@ class FlinkClusterITCase {
 
     /** ZooKeeper's minimum session timeout is two ticks: short ticks allow a short session. */
     private static final int ZOOKEEPER_TICK_MS = 500;
+
+    /**
+     * This cluster's name in ZooKeeper and in the HA storage directory: a JobManager that replaces
+     * a lost one finds the cluster's jobs under it.
+     */
+    static final String CLUSTER_ID = "/unread";
 
     @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
 
@@ -107,7 +117,7 @@ class FlinkClusterITCase {
                 String savepoint = ClusterJob.stop(cluster, job);
                 job = ClusterJob.run(cluster, config, savepoint, 4);
                 ClusterJob.awaitRunning(cluster, job);
-                assertThat(cluster.flinkOrFail(Map.of(), "list", "-r"))
+                assertThat(ClusterJob.flink(cluster, ClusterJob.listCommand()))
                         .contains(job + " : unread (RUNNING)");
                 publishAndAwaitAgreement(config, seed, 2, published, prefix, db, context);
 
@@ -144,7 +154,7 @@ class FlinkClusterITCase {
                         false,
                         context + ", after the JobManager's loss");
 
-                cluster.flinkOrFail(Map.of(), "cancel", job);
+                ClusterJob.flink(cluster, ClusterJob.cancelCommand(job));
                 System.out.printf(
                         "FlinkClusterITCase timings: cluster up (JobManager REST + 2 TaskManagers"
                                 + " registered) %.1f s; TaskManager killed: loss detected %.1f s,"
@@ -167,12 +177,26 @@ class FlinkClusterITCase {
     /** {@link #OVERRIDES} with high availability through {@code zooKeeper}. */
     private static Map<String, String> withZooKeeper(TestingServer zooKeeper, Path dir) {
         Map<String, String> all = new LinkedHashMap<>(OVERRIDES);
-        all.put("high-availability.type", "zookeeper");
-        all.put("high-availability.zookeeper.quorum", zooKeeper.getConnectString());
-        all.put("high-availability.storageDir", dir.resolve("ha").toUri().toString());
-        // A dead JobManager's leadership lapses when its session does; the default is 60 s.
-        all.put("high-availability.zookeeper.client.session-timeout", "4 s");
+        all.putAll(
+                highAvailability(
+                        zooKeeper.getConnectString(), dir.resolve("ha").toUri().toString()));
         return all;
+    }
+
+    /**
+     * ZooKeeper high availability as docs/operations.md ("High availability") gives it, with the
+     * ZooKeeper servers {@code quorum} and the JobManagers' shared {@code storageDir}, in the order
+     * the doc lists them.
+     */
+    static Map<String, String> highAvailability(String quorum, String storageDir) {
+        Map<String, String> ha = new LinkedHashMap<>();
+        ha.put("high-availability.type", "zookeeper");
+        ha.put("high-availability.zookeeper.quorum", quorum);
+        ha.put("high-availability.storageDir", storageDir);
+        ha.put("high-availability.cluster-id", CLUSTER_ID);
+        // A dead JobManager's leadership lapses when its session does; the default is 60 s.
+        ha.put("high-availability.zookeeper.client.session-timeout", "4 s");
+        return ha;
     }
 
     /** Publishes step {@code step}'s traffic (its own seed, bad records among it). */
