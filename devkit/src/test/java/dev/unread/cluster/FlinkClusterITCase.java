@@ -141,9 +141,12 @@ class FlinkClusterITCase {
                 cluster.kill(jobManager);
                 long restartedAt = System.nanoTime();
                 cluster.startJobManager();
+                // Its REST API answers once it leads: the dead one's ZooKeeper session is over.
+                long leadingAt = System.nanoTime();
                 double jobManagerUp = seconds(restartedAt);
                 ClusterJob.awaitRunning(cluster, job);
                 double jobManagerRecovery = seconds(restartedAt);
+                double jobManagerRecoveryAfterUp = seconds(leadingAt);
                 awaitAgreement(config, traffic, published, prefix, db, context);
 
                 // Nothing lost on the side either: every bad record of every step, dead-lettered.
@@ -160,12 +163,13 @@ class FlinkClusterITCase {
                                 + " registered) %.1f s; TaskManager killed: loss detected %.1f s,"
                                 + " RUNNING %.1f s after the new TaskManager started; JobManager"
                                 + " killed: new one's REST up %.1f s, RUNNING %.1f s after it"
-                                + " started%n",
+                                + " started, %.1f s after its REST was up%n",
                         startUp,
                         taskManagerLossDetected,
                         taskManagerRecovery,
                         jobManagerUp,
-                        jobManagerRecovery);
+                        jobManagerRecovery,
+                        jobManagerRecoveryAfterUp);
             } finally {
                 TestRedis.deleteKeys(prefix);
             }
