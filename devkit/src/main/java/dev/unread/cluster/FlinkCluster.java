@@ -37,7 +37,8 @@ import org.apache.flink.configuration.TaskManagerOptions;
  * devkit/target/flink-cluster/lib}, written by the build). Memory flags come from Flink's {@code
  * BashJavaUtils}, as in {@code bin/jobmanager.sh}, and the configuration is the project's {@code
  * flink-conf/config.yaml} with this machine's addresses, ports and paths: the cluster the job meets
- * in production, for the cluster tests and {@code unread cluster}.
+ * in production, for the cluster tests ({@code FlinkClusterITCase}, {@code
+ * FlinkClusterLeakITCase}).
  */
 public final class FlinkCluster implements AutoCloseable {
 

@@ -12,7 +12,7 @@ import org.apache.flink.api.common.JobID;
 
 /**
  * Flink's REST API as an operator reads it from the web UI: a job's checkpoint statistics here, and
- * any other resource for the cluster tests and {@code unread cluster}.
+ * any other resource for the cluster tests.
  */
 public final class FlinkRest {
 
