@@ -16,7 +16,11 @@ import java.util.Map;
 public final class ApiConfig {
 
     public static final Setting HOST = new Setting("api-host", "127.0.0.1");
-    public static final Setting PORT = new Setting("api-port", "8080");
+
+    /** A constant, for the flags of the tools that start the API to show as their default. */
+    public static final String DEFAULT_PORT = "8080";
+
+    public static final Setting PORT = new Setting("api-port", DEFAULT_PORT);
     public static final Setting TIMEOUT_MS = new Setting("api-timeout-ms", "5000");
     public static final Setting STREAM_HEARTBEAT_MS =
             new Setting("api-stream-heartbeat-ms", "15000");
