@@ -30,6 +30,9 @@ public final class ApiConfig {
     public static final Setting STREAM_SENDER_THREADS =
             new Setting("api-stream-sender-threads", "16");
 
+    /** The API reads its settings from the environment alone. */
+    private static final Map<String, String> NO_FLAGS = Map.of();
+
     public static final String HOST_ENV = HOST.env();
     public static final String PORT_ENV = PORT.env();
 
@@ -186,38 +189,33 @@ public final class ApiConfig {
         return new Builder();
     }
 
-    /** The defaults overridden by those of {@code env} (usually {@code System.getenv()}) set. */
+    /**
+     * The defaults overridden by those of {@code env} (usually {@code System.getenv()}) set, each
+     * read by {@link Setting#from} as the job reads its settings; the API takes no flags.
+     */
     public static ApiConfig fromEnv(Map<String, String> env) {
         Builder b = builder();
-        apply(env, HOST_ENV, v -> b.host = v);
-        apply(env, PORT_ENV, v -> b.port = wholeNumber(PORT_ENV, v));
-        apply(env, TOKEN_ENV, v -> b.token = v);
-        apply(env, JWT_SECRET_ENV, v -> b.jwtSecret = v);
-        apply(env, JWT_PUBLIC_KEY_ENV, v -> b.jwtPublicKey = v);
-        apply(env, TIMEOUT_ENV, v -> b.timeoutMs = wholeNumber(TIMEOUT_ENV, v));
-        apply(
-                env,
-                STREAM_HEARTBEAT_ENV,
-                v -> b.streamHeartbeatMs = wholeNumber(STREAM_HEARTBEAT_ENV, v));
-        apply(env, STREAM_BUFFER_ENV, v -> b.streamBuffer = wholeNumber(STREAM_BUFFER_ENV, v));
-        apply(
-                env,
-                STREAM_WRITE_TIMEOUT_ENV,
-                v -> b.streamWriteTimeoutMs = wholeNumber(STREAM_WRITE_TIMEOUT_ENV, v));
-        apply(
-                env,
-                STREAM_SENDER_THREADS_ENV,
-                v -> b.streamSenderThreads = wholeNumber(STREAM_SENDER_THREADS_ENV, v));
-        apply(env, REDIS_URL_ENV, v -> b.redisUrl = v);
-        apply(env, REDIS_CLUSTER_NODES_ENV, v -> b.redisClusterNodes = v);
-        apply(env, REDIS_CA_FILE_ENV, v -> b.redisCaFile = v);
-        apply(env, REDIS_KEY_PREFIX_ENV, v -> b.redisKeyPrefix = v);
-        apply(env, JDBC_URL_ENV, v -> b.jdbcUrl = v);
-        apply(env, JDBC_USER_ENV, v -> b.jdbcUser = v);
-        apply(env, JDBC_PASSWORD_ENV, v -> b.jdbcPassword = v);
-        apply(env, KAFKA_BOOTSTRAP_ENV, v -> b.kafkaBootstrap = v);
-        apply(env, READS_TOPIC_ENV, v -> b.readsTopic = v);
-        apply(env, KAFKA_PROPERTIES_ENV, v -> b.kafkaProperties = KafkaClientProperties.load(v));
+        b.host = HOST.from(NO_FLAGS, env);
+        b.port = wholeNumber(PORT, env);
+        b.token = env.get(TOKEN_ENV);
+        b.jwtSecret = env.get(JWT_SECRET_ENV);
+        b.jwtPublicKey = env.get(JWT_PUBLIC_KEY_ENV);
+        b.timeoutMs = wholeNumber(TIMEOUT_MS, env);
+        b.streamHeartbeatMs = wholeNumber(STREAM_HEARTBEAT_MS, env);
+        b.streamBuffer = wholeNumber(STREAM_BUFFER, env);
+        b.streamWriteTimeoutMs = wholeNumber(STREAM_WRITE_TIMEOUT_MS, env);
+        b.streamSenderThreads = wholeNumber(STREAM_SENDER_THREADS, env);
+        b.redisUrl = Settings.REDIS_URL.from(NO_FLAGS, env);
+        b.redisClusterNodes = Settings.REDIS_CLUSTER_NODES.from(NO_FLAGS, env);
+        b.redisCaFile = Settings.REDIS_CA_FILE.from(NO_FLAGS, env);
+        b.redisKeyPrefix = Settings.REDIS_KEY_PREFIX.from(NO_FLAGS, env);
+        b.jdbcUrl = Settings.JDBC_URL.from(NO_FLAGS, env);
+        b.jdbcUser = Settings.JDBC_USER.from(NO_FLAGS, env);
+        b.jdbcPassword = env.getOrDefault(JDBC_PASSWORD_ENV, "");
+        b.kafkaBootstrap = Settings.KAFKA_BOOTSTRAP.from(NO_FLAGS, env);
+        b.readsTopic = Settings.READS_TOPIC.from(NO_FLAGS, env);
+        b.kafkaProperties =
+                KafkaClientProperties.load(Settings.KAFKA_PROPERTIES.from(NO_FLAGS, env));
         return b.build();
     }
 
@@ -300,16 +298,10 @@ public final class ApiConfig {
         return jwt == null ? "bearer token" : "bearer token + " + jwt;
     }
 
-    private static void apply(
-            Map<String, String> env, String name, java.util.function.Consumer<String> setter) {
-        String value = env.get(name);
-        if (value != null) {
-            setter.accept(value);
-        }
-    }
-
-    private static int wholeNumber(String name, String value) {
-        long parsed = Settings.wholeNumber(name, value, Integer.MIN_VALUE);
+    /** {@code setting} from {@code env} as an int, the error naming its variable. */
+    private static int wholeNumber(Setting setting, Map<String, String> env) {
+        String name = setting.env();
+        long parsed = Settings.wholeNumber(name, setting.from(NO_FLAGS, env), Integer.MIN_VALUE);
         if (parsed > Integer.MAX_VALUE) {
             throw new IllegalArgumentException(name + " must be at most " + Integer.MAX_VALUE);
         }
