@@ -5,6 +5,7 @@ import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.Setting;
 import dev.unread.contract.Settings;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -60,6 +61,33 @@ public final class ApiConfig {
     public static final String KAFKA_BOOTSTRAP_ENV = Settings.KAFKA_BOOTSTRAP.env();
     public static final String READS_TOPIC_ENV = Settings.READS_TOPIC.env();
     public static final String KAFKA_PROPERTIES_ENV = Settings.KAFKA_PROPERTIES.env();
+
+    /**
+     * The settings {@link #fromEnv} reads, in the order the API's help lists them; besides these it
+     * reads only the {@link #SECRETS}.
+     */
+    public static final List<Setting> SETTINGS =
+            List.of(
+                    HOST,
+                    PORT,
+                    TIMEOUT_MS,
+                    Settings.REDIS_URL,
+                    Settings.REDIS_CLUSTER_NODES,
+                    Settings.REDIS_CA_FILE,
+                    Settings.REDIS_KEY_PREFIX,
+                    Settings.JDBC_URL,
+                    Settings.JDBC_USER,
+                    Settings.KAFKA_BOOTSTRAP,
+                    Settings.KAFKA_PROPERTIES,
+                    Settings.READS_TOPIC,
+                    STREAM_HEARTBEAT_MS,
+                    STREAM_BUFFER,
+                    STREAM_WRITE_TIMEOUT_MS,
+                    STREAM_SENDER_THREADS);
+
+    /** The variables {@link #fromEnv} reads that hold secrets: unset by default, and no flag. */
+    public static final List<String> SECRETS =
+            List.of(TOKEN_ENV, JWT_SECRET_ENV, JWT_PUBLIC_KEY_ENV, JDBC_PASSWORD_ENV);
 
     /** Address to bind; loopback by default so that nothing is exposed by accident. */
     public final String host;
