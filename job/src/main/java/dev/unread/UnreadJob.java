@@ -24,6 +24,7 @@ import dev.unread.state.ConversationReaders;
 import dev.unread.state.GroupFanOut;
 import dev.unread.state.UnreadCounter;
 import dev.unread.state.UnreadCounterOperator;
+import java.util.Map;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -41,6 +42,8 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The unread pipeline: three Kafka topics parsed into events; group conversations keyed by
@@ -53,6 +56,8 @@ import org.apache.flink.util.Collector;
  * sources and {@link #main} wires the production ones.
  */
 public final class UnreadJob {
+
+    private static final Logger LOG = LoggerFactory.getLogger(UnreadJob.class);
 
     /** Operator ids: state in savepoints is matched by these, so they never change. */
     public static final String MESSAGES_SOURCE_UID = "chat-messages-source";
@@ -162,11 +167,21 @@ public final class UnreadJob {
     }
 
     public static void main(String[] args) throws Exception {
-        UnreadConfig config = UnreadConfig.fromArgs(args, System.getenv());
+        UnreadConfig config = config(args, System.getenv());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.configure(settings(config));
         forProduction(config).build(env);
         env.execute("unread");
+    }
+
+    /**
+     * The settings of {@code args} over {@code env}, logged so that an operator sees what the job
+     * runs with; {@link UnreadConfig#toString} leaves every secret out.
+     */
+    static UnreadConfig config(String[] args, Map<String, String> env) {
+        UnreadConfig config = UnreadConfig.fromArgs(args, env);
+        LOG.info("unread job settings: {}", config);
+        return config;
     }
 
     /**

@@ -49,7 +49,7 @@ public final class RedisNames {
     public static final String READ_PROGRESS_CHANGED = "READ_PROGRESS_CHANGED";
 
     /** Pub/Sub channel per user: UNREAD_CHANGED, one per user per flush that changed counts. */
-    public static final String UNREAD_CHANGED = "UNREAD_CHANGED:";
+    public static final String UNREAD_CHANGED = MessageTypes.UNREAD_CHANGED + ":";
 
     /** Pub/Sub channel per user: the READ_RECEIPTs that concern the user. */
     public static final String READ_RECEIPTS = "READ_RECEIPTS:";

@@ -3,6 +3,7 @@ package dev.unread.bench;
 import dev.unread.api.ApiConfig;
 import dev.unread.api.StateQueryApi;
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.MessageTypes;
 import dev.unread.contract.RedisNames;
 import dev.unread.generator.TrafficGenerator;
 import dev.unread.generator.TrafficProducer;
@@ -352,9 +353,9 @@ public final class LiveLoad {
             if (!line.startsWith("data:")) {
                 return;
             }
-            if (line.contains("\"UNREAD_CHANGED\"")) {
+            if (line.contains('"' + MessageTypes.UNREAD_CHANGED + '"')) {
                 seen.add(new long[] {user, version(line), System.nanoTime()});
-            } else if (line.contains("\"SNAPSHOT\"")) {
+            } else if (line.contains('"' + MessageTypes.SNAPSHOT + '"')) {
                 snapshots.incrementAndGet();
             }
         }

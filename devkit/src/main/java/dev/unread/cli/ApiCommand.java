@@ -4,7 +4,6 @@ import dev.unread.api.ApiConfig;
 import dev.unread.api.StateQueryApi;
 import dev.unread.contract.Setting;
 import dev.unread.contract.Settings;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -35,22 +34,18 @@ final class ApiCommand implements Callable<Integer> {
 
     static final String NAME = "api";
 
-    /** The environment the API reads, in the order help lists it; secrets have no default. */
-    private static final List<Setting> ENVIRONMENT =
-            List.of(
-                    ApiConfig.HOST,
-                    ApiConfig.PORT,
-                    ApiConfig.TIMEOUT_MS,
-                    Settings.REDIS_URL,
-                    Settings.REDIS_KEY_PREFIX,
-                    Settings.JDBC_URL,
-                    Settings.JDBC_USER,
-                    Settings.KAFKA_BOOTSTRAP,
-                    Settings.READS_TOPIC,
-                    ApiConfig.STREAM_HEARTBEAT_MS,
-                    ApiConfig.STREAM_BUFFER,
-                    ApiConfig.STREAM_WRITE_TIMEOUT_MS,
-                    ApiConfig.STREAM_SENDER_THREADS);
+    /** What help says of each secret the API reads; a secret missing here shows as unset. */
+    private static final Map<String, String> SECRETS =
+            Map.of(
+                    ApiConfig.TOKEN_ENV,
+                    "bearer token every route but /health, /metrics and /openapi.json needs"
+                            + " (unset: none)",
+                    ApiConfig.JWT_SECRET_ENV,
+                    "HS256 key of per-user JWTs, at least 32 bytes (unset: none)",
+                    ApiConfig.JWT_PUBLIC_KEY_ENV,
+                    "or the RS256 public key of per-user JWTs, PEM (unset: none)",
+                    Settings.JDBC_PASSWORD_ENV,
+                    "(empty)");
 
     private CommandSpec spec;
 
@@ -117,32 +112,22 @@ final class ApiCommand implements Callable<Integer> {
         }
     }
 
-    /** The variables and their defaults, for the help's footer, from their declarations. */
+    /**
+     * The variables the API reads ({@link ApiConfig#SETTINGS} with their defaults, then {@link
+     * ApiConfig#SECRETS}), for the help's footer.
+     */
     static String environment() {
         StringBuilder sb = new StringBuilder();
-        for (Setting setting : ENVIRONMENT) {
+        for (Setting setting : ApiConfig.SETTINGS) {
             String value = setting.defaultValue();
             sb.append(
                     String.format(
                             "  %-26s %s%n", setting.env(), value.isEmpty() ? "(empty)" : value));
         }
-        sb.append(
-                String.format(
-                        "  %-26s %s%n",
-                        ApiConfig.TOKEN_ENV,
-                        "bearer token every route but /health, /metrics and /openapi.json needs"
-                                + " (unset: none)"));
-        sb.append(
-                String.format(
-                        "  %-26s %s%n",
-                        ApiConfig.JWT_SECRET_ENV,
-                        "HS256 key of per-user JWTs, at least 32 bytes (unset: none)"));
-        sb.append(
-                String.format(
-                        "  %-26s %s%n",
-                        ApiConfig.JWT_PUBLIC_KEY_ENV,
-                        "or the RS256 public key of per-user JWTs, PEM (unset: none)"));
-        sb.append(String.format("  %-26s %s%n", Settings.JDBC_PASSWORD_ENV, "(empty)"));
+        for (String secret : ApiConfig.SECRETS) {
+            sb.append(
+                    String.format("  %-26s %s%n", secret, SECRETS.getOrDefault(secret, "(unset)")));
+        }
         return sb.toString();
     }
 }

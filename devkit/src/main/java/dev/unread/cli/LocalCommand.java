@@ -1,5 +1,6 @@
 package dev.unread.cli;
 
+import dev.unread.api.ApiConfig;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -50,7 +51,7 @@ final class LocalCommand implements Callable<Integer> {
     @Option(
             names = "--api-port",
             paramLabel = "PORT",
-            defaultValue = "8080",
+            defaultValue = ApiConfig.DEFAULT_PORT,
             description = "HTTP API port (default ${DEFAULT-VALUE}; 0: any free port)")
     int apiPort;
 

@@ -2,10 +2,13 @@ package dev.unread.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.api.ApiConfig;
+import dev.unread.contract.Setting;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class UnreadTest {
@@ -67,10 +70,26 @@ class UnreadTest {
     }
 
     @Test
-    void helpOfApiShowsItsPortFlagAndEnvironment() {
-        assertThat(Unread.run(new String[] {"help", "api"}, session)).isEqualTo(Unread.OK);
+    void helpOfApiShowsItsPortFlagAndEveryVariableTheApiReads() {
+        assertThat(Unread.run(new String[] {"api", "--help"}, session)).isEqualTo(Unread.OK);
+        // Once by name: these three were missing from a list kept by hand.
         assertThat(out())
-                .contains("Usage: unread api", "--port", "UNREAD_API_TOKEN", "UNREAD_REDIS_URL");
+                .contains(
+                        "Usage: unread api",
+                        "--port",
+                        "UNREAD_KAFKA_PROPERTIES",
+                        "UNREAD_REDIS_CA_FILE",
+                        "UNREAD_REDIS_CLUSTER_NODES");
+        for (Setting setting : ApiConfig.SETTINGS) {
+            String value = setting.defaultValue();
+            assertThat(out())
+                    .containsPattern(
+                            Pattern.quote(setting.env())
+                                    + " +"
+                                    + Pattern.quote(value.isEmpty() ? "(empty)" : value)
+                                    + "\\R");
+        }
+        assertThat(out()).contains(ApiConfig.SECRETS);
     }
 
     @Test

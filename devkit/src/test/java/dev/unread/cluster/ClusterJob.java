@@ -44,7 +44,11 @@ final class ClusterJob {
     /** The shaded job jar of the package phase (failsafe runs after it). */
     static Path jar() throws IOException {
         try (Stream<Path> files = Files.list(ROOT.resolve("job/target"))) {
-            return files.filter(p -> p.getFileName().toString().matches("unread-job-.*\\.jar"))
+            // The shaded jar, not the test-jar beside it.
+            return files.filter(
+                            p ->
+                                    p.getFileName().toString().matches("unread-job-.*\\.jar")
+                                            && !p.getFileName().toString().endsWith("-tests.jar"))
                     .findFirst()
                     .orElseThrow(
                             () ->

@@ -7,8 +7,10 @@ import dev.unread.contract.Settings;
 import dev.unread.state.ConversationReaders;
 import dev.unread.state.UnreadCounter;
 import java.io.Serializable;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
@@ -25,42 +27,51 @@ public final class UnreadConfig implements Serializable {
     /** One day: far more than any clock skew between chat servers and the Kafka brokers. */
     public static final long DEFAULT_MAX_FUTURE_SKEW_MS = 24 * 60 * 60 * 1000L;
 
-    /** Settings by flag name, with their defaults, in the order {@code --help} lists them. */
-    private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
+    public static final Setting GROUP_ID = new Setting("group-id", "unread");
+    public static final Setting FLUSH_INTERVAL_MS = new Setting("flush-interval-ms", "100");
+    public static final Setting PARALLELISM = new Setting("parallelism", "0");
+    public static final Setting MAX_PARALLELISM = new Setting("max-parallelism", "128");
+    public static final Setting CHECKPOINT_INTERVAL_MS =
+            new Setting("checkpoint-interval-ms", "10000");
+    public static final Setting IDLE_STATE_DAYS = new Setting("idle-state-days", "0");
+    public static final Setting MAX_FUTURE_SKEW_MS =
+            new Setting("max-future-skew-ms", String.valueOf(DEFAULT_MAX_FUTURE_SKEW_MS));
+    public static final Setting RECEIPT_PARTICIPANTS_MAX =
+            new Setting(
+                    "receipt-participants-max",
+                    String.valueOf(ConversationReaders.DEFAULT_MAX_RECEIPT_PARTICIPANTS));
 
-    static {
-        for (Setting shared :
-                new Setting[] {
+    /** Every setting of the job, in the order {@code --help} lists them. */
+    private static final List<Setting> SETTINGS =
+            List.of(
                     Settings.KAFKA_BOOTSTRAP,
                     Settings.MESSAGES_TOPIC,
                     Settings.READS_TOPIC,
                     Settings.CONVERSATIONS_TOPIC,
                     Settings.DEAD_LETTER_TOPIC,
                     Settings.KAFKA_PROPERTIES,
-                }) {
-            DEFAULTS.put(shared.name(), shared.defaultValue());
-        }
-        DEFAULTS.put("group-id", "unread");
-        for (Setting shared :
-                new Setting[] {
+                    GROUP_ID,
                     Settings.REDIS_URL,
                     Settings.REDIS_CLUSTER_NODES,
                     Settings.REDIS_CA_FILE,
                     Settings.REDIS_KEY_PREFIX,
                     Settings.JDBC_URL,
                     Settings.JDBC_USER,
-                }) {
-            DEFAULTS.put(shared.name(), shared.defaultValue());
+                    FLUSH_INTERVAL_MS,
+                    PARALLELISM,
+                    MAX_PARALLELISM,
+                    CHECKPOINT_INTERVAL_MS,
+                    IDLE_STATE_DAYS,
+                    MAX_FUTURE_SKEW_MS,
+                    RECEIPT_PARTICIPANTS_MAX);
+
+    /** {@link #SETTINGS} by flag name, with their defaults, in the same order. */
+    private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
+
+    static {
+        for (Setting setting : SETTINGS) {
+            DEFAULTS.put(setting.name(), setting.defaultValue());
         }
-        DEFAULTS.put("flush-interval-ms", "100");
-        DEFAULTS.put("parallelism", "0");
-        DEFAULTS.put("max-parallelism", "128");
-        DEFAULTS.put("checkpoint-interval-ms", "10000");
-        DEFAULTS.put("idle-state-days", "0");
-        DEFAULTS.put("max-future-skew-ms", String.valueOf(DEFAULT_MAX_FUTURE_SKEW_MS));
-        DEFAULTS.put(
-                "receipt-participants-max",
-                String.valueOf(ConversationReaders.DEFAULT_MAX_RECEIPT_PARTICIPANTS));
     }
 
     /** Read from the environment only. */
@@ -120,57 +131,59 @@ public final class UnreadConfig implements Serializable {
      */
     public final int receiptParticipantsMax;
 
-    private UnreadConfig(Map<String, String> s, String jdbcPassword) {
-        kafkaBootstrap = s.get("kafka-bootstrap");
-        messagesTopic = s.get("messages-topic");
-        readsTopic = s.get("reads-topic");
-        conversationsTopic = s.get("conversations-topic");
-        deadLetterTopic = s.get("dead-letter-topic");
-        groupId = s.get("group-id");
-        kafkaProperties = KafkaClientProperties.load(s.get(Settings.KAFKA_PROPERTIES.name()));
-        redisUrl = s.get("redis-url");
-        redisClusterNodes = s.get(Settings.REDIS_CLUSTER_NODES.name());
-        redisCaFile = s.get(Settings.REDIS_CA_FILE.name());
-        redisKeyPrefix = s.get("redis-key-prefix");
-        jdbcUrl = s.get("jdbc-url");
-        jdbcUser = s.get("jdbc-user");
+    private UnreadConfig(Map<Setting, String> s, String jdbcPassword) {
+        kafkaBootstrap = s.get(Settings.KAFKA_BOOTSTRAP);
+        messagesTopic = s.get(Settings.MESSAGES_TOPIC);
+        readsTopic = s.get(Settings.READS_TOPIC);
+        conversationsTopic = s.get(Settings.CONVERSATIONS_TOPIC);
+        deadLetterTopic = s.get(Settings.DEAD_LETTER_TOPIC);
+        groupId = s.get(GROUP_ID);
+        kafkaProperties = KafkaClientProperties.load(s.get(Settings.KAFKA_PROPERTIES));
+        redisUrl = s.get(Settings.REDIS_URL);
+        redisClusterNodes = s.get(Settings.REDIS_CLUSTER_NODES);
+        redisCaFile = s.get(Settings.REDIS_CA_FILE);
+        redisKeyPrefix = s.get(Settings.REDIS_KEY_PREFIX);
+        jdbcUrl = s.get(Settings.JDBC_URL);
+        jdbcUser = s.get(Settings.JDBC_USER);
         this.jdbcPassword = jdbcPassword;
-        flushIntervalMs = positive(s, "flush-interval-ms");
-        parallelism = (int) atLeast(s, "parallelism", 0);
-        maxParallelism = (int) positive(s, "max-parallelism");
-        checkpointIntervalMs = positive(s, "checkpoint-interval-ms");
-        idleStateDays = atLeast(s, "idle-state-days", 0);
+        flushIntervalMs = atLeast(s, FLUSH_INTERVAL_MS, 1);
+        parallelism = (int) atLeast(s, PARALLELISM, 0);
+        maxParallelism = (int) atLeast(s, MAX_PARALLELISM, 1);
+        checkpointIntervalMs = atLeast(s, CHECKPOINT_INTERVAL_MS, 1);
+        idleStateDays = atLeast(s, IDLE_STATE_DAYS, 0);
         if (idleStateDays > UnreadCounter.MAX_IDLE_STATE_DAYS) {
             // Larger values meant as "forever" would put the expiry timer past what a timer holds.
             throw new IllegalArgumentException(
-                    "--idle-state-days must be at most "
+                    IDLE_STATE_DAYS.flag()
+                            + " must be at most "
                             + UnreadCounter.MAX_IDLE_STATE_DAYS
                             + " (100 years), was "
                             + idleStateDays
                             + "; 0 keeps state forever");
         }
-        maxFutureSkewMs = atLeast(s, "max-future-skew-ms", 0);
+        maxFutureSkewMs = atLeast(s, MAX_FUTURE_SKEW_MS, 0);
         // A limit past what an int holds is no limit: no conversation has that many participants.
         receiptParticipantsMax =
-                (int) Math.min(atLeast(s, "receipt-participants-max", 0), Integer.MAX_VALUE);
+                (int) Math.min(atLeast(s, RECEIPT_PARTICIPANTS_MAX, 0), Integer.MAX_VALUE);
     }
 
-    /** The defaults, overridden by the environment, overridden by {@code settings}. */
-    public static UnreadConfig from(Map<String, String> settings, Map<String, String> env) {
-        Map<String, String> merged = new HashMap<>(DEFAULTS);
-        for (String name : DEFAULTS.keySet()) {
-            String value = env.get(envName(name));
-            if (value != null) {
-                merged.put(name, value);
+    /**
+     * Each setting from {@code flags} (by name), else {@code env}, else its default, as {@link
+     * Setting#from} reads every setting of the job and the API.
+     *
+     * @throws IllegalArgumentException on a flag of no setting, or a value out of range
+     */
+    public static UnreadConfig from(Map<String, String> flags, Map<String, String> env) {
+        for (String name : flags.keySet()) {
+            if (!DEFAULTS.containsKey(name)) {
+                throw new IllegalArgumentException("unknown setting --" + name);
             }
         }
-        for (Map.Entry<String, String> e : settings.entrySet()) {
-            if (!DEFAULTS.containsKey(e.getKey())) {
-                throw new IllegalArgumentException("unknown setting --" + e.getKey());
-            }
-            merged.put(e.getKey(), e.getValue());
+        Map<Setting, String> values = new HashMap<>();
+        for (Setting setting : SETTINGS) {
+            values.put(setting, setting.from(flags, env));
         }
-        return new UnreadConfig(merged, env.getOrDefault(JDBC_PASSWORD_ENV, ""));
+        return new UnreadConfig(values, env.getOrDefault(JDBC_PASSWORD_ENV, ""));
     }
 
     /** Flags of the form {@code --name value} or {@code --name=value}, plus the environment. */
@@ -213,15 +226,11 @@ public final class UnreadConfig implements Serializable {
 
     /** The settings by flag name with their defaults, in the order help lists them. */
     public static Map<String, String> defaults() {
-        return java.util.Collections.unmodifiableMap(DEFAULTS);
+        return Collections.unmodifiableMap(DEFAULTS);
     }
 
-    private static long positive(Map<String, String> s, String name) {
-        return atLeast(s, name, 1);
-    }
-
-    private static long atLeast(Map<String, String> s, String name, long min) {
-        return Settings.wholeNumber("--" + name, s.get(name), min);
+    private static long atLeast(Map<Setting, String> s, Setting setting, long min) {
+        return Settings.wholeNumber(setting.flag(), s.get(setting), min);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.unread.sinks;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.MessageTypes;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.ReadReceipt;
 import java.util.ArrayList;
@@ -47,7 +48,9 @@ public class RedisReceipts implements Sink<ReadReceipt> {
 
     /** The message published for {@code receipt}, whatever its channel. */
     public static String receiptJson(ReadReceipt receipt) {
-        return "{\"type\":\"READ_RECEIPT\",\"conversationId\":"
+        return "{\"type\":\""
+                + MessageTypes.READ_RECEIPT
+                + "\",\"conversationId\":"
                 + receipt.conversationId
                 + ",\"userId\":"
                 + receipt.readerId

@@ -1,5 +1,6 @@
 package dev.unread.sinks;
 
+import dev.unread.contract.MessageTypes;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.UnreadCount;
 
@@ -72,7 +73,9 @@ final class UnreadChanged {
                                         + mentions.length()
                                         + totals.length()
                                         + marked.length())
-                        .append("{\"type\":\"UNREAD_CHANGED\",\"userId\":")
+                        .append("{\"type\":\"")
+                        .append(MessageTypes.UNREAD_CHANGED)
+                        .append("\",\"userId\":")
                         .append(userId)
                         .append(",\"version\":")
                         .append(version);

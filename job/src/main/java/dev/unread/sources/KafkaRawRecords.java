@@ -4,6 +4,7 @@ import dev.unread.config.UnreadConfig;
 import dev.unread.events.RawRecord;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.util.Collector;
@@ -29,16 +30,8 @@ public final class KafkaRawRecords {
                 .build();
     }
 
-    /** Everything in {@code topic} up to its end at start: a job that stops when it is read. */
-    public static KafkaSource<RawRecord> bounded(UnreadConfig config, String topic) {
-        return builder(config, topic)
-                .setStartingOffsets(OffsetsInitializer.earliest())
-                .setBounded(OffsetsInitializer.latest())
-                .build();
-    }
-
-    private static org.apache.flink.connector.kafka.source.KafkaSourceBuilder<RawRecord> builder(
-            UnreadConfig config, String topic) {
+    /** The source of {@code topic} without its offsets; tests bound it. */
+    static KafkaSourceBuilder<RawRecord> builder(UnreadConfig config, String topic) {
         return KafkaSource.<RawRecord>builder()
                 // SASL, TLS and timeouts first, so that the settings below win over the file's.
                 .setProperties(config.kafkaClientProperties())

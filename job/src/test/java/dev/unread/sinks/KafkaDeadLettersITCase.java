@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.DeadLetters;
-import dev.unread.sources.KafkaRawRecords;
+import dev.unread.sources.BoundedRawRecords;
 import dev.unread.testing.JobHarness;
 import dev.unread.testing.KafkaBroker;
 import java.util.HashMap;
@@ -104,9 +104,9 @@ class KafkaDeadLettersITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.configure(settings);
         new UnreadJob(
-                        KafkaRawRecords.bounded(config, config.messagesTopic),
-                        KafkaRawRecords.bounded(config, config.readsTopic),
-                        KafkaRawRecords.bounded(config, config.conversationsTopic),
+                        BoundedRawRecords.of(config, config.messagesTopic),
+                        BoundedRawRecords.of(config, config.readsTopic),
+                        BoundedRawRecords.of(config, config.conversationsTopic),
                         new UnreadJob.Outputs(
                                 new DiscardingSink<>(),
                                 new DiscardingSink<>(),

@@ -5,6 +5,7 @@ import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.Setting;
 import dev.unread.contract.Settings;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -16,7 +17,11 @@ import java.util.Map;
 public final class ApiConfig {
 
     public static final Setting HOST = new Setting("api-host", "127.0.0.1");
-    public static final Setting PORT = new Setting("api-port", "8080");
+
+    /** A constant, for the flags of the tools that start the API to show as their default. */
+    public static final String DEFAULT_PORT = "8080";
+
+    public static final Setting PORT = new Setting("api-port", DEFAULT_PORT);
     public static final Setting TIMEOUT_MS = new Setting("api-timeout-ms", "5000");
     public static final Setting STREAM_HEARTBEAT_MS =
             new Setting("api-stream-heartbeat-ms", "15000");
@@ -25,6 +30,9 @@ public final class ApiConfig {
             new Setting("api-stream-write-timeout-ms", "10000");
     public static final Setting STREAM_SENDER_THREADS =
             new Setting("api-stream-sender-threads", "16");
+
+    /** The API reads its settings from the environment alone. */
+    private static final Map<String, String> NO_FLAGS = Map.of();
 
     public static final String HOST_ENV = HOST.env();
     public static final String PORT_ENV = PORT.env();
@@ -53,6 +61,33 @@ public final class ApiConfig {
     public static final String KAFKA_BOOTSTRAP_ENV = Settings.KAFKA_BOOTSTRAP.env();
     public static final String READS_TOPIC_ENV = Settings.READS_TOPIC.env();
     public static final String KAFKA_PROPERTIES_ENV = Settings.KAFKA_PROPERTIES.env();
+
+    /**
+     * The settings {@link #fromEnv} reads, in the order the API's help lists them; besides these it
+     * reads only the {@link #SECRETS}.
+     */
+    public static final List<Setting> SETTINGS =
+            List.of(
+                    HOST,
+                    PORT,
+                    TIMEOUT_MS,
+                    Settings.REDIS_URL,
+                    Settings.REDIS_CLUSTER_NODES,
+                    Settings.REDIS_CA_FILE,
+                    Settings.REDIS_KEY_PREFIX,
+                    Settings.JDBC_URL,
+                    Settings.JDBC_USER,
+                    Settings.KAFKA_BOOTSTRAP,
+                    Settings.KAFKA_PROPERTIES,
+                    Settings.READS_TOPIC,
+                    STREAM_HEARTBEAT_MS,
+                    STREAM_BUFFER,
+                    STREAM_WRITE_TIMEOUT_MS,
+                    STREAM_SENDER_THREADS);
+
+    /** The variables {@link #fromEnv} reads that hold secrets: unset by default, and no flag. */
+    public static final List<String> SECRETS =
+            List.of(TOKEN_ENV, JWT_SECRET_ENV, JWT_PUBLIC_KEY_ENV, JDBC_PASSWORD_ENV);
 
     /** Address to bind; loopback by default so that nothing is exposed by accident. */
     public final String host;
@@ -182,38 +217,33 @@ public final class ApiConfig {
         return new Builder();
     }
 
-    /** The defaults overridden by those of {@code env} (usually {@code System.getenv()}) set. */
+    /**
+     * The defaults overridden by those of {@code env} (usually {@code System.getenv()}) set, each
+     * read by {@link Setting#from} as the job reads its settings; the API takes no flags.
+     */
     public static ApiConfig fromEnv(Map<String, String> env) {
         Builder b = builder();
-        apply(env, HOST_ENV, v -> b.host = v);
-        apply(env, PORT_ENV, v -> b.port = wholeNumber(PORT_ENV, v));
-        apply(env, TOKEN_ENV, v -> b.token = v);
-        apply(env, JWT_SECRET_ENV, v -> b.jwtSecret = v);
-        apply(env, JWT_PUBLIC_KEY_ENV, v -> b.jwtPublicKey = v);
-        apply(env, TIMEOUT_ENV, v -> b.timeoutMs = wholeNumber(TIMEOUT_ENV, v));
-        apply(
-                env,
-                STREAM_HEARTBEAT_ENV,
-                v -> b.streamHeartbeatMs = wholeNumber(STREAM_HEARTBEAT_ENV, v));
-        apply(env, STREAM_BUFFER_ENV, v -> b.streamBuffer = wholeNumber(STREAM_BUFFER_ENV, v));
-        apply(
-                env,
-                STREAM_WRITE_TIMEOUT_ENV,
-                v -> b.streamWriteTimeoutMs = wholeNumber(STREAM_WRITE_TIMEOUT_ENV, v));
-        apply(
-                env,
-                STREAM_SENDER_THREADS_ENV,
-                v -> b.streamSenderThreads = wholeNumber(STREAM_SENDER_THREADS_ENV, v));
-        apply(env, REDIS_URL_ENV, v -> b.redisUrl = v);
-        apply(env, REDIS_CLUSTER_NODES_ENV, v -> b.redisClusterNodes = v);
-        apply(env, REDIS_CA_FILE_ENV, v -> b.redisCaFile = v);
-        apply(env, REDIS_KEY_PREFIX_ENV, v -> b.redisKeyPrefix = v);
-        apply(env, JDBC_URL_ENV, v -> b.jdbcUrl = v);
-        apply(env, JDBC_USER_ENV, v -> b.jdbcUser = v);
-        apply(env, JDBC_PASSWORD_ENV, v -> b.jdbcPassword = v);
-        apply(env, KAFKA_BOOTSTRAP_ENV, v -> b.kafkaBootstrap = v);
-        apply(env, READS_TOPIC_ENV, v -> b.readsTopic = v);
-        apply(env, KAFKA_PROPERTIES_ENV, v -> b.kafkaProperties = KafkaClientProperties.load(v));
+        b.host = HOST.from(NO_FLAGS, env);
+        b.port = wholeNumber(PORT, env);
+        b.token = env.get(TOKEN_ENV);
+        b.jwtSecret = env.get(JWT_SECRET_ENV);
+        b.jwtPublicKey = env.get(JWT_PUBLIC_KEY_ENV);
+        b.timeoutMs = wholeNumber(TIMEOUT_MS, env);
+        b.streamHeartbeatMs = wholeNumber(STREAM_HEARTBEAT_MS, env);
+        b.streamBuffer = wholeNumber(STREAM_BUFFER, env);
+        b.streamWriteTimeoutMs = wholeNumber(STREAM_WRITE_TIMEOUT_MS, env);
+        b.streamSenderThreads = wholeNumber(STREAM_SENDER_THREADS, env);
+        b.redisUrl = Settings.REDIS_URL.from(NO_FLAGS, env);
+        b.redisClusterNodes = Settings.REDIS_CLUSTER_NODES.from(NO_FLAGS, env);
+        b.redisCaFile = Settings.REDIS_CA_FILE.from(NO_FLAGS, env);
+        b.redisKeyPrefix = Settings.REDIS_KEY_PREFIX.from(NO_FLAGS, env);
+        b.jdbcUrl = Settings.JDBC_URL.from(NO_FLAGS, env);
+        b.jdbcUser = Settings.JDBC_USER.from(NO_FLAGS, env);
+        b.jdbcPassword = env.getOrDefault(JDBC_PASSWORD_ENV, "");
+        b.kafkaBootstrap = Settings.KAFKA_BOOTSTRAP.from(NO_FLAGS, env);
+        b.readsTopic = Settings.READS_TOPIC.from(NO_FLAGS, env);
+        b.kafkaProperties =
+                KafkaClientProperties.load(Settings.KAFKA_PROPERTIES.from(NO_FLAGS, env));
         return b.build();
     }
 
@@ -296,16 +326,10 @@ public final class ApiConfig {
         return jwt == null ? "bearer token" : "bearer token + " + jwt;
     }
 
-    private static void apply(
-            Map<String, String> env, String name, java.util.function.Consumer<String> setter) {
-        String value = env.get(name);
-        if (value != null) {
-            setter.accept(value);
-        }
-    }
-
-    private static int wholeNumber(String name, String value) {
-        long parsed = Settings.wholeNumber(name, value, Integer.MIN_VALUE);
+    /** {@code setting} from {@code env} as an int, the error naming its variable. */
+    private static int wholeNumber(Setting setting, Map<String, String> env) {
+        String name = setting.env();
+        long parsed = Settings.wholeNumber(name, setting.from(NO_FLAGS, env), Integer.MIN_VALUE);
         if (parsed > Integer.MAX_VALUE) {
             throw new IllegalArgumentException(name + " must be at most " + Integer.MAX_VALUE);
         }

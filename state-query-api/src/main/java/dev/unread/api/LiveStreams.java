@@ -3,6 +3,7 @@ package dev.unread.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.unread.contract.MessageTypes;
 import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.RedisNames;
 import java.io.IOException;
@@ -51,6 +52,17 @@ final class LiveStreams implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LiveStreams.class);
 
     private static final long RECONNECT_BACKOFF_MS = 1000;
+
+    /** The client name of the subscription connections, as Redis' CLIENT LIST shows them. */
+    static final String CLIENT_NAME = "unread-api-streams";
+
+    /**
+     * A channel of this API instance alone, under the deployment's key prefix: nothing is published
+     * on it, but a subscription connection needs a channel for its whole life.
+     */
+    static String ownChannel(String keyPrefix) {
+        return keyPrefix + "unread-api:" + UUID.randomUUID();
+    }
 
     private final ApiConfig config;
     private final RedisUnread redis;
@@ -101,7 +113,7 @@ final class LiveStreams implements AutoCloseable {
         this.metrics = metrics;
         this.changedPrefix = config.redisKeyPrefix + RedisNames.UNREAD_CHANGED;
         this.receiptsPrefix = config.redisKeyPrefix + RedisNames.READ_RECEIPTS;
-        this.ownChannel = config.redisKeyPrefix + "unread-api:" + UUID.randomUUID();
+        this.ownChannel = ownChannel(config.redisKeyPrefix);
         AtomicInteger threads = new AtomicInteger();
         this.senders =
                 Executors.newFixedThreadPool(
@@ -246,7 +258,7 @@ final class LiveStreams implements AutoCloseable {
     private String snapshotJson(RedisUnread.Snapshot snapshot) {
         ObjectNode node =
                 json.createObjectNode()
-                        .put("type", "SNAPSHOT")
+                        .put("type", MessageTypes.SNAPSHOT)
                         .put("userId", snapshot.counts().userId())
                         .put("version", snapshot.version())
                         .put("unreadSenders", snapshot.counts().unreadSenders());
@@ -342,7 +354,7 @@ final class LiveStreams implements AutoCloseable {
             try (Jedis jedis =
                     new Jedis(
                             endpoint.node(),
-                            endpoint.clientConfigBuilder("unread-api-streams", config.timeoutMs)
+                            endpoint.clientConfigBuilder(CLIENT_NAME, config.timeoutMs)
                                     // Heartbeats PING it, so a read waits at most about one
                                     // interval.
                                     .socketTimeoutMillis(

@@ -8,7 +8,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -85,9 +84,9 @@ final class ShardedSubscriptions implements AutoCloseable {
         this.listener = listener;
         this.endpoint = endpoint;
         this.timeoutMs = timeoutMs;
-        this.ownChannel = keyPrefix + "unread-api:" + UUID.randomUUID() + ":";
+        this.ownChannel = LiveStreams.ownChannel(keyPrefix) + ":";
         this.clientConfig =
-                endpoint.clientConfigBuilder("unread-api-streams", timeoutMs)
+                endpoint.clientConfigBuilder(LiveStreams.CLIENT_NAME, timeoutMs)
                         // JedisShardedPubSub reads RESP2 pushes; say so rather than negotiate.
                         .protocol(RedisProtocol.RESP2)
                         .build();

@@ -1,5 +1,6 @@
 package dev.unread.api;
 
+import dev.unread.contract.MessageTypes;
 import io.javalin.http.sse.SseClient;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -27,7 +28,7 @@ import org.eclipse.jetty.websocket.api.Session;
 abstract class StreamClient {
 
     /** The last message of a stream the API ends; a client opens a new stream (new snapshot). */
-    static final String RECONNECT = "{\"type\":\"RECONNECT\"}";
+    static final String RECONNECT = "{\"type\":\"" + MessageTypes.RECONNECT + "\"}";
 
     /** Written as a heartbeat (an SSE comment or a WebSocket ping), never queued twice. */
     private static final String HEARTBEAT = new String("heartbeat");

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,6 +59,33 @@ class ApiConfigTest {
         assertThat(c.jdbcPassword).isEqualTo("dbpw");
         assertThat(c.kafkaBootstrap).isEqualTo("kafka:9092");
         assertThat(c.readsTopic).isEqualTo("reads");
+    }
+
+    @Test
+    void fromEnvReadsTheDeclaredVariablesAndNoOther() {
+        // A map that notes every variable asked for: help lists the declared ones, so a setting
+        // read but not declared would be missing from it.
+        Set<Object> asked = new HashSet<>();
+        Map<String, String> env =
+                new HashMap<>() {
+                    @Override
+                    public String get(Object key) {
+                        asked.add(key);
+                        return super.get(key);
+                    }
+
+                    @Override
+                    public String getOrDefault(Object key, String defaultValue) {
+                        asked.add(key);
+                        return super.getOrDefault(key, defaultValue);
+                    }
+                };
+
+        ApiConfig.fromEnv(env);
+
+        Set<String> declared = new HashSet<>(ApiConfig.SECRETS);
+        ApiConfig.SETTINGS.forEach(setting -> declared.add(setting.env()));
+        assertThat(asked).isEqualTo(declared);
     }
 
     @Test

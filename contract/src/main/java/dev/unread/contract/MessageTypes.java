@@ -1,0 +1,24 @@
+package dev.unread.contract;
+
+/**
+ * The {@code type} of each live message (docs/contract.md, "Live push" and "GET
+ * /api/users/{userId}/events"): the job publishes {@link #UNREAD_CHANGED} and {@link #READ_RECEIPT}
+ * on Redis; the API's streams pass them on, after a {@link #SNAPSHOT} and before a {@link
+ * #RECONNECT}.
+ */
+public final class MessageTypes {
+
+    /** A user's counts that one flush changed, on {@link RedisNames#UNREAD_CHANGED}{userId}. */
+    public static final String UNREAD_CHANGED = "UNREAD_CHANGED";
+
+    /** A conversation cursor that moved forward, on the read receipt channels. */
+    public static final String READ_RECEIPT = "READ_RECEIPT";
+
+    /** The first message of a stream: all of the user's counts, with their version. */
+    public static final String SNAPSHOT = "SNAPSHOT";
+
+    /** The last message of a stream the API ends: the client connects again. */
+    public static final String RECONNECT = "RECONNECT";
+
+    private MessageTypes() {}
+}
