@@ -65,6 +65,10 @@ public final class Bench {
      * @param groups group traffic published once against the producer's fan-out; null skips it
      * @param live SSE streams on one API instance under the full traffic; null skips it
      * @param redisCluster whether the job also runs the full records on a Redis Cluster
+     * @param warmUpEvents events of the full records the job takes in, unmeasured, before any
+     *     measured run, so that the first measured run is not the one the JIT compiles; 0 skips it
+     * @param latencyWarmUp how long the latency run goes on before its measured part: probes sent
+     *     then are reported apart, as the time right after a restore
      */
     public record Options(
             Workload badgeWorkload,
@@ -79,7 +83,9 @@ public final class Bench {
             double probesPerSecond,
             GroupBench.Options groups,
             LiveLoad.Options live,
-            boolean redisCluster) {}
+            boolean redisCluster,
+            long warmUpEvents,
+            Duration latencyWarmUp) {}
 
     /** One workload's records as published: the counts the figures are divided by. */
     public record Traffic(
@@ -205,6 +211,9 @@ public final class Bench {
             TrafficGenerator fullTraffic = generator(options.fullWorkload());
             Traffic full = publish(kafka, fullConfig, "full", fullTraffic);
 
+            if (options.warmUpEvents() > 0) {
+                warmUp(config(kafka, "full", "warm-up", Map.of()), full, dataDir.resolve("warm"));
+            }
             List<JobFigures> jobs = new ArrayList<>();
             jobs.add(runJob(badgeConfig, badge, dataDir.resolve("badge")));
             JobFigures fullJob = runJob(fullConfig, full, dataDir.resolve("full"));
@@ -250,8 +259,9 @@ public final class Bench {
             Latency.Result latency = null;
             if (!options.latency().isZero()) {
                 say(
-                        "latency: %,.0f records/s for %d s, restored from the full run's savepoint",
-                        rate, options.latency().toSeconds());
+                        "latency: %,.0f records/s for %d s after %d s, restored from the full run's"
+                                + " savepoint",
+                        rate, options.latency().toSeconds(), options.latencyWarmUp().toSeconds());
                 latency =
                         measureLatency(
                                 config(
@@ -308,6 +318,22 @@ public final class Bench {
                     live);
         } finally {
             TempDirs.delete(dataDir);
+        }
+    }
+
+    /**
+     * Runs the job on the first of {@code traffic}'s events and drops it: every measured run, the
+     * pass-through's included, then meets code the JIT has compiled, as a job that has run for a
+     * while does. Its keys are under a prefix of their own, deleted with the bench's.
+     */
+    private void warmUp(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
+        long events = Math.min(options.warmUpEvents(), traffic.validEvents());
+        say(
+                "warming up: the job on %,d events of the %s records, not measured",
+                events, traffic.name());
+        try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, null)) {
+            job.awaitRunning(START_TIMEOUT);
+            job.awaitEvents(events, RUN_TIMEOUT);
         }
     }
 
@@ -382,6 +408,7 @@ public final class Bench {
                     traffic,
                     rate,
                     options.probesPerSecond(),
+                    options.latencyWarmUp(),
                     options.latency(),
                     firstProbeUser);
         }
