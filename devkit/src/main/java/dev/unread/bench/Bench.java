@@ -120,7 +120,9 @@ public final class Bench {
             SavepointInspect.Summary state,
             RedisKeys.Memory badgeKeys,
             RedisKeys.Memory conversationKeys,
-            long cpuNanos) {
+            long cpuNanos,
+            Map<String, Long> commandsBySink,
+            Map<String, Long> callsByCommand) {
         double messagesPerSecond() {
             return traffic.messages() * 1e9 / nanos;
         }
@@ -231,6 +233,7 @@ public final class Bench {
                     Rivals.run(
                             // A group of its own: the job's run committed the end offsets.
                             config(kafka, "badge", "ceiling", Map.of()),
+                            config(kafka, "badge", "ceiling-state", Map.of()),
                             badge,
                             options.parallelism(),
                             dataDir.resolve("rivals"),
@@ -349,6 +352,7 @@ public final class Bench {
             throws Exception {
         say("the job on the %s records (parallelism %d)", traffic.name(), options.parallelism());
         long statementsBefore = MySqlStatements.written(config);
+        Map<String, Long> callsBefore = RedisKeys.calls(config.redisEndpoint());
         try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, null)) {
             job.awaitRunning(START_TIMEOUT);
             JobRun.Span span = job.awaitEvents(counterEvents, RUN_TIMEOUT);
@@ -360,6 +364,9 @@ public final class Bench {
             long commands = InProcessMetrics.redisCommands();
             long flushes = InProcessMetrics.redisFlushes();
             long roundTrips = InProcessMetrics.redisRoundTrips();
+            Map<String, Long> commandsBySink = InProcessMetrics.redisCommandsByOperator();
+            Map<String, Long> callsByCommand =
+                    RedisKeys.callsBetween(callsBefore, RedisKeys.calls(config.redisEndpoint()));
             long statements = MySqlStatements.written(config) - statementsBefore;
             String savepoint = job.stopWithSavepoint(dataDir.resolve("savepoints"));
             SavepointInspect.Summary state = SavepointInspect.inspect(savepoint, 0);
@@ -386,7 +393,9 @@ public final class Bench {
                     state,
                     badgeKeys,
                     conversationKeys,
-                    span.cpuNanos());
+                    span.cpuNanos(),
+                    commandsBySink,
+                    callsByCommand);
         }
     }
 

@@ -5,6 +5,7 @@ import dev.unread.minicluster.FlinkRest;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What {@code unread bench} measured, as markdown: every figure beside its baseline from the same
@@ -173,6 +174,46 @@ public record BenchReport(
                     job.conversationKeys().bytesPerHashField());
         }
         line(md, "");
+        commandsByKind(md);
+    }
+
+    /**
+     * Where each workload's Redis commands go: per message, by the sink that sent them (the job's
+     * own metrics) and by command (the server's {@code INFO commandstats}, which counts every
+     * client's, so exact only while nothing else writes).
+     */
+    private void commandsByKind(StringBuilder md) {
+        line(md, "Redis commands per message, by sink and by command:");
+        line(md, "");
+        line(md, "| workload | by sink | by command (server-wide) |");
+        line(md, "|---|---|---|");
+        for (Bench.JobFigures job : jobs) {
+            line(
+                    md,
+                    "| %s | %s | %s |",
+                    job.traffic().name(),
+                    perMessage(job.commandsBySink(), job.traffic().messages()),
+                    perMessage(job.callsByCommand(), job.traffic().messages()));
+        }
+        line(md, "");
+    }
+
+    private static String perMessage(Map<String, Long> counts, long messages) {
+        StringBuilder cell = new StringBuilder();
+        counts.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .forEach(
+                        e -> {
+                            if (cell.length() > 0) {
+                                cell.append(", ");
+                            }
+                            cell.append(
+                                    String.format(
+                                            "%s %.4f",
+                                            e.getKey().replace(": Writer", ""),
+                                            (double) e.getValue() / messages));
+                        });
+        return cell.length() == 0 ? "–" : cell.toString();
     }
 
     private void latency(StringBuilder md) {

@@ -88,6 +88,9 @@ class BenchITCase {
             assertThat(job.checkpoints().completed()).isGreaterThanOrEqualTo(2);
             assertThat(job.savepointBytes()).isPositive();
             assertThat(job.state().badgeMismatches()).isZero();
+            assertThat(job.commandsBySink()).containsKey("Redis counts: Writer");
+            assertThat(job.commandsBySink().values().stream().mapToLong(Long::longValue).sum())
+                    .isEqualTo(job.redisCommands());
         }
         assertThat(badgeJob.badgeKeys().keys()).isPositive();
         assertThat(badgeJob.badgeKeys().bytesPerKey()).isPositive();
@@ -122,6 +125,9 @@ class BenchITCase {
         assertThat(report.rivals().passThrough().messages())
                 .isEqualTo(badgeJob.traffic().messages());
         assertThat(report.rivals().passThrough().cpuNanos()).isPositive();
+        assertThat(report.rivals().statefulPassThrough().messages())
+                .isEqualTo(badgeJob.traffic().messages());
+        assertThat(report.rivals().statefulPassThrough().cpuNanos()).isPositive();
         assertThat(report.rivals().peer().messages()).isEqualTo(badgeJob.traffic().messages());
         assertThat(report.rivals().peer().redisCommands()).isPositive();
 
