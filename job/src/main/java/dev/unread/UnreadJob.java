@@ -27,6 +27,9 @@ import dev.unread.state.UnreadCounterOperator;
 import java.util.Map;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -89,6 +92,9 @@ public final class UnreadJob {
 
     /** Not in the contract's list of uids: the pass-through never makes a savepoint to keep. */
     private static final String PASS_THROUGH_UID = "pass-through-discard";
+
+    /** The stateful pass-through's operator ({@link #buildStatefulPassThrough}). */
+    public static final String STATEFUL_PASS_THROUGH_NAME = "touch state";
 
     /** The fan-out operator's name, by which metrics and the web UI show it. */
     public static final String FAN_OUT_NAME = "fan out groups";
@@ -258,26 +264,60 @@ public final class UnreadJob {
      * and checkpoints. Never run for real: it writes nothing.
      */
     public void buildPassThrough(StreamExecutionEnvironment env) {
+        passThrough(env, false, PASS_THROUGH_NAME);
+    }
+
+    /**
+     * The pass-through with the least keyed state any exact counter needs: one RocksDB read and one
+     * write of the user's state per event ({@link #STATEFUL_PASS_THROUGH_NAME}). Between it and
+     * {@link #buildPassThrough} lies what keeping state at all costs; between the job and it, what
+     * the job does with its state.
+     */
+    public void buildStatefulPassThrough(StreamExecutionEnvironment env) {
+        passThrough(env, true, STATEFUL_PASS_THROUGH_NAME);
+    }
+
+    private void passThrough(StreamExecutionEnvironment env, boolean touchState, String name) {
         Parsed in = parse(env);
         in.messageEvents()
                 .union(in.readEvents())
                 .keyBy(event -> event.userId, Types.LONG)
-                .process(new Discard<>())
+                .process(end(touchState))
                 .returns(Types.VOID)
                 .uid(PASS_THROUGH_UID)
-                .name(PASS_THROUGH_NAME);
+                .name(name);
         in.conversationEvents()
                 .keyBy(event -> event.conversationId, Types.LONG)
-                .process(new Discard<>())
+                .process(end(touchState))
                 .returns(Types.VOID)
                 .uid(PASS_THROUGH_UID + "-conversations")
-                .name(PASS_THROUGH_NAME + " conversations");
+                .name(name + " conversations");
+    }
+
+    private static <T> KeyedProcessFunction<Long, T, Void> end(boolean touchState) {
+        return touchState ? new TouchState<>() : new Discard<>();
     }
 
     /** Takes events in, so that they are counted, and emits nothing. */
     private static final class Discard<T> extends KeyedProcessFunction<Long, T, Void> {
         @Override
         public void processElement(T event, Context context, Collector<Void> out) {}
+    }
+
+    /** Counts each key's events in keyed state: a read and a write per event, and nothing else. */
+    private static final class TouchState<T> extends KeyedProcessFunction<Long, T, Void> {
+        private transient ValueState<Long> events;
+
+        @Override
+        public void open(OpenContext openContext) {
+            events = getRuntimeContext().getState(new ValueStateDescriptor<>("events", Types.LONG));
+        }
+
+        @Override
+        public void processElement(T event, Context context, Collector<Void> out) throws Exception {
+            Long seen = events.value();
+            events.update(seen == null ? 1 : seen + 1);
+        }
     }
 
     /** Adds the pipeline to {@code env}. */

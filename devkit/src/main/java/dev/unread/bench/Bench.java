@@ -65,6 +65,10 @@ public final class Bench {
      * @param groups group traffic published once against the producer's fan-out; null skips it
      * @param live SSE streams on one API instance under the full traffic; null skips it
      * @param redisCluster whether the job also runs the full records on a Redis Cluster
+     * @param warmUpEvents events of the full records the job takes in, unmeasured, before any
+     *     measured run, so that the first measured run is not the one the JIT compiles; 0 skips it
+     * @param latencyWarmUp how long the latency run goes on before its measured part: probes sent
+     *     then are reported apart, as the time right after a restore
      */
     public record Options(
             Workload badgeWorkload,
@@ -79,7 +83,9 @@ public final class Bench {
             double probesPerSecond,
             GroupBench.Options groups,
             LiveLoad.Options live,
-            boolean redisCluster) {}
+            boolean redisCluster,
+            long warmUpEvents,
+            Duration latencyWarmUp) {}
 
     /** One workload's records as published: the counts the figures are divided by. */
     public record Traffic(
@@ -114,7 +120,9 @@ public final class Bench {
             SavepointInspect.Summary state,
             RedisKeys.Memory badgeKeys,
             RedisKeys.Memory conversationKeys,
-            long cpuNanos) {
+            long cpuNanos,
+            Map<String, Long> commandsBySink,
+            Map<String, Long> callsByCommand) {
         double messagesPerSecond() {
             return traffic.messages() * 1e9 / nanos;
         }
@@ -205,6 +213,9 @@ public final class Bench {
             TrafficGenerator fullTraffic = generator(options.fullWorkload());
             Traffic full = publish(kafka, fullConfig, "full", fullTraffic);
 
+            if (options.warmUpEvents() > 0) {
+                warmUp(config(kafka, "full", "warm-up", Map.of()), full, dataDir.resolve("warm"));
+            }
             List<JobFigures> jobs = new ArrayList<>();
             jobs.add(runJob(badgeConfig, badge, dataDir.resolve("badge")));
             JobFigures fullJob = runJob(fullConfig, full, dataDir.resolve("full"));
@@ -222,6 +233,7 @@ public final class Bench {
                     Rivals.run(
                             // A group of its own: the job's run committed the end offsets.
                             config(kafka, "badge", "ceiling", Map.of()),
+                            config(kafka, "badge", "ceiling-state", Map.of()),
                             badge,
                             options.parallelism(),
                             dataDir.resolve("rivals"),
@@ -250,8 +262,9 @@ public final class Bench {
             Latency.Result latency = null;
             if (!options.latency().isZero()) {
                 say(
-                        "latency: %,.0f records/s for %d s, restored from the full run's savepoint",
-                        rate, options.latency().toSeconds());
+                        "latency: %,.0f records/s for %d s after %d s, restored from the full run's"
+                                + " savepoint",
+                        rate, options.latency().toSeconds(), options.latencyWarmUp().toSeconds());
                 latency =
                         measureLatency(
                                 config(
@@ -311,6 +324,22 @@ public final class Bench {
         }
     }
 
+    /**
+     * Runs the job on the first of {@code traffic}'s events and drops it: every measured run, the
+     * pass-through's included, then meets code the JIT has compiled, as a job that has run for a
+     * while does. Its keys are under a prefix of their own, deleted with the bench's.
+     */
+    private void warmUp(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
+        long events = Math.min(options.warmUpEvents(), traffic.validEvents());
+        say(
+                "warming up: the job on %,d events of the %s records, not measured",
+                events, traffic.name());
+        try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, null)) {
+            job.awaitRunning(START_TIMEOUT);
+            job.awaitEvents(events, RUN_TIMEOUT);
+        }
+    }
+
     JobFigures runJob(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
         return runJob(config, traffic, traffic.validEvents(), dataDir);
     }
@@ -323,6 +352,7 @@ public final class Bench {
             throws Exception {
         say("the job on the %s records (parallelism %d)", traffic.name(), options.parallelism());
         long statementsBefore = MySqlStatements.written(config);
+        Map<String, Long> callsBefore = RedisKeys.calls(config.redisEndpoint());
         try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, null)) {
             job.awaitRunning(START_TIMEOUT);
             JobRun.Span span = job.awaitEvents(counterEvents, RUN_TIMEOUT);
@@ -334,6 +364,9 @@ public final class Bench {
             long commands = InProcessMetrics.redisCommands();
             long flushes = InProcessMetrics.redisFlushes();
             long roundTrips = InProcessMetrics.redisRoundTrips();
+            Map<String, Long> commandsBySink = InProcessMetrics.redisCommandsByOperator();
+            Map<String, Long> callsByCommand =
+                    RedisKeys.callsBetween(callsBefore, RedisKeys.calls(config.redisEndpoint()));
             long statements = MySqlStatements.written(config) - statementsBefore;
             String savepoint = job.stopWithSavepoint(dataDir.resolve("savepoints"));
             SavepointInspect.Summary state = SavepointInspect.inspect(savepoint, 0);
@@ -360,7 +393,9 @@ public final class Bench {
                     state,
                     badgeKeys,
                     conversationKeys,
-                    span.cpuNanos());
+                    span.cpuNanos(),
+                    commandsBySink,
+                    callsByCommand);
         }
     }
 
@@ -382,6 +417,7 @@ public final class Bench {
                     traffic,
                     rate,
                     options.probesPerSecond(),
+                    options.latencyWarmUp(),
                     options.latency(),
                     firstProbeUser);
         }

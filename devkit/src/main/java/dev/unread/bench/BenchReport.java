@@ -5,6 +5,7 @@ import dev.unread.minicluster.FlinkRest;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What {@code unread bench} measured, as markdown: every figure beside its baseline from the same
@@ -173,6 +174,46 @@ public record BenchReport(
                     job.conversationKeys().bytesPerHashField());
         }
         line(md, "");
+        commandsByKind(md);
+    }
+
+    /**
+     * Where each workload's Redis commands go: per message, by the sink that sent them (the job's
+     * own metrics) and by command (the server's {@code INFO commandstats}, which counts every
+     * client's, so exact only while nothing else writes).
+     */
+    private void commandsByKind(StringBuilder md) {
+        line(md, "Redis commands per message, by sink and by command:");
+        line(md, "");
+        line(md, "| workload | by sink | by command (server-wide) |");
+        line(md, "|---|---|---|");
+        for (Bench.JobFigures job : jobs) {
+            line(
+                    md,
+                    "| %s | %s | %s |",
+                    job.traffic().name(),
+                    perMessage(job.commandsBySink(), job.traffic().messages()),
+                    perMessage(job.callsByCommand(), job.traffic().messages()));
+        }
+        line(md, "");
+    }
+
+    private static String perMessage(Map<String, Long> counts, long messages) {
+        StringBuilder cell = new StringBuilder();
+        counts.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .forEach(
+                        e -> {
+                            if (cell.length() > 0) {
+                                cell.append(", ");
+                            }
+                            cell.append(
+                                    String.format(
+                                            "%s %.4f",
+                                            e.getKey().replace(": Writer", ""),
+                                            (double) e.getValue() / messages));
+                        });
+        return cell.length() == 0 ? "–" : cell.toString();
     }
 
     private void latency(StringBuilder md) {
@@ -181,22 +222,40 @@ public record BenchReport(
         line(
                 md,
                 "%,.0f records/s of full traffic (half the rate measured above), restored from the"
-                        + " savepoint above, checkpoints every %,d ms; %,d probes, %,d landed.",
+                        + " savepoint above, checkpoints every %,d ms, Redis flush every %,d ms;"
+                        + " probes all along, the first %d s after the restore reported apart.",
                 latency.recordsPerSecond(),
                 Bench.LATENCY_CHECKPOINT_INTERVAL_MS,
-                latency.probes(),
-                latency.landed());
+                config.flushIntervalMs,
+                options.latencyWarmUp().toSeconds());
         line(md, "");
-        line(md, "| p50 | p99 | max | flush interval |");
-        line(md, "|--:|--:|--:|--:|");
+        line(md, "| probes sent | probes | landed | p50 | p99 | max |");
+        line(md, "|---|--:|--:|--:|--:|--:|");
+        latencyRow(
+                md,
+                String.format(
+                        "in the first %d s after the restore", options.latencyWarmUp().toSeconds()),
+                latency.afterRestore());
+        latencyRow(
+                md,
+                String.format("in the %d s after that", options.latency().toSeconds()),
+                latency.steady());
+        line(md, "");
+    }
+
+    private static void latencyRow(StringBuilder md, String name, Latency.Window window) {
+        if (window.probes() == 0) {
+            return;
+        }
         line(
                 md,
-                "| %.1f ms | %.1f ms | %.1f ms | %,d ms |",
-                latency.p50Millis(),
-                latency.p99Millis(),
-                latency.maxMillis(),
-                config.flushIntervalMs);
-        line(md, "");
+                "| %s | %,d | %,d | %.1f ms | %.1f ms | %.1f ms |",
+                name,
+                window.probes(),
+                window.landed(),
+                window.p50Millis(),
+                window.p99Millis(),
+                window.maxMillis());
     }
 
     private void sql(StringBuilder md) {
@@ -263,7 +322,9 @@ public record BenchReport(
         if (latency != null) {
             line(
                     md,
-                    "| latency p50 ≤ 250 ms, p99 ≤ 500 ms at half the rate | %.0f / %.0f ms | %s |",
+                    "| latency p50 ≤ 250 ms, p99 ≤ 500 ms at half the rate, after the first %d s |"
+                            + " %.0f / %.0f ms | %s |",
+                    options.latencyWarmUp().toSeconds(),
                     latency.p50Millis(),
                     latency.p99Millis(),
                     met(latency.p50Millis() <= 250 && latency.p99Millis() <= 500));

@@ -74,6 +74,22 @@ final class JobRun implements AutoCloseable {
                 UnreadJob.forProduction(config)::buildPassThrough);
     }
 
+    /**
+     * The pass-through with a RocksDB read and write per event ({@link
+     * UnreadJob#buildStatefulPassThrough}); its stateful operator's input is what {@link
+     * #awaitEvents} counts.
+     */
+    static JobRun statefulPassThrough(UnreadConfig config, int parallelism, Path dataDir)
+            throws Exception {
+        return start(
+                config,
+                parallelism,
+                dataDir,
+                null,
+                UnreadJob.STATEFUL_PASS_THROUGH_NAME,
+                UnreadJob.forProduction(config)::buildStatefulPassThrough);
+    }
+
     private static JobRun start(
             UnreadConfig config,
             int parallelism,

@@ -40,32 +40,76 @@ final class Latency {
     private static final long WATCH_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
 
-    record Result(
-            double recordsPerSecond,
-            int probes,
-            int landed,
-            double p50Millis,
-            double p99Millis,
-            double maxMillis) {}
+    /**
+     * The probes of one part of the run.
+     *
+     * @param probes probes sent in it
+     * @param landed of those, the ones seen in Redis before the run gave up waiting
+     */
+    record Window(int probes, int landed, double p50Millis, double p99Millis, double maxMillis) {
+        static Window of(double[] latencies, int from, int to) {
+            double[] seen =
+                    Arrays.stream(latencies, from, to).filter(l -> !Double.isNaN(l)).toArray();
+            if (seen.length == 0) {
+                return new Window(to - from, 0, Double.NaN, Double.NaN, Double.NaN);
+            }
+            return new Window(
+                    to - from,
+                    seen.length,
+                    Percentiles.nearestRank(seen, 50),
+                    Percentiles.nearestRank(seen, 99),
+                    Percentiles.nearestRank(seen, 100));
+        }
+    }
+
+    /**
+     * @param afterRestore the probes sent while the restored job caught up with its first touches
+     *     (rewriting every count it meets once, see UnreadCounter) and the JIT compiled it
+     * @param steady the probes sent after that: the job as it runs, through its checkpoints
+     */
+    record Result(double recordsPerSecond, Window afterRestore, Window steady) {
+        int probes() {
+            return afterRestore.probes() + steady.probes();
+        }
+
+        int landed() {
+            return afterRestore.landed() + steady.landed();
+        }
+
+        double p50Millis() {
+            return steady.p50Millis();
+        }
+
+        double p99Millis() {
+            return steady.p99Millis();
+        }
+
+        double maxMillis() {
+            return steady.maxMillis();
+        }
+    }
 
     private Latency() {}
 
     /**
-     * Publishes {@code background}'s records at {@code recordsPerSecond} for {@code duration}, with
-     * {@code probesPerSecond} probes to users from {@code firstProbeUser} up, and returns the
-     * probes' latency percentiles.
+     * Publishes {@code background}'s records at {@code recordsPerSecond} for {@code warmUp} and
+     * then {@code duration}, with {@code probesPerSecond} probes to users from {@code
+     * firstProbeUser} up all along, and returns the latency percentiles of the probes sent in each.
      */
     static Result measure(
             UnreadConfig config,
             TrafficGenerator background,
             double recordsPerSecond,
             double probesPerSecond,
+            Duration warmUp,
             Duration duration,
             long firstProbeUser)
             throws Exception {
-        int probes = (int) Math.max(1, probesPerSecond * duration.toMillis() / 1000);
+        int warmUpProbes = (int) (probesPerSecond * warmUp.toMillis() / 1000);
+        int probes = warmUpProbes + (int) Math.max(1, probesPerSecond * duration.toMillis() / 1000);
         AtomicLongArray sentAt = new AtomicLongArray(probes);
         double[] latencies = new double[probes];
+        Arrays.fill(latencies, Double.NaN);
         Watcher watcher = new Watcher(config, firstProbeUser, sentAt, latencies);
         Thread watching = new Thread(watcher, "unread-bench-latency-watcher");
         watching.setDaemon(true);
@@ -104,14 +148,10 @@ final class Latency {
             throw new IllegalStateException(
                     "none of " + probes + " probes reached Redis in " + SETTLE_TIMEOUT);
         }
-        double[] observed = Arrays.copyOf(latencies, landed);
         return new Result(
                 recordsPerSecond,
-                probes,
-                landed,
-                Percentiles.nearestRank(observed, 50),
-                Percentiles.nearestRank(observed, 99),
-                Percentiles.nearestRank(observed, 100));
+                Window.of(latencies, 0, warmUpProbes),
+                Window.of(latencies, warmUpProbes, probes));
     }
 
     private static KafkaProducer<byte[], byte[]> probeProducer(UnreadConfig config) {
@@ -127,7 +167,7 @@ final class Latency {
         private final String[] keys = new String[PROBE_USERS];
         private final AtomicLongArray sentAt;
 
-        /** Milliseconds from send to visible, in the order the probes landed. */
+        /** Milliseconds from send to visible, by probe; NaN until it landed. */
         private final double[] latencies;
 
         private final long[] seen = new long[PROBE_USERS];
@@ -164,7 +204,8 @@ final class Latency {
                             int probe = (int) (seen[u] * PROBE_USERS + u);
                             seen[u]++;
                             if (probe < latencies.length) {
-                                latencies[count++] = (now - sentAt.get(probe)) / 1e6;
+                                latencies[probe] = (now - sentAt.get(probe)) / 1e6;
+                                count++;
                             }
                         }
                     }

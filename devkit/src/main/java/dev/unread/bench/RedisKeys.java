@@ -2,8 +2,13 @@ package dev.unread.bench;
 
 import dev.unread.contract.RedisEndpoint;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.ScanIteration;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -12,6 +17,9 @@ import redis.clients.jedis.UnifiedJedis;
  * every key under a prefix, removed or measured.
  */
 final class RedisKeys {
+
+    /** A line of {@code INFO commandstats}: the command and its calls. */
+    private static final Pattern COMMAND_CALLS = Pattern.compile("^cmdstat_([^:]+):calls=(\\d+)");
 
     private static final int SCAN_COUNT = 1000;
 
@@ -77,6 +85,40 @@ final class RedisKeys {
                     });
         }
         return new Memory(totals[0], totals[1], totals[2]);
+    }
+
+    /**
+     * Calls per command since the server started ({@code INFO commandstats}), server-wide: every
+     * client's, so the difference over a run is the run's only when nothing else writes. Empty on a
+     * cluster, where each node counts its own.
+     */
+    static Map<String, Long> calls(RedisEndpoint redis) {
+        Map<String, Long> calls = new TreeMap<>();
+        if (redis.isCluster()) {
+            return calls;
+        }
+        try (Jedis jedis = redis.connect("unread-bench", 10_000)) {
+            for (String line : jedis.info("commandstats").split("\r?\n")) {
+                Matcher m = COMMAND_CALLS.matcher(line);
+                if (m.find()) {
+                    calls.put(m.group(1), Long.parseLong(m.group(2)));
+                }
+            }
+        }
+        return calls;
+    }
+
+    /** {@code after - before} per command, leaving out those not called in between. */
+    static Map<String, Long> callsBetween(Map<String, Long> before, Map<String, Long> after) {
+        Map<String, Long> between = new TreeMap<>();
+        after.forEach(
+                (command, calls) -> {
+                    long made = calls - before.getOrDefault(command, 0L);
+                    if (made > 0) {
+                        between.put(command, made);
+                    }
+                });
+        return between;
     }
 
     private static UnifiedJedis connect(RedisEndpoint redis) {

@@ -34,12 +34,21 @@ final class Rivals {
         }
     }
 
-    record Result(Figures passThrough, Figures peer) {}
+    /**
+     * @param statefulPassThrough the pass-through with a RocksDB read and write per event: the
+     *     least any job keeping exact per-user state in RocksDB does
+     */
+    record Result(Figures passThrough, Figures statefulPassThrough, Figures peer) {}
 
     private Rivals() {}
 
+    /**
+     * @param config the settings of the first pass-through, whose consumer group is its own
+     * @param statefulConfig the same, with another consumer group, for the stateful pass-through
+     */
     static Result run(
             UnreadConfig config,
+            UnreadConfig statefulConfig,
             Bench.Traffic traffic,
             int parallelism,
             Path dataDir,
@@ -52,8 +61,15 @@ final class Rivals {
             JobRun.Span span = run.awaitEvents(traffic.validEvents(), RUN_TIMEOUT);
             passThrough = new Figures(traffic.messages(), span.nanos(), span.cpuNanos(), 0);
         }
+        say.accept("stateful pass-through on the " + traffic.name() + " records");
+        Figures stateful;
+        try (JobRun run =
+                JobRun.statefulPassThrough(statefulConfig, parallelism, dataDir.resolve("state"))) {
+            JobRun.Span span = run.awaitEvents(traffic.validEvents(), RUN_TIMEOUT);
+            stateful = new Figures(traffic.messages(), span.nanos(), span.cpuNanos(), 0);
+        }
         say.accept("Kafka Streams peer on the " + traffic.name() + " records");
-        return new Result(passThrough, peer(config, traffic, parallelism, dataDir));
+        return new Result(passThrough, stateful, peer(config, traffic, parallelism, dataDir));
     }
 
     private static Figures peer(

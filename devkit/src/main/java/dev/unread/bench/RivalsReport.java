@@ -31,6 +31,15 @@ final class RivalsReport {
                 job.messagesPerSecond() / pass.messagesPerSecond(),
                 pass.messagesPerCpuSecond(),
                 job.messagesPerCpuSecond() / pass.messagesPerCpuSecond());
+        Rivals.Figures stateful = rivals.statefulPassThrough();
+        line(
+                md,
+                "| stateful pass-through (the same, and a RocksDB read and write per event) | %,.0f"
+                        + " | %.2f | %,.0f | %.2f | – | – |",
+                stateful.messagesPerSecond(),
+                job.messagesPerSecond() / stateful.messagesPerSecond(),
+                stateful.messagesPerCpuSecond(),
+                job.messagesPerCpuSecond() / stateful.messagesPerCpuSecond());
         Rivals.Figures peer = rivals.peer();
         line(
                 md,
@@ -46,7 +55,7 @@ final class RivalsReport {
         line(
                 md,
                 "CPU-seconds are this process's while each ran: the Kafka broker is in it, for"
-                        + " all three alike.");
+                        + " all alike.");
         line(md, "");
     }
 
@@ -57,6 +66,15 @@ final class RivalsReport {
                 "| job / pass-through ≥ 0.8 (badge-only) | %.2f | %s |",
                 ceiling,
                 met(ceiling >= 0.8));
+        double stateful =
+                job.messagesPerSecond() / rivals.statefulPassThrough().messagesPerSecond();
+        line(
+                md,
+                "| (for the above: job / stateful pass-through, and it / pass-through) | %.2f, %.2f |"
+                        + " – |",
+                stateful,
+                rivals.statefulPassThrough().messagesPerSecond()
+                        / rivals.passThrough().messagesPerSecond());
         double perCore = job.messagesPerCpuSecond() / rivals.peer().messagesPerCpuSecond();
         line(
                 md,

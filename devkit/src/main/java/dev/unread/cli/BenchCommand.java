@@ -192,8 +192,28 @@ public final class BenchCommand implements Callable<Integer> {
             names = "--latency-seconds",
             paramLabel = "N",
             defaultValue = "20",
-            description = "length of the latency run (default ${DEFAULT-VALUE}; 0: skip)")
+            description =
+                    "length of the latency run's measured part (default ${DEFAULT-VALUE}; 0:"
+                            + " skip)")
     long latencySeconds;
+
+    @Option(
+            names = "--latency-warm-up-seconds",
+            paramLabel = "N",
+            defaultValue = "10",
+            description =
+                    "how long the latency run goes before its measured part; its probes are"
+                            + " reported apart (default ${DEFAULT-VALUE})")
+    long latencyWarmUpSeconds;
+
+    @Option(
+            names = "--warm-up-events",
+            paramLabel = "N",
+            defaultValue = "1000000",
+            description =
+                    "events of the full records the job takes in, unmeasured, before the"
+                            + " measured runs (default ${DEFAULT-VALUE}; 0: skip)")
+    long warmUpEvents;
 
     @Option(
             names = "--latency-rate",
@@ -414,7 +434,9 @@ public final class BenchCommand implements Callable<Integer> {
                         : new LiveLoad.Options(
                                 liveStreams,
                                 Duration.ofSeconds(atLeast("--live-seconds", liveSeconds, 1))),
-                redisCluster);
+                redisCluster,
+                atLeast("--warm-up-events", warmUpEvents, 0),
+                Duration.ofSeconds(atLeast("--latency-warm-up-seconds", latencyWarmUpSeconds, 0)));
     }
 
     private static long atLeast(String flag, long value, long min) {

@@ -4,6 +4,7 @@ import dev.unread.sinks.RedisCounts;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Metric;
@@ -31,6 +32,11 @@ public final class InProcessMetrics implements MetricReporter {
     /** Every subtask's counters by metric name, over all reporters of this JVM. */
     private static final Map<String, Set<Counter>> COUNTERS = new ConcurrentHashMap<>();
 
+    /** Every subtask's counter of Redis commands, by the name of the operator that sent them. */
+    private static final Map<String, Set<Counter>> COMMANDS_BY_OPERATOR = new ConcurrentHashMap<>();
+
+    private static final String OPERATOR_NAME = "<operator_name>";
+
     private String operator;
 
     /**
@@ -39,6 +45,7 @@ public final class InProcessMetrics implements MetricReporter {
      */
     public static void reset() {
         COUNTERS.clear();
+        COMMANDS_BY_OPERATOR.clear();
     }
 
     /** The operator's input so far, summed over its subtasks. */
@@ -49,6 +56,16 @@ public final class InProcessMetrics implements MetricReporter {
     /** Redis commands the sinks sent and Redis acknowledged, over all sink subtasks. */
     public static long redisCommands() {
         return sum(RedisCounts.COMMANDS_METRIC);
+    }
+
+    /**
+     * Redis commands by the sink that sent them (its writer's operator name, as the web UI shows
+     * it), over its subtasks.
+     */
+    public static Map<String, Long> redisCommandsByOperator() {
+        Map<String, Long> byOperator = new TreeMap<>();
+        COMMANDS_BY_OPERATOR.forEach((name, counters) -> byOperator.put(name, sum(counters)));
+        return byOperator;
     }
 
     /** Updates that cost no Redis command: a later update of the same key replaced them. */
@@ -67,8 +84,12 @@ public final class InProcessMetrics implements MetricReporter {
     }
 
     private static long sum(String name) {
+        return sum(COUNTERS.getOrDefault(name, Set.of()));
+    }
+
+    private static long sum(Set<Counter> counters) {
         long sum = 0;
-        for (Counter counter : COUNTERS.getOrDefault(name, Set.of())) {
+        for (Counter counter : counters) {
             sum += counter.getCount();
         }
         return sum;
@@ -87,6 +108,13 @@ public final class InProcessMetrics implements MetricReporter {
         if (isKept(metric, name, group)) {
             COUNTERS.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet())
                     .add((Counter) metric);
+            if (RedisCounts.COMMANDS_METRIC.equals(name)) {
+                COMMANDS_BY_OPERATOR
+                        .computeIfAbsent(
+                                group.getAllVariables().getOrDefault(OPERATOR_NAME, "?"),
+                                n -> ConcurrentHashMap.newKeySet())
+                        .add((Counter) metric);
+            }
         }
     }
 
@@ -99,7 +127,7 @@ public final class InProcessMetrics implements MetricReporter {
             return false;
         }
         if (RECORDS_IN.equals(name)) {
-            return operator.equals(group.getAllVariables().get("<operator_name>"));
+            return operator.equals(group.getAllVariables().get(OPERATOR_NAME));
         }
         return RedisCounts.COMMANDS_METRIC.equals(name)
                 || RedisCounts.COALESCED_METRIC.equals(name)

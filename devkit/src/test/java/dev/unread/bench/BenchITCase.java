@@ -31,6 +31,7 @@ class BenchITCase {
     private static final long RECORDS = 20_000;
     private static final long GROUP_RECORDS = 4_000;
     private static final int STREAMS = 40;
+    private static final long WARM_UP_EVENTS = 5_000;
 
     @Test
     void everyPartMeasuresTheSameRecordsAndTheJobEndsWithTheExactCounts() throws Exception {
@@ -56,7 +57,9 @@ class BenchITCase {
                         50,
                         new GroupBench.Options(groups, GROUP_RECORDS),
                         new LiveLoad.Options(STREAMS, Duration.ofSeconds(3)),
-                        true);
+                        true,
+                        WARM_UP_EVENTS,
+                        Duration.ofSeconds(1));
         String prefix = TestRedis.uniquePrefix();
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         BenchReport report;
@@ -85,6 +88,9 @@ class BenchITCase {
             assertThat(job.checkpoints().completed()).isGreaterThanOrEqualTo(2);
             assertThat(job.savepointBytes()).isPositive();
             assertThat(job.state().badgeMismatches()).isZero();
+            assertThat(job.commandsBySink()).containsKey("Redis counts: Writer");
+            assertThat(job.commandsBySink().values().stream().mapToLong(Long::longValue).sum())
+                    .isEqualTo(job.redisCommands());
         }
         assertThat(badgeJob.badgeKeys().keys()).isPositive();
         assertThat(badgeJob.badgeKeys().bytesPerKey()).isPositive();
@@ -119,10 +125,15 @@ class BenchITCase {
         assertThat(report.rivals().passThrough().messages())
                 .isEqualTo(badgeJob.traffic().messages());
         assertThat(report.rivals().passThrough().cpuNanos()).isPositive();
+        assertThat(report.rivals().statefulPassThrough().messages())
+                .isEqualTo(badgeJob.traffic().messages());
+        assertThat(report.rivals().statefulPassThrough().cpuNanos()).isPositive();
         assertThat(report.rivals().peer().messages()).isEqualTo(badgeJob.traffic().messages());
         assertThat(report.rivals().peer().redisCommands()).isPositive();
 
-        assertThat(report.latency().landed()).isEqualTo(report.latency().probes()).isEqualTo(100);
+        assertThat(report.latency().afterRestore().probes()).isEqualTo(50);
+        assertThat(report.latency().steady().probes()).isEqualTo(100);
+        assertThat(report.latency().landed()).isEqualTo(report.latency().probes());
         assertThat(report.latency().p50Millis())
                 .isPositive()
                 .isLessThanOrEqualTo(report.latency().p99Millis());
@@ -145,6 +156,7 @@ class BenchITCase {
                 .contains(String.format("%,d", RECORDS));
         assertThat(TestRedis.keys(TestRedis.connect(0), prefix)).isEmpty();
         assertThat(progress.toString(StandardCharsets.UTF_8))
+                .contains("bench: warming up: the job on 5,000 events of the full records")
                 .contains("bench: the job on the full");
     }
 

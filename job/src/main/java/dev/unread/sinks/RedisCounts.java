@@ -75,8 +75,10 @@ public class RedisCounts implements Sink<UnreadCount> {
     @Override
     public SinkWriter<UnreadCount> createWriter(WriterInitContext context) {
         RedisConnection connection = new RedisConnection(config.redisEndpoint());
+        // One clock for both buffers: a user's versions rise across them.
+        ChangeVersions versions = new ChangeVersions();
         return new RedisWriter<>(
-                new Buffer(config.redisKeyPrefix, connection.sharded()),
+                () -> new Buffer(config.redisKeyPrefix, connection.sharded(), versions),
                 connection,
                 context,
                 config.flushIntervalMs);
@@ -89,7 +91,9 @@ public class RedisCounts implements Sink<UnreadCount> {
      */
     public static Batch batch(UnreadConfig config) {
         RedisConnection connection = new RedisConnection(config.redisEndpoint());
-        return new Batch(new Buffer(config.redisKeyPrefix, connection.sharded()), connection);
+        return new Batch(
+                new Buffer(config.redisKeyPrefix, connection.sharded(), new ChangeVersions()),
+                connection);
     }
 
     /** Coalesces counts by key until {@link #flush}; one per thread. */
@@ -264,11 +268,14 @@ public class RedisCounts implements Sink<UnreadCount> {
         private final boolean sharded;
 
         private final Map<Target, Long> latest = new HashMap<>();
-        private final ChangeVersions versions = new ChangeVersions();
 
-        Buffer(String prefix, boolean sharded) {
+        /** Shared with the writer's other buffer; used by one thread at a time, as they are. */
+        private final ChangeVersions versions;
+
+        Buffer(String prefix, boolean sharded, ChangeVersions versions) {
             this.prefix = prefix;
             this.sharded = sharded;
+            this.versions = versions;
         }
 
         @Override

@@ -34,7 +34,7 @@ public class RedisReaders implements Sink<ReaderUpdate> {
     @Override
     public SinkWriter<ReaderUpdate> createWriter(WriterInitContext context) {
         return new RedisWriter<>(
-                new Buffer(config.redisKeyPrefix),
+                () -> new Buffer(config.redisKeyPrefix),
                 new RedisConnection(config.redisEndpoint()),
                 context,
                 config.flushIntervalMs);

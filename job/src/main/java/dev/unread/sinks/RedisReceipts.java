@@ -40,7 +40,7 @@ public class RedisReceipts implements Sink<ReadReceipt> {
     public SinkWriter<ReadReceipt> createWriter(WriterInitContext context) {
         RedisConnection connection = new RedisConnection(config.redisEndpoint());
         return new RedisWriter<>(
-                new Buffer(config.redisKeyPrefix, connection.sharded()),
+                () -> new Buffer(config.redisKeyPrefix, connection.sharded()),
                 connection,
                 context,
                 config.flushIntervalMs);

@@ -462,6 +462,36 @@ class RedisCountsTest {
         }
     }
 
+    @Test
+    void versionsRiseAcrossFlushesOfTheTimerAndOfCheckpointsWhicheverBufferTheyTake()
+            throws Exception {
+        try (TestRedis.Subscriber changes =
+                new TestRedis.Subscriber(RedisNames.unreadChangedChannel(prefix, USER))) {
+            List<Long> versions = new ArrayList<>();
+            List<Long> counts = new ArrayList<>();
+            long commands = 0;
+            for (int i = 1; i <= 6; i++) {
+                writer.write(UnreadCount.senders(USER, i), null);
+                // The count, the version and the change message.
+                commands += 3;
+                if (i % 2 == 1) {
+                    // Sent by the sender thread when the interval ends, from the buffer it took.
+                    context.advance(INTERVAL_MS);
+                    awaitCommands(commands);
+                } else {
+                    writer.flush(false);
+                }
+                var change = JSON.readTree(changes.next(10_000));
+                versions.add(change.get("version").asLong());
+                counts.add(change.get("unreadSenders").asLong());
+            }
+
+            assertThat(versions).isSorted().doesNotHaveDuplicates();
+            assertThat(counts).containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
+            assertThat(redis.get(RedisNames.sendersKey(prefix, USER))).isEqualTo("6");
+        }
+    }
+
     /** Background flushes land a moment after the timer fired: wait for their commands. */
     private void awaitCommands(long commands) throws Exception {
         Poll.until(
