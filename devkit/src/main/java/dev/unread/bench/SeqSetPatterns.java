@@ -54,8 +54,10 @@ public final class SeqSetPatterns {
     private static String run(Pattern pattern, int messages) throws Exception {
         Roaring64NavigableMap roaring = new Roaring64NavigableMap();
         CountingMapState<Tuple2<Long, Long>, byte[]> chunks = new CountingMapState<>(b -> b.length);
-        CountingMapState<Long, long[]> index = new CountingMapState<>(i -> Long.BYTES * i.length);
-        UnreadChunks seqs = new UnreadChunks(chunks, index);
+        CountingMapState<Tuple2<Long, Long>, byte[]> index = new CountingMapState<>(b -> b.length);
+        UnreadChunks seqs =
+                new UnreadChunks(
+                        chunks, index, new CountingMapState<>(i -> Long.BYTES * i.length));
         ConversationState state = new ConversationState();
         if (pattern.first() > 0) {
             seqs.add(CONVERSATION, state, pattern.first());
