@@ -11,10 +11,11 @@ import org.apache.flink.api.java.tuple.Tuple2;
 
 /**
  * The unread seqs of a user's conversations, split into chunks of 2^16 consecutive seqs and found
- * through a radix tree of the chunks' indices, so that a message reads and writes one chunk and at
- * most three small index nodes whatever the pattern of seqs: neither the set nor its index is ever
- * copied whole. Public for the savepoint tools (dev.unread.ops), which read the counts and write
- * sets.
+ * through a radix tree of the chunks' indices, so that whatever the pattern of seqs a message reads
+ * and rewrites at most one stored entry of at most 8 KiB (its chunk, or the index node that gains
+ * its new chunk) and writes at most three new ones of 3 bytes: neither the set nor its index is
+ * ever copied whole. Public for the savepoint tools (dev.unread.ops), which read the counts and
+ * write sets.
  *
  * <p>A chunk is one entry of {@link UnreadCounter#UNREAD_CHUNKS}, keyed by (conversation, seq
  * {@code >>> 16}), holding the low 16 bits of its seqs as the smallest of three encodings, as a
