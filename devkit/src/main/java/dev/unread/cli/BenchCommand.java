@@ -6,6 +6,7 @@ import dev.unread.bench.EventParserBenchmark;
 import dev.unread.bench.GroupBench;
 import dev.unread.bench.LiveLoad;
 import dev.unread.bench.NaiveWorker;
+import dev.unread.bench.SeqSetPatterns;
 import dev.unread.config.UnreadConfig;
 import dev.unread.generator.Workload;
 import java.nio.charset.StandardCharsets;
@@ -52,14 +53,15 @@ import picocli.CommandLine.Spec;
                     + " report and writes it to --out. Redis keys under the prefix (which must not"
                     + " be empty) are deleted before and after; takes some minutes.",
             "",
-            "unread bench parser: the event parser alone, on JMH."
+            "unread bench parser: the event parser alone, on JMH.",
+            "unread bench seqs: the unread-seq sets alone, per pattern of seqs."
         },
         descriptionHeading = "%n",
         optionListHeading = "%nFlags:%n",
         abbreviateSynopsis = true,
         sortOptions = false,
         defaultValueProvider = BenchCommand.Defaults.class,
-        subcommands = BenchCommand.Parser.class,
+        subcommands = {BenchCommand.Parser.class, BenchCommand.Seqs.class},
         modelTransformer = CommandFlags.class)
 public final class BenchCommand implements Callable<Integer> {
 
@@ -368,6 +370,43 @@ public final class BenchCommand implements Callable<Integer> {
                             OutputFormatFactory.createFormatInstance(
                                     Unread.session(spec).out(), VerboseMode.NORMAL))
                     .run();
+            return Unread.OK;
+        }
+    }
+
+    /** {@code unread bench seqs}: {@link SeqSetPatterns}. */
+    @Command(
+            name = "seqs",
+            description = {
+                "Nanoseconds and bytes of state per message that one conversation's unread seqs"
+                        + " cost under the patterns of issue 17 (consecutive, alternating, one"
+                        + " huge seq, seqs spread one per chunk), and the set's bytes against a"
+                        + " Roaring bitmap; in memory, without RocksDB (seconds)."
+            },
+            descriptionHeading = "%n",
+            optionListHeading = "%nFlags:%n")
+    static final class Seqs implements Callable<Integer> {
+
+        @Spec private CommandSpec spec;
+
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true,
+                description = "this help")
+        boolean help;
+
+        @Option(
+                names = "--messages",
+                paramLabel = "N",
+                description = "messages per pattern (default ${DEFAULT-VALUE})")
+        int messages = SeqSetPatterns.DEFAULT_MESSAGES;
+
+        @Override
+        public Integer call() throws Exception {
+            if (messages < 1) {
+                throw new UsageException("--messages must be >= 1, was " + messages);
+            }
+            SeqSetPatterns.print(messages, Unread.session(spec).out());
             return Unread.OK;
         }
     }

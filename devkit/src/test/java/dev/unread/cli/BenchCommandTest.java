@@ -63,6 +63,23 @@ class BenchCommandTest {
                 .contains("Usage: unread bench", "--records", "--workers", "--sql-rows", "--out");
     }
 
+    @Test
+    void seqsPrintsARowPerPatternWithTheSetsBytesAgainstRoaring() {
+        assertThat(run(Map.of(), "seqs", "--messages", "300")).isEqualTo(Unread.OK);
+        String table = out.toString(StandardCharsets.UTF_8);
+        assertThat(table)
+                .contains("| pattern | messages | ns per message |", "set / Roaring |")
+                .contains("| consecutive, never read | 300 |")
+                .contains("| one seq per 2^16 (each message opens a chunk) | 300 |");
+        assertThat(table.lines().filter(l -> l.contains(" | 300 | ")).count()).isEqualTo(6);
+    }
+
+    @Test
+    void seqsRefusesNoMessages() {
+        assertThat(run(Map.of(), "seqs", "--messages", "0")).isEqualTo(Unread.USAGE);
+        assertThat(err()).contains("--messages must be >= 1");
+    }
+
     private int run(Map<String, String> env, String... flags) {
         String[] args = new String[flags.length + 1];
         args[0] = BenchCommand.NAME;

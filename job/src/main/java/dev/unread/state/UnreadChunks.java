@@ -5,13 +5,17 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.java.tuple.Tuple2;
 
 /**
- * The unread seqs of a user's conversations, split into chunks of 2^16 consecutive seqs, so that a
- * message reads and writes one chunk whatever the pattern of seqs: the set is never copied whole.
- * Public for the savepoint tools (dev.unread.ops), which read the counts and write sets.
+ * The unread seqs of a user's conversations, split into chunks of 2^16 consecutive seqs and found
+ * through a radix tree of the chunks' indices, so that whatever the pattern of seqs a message reads
+ * and rewrites at most one stored entry of at most 8 KiB (its chunk, or the index node that gains
+ * its new chunk) and writes at most three new ones of 3 bytes: neither the set nor its index is
+ * ever copied whole. Public for the savepoint tools (dev.unread.ops), which read the counts and
+ * write sets.
  *
  * <p>A chunk is one entry of {@link UnreadCounter#UNREAD_CHUNKS}, keyed by (conversation, seq
  * {@code >>> 16}), holding the low 16 bits of its seqs as the smallest of three encodings, as a
@@ -20,22 +24,33 @@ import org.apache.flink.api.java.tuple.Tuple2;
  * {@link #MAX_CHUNK_BYTES}, and never larger than Roaring's container for the same seqs plus one
  * byte. Empty chunks are not stored.
  *
- * <p>{@link UnreadCounter#UNREAD_CHUNK_INDEX} keeps per conversation the sorted indices of its
- * chunks, so that a read finds the chunks at or below its cursor without probing the empty index
- * range between them (a seq of {@code Long.MAX_VALUE} is chunk 2^47 - 1). The index is read and
- * written only when a chunk appears or empties, and by a read that advances the cursor; it is
- * linear in the number of non-empty chunks, 8 bytes each. That is the remaining worst case: seqs
- * spread one per 2^16 make each message that opens a chunk rewrite an index as long as the number
- * of chunks (still at most 8 bytes per unread seq, and the chunk itself stays one entry).
+ * <p>{@link UnreadCounter#UNREAD_CHUNK_TREE} indexes a conversation's chunks, so that a read finds
+ * the chunks at or below its cursor without probing the empty index range between them (a seq of
+ * {@code Long.MAX_VALUE} is chunk 2^47 - 1). A chunk index c (47 bits) is split into 16-bit parts,
+ * each a node in the chunks' own encoding: the level-1 node keyed by {@code c >>> 16} holds {@code
+ * c & 0xFFFF} of each of its chunks, the level-2 node keyed by {@code c >>> 32} holds {@code (c >>>
+ * 16) & 0xFFFF} of each of its level-1 nodes, and one root per conversation holds {@code c >>> 32}
+ * of each level-2 node. Every node is thus at most {@link #MAX_CHUNK_BYTES} and no larger than a
+ * Roaring container of its values plus one byte. Adding a seq edits its chunk; only when the chunk
+ * is new does it add to the level-1 node, and goes up only while the node is new: at most one
+ * stored entry is read and rewritten, and new ones are 3 bytes. A read walks the path from the root
+ * to the chunk of its cursor and deletes whole subtrees below it, which costs what creating them
+ * cost.
  *
  * <p>The count of a conversation's seqs is {@link ConversationState#unreadCount}. States written by
- * earlier builds hold the whole set in {@link ConversationState#unreadSeqs} ({@link UnreadSeqs},
- * either format); {@link #migrate} moves such a set into chunks on its first touch.
+ * earlier builds hold either the whole set in {@link ConversationState#unreadSeqs} ({@link
+ * UnreadSeqs}, either format), which {@link #migrate} moves into chunks on its first touch, or the
+ * chunks with a flat index, the sorted chunk indices as one {@code long[]} in {@link
+ * UnreadCounter#UNREAD_CHUNK_INDEX}, which the first message that opens a chunk or the first read
+ * moves into the tree (a one-time cost linear in the number of chunks) and removes.
  */
 public final class UnreadChunks {
 
-    /** A chunk holds the seqs whose bits above these are its index. */
+    /** A chunk holds the seqs whose bits above these are its index; a node as many of an index. */
     private static final int CHUNK_BITS = 16;
+
+    /** The tree's levels above the chunks: 3 × 16 bits hold the 47 bits of a chunk's index. */
+    private static final int LEVELS = 3;
 
     private static final int WORDS = (1 << CHUNK_BITS) / Long.SIZE;
 
@@ -43,20 +58,45 @@ public final class UnreadChunks {
     private static final byte BITMAP = 1;
     private static final byte RUNS = 2;
 
-    /** The largest chunk: the type byte and a bitmap. */
+    /** The largest chunk or node: the type byte and a bitmap. */
     public static final int MAX_CHUNK_BYTES = 1 + WORDS * Long.BYTES;
 
     private final MapState<Tuple2<Long, Long>, byte[]> chunks;
-    private final MapState<Long, long[]> index;
+    private final MapState<Tuple2<Long, Long>, byte[]> tree;
+    private final MapState<Long, long[]> flatIndex;
 
-    /** The chunk being edited, one bit per seq. */
+    /** The chunk or node being edited, one bit per value. */
     private final long[] words = new long[WORDS];
 
     private long bytesTouched;
 
-    public UnreadChunks(MapState<Tuple2<Long, Long>, byte[]> chunks, MapState<Long, long[]> index) {
+    /**
+     * Over the given states: the chunks, the tree of their indices, and the flat index of earlier
+     * builds, read only to move it into the tree.
+     */
+    public UnreadChunks(
+            MapState<Tuple2<Long, Long>, byte[]> chunks,
+            MapState<Tuple2<Long, Long>, byte[]> tree,
+            MapState<Long, long[]> flatIndex) {
         this.chunks = chunks;
-        this.index = index;
+        this.tree = tree;
+        this.flatIndex = flatIndex;
+    }
+
+    /** The unread seqs, in the states UnreadCounter declares for them. */
+    public static UnreadChunks unreadSeqs(RuntimeContext context) {
+        return new UnreadChunks(
+                context.getMapState(UnreadCounter.UNREAD_CHUNKS),
+                context.getMapState(UnreadCounter.UNREAD_CHUNK_TREE),
+                context.getMapState(UnreadCounter.UNREAD_CHUNK_INDEX));
+    }
+
+    /** The unread seqs that mention the user, in the states UnreadCounter declares for them. */
+    public static UnreadChunks mentionSeqs(RuntimeContext context) {
+        return new UnreadChunks(
+                context.getMapState(UnreadCounter.MENTION_CHUNKS),
+                context.getMapState(UnreadCounter.MENTION_CHUNK_TREE),
+                context.getMapState(UnreadCounter.MENTION_CHUNK_INDEX));
     }
 
     /** The number of unread seqs in a conversation's state, chunked or not yet. */
@@ -118,7 +158,7 @@ public final class UnreadChunks {
         }
         if (chunk >= 0) {
             put(conversationId, chunk, encode());
-            putIndex(conversationId, Arrays.copyOf(indices, n));
+            writeTree(conversationId, Arrays.copyOf(indices, n));
         }
         state.unreadCount = old.count();
         state.unreadSeqs = UnreadSeqs.EMPTY;
@@ -151,47 +191,42 @@ public final class UnreadChunks {
             throw new IllegalArgumentException("seqs are positive: " + seq);
         }
         long chunk = seq >>> CHUNK_BITS;
-        byte[] bytes = chunks.get(Tuple2.of(conversationId, chunk));
-        int low = low(seq);
-        byte[] edited;
-        if (bytes == null) {
-            edited = new byte[] {ARRAY, (byte) low, (byte) (low >>> 8)};
-        } else {
-            bytesTouched += bytes.length;
-            edited =
-                    bytes[0] == RUNS
-                            ? addToRuns(bytes, low)
-                            : bytes[0] == ARRAY ? addToArray(bytes, low) : addToBitmap(bytes, low);
-            if (edited == bytes) {
-                return false;
-            }
-            if (edited == null) {
-                // An encoding that stops being the smallest: through the words.
-                decode(bytes);
-                if ((words[low >>> 6] & 1L << low) != 0) {
-                    return false;
-                }
-                words[low >>> 6] |= 1L << low;
-                edited = encode();
-            }
+        Tuple2<Long, Long> key = Tuple2.of(conversationId, chunk);
+        byte[] bytes = get(chunks, key);
+        byte[] edited = with(bytes, low(seq));
+        if (edited == bytes) {
+            return false;
         }
-        put(conversationId, chunk, edited);
+        put(chunks, key, edited);
         if (bytes == null) {
-            long[] old = getIndex(conversationId);
-            int at = -Arrays.binarySearch(old, chunk) - 1;
-            long[] grown = new long[old.length + 1];
-            System.arraycopy(old, 0, grown, 0, at);
-            grown[at] = chunk;
-            System.arraycopy(old, at, grown, at + 1, old.length - at);
-            putIndex(conversationId, grown);
+            link(conversationId, chunk);
         }
         return true;
     }
 
     /**
+     * Adds a new chunk to the tree: to its level-1 node, and to the level above only when that node
+     * is new. A flat index of an earlier build is moved into the tree first, found when the
+     * conversation has no root (the tree is written whole by the move, so then it has none).
+     */
+    private void link(long conversationId, long chunk) throws Exception {
+        for (int level = 1; level <= LEVELS; level++) {
+            Tuple2<Long, Long> key = nodeKey(conversationId, level, chunk >>> level * CHUNK_BITS);
+            byte[] node = get(tree, key);
+            if (node == null && level == LEVELS && moveFlatIndex(conversationId)) {
+                link(conversationId, chunk);
+                return;
+            }
+            put(tree, key, with(node, slot(level, chunk)));
+            if (node != null) {
+                return;
+            }
+        }
+    }
+
+    /**
      * Removes every seq up to and including {@code cursor} from a conversation whose set is in
-     * chunks; returns how many. Reads the index, deletes the chunks wholly below the cursor
-     * (reading them only to count them when some seqs stay) and rewrites the one it falls in.
+     * chunks; returns how many. See {@link #removeSeqsUpTo}.
      */
     public long removeUpTo(long conversationId, ConversationState state, long cursor)
             throws Exception {
@@ -203,63 +238,180 @@ public final class UnreadChunks {
 
     /**
      * Removes every seq up to and including {@code cursor} from the set of {@code count} seqs whose
-     * count the caller keeps; returns how many.
+     * count the caller keeps; returns how many. Reads the path of nodes from the root to the chunk
+     * the cursor falls in, rewrites those and the chunk, and deletes the subtrees wholly below it
+     * (reading their chunks only to count them when some seqs stay beyond the cursor's chunk).
      */
     public long removeSeqsUpTo(long conversationId, long count, long cursor) throws Exception {
         if (count == 0) {
             return 0;
         }
-        long[] indices = getIndex(conversationId);
         long last = cursor >>> CHUNK_BITS;
-        boolean all = indices.length == 0 || indices[indices.length - 1] < last;
-        long removed = 0;
-        int kept = 0;
-        while (kept < indices.length && indices[kept] < last) {
-            Tuple2<Long, Long> key = Tuple2.of(conversationId, indices[kept]);
-            if (!all) {
-                byte[] bytes = chunks.get(key);
-                bytesTouched += bytes.length;
-                removed += cardinality(bytes);
-            }
-            chunks.remove(key);
-            kept++;
+        // path[level]: the node of that level above chunk `last`, path[0] the chunk; null below
+        // the first node that lacks the next.
+        byte[][] path = new byte[LEVELS + 1][];
+        Tuple2<Long, Long> root = nodeKey(conversationId, LEVELS, last >>> LEVELS * CHUNK_BITS);
+        path[LEVELS] = get(tree, root);
+        if (path[LEVELS] == null && moveFlatIndex(conversationId)) {
+            path[LEVELS] = get(tree, root);
         }
-        if (all) {
-            removed = count;
-        } else if (indices[kept] == last) {
+        if (path[LEVELS] == null) {
+            return count;
+        }
+        // Whether some chunk lies beyond chunk `last`: if not, what stays is in that chunk.
+        boolean beyond = false;
+        for (int level = LEVELS; level > 0 && path[level] != null; level--) {
+            int slot = slot(level, last);
+            beyond |= max(path[level]) > slot;
+            if (contains(path[level], slot)) {
+                path[level - 1] =
+                        level == 1
+                                ? get(chunks, Tuple2.of(conversationId, last))
+                                : get(
+                                        tree,
+                                        nodeKey(
+                                                conversationId,
+                                                level - 1,
+                                                last >>> (level - 1) * CHUNK_BITS));
+            }
+        }
+        long removed = 0;
+        for (int level = LEVELS; level > 0; level--) {
+            if (path[level] == null) {
+                continue;
+            }
+            int slot = slot(level, last);
+            long prefix = last >>> level * CHUNK_BITS;
+            for (int value : values(path[level])) {
+                if (value >= slot) {
+                    break;
+                }
+                removed +=
+                        deleteSubtree(
+                                conversationId, level - 1, prefix << CHUNK_BITS | value, beyond);
+            }
+        }
+        long kept = 0;
+        boolean childGone = true;
+        if (path[0] != null) {
             Tuple2<Long, Long> key = Tuple2.of(conversationId, last);
-            byte[] bytes = chunks.get(key);
-            bytesTouched += bytes.length;
-            decode(bytes);
+            decode(path[0]);
             long here = clearUpTo(low(cursor));
-            if (here > 0) {
-                removed += here;
-                byte[] rest = encode();
-                if (rest == null) {
-                    chunks.remove(key);
-                    kept++;
-                } else {
-                    put(conversationId, last, rest);
+            removed += here;
+            kept = cardinality(path[0]) - here;
+            if (kept == 0) {
+                chunks.remove(key);
+            } else {
+                childGone = false;
+                if (here > 0) {
+                    put(chunks, key, encode());
                 }
             }
         }
-        if (kept == indices.length) {
-            index.remove(conversationId);
-        } else if (kept > 0) {
-            putIndex(conversationId, Arrays.copyOfRange(indices, kept, indices.length));
+        for (int level = 1; level <= LEVELS; level++) {
+            if (path[level] == null) {
+                continue;
+            }
+            // The values below the path's, and the path's own when its child emptied.
+            int upTo = slot(level, last) - (childGone ? 0 : 1);
+            decode(path[level]);
+            if (upTo >= 0 && clearUpTo(upTo) > 0) {
+                Tuple2<Long, Long> key =
+                        nodeKey(conversationId, level, last >>> level * CHUNK_BITS);
+                byte[] rest = encode();
+                if (rest == null) {
+                    tree.remove(key);
+                    childGone = true;
+                    continue;
+                }
+                put(tree, key, rest);
+            }
+            childGone = false;
         }
-        return removed;
+        return beyond ? removed : count - kept;
+    }
+
+    /**
+     * Deletes the node of a level (0: the chunk) with the given prefix and everything below it;
+     * returns the number of seqs deleted when {@code counting}, else 0 (the chunks are not read).
+     */
+    private long deleteSubtree(long conversationId, int level, long prefix, boolean counting)
+            throws Exception {
+        if (level == 0) {
+            Tuple2<Long, Long> key = Tuple2.of(conversationId, prefix);
+            long n = counting ? cardinality(get(chunks, key)) : 0;
+            chunks.remove(key);
+            return n;
+        }
+        Tuple2<Long, Long> key = nodeKey(conversationId, level, prefix);
+        long n = 0;
+        for (int value : values(get(tree, key))) {
+            n += deleteSubtree(conversationId, level - 1, prefix << CHUNK_BITS | value, counting);
+        }
+        tree.remove(key);
+        return n;
+    }
+
+    /**
+     * Moves a flat index of an earlier build into the tree and removes it; true when there was one.
+     * A one-time cost linear in the number of chunks.
+     */
+    private boolean moveFlatIndex(long conversationId) throws Exception {
+        long[] indices = flatIndex.get(conversationId);
+        if (indices == null) {
+            return false;
+        }
+        bytesTouched += (long) Long.BYTES * indices.length;
+        flatIndex.remove(conversationId);
+        writeTree(conversationId, indices);
+        return indices.length > 0;
+    }
+
+    /** Writes the tree of a conversation that has none, over chunk indices in ascending order. */
+    private void writeTree(long conversationId, long[] indices) throws Exception {
+        long[] ids = indices;
+        for (int level = 1; level <= LEVELS; level++) {
+            long[] parents = new long[ids.length];
+            int n = 0;
+            for (int i = 0; i < ids.length; ) {
+                long prefix = ids[i] >>> CHUNK_BITS;
+                Arrays.fill(words, 0);
+                for (; i < ids.length && ids[i] >>> CHUNK_BITS == prefix; i++) {
+                    int value = low(ids[i]);
+                    words[value >>> 6] |= 1L << value;
+                }
+                put(tree, nodeKey(conversationId, level, prefix), encode());
+                parents[n++] = prefix;
+            }
+            ids = Arrays.copyOf(parents, n);
+        }
     }
 
     /** Forgets every conversation's seqs of the current user. */
     void clear() {
         chunks.clear();
-        index.clear();
+        tree.clear();
+        flatIndex.clear();
     }
 
-    /** Bytes of chunks, indices and old sets read and written so far: the work, for tests. */
+    /**
+     * Bytes of chunks, nodes, indices and old sets read and written so far: the work, for tests.
+     */
     long bytesTouched() {
         return bytesTouched;
+    }
+
+    /**
+     * The key of a conversation's tree node: its level (1 to 3, the root) in the top byte, then the
+     * bits of the chunk indices below it above the level's 16 ({@code c >>> 16 * level}).
+     */
+    static Tuple2<Long, Long> nodeKey(long conversationId, int level, long prefix) {
+        return Tuple2.of(conversationId, (long) level << 56 | prefix);
+    }
+
+    /** The value a node of the level holds for a chunk: its index's 16 bits of that level. */
+    private static int slot(int level, long chunk) {
+        return low(chunk >>> (level - 1) * CHUNK_BITS);
     }
 
     private static void requireChunked(ConversationState state) {
@@ -272,23 +424,102 @@ public final class UnreadChunks {
         return (int) seq & (1 << CHUNK_BITS) - 1;
     }
 
-    private void put(long conversationId, long chunk, byte[] bytes) throws Exception {
-        bytesTouched += bytes.length;
-        chunks.put(Tuple2.of(conversationId, chunk), bytes);
-    }
-
-    private long[] getIndex(long conversationId) throws Exception {
-        long[] indices = index.get(conversationId);
-        if (indices == null) {
-            return new long[0];
+    private byte[] get(MapState<Tuple2<Long, Long>, byte[]> map, Tuple2<Long, Long> key)
+            throws Exception {
+        byte[] bytes = map.get(key);
+        if (bytes != null) {
+            bytesTouched += bytes.length;
         }
-        bytesTouched += (long) Long.BYTES * indices.length;
-        return indices;
+        return bytes;
     }
 
-    private void putIndex(long conversationId, long[] indices) throws Exception {
-        bytesTouched += (long) Long.BYTES * indices.length;
-        index.put(conversationId, indices);
+    private void put(MapState<Tuple2<Long, Long>, byte[]> map, Tuple2<Long, Long> key, byte[] bytes)
+            throws Exception {
+        bytesTouched += bytes.length;
+        map.put(key, bytes);
+    }
+
+    private void put(long conversationId, long chunk, byte[] bytes) throws Exception {
+        put(chunks, Tuple2.of(conversationId, chunk), bytes);
+    }
+
+    /**
+     * The set with low added, editing the encoded set while it stays the smallest encoding and
+     * going through {@link #words} when it changes form: the same array when low is there already.
+     */
+    private byte[] with(byte[] bytes, int low) {
+        if (bytes == null) {
+            return new byte[] {ARRAY, (byte) low, (byte) (low >>> 8)};
+        }
+        byte[] edited =
+                bytes[0] == RUNS
+                        ? addToRuns(bytes, low)
+                        : bytes[0] == ARRAY ? addToArray(bytes, low) : addToBitmap(bytes, low);
+        if (edited != null) {
+            return edited;
+        }
+        decode(bytes);
+        if ((words[low >>> 6] & 1L << low) != 0) {
+            return bytes;
+        }
+        words[low >>> 6] |= 1L << low;
+        return encode();
+    }
+
+    /** Whether an encoded set holds the value. */
+    private static boolean contains(byte[] bytes, int value) {
+        if (bytes[0] == BITMAP) {
+            return (bytes[1 + (value >>> 3)] & 1 << (value & 7)) != 0;
+        }
+        // Array values or runs: the last entry whose first value is at or below value.
+        int width = bytes[0] == RUNS ? 4 : 2;
+        int lo = 0;
+        int hi = (bytes.length - 1) / width - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (u16(bytes, 1 + width * mid) <= value) {
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return hi >= 0 && value <= u16(bytes, 1 + width * hi + width - 2);
+    }
+
+    /** The greatest value of a non-empty encoded set. */
+    private static int max(byte[] bytes) {
+        if (bytes[0] != BITMAP) {
+            return u16(bytes, bytes.length - 2);
+        }
+        int at = bytes.length - 1;
+        while (bytes[at] == 0) {
+            at--;
+        }
+        return (at - 1) * 8 + 31 - Integer.numberOfLeadingZeros(bytes[at] & 0xFF);
+    }
+
+    /** The values of an encoded set, ascending. */
+    static int[] values(byte[] bytes) {
+        int[] out = new int[(int) cardinality(bytes)];
+        int n = 0;
+        if (bytes[0] == ARRAY) {
+            for (int at = 1; at < bytes.length; at += 2) {
+                out[n++] = u16(bytes, at);
+            }
+        } else if (bytes[0] == RUNS) {
+            for (int at = 1; at < bytes.length; at += 4) {
+                for (int v = u16(bytes, at), last = u16(bytes, at + 2); v <= last; v++) {
+                    out[n++] = v;
+                }
+            }
+        } else {
+            for (int at = 1; at < bytes.length; at++) {
+                for (int bits = bytes[at] & 0xFF; bits != 0; bits &= bits - 1) {
+                    out[n++] = (at - 1) * 8 + Integer.numberOfTrailingZeros(bits);
+                }
+            }
+        }
+        return out;
     }
 
     /**

@@ -101,7 +101,20 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                     Types.TUPLE(Types.LONG, Types.LONG),
                     PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
 
-    /** Conversation id → the indices of its non-empty chunks, ascending; see UnreadChunks. */
+    /**
+     * (Conversation id, level and prefix) → a node of the radix tree of the conversation's chunk
+     * indices, in the chunks' own encoding; see UnreadChunks.
+     */
+    public static final MapStateDescriptor<Tuple2<Long, Long>, byte[]> UNREAD_CHUNK_TREE =
+            new MapStateDescriptor<>(
+                    "unread-chunk-tree",
+                    Types.TUPLE(Types.LONG, Types.LONG),
+                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
+
+    /**
+     * Conversation id → the indices of its non-empty chunks, ascending: the flat index of earlier
+     * builds, read only to move it into {@link #UNREAD_CHUNK_TREE}; see UnreadChunks.
+     */
     public static final MapStateDescriptor<Long, long[]> UNREAD_CHUNK_INDEX =
             new MapStateDescriptor<>(
                     "unread-chunk-index",
@@ -118,7 +131,17 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                     Types.TUPLE(Types.LONG, Types.LONG),
                     PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
 
-    /** Conversation id → the indices of its non-empty mention chunks, ascending. */
+    /** The tree of the mention chunks' indices, as {@link #UNREAD_CHUNK_TREE}. */
+    public static final MapStateDescriptor<Tuple2<Long, Long>, byte[]> MENTION_CHUNK_TREE =
+            new MapStateDescriptor<>(
+                    "mention-chunk-tree",
+                    Types.TUPLE(Types.LONG, Types.LONG),
+                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
+
+    /**
+     * Conversation id → the indices of its non-empty mention chunks, ascending: the flat index of
+     * earlier builds, as {@link #UNREAD_CHUNK_INDEX}.
+     */
     public static final MapStateDescriptor<Long, long[]> MENTION_CHUNK_INDEX =
             new MapStateDescriptor<>(
                     "mention-chunk-index",
@@ -194,15 +217,9 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                 };
         senders = getRuntimeContext().getMapState(SENDERS);
         conversations = getRuntimeContext().getMapState(CONVERSATIONS);
-        unreadSeqs =
-                new UnreadChunks(
-                        getRuntimeContext().getMapState(UNREAD_CHUNKS),
-                        getRuntimeContext().getMapState(UNREAD_CHUNK_INDEX));
+        unreadSeqs = UnreadChunks.unreadSeqs(getRuntimeContext());
+        mentionSeqs = UnreadChunks.mentionSeqs(getRuntimeContext());
         change = new Change();
-        mentionSeqs =
-                new UnreadChunks(
-                        getRuntimeContext().getMapState(MENTION_CHUNKS),
-                        getRuntimeContext().getMapState(MENTION_CHUNK_INDEX));
     }
 
     /** Bytes of unread seqs read and written so far: the work, for tests that bound it. */

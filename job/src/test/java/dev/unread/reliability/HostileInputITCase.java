@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.RedisNames;
 import dev.unread.events.ChatEventJson;
 import dev.unread.events.EventParser;
 import dev.unread.testing.BadRecords;
+import dev.unread.testing.CapturedLog;
 import dev.unread.testing.JobHarness;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
@@ -18,6 +20,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
@@ -28,13 +31,15 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
 
 /**
  * Over ten thousand records that break the input contract, every {@link BadRecords.Kind} of them,
  * mixed into valid traffic of which a third is written unusually but validly ({@link
  * BadRecords#unusualButValid}: fields of the other kind, deep nesting, text beyond ASCII): the job
  * must not fail once, each bad record must reach the dead-letter topic exactly once with its bytes,
- * key and a reason, and the valid records must count exactly as the oracle says.
+ * key and a reason, and the valid records must count exactly as the oracle says. A string planted
+ * at one user's conversation-count hash before the job writes must be replaced by that hash.
  */
 class HostileInputITCase {
 
@@ -85,32 +90,58 @@ class HostileInputITCase {
                                             ? BadRecords.unusualButValid(e, unusual)
                                             : ChatEventJson.value(e));
             List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(2);
+            // A key of another type where the job will write a user's conversation counts (a
+            // leftover, or another application's): the job must replace it, not crash-loop.
+            Map.Entry<Long, Map<Long, Long>> foreign =
+                    traffic.oracle().conversationUnread().entrySet().iterator().next();
+            String foreignKey = RedisNames.conversationsKey(prefix, foreign.getKey());
+            try (Jedis jedis = TestRedis.connect(0)) {
+                jedis.set(foreignKey, "another application's");
+            }
 
-            KAFKA.produce(parts.get(0));
-            JobClient job =
-                    JobHarness.start(
-                            UnreadJob.forProduction(config), config, checkpoints, "hostile");
-            JobID id = job.getJobID();
-            try {
-                JobHarness.awaitCheckpointsAfter(cluster, id, 0);
-                KAFKA.produce(parts.get(1));
+            // Its warning shows the key was replaced, not deleted by someone else.
+            try (CapturedLog log = CapturedLog.start()) {
+                KAFKA.produce(parts.get(0));
+                JobClient job =
+                        JobHarness.start(
+                                UnreadJob.forProduction(config), config, checkpoints, "hostile");
+                JobID id = job.getJobID();
+                try {
+                    JobHarness.awaitCheckpointsAfter(cluster, id, 0);
+                    KAFKA.produce(parts.get(1));
 
-                Observed.awaitAgreement(
-                        traffic.oracle(), prefix, db, JobHarness.CONVERGENCE, context);
-                int letters = JobHarness.assertDeadLetters(KAFKA, config, bad, true, context);
-                assertThat(letters).as(context).isEqualTo(bad.size());
-                assertThat(job.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
-                assertThat(JobHarness.restarts(cluster, id)).as("restarts, " + context).isZero();
-                JobHarness.summary(
-                        "hostile input, by kind " + kinds,
-                        bad.size() + " bad records",
-                        traffic,
-                        0,
-                        started,
-                        seed);
-            } finally {
-                job.cancel().get();
-                TestRedis.deleteKeys(prefix);
+                    Observed.awaitAgreement(
+                            traffic.oracle(), prefix, db, JobHarness.CONVERGENCE, context);
+                    int letters = JobHarness.assertDeadLetters(KAFKA, config, bad, true, context);
+                    assertThat(letters).as(context).isEqualTo(bad.size());
+                    assertThat(job.getJobStatus().get()).as(context).isEqualTo(JobStatus.RUNNING);
+                    assertThat(JobHarness.restarts(cluster, id))
+                            .as("restarts, " + context)
+                            .isZero();
+                    try (Jedis jedis = TestRedis.connect(0)) {
+                        Map<String, String> counts = new TreeMap<>();
+                        foreign.getValue()
+                                .forEach((c, n) -> counts.put(c.toString(), n.toString()));
+                        assertThat(log.text())
+                                .as(context)
+                                .contains(
+                                        "replaced 1 keys of the wrong type in the job's key space");
+                        assertThat(jedis.type(foreignKey)).as(context).isEqualTo("hash");
+                        assertThat(new TreeMap<>(jedis.hgetAll(foreignKey)))
+                                .as(context)
+                                .isEqualTo(counts);
+                    }
+                    JobHarness.summary(
+                            "hostile input, by kind " + kinds,
+                            bad.size() + " bad records",
+                            traffic,
+                            0,
+                            started,
+                            seed);
+                } finally {
+                    job.cancel().get();
+                    TestRedis.deleteKeys(prefix);
+                }
             }
         }
     }

@@ -7,6 +7,9 @@ import dev.unread.events.UnreadCount;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -33,9 +36,16 @@ class UnreadChunksTest {
 
     private static final long CHUNK = 1 << 16;
 
+    /** What one message may read and write: one chunk as a bitmap, twice, and a few small. */
+    private static final long BYTES_PER_MESSAGE = 2 * UnreadChunks.MAX_CHUNK_BYTES + 64;
+
+    /** Enough chunks that a structure linear in them exceeds the bound many times over. */
+    private static final int SPREAD_MESSAGES = 6_000;
+
     private KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness;
     private MapState<Tuple2<Long, Long>, byte[]> chunks;
-    private MapState<Long, long[]> index;
+    private MapState<Tuple2<Long, Long>, byte[]> tree;
+    private MapState<Long, long[]> flatIndex;
     private UnreadChunks seqs;
 
     @BeforeEach
@@ -47,8 +57,9 @@ class UnreadChunksTest {
         harness.open();
         harness.getOperator().getKeyedStateBackend().setCurrentKey(1L);
         chunks = state(UnreadCounter.UNREAD_CHUNKS);
-        index = state(UnreadCounter.UNREAD_CHUNK_INDEX);
-        seqs = new UnreadChunks(chunks, index);
+        tree = state(UnreadCounter.UNREAD_CHUNK_TREE);
+        flatIndex = state(UnreadCounter.UNREAD_CHUNK_INDEX);
+        seqs = new UnreadChunks(chunks, tree, flatIndex);
     }
 
     private <K, V> MapState<K, V> state(MapStateDescriptor<K, V> descriptor) throws Exception {
@@ -142,30 +153,98 @@ class UnreadChunksTest {
     }
 
     /**
-     * The index is the oracle's chunks, ascending, and each chunk is stored in the smallest of the
-     * encodings a Roaring container has, plus its type byte: so never larger than Roaring's.
+     * The tree holds exactly the nodes the oracle's chunks call for, each chunk and node stored in
+     * the smallest of the encodings a Roaring container has, plus its type byte: so never larger
+     * than Roaring's. No flat index is left.
      */
     private void assertStored(long conversation, TreeSet<Long> oracle) throws Exception {
         TreeMap<Long, TreeSet<Integer>> byChunk = new TreeMap<>();
         for (long seq : oracle) {
             byChunk.computeIfAbsent(seq >>> 16, k -> new TreeSet<>()).add((int) (seq & 0xFFFF));
         }
-        long[] stored = index.get(conversation);
-        assertThat(stored == null ? new long[0] : stored)
-                .containsExactly(byChunk.keySet().stream().mapToLong(Long::longValue).toArray());
-        for (Map.Entry<Long, TreeSet<Integer>> chunk : byChunk.entrySet()) {
-            int runs = 0;
-            int previous = -2;
-            for (int low : chunk.getValue()) {
-                if (low != previous + 1) {
-                    runs++;
-                }
-                previous = low;
+        Map<Tuple2<Long, Long>, TreeSet<Integer>> nodes = new HashMap<>();
+        for (long chunk : byChunk.keySet()) {
+            for (int level = 1; level <= 3; level++) {
+                nodes.computeIfAbsent(
+                                UnreadChunks.nodeKey(conversation, level, chunk >>> 16 * level),
+                                k -> new TreeSet<>())
+                        .add((int) (chunk >>> 16 * (level - 1) & 0xFFFF));
             }
-            int smallest = Math.min(8192, Math.min(2 * chunk.getValue().size(), 4 * runs));
+        }
+        Map<Tuple2<Long, Long>, TreeSet<Integer>> stored = new HashMap<>();
+        for (Map.Entry<Tuple2<Long, Long>, byte[]> node : tree.entries()) {
+            if (node.getKey().f0 == conversation) {
+                TreeSet<Integer> values = new TreeSet<>();
+                for (int value : UnreadChunks.values(node.getValue())) {
+                    values.add(value);
+                }
+                stored.put(node.getKey(), values);
+                assertThat(node.getValue())
+                        .as("node %s", node.getKey())
+                        .hasSize(1 + smallest(values));
+            }
+        }
+        assertThat(stored).isEqualTo(nodes);
+        assertThat(flatIndex.get(conversation)).isNull();
+        for (Map.Entry<Long, TreeSet<Integer>> chunk : byChunk.entrySet()) {
             assertThat(chunks.get(Tuple2.of(conversation, chunk.getKey())))
                     .as("chunk %d", chunk.getKey())
-                    .hasSize(1 + smallest);
+                    .hasSize(1 + smallest(chunk.getValue()));
+        }
+        for (Map.Entry<Tuple2<Long, Long>, byte[]> chunk : chunks.entries()) {
+            if (chunk.getKey().f0 == conversation) {
+                assertThat(byChunk).containsKey(chunk.getKey().f1);
+            }
+        }
+    }
+
+    /** The bytes of the smallest of array, bitmap and runs for a set of 16-bit values. */
+    private static int smallest(TreeSet<Integer> values) {
+        int runs = 0;
+        int previous = -2;
+        for (int low : values) {
+            if (low != previous + 1) {
+                runs++;
+            }
+            previous = low;
+        }
+        return Math.min(8192, Math.min(2 * values.size(), 4 * runs));
+    }
+
+    /**
+     * Issue 17 (item 6): seqs spread one per chunk, so that each message opens a new chunk (one,
+     * two and 2^16 chunks apart, and one per 2^48 seqs), then read one at a time. Each message and
+     * each read touches at most one chunk's worth of stored bytes, read and written, however many
+     * chunks the conversation has.
+     */
+    @Test
+    void seqsSpreadOnePerChunkCostBoundedBytesPerMessageAndPerRead() throws Exception {
+        for (long stride : new long[] {CHUNK, 2 * CHUNK, CHUNK << 16, CHUNK << 32}) {
+            ConversationState state = new ConversationState();
+            TreeSet<Long> oracle = new TreeSet<>();
+            long mostPerMessage = 0;
+            for (int i = 0; i < SPREAD_MESSAGES; i++) {
+                long before = seqs.bytesTouched();
+                long seq = 1 + i * stride;
+                assertThat(seqs.add(stride, state, seq)).as("add %d", seq).isTrue();
+                oracle.add(seq);
+                mostPerMessage = Math.max(mostPerMessage, seqs.bytesTouched() - before);
+            }
+            assertThat(mostPerMessage)
+                    .as("bytes touched by one message, seqs %d apart", stride)
+                    .isLessThanOrEqualTo(BYTES_PER_MESSAGE);
+            assertStored(stride, oracle);
+            long mostPerRead = 0;
+            for (int i = 0; i < SPREAD_MESSAGES; i++) {
+                long before = seqs.bytesTouched();
+                assertThat(seqs.removeUpTo(stride, state, 1 + i * stride)).isEqualTo(1);
+                mostPerRead = Math.max(mostPerRead, seqs.bytesTouched() - before);
+            }
+            assertThat(mostPerRead)
+                    .as("bytes touched by one read, seqs %d apart", stride)
+                    .isLessThanOrEqualTo(BYTES_PER_MESSAGE);
+            assertThat(state.unreadCount).isZero();
+            assertStored(stride, new TreeSet<>());
         }
     }
 
@@ -244,6 +323,89 @@ class UnreadChunksTest {
             assertThat(seqs.removeUpTo(i, state, cursor)).isEqualTo(before - oracle.size());
             assertStored(i, oracle);
         }
+    }
+
+    /**
+     * Chunks indexed by the flat index of earlier builds (the sorted chunk indices as one long[])
+     * keep their seqs and counts: a message into an existing chunk leaves the index as it is, the
+     * first message that opens a chunk or the first read moves it into the tree and removes it.
+     * Random sets, then random edits against a TreeSet.
+     */
+    @Test
+    void flatIndicesOfEarlierBuildsMoveIntoTheTreeOnFirstTouch() throws Exception {
+        Random random = new Random(23);
+        for (long conversation = 0; conversation < 90; conversation++) {
+            TreeSet<Long> oracle = new TreeSet<>();
+            ConversationState state = new ConversationState();
+            int n = 1 + random.nextInt(300);
+            while (oracle.size() < n) {
+                long seq = nextSeq(random, oracle);
+                seqs.add(conversation, state, seq);
+                oracle.add(seq);
+            }
+            writeFlatIndex(conversation);
+
+            // The same chunk as the first seq: the lowest bit flipped.
+            long near = oracle.first() == 1 ? 2 : oracle.first() ^ 1;
+            assertThat(seqs.add(conversation, state, near)).isEqualTo(oracle.add(near));
+            assertThat(flatIndex.get(conversation)).as("no chunk opened").isNotNull();
+            if (conversation % 2 == 0) {
+                long seq = nextSeq(random, oracle);
+                assertThat(seqs.add(conversation, state, seq)).isEqualTo(oracle.add(seq));
+            } else {
+                long cursor = nextCursor(random, oracle);
+                int before = oracle.size();
+                oracle.headSet(cursor, true).clear();
+                assertThat(seqs.removeUpTo(conversation, state, cursor))
+                        .isEqualTo(before - oracle.size());
+            }
+            if (flatIndex.get(conversation) != null) {
+                // The seq landed in a chunk that was there: the next new chunk moves the index.
+                long chunk = 0;
+                while (!oracle.subSet(chunk * CHUNK, (chunk + 1) * CHUNK).isEmpty()) {
+                    chunk++;
+                }
+                long seq = chunk * CHUNK + 1;
+                assertThat(seqs.add(conversation, state, seq)).isTrue();
+                oracle.add(seq);
+            }
+            assertThat(state.unreadCount).isEqualTo(oracle.size());
+            assertStored(conversation, oracle);
+            for (int step = 0; step < 50; step++) {
+                if (random.nextInt(4) > 0) {
+                    long seq = nextSeq(random, oracle);
+                    assertThat(seqs.add(conversation, state, seq)).isEqualTo(oracle.add(seq));
+                } else {
+                    long cursor = nextCursor(random, oracle);
+                    int before = oracle.size();
+                    oracle.headSet(cursor, true).clear();
+                    assertThat(seqs.removeUpTo(conversation, state, cursor))
+                            .isEqualTo(before - oracle.size());
+                }
+                assertThat(state.unreadCount).isEqualTo(oracle.size());
+            }
+            assertStored(conversation, oracle);
+        }
+    }
+
+    /** Puts a conversation's index in the flat form of earlier builds: its chunks stay. */
+    private void writeFlatIndex(long conversation) throws Exception {
+        TreeSet<Long> indices = new TreeSet<>();
+        for (Tuple2<Long, Long> chunk : chunks.keys()) {
+            if (chunk.f0 == conversation) {
+                indices.add(chunk.f1);
+            }
+        }
+        List<Tuple2<Long, Long>> nodes = new ArrayList<>();
+        for (Tuple2<Long, Long> node : tree.keys()) {
+            if (node.f0 == conversation) {
+                nodes.add(node);
+            }
+        }
+        for (Tuple2<Long, Long> node : nodes) {
+            tree.remove(node);
+        }
+        flatIndex.put(conversation, indices.stream().mapToLong(Long::longValue).toArray());
     }
 
     private static byte[] portable(Roaring64NavigableMap map) throws IOException {

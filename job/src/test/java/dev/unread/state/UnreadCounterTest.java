@@ -478,41 +478,49 @@ class UnreadCounterTest {
         conversations.put(conversation, state);
     }
 
-    /** Entries in the user's sender map, read straight from the state backend. */
     /**
      * Issue 17 (item 6): a message reads and writes at most one chunk of 2^16 seqs (at most a
-     * bitmap of 8 KiB) of a conversation's unread seqs, however they are spread: 1:1 alternating
-     * (odd seqs) never read, and the same after one seq of Long.MAX_VALUE. Counts bytes, not time.
+     * bitmap of 8 KiB) of a conversation's unread seqs and of their index, however they are spread:
+     * 1:1 alternating (odd seqs) never read, the same after one seq of Long.MAX_VALUE, and one seq
+     * per 2^16 (each message opens a new chunk). Counts bytes, not time.
      */
     @Test
     void aMessageTouchesAtMostOneChunkOfTheUnreadSeqsWhateverThePattern() throws Exception {
-        for (long first : new long[] {0, Long.MAX_VALUE}) {
+        record Pattern(long first, long stride, int messages) {}
+        for (Pattern p :
+                new Pattern[] {
+                    new Pattern(0, 2, 40_000),
+                    new Pattern(Long.MAX_VALUE, 2, 40_000),
+                    new Pattern(0, 1 << 16, 6_000)
+                }) {
             UnreadCounter counter = new UnreadCounter();
             try (KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> h =
                     new KeyedOneInputStreamOperatorTestHarness<>(
                             new KeyedProcessOperator<>(counter), e -> e.userId, Types.LONG)) {
                 h.setStateBackend(new EmbeddedRocksDBStateBackend());
                 h.open();
-                if (first > 0) {
-                    h.processElement(message(BOB, ALICE, CHAT, first, 1000), 0);
+                if (p.first() > 0) {
+                    h.processElement(message(BOB, ALICE, CHAT, p.first(), 1000), 0);
                 }
                 long most = 0;
-                for (int i = 0; i < 40_000; i++) {
+                for (int i = 0; i < p.messages(); i++) {
                     long before = counter.seqBytesTouched();
-                    h.processElement(message(BOB, ALICE, CHAT, 2L * i + 1, 1000), 0);
+                    h.processElement(message(BOB, ALICE, CHAT, p.stride() * i + 1, 1000), 0);
                     most = Math.max(most, counter.seqBytesTouched() - before);
                 }
                 assertThat(most)
-                        .as("bytes touched by one message, first seq %d", first)
+                        .as("bytes touched by one message, %s", p)
                         .isLessThanOrEqualTo(2 * UnreadChunks.MAX_CHUNK_BYTES + 64);
                 List<UnreadCount> counts = unreadOnly(h.extractOutputValues());
                 assertThat(counts.get(counts.size() - 1))
                         .isEqualTo(
-                                UnreadCount.conversation(ALICE, CHAT, first > 0 ? 40_001 : 40_000));
+                                UnreadCount.conversation(
+                                        ALICE, CHAT, p.messages() + (p.first() > 0 ? 1 : 0)));
             }
         }
     }
 
+    /** Entries in the user's sender map, read straight from the state backend. */
     private int sendersHeld(long user) throws Exception {
         var backend = harness.getOperator().getKeyedStateBackend();
         backend.setCurrentKey(user);

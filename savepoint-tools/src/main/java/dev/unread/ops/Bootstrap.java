@@ -394,10 +394,7 @@ public final class Bootstrap {
             inbox = getRuntimeContext().getState(UnreadCounter.INBOX);
             senders = getRuntimeContext().getMapState(UnreadCounter.SENDERS);
             conversations = getRuntimeContext().getMapState(UnreadCounter.CONVERSATIONS);
-            unreadSeqs =
-                    new UnreadChunks(
-                            getRuntimeContext().getMapState(UnreadCounter.UNREAD_CHUNKS),
-                            getRuntimeContext().getMapState(UnreadCounter.UNREAD_CHUNK_INDEX));
+            unreadSeqs = UnreadChunks.unreadSeqs(getRuntimeContext());
         }
 
         @Override

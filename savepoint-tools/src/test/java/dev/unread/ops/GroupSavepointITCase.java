@@ -158,10 +158,7 @@ class GroupSavepointITCase {
         @Override
         public void open(OpenContext openContext) {
             conversations = getRuntimeContext().getMapState(UnreadCounter.CONVERSATIONS);
-            unreadSeqs =
-                    new UnreadChunks(
-                            getRuntimeContext().getMapState(UnreadCounter.UNREAD_CHUNKS),
-                            getRuntimeContext().getMapState(UnreadCounter.UNREAD_CHUNK_INDEX));
+            unreadSeqs = UnreadChunks.unreadSeqs(getRuntimeContext());
         }
 
         @Override
