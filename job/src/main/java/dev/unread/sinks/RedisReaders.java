@@ -10,6 +10,8 @@ import java.util.Map;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.params.ZAddParams;
 
 /**
@@ -42,8 +44,6 @@ public class RedisReaders implements Sink<ReaderUpdate> {
 
     /** The highest cursor of each conversation's reader since the last flush. */
     static final class Buffer implements RedisWriter.Buffer<ReaderUpdate> {
-        private static final ZAddParams RISE_ONLY = ZAddParams.zAddParams().gt();
-
         private final String prefix;
 
         /** conversationId → (userId → cursor). */
@@ -82,8 +82,7 @@ public class RedisReaders implements Sink<ReaderUpdate> {
                         String key = RedisNames.readersKey(prefix, conversationId);
                         cursors.forEach(
                                 (user, seq) -> {
-                                    String member = Long.toString(user);
-                                    commands.add(p -> p.zadd(key, seq, member, RISE_ONLY));
+                                    commands.add(new CursorCommand(key, user, seq));
                                 });
                     });
             return commands;
@@ -93,6 +92,46 @@ public class RedisReaders implements Sink<ReaderUpdate> {
         public void clear() {
             latest.clear();
             size = 0;
+        }
+    }
+
+    /**
+     * {@code ZADD GT} of a reader's cursor; a key of another type there (a leftover, another
+     * application's) is replaced, as the counts' keys are (see {@link RedisCounts}).
+     */
+    private static final class CursorCommand implements RedisConnection.Command {
+        private static final ZAddParams RISE_ONLY = ZAddParams.zAddParams().gt();
+
+        /** Deletes KEYS[1] unless it is a sorted set, then raises ARGV[1]'s score to ARGV[2]. */
+        private static final String REPLACE_SCRIPT =
+                "local replaced = 0\n"
+                        + "local type = redis.call('TYPE', KEYS[1]).ok\n"
+                        + "if type ~= 'zset' and type ~= 'none' then\n"
+                        + "  redis.call('DEL', KEYS[1])\n"
+                        + "  replaced = 1\n"
+                        + "end\n"
+                        + "redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])\n"
+                        + "return replaced";
+
+        private final String key;
+        private final String member;
+        private final long seq;
+
+        CursorCommand(String key, long user, long seq) {
+            this.key = key;
+            this.member = Long.toString(user);
+            this.seq = seq;
+        }
+
+        @Override
+        public Response<?> appendTo(AbstractPipeline pipeline) {
+            return pipeline.zadd(key, seq, member, RISE_ONLY);
+        }
+
+        @Override
+        public RedisConnection.Command replacingWrongType() {
+            List<String> args = List.of(member, Long.toString(seq));
+            return p -> p.eval(REPLACE_SCRIPT, List.of(key), args);
         }
     }
 }

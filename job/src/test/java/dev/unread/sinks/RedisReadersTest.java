@@ -2,6 +2,7 @@ package dev.unread.sinks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.contract.RedisNames;
 import dev.unread.events.ReaderUpdate;
 import dev.unread.testing.TestRedis;
 import java.util.Map;
@@ -9,6 +10,7 @@ import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
 
 /** {@link RedisReaders}' writer against the real Redis. */
 class RedisReadersTest {
@@ -65,5 +67,25 @@ class RedisReadersTest {
 
         assertThat(readers())
                 .isEqualTo(Map.of(prefix + "chat:readers:80001", Map.of("10086", 9.0)));
+    }
+
+    @Test
+    void aReadersKeyOfTheWrongTypeIsReplaced() throws Exception {
+        // Issue 17, item 7: a leftover or another application's key where the job writes.
+        try (Jedis redis = new Jedis("127.0.0.1", 6379)) {
+            redis.set(RedisNames.readersKey(prefix, 80001), "not a sorted set");
+            redis.rpush(RedisNames.readersKey(prefix, 80002), "a list");
+        }
+        writer.write(new ReaderUpdate(80001, 10086, 5, true), null);
+        writer.write(new ReaderUpdate(80001, 10087, 2, true), null);
+        writer.write(new ReaderUpdate(80002, 10086, 1, true), null);
+        writer.flush(false);
+
+        assertThat(readers())
+                .isEqualTo(
+                        Map.of(
+                                prefix + "chat:readers:80001", Map.of("10086", 5.0, "10087", 2.0),
+                                prefix + "chat:readers:80002", Map.of("10086", 1.0)));
+        assertThat(context.counter("redisWrongTypeKeysReplaced")).isEqualTo(2);
     }
 }
