@@ -269,9 +269,7 @@ public final class LiveLoad {
                                         URI.create(
                                                 "http://127.0.0.1:"
                                                         + port
-                                                        + "/api/users/"
-                                                        + user
-                                                        + "/events"))
+                                                        + StateQueryApi.eventsPath(user)))
                                 .header("Accept", "text/event-stream")
                                 .build();
                 client.sendAsync(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.unread.api.StateQueryApi;
 import dev.unread.testing.JobHarness;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -55,9 +56,7 @@ final class LiveStream implements AutoCloseable {
                                 URI.create(
                                         "http://127.0.0.1:"
                                                 + port
-                                                + "/api/users/"
-                                                + userId
-                                                + "/events"))
+                                                + StateQueryApi.eventsPath(userId)))
                         .header("Accept", "text/event-stream")
                         .build();
         HttpResponse<Stream<String>> response =
