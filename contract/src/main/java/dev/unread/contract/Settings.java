@@ -92,6 +92,21 @@ public final class Settings {
     }
 
     /**
+     * {@code value} as a whole number from {@code min} to {@code max}.
+     *
+     * @param what how the error names the setting, e.g. {@code --max-parallelism}
+     * @throws IllegalArgumentException naming {@code what} and the value
+     */
+    public static long wholeNumber(String what, String value, long min, long max) {
+        long parsed = wholeNumber(what, value, min);
+        if (parsed > max) {
+            throw new IllegalArgumentException(
+                    what + " must be at most " + max + ", was " + parsed);
+        }
+        return parsed;
+    }
+
+    /**
      * {@code url} fit for a log line: the password of a {@code scheme://user:password@host} URL and
      * any {@code password=} parameter replaced by {@code ***}.
      */

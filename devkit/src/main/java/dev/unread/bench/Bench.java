@@ -104,6 +104,19 @@ public final class Bench {
         long readEvents() {
             return inboxOpens + conversationReads;
         }
+
+        /** The same records under another name, for a run that reads them again. */
+        Traffic named(String newName) {
+            return new Traffic(
+                    newName,
+                    workload,
+                    records,
+                    messages,
+                    redundantMessages,
+                    inboxOpens,
+                    conversationReads,
+                    malformed);
+        }
     }
 
     /** The job's figures on one workload. */

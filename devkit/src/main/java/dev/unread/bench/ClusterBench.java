@@ -29,26 +29,14 @@ final class ClusterBench {
             Bench.JobFigures single =
                     bench.runJob(
                             bench.config(kafka, "full", "full-node", Map.of()),
-                            named(full, "full, one Redis node"),
+                            full.named("full, one Redis node"),
                             dataDir.resolve("node"));
             Bench.JobFigures cluster =
                     bench.runJob(
                             bench.config(kafka, "full", "full-cluster", redis.settings()),
-                            named(full, "full, Redis Cluster"),
+                            full.named("full, Redis Cluster"),
                             dataDir.resolve("cluster"));
             return new Result(single, cluster, redis.primaries().size());
         }
-    }
-
-    private static Bench.Traffic named(Bench.Traffic t, String name) {
-        return new Bench.Traffic(
-                name,
-                t.workload(),
-                t.records(),
-                t.messages(),
-                t.redundantMessages(),
-                t.inboxOpens(),
-                t.conversationReads(),
-                t.malformed());
     }
 }

@@ -143,7 +143,7 @@ public final class GroupBench {
                         memberships,
                         bench.runJob(
                                 onceConfig,
-                                rename(traffic, "groups published once"),
+                                traffic.named("groups published once"),
                                 otherEvents + memberships + delivered,
                                 dataDir.resolve("group-once")));
         Run producerRun =
@@ -154,7 +154,7 @@ public final class GroupBench {
                         memberships,
                         bench.runJob(
                                 producerConfig,
-                                rename(traffic, "groups fanned out by the producer"),
+                                traffic.named("groups fanned out by the producer"),
                                 producerValid[0],
                                 dataDir.resolve("group-producer")));
         List<SizeClass> sizes = new ArrayList<>();
@@ -168,18 +168,6 @@ public final class GroupBench {
                             deliveries[i]));
         }
         return new Result(options, groupMessages, otherEvents, sizes, onceRun, producerRun);
-    }
-
-    private static Bench.Traffic rename(Bench.Traffic t, String name) {
-        return new Bench.Traffic(
-                name,
-                t.workload(),
-                t.records(),
-                t.messages(),
-                t.redundantMessages(),
-                t.inboxOpens(),
-                t.conversationReads(),
-                t.malformed());
     }
 
     private static int sizeClass(int members) {

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -268,9 +269,7 @@ public final class LiveLoad {
                                         URI.create(
                                                 "http://127.0.0.1:"
                                                         + port
-                                                        + "/api/users/"
-                                                        + user
-                                                        + "/events"))
+                                                        + StateQueryApi.eventsPath(user)))
                                 .header("Accept", "text/event-stream")
                                 .build();
                 client.sendAsync(
@@ -305,31 +304,35 @@ public final class LiveLoad {
      * run's traffic), so that the streams see the job at the rate given, not catching up.
      */
     private static void awaitCaughtUp(JobRun job) throws Exception {
-        long deadline = System.nanoTime() + CATCH_UP.toNanos();
-        long before = -1;
-        while (System.nanoTime() - deadline < 0) {
-            long now = job.counterRecordsIn();
-            if (now == before) {
-                return;
-            }
-            before = now;
-            Thread.sleep(2000);
+        if (!settles(job::counterRecordsIn, Duration.ofSeconds(2), CATCH_UP)) {
+            throw new IllegalStateException("the job still read its backlog after " + CATCH_UP);
         }
-        throw new IllegalStateException("the job still read its backlog after " + CATCH_UP);
     }
 
     /** Waits until the streams have been quiet for a second, at most {@link #DRAIN}. */
-    private void drain() throws InterruptedException {
-        long deadline = System.nanoTime() + DRAIN.toNanos();
-        int size = -1;
+    private void drain() throws Exception {
+        settles(() -> (long) seen.size(), Duration.ofSeconds(1), DRAIN);
+    }
+
+    /**
+     * Reads {@code counter} every {@code pause} until two readings in a row agree, for at most
+     * {@code limit}.
+     *
+     * @return whether it stopped moving within {@code limit}
+     */
+    private static boolean settles(Callable<Long> counter, Duration pause, Duration limit)
+            throws Exception {
+        long deadline = System.nanoTime() + limit.toNanos();
+        long before = -1;
         while (System.nanoTime() - deadline < 0) {
-            int now = seen.size();
-            if (now == size) {
-                return;
+            long now = counter.call();
+            if (now == before) {
+                return true;
             }
-            size = now;
-            Thread.sleep(1000);
+            before = now;
+            Thread.sleep(pause.toMillis());
         }
+        return false;
     }
 
     /** A stream's lines: the snapshot counted, each UNREAD_CHANGED noted with when it came. */

@@ -329,15 +329,21 @@ public final class BenchCommand implements Callable<Integer> {
             throw new UsageException(e.getMessage(), e);
         }
         BenchReport report = new Bench(options, flags, session.env(), session.err()).run();
-        String markdown =
-                report.markdown(
-                        "unread bench "
-                                + String.join(
-                                        " ", spec.commandLine().getParseResult().originalArgs()));
+        String markdown = report.markdown(typed(spec));
         Files.writeString(out, markdown, StandardCharsets.UTF_8);
         session.out().print(markdown);
         session.err().println("bench: report written to " + out.toAbsolutePath());
         return Unread.OK;
+    }
+
+    /**
+     * The command line as typed, for the report: the root command's name, then every argument as
+     * given to it, this subcommand's name among them.
+     */
+    static String typed(CommandSpec spec) {
+        return spec.root().name()
+                + " "
+                + String.join(" ", spec.commandLine().getParseResult().originalArgs());
     }
 
     /** {@code unread bench parser}: {@link EventParserBenchmark} on JMH, as it declares. */

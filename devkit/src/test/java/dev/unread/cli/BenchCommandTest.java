@@ -8,6 +8,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code unread bench}'s flags: every mistake is refused before a broker or cluster starts. */
 class BenchCommandTest {
@@ -78,6 +80,20 @@ class BenchCommandTest {
     void seqsRefusesNoMessages() {
         assertThat(run(Map.of(), "seqs", "--messages", "0")).isEqualTo(Unread.USAGE);
         assertThat(err()).contains("--messages must be >= 1");
+    }
+
+    @Test
+    void theReportShowsTheCommandLineAsTyped() {
+        CommandLine cli =
+                Unread.commandLine(
+                        new Unread.Session(
+                                Map.of(),
+                                new PrintStream(out, true, StandardCharsets.UTF_8),
+                                new PrintStream(err, true, StandardCharsets.UTF_8)));
+        cli.parseArgs(BenchCommand.NAME, "--records", "5000", "--workers", "per-event");
+        CommandSpec bench = cli.getSubcommands().get(BenchCommand.NAME).getCommandSpec();
+        assertThat(BenchCommand.typed(bench))
+                .isEqualTo("unread bench --records 5000 --workers per-event");
     }
 
     private int run(Map<String, String> env, String... flags) {

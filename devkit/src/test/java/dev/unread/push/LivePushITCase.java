@@ -3,7 +3,6 @@ package dev.unread.push;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.UnreadJob;
 import dev.unread.api.ApiConfig;
 import dev.unread.api.StateQueryApi;
@@ -13,21 +12,14 @@ import dev.unread.testing.JobHarness;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.TestRedis;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -50,7 +42,6 @@ class LivePushITCase {
 
     @RegisterExtension static final MiniClusterExtension FLINK = JobHarness.miniCluster();
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final long USER = 10086;
     private static final long CONVERSATION = 90001;
     private static final long T0 = System.currentTimeMillis();
@@ -76,7 +67,7 @@ class LivePushITCase {
             JobClient job = JobHarness.start(UnreadJob.forProduction(config), settings, "push");
             try (StateQueryApi api = StateQueryApi.start(apiConfig);
                     Client client = new Client(api.port(), prefix)) {
-                JsonNode snapshot = client.next("SNAPSHOT");
+                JsonNode snapshot = client.snapshot();
                 assertThat(snapshot.get("unreadSenders").asLong()).isZero();
                 long version = snapshot.get("version").asLong();
 
@@ -160,58 +151,29 @@ class LivePushITCase {
     }
 
     /**
-     * A stream client as an app would write one: it reads the stream's JSON messages on a thread of
-     * its own and, when the API ends the stream with RECONNECT (its Redis subscription was lost, or
-     * this client fell behind), opens a new stream and starts again from its snapshot.
+     * A stream client as an app would write one: when the API ends the stream with RECONNECT (its
+     * Redis subscription was lost, or this client fell behind), it opens a new stream and starts
+     * again from its snapshot.
      */
     private static final class Client implements AutoCloseable {
         private final int port;
         private final String prefix;
-        private final BlockingQueue<JsonNode> messages = new LinkedBlockingQueue<>();
-        private final List<String> seen = new ArrayList<>();
-        private Stream<String> lines;
+        private LiveStream stream;
 
         Client(int port, String prefix) throws Exception {
             this.port = port;
             this.prefix = prefix;
-            open();
+            stream = open();
         }
 
-        private void open() throws Exception {
-            HttpRequest request =
-                    HttpRequest.newBuilder(
-                                    URI.create(base(port) + "/api/users/" + USER + "/events"))
-                            .header("Accept", "text/event-stream")
-                            .build();
-            HttpResponse<Stream<String>> response =
-                    HttpClient.newHttpClient()
-                            .sendAsync(request, HttpResponse.BodyHandlers.ofLines())
-                            .get(30, TimeUnit.SECONDS);
-            assertThat(response.statusCode()).isEqualTo(200);
-            lines = response.body();
-            Thread reader =
-                    new Thread(
-                            () ->
-                                    lines.filter(line -> line.startsWith("data:"))
-                                            .forEach(line -> messages.add(parse(line))),
-                            "live-push-reader");
-            reader.setDaemon(true);
-            reader.start();
+        private LiveStream open() throws Exception {
+            LiveStream opened = LiveStream.open(port, USER);
+            assertThat(opened).as("a stream opens").isNotNull();
+            return opened;
         }
 
-        private static JsonNode parse(String line) {
-            try {
-                return JSON.readTree(line.substring(5).trim());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-
-        JsonNode next(String type) throws Exception {
-            JsonNode message = messages.poll(JobHarness.CONVERGENCE.toSeconds(), TimeUnit.SECONDS);
-            assertThat(message).as("a " + type + " in time").isNotNull();
-            assertThat(message.get("type").asText()).isEqualTo(type);
-            return message;
+        JsonNode snapshot() throws Exception {
+            return stream.snapshot();
         }
 
         /**
@@ -223,19 +185,16 @@ class LivePushITCase {
         JsonNode awaitSenders(long senders, long after) throws Exception {
             long deadline = System.nanoTime() + JobHarness.CONVERGENCE.toNanos();
             long lastVersion = after;
-            seen.clear();
             while (System.nanoTime() < deadline) {
-                JsonNode message = messages.poll(1, TimeUnit.SECONDS);
+                JsonNode message = stream.take(Duration.ofSeconds(1));
                 if (message == null) {
                     continue;
                 }
-                seen.add(message.toString());
                 String type = message.get("type").asText();
                 if (type.equals("RECONNECT")) {
-                    lines.close();
-                    open();
-                    JsonNode snapshot = next("SNAPSHOT");
-                    seen.add(snapshot.toString());
+                    stream.close();
+                    stream = open();
+                    JsonNode snapshot = stream.snapshot();
                     long version = snapshot.get("version").asLong();
                     assertThat(version)
                             .as("a new snapshot never goes back")
@@ -263,7 +222,7 @@ class LivePushITCase {
                             + " within "
                             + Duration.ofNanos(JobHarness.CONVERGENCE.toNanos())
                             + "; the stream sent "
-                            + seen
+                            + stream.seen()
                             + "; Redis holds "
                             + redisContents());
         }
@@ -278,20 +237,12 @@ class LivePushITCase {
          * The next READ_RECEIPT within {@code wait}, or null; changes before it are passed over.
          */
         JsonNode receipt(Duration wait) throws Exception {
-            long deadline = System.nanoTime() + wait.toNanos();
-            long left;
-            while ((left = deadline - System.nanoTime()) > 0) {
-                JsonNode message = messages.poll(left, TimeUnit.NANOSECONDS);
-                if (message != null && message.get("type").asText().equals("READ_RECEIPT")) {
-                    return message;
-                }
-            }
-            return null;
+            return stream.poll(LiveStream.type("READ_RECEIPT"), wait);
         }
 
         @Override
         public void close() {
-            lines.close();
+            stream.close();
         }
     }
 }

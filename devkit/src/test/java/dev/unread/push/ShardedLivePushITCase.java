@@ -1,9 +1,9 @@
 package dev.unread.push;
 
+import static dev.unread.push.LiveStream.type;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.UnreadJob;
 import dev.unread.api.ApiConfig;
 import dev.unread.api.StateQueryApi;
@@ -16,19 +16,9 @@ import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Poll;
 import dev.unread.testing.RedisClusterServer;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
@@ -51,7 +41,6 @@ class ShardedLivePushITCase {
 
     @RegisterExtension static final MiniClusterExtension FLINK = JobHarness.miniCluster();
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final long USER = 10086;
     private static final long READER = 3;
     private static final long CONVERSATION = 90001;
@@ -82,9 +71,9 @@ class ShardedLivePushITCase {
             int killed = 0;
             try (StateQueryApi api = StateQueryApi.start(apiConfig);
                     BroadcastWitness witness = new BroadcastWitness(REDIS.ports(), prefix)) {
-                LiveStream stream = LiveStream.open(api.port());
+                LiveStream stream = LiveStream.open(api.port(), USER);
                 assertThat(stream).as("a stream opens on a healthy cluster").isNotNull();
-                stream.next(type("SNAPSHOT"));
+                stream.snapshot();
 
                 message(config, 1, 1);
                 stream.next(senders(1));
@@ -109,9 +98,9 @@ class ShardedLivePushITCase {
                         Poll.until(
                                 "a new stream opens after the failover",
                                 JobHarness.CONVERGENCE,
-                                () -> LiveStream.open(api.port()));
+                                () -> LiveStream.open(api.port(), USER));
                 try (again) {
-                    again.next(type("SNAPSHOT"));
+                    again.snapshot();
                     message(config, 2, 2);
                     // Three senders by now: 1, the reader, and 2.
                     again.next(senders(3));
@@ -139,7 +128,7 @@ class ShardedLivePushITCase {
                     config.readsTopic,
                     EventJson.key(READER),
                     EventJson.conversationRead(READER, CONVERSATION, next, T0 + 4000));
-            JsonNode receipt = stream.poll(type("READ_RECEIPT"), 6);
+            JsonNode receipt = stream.poll(type("READ_RECEIPT"), Duration.ofSeconds(6));
             if (receipt != null) {
                 assertThat(receipt.toString())
                         .isEqualTo(
@@ -153,7 +142,8 @@ class ShardedLivePushITCase {
                 return next;
             }
         }
-        throw new AssertionError("no READ_RECEIPT within 30 reads; the stream sent " + stream.seen);
+        throw new AssertionError(
+                "no READ_RECEIPT within 30 reads; the stream sent " + stream.seen());
     }
 
     /** A message from a new sender to {@link #USER}, sent {@code second}s after T0. */
@@ -164,102 +154,9 @@ class ShardedLivePushITCase {
                 EventJson.message(sender, USER, T0 + second * 1000));
     }
 
-    private static Predicate<JsonNode> type(String type) {
-        return m -> m.get("type").asText().equals(type);
-    }
-
     private static Predicate<JsonNode> senders(long senders) {
         return m ->
                 m.get("type").asText().equals("UNREAD_CHANGED")
                         && m.path("unreadSenders").asLong(-1) == senders;
-    }
-
-    /** A Server-Sent Events stream of {@link #USER}'s live push, read on a thread of its own. */
-    private static final class LiveStream implements AutoCloseable {
-        private final BlockingQueue<JsonNode> messages = new LinkedBlockingQueue<>();
-        private final List<String> seen = new ArrayList<>();
-        private final java.util.stream.Stream<String> lines;
-
-        private LiveStream(java.util.stream.Stream<String> lines) {
-            this.lines = lines;
-            Thread reader =
-                    new Thread(
-                            () ->
-                                    lines.filter(line -> line.startsWith("data:"))
-                                            .forEach(line -> messages.add(parse(line))),
-                            "sharded-push-reader");
-            reader.setDaemon(true);
-            reader.start();
-        }
-
-        /** A new stream, or null while the API answers 503 (its Redis subscription failed). */
-        static LiveStream open(int port) throws Exception {
-            HttpRequest request =
-                    HttpRequest.newBuilder(
-                                    URI.create(
-                                            "http://127.0.0.1:"
-                                                    + port
-                                                    + "/api/users/"
-                                                    + USER
-                                                    + "/events"))
-                            .header("Accept", "text/event-stream")
-                            .build();
-            HttpResponse<java.util.stream.Stream<String>> response =
-                    HttpClient.newHttpClient()
-                            .sendAsync(request, HttpResponse.BodyHandlers.ofLines())
-                            .get(30, TimeUnit.SECONDS);
-            if (response.statusCode() == 503) {
-                response.body().close();
-                return null;
-            }
-            assertThat(response.statusCode()).isEqualTo(200);
-            return new LiveStream(response.body());
-        }
-
-        private static JsonNode parse(String line) {
-            try {
-                return JSON.readTree(line.substring(5).trim());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-
-        /** The first message {@code wanted} within the convergence deadline; others passed over. */
-        JsonNode next(Predicate<JsonNode> wanted) throws Exception {
-            JsonNode message = poll(wanted, JobHarness.CONVERGENCE.toSeconds());
-            if (message == null) {
-                throw new AssertionError(
-                        "not within " + JobHarness.CONVERGENCE + "; the stream sent " + seen);
-            }
-            return message;
-        }
-
-        /**
-         * The first message {@code wanted} within {@code seconds}, or null; others passed over, and
-         * a RECONNECT nobody waited for fails the test.
-         */
-        JsonNode poll(Predicate<JsonNode> wanted, long seconds) throws Exception {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            long left;
-            while ((left = deadline - System.nanoTime()) > 0) {
-                JsonNode message = messages.poll(left, TimeUnit.NANOSECONDS);
-                if (message == null) {
-                    return null;
-                }
-                seen.add(message.toString());
-                if (wanted.test(message)) {
-                    return message;
-                }
-                assertThat(message.get("type").asText())
-                        .as("an unexpected cut-off; the stream sent " + seen)
-                        .isNotEqualTo("RECONNECT");
-            }
-            return null;
-        }
-
-        @Override
-        public void close() {
-            lines.close();
-        }
     }
 }

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 
 /**
  * Every setting of the job in one place. Each has a flag ({@code --redis-url}), an environment
@@ -147,8 +148,27 @@ public final class UnreadConfig implements Serializable {
         jdbcUser = s.get(Settings.JDBC_USER);
         this.jdbcPassword = jdbcPassword;
         flushIntervalMs = atLeast(s, FLUSH_INTERVAL_MS, 1);
-        parallelism = (int) atLeast(s, PARALLELISM, 0);
-        maxParallelism = (int) atLeast(s, MAX_PARALLELISM, 1);
+        // Flink refuses more key groups than this when the job starts; say so before.
+        maxParallelism =
+                (int)
+                        Settings.wholeNumber(
+                                MAX_PARALLELISM.flag(),
+                                s.get(MAX_PARALLELISM),
+                                1,
+                                KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM);
+        long asked = atLeast(s, PARALLELISM, 0);
+        if (asked > maxParallelism) {
+            // Some subtasks would own no key group: Flink refuses the job when it starts.
+            throw new IllegalArgumentException(
+                    PARALLELISM.flag()
+                            + " must be at most "
+                            + MAX_PARALLELISM.flag()
+                            + " ("
+                            + maxParallelism
+                            + "), was "
+                            + asked);
+        }
+        parallelism = (int) asked;
         checkpointIntervalMs = atLeast(s, CHECKPOINT_INTERVAL_MS, 1);
         idleStateDays = atLeast(s, IDLE_STATE_DAYS, 0);
         if (idleStateDays > UnreadCounter.MAX_IDLE_STATE_DAYS) {

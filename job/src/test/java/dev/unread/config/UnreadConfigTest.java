@@ -55,6 +55,25 @@ class UnreadConfigTest {
     }
 
     @Test
+    void aParallelismFlinkWouldRefuseIsRefusedAtParseTime() {
+        assertThatThrownBy(() -> UnreadConfig.with(Map.of("max-parallelism", "32769")))
+                .hasMessageContaining("--max-parallelism must be at most 32768, was 32769");
+        assertThatThrownBy(() -> UnreadConfig.with(Map.of("parallelism", "4294967297")))
+                .hasMessageContaining(
+                        "--parallelism must be at most --max-parallelism (128), was 4294967297");
+        assertThatThrownBy(
+                        () ->
+                                UnreadConfig.with(
+                                        Map.of("parallelism", "300", "max-parallelism", "256")))
+                .hasMessageContaining(
+                        "--parallelism must be at most --max-parallelism (256), was 300");
+        UnreadConfig highest =
+                UnreadConfig.with(Map.of("parallelism", "32768", "max-parallelism", "32768"));
+        assertThat(highest.parallelism).isEqualTo(32768);
+        assertThat(highest.maxParallelism).isEqualTo(32768);
+    }
+
+    @Test
     void idleDaysATimerCannotHoldAreRefusedAtParseTime() {
         assertThatThrownBy(
                         () ->

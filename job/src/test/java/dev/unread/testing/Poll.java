@@ -1,19 +1,14 @@
 package dev.unread.testing;
 
+import dev.unread.local.Await;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.locks.LockSupport;
 
 /**
- * Waiting for something another thread or process does: ask again until the answer comes or a
- * deadline passes. A test never sleeps a fixed time hoping the work is done by then.
+ * Waiting for something another thread or process does, as a test: {@link Await} failing with an
+ * {@link AssertionError}, which callers catch to tell a timeout from other failures.
  */
 public final class Poll {
-
-    /**
-     * Between two questions: short next to any deadline, long enough to leave the CPU to the work.
-     */
-    private static final Duration PAUSE = Duration.ofMillis(20);
 
     private Poll() {}
 
@@ -22,16 +17,10 @@ public final class Poll {
      * once {@code timeout} has passed.
      */
     public static <T> T until(String what, Duration timeout, Callable<T> probe) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            T answer = probe.call();
-            if (answer != null) {
-                return answer;
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("not within " + timeout + ": " + what);
-            }
-            LockSupport.parkNanos(PAUSE.toNanos());
+        try {
+            return Await.until(what, timeout, probe);
+        } catch (Await.TimedOut e) {
+            throw new AssertionError(e.getMessage(), e);
         }
     }
 }

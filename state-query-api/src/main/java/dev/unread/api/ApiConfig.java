@@ -328,12 +328,12 @@ public final class ApiConfig {
 
     /** {@code setting} from {@code env} as an int, the error naming its variable. */
     private static int wholeNumber(Setting setting, Map<String, String> env) {
-        String name = setting.env();
-        long parsed = Settings.wholeNumber(name, setting.from(NO_FLAGS, env), Integer.MIN_VALUE);
-        if (parsed > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(name + " must be at most " + Integer.MAX_VALUE);
-        }
-        return (int) parsed;
+        return (int)
+                Settings.wholeNumber(
+                        setting.env(),
+                        setting.from(NO_FLAGS, env),
+                        Integer.MIN_VALUE,
+                        Integer.MAX_VALUE);
     }
 
     private static String require(String value, String what) {

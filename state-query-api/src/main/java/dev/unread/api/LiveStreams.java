@@ -7,7 +7,6 @@ import dev.unread.contract.MessageTypes;
 import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.RedisNames;
 import java.io.IOException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -90,8 +89,8 @@ final class LiveStreams implements AutoCloseable {
 
     private final Map<Long, User> users = new HashMap<>();
 
-    /** Per channel, the SUBSCRIBEs sent and not yet confirmed, oldest first. */
-    private final Map<String, ArrayDeque<CompletableFuture<Void>>> acks = new HashMap<>();
+    /** The SUBSCRIBEs sent and not yet confirmed. */
+    private final Confirmations acks = new Confirmations();
 
     private CompletableFuture<Void> connected = new CompletableFuture<>();
     private volatile boolean closed;
@@ -240,8 +239,7 @@ final class LiveStreams implements AutoCloseable {
         }
         try {
             pubSub.subscribe(channels);
-            acks.computeIfAbsent(channels[channels.length - 1], c -> new ArrayDeque<>())
-                    .add(subscribed);
+            acks.expect(channels[channels.length - 1], subscribed);
         } catch (RuntimeException e) {
             subscribed.completeExceptionally(e);
         }
@@ -407,15 +405,7 @@ final class LiveStreams implements AutoCloseable {
         List<StreamClient> all;
         synchronized (lock) {
             connected = new CompletableFuture<>();
-            acks.values()
-                    .forEach(
-                            waiting ->
-                                    waiting.forEach(
-                                            f ->
-                                                    f.completeExceptionally(
-                                                            new IOException(
-                                                                    "Redis subscription lost"))));
-            acks.clear();
+            acks.failAll(new IOException("Redis subscription lost"));
             all = new ArrayList<>();
             users.values().forEach(user -> all.addAll(user.clients));
             users.clear();
@@ -475,16 +465,7 @@ final class LiveStreams implements AutoCloseable {
                     connected.complete(null);
                     return;
                 }
-                ArrayDeque<CompletableFuture<Void>> waiting = acks.get(channel);
-                if (waiting != null) {
-                    CompletableFuture<Void> oldest = waiting.poll();
-                    if (waiting.isEmpty()) {
-                        acks.remove(channel);
-                    }
-                    if (oldest != null) {
-                        oldest.complete(null);
-                    }
-                }
+                acks.confirm(channel);
             }
         }
 

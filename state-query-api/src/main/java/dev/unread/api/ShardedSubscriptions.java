@@ -2,7 +2,6 @@ package dev.unread.api;
 
 import dev.unread.contract.RedisEndpoint;
 import java.io.IOException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -133,7 +132,7 @@ final class ShardedSubscriptions implements AutoCloseable {
             Node node = nodes.computeIfAbsent(owner, address -> new Node(address, slot));
             nodeOf.put(channel, node);
             node.users.put(channel, userId);
-            node.acks.computeIfAbsent(channel, c -> new ArrayDeque<>()).add(ack);
+            node.acks.expect(channel, ack);
             if (node.connected) {
                 try {
                     node.ssubscribe(channel);
@@ -229,8 +228,8 @@ final class ShardedSubscriptions implements AutoCloseable {
         /** Channel → the user it belongs to, for every channel subscribed or pending here. */
         final Map<String, Long> users = new HashMap<>();
 
-        /** Per channel, the SSUBSCRIBEs sent and not yet confirmed, oldest first. */
-        final Map<String, ArrayDeque<CompletableFuture<Void>>> acks = new HashMap<>();
+        /** The SSUBSCRIBEs sent here and not yet confirmed. */
+        final Confirmations acks = new Confirmations();
 
         /** Per channel, the SUNSUBSCRIBEs this class sent and Redis did not confirm yet. */
         final Map<String, Integer> leaving = new HashMap<>();
@@ -287,9 +286,7 @@ final class ShardedSubscriptions implements AutoCloseable {
                 dead = true;
                 nodes.remove(address, this);
                 this.users.keySet().forEach(channel -> nodeOf.remove(channel, this));
-                IOException failure = new IOException("Redis subscription on " + address + " lost");
-                acks.values().forEach(w -> w.forEach(f -> f.completeExceptionally(failure)));
-                acks.clear();
+                acks.failAll(new IOException("Redis subscription on " + address + " lost"));
                 users = Set.copyOf(this.users.values());
                 this.users.clear();
                 stale.set(true);
@@ -310,16 +307,7 @@ final class ShardedSubscriptions implements AutoCloseable {
                     }
                     return;
                 }
-                ArrayDeque<CompletableFuture<Void>> waiting = acks.get(channel);
-                if (waiting != null) {
-                    CompletableFuture<Void> oldest = waiting.poll();
-                    if (waiting.isEmpty()) {
-                        acks.remove(channel);
-                    }
-                    if (oldest != null) {
-                        oldest.complete(null);
-                    }
-                }
+                acks.confirm(channel);
             }
         }
 
@@ -344,11 +332,7 @@ final class ShardedSubscriptions implements AutoCloseable {
                 }
                 user = users.remove(channel);
                 nodeOf.remove(channel, this);
-                ArrayDeque<CompletableFuture<Void>> waiting = acks.remove(channel);
-                if (waiting != null) {
-                    IOException moved = new IOException(channel + " left " + address);
-                    waiting.forEach(f -> f.completeExceptionally(moved));
-                }
+                acks.fail(channel, new IOException(channel + " left " + address));
             }
             if (user != null) {
                 listener.lost(Set.of(user));

@@ -55,6 +55,12 @@ public final class StateQueryApi implements AutoCloseable {
     static final String EVENTS_ROUTE = "/api/users/{userId}/events";
 
     static final String WS_ROUTE = "/api/users/{userId}/ws";
+
+    /** The path of {@code userId}'s Server-Sent Events stream, for the clients that open one. */
+    public static String eventsPath(long userId) {
+        return EVENTS_ROUTE.replace("{userId}", Long.toString(userId));
+    }
+
     static final Set<String> STREAM_ROUTES = Set.of(EVENTS_ROUTE, WS_ROUTE);
     private static final String STREAM = "unread.stream";
     private static final Pattern WS_PATH = Pattern.compile("/api/users/[^/]+/ws");

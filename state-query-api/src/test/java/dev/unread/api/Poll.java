@@ -1,11 +1,13 @@
 package dev.unread.api;
 
+import dev.unread.local.Await;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 
-/** Waits for a condition with a deadline, polling: never a fixed sleep. */
+/** Waits for a condition with a deadline, polling ({@link Await}): never a fixed sleep. */
 final class Poll {
 
-    private static final long DEADLINE_MS = 30_000;
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
 
     private Poll() {}
 
@@ -14,15 +16,12 @@ final class Poll {
         until(condition, () -> "");
     }
 
-    /** As {@link #until(Callable)}, with {@code state} in the failure's message. */
+    /** As {@link #until(Callable)}, with {@code state} at the deadline in the failure's message. */
     static void until(Callable<Boolean> condition, Callable<String> state) throws Exception {
-        long deadline = System.nanoTime() + DEADLINE_MS * 1_000_000;
-        while (!condition.call()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(
-                        "condition not met within " + DEADLINE_MS + " ms " + state.call());
-            }
-            Thread.sleep(20);
+        try {
+            Await.until("condition met", DEADLINE, () -> condition.call() ? Boolean.TRUE : null);
+        } catch (Await.TimedOut e) {
+            throw new AssertionError(e.getMessage() + " " + state.call(), e);
         }
     }
 }
