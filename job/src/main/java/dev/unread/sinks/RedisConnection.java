@@ -66,6 +66,23 @@ final class RedisConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * A script for {@link Command#replacingWrongType}: deletes KEYS[1] unless it is of {@code type}
+     * or absent, then runs {@code write}; answers 1 when it deleted the key, 0 otherwise.
+     */
+    static String replacingScript(String type, String write) {
+        return "local replaced = 0\n"
+                + "local type = redis.call('TYPE', KEYS[1]).ok\n"
+                + "if type ~= '"
+                + type
+                + "' and type ~= 'none' then\n"
+                + "  redis.call('DEL', KEYS[1])\n"
+                + "  replaced = 1\n"
+                + "end\n"
+                + write
+                + "return replaced";
+    }
+
     static final int BATCH_SIZE = 1000;
     static final int MAX_ATTEMPTS = 5;
     static final long FIRST_BACKOFF_MS = 100;

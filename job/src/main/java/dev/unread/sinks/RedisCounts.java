@@ -141,18 +141,13 @@ public class RedisCounts implements Sink<UnreadCount> {
          * conversations of one user) replace it once.
          */
         private static final String REPLACE_SCRIPT =
-                "local replaced = 0\n"
-                        + "local type = redis.call('TYPE', KEYS[1]).ok\n"
-                        + "if type ~= 'hash' and type ~= 'none' then\n"
-                        + "  redis.call('DEL', KEYS[1])\n"
-                        + "  replaced = 1\n"
-                        + "end\n"
-                        + "if #ARGV == 2 then\n"
-                        + "  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])\n"
-                        + "else\n"
-                        + "  redis.call('HDEL', KEYS[1], ARGV[1])\n"
-                        + "end\n"
-                        + "return replaced";
+                RedisConnection.replacingScript(
+                        "hash",
+                        "if #ARGV == 2 then\n"
+                                + "  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])\n"
+                                + "else\n"
+                                + "  redis.call('HDEL', KEYS[1], ARGV[1])\n"
+                                + "end\n");
 
         private final String key;
         private final String field;
@@ -182,18 +177,13 @@ public class RedisCounts implements Sink<UnreadCount> {
          * Deletes KEYS[1] unless it is a set, then SADDs ARGV[1], or SREMs it when ARGV[2] is 0.
          */
         private static final String REPLACE_SCRIPT =
-                "local replaced = 0\n"
-                        + "local type = redis.call('TYPE', KEYS[1]).ok\n"
-                        + "if type ~= 'set' and type ~= 'none' then\n"
-                        + "  redis.call('DEL', KEYS[1])\n"
-                        + "  replaced = 1\n"
-                        + "end\n"
-                        + "if ARGV[2] == '1' then\n"
-                        + "  redis.call('SADD', KEYS[1], ARGV[1])\n"
-                        + "else\n"
-                        + "  redis.call('SREM', KEYS[1], ARGV[1])\n"
-                        + "end\n"
-                        + "return replaced";
+                RedisConnection.replacingScript(
+                        "set",
+                        "if ARGV[2] == '1' then\n"
+                                + "  redis.call('SADD', KEYS[1], ARGV[1])\n"
+                                + "else\n"
+                                + "  redis.call('SREM', KEYS[1], ARGV[1])\n"
+                                + "end\n");
 
         private final String key;
         private final String member;

@@ -104,14 +104,8 @@ public class RedisReaders implements Sink<ReaderUpdate> {
 
         /** Deletes KEYS[1] unless it is a sorted set, then raises ARGV[1]'s score to ARGV[2]. */
         private static final String REPLACE_SCRIPT =
-                "local replaced = 0\n"
-                        + "local type = redis.call('TYPE', KEYS[1]).ok\n"
-                        + "if type ~= 'zset' and type ~= 'none' then\n"
-                        + "  redis.call('DEL', KEYS[1])\n"
-                        + "  replaced = 1\n"
-                        + "end\n"
-                        + "redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])\n"
-                        + "return replaced";
+                RedisConnection.replacingScript(
+                        "zset", "redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])\n");
 
         private final String key;
         private final String member;
