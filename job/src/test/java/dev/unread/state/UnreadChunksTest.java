@@ -431,6 +431,25 @@ class UnreadChunksTest {
         }
     }
 
+    /**
+     * A flat index moved by a message whose new chunk shares a level-2 node (or only the root) with
+     * the moved chunks: the moved tree holds the new chunk's path too.
+     */
+    @Test
+    void aFlatIndexMovedByAChunkBeyond2To16KeepsThatChunksPath() throws Exception {
+        for (long seq : new long[] {CHUNK << 16, Long.MAX_VALUE}) {
+            ConversationState state = new ConversationState();
+            TreeSet<Long> oracle = new TreeSet<>(List.of(5L, 3 * CHUNK));
+            for (long old : oracle) {
+                seqs.add(seq, state, old);
+            }
+            writeFlatIndex(seq);
+            assertThat(seqs.add(seq, state, seq)).isTrue();
+            oracle.add(seq);
+            assertStored(seq, oracle);
+        }
+    }
+
     /** Puts a conversation's index in the flat form of earlier builds: its chunks stay. */
     private void writeFlatIndex(long conversation) throws Exception {
         TreeSet<Long> indices = new TreeSet<>();
