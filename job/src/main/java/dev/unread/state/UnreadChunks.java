@@ -13,9 +13,9 @@ import org.apache.flink.api.java.tuple.Tuple2;
  * The unread seqs of a user's conversations, split into chunks of 2^16 consecutive seqs and found
  * through a radix tree of the chunks' indices, so that whatever the pattern of seqs a message reads
  * and rewrites at most one stored entry of at most 8 KiB (its chunk, or the index node that gains
- * its new chunk) and writes at most three new ones of 3 bytes: neither the set nor its index is
- * ever copied whole. Public for the savepoint tools (dev.unread.ops), which read the counts and
- * write sets.
+ * its new chunk), reads at most one more (level-1 node 0, when it promotes a short tree) and writes
+ * at most five new ones of 3 bytes: neither the set nor its index is ever copied whole. Public for
+ * the savepoint tools (dev.unread.ops), which read the counts and write sets.
  *
  * <p>A chunk is one entry of {@link UnreadCounter#UNREAD_CHUNKS}, keyed by (conversation, seq
  * {@code >>> 16}), holding the low 16 bits of its seqs as the smallest of three encodings, as a
@@ -31,18 +31,24 @@ import org.apache.flink.api.java.tuple.Tuple2;
  * c & 0xFFFF} of each of its chunks, the level-2 node keyed by {@code c >>> 32} holds {@code (c >>>
  * 16) & 0xFFFF} of each of its level-1 nodes, and one root per conversation holds {@code c >>> 32}
  * of each level-2 node. Every node is thus at most {@link #MAX_CHUNK_BYTES} and no larger than a
- * Roaring container of its values plus one byte. Adding a seq edits its chunk; only when the chunk
- * is new does it add to the level-1 node, and goes up only while the node is new: at most one
- * stored entry is read and rewritten, and new ones are 3 bytes. A read walks the path from the root
- * to the chunk of its cursor and deletes whole subtrees below it, which costs what creating them
- * cost.
+ * Roaring container of its values plus one byte. A conversation whose chunks all are below 2^16
+ * (its seqs below 2^32, the common case) has a short tree: level-1 node 0 alone, no level-2 node
+ * and no root, so one stored entry indexes it as one flat index did. The root marks a tall tree;
+ * the first chunk at or above 2^16 promotes a short tree, giving node 0 its level-2 node and the
+ * root (3 bytes each). Reads remove seqs from the lowest up, so a tall tree keeps a chunk at or
+ * above 2^16 until it empties: the form is always the one its chunks call for. Adding a seq edits
+ * its chunk; only when the chunk is new does it add to the level-1 node, and goes up only while the
+ * node is new: at most one stored entry is read and rewritten (and node 0 read when a tree has no
+ * root), and new ones are 3 bytes. A read walks the path from the top (the root, or node 0) to the
+ * chunk of its cursor and deletes whole subtrees below it, which costs what creating them cost.
  *
  * <p>The count of a conversation's seqs is {@link ConversationState#unreadCount}. States written by
  * earlier builds hold either the whole set in {@link ConversationState#unreadSeqs} ({@link
  * UnreadSeqs}, either format), which {@link #migrate} moves into chunks on its first touch, or the
  * chunks with a flat index, the sorted chunk indices as one {@code long[]} in {@link
  * UnreadCounter#UNREAD_CHUNK_INDEX}, which the first message that opens a chunk or the first read
- * moves into the tree (a one-time cost linear in the number of chunks) and removes.
+ * moves into the tree (a one-time cost linear in the number of chunks) and removes. Such an index
+ * is looked for only when there is no tree: neither a root nor level-1 node 0.
  */
 public final class UnreadChunks {
 
@@ -206,21 +212,46 @@ public final class UnreadChunks {
 
     /**
      * Adds a new chunk to the tree: to its level-1 node, and to the level above only when that node
-     * is new. A flat index of an earlier build is moved into the tree first, found when the
-     * conversation has no root (the tree is written whole by the move, so then it has none).
+     * is new. A tree with no root is short (level-1 node 0 alone) or none: then a chunk below 2^16
+     * goes into node 0 only; a chunk above it first promotes a short tree, giving node 0 its path
+     * (level-2 node 0 and the root, 3 bytes each); and when there is no tree, a flat index of an
+     * earlier build is moved into one first. Reads the nodes from the chunk up to the first that
+     * exists (node 0 too when there is no root) and rewrites only that one.
      */
     private void link(long conversationId, long chunk) throws Exception {
-        for (int level = 1; level <= LEVELS; level++) {
-            Tuple2<Long, Long> key = nodeKey(conversationId, level, chunk >>> level * CHUNK_BITS);
-            byte[] node = get(tree, key);
-            if (node == null && level == LEVELS && moveFlatIndex(conversationId)) {
+        // nodes[level]: the node above the chunk at that level, read up to the first that exists.
+        byte[][] nodes = new byte[LEVELS + 1][];
+        int top = 1;
+        for (; top <= LEVELS; top++) {
+            nodes[top] = get(tree, nodeKey(conversationId, top, chunk >>> top * CHUNK_BITS));
+            if (nodes[top] != null) {
+                break;
+            }
+        }
+        if (top > LEVELS) {
+            boolean fitsShort = chunk >>> CHUNK_BITS == 0;
+            byte[] shortTree = fitsShort ? null : get(tree, shortTreeKey(conversationId));
+            if (shortTree == null && moveFlatIndex(conversationId)) {
                 link(conversationId, chunk);
                 return;
             }
-            put(tree, key, with(node, slot(level, chunk)));
-            if (node != null) {
+            if (fitsShort) {
+                put(tree, shortTreeKey(conversationId), with(null, slot(1, chunk)));
                 return;
             }
+            if (shortTree != null) {
+                put(tree, nodeKey(conversationId, 2, 0), with(null, 0));
+                put(tree, nodeKey(conversationId, LEVELS, 0), with(null, 0));
+                link(conversationId, chunk);
+                return;
+            }
+            top = LEVELS;
+        }
+        for (int level = 1; level <= top; level++) {
+            put(
+                    tree,
+                    nodeKey(conversationId, level, chunk >>> level * CHUNK_BITS),
+                    with(nodes[level], slot(level, chunk)));
         }
     }
 
@@ -238,29 +269,40 @@ public final class UnreadChunks {
 
     /**
      * Removes every seq up to and including {@code cursor} from the set of {@code count} seqs whose
-     * count the caller keeps; returns how many. Reads the path of nodes from the root to the chunk
-     * the cursor falls in, rewrites those and the chunk, and deletes the subtrees wholly below it
-     * (reading their chunks only to count them when some seqs stay beyond the cursor's chunk).
+     * count the caller keeps; returns how many. Reads the path of nodes from the top of the tree
+     * (the root, or level-1 node 0 of a short tree) to the chunk the cursor falls in, rewrites
+     * those and the chunk, and deletes the subtrees wholly below it (reading their chunks only to
+     * count them when some seqs stay beyond the cursor's chunk).
      */
     public long removeSeqsUpTo(long conversationId, long count, long cursor) throws Exception {
         if (count == 0) {
             return 0;
         }
         long last = cursor >>> CHUNK_BITS;
+        // The top of the tree: the root, or level-1 node 0 of a short tree.
+        int top = LEVELS;
+        byte[] topNode = get(tree, nodeKey(conversationId, LEVELS, 0));
+        if (topNode == null) {
+            top = 1;
+            topNode = get(tree, shortTreeKey(conversationId));
+            if (topNode == null) {
+                return moveFlatIndex(conversationId)
+                        ? removeSeqsUpTo(conversationId, count, cursor)
+                        : count;
+            }
+            if (last >>> CHUNK_BITS != 0) {
+                // Beyond every chunk a short tree can hold.
+                deleteSubtree(conversationId, 1, 0, false);
+                return count;
+            }
+        }
         // path[level]: the node of that level above chunk `last`, path[0] the chunk; null below
-        // the first node that lacks the next.
+        // the first node that lacks the next, and above the top.
         byte[][] path = new byte[LEVELS + 1][];
-        Tuple2<Long, Long> root = nodeKey(conversationId, LEVELS, last >>> LEVELS * CHUNK_BITS);
-        path[LEVELS] = get(tree, root);
-        if (path[LEVELS] == null && moveFlatIndex(conversationId)) {
-            path[LEVELS] = get(tree, root);
-        }
-        if (path[LEVELS] == null) {
-            return count;
-        }
+        path[top] = topNode;
         // Whether some chunk lies beyond chunk `last`: if not, what stays is in that chunk.
         boolean beyond = false;
-        for (int level = LEVELS; level > 0 && path[level] != null; level--) {
+        for (int level = top; level > 0 && path[level] != null; level--) {
             int slot = slot(level, last);
             beyond |= max(path[level]) > slot;
             if (contains(path[level], slot)) {
@@ -276,7 +318,7 @@ public final class UnreadChunks {
             }
         }
         long removed = 0;
-        for (int level = LEVELS; level > 0; level--) {
+        for (int level = top; level > 0; level--) {
             if (path[level] == null) {
                 continue;
             }
@@ -308,7 +350,7 @@ public final class UnreadChunks {
                 }
             }
         }
-        for (int level = 1; level <= LEVELS; level++) {
+        for (int level = 1; level <= top; level++) {
             if (path[level] == null) {
                 continue;
             }
@@ -363,14 +405,21 @@ public final class UnreadChunks {
         }
         bytesTouched += (long) Long.BYTES * indices.length;
         flatIndex.remove(conversationId);
+        if (indices.length == 0) {
+            return false;
+        }
         writeTree(conversationId, indices);
-        return indices.length > 0;
+        return true;
     }
 
-    /** Writes the tree of a conversation that has none, over chunk indices in ascending order. */
+    /**
+     * Writes the tree of a conversation that has none, over chunk indices in ascending order: short
+     * (level-1 node 0 alone) when they all are below 2^16.
+     */
     private void writeTree(long conversationId, long[] indices) throws Exception {
+        int levels = indices[indices.length - 1] >>> CHUNK_BITS == 0 ? 1 : LEVELS;
         long[] ids = indices;
-        for (int level = 1; level <= LEVELS; level++) {
+        for (int level = 1; level <= levels; level++) {
             long[] parents = new long[ids.length];
             int n = 0;
             for (int i = 0; i < ids.length; ) {
@@ -407,6 +456,11 @@ public final class UnreadChunks {
      */
     static Tuple2<Long, Long> nodeKey(long conversationId, int level, long prefix) {
         return Tuple2.of(conversationId, (long) level << 56 | prefix);
+    }
+
+    /** The key of level-1 node 0: the whole tree when it is short, so when it has no root. */
+    private static Tuple2<Long, Long> shortTreeKey(long conversationId) {
+        return nodeKey(conversationId, 1, 0);
     }
 
     /** The value a node of the level holds for a chunk: its index's 16 bits of that level. */

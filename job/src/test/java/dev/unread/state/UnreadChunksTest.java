@@ -155,16 +155,18 @@ class UnreadChunksTest {
     /**
      * The tree holds exactly the nodes the oracle's chunks call for, each chunk and node stored in
      * the smallest of the encodings a Roaring container has, plus its type byte: so never larger
-     * than Roaring's. No flat index is left.
+     * than Roaring's. Chunks all below 2^16 call for level-1 node 0 alone (a short tree), others
+     * for all three levels. No flat index is left.
      */
     private void assertStored(long conversation, TreeSet<Long> oracle) throws Exception {
         TreeMap<Long, TreeSet<Integer>> byChunk = new TreeMap<>();
         for (long seq : oracle) {
             byChunk.computeIfAbsent(seq >>> 16, k -> new TreeSet<>()).add((int) (seq & 0xFFFF));
         }
+        int levels = !byChunk.isEmpty() && byChunk.lastKey() >= CHUNK ? 3 : 1;
         Map<Tuple2<Long, Long>, TreeSet<Integer>> nodes = new HashMap<>();
         for (long chunk : byChunk.keySet()) {
-            for (int level = 1; level <= 3; level++) {
+            for (int level = 1; level <= levels; level++) {
                 nodes.computeIfAbsent(
                                 UnreadChunks.nodeKey(conversation, level, chunk >>> 16 * level),
                                 k -> new TreeSet<>())
@@ -246,6 +248,47 @@ class UnreadChunksTest {
             assertThat(state.unreadCount).isZero();
             assertStored(stride, new TreeSet<>());
         }
+    }
+
+    /**
+     * A typical conversation, a few seqs below 2^32 in a few chunks, stores one index entry (its
+     * short tree, level-1 node 0), as the flat index of earlier builds did; its first seq at or
+     * above 2^32 makes the tree tall, and reading past it leaves no entry.
+     */
+    @Test
+    void aConversationWithSeqsBelow2To32StoresOneIndexEntry() throws Exception {
+        ConversationState state = new ConversationState();
+        TreeSet<Long> oracle = new TreeSet<>();
+        for (long seq : new long[] {3, 4, 70_000, 5 * CHUNK + 9, (CHUNK << 16) - 1}) {
+            assertThat(seqs.add(11, state, seq)).isTrue();
+            oracle.add(seq);
+            assertThat(treeEntries(11)).as("after %d", seq).hasSize(1);
+        }
+        assertThat(tree.get(UnreadChunks.nodeKey(11, 1, 0))).isNotNull();
+        assertStored(11, oracle);
+
+        long tall = CHUNK << 16;
+        assertThat(seqs.add(11, state, tall)).isTrue();
+        oracle.add(tall);
+        // Level-1 nodes 0 and 1, level-2 node 0, the root.
+        assertThat(treeEntries(11)).hasSize(4);
+        assertStored(11, oracle);
+        assertThat(seqs.removeUpTo(11, state, 70_000)).isEqualTo(3);
+        oracle.headSet(70_000L, true).clear();
+        assertStored(11, oracle);
+        assertThat(seqs.removeUpTo(11, state, tall)).isEqualTo(3);
+        assertThat(treeEntries(11)).isEmpty();
+        assertStored(11, new TreeSet<>());
+    }
+
+    private List<Tuple2<Long, Long>> treeEntries(long conversation) throws Exception {
+        List<Tuple2<Long, Long>> keys = new ArrayList<>();
+        for (Tuple2<Long, Long> key : tree.keys()) {
+            if (key.f0 == conversation) {
+                keys.add(key);
+            }
+        }
+        return keys;
     }
 
     /** Chunks filled densely pass from array to bitmap to runs, each edit against a TreeSet. */
@@ -385,6 +428,25 @@ class UnreadChunksTest {
                 assertThat(state.unreadCount).isEqualTo(oracle.size());
             }
             assertStored(conversation, oracle);
+        }
+    }
+
+    /**
+     * A flat index moved by a message whose new chunk shares a level-2 node (or only the root) with
+     * the moved chunks: the moved tree holds the new chunk's path too.
+     */
+    @Test
+    void aFlatIndexMovedByAChunkBeyond2To16KeepsThatChunksPath() throws Exception {
+        for (long seq : new long[] {CHUNK << 16, Long.MAX_VALUE}) {
+            ConversationState state = new ConversationState();
+            TreeSet<Long> oracle = new TreeSet<>(List.of(5L, 3 * CHUNK));
+            for (long old : oracle) {
+                seqs.add(seq, state, old);
+            }
+            writeFlatIndex(seq);
+            assertThat(seqs.add(seq, state, seq)).isTrue();
+            oracle.add(seq);
+            assertStored(seq, oracle);
         }
     }
 
