@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.PlainJWT;
+import dev.unread.contract.RedisNames;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocketHandshakeException;
@@ -207,6 +208,31 @@ class AuthITCase {
                         "Authorization",
                         jwt),
                 403);
+    }
+
+    @Test
+    void aUserTokenReadsTheReadersOfAConversationOnlyWhereItsUserHasACursorOrACount() {
+        long cursorOnly = 90001;
+        long countOnly = 90002;
+        long neither = 90003;
+        stores.redis.zadd(RedisNames.readersKey(stores.keyPrefix, cursorOnly), 4, "7");
+        stores.redis.zadd(RedisNames.readersKey(stores.keyPrefix, countOnly), 9, "8");
+        stores.redis.zadd(RedisNames.readersKey(stores.keyPrefix, neither), 9, "8");
+        stores.redis.hset(
+                RedisNames.conversationsKey(stores.keyPrefix, 7), Long.toString(countOnly), "2");
+        String jwt = "Bearer " + Jwts.forUser(7);
+
+        assertThat(readers(cursorOnly, jwt).statusCode()).isEqualTo(200);
+        assertThat(readers(countOnly, jwt).statusCode()).isEqualTo(200);
+        assertError(readers(neither, jwt), 403);
+        assertThat(readers(neither, "Bearer " + TOKEN).statusCode()).isEqualTo(200);
+    }
+
+    private HttpResponse<String> readers(long conversationId, String authorization) {
+        return http.get(
+                "/api/conversations/" + conversationId + "/readers?seq=1",
+                "Authorization",
+                authorization);
     }
 
     @Test
