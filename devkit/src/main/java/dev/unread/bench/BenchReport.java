@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * What {@code unread bench} measured, as markdown: every figure beside its baseline from the same
@@ -199,23 +200,19 @@ public record BenchReport(
     }
 
     private static String perMessage(Map<String, Long> counts, long messages) {
-        StringBuilder cell = new StringBuilder();
-        counts.entrySet().stream()
-                // What rounds to 0 here: the bench's own INFO and connection names.
-                .filter(e -> (double) e.getValue() / messages >= 0.00005)
-                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-                .forEach(
-                        e -> {
-                            if (cell.length() > 0) {
-                                cell.append(", ");
-                            }
-                            cell.append(
-                                    String.format(
-                                            "%s %.4f",
-                                            e.getKey().replace(": Writer", ""),
-                                            (double) e.getValue() / messages));
-                        });
-        return cell.length() == 0 ? "–" : cell.toString();
+        String cell =
+                counts.entrySet().stream()
+                        // What rounds to 0 here: the bench's own INFO and connection names.
+                        .filter(e -> (double) e.getValue() / messages >= 0.00005)
+                        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                        .map(
+                                e ->
+                                        String.format(
+                                                "%s %.4f",
+                                                e.getKey().replace(": Writer", ""),
+                                                (double) e.getValue() / messages))
+                        .collect(Collectors.joining(", "));
+        return cell.isEmpty() ? "–" : cell;
     }
 
     private void latency(StringBuilder md) {

@@ -55,21 +55,25 @@ final class Rivals {
             Consumer<String> say)
             throws Exception {
         say.accept("pass-through ceiling on the " + traffic.name() + " records");
-        Figures passThrough;
-        try (JobRun run = JobRun.passThrough(config, parallelism, dataDir.resolve("pass"))) {
-            // Watched from before it runs: it takes in a small run's records faster than it starts.
-            JobRun.Span span = run.awaitEvents(traffic.validEvents(), RUN_TIMEOUT);
-            passThrough = new Figures(traffic.messages(), span.nanos(), span.cpuNanos(), 0);
-        }
+        Figures passThrough =
+                ceiling(JobRun.passThrough(config, parallelism, dataDir.resolve("pass")), traffic);
         say.accept("stateful pass-through on the " + traffic.name() + " records");
-        Figures stateful;
-        try (JobRun run =
-                JobRun.statefulPassThrough(statefulConfig, parallelism, dataDir.resolve("state"))) {
-            JobRun.Span span = run.awaitEvents(traffic.validEvents(), RUN_TIMEOUT);
-            stateful = new Figures(traffic.messages(), span.nanos(), span.cpuNanos(), 0);
-        }
+        Figures stateful =
+                ceiling(
+                        JobRun.statefulPassThrough(
+                                statefulConfig, parallelism, dataDir.resolve("state")),
+                        traffic);
         say.accept("Kafka Streams peer on the " + traffic.name() + " records");
         return new Result(passThrough, stateful, peer(config, traffic, parallelism, dataDir));
+    }
+
+    /** A ceiling's figures: {@code started} until it took in every valid record, then stopped. */
+    private static Figures ceiling(JobRun started, Bench.Traffic traffic) throws Exception {
+        try (JobRun run = started) {
+            // Watched from before it runs: it takes in a small run's records faster than it starts.
+            JobRun.Span span = run.awaitEvents(traffic.validEvents(), RUN_TIMEOUT);
+            return new Figures(traffic.messages(), span.nanos(), span.cpuNanos(), 0);
+        }
     }
 
     private static Figures peer(

@@ -22,24 +22,16 @@ final class RivalsReport {
                 job.messagesPerSecond(),
                 job.messagesPerCpuSecond(),
                 job.commandsPerMessage());
-        Rivals.Figures pass = rivals.passThrough();
-        line(
+        ceilingRow(
                 md,
-                "| pass-through ceiling (same sources and parsers, events discarded) | %,.0f | %.2f"
-                        + " | %,.0f | %.2f | – | – |",
-                pass.messagesPerSecond(),
-                job.messagesPerSecond() / pass.messagesPerSecond(),
-                pass.messagesPerCpuSecond(),
-                job.messagesPerCpuSecond() / pass.messagesPerCpuSecond());
-        Rivals.Figures stateful = rivals.statefulPassThrough();
-        line(
+                "pass-through ceiling (same sources and parsers, events discarded)",
+                job,
+                rivals.passThrough());
+        ceilingRow(
                 md,
-                "| stateful pass-through (the same, and a RocksDB read and write per event) | %,.0f"
-                        + " | %.2f | %,.0f | %.2f | – | – |",
-                stateful.messagesPerSecond(),
-                job.messagesPerSecond() / stateful.messagesPerSecond(),
-                stateful.messagesPerCpuSecond(),
-                job.messagesPerCpuSecond() / stateful.messagesPerCpuSecond());
+                "stateful pass-through (the same, and a RocksDB read and write per event)",
+                job,
+                rivals.statefulPassThrough());
         Rivals.Figures peer = rivals.peer();
         line(
                 md,
@@ -57,6 +49,19 @@ final class RivalsReport {
                 "CPU-seconds are this process's while each ran: the Kafka broker is in it, for"
                         + " all alike.");
         line(md, "");
+    }
+
+    /** A ceiling's row: it sends nothing to Redis, so the commands columns are empty. */
+    private static void ceilingRow(
+            StringBuilder md, String name, Bench.JobFigures job, Rivals.Figures ceiling) {
+        line(
+                md,
+                "| %s | %,.0f | %.2f | %,.0f | %.2f | – | – |",
+                name,
+                ceiling.messagesPerSecond(),
+                job.messagesPerSecond() / ceiling.messagesPerSecond(),
+                ceiling.messagesPerCpuSecond(),
+                job.messagesPerCpuSecond() / ceiling.messagesPerCpuSecond());
     }
 
     static void targets(StringBuilder md, Bench.JobFigures job, Rivals.Result rivals) {
