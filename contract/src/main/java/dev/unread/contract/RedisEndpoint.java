@@ -124,6 +124,24 @@ public final class RedisEndpoint {
         return !clusterNodes.isEmpty();
     }
 
+    /**
+     * What is wrong when this endpoint names one node and that node, whose {@code INFO cluster} is
+     * {@code infoCluster}, belongs to a Redis Cluster; null when nothing is. Such a node answers
+     * MOVED for every key outside its slots, so every read and write would fail: say which setting
+     * is missing instead.
+     */
+    public String clusterMismatch(String infoCluster) {
+        if (isCluster() || !infoCluster.contains("cluster_enabled:1")) {
+            return null;
+        }
+        return clusterNodeAsSingle();
+    }
+
+    /** The words for a single-node endpoint that turned out to be a node of a Redis Cluster. */
+    public String clusterNodeAsSingle() {
+        return node() + " is a Redis Cluster node: set " + Settings.REDIS_CLUSTER_NODES.env();
+    }
+
     /** The seed nodes of the cluster, empty for one node. */
     public Set<HostAndPort> clusterNodes() {
         return clusterNodes;

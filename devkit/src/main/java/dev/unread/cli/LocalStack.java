@@ -461,35 +461,9 @@ public final class LocalStack implements AutoCloseable {
         closeAll(steps, null);
     }
 
-    /**
-     * The API settings: the environment's token, JWT key and timeout, the job's stores and topics.
-     */
+    /** The API beside the job: its stores and topics are the job's ({@link JobApi}). */
     private static ApiConfig apiConfig(UnreadConfig config, Map<String, String> env, int port) {
-        // Only the API's own variables come from the environment; the rest must be what the job
-        // uses, or the API would read other keys than the job writes.
-        Map<String, String> own = new HashMap<>();
-        for (String name :
-                List.of(
-                        ApiConfig.TOKEN_ENV,
-                        ApiConfig.JWT_SECRET_ENV,
-                        ApiConfig.JWT_PUBLIC_KEY_ENV,
-                        ApiConfig.TIMEOUT_ENV)) {
-            if (env.containsKey(name)) {
-                own.put(name, env.get(name));
-            }
-        }
-        return ApiConfig.fromEnv(own).toBuilder()
-                .host(HOST)
-                .port(port)
-                .redisUrl(config.redisUrl)
-                .redisKeyPrefix(config.redisKeyPrefix)
-                .jdbcUrl(config.jdbcUrl)
-                .jdbcUser(config.jdbcUser)
-                .jdbcPassword(config.jdbcPassword)
-                .kafkaBootstrap(config.kafkaBootstrap)
-                .kafkaProperties(config.kafkaProperties)
-                .readsTopic(config.readsTopic)
-                .build();
+        return JobApi.config(config, env).host(HOST).port(port).build();
     }
 
     /** For {@code /health}: null while the job runs, else its status. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.unread.UnreadJob;
 import dev.unread.api.ApiConfig;
 import dev.unread.api.StateQueryApi;
+import dev.unread.cli.JobApi;
 import dev.unread.config.UnreadConfig;
 import dev.unread.testing.BadRecords;
 import dev.unread.testing.CapturedLog;
@@ -178,17 +179,7 @@ class SecuredKafkaITCase {
     }
 
     private static ApiConfig apiConfig(UnreadConfig config) {
-        return ApiConfig.builder()
-                .port(0)
-                .redisUrl(config.redisUrl)
-                .redisKeyPrefix(config.redisKeyPrefix)
-                .jdbcUrl(config.jdbcUrl)
-                .jdbcUser(config.jdbcUser)
-                .jdbcPassword(config.jdbcPassword)
-                .kafkaBootstrap(config.kafkaBootstrap)
-                .kafkaProperties(config.kafkaProperties)
-                .readsTopic(config.readsTopic)
-                .build();
+        return JobApi.config(config, Map.of()).port(0).build();
     }
 
     private HttpResponse<String> get(StateQueryApi api, String path) throws Exception {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.unread.UnreadJob;
 import dev.unread.api.ApiConfig;
 import dev.unread.api.StateQueryApi;
+import dev.unread.cli.JobApi;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.EventJson;
 import dev.unread.testing.JobHarness;
@@ -56,14 +57,7 @@ class LivePushITCase {
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
             UnreadConfig config = KAFKA.freshTopics(JobHarness.settings(prefix, db.jdbcUrl()));
             Configuration settings = JobHarness.flinkSettings(config, checkpoints);
-            ApiConfig apiConfig =
-                    ApiConfig.builder()
-                            .port(0)
-                            .redisKeyPrefix(prefix)
-                            .jdbcUrl(db.jdbcUrl())
-                            .kafkaBootstrap(config.kafkaBootstrap)
-                            .readsTopic(config.readsTopic)
-                            .build();
+            ApiConfig apiConfig = JobApi.config(config, Map.of()).port(0).build();
             JobClient job = JobHarness.start(UnreadJob.forProduction(config), settings, "push");
             try (StateQueryApi api = StateQueryApi.start(apiConfig);
                     Client client = new Client(api.port(), prefix)) {

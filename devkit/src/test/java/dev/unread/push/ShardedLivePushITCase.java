@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.unread.UnreadJob;
 import dev.unread.api.ApiConfig;
 import dev.unread.api.StateQueryApi;
+import dev.unread.cli.JobApi;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.EventJson;
 import dev.unread.contract.RedisNames;
@@ -57,15 +58,7 @@ class ShardedLivePushITCase {
             settings.putAll(REDIS.settings());
             UnreadConfig config = KAFKA.freshTopics(settings);
             Configuration flink = JobHarness.flinkSettings(config, checkpoints);
-            ApiConfig apiConfig =
-                    ApiConfig.builder()
-                            .port(0)
-                            .redisClusterNodes(config.redisClusterNodes)
-                            .redisKeyPrefix(prefix)
-                            .jdbcUrl(db.jdbcUrl())
-                            .kafkaBootstrap(config.kafkaBootstrap)
-                            .readsTopic(config.readsTopic)
-                            .build();
+            ApiConfig apiConfig = JobApi.config(config, Map.of()).port(0).build();
             JobClient job =
                     JobHarness.start(UnreadJob.forProduction(config), flink, "sharded push");
             int killed = 0;

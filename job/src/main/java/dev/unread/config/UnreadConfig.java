@@ -132,7 +132,11 @@ public final class UnreadConfig implements Serializable {
      */
     public final int receiptParticipantsMax;
 
+    /** Every setting's value as read, for the tools that must configure another part alike. */
+    private final HashMap<String, String> values = new HashMap<>();
+
     private UnreadConfig(Map<Setting, String> s, String jdbcPassword) {
+        s.forEach((setting, value) -> values.put(setting.name(), value));
         kafkaBootstrap = s.get(Settings.KAFKA_BOOTSTRAP);
         messagesTopic = s.get(Settings.MESSAGES_TOPIC);
         readsTopic = s.get(Settings.READS_TOPIC);
@@ -242,6 +246,14 @@ public final class UnreadConfig implements Serializable {
      */
     public RedisEndpoint redisEndpoint() {
         return RedisEndpoint.of(redisUrl, redisClusterNodes, redisCaFile);
+    }
+
+    /**
+     * The value this configuration has for {@code setting}, as text, as a flag or variable would
+     * give it; null for a setting the job does not read.
+     */
+    public String value(Setting setting) {
+        return values.get(setting.name());
     }
 
     /** The settings by flag name with their defaults, in the order help lists them. */

@@ -228,7 +228,7 @@ final class RedisConnection implements AutoCloseable {
             return clusterExchange(batch);
         }
         if (jedis == null) {
-            jedis = endpoint.connect(CLIENT_NAME, TIMEOUT_MS);
+            jedis = connect();
         }
         Pipeline pipeline = jedis.pipelined();
         for (Command command : batch) {
@@ -236,6 +236,22 @@ final class RedisConnection implements AutoCloseable {
         }
         roundTrips++;
         return pipeline.syncAndReturnAll();
+    }
+
+    /**
+     * A connection to the one node of the URL, refused with the missing setting's name when that
+     * node belongs to a Redis Cluster: every write would otherwise fail with MOVED, retried until
+     * the task fails with a redirection nobody reads as a setting. Not a JedisException, so not
+     * retried: no attempt can succeed.
+     */
+    private Jedis connect() {
+        Jedis connected = endpoint.connect(CLIENT_NAME, TIMEOUT_MS);
+        String mismatch = endpoint.clusterMismatch(connected.info("cluster"));
+        if (mismatch != null) {
+            connected.close();
+            throw new IllegalStateException(mismatch);
+        }
+        return connected;
     }
 
     private List<Object> clusterExchange(List<Command> batch) {

@@ -1,6 +1,7 @@
 package dev.unread.sinks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.RedisNames;
@@ -60,6 +61,32 @@ class RedisClusterSinksTest {
     void stop() throws Exception {
         counts.close();
         CLUSTER.deleteKeys(prefix);
+    }
+
+    @Test
+    void aClusterNodeGivenAsTheOneRedisIsRefusedWithTheSettingToSet() throws Exception {
+        int node = CLUSTER.primaries().get(0);
+        UnreadConfig single =
+                UnreadConfig.with(
+                        Map.of(
+                                "redis-url",
+                                "redis://127.0.0.1:" + node + "/0",
+                                "redis-key-prefix",
+                                prefix));
+        SinkWriter<UnreadCount> writer = new RedisCounts(single).createWriter(context);
+        try {
+            for (long user = 1; user <= 50; user++) {
+                writer.write(UnreadCount.senders(user, 1), null);
+            }
+            assertThatThrownBy(() -> writer.flush(false))
+                    .as("a MOVED retried until the task fails says nothing of the setting")
+                    .hasStackTraceContaining(
+                            "127.0.0.1:"
+                                    + node
+                                    + " is a Redis Cluster node: set UNREAD_REDIS_CLUSTER_NODES");
+        } finally {
+            writer.close();
+        }
     }
 
     @Test

@@ -14,8 +14,26 @@ final class DependencyException extends RuntimeException {
 
     final String dependency;
 
+    /** True when the dependency answers but is set up otherwise than the settings say. */
+    final boolean misconfigured;
+
     DependencyException(String dependency, Throwable cause) {
         super(dependency + " unavailable", cause);
         this.dependency = dependency;
+        this.misconfigured = false;
+    }
+
+    private DependencyException(String dependency, String problem, Throwable cause) {
+        super(problem, cause);
+        this.dependency = dependency;
+        this.misconfigured = true;
+    }
+
+    /**
+     * {@code dependency} answers but not as the settings expect; {@code problem} says which setting
+     * to change, in words for the operator, and is what the caller gets.
+     */
+    static DependencyException misconfigured(String dependency, String problem, Throwable cause) {
+        return new DependencyException(dependency, problem, cause);
     }
 }

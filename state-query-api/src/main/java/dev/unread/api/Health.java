@@ -95,6 +95,10 @@ final class Health implements AutoCloseable {
             return null;
         } catch (RuntimeException e) {
             metrics.dependencyError(name);
+            if (e instanceof DependencyException d && d.misconfigured) {
+                LOG.warn("health: {}: {}", name, d.getMessage());
+                return d.getMessage();
+            }
             Throwable cause = e instanceof DependencyException ? e.getCause() : e;
             LOG.warn("health: {} unavailable: {}", name, String.valueOf(cause));
             LOG.debug("{} failure", name, cause);

@@ -44,9 +44,10 @@ final class RedisUnread implements AutoCloseable {
 
     private final ExecutorService replyReaders;
     private final String keyPrefix;
+    private final RedisEndpoint endpoint;
 
     RedisUnread(ApiConfig config) {
-        RedisEndpoint endpoint = config.redisEndpoint();
+        this.endpoint = config.redisEndpoint();
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
         pool.setMaxTotal(MAX_CONNECTIONS);
         pool.setMaxIdle(MAX_CONNECTIONS);
@@ -112,7 +113,7 @@ final class RedisUnread implements AutoCloseable {
                 return once.get();
             } catch (JedisRedirectionException moved) {
                 if (cluster == null) {
-                    throw moved;
+                    throw notACluster(moved);
                 }
                 cluster.refreshClusterTopology();
                 return once.get();
@@ -240,6 +241,8 @@ final class RedisUnread implements AutoCloseable {
                             RedisNames.conversationsKey(keyPrefix, userId),
                             Long.toString(conversationId));
             pipeline.sync();
+        } catch (JedisRedirectionException moved) {
+            throw cluster == null ? notACluster(moved) : moved;
         } catch (JedisDataException e) {
             throw e;
         } catch (JedisException e) {
@@ -261,6 +264,8 @@ final class RedisUnread implements AutoCloseable {
             count = pipeline.zcount(key, min, "+inf");
             first = pipeline.zrangeByScore(key, min, "+inf", 0, MAX_READERS);
             pipeline.sync();
+        } catch (JedisRedirectionException moved) {
+            throw cluster == null ? notACluster(moved) : moved;
         } catch (JedisDataException e) {
             throw e;
         } catch (JedisException e) {
@@ -279,12 +284,30 @@ final class RedisUnread implements AutoCloseable {
         return cluster == null ? client.pipelined() : cluster.pipelined(replyReaders);
     }
 
+    /**
+     * Redis answers, and is what the settings say: one node of the URL that belongs to a cluster
+     * answers PING but MOVED to most keys, so it is named here rather than found by each request.
+     */
     void ping() {
+        String mismatch;
         try {
             client.ping();
+            mismatch = cluster == null ? endpoint.clusterMismatch(client.info("cluster")) : null;
         } catch (JedisException e) {
             throw new DependencyException(DependencyException.REDIS, e);
         }
+        if (mismatch != null) {
+            throw DependencyException.misconfigured(DependencyException.REDIS, mismatch, null);
+        }
+    }
+
+    /**
+     * A MOVED or ASK from the one node of the URL: that node belongs to a Redis Cluster, which no
+     * retry fixes; the answer names the setting that does.
+     */
+    DependencyException notACluster(JedisRedirectionException moved) {
+        return DependencyException.misconfigured(
+                DependencyException.REDIS, endpoint.clusterNodeAsSingle(), moved);
     }
 
     @Override

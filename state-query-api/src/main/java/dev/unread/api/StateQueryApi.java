@@ -238,6 +238,11 @@ public final class StateQueryApi implements AutoCloseable {
                 DependencyException.class,
                 (e, ctx) -> {
                     metrics.dependencyError(e.dependency);
+                    if (e.misconfigured) {
+                        Log.LOG.warn("{} {}: {}", ctx.method(), ctx.path(), e.getMessage());
+                        error(ctx, 503, e.getMessage());
+                        return;
+                    }
                     // One line per failure: an outage must not flood the log with stack traces.
                     Log.LOG.warn(
                             "{} {}: {} unavailable: {}",
