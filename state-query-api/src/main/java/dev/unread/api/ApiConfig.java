@@ -40,6 +40,12 @@ public final class ApiConfig {
     /** A secret: from the environment only. */
     public static final String TOKEN_ENV = "UNREAD_API_TOKEN";
 
+    /**
+     * The service token reaches every user's data: 16 random printable characters are about 100
+     * bits, out of reach of guessing at any request rate; a shorter one is a password.
+     */
+    public static final int MIN_TOKEN_LENGTH = 16;
+
     /** A secret: the HS256 key of per-user JWTs, from the environment only. */
     public static final String JWT_SECRET_ENV = "UNREAD_API_JWT_SECRET";
 
@@ -185,6 +191,11 @@ public final class ApiConfig {
         if (token != null && !token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
             // A header value carries ASCII only; anything else could never match.
             throw new IllegalArgumentException("token must be printable ASCII without spaces");
+        }
+        if (token != null && token.length() < MIN_TOKEN_LENGTH) {
+            // The value is not shown: it is a secret, however weak.
+            throw new IllegalArgumentException(
+                    TOKEN_ENV + " must be at least " + MIN_TOKEN_LENGTH + " characters");
         }
         if (streamHeartbeatMs < 100
                 || streamBuffer < 2

@@ -20,12 +20,16 @@ import io.javalin.websocket.WsContext;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.eclipse.jetty.ee10.servlet.SessionHandler;
+import org.eclipse.jetty.session.NullSessionCache;
+import org.eclipse.jetty.session.NullSessionDataStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,6 +84,10 @@ public final class StateQueryApi implements AutoCloseable {
     private final Auth auth;
     private final byte[] openApi;
     private final byte[] inboxPage;
+
+    /** The page's Content-Security-Policy: its own script and style only, from no other page. */
+    private final String inboxPolicy;
+
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final Map<String, Handler> routes = new LinkedHashMap<>();
     private final RedisUnread redis;
@@ -98,6 +106,7 @@ public final class StateQueryApi implements AutoCloseable {
         this.auth = new Auth(config);
         this.openApi = resource(OPENAPI_RESOURCE);
         this.inboxPage = resource(INBOX_RESOURCE);
+        this.inboxPolicy = InboxPolicy.of(new String(inboxPage, StandardCharsets.UTF_8));
         try {
             this.redis = open(new RedisUnread(config));
             this.streams = open(new LiveStreams(config, redis, json, metrics));
@@ -206,11 +215,23 @@ public final class StateQueryApi implements AutoCloseable {
                     http.setSendServerVersion(false);
                 });
         cfg.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
+        // The API keeps no sessions: every request carries its token. Javalin asks for one at
+        // every WebSocket upgrade, refused ones included, and Jetty would keep each without end;
+        // a cache that keeps nothing and no cookie make those sessions vanish with the request.
+        cfg.jetty.modifyServletContextHandler(
+                handler -> {
+                    SessionHandler sessions = handler.getSessionHandler();
+                    NullSessionCache none = new NullSessionCache(sessions);
+                    none.setSessionDataStore(new NullSessionDataStore());
+                    sessions.setSessionCache(none);
+                    sessions.setUsingCookies(false);
+                });
         cfg.requestLogger.http(this::record);
 
         // Before routing: Javalin decodes path parameters while it matches a route, and a bad
         // escape there would throw from inside Javalin and end as a 500.
         cfg.routes.before(this::refuseBadEscapes);
+        cfg.routes.before(StateQueryApi::noStoreNoSniff);
         // After routing, so that a refused request is counted under its route; unknown paths
         // get 404 with or without a token (the routes are public in /openapi.json anyway).
         cfg.routes.beforeMatched(this::authenticate);
@@ -435,10 +456,21 @@ public final class StateQueryApi implements AutoCloseable {
 
     /** The inbox page: static, no user data, so open like /openapi.json; it asks for a token. */
     private void inboxPage(Context ctx) {
+        ctx.header("Content-Security-Policy", inboxPolicy);
+        ctx.header("X-Frame-Options", "DENY");
         ctx.contentType("text/html; charset=utf-8").result(inboxPage);
     }
 
     // --- around every request ---
+
+    /**
+     * Every answer is one user's data, or a probe's, as of now: no cache, shared or private, may
+     * keep it; and none is to be read as another type than it says.
+     */
+    private static void noStoreNoSniff(Context ctx) {
+        ctx.header("Cache-Control", "no-store");
+        ctx.header("X-Content-Type-Options", "nosniff");
+    }
 
     /**
      * With a token or a JWT key configured, every route but {@link #OPEN_PATHS} needs a bearer
@@ -466,13 +498,20 @@ public final class StateQueryApi implements AutoCloseable {
                 header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
                         ? header.substring(7).trim()
                         : null;
-        if (credential == null && queryToken) {
+        boolean inUrl = credential == null && queryToken;
+        if (inUrl) {
             // EventSource and WebSocket cannot set headers; only the stream routes take this,
             // so that tokens stay out of the URLs (and logs) of every other route.
             credential = ctx.queryParam(ACCESS_TOKEN);
         }
         try {
-            ctx.attribute(CALLER, auth.authenticate(credential));
+            Auth.Caller caller = auth.authenticate(credential);
+            if (inUrl && caller.userId() == 0) {
+                // Proxies and access logs keep URLs: a user token there expires and reaches one
+                // user, the service token would reach everyone for as long as it is configured.
+                throw new ApiError(401, "the service token is taken only in a header");
+            }
+            ctx.attribute(CALLER, caller);
         } catch (ApiError e) {
             ctx.header("WWW-Authenticate", "Bearer");
             throw e;

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ApiConfigTest {
 
+    private static final String TOKEN = "tok3n-of-16-chars";
+
     @Test
     void defaultsPointAtThisMachineWithoutAuthentication() {
         ApiConfig c = ApiConfig.fromEnv(Map.of());
@@ -38,7 +40,7 @@ class ApiConfigTest {
                         Map.ofEntries(
                                 Map.entry("UNREAD_API_HOST", "0.0.0.0"),
                                 Map.entry("UNREAD_API_PORT", "9000"),
-                                Map.entry("UNREAD_API_TOKEN", "t0k"),
+                                Map.entry("UNREAD_API_TOKEN", TOKEN),
                                 Map.entry("UNREAD_API_TIMEOUT_MS", "1500"),
                                 Map.entry("UNREAD_REDIS_URL", "redis://:pw@redis:6380/2"),
                                 Map.entry("UNREAD_REDIS_KEY_PREFIX", "p:"),
@@ -50,7 +52,7 @@ class ApiConfigTest {
 
         assertThat(c.host).isEqualTo("0.0.0.0");
         assertThat(c.port).isEqualTo(9000);
-        assertThat(c.token).isEqualTo("t0k");
+        assertThat(c.token).isEqualTo(TOKEN);
         assertThat(c.timeoutMs).isEqualTo(1500);
         assertThat(c.redisUrl).isEqualTo("redis://:pw@redis:6380/2");
         assertThat(c.redisKeyPrefix).isEqualTo("p:");
@@ -96,12 +98,12 @@ class ApiConfigTest {
 
     @Test
     void toBuilderKeepsEverySettingAndChangesOnlyWhatIsSet() {
-        ApiConfig a = ApiConfig.builder().port(1234).token("t").redisKeyPrefix("x:").build();
+        ApiConfig a = ApiConfig.builder().port(1234).token(TOKEN).redisKeyPrefix("x:").build();
 
         ApiConfig b = a.toBuilder().port(0).build();
 
         assertThat(b.port).isZero();
-        assertThat(b.token).isEqualTo("t");
+        assertThat(b.token).isEqualTo(TOKEN);
         assertThat(b.redisKeyPrefix).isEqualTo("x:");
         assertThat(b.toString()).isEqualTo(a.toString().replace("1234", "0"));
     }
@@ -122,6 +124,8 @@ class ApiConfigTest {
                 .hasMessageContaining("token");
         assertThatThrownBy(() -> ApiConfig.builder().token("caf\u00e9").build())
                 .hasMessageContaining("token");
+        assertThatThrownBy(() -> ApiConfig.builder().token("fifteen-chars-x").build())
+                .hasMessage("UNREAD_API_TOKEN must be at least 16 characters");
         assertThatThrownBy(() -> ApiConfig.builder().readsTopic(" ").build())
                 .hasMessageContaining("reads topic");
     }
@@ -149,14 +153,14 @@ class ApiConfigTest {
                         .redisUrl("redis://:redispw@redis:6379/0")
                         .jdbcUrl("jdbc:mysql://db/x?user=u&password=urlpw&ssl=true")
                         .jdbcPassword("dbpw")
-                        .token("tok3n")
+                        .token(TOKEN)
                         .build()
                         .toString();
 
         assertThat(text)
                 .doesNotContain("redispw")
                 .doesNotContain("dbpw")
-                .doesNotContain("tok3n")
+                .doesNotContain(TOKEN)
                 .doesNotContain("urlpw")
                 .contains("password=***&ssl=true")
                 .contains("redis://:***@redis:6379/0")
@@ -168,12 +172,12 @@ class ApiConfigTest {
         String secret = "0123456789abcdef0123456789abcdef";
         ApiConfig c =
                 ApiConfig.fromEnv(
-                        Map.of("UNREAD_API_JWT_SECRET", secret, "UNREAD_API_TOKEN", "tok3n"));
+                        Map.of("UNREAD_API_JWT_SECRET", secret, "UNREAD_API_TOKEN", TOKEN));
 
         assertThat(c.jwtSecret).isEqualTo(secret);
         assertThat(c.toString())
                 .doesNotContain(secret)
-                .doesNotContain("tok3n")
+                .doesNotContain(TOKEN)
                 .contains("auth=bearer token + JWT HS256");
         String pem = Jwts.pem(Jwts.rsaKeys());
         ApiConfig rsa = ApiConfig.fromEnv(Map.of("UNREAD_API_JWT_PUBLIC_KEY", pem));

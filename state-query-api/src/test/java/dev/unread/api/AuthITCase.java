@@ -315,11 +315,10 @@ class AuthITCase {
                         LiveClient.sse("http://" + base + "7/events?access_token=" + jwt);
                 LiveClient ws = LiveClient.webSocket("ws://" + base + "7/ws?access_token=" + jwt);
                 LiveClient service =
-                        LiveClient.webSocket(
-                                "ws://"
-                                        + base
-                                        + "8/ws?access_token="
-                                        + URLEncoder.encode(TOKEN, StandardCharsets.UTF_8))) {
+                        LiveClient.sse(
+                                "http://" + base + "8/events",
+                                "Authorization",
+                                "Bearer " + TOKEN)) {
             for (LiveClient client : List.of(header, query, ws, service)) {
                 assertThat(client.next().get("type").asText()).isEqualTo("SNAPSHOT");
             }
@@ -347,13 +346,45 @@ class AuthITCase {
         assertThat(webSocketRefusal("ws://" + base + "7/ws?access_token=bad")).isEqualTo(401);
     }
 
+    @Test
+    void theServiceTokenIsRefusedInAUrlWhereProxiesLogIt() throws Exception {
+        String base = "127.0.0.1:" + api.port() + "/api/users/";
+        String token = URLEncoder.encode(TOKEN, StandardCharsets.UTF_8);
+
+        assertThat(webSocketRefusal("ws://" + base + "8/ws?access_token=" + token)).isEqualTo(401);
+        assertThat(
+                        LiveClient.sse("http://" + base + "8/events?access_token=" + token)
+                                .response
+                                .statusCode())
+                .isEqualTo(401);
+    }
+
+    @Test
+    void noRequestCreatesASessionNotEvenARefusedUpgrade() throws Exception {
+        String base = "127.0.0.1:" + api.port() + "/api/users/";
+        HttpResponse<?> refused = webSocketRefused("ws://" + base + "7/ws");
+
+        assertThat(refused.statusCode()).isEqualTo(401);
+        assertThat(refused.headers().allValues("Set-Cookie")).as("a session cookie").isEmpty();
+        assertThat(
+                        http.get("/api/users/1/unread", "Authorization", "Bearer " + TOKEN)
+                                .headers()
+                                .allValues("Set-Cookie"))
+                .isEmpty();
+    }
+
     /** The status of a refused WebSocket handshake. */
     private static int webSocketRefusal(String url) throws Exception {
+        return webSocketRefused(url).statusCode();
+    }
+
+    /** The answer to a refused WebSocket handshake. */
+    private static HttpResponse<?> webSocketRefused(String url) throws Exception {
         try {
             LiveClient.webSocket(url).close();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof WebSocketHandshakeException refused) {
-                return refused.getResponse().statusCode();
+                return refused.getResponse();
             }
             throw e;
         }

@@ -50,7 +50,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RandomizedRequestsITCase {
 
-    private static final String TOKEN = "fuzz-T0ken_~+/=";
+    private static final String TOKEN = "fuzz-T0ken_~+/=-";
     private static final int REQUESTS = 3000;
     private static final int REQUESTS_WITH_STORES_DOWN = 150;
     private static final int READ_TIMEOUT_MS = 20_000;

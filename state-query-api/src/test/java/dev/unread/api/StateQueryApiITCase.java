@@ -59,6 +59,22 @@ class StateQueryApiITCase {
     // --- reads from Redis ---
 
     @Test
+    void userDataIsNeverCachedAndThePageRunsOnlyItsOwnScriptInNoFrame() {
+        HttpResponse<String> unread = http.get("/api/users/1/unread");
+        assertThat(unread.headers().firstValue("Cache-Control")).hasValue("no-store");
+        assertThat(unread.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+
+        HttpResponse<String> page = http.get("/");
+        assertThat(page.headers().firstValue("X-Frame-Options")).hasValue("DENY");
+        assertThat(page.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+        String policy = page.headers().firstValue("Content-Security-Policy").orElseThrow();
+        assertThat(policy)
+                .startsWith("default-src 'none'; script-src 'sha256-")
+                .contains("frame-ancestors 'none'")
+                .doesNotContain("unsafe-inline");
+    }
+
+    @Test
     void unreadAnswersTheBadgeAndEachConversationsCountFromRedis() {
         stores.redis.set(stores.keyPrefix + "unread:senders:10086", "3");
         stores.redis.hset(stores.keyPrefix + "chat:unread:10086", Map.of("80001", "18", "7", "2"));
