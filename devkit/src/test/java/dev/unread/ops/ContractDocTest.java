@@ -137,6 +137,11 @@ class ContractDocTest {
         expected.put(ApiConfig.JWT_SECRET_ENV, "(unset)");
         expected.put(ApiConfig.JWT_PUBLIC_KEY_ENV, "(unset)");
         expected.put(ApiConfig.TIMEOUT_ENV, "`" + defaults.timeoutMs + "`");
+        expected.put(ApiConfig.JWT_ISSUER.env(), "(empty)");
+        expected.put(ApiConfig.JWT_AUDIENCE.env(), "(empty)");
+        expected.put(
+                ApiConfig.JWT_MAX_LIFETIME_SECONDS.env(),
+                "`" + defaults.jwtMaxLifetimeSeconds + "`");
         expected.put(ApiConfig.STREAM_HEARTBEAT_ENV, "`" + defaults.streamHeartbeatMs + "`");
         expected.put(ApiConfig.STREAM_BUFFER_ENV, "`" + defaults.streamBuffer + "`");
         expected.put(ApiConfig.STREAM_WRITE_TIMEOUT_ENV, "`" + defaults.streamWriteTimeoutMs + "`");
@@ -153,6 +158,7 @@ class ContractDocTest {
         expected.put(ApiConfig.READS_TOPIC_ENV, "`" + defaults.readsTopic + "`");
         // Every variable ApiConfig defines, so that a new one fails here until it has a row.
         Set<String> defined = new HashSet<>();
+        ApiConfig.SETTINGS.forEach(setting -> defined.add(setting.env()));
         for (Field field : ApiConfig.class.getFields()) {
             if (Modifier.isStatic(field.getModifiers()) && field.getName().endsWith("_ENV")) {
                 defined.add((String) field.get(null));

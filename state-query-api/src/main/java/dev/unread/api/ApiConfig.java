@@ -31,6 +31,19 @@ public final class ApiConfig {
     public static final Setting STREAM_SENDER_THREADS =
             new Setting("api-stream-sender-threads", "16");
 
+    /** When set, a user token must carry this {@code iss}. */
+    public static final Setting JWT_ISSUER = new Setting("api-jwt-issuer", "");
+
+    /**
+     * When set, a user token's {@code aud} must name it; unset, a token carrying any {@code aud} is
+     * refused: it was made for another service.
+     */
+    public static final Setting JWT_AUDIENCE = new Setting("api-jwt-audience", "");
+
+    /** The longest a user token may live: from {@code iat}, or from now, to {@code exp}. */
+    public static final Setting JWT_MAX_LIFETIME_SECONDS =
+            new Setting("api-jwt-max-lifetime-seconds", "86400");
+
     /** The API reads its settings from the environment alone. */
     private static final Map<String, String> NO_FLAGS = Map.of();
 
@@ -77,6 +90,9 @@ public final class ApiConfig {
                     HOST,
                     PORT,
                     TIMEOUT_MS,
+                    JWT_ISSUER,
+                    JWT_AUDIENCE,
+                    JWT_MAX_LIFETIME_SECONDS,
                     Settings.REDIS_URL,
                     Settings.REDIS_CLUSTER_NODES,
                     Settings.REDIS_CA_FILE,
@@ -115,6 +131,15 @@ public final class ApiConfig {
 
     /** RS256 public key in PEM of per-user JWTs; null: none. */
     public final String jwtPublicKey;
+
+    /** The {@code iss} every user token must carry; empty: not checked. */
+    public final String jwtIssuer;
+
+    /** The {@code aud} every user token must name; empty: tokens with an {@code aud} refused. */
+    public final String jwtAudience;
+
+    /** The longest lifetime a user token may claim. */
+    public final int jwtMaxLifetimeSeconds;
 
     /**
      * Bound on each call to a dependency: the Kafka acknowledgement of a POST, taking a MySQL
@@ -167,6 +192,15 @@ public final class ApiConfig {
         token = b.token == null || b.token.isEmpty() ? null : b.token;
         jwtSecret = b.jwtSecret == null || b.jwtSecret.isEmpty() ? null : b.jwtSecret;
         jwtPublicKey = b.jwtPublicKey == null || b.jwtPublicKey.isBlank() ? null : b.jwtPublicKey;
+        jwtIssuer = b.jwtIssuer == null ? "" : b.jwtIssuer;
+        jwtAudience = b.jwtAudience == null ? "" : b.jwtAudience;
+        jwtMaxLifetimeSeconds = b.jwtMaxLifetimeSeconds;
+        if (jwtMaxLifetimeSeconds < 60) {
+            throw new IllegalArgumentException(
+                    JWT_MAX_LIFETIME_SECONDS.env()
+                            + " must be at least 60, was "
+                            + jwtMaxLifetimeSeconds);
+        }
         timeoutMs = b.timeoutMs;
         streamHeartbeatMs = b.streamHeartbeatMs;
         streamBuffer = b.streamBuffer;
@@ -239,6 +273,9 @@ public final class ApiConfig {
         b.token = env.get(TOKEN_ENV);
         b.jwtSecret = env.get(JWT_SECRET_ENV);
         b.jwtPublicKey = env.get(JWT_PUBLIC_KEY_ENV);
+        b.jwtIssuer = JWT_ISSUER.from(NO_FLAGS, env);
+        b.jwtAudience = JWT_AUDIENCE.from(NO_FLAGS, env);
+        b.jwtMaxLifetimeSeconds = wholeNumber(JWT_MAX_LIFETIME_SECONDS, env);
         b.timeoutMs = wholeNumber(TIMEOUT_MS, env);
         b.streamHeartbeatMs = wholeNumber(STREAM_HEARTBEAT_MS, env);
         b.streamBuffer = wholeNumber(STREAM_BUFFER, env);
@@ -266,6 +303,9 @@ public final class ApiConfig {
         b.token = token;
         b.jwtSecret = jwtSecret;
         b.jwtPublicKey = jwtPublicKey;
+        b.jwtIssuer = jwtIssuer;
+        b.jwtAudience = jwtAudience;
+        b.jwtMaxLifetimeSeconds = jwtMaxLifetimeSeconds;
         b.timeoutMs = timeoutMs;
         b.streamHeartbeatMs = streamHeartbeatMs;
         b.streamBuffer = streamBuffer;
@@ -361,6 +401,10 @@ public final class ApiConfig {
         private String token;
         private String jwtSecret;
         private String jwtPublicKey;
+        private String jwtIssuer = JWT_ISSUER.defaultValue();
+        private String jwtAudience = JWT_AUDIENCE.defaultValue();
+        private int jwtMaxLifetimeSeconds =
+                Integer.parseInt(JWT_MAX_LIFETIME_SECONDS.defaultValue());
         private int timeoutMs = Integer.parseInt(TIMEOUT_MS.defaultValue());
         private int streamHeartbeatMs = Integer.parseInt(STREAM_HEARTBEAT_MS.defaultValue());
         private int streamBuffer = Integer.parseInt(STREAM_BUFFER.defaultValue());
@@ -404,6 +448,23 @@ public final class ApiConfig {
         /** RS256 public key (PEM) of per-user JWTs; null or empty: none. */
         public Builder jwtPublicKey(String jwtPublicKey) {
             this.jwtPublicKey = jwtPublicKey;
+            return this;
+        }
+
+        /** Empty: no issuer checked. */
+        public Builder jwtIssuer(String jwtIssuer) {
+            this.jwtIssuer = jwtIssuer;
+            return this;
+        }
+
+        /** Empty: a token carrying an audience is refused. */
+        public Builder jwtAudience(String jwtAudience) {
+            this.jwtAudience = jwtAudience;
+            return this;
+        }
+
+        public Builder jwtMaxLifetimeSeconds(int jwtMaxLifetimeSeconds) {
+            this.jwtMaxLifetimeSeconds = jwtMaxLifetimeSeconds;
             return this;
         }
 

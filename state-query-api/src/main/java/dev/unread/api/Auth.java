@@ -19,6 +19,8 @@ import java.security.interfaces.RSAPublicKey;
 import java.security.spec.X509EncodedKeySpec;
 import java.text.ParseException;
 import java.util.Base64;
+import java.util.Date;
+import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -48,11 +50,13 @@ final class Auth {
     private final byte[] tokenHash;
     private final JWSAlgorithm algorithm;
     private final JWSVerifier verifier;
-    private final DefaultJWTClaimsVerifier<SecurityContext> claimsVerifier =
-            new DefaultJWTClaimsVerifier<>(null, REQUIRED_CLAIMS);
+    private final DefaultJWTClaimsVerifier<SecurityContext> claimsVerifier;
+    private final long maxLifetimeMs;
 
     Auth(ApiConfig config) {
         this.tokenHash = config.token == null ? null : sha256(config.token);
+        this.claimsVerifier = claimsVerifier(config);
+        this.maxLifetimeMs = config.jwtMaxLifetimeSeconds * 1000L;
         try {
             if (config.jwtSecret != null) {
                 algorithm = JWSAlgorithm.HS256;
@@ -106,11 +110,53 @@ final class Auth {
             }
             JWTClaimsSet claims = jwt.getJWTClaimsSet();
             claimsVerifier.verify(claims, null);
+            requireBoundedLifetime(claims);
             return new Caller(Params.id("sub", claims.getSubject()));
         } catch (BadJWTException e) {
             throw unauthorized("token expired or incomplete");
         } catch (ParseException | JOSEException | ApiError e) {
             throw unauthorized("malformed token");
+        }
+    }
+
+    /**
+     * Claims every user token must have: {@code sub} and {@code exp}; the configured {@code iss}
+     * and {@code aud} when set; and no {@code aud} at all when none is set, since such a token was
+     * made for another service (as Synapse decides).
+     */
+    private static DefaultJWTClaimsVerifier<SecurityContext> claimsVerifier(ApiConfig config) {
+        Set<String> required = new HashSet<>(REQUIRED_CLAIMS);
+        JWTClaimsSet.Builder exact = new JWTClaimsSet.Builder();
+        if (!config.jwtIssuer.isEmpty()) {
+            required.add("iss");
+            exact.issuer(config.jwtIssuer);
+        }
+        boolean audience = !config.jwtAudience.isEmpty();
+        if (audience) {
+            required.add("aud");
+        }
+        return new DefaultJWTClaimsVerifier<>(
+                audience ? Set.of(config.jwtAudience) : null,
+                exact.build(),
+                required,
+                audience ? null : Set.of("aud"));
+    }
+
+    /**
+     * A token living longer than the configured maximum, or issued in the future, is refused: an
+     * {@code exp} in year 9999 would be a password, and a leaked one could not be waited out.
+     */
+    private void requireBoundedLifetime(JWTClaimsSet claims) {
+        long now = System.currentTimeMillis();
+        long skewMs = claimsVerifier.getMaxClockSkew() * 1000L;
+        long expires = claims.getExpirationTime().getTime();
+        Date issued = claims.getIssueTime();
+        if (issued != null && issued.getTime() > now + skewMs) {
+            throw unauthorized("token issued in the future");
+        }
+        long from = issued == null ? now : Math.min(issued.getTime(), now);
+        if (expires - from > maxLifetimeMs + skewMs) {
+            throw unauthorized("token lives longer than allowed");
         }
     }
 

@@ -12,6 +12,8 @@ import java.net.http.WebSocketHandshakeException;
 import java.nio.charset.StandardCharsets;
 import java.security.KeyPair;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.AfterAll;
@@ -267,6 +269,79 @@ class AuthITCase {
                     http.get("/api/users/7/unread", "Authorization", "Bearer " + token);
             assertError(response, 401);
             assertThat(response.headers().firstValue("WWW-Authenticate")).hasValue("Bearer");
+        }
+    }
+
+    @Test
+    void withoutAnAudienceSetATokenCarryingOneIsRefusedAndLifetimesAreBounded() {
+        Duration hour = Duration.ofHours(1);
+        String forAnotherService = Jwts.hs256(Jwts.SECRET, Jwts.claims("7", hour).audience("mail"));
+        String forever =
+                Jwts.hs256(
+                        Jwts.SECRET,
+                        Jwts.claims("7", hour)
+                                .expirationTime(Date.from(Instant.parse("9999-01-01T00:00:00Z"))));
+        String issuedNextYear =
+                Jwts.hs256(
+                        Jwts.SECRET,
+                        Jwts.claims("7", hour)
+                                .issueTime(Date.from(Instant.now().plus(Duration.ofDays(365)))));
+        String issuedAnHourAgo =
+                Jwts.hs256(
+                        Jwts.SECRET,
+                        Jwts.claims("7", hour).issueTime(Date.from(Instant.now().minus(hour))));
+
+        for (String token : List.of(forAnotherService, forever, issuedNextYear)) {
+            assertError(http.get("/api/users/7/unread", "Authorization", "Bearer " + token), 401);
+        }
+        assertThat(
+                        http.get(
+                                        "/api/users/7/unread",
+                                        "Authorization",
+                                        "Bearer " + issuedAnHourAgo)
+                                .statusCode())
+                .isEqualTo(200);
+    }
+
+    @Test
+    void anIssuerAndAnAudienceSetAreRequiredOfEveryUserToken() throws Exception {
+        try (StateQueryApi strict =
+                StateQueryApi.start(
+                        stores.config(KafkaBroker.createTopic())
+                                .jwtSecret(Jwts.SECRET)
+                                .jwtIssuer("https://login.example")
+                                .jwtAudience("unread")
+                                .build())) {
+            Http client = new Http(strict);
+            Duration hour = Duration.ofHours(1);
+            String right =
+                    Jwts.hs256(
+                            Jwts.SECRET,
+                            Jwts.claims("7", hour)
+                                    .issuer("https://login.example")
+                                    .audience("unread"));
+            String otherIssuer =
+                    Jwts.hs256(
+                            Jwts.SECRET,
+                            Jwts.claims("7", hour)
+                                    .issuer("https://evil.example")
+                                    .audience("unread"));
+            String otherAudience =
+                    Jwts.hs256(
+                            Jwts.SECRET,
+                            Jwts.claims("7", hour)
+                                    .issuer("https://login.example")
+                                    .audience("mail"));
+            String neither = Jwts.hs256(Jwts.SECRET, Jwts.claims("7", hour));
+
+            assertThat(
+                            client.get("/api/users/7/unread", "Authorization", "Bearer " + right)
+                                    .statusCode())
+                    .isEqualTo(200);
+            for (String token : List.of(otherIssuer, otherAudience, neither)) {
+                assertError(
+                        client.get("/api/users/7/unread", "Authorization", "Bearer " + token), 401);
+            }
         }
     }
 
