@@ -3,7 +3,6 @@ package dev.unread.events;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import java.io.IOException;
 import java.util.Arrays;
@@ -27,18 +26,13 @@ public final class ConversationParser {
     /** At most this many ids in {@code mentions}. */
     public static final int MAX_MENTIONS = 1000;
 
-    private static final int MAX_NESTING_DEPTH = 32;
-
     private static final Set<String> LONG_FIELDS =
             Set.of("conversationId", "seq", "userId", "senderId", "sentAt");
 
     private final JsonFactory json =
             JsonFactory.builder()
                     .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-                    .streamReadConstraints(
-                            StreamReadConstraints.builder()
-                                    .maxNestingDepth(MAX_NESTING_DEPTH)
-                                    .build())
+                    .streamReadConstraints(EventParser.WITHIN_ONE_RECORD)
                     .build();
 
     // The record being parsed. A field whose value was of the wrong shape keeps its reason in

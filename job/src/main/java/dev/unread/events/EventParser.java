@@ -100,20 +100,21 @@ public final class EventParser {
      * has, go through a DupDetector; any duplicate is refused with the reason Jackson gave, as
      * the contract refuses duplicate fields of any name.
      */
-    /*
-     * Jackson's own limits would refuse valid records with a deeply nested, long-named or
-     * long-numbered unknown field; the record's size already bounds all three, and skipping is
-     * iterative (skipChildren), so nesting as deep as the record is long costs no stack.
+    /**
+     * Jackson's limits for a record of any input topic. Its defaults would refuse valid records
+     * with a deeply nested, long-named or long-numbered unknown field, which the contract ignores;
+     * the record's size already bounds all three, and skipping is iterative (skipChildren), so
+     * nesting as deep as the record is long costs no stack.
      */
-    private final JsonFactory json =
-            JsonFactory.builder()
-                    .streamReadConstraints(
-                            StreamReadConstraints.builder()
-                                    .maxNestingDepth(MAX_RECORD_BYTES)
-                                    .maxNameLength(MAX_RECORD_BYTES)
-                                    .maxNumberLength(MAX_RECORD_BYTES)
-                                    .build())
+    static final StreamReadConstraints WITHIN_ONE_RECORD =
+            StreamReadConstraints.builder()
+                    .maxNestingDepth(MAX_RECORD_BYTES)
+                    .maxNameLength(MAX_RECORD_BYTES)
+                    .maxNumberLength(MAX_RECORD_BYTES)
                     .build();
+
+    private final JsonFactory json =
+            JsonFactory.builder().streamReadConstraints(WITHIN_ONE_RECORD).build();
 
     /** False only in tests, which compare the compact scan with Jackson's parse. */
     private final boolean scanCompact;

@@ -50,6 +50,34 @@ class ConversationParserTest {
                 .isEqualTo(ConversationEvent.message(5, 6, 7, 8, 9, 10));
     }
 
+    /**
+     * Unknown fields are ignored however deep, long-named or long-numbered within the 64 KiB, as on
+     * chat-messages: Jackson's default limits (nesting 32, numbers of 1,000 digits, names of 50,000
+     * characters) would send these valid records to the dead letters.
+     */
+    @Test
+    void anUnknownFieldNestedDeepOrHugeIsIgnoredAsOnTheOtherTopics() throws Exception {
+        String joined = EventJson.membership(true, 80001, 10086, 1000);
+        String body = joined.substring(0, joined.length() - 1);
+        String deep = "[".repeat(40) + "]".repeat(40);
+        String longNumber = "1" + "0".repeat(2_000);
+        String longName = "n".repeat(60_000);
+        ConversationEvent expected = ConversationEvent.joined(80001, 10086, 1000);
+
+        assertThat(parse(body + ",\"extra\":" + deep + "}")).isEqualTo(expected);
+        assertThat(parse(body + ",\"extra\":" + longNumber + "}")).isEqualTo(expected);
+        assertThat(parse(body + ",\"" + longName + "\":1}")).isEqualTo(expected);
+        assertThat(
+                        parse(
+                                body
+                                        + ",\"extra\":"
+                                        + "{\"a\":".repeat(5_000)
+                                        + "0"
+                                        + "}".repeat(5_000)
+                                        + "}"))
+                .isEqualTo(expected);
+    }
+
     @Test
     void aThousandMentionsAreFineOneMoreIsNot() throws Exception {
         long[] thousand = LongStream.rangeClosed(1, 1000).toArray();
