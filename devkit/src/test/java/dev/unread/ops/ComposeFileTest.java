@@ -130,6 +130,7 @@ class ComposeFileTest {
         job.add(UnreadConfig.JDBC_PASSWORD_ENV);
         // Every variable ApiConfig defines: most are built from the shared settings, not literals.
         Set<String> api = new LinkedHashSet<>();
+        ApiConfig.SETTINGS.forEach(setting -> api.add(setting.env()));
         for (Field field : ApiConfig.class.getFields()) {
             if (Modifier.isStatic(field.getModifiers()) && field.getName().endsWith("_ENV")) {
                 api.add((String) field.get(null));

@@ -137,6 +137,8 @@ class ContractDocTest {
         expected.put(ApiConfig.JWT_SECRET_ENV, "(unset)");
         expected.put(ApiConfig.JWT_PUBLIC_KEY_ENV, "(unset)");
         expected.put(ApiConfig.TIMEOUT_ENV, "`" + defaults.timeoutMs + "`");
+        expected.put(ApiConfig.OPEN_WITHOUT_AUTH.env(), "`false`");
+        expected.put(ApiConfig.ALLOWED_ORIGINS.env(), "(empty)");
         expected.put(ApiConfig.JWT_ISSUER.env(), "(empty)");
         expected.put(ApiConfig.JWT_AUDIENCE.env(), "(empty)");
         expected.put(

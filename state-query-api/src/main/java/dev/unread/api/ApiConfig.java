@@ -4,7 +4,10 @@ import dev.unread.contract.KafkaClientProperties;
 import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.Setting;
 import dev.unread.contract.Settings;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -43,6 +46,18 @@ public final class ApiConfig {
     /** The longest a user token may live: from {@code iat}, or from now, to {@code exp}. */
     public static final Setting JWT_MAX_LIFETIME_SECONDS =
             new Setting("api-jwt-max-lifetime-seconds", "86400");
+
+    /**
+     * With no token nor JWT key, the API serves every user's data to whoever reaches it: it then
+     * listens on loopback only, unless this says the network in front of it is trusted.
+     */
+    public static final Setting OPEN_WITHOUT_AUTH = new Setting("api-open-without-auth", "false");
+
+    /**
+     * Origins ({@code https://app.example}, comma-separated) whose pages may open a WebSocket, in
+     * addition to the API's own; {@code *}: any.
+     */
+    public static final Setting ALLOWED_ORIGINS = new Setting("api-allowed-origins", "");
 
     /** The API reads its settings from the environment alone. */
     private static final Map<String, String> NO_FLAGS = Map.of();
@@ -90,6 +105,8 @@ public final class ApiConfig {
                     HOST,
                     PORT,
                     TIMEOUT_MS,
+                    OPEN_WITHOUT_AUTH,
+                    ALLOWED_ORIGINS,
                     JWT_ISSUER,
                     JWT_AUDIENCE,
                     JWT_MAX_LIFETIME_SECONDS,
@@ -131,6 +148,12 @@ public final class ApiConfig {
 
     /** RS256 public key in PEM of per-user JWTs; null: none. */
     public final String jwtPublicKey;
+
+    /** Serve without a token beyond loopback, and to any Host name. */
+    public final boolean openWithoutAuth;
+
+    /** Origins allowed to open a WebSocket besides the API's own; may hold {@code *}. */
+    public final List<String> allowedOrigins;
 
     /** The {@code iss} every user token must carry; empty: not checked. */
     public final String jwtIssuer;
@@ -192,6 +215,14 @@ public final class ApiConfig {
         token = b.token == null || b.token.isEmpty() ? null : b.token;
         jwtSecret = b.jwtSecret == null || b.jwtSecret.isEmpty() ? null : b.jwtSecret;
         jwtPublicKey = b.jwtPublicKey == null || b.jwtPublicKey.isBlank() ? null : b.jwtPublicKey;
+        openWithoutAuth = b.openWithoutAuth;
+        allowedOrigins =
+                b.allowedOrigins == null
+                        ? List.of()
+                        : Arrays.stream(b.allowedOrigins.split(","))
+                                .map(String::trim)
+                                .filter(o -> !o.isEmpty())
+                                .toList();
         jwtIssuer = b.jwtIssuer == null ? "" : b.jwtIssuer;
         jwtAudience = b.jwtAudience == null ? "" : b.jwtAudience;
         jwtMaxLifetimeSeconds = b.jwtMaxLifetimeSeconds;
@@ -255,6 +286,42 @@ public final class ApiConfig {
             throw new IllegalArgumentException("JDBC URL must start with jdbc:mysql:");
         }
         redisEndpoint();
+        if (token == null
+                && jwtSecret == null
+                && jwtPublicKey == null
+                && !openWithoutAuth
+                && !loopback(host)) {
+            throw new IllegalArgumentException(
+                    HOST_ENV
+                            + "="
+                            + host
+                            + " without "
+                            + TOKEN_ENV
+                            + " or a JWT key would serve every user's data to the network: set"
+                            + " a token, or "
+                            + OPEN_WITHOUT_AUTH.env()
+                            + "=true behind a boundary you trust");
+        }
+    }
+
+    /** Whether {@code host} names this machine's loopback only (a literal, or localhost). */
+    static boolean loopback(String host) {
+        String name =
+                host.startsWith("[") && host.endsWith("]")
+                        ? host.substring(1, host.length() - 1)
+                        : host;
+        if (name.equalsIgnoreCase("localhost")) {
+            return true;
+        }
+        if (!name.matches("[0-9.]+|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*")) {
+            // A name other than localhost: the resolver, or a rebinding, decides where it points.
+            return false;
+        }
+        try {
+            return InetAddress.getByName(name).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
     }
 
     /** The defaults: every dependency on 127.0.0.1 at its usual port, no token, port 8080. */
@@ -273,6 +340,8 @@ public final class ApiConfig {
         b.token = env.get(TOKEN_ENV);
         b.jwtSecret = env.get(JWT_SECRET_ENV);
         b.jwtPublicKey = env.get(JWT_PUBLIC_KEY_ENV);
+        b.openWithoutAuth = Boolean.parseBoolean(OPEN_WITHOUT_AUTH.from(NO_FLAGS, env));
+        b.allowedOrigins = ALLOWED_ORIGINS.from(NO_FLAGS, env);
         b.jwtIssuer = JWT_ISSUER.from(NO_FLAGS, env);
         b.jwtAudience = JWT_AUDIENCE.from(NO_FLAGS, env);
         b.jwtMaxLifetimeSeconds = wholeNumber(JWT_MAX_LIFETIME_SECONDS, env);
@@ -303,6 +372,8 @@ public final class ApiConfig {
         b.token = token;
         b.jwtSecret = jwtSecret;
         b.jwtPublicKey = jwtPublicKey;
+        b.openWithoutAuth = openWithoutAuth;
+        b.allowedOrigins = String.join(",", allowedOrigins);
         b.jwtIssuer = jwtIssuer;
         b.jwtAudience = jwtAudience;
         b.jwtMaxLifetimeSeconds = jwtMaxLifetimeSeconds;
@@ -401,6 +472,8 @@ public final class ApiConfig {
         private String token;
         private String jwtSecret;
         private String jwtPublicKey;
+        private boolean openWithoutAuth = Boolean.parseBoolean(OPEN_WITHOUT_AUTH.defaultValue());
+        private String allowedOrigins = ALLOWED_ORIGINS.defaultValue();
         private String jwtIssuer = JWT_ISSUER.defaultValue();
         private String jwtAudience = JWT_AUDIENCE.defaultValue();
         private int jwtMaxLifetimeSeconds =
@@ -448,6 +521,18 @@ public final class ApiConfig {
         /** RS256 public key (PEM) of per-user JWTs; null or empty: none. */
         public Builder jwtPublicKey(String jwtPublicKey) {
             this.jwtPublicKey = jwtPublicKey;
+            return this;
+        }
+
+        /** True: serve without a token on any address and to any Host name. */
+        public Builder openWithoutAuth(boolean openWithoutAuth) {
+            this.openWithoutAuth = openWithoutAuth;
+            return this;
+        }
+
+        /** Comma-separated origins allowed to open a WebSocket besides the API's own. */
+        public Builder allowedOrigins(String allowedOrigins) {
+            this.allowedOrigins = allowedOrigins;
             return this;
         }
 

@@ -232,6 +232,7 @@ public final class StateQueryApi implements AutoCloseable {
         // escape there would throw from inside Javalin and end as a 500.
         cfg.routes.before(this::refuseBadEscapes);
         cfg.routes.before(StateQueryApi::noStoreNoSniff);
+        cfg.routes.before(this::refuseOtherHostsWhenOpen);
         // After routing, so that a refused request is counted under its route; unknown paths
         // get 404 with or without a token (the routes are public in /openapi.json anyway).
         cfg.routes.beforeMatched(this::authenticate);
@@ -383,6 +384,7 @@ public final class StateQueryApi implements AutoCloseable {
 
     /** Before the upgrade, so that a refused WebSocket gets a plain 401, 403 or 400. */
     private void authorizeWebSocket(Context ctx) {
+        requireAllowedOrigin(ctx);
         if (auth.enabled()) {
             authenticate(ctx, true);
         } else {
@@ -462,6 +464,41 @@ public final class StateQueryApi implements AutoCloseable {
     }
 
     // --- around every request ---
+
+    /**
+     * Without a token the API trusts whoever reaches it, which must then be this machine: a Host
+     * other than a loopback name is a page whose DNS name was rebound to 127.0.0.1, reading any
+     * user's data from the visitor's browser.
+     */
+    private void refuseOtherHostsWhenOpen(Context ctx) {
+        if (auth.enabled() || config.openWithoutAuth) {
+            return;
+        }
+        String host = ctx.header("Host");
+        String name = host == null ? "" : host.replaceFirst(":[0-9]*$", "");
+        if (!ApiConfig.loopback(name)) {
+            throw new ApiError(403, "without a token only loopback names are served");
+        }
+    }
+
+    /**
+     * A browser names the page that opens a WebSocket in {@code Origin} and, unlike for other
+     * requests, lets any page open one: only the API's own origin and the allowed ones may. A
+     * client that sends no Origin is not a browser page.
+     */
+    private void requireAllowedOrigin(Context ctx) {
+        String origin = ctx.header("Origin");
+        if (origin == null) {
+            return;
+        }
+        String host = ctx.header("Host");
+        boolean own = origin.equals("http://" + host) || origin.equals("https://" + host);
+        if (!own
+                && !config.allowedOrigins.contains(origin)
+                && !config.allowedOrigins.contains("*")) {
+            throw new ApiError(403, "origin not allowed");
+        }
+    }
 
     /**
      * Every answer is one user's data, or a probe's, as of now: no cache, shared or private, may

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -88,6 +89,30 @@ class ApiConfigTest {
         Set<String> declared = new HashSet<>(ApiConfig.SECRETS);
         ApiConfig.SETTINGS.forEach(setting -> declared.add(setting.env()));
         assertThat(asked).isEqualTo(declared);
+    }
+
+    @Test
+    void withoutATokenTheApiListensOnLoopbackOnlyUnlessToldTheNetworkIsTrusted() {
+        assertThatThrownBy(() -> ApiConfig.builder().host("0.0.0.0").build())
+                .hasMessageContaining("UNREAD_API_OPEN_WITHOUT_AUTH=true");
+        assertThatThrownBy(() -> ApiConfig.builder().host("10.1.2.3").build())
+                .hasMessageContaining("UNREAD_API_TOKEN");
+        assertThatThrownBy(() -> ApiConfig.builder().host("api.internal").build())
+                .hasMessageContaining("UNREAD_API_TOKEN");
+        for (String loopback : List.of("127.0.0.1", "127.9.9.9", "localhost", "::1", "[::1]")) {
+            assertThat(ApiConfig.builder().host(loopback).build().host).isEqualTo(loopback);
+        }
+        assertThat(ApiConfig.builder().host("0.0.0.0").token(TOKEN).build().host)
+                .isEqualTo("0.0.0.0");
+        assertThat(
+                        ApiConfig.fromEnv(
+                                        Map.of(
+                                                "UNREAD_API_HOST",
+                                                "0.0.0.0",
+                                                "UNREAD_API_OPEN_WITHOUT_AUTH",
+                                                "true"))
+                                .openWithoutAuth)
+                .isTrue();
     }
 
     @Test

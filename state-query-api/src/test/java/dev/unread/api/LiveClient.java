@@ -115,13 +115,15 @@ abstract class LiveClient implements AutoCloseable {
         }
     }
 
-    /** Opens a WebSocket to {@code url} (ws://...). */
-    static Ws webSocket(String url) throws Exception {
+    /** Opens a WebSocket to {@code url} (ws://...), with {@code headers} (name, value, ...). */
+    static Ws webSocket(String url, String... headers) throws Exception {
         Ws client = new Ws();
+        WebSocket.Builder builder = HTTP.newWebSocketBuilder();
+        for (int i = 0; i < headers.length; i += 2) {
+            builder.header(headers[i], headers[i + 1]);
+        }
         client.socket =
-                HTTP.newWebSocketBuilder()
-                        .buildAsync(URI.create(url), client.listener)
-                        .get(20, TimeUnit.SECONDS);
+                builder.buildAsync(URI.create(url), client.listener).get(20, TimeUnit.SECONDS);
         return client;
     }
 

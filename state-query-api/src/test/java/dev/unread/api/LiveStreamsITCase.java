@@ -246,7 +246,7 @@ class LiveStreamsITCase {
             out.write(
                     ("GET /api/users/"
                                     + user
-                                    + "/events HTTP/1.1\r\nHost: x\r\n"
+                                    + "/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                                     + "Accept: text/event-stream\r\n\r\n")
                             .getBytes(StandardCharsets.US_ASCII));
             out.flush();
