@@ -136,7 +136,7 @@ public final class LiveLoad {
                 "live push: %,d SSE streams (%,d asked, open files limit %,d) on one API process",
                 streams, options.streams(), limit);
         Files.createDirectories(dataDir);
-        Process api = startApi(config, dataDir);
+        Process api = startApi(config, dataDir, streams, (streams + users - 1) / users);
         ExecutorService clientThreads = Executors.newFixedThreadPool(2);
         try (UnifiedJedis redis =
                         config.redisEndpoint()
@@ -415,8 +415,12 @@ public final class LiveLoad {
         return version;
     }
 
-    /** The API as a process of its own, configured as its README says, on a free port. */
-    private static Process startApi(UnreadConfig config, Path dir) throws IOException {
+    /**
+     * The API as a process of its own, configured as its README says, on a free port, with room for
+     * {@code streams} streams, {@code perUser} of them a user's.
+     */
+    private static Process startApi(UnreadConfig config, Path dir, int streams, int perUser)
+            throws IOException {
         int port;
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = socket.getLocalPort();
@@ -445,6 +449,8 @@ public final class LiveLoad {
         env.put(ApiConfig.READS_TOPIC_ENV, config.readsTopic);
         env.put(ApiConfig.JDBC_URL_ENV, config.jdbcUrl);
         env.put(ApiConfig.JDBC_USER_ENV, config.jdbcUser);
+        env.put(ApiConfig.STREAM_MAX_TOTAL.env(), String.valueOf(streams));
+        env.put(ApiConfig.STREAM_MAX_PER_USER.env(), String.valueOf(perUser));
         if (config.jdbcPassword != null) {
             env.put(ApiConfig.JDBC_PASSWORD_ENV, config.jdbcPassword);
         }

@@ -148,6 +148,8 @@ class ContractDocTest {
         expected.put(ApiConfig.STREAM_BUFFER_ENV, "`" + defaults.streamBuffer + "`");
         expected.put(ApiConfig.STREAM_WRITE_TIMEOUT_ENV, "`" + defaults.streamWriteTimeoutMs + "`");
         expected.put(ApiConfig.STREAM_SENDER_THREADS_ENV, "`" + defaults.streamSenderThreads + "`");
+        expected.put(ApiConfig.STREAM_MAX_PER_USER.env(), "`" + defaults.streamMaxPerUser + "`");
+        expected.put(ApiConfig.STREAM_MAX_TOTAL.env(), "`" + defaults.streamMaxTotal + "`");
         expected.put(ApiConfig.REDIS_URL_ENV, "`" + defaults.redisUrl + "`");
         expected.put(ApiConfig.REDIS_CLUSTER_NODES_ENV, "(empty)");
         expected.put(ApiConfig.REDIS_CA_FILE_ENV, "(empty)");

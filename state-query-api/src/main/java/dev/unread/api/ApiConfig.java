@@ -33,6 +33,8 @@ public final class ApiConfig {
             new Setting("api-stream-write-timeout-ms", "10000");
     public static final Setting STREAM_SENDER_THREADS =
             new Setting("api-stream-sender-threads", "16");
+    public static final Setting STREAM_MAX_PER_USER = new Setting("api-stream-max-per-user", "8");
+    public static final Setting STREAM_MAX_TOTAL = new Setting("api-stream-max-total", "10000");
 
     /** When set, a user token must carry this {@code iss}. */
     public static final Setting JWT_ISSUER = new Setting("api-jwt-issuer", "");
@@ -122,7 +124,9 @@ public final class ApiConfig {
                     STREAM_HEARTBEAT_MS,
                     STREAM_BUFFER,
                     STREAM_WRITE_TIMEOUT_MS,
-                    STREAM_SENDER_THREADS);
+                    STREAM_SENDER_THREADS,
+                    STREAM_MAX_PER_USER,
+                    STREAM_MAX_TOTAL);
 
     /** The variables {@link #fromEnv} reads that hold secrets: unset by default, and no flag. */
     public static final List<String> SECRETS =
@@ -182,6 +186,12 @@ public final class ApiConfig {
     /** Threads writing to the live streams, shared by all of them. */
     public final int streamSenderThreads;
 
+    /** Live streams one user may have open on this instance; one more gets 429. */
+    public final int streamMaxPerUser;
+
+    /** Live streams this instance serves in all; one more gets 429. */
+    public final int streamMaxTotal;
+
     /** {@code redis[s]://[[user]:password@]host:port/db}, {@code rediss://} for TLS. */
     public final String redisUrl;
 
@@ -237,6 +247,8 @@ public final class ApiConfig {
         streamBuffer = b.streamBuffer;
         streamWriteTimeoutMs = b.streamWriteTimeoutMs;
         streamSenderThreads = b.streamSenderThreads;
+        streamMaxPerUser = b.streamMaxPerUser;
+        streamMaxTotal = b.streamMaxTotal;
         redisUrl = require(b.redisUrl, "redis URL");
         redisClusterNodes = b.redisClusterNodes == null ? "" : b.redisClusterNodes;
         redisCaFile = b.redisCaFile == null ? "" : b.redisCaFile;
@@ -265,10 +277,12 @@ public final class ApiConfig {
         if (streamHeartbeatMs < 100
                 || streamBuffer < 2
                 || streamWriteTimeoutMs < 100
-                || streamSenderThreads < 1) {
+                || streamSenderThreads < 1
+                || streamMaxPerUser < 1
+                || streamMaxTotal < 1) {
             throw new IllegalArgumentException(
-                    "stream settings must be at least: heartbeat 100 ms,"
-                            + " buffer 2, write timeout 100 ms, 1 sender thread");
+                    "stream settings must be at least: heartbeat 100 ms, buffer 2,"
+                            + " write timeout 100 ms, 1 sender thread, 1 stream per user and in all");
         }
         if (jwtSecret != null && jwtPublicKey != null) {
             throw new IllegalArgumentException(
@@ -350,6 +364,8 @@ public final class ApiConfig {
         b.streamBuffer = wholeNumber(STREAM_BUFFER, env);
         b.streamWriteTimeoutMs = wholeNumber(STREAM_WRITE_TIMEOUT_MS, env);
         b.streamSenderThreads = wholeNumber(STREAM_SENDER_THREADS, env);
+        b.streamMaxPerUser = wholeNumber(STREAM_MAX_PER_USER, env);
+        b.streamMaxTotal = wholeNumber(STREAM_MAX_TOTAL, env);
         b.redisUrl = Settings.REDIS_URL.from(NO_FLAGS, env);
         b.redisClusterNodes = Settings.REDIS_CLUSTER_NODES.from(NO_FLAGS, env);
         b.redisCaFile = Settings.REDIS_CA_FILE.from(NO_FLAGS, env);
@@ -382,6 +398,8 @@ public final class ApiConfig {
         b.streamBuffer = streamBuffer;
         b.streamWriteTimeoutMs = streamWriteTimeoutMs;
         b.streamSenderThreads = streamSenderThreads;
+        b.streamMaxPerUser = streamMaxPerUser;
+        b.streamMaxTotal = streamMaxTotal;
         b.redisUrl = redisUrl;
         b.redisClusterNodes = redisClusterNodes;
         b.redisCaFile = redisCaFile;
@@ -421,6 +439,11 @@ public final class ApiConfig {
                 + streamWriteTimeoutMs
                 + "ms senders="
                 + streamSenderThreads
+                + " max="
+                + streamMaxPerUser
+                + "/user "
+                + streamMaxTotal
+                + "/all"
                 + ", redis="
                 + redisEndpoint()
                 + ", redisKeyPrefix='"
@@ -483,6 +506,8 @@ public final class ApiConfig {
         private int streamBuffer = Integer.parseInt(STREAM_BUFFER.defaultValue());
         private int streamWriteTimeoutMs = Integer.parseInt(STREAM_WRITE_TIMEOUT_MS.defaultValue());
         private int streamSenderThreads = Integer.parseInt(STREAM_SENDER_THREADS.defaultValue());
+        private int streamMaxPerUser = Integer.parseInt(STREAM_MAX_PER_USER.defaultValue());
+        private int streamMaxTotal = Integer.parseInt(STREAM_MAX_TOTAL.defaultValue());
         private String redisUrl = Settings.REDIS_URL.defaultValue();
         private String redisClusterNodes = Settings.REDIS_CLUSTER_NODES.defaultValue();
         private String redisCaFile = Settings.REDIS_CA_FILE.defaultValue();
@@ -575,6 +600,16 @@ public final class ApiConfig {
 
         public Builder streamSenderThreads(int streamSenderThreads) {
             this.streamSenderThreads = streamSenderThreads;
+            return this;
+        }
+
+        public Builder streamMaxPerUser(int streamMaxPerUser) {
+            this.streamMaxPerUser = streamMaxPerUser;
+            return this;
+        }
+
+        public Builder streamMaxTotal(int streamMaxTotal) {
+            this.streamMaxTotal = streamMaxTotal;
             return this;
         }
 

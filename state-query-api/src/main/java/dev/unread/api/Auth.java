@@ -32,9 +32,9 @@ import java.util.Set;
 final class Auth {
 
     /** What a request may touch: every user's data ({@link #SERVICE}) or one user's. */
-    record Caller(long userId) {
-        /** The service token, or no authentication configured. */
-        static final Caller SERVICE = new Caller(0);
+    record Caller(long userId, long expiresAtMs) {
+        /** The service token, or no authentication configured: it never expires. */
+        static final Caller SERVICE = new Caller(0, 0);
 
         /** 403 unless this caller may read or act for {@code user}. */
         void require(long user) {
@@ -111,7 +111,8 @@ final class Auth {
             JWTClaimsSet claims = jwt.getJWTClaimsSet();
             claimsVerifier.verify(claims, null);
             requireBoundedLifetime(claims);
-            return new Caller(Params.id("sub", claims.getSubject()));
+            return new Caller(
+                    Params.id("sub", claims.getSubject()), claims.getExpirationTime().getTime());
         } catch (BadJWTException e) {
             throw unauthorized("token expired or incomplete");
         } catch (ParseException | JOSEException | ApiError e) {

@@ -89,6 +89,9 @@ final class LiveStreams implements AutoCloseable {
 
     private final Map<Long, User> users = new HashMap<>();
 
+    /** The streams registered, of every user. */
+    private int streams;
+
     /** The SUBSCRIBEs sent and not yet confirmed. */
     private final Confirmations acks = new Confirmations();
 
@@ -154,6 +157,26 @@ final class LiveStreams implements AutoCloseable {
         }
     }
 
+    /**
+     * 429 when {@code userId} has as many streams as a user may, or the instance as many as it
+     * serves: each holds a connection, a queue and a subscription, and a user token alone could
+     * otherwise open any number. Checked before a WebSocket upgrade, and again when registering.
+     */
+    void requireRoom(long userId) {
+        synchronized (lock) {
+            requireRoom(users.get(userId));
+        }
+    }
+
+    private void requireRoom(User user) {
+        if (user != null && user.clients.size() >= config.streamMaxPerUser) {
+            throw new ApiError(429, "too many streams for this user");
+        }
+        if (streams >= config.streamMaxTotal) {
+            throw new ApiError(429, "too many streams");
+        }
+    }
+
     /** The executor of the streams' writes. */
     ExecutorService senders() {
         return senders;
@@ -178,6 +201,7 @@ final class LiveStreams implements AutoCloseable {
         CompletableFuture<Void> subscribed;
         synchronized (lock) {
             User user = users.get(client.userId);
+            requireRoom(user);
             if (user == null) {
                 user =
                         new User(
@@ -187,6 +211,7 @@ final class LiveStreams implements AutoCloseable {
                 users.put(client.userId, user);
             }
             user.clients.add(client);
+            streams++;
             subscribed = user.subscribed;
         }
         metrics.streamOpened();
@@ -212,7 +237,11 @@ final class LiveStreams implements AutoCloseable {
         metrics.streamClosed();
         synchronized (lock) {
             User user = users.get(client.userId);
-            if (user == null || !user.clients.remove(client) || !user.clients.isEmpty()) {
+            if (user == null || !user.clients.remove(client)) {
+                return;
+            }
+            streams--;
+            if (!user.clients.isEmpty()) {
                 return;
             }
             users.remove(client.userId);
@@ -329,11 +358,17 @@ final class LiveStreams implements AutoCloseable {
     /** Cuts off the streams whose write has been stuck for longer than the write timeout. */
     private void watch() {
         long now = System.nanoTime();
+        long nowMs = System.currentTimeMillis();
         long timeout = TimeUnit.MILLISECONDS.toNanos(config.streamWriteTimeoutMs);
         for (StreamClient client : clients()) {
             if (client.stuck(now, timeout)) {
                 metrics.streamCutOff("slow");
                 client.close(true);
+            } else if (client.expired(nowMs)) {
+                // The same token now gets 401 everywhere: the client reconnects with a new one.
+                metrics.streamCutOff("token expired");
+                client.expiresAt(0);
+                client.cutOff();
             }
         }
     }

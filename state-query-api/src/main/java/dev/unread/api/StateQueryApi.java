@@ -372,6 +372,7 @@ public final class StateQueryApi implements AutoCloseable {
         }
         StreamClient.Sse client =
                 new StreamClient.Sse(userId, metrics, config.streamBuffer, streams.senders());
+        client.expiresAt(caller(ctx).expiresAtMs());
         streams.open(client);
         new SseHandler(
                         sse -> {
@@ -390,7 +391,7 @@ public final class StateQueryApi implements AutoCloseable {
         } else {
             ctx.attribute(CALLER, Auth.Caller.SERVICE);
         }
-        userParam(ctx);
+        streams.requireRoom(userParam(ctx));
     }
 
     private void webSocketConnected(WsConnectContext ctx) {
@@ -399,9 +400,14 @@ public final class StateQueryApi implements AutoCloseable {
                 new StreamClient.Ws(
                         userId, metrics, config.streamBuffer, streams.senders(), ctx.session);
         ctx.attribute(STREAM, client);
+        Auth.Caller caller = ctx.attribute(CALLER);
+        client.expiresAt(caller == null ? 0 : caller.expiresAtMs());
         client.attach();
         try {
             streams.open(client);
+        } catch (ApiError e) {
+            // Another stream took the last room between the upgrade's check and now.
+            ctx.closeSession(1013, e.getMessage());
         } catch (DependencyException e) {
             metrics.dependencyError(e.dependency);
             Log.LOG.warn(

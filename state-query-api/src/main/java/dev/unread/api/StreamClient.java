@@ -55,6 +55,9 @@ abstract class StreamClient {
     private boolean attached;
     private Runnable onClosed;
 
+    /** When the token this stream was opened with expires (epoch ms); 0: never. */
+    private volatile long expiresAtMs;
+
     /** System.nanoTime() when the write under way started; 0 when none is. */
     private volatile long writingSince;
 
@@ -124,6 +127,17 @@ abstract class StreamClient {
         if (state == State.OPEN && queue.isEmpty() && !sending) {
             enqueue(HEARTBEAT);
         }
+    }
+
+    /** The stream ends when the token it was opened with expires: {@code epochMs}, 0: never. */
+    void expiresAt(long epochMs) {
+        this.expiresAtMs = epochMs;
+    }
+
+    /** Whether the token this stream was opened with has expired at {@code nowMs}. */
+    boolean expired(long nowMs) {
+        long at = expiresAtMs;
+        return at != 0 && nowMs >= at;
     }
 
     /** Whether a write has been under way for longer than {@code timeoutNanos}. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.PlainJWT;
 import dev.unread.contract.RedisNames;
+import dev.unread.local.Await;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocketHandshakeException;
@@ -419,6 +420,88 @@ class AuthITCase {
         assertThat(webSocketRefusal("ws://" + base + "8/ws?access_token=" + jwt)).isEqualTo(403);
         assertThat(webSocketRefusal("ws://" + base + "7/ws")).isEqualTo(401);
         assertThat(webSocketRefusal("ws://" + base + "7/ws?access_token=bad")).isEqualTo(401);
+    }
+
+    @Test
+    void aStreamEndsWithReconnectWhenItsTokenExpires() throws Exception {
+        String base = "127.0.0.1:" + api.port() + "/api/users/";
+        String shortLived = Jwts.hs256(Jwts.SECRET, Jwts.claims("7", Duration.ofSeconds(2)));
+        String longLived = Jwts.forUser(7);
+
+        try (LiveClient sse =
+                        LiveClient.sse("http://" + base + "7/events?access_token=" + shortLived);
+                LiveClient ws =
+                        LiveClient.webSocket("ws://" + base + "7/ws?access_token=" + shortLived);
+                LiveClient lasting =
+                        LiveClient.sse("http://" + base + "7/events?access_token=" + longLived)) {
+            for (LiveClient client : List.of(sse, ws, lasting)) {
+                assertThat(client.next().get("type").asText()).isEqualTo("SNAPSHOT");
+            }
+            for (LiveClient client : List.of(sse, ws)) {
+                assertThat(client.next().get("type").asText())
+                        .as("the message after the token's exp")
+                        .isEqualTo("RECONNECT");
+            }
+            assertThat(lasting.poll(1_000)).as("a stream whose token lives on").isNull();
+            assertThat(lasting.ended()).isFalse();
+        }
+    }
+
+    @Test
+    void aUserMayOpenSoManyStreamsAndTheInstanceSoManyInAll() throws Exception {
+        try (StateQueryApi small =
+                StateQueryApi.start(
+                        stores.config(KafkaBroker.createTopic())
+                                .jwtSecret(Jwts.SECRET)
+                                .streamMaxPerUser(2)
+                                .streamMaxTotal(3)
+                                .build())) {
+            String base = "127.0.0.1:" + small.port() + "/api/users/";
+            String seven = "?access_token=" + Jwts.forUser(7);
+            try (LiveClient first = LiveClient.sse("http://" + base + "7/events" + seven);
+                    LiveClient second = LiveClient.webSocket("ws://" + base + "7/ws" + seven)) {
+                first.next();
+                second.next();
+                assertThat(
+                                LiveClient.sse("http://" + base + "7/events" + seven)
+                                        .response
+                                        .statusCode())
+                        .isEqualTo(429);
+                assertThat(webSocketRefusal("ws://" + base + "7/ws" + seven)).isEqualTo(429);
+                try (LiveClient eight =
+                        LiveClient.sse(
+                                "http://" + base + "8/events?access_token=" + Jwts.forUser(8))) {
+                    eight.next();
+                    assertThat(
+                                    LiveClient.sse(
+                                                    "http://"
+                                                            + base
+                                                            + "9/events?access_token="
+                                                            + Jwts.forUser(9))
+                                            .response
+                                            .statusCode())
+                            .as("the instance's last stream taken")
+                            .isEqualTo(429);
+                }
+            }
+            // The server sees a closed stream when its next write or heartbeat fails.
+            LiveClient.Sse again =
+                    Await.until(
+                            "room again once the user's streams closed",
+                            Duration.ofSeconds(30),
+                            () -> {
+                                LiveClient.Sse client =
+                                        LiveClient.sse("http://" + base + "7/events" + seven);
+                                if (client.response.statusCode() == 200) {
+                                    return client;
+                                }
+                                client.close();
+                                return null;
+                            });
+            try (again) {
+                assertThat(again.next().get("type").asText()).isEqualTo("SNAPSHOT");
+            }
+        }
     }
 
     @Test
