@@ -83,6 +83,27 @@ final class RedisConnection implements AutoCloseable {
                 + "return replaced";
     }
 
+    /**
+     * Not a command: what follows it in a list is sent only once Redis acknowledged everything
+     * before it. The primaries of one cluster round trip answer in any order, so a write readers
+     * must not see before others (a user's version, after the user's counts) waits behind this.
+     */
+    static final Command BARRIER =
+            p -> {
+                throw new IllegalStateException("a barrier is never sent");
+            };
+
+    /** How many commands {@code commands} sends: all but the barriers. */
+    static int commandCount(List<Command> commands) {
+        int count = 0;
+        for (Command command : commands) {
+            if (command != BARRIER) {
+                count++;
+            }
+        }
+        return count;
+    }
+
     static final int BATCH_SIZE = 1000;
     static final int MAX_ATTEMPTS = 5;
     static final long FIRST_BACKOFF_MS = 100;
@@ -145,7 +166,16 @@ final class RedisConnection implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             try {
                 while (acknowledged < commands.size()) {
+                    if (commands.get(acknowledged) == BARRIER) {
+                        acknowledged++;
+                        continue;
+                    }
                     int end = Math.min(acknowledged + BATCH_SIZE, commands.size());
+                    for (int i = acknowledged; i < end; i++) {
+                        if (commands.get(i) == BARRIER) {
+                            end = i;
+                        }
+                    }
                     replaced += roundTrip(commands.subList(acknowledged, end));
                     acknowledged = end;
                 }

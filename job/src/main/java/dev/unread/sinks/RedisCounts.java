@@ -47,7 +47,8 @@ import redis.clients.jedis.Response;
  * absolute values (0 for one that went away) with that version; see {@link ChangeVersions} for how
  * versions rise. The version is written after the counts and before the message, so a reader that
  * reads the version first and then the counts sees counts at least as new as that version
- * (docs/contract.md, "Live push").
+ * (docs/contract.md, "Live push"). On a Redis Cluster one pipeline's primaries answer in any order,
+ * so there the versions and messages are sent only once every count is acknowledged.
  */
 public class RedisCounts implements Sink<UnreadCount> {
     private static final long serialVersionUID = 1L;
@@ -124,7 +125,7 @@ public class RedisCounts implements Sink<UnreadCount> {
             List<RedisConnection.Command> commands = buffer.commands();
             connection.send(commands);
             buffer.clear();
-            return commands.size();
+            return RedisConnection.commandCount(commands);
         }
 
         @Override
@@ -290,6 +291,12 @@ public class RedisCounts implements Sink<UnreadCount> {
                         changes.computeIfAbsent(target.userId(), UnreadChanged::new)
                                 .add(target.kind(), target.conversationId(), count);
                     });
+            if (sharded) {
+                // On a cluster a user's version and counts sit on different primaries, answered
+                // in any order: the version (and the message carrying it) only once the counts
+                // are written, so counts read after a version are at least as new as it.
+                commands.add(RedisConnection.BARRIER);
+            }
             // One version for the whole flush: it only has to rise per user.
             long version = versions.next();
             String value = Long.toString(version);

@@ -200,7 +200,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
         wrongTypeKeysReplaced.inc(connection.send(commands));
         flushes.inc();
         roundTrips.inc(connection.roundTrips() - roundTripsBefore);
-        commandsSent.inc(commands.size());
+        commandsSent.inc(RedisConnection.commandCount(commands));
     }
 
     /** Waits for the send in flight, and throws what made it fail. */

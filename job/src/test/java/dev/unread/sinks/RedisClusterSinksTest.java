@@ -27,6 +27,7 @@ import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisShardedPubSub;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
@@ -118,6 +119,51 @@ class RedisClusterSinksTest {
         // Ten batches of 1,000 commands, each sent to the three primaries its keys live on:
         // UNREAD_CHANGED goes out with SPUBLISH, to the primary of its channel's slot like a key.
         assertThat(context.counter(RedisCounts.ROUND_TRIPS_METRIC)).isEqualTo(10 * 3L);
+    }
+
+    /**
+     * A live client's snapshot reads the user's version, then the counts: on a cluster the two sit
+     * on different primaries, so the version must not be written before the counts are, or a
+     * snapshot holds the new version with the old counts and drops the change that carries them as
+     * not newer (issue 22, item 10). The counts' primary is paused for writes while a flush runs;
+     * the version never shows before the count.
+     */
+    @Test
+    void aUsersVersionIsWrittenOnlyOnceTheCountsItStandsForAre() throws Exception {
+        long user = 1;
+        while (CLUSTER.primaryOwning(RedisNames.sendersKey(prefix, user))
+                == CLUSTER.primaryOwning(RedisNames.versionKey(prefix, user))) {
+            user++;
+        }
+        String badge = RedisNames.sendersKey(prefix, user);
+        String version = RedisNames.versionKey(prefix, user);
+        counts.write(UnreadCount.senders(user, 3), null);
+        int violations = 0;
+        try (Jedis countsPrimary = new Jedis("127.0.0.1", CLUSTER.primaryOwning(badge));
+                Jedis versionPrimary = new Jedis("127.0.0.1", CLUSTER.primaryOwning(version))) {
+            countsPrimary.sendCommand(Protocol.Command.CLIENT, "PAUSE", "1500", "WRITE");
+            java.util.concurrent.ExecutorService flusher =
+                    java.util.concurrent.Executors.newSingleThreadExecutor();
+            try {
+                var flushed =
+                        flusher.submit(
+                                () -> {
+                                    counts.flush(false);
+                                    return null;
+                                });
+                while (!flushed.isDone()) {
+                    if (versionPrimary.get(version) != null && countsPrimary.get(badge) == null) {
+                        violations++;
+                    }
+                }
+                flushed.get();
+            } finally {
+                flusher.shutdownNow();
+            }
+            assertThat(countsPrimary.get(badge)).isEqualTo("3");
+            assertThat(versionPrimary.get(version)).isNotNull();
+        }
+        assertThat(violations).as("reads that saw the version before the count").isZero();
     }
 
     @Test
