@@ -410,8 +410,12 @@ public final class LocalStack implements AutoCloseable {
         return jobId;
     }
 
+    /**
+     * Bounded, as every call of the loop that also waits for Ctrl-C: a dispatcher slow to answer
+     * under load must not keep the stop from being seen.
+     */
     public JobStatus jobStatus() throws Exception {
-        return cluster.getJobStatus(jobId).get();
+        return cluster.getJobStatus(jobId).get(STATUS_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** The generator's most active receiver, whose badge the progress line shows; 0 if none. */

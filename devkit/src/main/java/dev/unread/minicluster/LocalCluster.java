@@ -129,7 +129,9 @@ public final class LocalCluster {
 
     /** Cancels the job unless it has ended, and waits until its tasks have closed. */
     public static void cancel(MiniCluster cluster, JobID job, Duration timeout) throws Exception {
-        if (cluster.getJobStatus(job).get().isGloballyTerminalState()) {
+        if (cluster.getJobStatus(job)
+                .get(timeout.toSeconds(), TimeUnit.SECONDS)
+                .isGloballyTerminalState()) {
             return;
         }
         cluster.cancelJob(job).get(timeout.toSeconds(), TimeUnit.SECONDS);

@@ -43,6 +43,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.api.common.JobStatus;
@@ -380,7 +381,7 @@ class LocalStackITCase {
 
             Signal.raise(new Signal("INT"));
 
-            assertThat(exit.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Unread.OK);
+            assertThat(exitWithin(exit, DEADLINE)).isEqualTo(Unread.OK);
             // The broker is gone: its port can be bound again.
             try (ServerSocket socket =
                     new ServerSocket(
@@ -391,6 +392,32 @@ class LocalStackITCase {
             }
         } finally {
             runner.shutdownNow();
+        }
+    }
+
+    /**
+     * The stack's exit status; past {@code deadline}, a failure that shows what every thread of
+     * this JVM is doing, so a stop that hangs names where.
+     */
+    private static int exitWithin(Future<Integer> exit, Duration deadline) throws Exception {
+        try {
+            return exit.get(deadline.toSeconds(), TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            StringBuilder dump = new StringBuilder();
+            Thread.getAllStackTraces()
+                    .forEach(
+                            (thread, stack) -> {
+                                dump.append('"')
+                                        .append(thread.getName())
+                                        .append("\" ")
+                                        .append(thread.getState())
+                                        .append('\n');
+                                for (StackTraceElement frame : stack) {
+                                    dump.append("    at ").append(frame).append('\n');
+                                }
+                            });
+            throw new AssertionError(
+                    "Ctrl-C did not stop the stack within " + deadline + "; threads:\n" + dump, e);
         }
     }
 
