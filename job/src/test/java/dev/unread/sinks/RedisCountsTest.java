@@ -386,6 +386,29 @@ class RedisCountsTest {
         }
     }
 
+    /**
+     * After a restore the counter rewrites each count it touches once, even when the replay leaves
+     * it where it was: Redis, and a live client, may hold the value of the timeline the restore
+     * rolled back. So the sink publishes every count it is given, unchanged or not; a client
+     * applies the absolute value it already has, or corrects one it should not have.
+     */
+    @Test
+    void aCountWrittenAgainWithTheSameValueIsPublishedAgain() throws Exception {
+        try (TestRedis.Subscriber changes =
+                new TestRedis.Subscriber(RedisNames.unreadChangedChannel(prefix, USER))) {
+            writer.write(UnreadCount.senders(USER, 2), null);
+            writer.flush(false);
+            JsonNode first = JSON.readTree(changes.next(10_000));
+
+            writer.write(UnreadCount.senders(USER, 2), null);
+            writer.flush(false);
+            JsonNode again = JSON.readTree(changes.next(10_000));
+
+            assertThat(again.get("unreadSenders").asLong()).isEqualTo(2);
+            assertThat(again.get("version").asLong()).isGreaterThan(first.get("version").asLong());
+        }
+    }
+
     @Test
     void aCommandRedisRefusesForAnotherReasonFailsTheFlush() throws Exception {
         // An ACL user allowed everything but HSET: Redis answers NOPERM, which no retry changes.
