@@ -191,9 +191,14 @@ class LiveStreamsITCase {
                             writing.set(false);
                         });
         List<LiveClient> clients = new ArrayList<>();
-        // Room for every version: here a client that falls behind must not be cut off.
+        // Room for every version: here a client that falls behind must not be cut off; and
+        // for the twelve streams of one user.
         try (StateQueryApi roomy =
-                StateQueryApi.start(api.config().toBuilder().streamBuffer(2 * last).build())) {
+                StateQueryApi.start(
+                        api.config().toBuilder()
+                                .streamBuffer(2 * last)
+                                .streamMaxPerUser(12)
+                                .build())) {
             writer.start();
             while (writing.get() && clients.size() < 12) {
                 String base = "://127.0.0.1:" + roomy.port() + "/api/users/" + user + "/";
