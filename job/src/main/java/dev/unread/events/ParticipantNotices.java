@@ -45,12 +45,17 @@ public class ParticipantNotices extends RichFlatMapFunction<ChatEvent, ReaderUpd
         }
     }
 
-    /** The participants membership events name: each member who joined or left. */
+    /** The membership events, each member's join or leave with its seq. */
     public static final class Members implements FlatMapFunction<ConversationEvent, ReaderUpdate> {
         @Override
         public void flatMap(ConversationEvent event, Collector<ReaderUpdate> out) {
             if (!event.isMessage()) {
-                out.collect(ReaderUpdate.participant(event.conversationId, event.userId));
+                out.collect(
+                        ReaderUpdate.membership(
+                                event.conversationId,
+                                event.userId,
+                                event.kind == ConversationEvent.Kind.MEMBER_JOINED,
+                                event.seq));
             }
         }
     }

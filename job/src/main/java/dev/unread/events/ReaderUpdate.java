@@ -12,8 +12,13 @@ import java.util.Objects;
  *       it);
  *   <li>in: {@code participant} false: {@code userId}'s read cursor advanced to {@code lastReadSeq}
  *       (> 0);
+ *   <li>in: {@code membership} not 0: {@code userId} joined ({@code membership} = seq) or left
+ *       ({@code membership} = -seq) the conversation, a {@code chat-conversations} membership
+ *       event;
  *   <li>out: {@code participant} true, {@code lastReadSeq} > 0: a participant's score, which only
- *       rises.
+ *       rises;
+ *   <li>out: {@code participant} false: {@code userId} is no longer a participant (it left): its
+ *       score goes.
  * </ul>
  */
 public class ReaderUpdate {
@@ -21,6 +26,9 @@ public class ReaderUpdate {
     public long userId;
     public long lastReadSeq;
     public boolean participant;
+
+    /** A membership event's seq, negated for MEMBER_LEFT; 0 for every other update. */
+    public long membership;
 
     public ReaderUpdate() {}
 
@@ -33,6 +41,19 @@ public class ReaderUpdate {
 
     public static ReaderUpdate participant(long conversationId, long userId) {
         return new ReaderUpdate(conversationId, userId, 0, true);
+    }
+
+    /** {@code userId} joined C at {@code seq} ({@code joined}) or left it there. */
+    public static ReaderUpdate membership(
+            long conversationId, long userId, boolean joined, long seq) {
+        ReaderUpdate update = new ReaderUpdate(conversationId, userId, 0, joined);
+        update.membership = joined ? seq : -seq;
+        return update;
+    }
+
+    /** Out: {@code userId} left C, so its score leaves {@code chat:readers:{C}}. */
+    public static ReaderUpdate removed(long conversationId, long userId) {
+        return new ReaderUpdate(conversationId, userId, 0, false);
     }
 
     public static ReaderUpdate cursor(ConversationCursor cursor) {
@@ -51,12 +72,13 @@ public class ReaderUpdate {
         return conversationId == that.conversationId
                 && userId == that.userId
                 && lastReadSeq == that.lastReadSeq
-                && participant == that.participant;
+                && participant == that.participant
+                && membership == that.membership;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(conversationId, userId, lastReadSeq, participant);
+        return Objects.hash(conversationId, userId, lastReadSeq, participant, membership);
     }
 
     @Override

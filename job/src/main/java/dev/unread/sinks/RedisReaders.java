@@ -17,8 +17,9 @@ import redis.clients.jedis.params.ZAddParams;
 /**
  * Writes "read by N": the sorted set {@code chat:readers:{conversationId}}, member the
  * participant's userId, score its read cursor, with {@code ZADD ... GT} so a score only rises
- * whatever order writes arrive in, a replay after a restore included. Updates of one member within
- * the flush interval are coalesced to the highest.
+ * whatever order writes arrive in, a replay after a restore included, and {@code ZREM} of a member
+ * who left the conversation. Updates of one member within the flush interval are coalesced to the
+ * highest, or to the removal when it came last.
  *
  * <p>Scores are doubles: a cursor above 2^53 is stored rounded.
  */
@@ -42,11 +43,17 @@ public class RedisReaders implements Sink<ReaderUpdate> {
                 config.flushIntervalMs);
     }
 
-    /** The highest cursor of each conversation's reader since the last flush. */
+    /**
+     * The highest cursor of each conversation's reader since the last flush, or its removal when
+     * that came last (a reader who left).
+     */
     static final class Buffer implements RedisWriter.Buffer<ReaderUpdate> {
+        /** Not a cursor: the reader left, and its member goes. */
+        private static final long REMOVED = -1;
+
         private final String prefix;
 
-        /** conversationId → (userId → cursor). */
+        /** conversationId → (userId → cursor, or {@link #REMOVED}). */
         private final Map<Long, Map<Long, Long>> latest = new HashMap<>();
 
         private int size;
@@ -59,13 +66,17 @@ public class RedisReaders implements Sink<ReaderUpdate> {
         public boolean add(ReaderUpdate update) {
             Map<Long, Long> cursors =
                     latest.computeIfAbsent(update.conversationId, c -> new HashMap<>());
+            long value = update.participant ? update.lastReadSeq : REMOVED;
             Long before = cursors.get(update.userId);
             if (before == null) {
-                cursors.put(update.userId, update.lastReadSeq);
+                cursors.put(update.userId, value);
                 size++;
                 return false;
             }
-            cursors.put(update.userId, Math.max(before, update.lastReadSeq));
+            // A score after a removal is the member's return: ZADD GT adds an absent member.
+            cursors.put(
+                    update.userId,
+                    value == REMOVED || before == REMOVED ? value : Math.max(before, value));
             return true;
         }
 
@@ -82,7 +93,10 @@ public class RedisReaders implements Sink<ReaderUpdate> {
                         String key = RedisNames.readersKey(prefix, conversationId);
                         cursors.forEach(
                                 (user, seq) -> {
-                                    commands.add(new CursorCommand(key, user, seq));
+                                    commands.add(
+                                            seq == REMOVED
+                                                    ? new RemoveCommand(key, user)
+                                                    : new CursorCommand(key, user, seq));
                                 });
                     });
             return commands;
@@ -126,6 +140,30 @@ public class RedisReaders implements Sink<ReaderUpdate> {
         public RedisConnection.Command replacingWrongType() {
             List<String> args = List.of(member, Long.toString(seq));
             return p -> p.eval(REPLACE_SCRIPT, List.of(key), args);
+        }
+    }
+
+    /** {@code ZREM} of a reader who left; a key of another type there is replaced, as above. */
+    private static final class RemoveCommand implements RedisConnection.Command {
+        private static final String REPLACE_SCRIPT =
+                RedisConnection.replacingScript("zset", "redis.call('ZREM', KEYS[1], ARGV[1])\n");
+
+        private final String key;
+        private final String member;
+
+        RemoveCommand(String key, long user) {
+            this.key = key;
+            this.member = Long.toString(user);
+        }
+
+        @Override
+        public Response<?> appendTo(AbstractPipeline pipeline) {
+            return pipeline.zrem(key, member);
+        }
+
+        @Override
+        public RedisConnection.Command replacingWrongType() {
+            return p -> p.eval(REPLACE_SCRIPT, List.of(key), List.of(member));
         }
     }
 }

@@ -25,6 +25,11 @@ import org.apache.flink.util.OutputTag;
  * per member, so there it goes to {@code READ_PROGRESS_CHANGED} alone. The participants are those
  * known when the receipt arrives: a receipt is a notice, not a count.
  *
+ * <p>A member whose newest membership event (by seq; a leave wins a tie, as for the counts) is
+ * MEMBER_LEFT is no participant: its score leaves {@code chat:readers:{C}}, it gets no receipts of
+ * the conversation and sends none, and a {@code chat-messages} record naming it does not make it
+ * one again; a later MEMBER_JOINED does, with the cursor it had.
+ *
  * <p>State grows with the users who take part in or read the conversation, not with messages.
  */
 public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate, ReaderUpdate> {
@@ -51,10 +56,19 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
     public static final ValueStateDescriptor<Integer> PARTICIPANTS =
             new ValueStateDescriptor<>("conversation-participants", Types.INT);
 
+    /**
+     * userId → the user's newest membership event in the conversation: its seq, negated for
+     * MEMBER_LEFT. Absent in savepoints from before it existed: a member who left before the
+     * upgrade stays a participant until its next membership event.
+     */
+    public static final MapStateDescriptor<Long, Long> MEMBERSHIPS =
+            new MapStateDescriptor<>("conversation-memberships", Types.LONG, Types.LONG);
+
     private final int maxReceiptParticipants;
 
     private transient MapState<Long, Long> readers;
     private transient ValueState<Integer> participants;
+    private transient MapState<Long, Long> memberships;
 
     public ConversationReaders(int maxReceiptParticipants) {
         this.maxReceiptParticipants = maxReceiptParticipants;
@@ -64,11 +78,30 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
     public void open(OpenContext openContext) {
         readers = getRuntimeContext().getMapState(READERS);
         participants = getRuntimeContext().getState(PARTICIPANTS);
+        memberships = getRuntimeContext().getMapState(MEMBERSHIPS);
     }
 
     @Override
     public void processElement(ReaderUpdate update, Context ctx, Collector<ReaderUpdate> out)
             throws Exception {
+        Long newest = memberships.get(update.userId);
+        if (update.membership != 0) {
+            if (newest != null && !GroupFanOut.after(update.membership, newest)) {
+                return;
+            }
+            memberships.put(update.userId, update.membership);
+            if (update.membership < 0) {
+                leave(update, out);
+                return;
+            }
+        } else if (newest != null && newest < 0) {
+            // Left: a message record naming the user does not bring it back, nor does its cursor
+            // reach anyone; the cursor is kept for a return.
+            if (!update.participant) {
+                keepCursor(update.userId, update.lastReadSeq);
+            }
+            return;
+        }
         Long known = readers.get(update.userId);
         if (update.participant) {
             if (known == null || known < 0) {
@@ -83,13 +116,37 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
             return;
         }
         receipts(update, ctx);
-        if (known == null || (known < 0 && update.lastReadSeq > -known)) {
-            readers.put(update.userId, -update.lastReadSeq);
-        } else if (known >= 0 && update.lastReadSeq > known) {
+        if (known == null || known < 0) {
+            keepCursor(update.userId, update.lastReadSeq);
+        } else if (update.lastReadSeq > known) {
             readers.put(update.userId, update.lastReadSeq);
             out.collect(
                     new ReaderUpdate(
                             update.conversationId, update.userId, update.lastReadSeq, true));
+        }
+    }
+
+    /** Keeps the cursor of a user who is no participant (now), negated, if it is further. */
+    private void keepCursor(long userId, long lastReadSeq) throws Exception {
+        Long known = readers.get(userId);
+        long cursor = known == null ? 0 : Math.abs(known);
+        if (lastReadSeq > cursor || known == null) {
+            readers.put(userId, -Math.max(lastReadSeq, cursor));
+        }
+    }
+
+    /** A participant left: its score goes, and it counts no more among the participants. */
+    private void leave(ReaderUpdate update, Collector<ReaderUpdate> out) throws Exception {
+        Long known = readers.get(update.userId);
+        if (known == null || known < 0) {
+            return;
+        }
+        participants.update(participants() - 1);
+        if (known == 0) {
+            readers.remove(update.userId);
+        } else {
+            readers.put(update.userId, -known);
+            out.collect(ReaderUpdate.removed(update.conversationId, update.userId));
         }
     }
 

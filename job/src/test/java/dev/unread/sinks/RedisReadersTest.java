@@ -70,6 +70,20 @@ class RedisReadersTest {
     }
 
     @Test
+    void aReaderWhoLeftIsRemovedAndComesBackWhenItsScoreFollowsTheRemoval() throws Exception {
+        writer.write(new ReaderUpdate(80001, 10086, 9, true), null);
+        writer.write(new ReaderUpdate(80001, 10087, 4, true), null);
+        writer.flush(false);
+        writer.write(ReaderUpdate.removed(80001, 10086), null);
+        writer.write(ReaderUpdate.removed(80001, 10087), null);
+        writer.write(new ReaderUpdate(80001, 10087, 4, true), null);
+        writer.flush(false);
+
+        assertThat(readers())
+                .isEqualTo(Map.of(prefix + "chat:readers:80001", Map.of("10087", 4.0)));
+    }
+
+    @Test
     void aReadersKeyOfTheWrongTypeIsReplaced() throws Exception {
         // Issue 17, item 7: a leftover or another application's key where the job writes.
         try (Jedis redis = new Jedis("127.0.0.1", 6379)) {

@@ -166,6 +166,94 @@ class ConversationReadersTest {
         assertThat(receipts(4, updates)).hasSize(4);
     }
 
+    private static ReaderUpdate joined(long user, long seq) {
+        return ReaderUpdate.membership(GROUP, user, true, seq);
+    }
+
+    private static ReaderUpdate left(long user, long seq) {
+        return ReaderUpdate.membership(GROUP, user, false, seq);
+    }
+
+    /** Runs {@code updates}; the sorted set their outputs leave: ZADD GT, ZREM on a removal. */
+    private static Map<Long, Long> members(List<ReaderUpdate> updates) throws Exception {
+        try (KeyedOneInputStreamOperatorTestHarness<Long, ReaderUpdate, ReaderUpdate> harness =
+                harness(ConversationReaders.DEFAULT_MAX_RECEIPT_PARTICIPANTS)) {
+            for (ReaderUpdate u : updates) {
+                harness.processElement(u, 0L);
+            }
+            Map<Long, Long> set = new TreeMap<>();
+            for (Object o : harness.getOutput()) {
+                ReaderUpdate out = ((StreamRecord<ReaderUpdate>) o).getValue();
+                if (out.participant) {
+                    set.merge(out.userId, out.lastReadSeq, Math::max);
+                } else {
+                    set.remove(out.userId);
+                }
+            }
+            return set;
+        }
+    }
+
+    @Test
+    void aMemberWhoLeftIsNoReaderAndNeitherGetsNorSendsReceiptsUntilItJoinsAgain()
+            throws Exception {
+        try (KeyedOneInputStreamOperatorTestHarness<Long, ReaderUpdate, ReaderUpdate> harness =
+                harness(10)) {
+            for (ReaderUpdate u :
+                    List.of(joined(1, 1), joined(2, 2), cursor(2, 3), cursor(1, 5), left(2, 6))) {
+                harness.processElement(u, 0L);
+            }
+            harness.getSideOutput(ConversationReaders.RECEIPTS).clear();
+            harness.getOutput().clear();
+
+            harness.processElement(cursor(1, 7), 0L);
+            harness.processElement(cursor(2, 8), 0L);
+            // A message naming the leaver does not bring it back.
+            harness.processElement(participant(GROUP, 2), 0L);
+            harness.processElement(cursor(1, 9), 0L);
+            assertThat(sent(harness))
+                    .containsExactly(
+                            receipt(1, 7, ReadReceipt.EVERYONE),
+                            receipt(1, 9, ReadReceipt.EVERYONE));
+
+            harness.processElement(joined(2, 10), 0L);
+            harness.processElement(cursor(1, 11), 0L);
+            assertThat(sent(harness)).contains(receipt(1, 11, 2)).doesNotContain(receipt(2, 8, 1));
+            assertThat(harness.getOutput())
+                    .as("back with the cursor it read while away")
+                    .contains(new StreamRecord<>(new ReaderUpdate(GROUP, 2, 8, true), 0L));
+        }
+    }
+
+    @Test
+    void whoLeftIsAFunctionOfTheSetOfEventsLeaveWinningATie() throws Exception {
+        List<ReaderUpdate> updates =
+                List.of(
+                        joined(1, 10),
+                        cursor(1, 5),
+                        left(1, 20),
+                        joined(2, 10),
+                        cursor(2, 12),
+                        left(2, 30),
+                        joined(2, 40),
+                        joined(3, 50),
+                        left(3, 50),
+                        cursor(3, 4),
+                        participant(GROUP, 4),
+                        cursor(4, 6));
+        Map<Long, Long> expected = Map.of(2L, 12L, 4L, 6L);
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        for (int round = 0; round < 30; round++) {
+            List<ReaderUpdate> order = new ArrayList<>(updates);
+            for (int i = 0; i < 4; i++) {
+                order.add(updates.get(random.nextInt(updates.size())));
+            }
+            Collections.shuffle(order, random);
+            assertThat(members(order)).as("seed " + seed + ", order " + order).isEqualTo(expected);
+        }
+    }
+
     @Test
     void participantsAreCountedFromTheReadersWhenTheCountIsMissing() throws Exception {
         // As after a restore of a savepoint taken before the count existed.

@@ -121,9 +121,17 @@ class GroupsModelTest {
         assertThat(redis.totals).as(context).isEqualTo(oracle.redisTotals(""));
         Map<String, Map<String, Double>> scores = new TreeMap<>();
         for (ReaderUpdate r : readers) {
-            scores.computeIfAbsent(Oracle.READERS_KEY + r.conversationId, k -> new TreeMap<>())
-                    .merge(Long.toString(r.userId), (double) r.lastReadSeq, Math::max);
+            // As the sink writes them: ZADD GT, or ZREM of a member who left.
+            Map<String, Double> set =
+                    scores.computeIfAbsent(
+                            Oracle.READERS_KEY + r.conversationId, k -> new TreeMap<>());
+            if (r.participant) {
+                set.merge(Long.toString(r.userId), (double) r.lastReadSeq, Math::max);
+            } else {
+                set.remove(Long.toString(r.userId));
+            }
         }
+        scores.values().removeIf(Map::isEmpty);
         assertThat(scores).as(context).isEqualTo(oracle.redisReaders(""));
         counted.harness.close();
     }

@@ -85,7 +85,7 @@ public final class Oracle {
     /** Members whose newest membership event in the conversation is MEMBER_LEFT. */
     private final Set<Member> left = new TreeSet<>();
 
-    /** conversationId → participants(C). */
+    /** conversationId → participants(C): none whose newest membership event is MEMBER_LEFT. */
     private final Map<Long, Set<Long>> participants = new TreeMap<>();
 
     private Oracle(Collection<ChatEvent> events, Collection<ConversationEvent> conversations) {
@@ -137,6 +137,9 @@ public final class Oracle {
                 (member, changes) -> {
                     if (newestIsLeft(changes)) {
                         left.add(member);
+                        // "A member whose newest membership event is MEMBER_LEFT is no
+                        // participant", whatever chat-messages records name it.
+                        participants.get(member.conversationId()).remove(member.userId());
                     }
                 });
         for (ChatEvent e : all) {
