@@ -327,6 +327,7 @@ public final class StateQueryApi implements AutoCloseable {
         long userId = Params.longField(body, "userId", 1);
         long readSeq = Params.longField(body, "readSeq", 0);
         caller(ctx).require(userId);
+        requireTakesPart(ctx, conversationId, userId);
         publish(
                 ctx,
                 userId,
@@ -343,6 +344,7 @@ public final class StateQueryApi implements AutoCloseable {
         long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
         JsonNode body = Params.jsonObject(json, bytes);
         String preference = Params.oneOf(body, "countPreference", COUNT_PREFERENCES);
+        requireTakesPart(ctx, conversationId, userId);
         publish(
                 ctx,
                 userId,
@@ -353,6 +355,7 @@ public final class StateQueryApi implements AutoCloseable {
     private void markUnread(Context ctx) {
         long userId = userParam(ctx);
         long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
+        requireTakesPart(ctx, conversationId, userId);
         publish(
                 ctx,
                 userId,
@@ -434,10 +437,7 @@ public final class StateQueryApi implements AutoCloseable {
     private void readers(Context ctx) {
         long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
         long seq = Params.queryId("seq", ctx.queryParams("seq"));
-        Auth.Caller caller = caller(ctx);
-        if (caller.userId() != 0 && !redis.concerns(conversationId, caller.userId())) {
-            throw new ApiError(403, "the token's user has no part in this conversation");
-        }
+        requireTakesPart(ctx, conversationId, caller(ctx).userId());
         respond(ctx, 200, redis.readers(conversationId, seq));
     }
 
@@ -558,6 +558,17 @@ public final class StateQueryApi implements AutoCloseable {
         } catch (ApiError e) {
             ctx.header("WWW-Authenticate", "Bearer");
             throw e;
+        }
+    }
+
+    /**
+     * 403 for a user token unless {@code userId} has a read cursor or an unread count in the
+     * conversation: a user's own writes create state and Redis members per conversation, so they
+     * are taken only where the user takes part; the service token (the chat server) acts anywhere.
+     */
+    private void requireTakesPart(Context ctx, long conversationId, long userId) {
+        if (caller(ctx).userId() != 0 && !redis.concerns(conversationId, userId)) {
+            throw new ApiError(403, "the token's user has no part in this conversation");
         }
     }
 

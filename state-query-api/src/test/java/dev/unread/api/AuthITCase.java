@@ -8,6 +8,7 @@ import com.nimbusds.jwt.PlainJWT;
 import dev.unread.contract.RedisNames;
 import dev.unread.local.Await;
 import java.net.URLEncoder;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocketHandshakeException;
 import java.nio.charset.StandardCharsets;
@@ -177,6 +178,8 @@ class AuthITCase {
     @Test
     void aUserTokenReachesThatUsersData() {
         String jwt = "Bearer " + Jwts.forUser(7);
+        // User 7 takes part in conversation 2: it has an unread count there.
+        stores.redis.hset(RedisNames.conversationsKey(stores.keyPrefix, 7), "2", "1");
 
         assertThat(http.get("/api/users/7/unread", "Authorization", jwt).statusCode())
                 .isEqualTo(200);
@@ -229,6 +232,53 @@ class AuthITCase {
         assertThat(readers(countOnly, jwt).statusCode()).isEqualTo(200);
         assertError(readers(neither, jwt), 403);
         assertThat(readers(neither, "Bearer " + TOKEN).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aUserTokenReadsMarksAndMutesOnlyConversationsItsUserHasACursorOrACountIn() {
+        long cursorOnly = 90011;
+        long countOnly = 90012;
+        long madeUp = 90013;
+        stores.redis.zadd(RedisNames.readersKey(stores.keyPrefix, cursorOnly), 4, "7");
+        stores.redis.hset(
+                RedisNames.conversationsKey(stores.keyPrefix, 7), Long.toString(countOnly), "2");
+        String jwt = "Bearer " + Jwts.forUser(7);
+
+        for (long taken : List.of(cursorOnly, countOnly)) {
+            assertThat(markUnread(taken, jwt).statusCode()).isEqualTo(202);
+            assertThat(mute(taken, jwt).statusCode()).isEqualTo(202);
+            assertThat(read(taken, jwt).statusCode()).isEqualTo(202);
+        }
+        assertError(markUnread(madeUp, jwt), 403);
+        assertError(mute(madeUp, jwt), 403);
+        assertError(read(madeUp, jwt), 403);
+        // The chat server, with the service token, may act for anyone anywhere.
+        assertThat(markUnread(madeUp, "Bearer " + TOKEN).statusCode()).isEqualTo(202);
+    }
+
+    private HttpResponse<String> markUnread(long conversationId, String authorization) {
+        return http.post(
+                "/api/users/7/conversations/" + conversationId + "/unread",
+                "",
+                "Authorization",
+                authorization);
+    }
+
+    private HttpResponse<String> mute(long conversationId, String authorization) {
+        return http.send(
+                "PUT",
+                "/api/users/7/conversations/" + conversationId + "/preference",
+                HttpRequest.BodyPublishers.ofString("{\"countPreference\":\"NONE\"}"),
+                "Authorization",
+                authorization);
+    }
+
+    private HttpResponse<String> read(long conversationId, String authorization) {
+        return http.post(
+                "/api/conversations/" + conversationId + "/read",
+                "{\"userId\":7,\"readSeq\":3}",
+                "Authorization",
+                authorization);
     }
 
     private HttpResponse<String> readers(long conversationId, String authorization) {
