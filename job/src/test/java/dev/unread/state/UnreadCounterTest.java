@@ -315,6 +315,28 @@ class UnreadCounterTest {
                 .endsWith(UnreadCount.senders(ALICE, 1), UnreadCount.conversation(ALICE, CHAT, 1));
     }
 
+    /**
+     * Issue 22, item 13: forgetting an idle user forgets its memberships too, so a group message of
+     * before the user left, replayed after that, counts again: the contract's one departure from
+     * the set semantics ("Forgetting idle users") covers memberships as well.
+     */
+    @Test
+    void aForgottenUserForgetsHavingLeftAndAReplayedMessageCountsAgain() throws Exception {
+        restart(2, null);
+        harness.setProcessingTime(100 * DAY);
+        send(
+                ChatEvent.membership(true, ALICE, CHAT, 1),
+                message(BOB, ALICE, CHAT, 2, 1000),
+                ChatEvent.membership(false, ALICE, CHAT, 3));
+        assertThat(last(counts())).isEqualTo(UnreadCount.conversation(ALICE, CHAT, 0));
+
+        harness.setProcessingTime(103 * DAY);
+        harness.getOutput().clear();
+        send(message(BOB, ALICE, CHAT, 2, 1000));
+
+        assertThat(counts()).contains(UnreadCount.conversation(ALICE, CHAT, 1));
+    }
+
     @Test
     void turningExpiryOffStopsTheTimersItSet() throws Exception {
         // Issue 17, item 1: written with 7 idle days, restored with expiry off.
