@@ -135,19 +135,22 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
         }
     }
 
-    /** A participant left: its score goes, and it counts no more among the participants. */
+    /**
+     * A member left: it counts no more among the participants, and its score goes. The removal is
+     * sent even when this state never scored the user: after a restore, Redis may hold a score a
+     * rolled-back timeline wrote before the leave arrived there.
+     */
     private void leave(ReaderUpdate update, Collector<ReaderUpdate> out) throws Exception {
         Long known = readers.get(update.userId);
-        if (known == null || known < 0) {
-            return;
+        if (known != null && known >= 0) {
+            participants.update(participants() - 1);
+            if (known == 0) {
+                readers.remove(update.userId);
+            } else {
+                readers.put(update.userId, -known);
+            }
         }
-        participants.update(participants() - 1);
-        if (known == 0) {
-            readers.remove(update.userId);
-        } else {
-            readers.put(update.userId, -known);
-            out.collect(ReaderUpdate.removed(update.conversationId, update.userId));
-        }
+        out.collect(ReaderUpdate.removed(update.conversationId, update.userId));
     }
 
     private void receipts(ReaderUpdate cursor, Context ctx) throws Exception {
