@@ -74,11 +74,15 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
             if (known == null || known < 0) {
                 participants.update(participants() + 1);
             }
-            if (known == null) {
-                readers.put(update.userId, 0L);
-            } else if (known < 0) {
-                readers.put(update.userId, -known);
-                out.collect(new ReaderUpdate(update.conversationId, update.userId, -known, true));
+            // A cursor that comes with the notice (one restored from an older version's state)
+            // counts as any cursor would, but is no receipt.
+            long cursor = Math.max(known == null ? 0 : Math.abs(known), update.lastReadSeq);
+            if (known == null || known < 0 || cursor > known) {
+                readers.put(update.userId, cursor);
+                if (cursor > 0) {
+                    out.collect(
+                            new ReaderUpdate(update.conversationId, update.userId, cursor, true));
+                }
             }
             return;
         }
