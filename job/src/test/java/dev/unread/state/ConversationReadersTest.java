@@ -63,6 +63,31 @@ class ConversationReadersTest {
                 .isEqualTo(Map.of(3L, 9L));
     }
 
+    /** A participant with its cursor, as restored from an older version's state. */
+    private static ReaderUpdate restored(long user, long seq) {
+        return new ReaderUpdate(GROUP, user, seq, true);
+    }
+
+    @Test
+    void aRestoredCursorScoresAsAnyCursorButSendsNoReceipt() throws Exception {
+        List<ReaderUpdate> updates =
+                List.of(
+                        participant(GROUP, 1),
+                        cursor(2, 3),
+                        restored(2, 7),
+                        restored(1, 4),
+                        restored(1, 2),
+                        cursor(1, 3));
+        assertThat(scores(updates)).isEqualTo(Map.of(1L, 4L, 2L, 7L));
+        // Only the live cursors are receipts, the restored ones are not.
+        assertThat(receipts(ConversationReaders.DEFAULT_MAX_RECEIPT_PARTICIPANTS, updates))
+                .containsExactly(
+                        receipt(2, 3, ReadReceipt.EVERYONE),
+                        receipt(2, 3, 1),
+                        receipt(1, 3, ReadReceipt.EVERYONE),
+                        receipt(1, 3, 2));
+    }
+
     @Test
     void anyOrderWithDuplicatesGivesTheSameScores() throws Exception {
         List<ReaderUpdate> updates = new ArrayList<>();
