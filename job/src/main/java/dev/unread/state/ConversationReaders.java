@@ -18,12 +18,12 @@ import org.apache.flink.util.OutputTag;
  * participant's cursor advances, and when a user whose cursor is known becomes a participant. Both
  * inputs may come in any order, so the result is a function of the set of them.
  *
- * <p>Every cursor it receives is also a read receipt, sent to {@link #RECEIPTS}: once for {@code
- * READ_PROGRESS_CHANGED}, and once for each participant it concerns (all but the reader) while the
- * conversation has at most {@code maxReceiptParticipants} participants. Who those are is known only
- * here, where the conversation is the key; in larger conversations a receipt would cost a publish
- * per member, so there it goes to {@code READ_PROGRESS_CHANGED} alone. The participants are those
- * known when the receipt arrives: a receipt is a notice, not a count.
+ * <p>Every cursor it receives from a participant is also a read receipt, sent to {@link #RECEIPTS}:
+ * once for {@code READ_PROGRESS_CHANGED}, and once for each participant it concerns (all but the
+ * reader) while the conversation has at most {@code maxReceiptParticipants} participants. Who those
+ * are is known only here, where the conversation is the key; in larger conversations a receipt
+ * would cost a publish per member, so there it goes to {@code READ_PROGRESS_CHANGED} alone. The
+ * participants are those known when the receipt arrives: a receipt is a notice, not a count.
  *
  * <p>State grows with the users who take part in or read the conversation, not with messages.
  */
@@ -86,7 +86,12 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
             }
             return;
         }
-        receipts(update, ctx);
+        // A receipt only from a participant (docs/contract.md, "Read receipts channel"); the
+        // cursor is kept all the same, as a read may arrive before the notice that its reader
+        // takes part.
+        if (known != null && known >= 0) {
+            receipts(update, ctx);
+        }
         if (known == null || (known < 0 && update.lastReadSeq > -known)) {
             readers.put(update.userId, -update.lastReadSeq);
         } else if (known >= 0 && update.lastReadSeq > known) {
