@@ -369,7 +369,8 @@ public final class UnreadJob {
                                         .map(ReaderUpdate::cursor)
                                         .returns(ReaderUpdate.class)
                                         .uid(CURSOR_READERS_UID)
-                                        .name("cursors to readers"))
+                                        .name("cursors to readers"),
+                                counts.getSideOutput(UnreadCounter.KNOWN_READERS))
                         .keyBy(update -> update.conversationId, Types.LONG)
                         .process(new ConversationReaders(maxReceiptParticipants))
                         .uid(READERS_UID)

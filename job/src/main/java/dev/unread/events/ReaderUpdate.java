@@ -9,7 +9,8 @@ import java.util.Objects;
  * <ul>
  *   <li>in: {@code participant} true, {@code lastReadSeq} 0: {@code userId} is a participant of the
  *       conversation (a membership event, or a {@code chat-messages} record sent or received in
- *       it);
+ *       it); with {@code lastReadSeq} > 0, also its cursor, restored from an older version's state
+ *       (UnreadCounter.KNOWN_READERS): counted as a cursor but not a receipt;
  *   <li>in: {@code participant} false: {@code userId}'s read cursor advanced to {@code lastReadSeq}
  *       (> 0);
  *   <li>in: {@code membership} not 0: {@code userId} joined ({@code membership} = seq) or left

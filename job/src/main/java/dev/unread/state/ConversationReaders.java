@@ -18,12 +18,12 @@ import org.apache.flink.util.OutputTag;
  * participant's cursor advances, and when a user whose cursor is known becomes a participant. Both
  * inputs may come in any order, so the result is a function of the set of them.
  *
- * <p>Every cursor it receives is also a read receipt, sent to {@link #RECEIPTS}: once for {@code
- * READ_PROGRESS_CHANGED}, and once for each participant it concerns (all but the reader) while the
- * conversation has at most {@code maxReceiptParticipants} participants. Who those are is known only
- * here, where the conversation is the key; in larger conversations a receipt would cost a publish
- * per member, so there it goes to {@code READ_PROGRESS_CHANGED} alone. The participants are those
- * known when the receipt arrives: a receipt is a notice, not a count.
+ * <p>Every cursor it receives from a participant is also a read receipt, sent to {@link #RECEIPTS}:
+ * once for {@code READ_PROGRESS_CHANGED}, and once for each participant it concerns (all but the
+ * reader) while the conversation has at most {@code maxReceiptParticipants} participants. Who those
+ * are is known only here, where the conversation is the key; in larger conversations a receipt
+ * would cost a publish per member, so there it goes to {@code READ_PROGRESS_CHANGED} alone. The
+ * participants are those known when the receipt arrives: a receipt is a notice, not a count.
  *
  * <p>A member whose newest membership event (by seq; a leave wins a tie, as for the counts) is
  * MEMBER_LEFT is no participant: its score leaves {@code chat:readers:{C}}, it gets no receipts of
@@ -107,15 +107,24 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
             if (known == null || known < 0) {
                 participants.update(participants() + 1);
             }
-            if (known == null) {
-                readers.put(update.userId, 0L);
-            } else if (known < 0) {
-                readers.put(update.userId, -known);
-                out.collect(new ReaderUpdate(update.conversationId, update.userId, -known, true));
+            // A cursor that comes with the notice (one restored from an older version's state)
+            // counts as any cursor would, but is no receipt.
+            long cursor = Math.max(known == null ? 0 : Math.abs(known), update.lastReadSeq);
+            if (known == null || known < 0 || cursor > known) {
+                readers.put(update.userId, cursor);
+                if (cursor > 0) {
+                    out.collect(
+                            new ReaderUpdate(update.conversationId, update.userId, cursor, true));
+                }
             }
             return;
         }
-        receipts(update, ctx);
+        // A receipt only from a participant (docs/contract.md, "Read receipts channel"); the
+        // cursor is kept all the same, as a read may arrive before the notice that its reader
+        // takes part.
+        if (known != null && known >= 0) {
+            receipts(update, ctx);
+        }
         if (known == null || known < 0) {
             keepCursor(update.userId, update.lastReadSeq);
         } else if (update.lastReadSeq > known) {

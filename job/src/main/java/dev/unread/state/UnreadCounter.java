@@ -5,12 +5,14 @@ import static dev.unread.state.UnreadChunks.visibleCount;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.InboxCursor;
+import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -74,6 +76,14 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
 
     public static final OutputTag<ConversationCursor> CONVERSATION_CURSORS =
             new OutputTag<>("conversation-cursors") {};
+
+    /**
+     * Participants with their cursors, found in state restored from an older version for the
+     * readers stage, which that version did not have or filled only from later reads; see {@link
+     * #catchUp}. No receipt goes out for these.
+     */
+    public static final OutputTag<ReaderUpdate> KNOWN_READERS =
+            new OutputTag<>("known-readers", Types.POJO(ReaderUpdate.class));
 
     /**
      * Inbox watermark and badge size. The three descriptors are public for the savepoint tools
@@ -557,6 +567,31 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         }
         state.lastActiveDay = today;
         return true;
+    }
+
+    /**
+     * Brings the current user's output up to what this version writes, for {@link
+     * UnreadCounterOperator} after a restore from an older version's state, before the first event:
+     * sums the totals once where they were never kept (and writes them), and hands the readers
+     * stage each conversation the user takes part in (has not left) with its cursor. Older versions
+     * wrote the totals only once a conversation event touched the user, and version 1 had no
+     * readers stage at all, so without this a user with no such event would have neither. Writes
+     * only the user's inbox state, so it may run while the operator walks the keys of {@link
+     * #CONVERSATIONS}.
+     */
+    void catchUp(long user, Collector<UnreadCount> out, Consumer<ReaderUpdate> readers)
+            throws Exception {
+        InboxState state = inboxState(user);
+        if (keepTotals(state)) {
+            emitTotals(user, state, 0, 0, 0, out);
+            inbox.update(state);
+        }
+        for (Map.Entry<Long, ConversationState> entry : conversations.entries()) {
+            if (entry.getValue().membership >= 0) {
+                readers.accept(
+                        new ReaderUpdate(entry.getKey(), user, entry.getValue().lastReadSeq, true));
+            }
+        }
     }
 
     /**

@@ -13,6 +13,8 @@ import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.SimpleTimerService;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.api.operators.TimestampedCollector;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
  * Runs {@link UnreadCounter} and keeps its idle timers right across a restore that changes {@code
@@ -24,6 +26,10 @@ import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
  *
  * <p>It also keeps the day the idle clock started: the first start of a build that records each
  * user's active day. A user with no day recorded had no event since, so counts as active then.
+ *
+ * <p>And it keeps the version of its state: a restore from an older version's state walks every
+ * user once before the first event to write what that version left out ({@link
+ * UnreadCounter#catchUp}), so no operator step is needed after an upgrade.
  */
 public final class UnreadCounterOperator
         extends KeyedProcessOperator<Long, ChatEvent, UnreadCount> {
@@ -33,12 +39,23 @@ public final class UnreadCounterOperator
     private static final ListStateDescriptor<Tuple2<Long, Long>> IDLE_TIMERS =
             new ListStateDescriptor<>("idle-timers", Types.TUPLE(Types.LONG, Types.LONG));
 
+    /**
+     * The version of the state this operator writes; union state. Absent in savepoints of versions
+     * 1 and 2, whose restore calls for {@link UnreadCounter#catchUp}.
+     */
+    private static final ListStateDescriptor<Integer> STATE_VERSION =
+            new ListStateDescriptor<>("state-version", Types.INT);
+
+    /** Version 3 added {@link UnreadCounter#catchUp}: its own output complete after a restore. */
+    static final int CURRENT_STATE_VERSION = 3;
+
     /** The name KeyedProcessOperator gives its timer service. */
     private static final String TIMERS = "user-timers";
 
     private final long idleStateDays;
     private transient long idleClockStartDay;
     private transient boolean timersStale;
+    private transient boolean stateOlder;
 
     public UnreadCounterOperator(long idleStateDays) {
         super(new UnreadCounter(idleStateDays));
@@ -60,6 +77,15 @@ public final class UnreadCounterOperator
         long timersSetFor = restored == null ? 0 : restored.f0;
         timersStale = context.isRestored() && idleStateDays > 0 && timersSetFor != idleStateDays;
         idleTimers.update(List.of(Tuple2.of(idleStateDays, idleClockStartDay)));
+
+        ListState<Integer> version =
+                context.getOperatorStateStore().getUnionListState(STATE_VERSION);
+        int restoredVersion = 0;
+        for (Integer v : version.get()) {
+            restoredVersion = Math.max(restoredVersion, v);
+        }
+        stateOlder = context.isRestored() && restoredVersion < CURRENT_STATE_VERSION;
+        version.update(List.of(CURRENT_STATE_VERSION));
     }
 
     @Override
@@ -67,6 +93,9 @@ public final class UnreadCounterOperator
         super.open();
         UnreadCounter counter = (UnreadCounter) getUserFunction();
         counter.startIdleClock(idleClockStartDay);
+        if (stateOlder) {
+            catchUp(counter);
+        }
         if (!timersStale) {
             return;
         }
@@ -88,5 +117,27 @@ public final class UnreadCounterOperator
                         VoidNamespaceSerializer.INSTANCE,
                         UnreadCounter.CONVERSATIONS,
                         (user, state) -> counter.scheduleExpiry(timers));
+    }
+
+    /**
+     * Walks every user with conversation state once, before the first event (a user with inbox
+     * state alone has no totals and no readers to bring). The records go out ahead of any the
+     * events cause, through this subtask's own outputs.
+     */
+    private void catchUp(UnreadCounter counter) throws Exception {
+        TimestampedCollector<UnreadCount> counts = new TimestampedCollector<>(output);
+        getKeyedStateBackend()
+                .applyToAllKeys(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        UnreadCounter.CONVERSATIONS,
+                        (user, state) ->
+                                counter.catchUp(
+                                        (Long) user,
+                                        counts,
+                                        reader ->
+                                                output.collect(
+                                                        UnreadCounter.KNOWN_READERS,
+                                                        new StreamRecord<>(reader))));
     }
 }

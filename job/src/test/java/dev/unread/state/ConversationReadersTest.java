@@ -63,6 +63,28 @@ class ConversationReadersTest {
                 .isEqualTo(Map.of(3L, 9L));
     }
 
+    /** A participant with its cursor, as restored from an older version's state. */
+    private static ReaderUpdate restored(long user, long seq) {
+        return new ReaderUpdate(GROUP, user, seq, true);
+    }
+
+    @Test
+    void aRestoredCursorScoresAsAnyCursorButSendsNoReceipt() throws Exception {
+        List<ReaderUpdate> updates =
+                List.of(
+                        participant(GROUP, 1),
+                        cursor(2, 3),
+                        restored(2, 7),
+                        restored(1, 4),
+                        restored(1, 2),
+                        cursor(1, 3));
+        assertThat(scores(updates)).isEqualTo(Map.of(1L, 4L, 2L, 7L));
+        // Only live cursors of participants are receipts (2 at 3 came before 2 took part), the
+        // restored ones are not.
+        assertThat(receipts(ConversationReaders.DEFAULT_MAX_RECEIPT_PARTICIPANTS, updates))
+                .containsExactly(receipt(1, 3, ReadReceipt.EVERYONE), receipt(1, 3, 2));
+    }
+
     @Test
     void anyOrderWithDuplicatesGivesTheSameScores() throws Exception {
         List<ReaderUpdate> updates = new ArrayList<>();
@@ -137,20 +159,27 @@ class ConversationReadersTest {
                                         cursor(1, 5),
                                         cursor(4, 7))))
                 .containsExactlyInAnyOrder(
-                        receipt(1, 5, ReadReceipt.EVERYONE),
-                        receipt(1, 5, 2),
-                        receipt(1, 5, 3),
-                        // A reader who takes no part is still news to those who do.
-                        receipt(4, 7, ReadReceipt.EVERYONE),
-                        receipt(4, 7, 1),
-                        receipt(4, 7, 2),
-                        receipt(4, 7, 3));
+                        receipt(1, 5, ReadReceipt.EVERYONE), receipt(1, 5, 2), receipt(1, 5, 3));
+    }
+
+    /**
+     * Issue 22, item 2: a receipt only from a participant; a reader who takes no part (4) sends
+     * none, and its cursor scores nowhere, however high its readSeq.
+     */
+    @Test
+    void aReaderWhoTakesNoPartSendsNoReceipt() throws Exception {
+        List<ReaderUpdate> updates =
+                List.of(participant(GROUP, 1), participant(GROUP, 2), cursor(4, 999_999));
+        assertThat(receipts(3, updates)).isEmpty();
+        assertThat(scores(updates)).isEmpty();
     }
 
     @Test
-    void aCursorKnownBeforeItsReaderTakesPartIsNoNewReceipt() throws Exception {
-        assertThat(receipts(3, List.of(participant(GROUP, 2), cursor(1, 5), participant(GROUP, 1))))
-                .containsExactlyInAnyOrder(receipt(1, 5, ReadReceipt.EVERYONE), receipt(1, 5, 2));
+    void aCursorKnownBeforeItsReaderTakesPartIsNoReceiptButScoresOnceItDoes() throws Exception {
+        List<ReaderUpdate> updates =
+                List.of(participant(GROUP, 2), cursor(1, 5), participant(GROUP, 1));
+        assertThat(receipts(3, updates)).isEmpty();
+        assertThat(scores(updates)).isEqualTo(Map.of(1L, 5L));
     }
 
     @Test
@@ -291,9 +320,7 @@ class ConversationReadersTest {
 
             assertThat(sent(harness))
                     .containsExactly(
-                            receipt(3, 1, ReadReceipt.EVERYONE),
-                            receipt(3, 1, 1),
-                            receipt(3, 1, 2),
+                            // 3 is known by its cursor only: not counted, and no receipt.
                             receipt(1, 5, ReadReceipt.EVERYONE),
                             receipt(1, 5, 2),
                             receipt(1, 6, ReadReceipt.EVERYONE));

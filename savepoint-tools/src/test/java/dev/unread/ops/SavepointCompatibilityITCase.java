@@ -12,6 +12,7 @@ import dev.unread.testing.EventStreams;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Oracle;
+import dev.unread.testing.Poll;
 import dev.unread.testing.TestRedis;
 import java.io.IOException;
 import java.net.URI;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
 
 /**
  * A savepoint of the production pipeline made by an earlier build, kept in {@code
@@ -101,17 +103,28 @@ class SavepointCompatibilityITCase {
             UnreadConfig config = config(db, prefix);
             publish(config, stored);
 
-            SavepointRepublish.republish(savepoint.toUri().toString(), config);
-            ProductionJob.awaitRedis(config, old);
+            writeWhatVersion1Wrote(prefix, old);
 
-            List<ChatEvent> after =
-                    new EventStreams(SEED_AFTER).withIds(30_000, 95_000).events(300);
-            publish(config, records(after));
             ProductionJob job = ProductionJob.start(config, 3, savepoint.toUri().toString());
             try {
+                // Before any new event: the totals and readers version 1 never wrote.
+                ProductionJob.awaitRedis(config, old);
+                Map<String, Map<String, Double>> readers = awaitReaders(prefix, old, old);
+                System.out.printf(
+                        "restored from v1, before any event: totals of %d users, %d readers in %d"
+                                + " conversations%n",
+                        old.redisTotals(prefix).size(),
+                        readers.values().stream().mapToInt(Map::size).sum(),
+                        readers.size());
+
+                List<ChatEvent> after =
+                        new EventStreams(SEED_AFTER).withIds(30_000, 95_000).events(300);
+                publish(config, records(after));
                 List<ChatEvent> all = new ArrayList<>(before);
                 all.addAll(after);
-                ProductionJob.awaitRedis(config, Oracle.of(all));
+                Oracle now = Oracle.of(all);
+                ProductionJob.awaitRedis(config, now);
+                awaitReaders(prefix, now, old);
             } finally {
                 job.cancel();
             }
@@ -141,6 +154,47 @@ class SavepointCompatibilityITCase {
         } finally {
             TestRedis.deleteKeys(prefix);
         }
+    }
+
+    /**
+     * Redis as a version 1 job leaves it: badges and conversation counts, but no totals and no
+     * readers (version 1 wrote neither), so only the restored job can bring them.
+     */
+    private static void writeWhatVersion1Wrote(String prefix, Oracle old) {
+        try (Jedis jedis = TestRedis.connect(0)) {
+            old.redisSenderKeys(prefix).forEach(jedis::set);
+            old.redisConversationHashes(prefix).forEach(jedis::hset);
+        }
+        assertThat(TestRedis.hashes(prefix))
+                .doesNotContainKeys(old.redisTotals(prefix).keySet().toArray(String[]::new));
+    }
+
+    /**
+     * Waits until every {@code chat:readers:{C}} equals the oracle's and returns them, where a
+     * cursor in the restored state also makes its user a participant (docs/contract.md, "Upgrades":
+     * version 1 kept no participants, and its state cannot tell who took part from who only read).
+     */
+    private static Map<String, Map<String, Double>> awaitReaders(
+            String prefix, Oracle expected, Oracle restored) throws Exception {
+        Map<String, Map<String, Double>> readers = new TreeMap<>(expected.redisReaders(prefix));
+        for (Oracle.Member m : restored.conversationMemberRows().keySet()) {
+            readers.computeIfAbsent(
+                            prefix + Oracle.READERS_KEY + m.conversationId(), c -> new TreeMap<>())
+                    .put(
+                            Long.toString(m.userId()),
+                            (double) expected.lastReadSeq(m.userId(), m.conversationId()));
+        }
+        assertThat(readers).isNotEmpty();
+        try {
+            Poll.until(
+                    "readers equal the oracle",
+                    ProductionJob.TIMEOUT,
+                    () -> TestRedis.sortedSets(prefix).equals(readers) ? true : null);
+        } catch (AssertionError timedOut) {
+            assertThat(TestRedis.sortedSets(prefix)).isEqualTo(readers);
+            throw timedOut;
+        }
+        return readers;
     }
 
     /**
