@@ -105,4 +105,22 @@ public final class RedisNames {
     public static String readReceiptsChannel(String prefix, long userId) {
         return prefix + READ_RECEIPTS + userId;
     }
+
+    /**
+     * String, written by the API only: the stamp of the user's newest action it published, so that
+     * every API instance stamps the user's next action after it whatever its clock says. Expires
+     * after {@link #ACTION_STAMP_TTL_SECONDS}.
+     */
+    public static final String ACTION_STAMP = "unread:action-stamp:";
+
+    /**
+     * A day, the job's default bound on how far an action time may lie ahead: a skew larger than
+     * that is refused by the job anyway, so an older stamp need not be kept.
+     */
+    public static final long ACTION_STAMP_TTL_SECONDS = 86_400;
+
+    /** {@code prefix + "unread:action-stamp:" + userId}. */
+    public static String actionStampKey(String prefix, long userId) {
+        return prefix + ACTION_STAMP + userId;
+    }
 }

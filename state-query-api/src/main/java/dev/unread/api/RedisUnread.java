@@ -69,6 +69,26 @@ final class RedisUnread implements AutoCloseable {
         this.keyPrefix = config.redisKeyPrefix;
     }
 
+    // Doubles hold epoch milliseconds exactly; '%.0f' keeps Lua from writing them as 1.7e+12.
+    private static final String NEXT_ACTION_STAMP =
+            "local last = tonumber(redis.call('GET', KEYS[1]) or '0') or 0\n"
+                    + "local stamp = tonumber(ARGV[1])\n"
+                    + "if stamp <= last then stamp = last + 1 end\n"
+                    + "redis.call('SET', KEYS[1], string.format('%.0f', stamp), 'EX', ARGV[2])\n"
+                    + "return stamp";
+
+    /**
+     * The stamp of a user's action taken at {@code now} by this instance's clock: {@code now}, or
+     * one more than the user's newest stamp if that is not older, so that an action taken after
+     * another one was answered is stamped after it whichever instance took either.
+     */
+    long actionStamp(long userId, long now) {
+        String key = RedisNames.actionStampKey(keyPrefix, userId);
+        List<String> args =
+                List.of(Long.toString(now), Long.toString(RedisNames.ACTION_STAMP_TTL_SECONDS));
+        return withRedirection(() -> (Long) client.eval(NEXT_ACTION_STAMP, List.of(key), args));
+    }
+
     /**
      * A user's counts with the version of the latest change in them, for a stream's snapshot: the
      * version is read before the counts in the same pipeline, and the job writes it after them, so

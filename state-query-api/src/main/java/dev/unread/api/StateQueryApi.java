@@ -316,7 +316,7 @@ public final class StateQueryApi implements AutoCloseable {
 
     private void inboxOpened(Context ctx) {
         long userId = userParam(ctx);
-        publish(ctx, userId, EventJson.inboxOpened(userId, System.currentTimeMillis()));
+        publish(ctx, userId, EventJson.inboxOpened(userId, actionStamp(userId)));
     }
 
     private void conversationRead(Context ctx) {
@@ -331,8 +331,12 @@ public final class StateQueryApi implements AutoCloseable {
         publish(
                 ctx,
                 userId,
-                EventJson.conversationRead(
-                        userId, conversationId, readSeq, System.currentTimeMillis()));
+                EventJson.conversationRead(userId, conversationId, readSeq, actionStamp(userId)));
+    }
+
+    /** When a user's action happened, as the job orders the user's actions (docs/contract.md). */
+    private long actionStamp(long userId) {
+        return redis.actionStamp(userId, System.currentTimeMillis());
     }
 
     private static final List<String> COUNT_PREFERENCES =
@@ -349,7 +353,7 @@ public final class StateQueryApi implements AutoCloseable {
                 ctx,
                 userId,
                 EventJson.conversationPreference(
-                        userId, conversationId, preference, System.currentTimeMillis()));
+                        userId, conversationId, preference, actionStamp(userId)));
     }
 
     private void markUnread(Context ctx) {
@@ -359,8 +363,7 @@ public final class StateQueryApi implements AutoCloseable {
         publish(
                 ctx,
                 userId,
-                EventJson.conversationMarkedUnread(
-                        userId, conversationId, System.currentTimeMillis()));
+                EventJson.conversationMarkedUnread(userId, conversationId, actionStamp(userId)));
     }
 
     /**

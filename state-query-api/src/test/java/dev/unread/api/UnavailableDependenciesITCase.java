@@ -5,13 +5,16 @@ import static dev.unread.api.Http.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.unread.contract.RedisNames;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.http.HttpResponse;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import redis.clients.jedis.RedisClient;
 
 /**
  * Redis, MySQL and Kafka all pointed at a closed port: the API still starts, every request that
@@ -62,17 +65,40 @@ class UnavailableDependenciesITCase {
     }
 
     @Test
-    void readEventsGet503WithinTheTimeoutWhenKafkaIsDown() {
+    void readEventsGet503WithinTheTimeoutWhenTheirStampOrKafkaIsDown() {
         long start = System.nanoTime();
 
+        // The action stamp comes from Redis before Kafka is asked (docs/contract.md).
         assertThat(assertError(http.post("/api/users/1/inbox/opened", ""), 503))
-                .isEqualTo("kafka unavailable");
+                .isEqualTo("redis unavailable");
         String read = "{\"userId\":1,\"readSeq\":2}";
         assertThat(assertError(http.post("/api/conversations/1/read", read), 503))
-                .isEqualTo("kafka unavailable");
+                .isEqualTo("redis unavailable");
 
         long millis = (System.nanoTime() - start) / 1_000_000;
         assertThat(millis).isLessThan(2 * (TIMEOUT_MS + 1500));
+    }
+
+    @Test
+    void readEventsGet503WhenOnlyKafkaIsDown() throws IOException {
+        String prefix = "test:" + UUID.randomUUID() + ":";
+        try (StateQueryApi kafkaDown =
+                StateQueryApi.start(
+                        ApiConfig.builder()
+                                .port(0)
+                                .timeoutMs(TIMEOUT_MS)
+                                .redisUrl(TestStores.REDIS_URL)
+                                .redisKeyPrefix(prefix)
+                                .jdbcUrl("jdbc:mysql://127.0.0.1:" + closedPort() + "/test")
+                                .kafkaBootstrap("127.0.0.1:" + closedPort())
+                                .build())) {
+            assertThat(assertError(new Http(kafkaDown).post("/api/users/1/inbox/opened", ""), 503))
+                    .isEqualTo("kafka unavailable");
+        } finally {
+            try (RedisClient redis = RedisClient.create(TestStores.REDIS_URL)) {
+                redis.del(RedisNames.actionStampKey(prefix, 1));
+            }
+        }
     }
 
     @Test

@@ -1,0 +1,62 @@
+package dev.unread.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * "A user's later action wins" of docs/contract.md: two API instances on the same Redis, one clock
+ * ten seconds ahead of the other.
+ */
+class ActionStampsTest {
+
+    private static final long SKEW_MS = 10_000;
+
+    private static TestStores stores;
+    private static RedisUnread ahead;
+    private static RedisUnread behind;
+
+    @BeforeAll
+    static void start() throws Exception {
+        stores = new TestStores();
+        ApiConfig config =
+                ApiConfig.builder()
+                        .redisUrl(TestStores.REDIS_URL)
+                        .redisKeyPrefix(stores.keyPrefix)
+                        .build();
+        ahead = new RedisUnread(config);
+        behind = new RedisUnread(config);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        ahead.close();
+        behind.close();
+        stores.close();
+    }
+
+    @Test
+    void aLaterActionTakenByALaggingInstanceIsStampedAfterTheEarlierOne() {
+        long now = System.currentTimeMillis();
+        long mute = ahead.actionStamp(7, now + SKEW_MS);
+        long unmute = behind.actionStamp(7, now + 1);
+        long mark = behind.actionStamp(7, now + 2);
+        long read = ahead.actionStamp(7, now + SKEW_MS - 1);
+        System.out.printf(
+                "skew %d ms: mute %d, unmute +%d, mark +%d, read +%d%n",
+                SKEW_MS, mute, unmute - mute, mark - mute, read - mute);
+        assertThat(unmute).isGreaterThan(mute);
+        assertThat(mark).isGreaterThan(unmute);
+        assertThat(read).isGreaterThan(mark);
+    }
+
+    @Test
+    void eachUserHasItsOwnStampsAndTheClockLeadsWhenItIsAhead() {
+        long now = System.currentTimeMillis();
+        ahead.actionStamp(8, now + SKEW_MS);
+        assertThat(behind.actionStamp(9, now)).isEqualTo(now);
+        assertThat(behind.actionStamp(8, now + 2 * SKEW_MS)).isEqualTo(now + 2 * SKEW_MS);
+    }
+}
