@@ -147,17 +147,20 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
     }
 
     /**
-     * Tells the members at the seq and every participant, and keeps the seq for participants still
-     * to come. A user both member and participant may hear it twice, which their set of deleted
-     * seqs makes harmless, as it does a duplicate deletion.
+     * Keeps the seq for participants still to come, and tells the members at the seq and every
+     * participant, once: a duplicate finds the seq kept, and everyone it would reach was told. A
+     * user both member and participant may hear it twice, which their set of deleted seqs makes
+     * harmless.
      */
     private void delete(long conversationId, long seq, Collector<ChatEvent> out) throws Exception {
+        if (!deleted.addSeq(conversationId, seq)) {
+            return;
+        }
         for (Map.Entry<Long, long[]> member : members.entries()) {
             if (isMember(member.getValue(), seq)) {
                 emitDeleted(member.getKey(), conversationId, seq, out);
             }
         }
-        deleted.addSeq(conversationId, seq);
         for (Long user : participants.keys()) {
             emitDeleted(user, conversationId, seq, out);
         }
