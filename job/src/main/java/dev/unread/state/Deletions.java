@@ -84,11 +84,9 @@ public final class Deletions {
         return true;
     }
 
-    /** Forgets the deleted seqs up to the new cursor; true when it forgot some. */
-    boolean cut(long conversationId, ConversationState state, long cursor) throws Exception {
-        long forgotten = deleted.removeSeqsUpTo(conversationId, state.deletedCount, cursor);
-        state.deletedCount -= forgotten;
-        return forgotten > 0;
+    /** Forgets the deleted seqs up to the new cursor. */
+    void cut(long conversationId, ConversationState state, long cursor) throws Exception {
+        state.deletedCount -= deleted.removeSeqsUpTo(conversationId, state.deletedCount, cursor);
     }
 
     /** Forgets every conversation's deleted seqs of the current user. */
