@@ -73,6 +73,7 @@ public final class UnreadJob {
     public static final String FAN_OUT_UID = "group-fan-out";
     public static final String MESSAGE_PARTICIPANTS_UID = "message-participants";
     public static final String MEMBER_PARTICIPANTS_UID = "member-participants";
+    public static final String FAN_OUT_PARTICIPANTS_UID = "participants-to-fan-out";
     public static final String CURSOR_READERS_UID = "cursor-readers";
     public static final String READERS_UID = "conversation-readers";
     public static final String COUNTER_UID = "unread-counter";
@@ -326,8 +327,22 @@ public final class UnreadJob {
         SingleOutputStreamOperator<ChatEvent> messageEvents = in.messageEvents();
         SingleOutputStreamOperator<ChatEvent> readEvents = in.readEvents();
         SingleOutputStreamOperator<ConversationEvent> conversationEvents = in.conversationEvents();
+        SingleOutputStreamOperator<ReaderUpdate> messageParticipants =
+                messageEvents
+                        .flatMap(new ParticipantNotices())
+                        .uid(MESSAGE_PARTICIPANTS_UID)
+                        .name("participants of chat-messages");
+        // The fan-out learns them too: a deletion on chat-conversations must reach the people
+        // of a conversation whose messages come on chat-messages.
+        DataStream<ConversationEvent> fanOutParticipants =
+                messageParticipants
+                        .map(p -> ConversationEvent.participant(p.conversationId, p.userId))
+                        .returns(ConversationEvent.class)
+                        .uid(FAN_OUT_PARTICIPANTS_UID)
+                        .name("participants to fan-out");
         SingleOutputStreamOperator<ChatEvent> groupEvents =
                 conversationEvents
+                        .union(fanOutParticipants)
                         .keyBy(event -> event.conversationId, Types.LONG)
                         .process(new GroupFanOut())
                         .uid(FAN_OUT_UID)
@@ -356,10 +371,7 @@ public final class UnreadJob {
                 // the counting and the Redis writes behind it.
                 .disableChaining();
         SingleOutputStreamOperator<ReaderUpdate> readers =
-                messageEvents
-                        .flatMap(new ParticipantNotices())
-                        .uid(MESSAGE_PARTICIPANTS_UID)
-                        .name("participants of chat-messages")
+                messageParticipants
                         .union(
                                 conversationEvents
                                         .flatMap(new ParticipantNotices.Members())

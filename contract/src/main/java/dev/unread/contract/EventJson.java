@@ -20,6 +20,7 @@ public final class EventJson {
     public static final String MEMBER_JOINED = "MEMBER_JOINED";
     public static final String MEMBER_LEFT = "MEMBER_LEFT";
     public static final String MESSAGE = "MESSAGE";
+    public static final String MESSAGE_DELETED = "MESSAGE_DELETED";
 
     private EventJson() {}
 
@@ -164,6 +165,22 @@ public final class EventJson {
             json.append(']');
         }
         return json.append('}').toString();
+    }
+
+    /**
+     * A {@code chat-conversations} MESSAGE_DELETED value: message {@code seq} of the conversation
+     * is deleted, whichever topic carried it.
+     */
+    public static String messageDeleted(long conversationId, long seq, long deletedAt) {
+        return "{\"type\":\""
+                + MESSAGE_DELETED
+                + "\",\"conversationId\":"
+                + conversationId
+                + ",\"seq\":"
+                + seq
+                + ",\"deletedAt\":"
+                + deletedAt
+                + "}";
     }
 
     /** A record key: an id as decimal text. */

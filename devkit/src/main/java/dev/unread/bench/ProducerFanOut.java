@@ -26,7 +26,7 @@ final class ProducerFanOut {
     /**
      * Hands {@code out} what the producer publishes for {@code record}: nothing for a membership
      * event (the server keeps it), a record per member but the sender for a group message, and any
-     * other record as it is.
+     * other record (a deletion included) as it is.
      */
     void apply(TrafficRecord record, Consumer<TrafficRecord> out) {
         ConversationEvent event = record.conversation();
@@ -40,6 +40,8 @@ final class ProducerFanOut {
                             .add(event.userId);
             case MEMBER_LEFT ->
                     members.getOrDefault(event.conversationId, Set.of()).remove(event.userId);
+            // Deletions stay on chat-conversations, for any conversation.
+            case MESSAGE_DELETED -> out.accept(record);
             case MESSAGE -> {
                 for (long member : members.getOrDefault(event.conversationId, Set.of())) {
                     if (member != event.senderId) {

@@ -69,6 +69,12 @@ public final class TrafficGenerator {
 
     static final double MARK_SHARE = 0.03;
 
+    /**
+     * Share of conversation messages (one-to-one and published groups) deleted by a MESSAGE_DELETED
+     * on chat-conversations right after them; only while that topic is in use (published groups).
+     */
+    static final double DELETE_SHARE = 0.02;
+
     /** The count preferences a preference step picks among, as ChatEvent holds them. */
     private static final long[] PREFERENCES = {ChatEvent.ALL, ChatEvent.MENTIONS, ChatEvent.NONE};
 
@@ -170,6 +176,10 @@ public final class TrafficGenerator {
     private long malformed;
     private long publishedMessages;
     private long memberships;
+    private long deletions;
+
+    /** The deletion that goes out with the next record, or null. */
+    private ConversationEvent deletion;
 
     /**
      * Traffic stamped by {@code clock} (epoch milliseconds): {@code System::currentTimeMillis} for
@@ -260,6 +270,11 @@ public final class TrafficGenerator {
         if (workload.malformedShare() > 0 && random.nextDouble() < workload.malformedShare()) {
             return malformed();
         }
+        if (deletion != null) {
+            TrafficRecord record = conversationRecord(deletion);
+            deletion = null;
+            return record;
+        }
         if (pendingNext < pendingCount) {
             return fanOut();
         }
@@ -338,6 +353,11 @@ public final class TrafficGenerator {
         return publishedMessages;
     }
 
+    /** MESSAGE_DELETED records on chat-conversations. */
+    public long deletions() {
+        return deletions;
+    }
+
     /** MEMBER_JOINED records on chat-conversations. */
     public long memberships() {
         return memberships;
@@ -396,6 +416,7 @@ public final class TrafficGenerator {
         ChatEvent message =
                 ChatEvent.message(userId(sender), userId(receiver), conversation, seq, t);
         message.mentioned = extras.nextDouble() < MENTION_SHARE;
+        maybeDelete(conversation, seq);
         return valid(message);
     }
 
@@ -448,24 +469,34 @@ public final class TrafficGenerator {
     private TrafficRecord publishedMessage(int group) {
         int sender = wrap(publishedStart[group] + random.nextInt(publishedSize[group]));
         publishedMessages++;
+        long seq = ++publishedSeq[group];
+        maybeDelete(publishedGroupConversation(group), seq);
         return conversationRecord(
                 ConversationEvent.message(
-                        publishedGroupConversation(group),
-                        ++publishedSeq[group],
-                        userId(sender),
-                        now()));
+                        publishedGroupConversation(group), seq, userId(sender), now()));
     }
 
-    private static TrafficRecord conversationRecord(ConversationEvent event) {
+    /** Deletes the message with the next record, for {@link #DELETE_SHARE} of them. */
+    private void maybeDelete(long conversation, long seq) {
+        if (workload.publishedGroupShare() > 0 && extras.nextDouble() < DELETE_SHARE) {
+            deletion = ConversationEvent.deleted(conversation, seq);
+            deletions++;
+        }
+    }
+
+    private TrafficRecord conversationRecord(ConversationEvent event) {
         String value =
                 event.kind == ConversationEvent.Kind.MESSAGE
                         ? dev.unread.contract.EventJson.groupMessage(
                                 event.conversationId, event.seq, event.senderId, event.sentAt)
-                        : dev.unread.contract.EventJson.membership(
-                                event.kind == ConversationEvent.Kind.MEMBER_JOINED,
-                                event.conversationId,
-                                event.userId,
-                                event.seq);
+                        : event.kind == ConversationEvent.Kind.MESSAGE_DELETED
+                                ? dev.unread.contract.EventJson.messageDeleted(
+                                        event.conversationId, event.seq, now())
+                                : dev.unread.contract.EventJson.membership(
+                                        event.kind == ConversationEvent.Kind.MEMBER_JOINED,
+                                        event.conversationId,
+                                        event.userId,
+                                        event.seq);
         return new TrafficRecord(
                 Topic.CONVERSATIONS,
                 dev.unread.contract.EventJson.key(event.conversationId)

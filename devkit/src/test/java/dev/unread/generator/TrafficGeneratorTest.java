@@ -466,6 +466,7 @@ class TrafficGeneratorTest {
         List<String> wrong = new ArrayList<>();
         long messages = 0;
         long chatMessages = 0;
+        long deletions = 0;
 
         for (int i = 0; i < RECORDS; i++) {
             TrafficRecord record = generator.next();
@@ -478,6 +479,15 @@ class TrafficGeneratorTest {
             long conversation = event.conversationId;
             if (!utf8(record.key()).equals(Long.toString(conversation))) {
                 wrong.add(record + ": key");
+            }
+            if (event.kind == ConversationEvent.Kind.MESSAGE_DELETED) {
+                // Right after its message: a one-to-one conversation's, or this group's last.
+                boolean group = conversation >= generator.publishedGroupConversation(0);
+                if (group && event.seq != lastSeq.getOrDefault(conversation, 0L)) {
+                    wrong.add(record + ": deletes no group message just sent");
+                }
+                deletions++;
+                continue;
             }
             if (event.kind == ConversationEvent.Kind.MEMBER_JOINED) {
                 if (lastSeq.containsKey(conversation)) {
@@ -507,6 +517,9 @@ class TrafficGeneratorTest {
 
         assertThat(wrong).isEmpty();
         assertThat(messages).isEqualTo(generator.publishedMessages()).isPositive();
+        // About 2% of the conversation messages, one-to-one and published.
+        assertThat(deletions).isEqualTo(generator.deletions());
+        assertThat((double) deletions / (messages + chatMessages)).isBetween(0.005, 0.03);
         assertThat(joined.values().stream().mapToLong(Set::size).sum())
                 .isEqualTo(generator.memberships());
         // About a fifth of the message steps; chat-messages records are more per step.

@@ -11,14 +11,16 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  *
  * <ul>
  *   <li>{@code kind}: what happened.
- *   <li>{@code userId}: {@code receiverId} of a message, {@code userId} of a read.
+ *   <li>{@code userId}: {@code receiverId} of a message, {@code userId} of a read; for
+ *       MESSAGE_DELETED a participant of the conversation (see dev.unread.state.GroupFanOut).
  *   <li>{@code senderId}: MESSAGE only; 0 otherwise.
  *   <li>{@code conversationId}: MESSAGE (0 when the message has none), and every other kind but
  *       INBOX_OPENED.
  *   <li>{@code seq}: MESSAGE: the message's seq in its conversation (0 when none);
  *       CONVERSATION_READ: {@code readSeq}; MEMBER_JOINED, MEMBER_LEFT: the change's seq;
  *       CONVERSATION_PREFERENCE: the {@code countPreference}, {@link #ALL}, {@link #MENTIONS} or
- *       {@link #NONE} (ordered from loudest to quietest, as the contract breaks ties).
+ *       {@link #NONE} (ordered from loudest to quietest, as the contract breaks ties);
+ *       MESSAGE_DELETED: the deleted message's seq.
  *   <li>{@code time}: epoch milliseconds; {@code sentAt} of a message, {@code readAt} of a read,
  *       {@code setAt} of a preference, {@code markedAt} of a mark; 0 for membership changes.
  *   <li>{@code mentioned}: MESSAGE only: the message mentions its receiver.
@@ -37,7 +39,8 @@ public class ChatEvent {
         MEMBER_JOINED,
         MEMBER_LEFT,
         CONVERSATION_PREFERENCE,
-        CONVERSATION_MARKED_UNREAD
+        CONVERSATION_MARKED_UNREAD,
+        MESSAGE_DELETED
     }
 
     /** Count preferences, in {@code seq}: a greater value is quieter. */
@@ -109,6 +112,11 @@ public class ChatEvent {
     public static ChatEvent membership(boolean joined, long userId, long conversationId, long seq) {
         return new ChatEvent(
                 joined ? Kind.MEMBER_JOINED : Kind.MEMBER_LEFT, userId, 0, conversationId, seq, 0);
+    }
+
+    /** Message {@code seq} of the conversation is deleted, told to one of its participants. */
+    public static ChatEvent deleted(long userId, long conversationId, long seq) {
+        return new ChatEvent(Kind.MESSAGE_DELETED, userId, 0, conversationId, seq, 0);
     }
 
     public boolean hasConversation() {

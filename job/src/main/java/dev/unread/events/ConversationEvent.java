@@ -5,13 +5,17 @@ import java.util.Objects;
 
 /**
  * A validated {@code chat-conversations} record, keyed by {@link #conversationId}: a membership
- * change or a message published once for the whole conversation.
+ * change, a message published once for the whole conversation, or a message's deletion; or a
+ * participant of a conversation as a {@code chat-messages} record names it (see {@link
+ * #participant}).
  *
  * <ul>
  *   <li>{@code kind}: what happened.
  *   <li>{@code conversationId}: the conversation.
  *   <li>{@code seq}: the conversation's sequence, shared by messages and membership changes.
- *   <li>{@code userId}: MEMBER_JOINED and MEMBER_LEFT: who joined or left; 0 for a MESSAGE.
+ *   <li>{@code seq}: MESSAGE_DELETED: the deleted message's seq; PARTICIPANT: 0.
+ *   <li>{@code userId}: MEMBER_JOINED and MEMBER_LEFT: who joined or left; PARTICIPANT: the
+ *       participant; 0 otherwise.
  *   <li>{@code senderId}, {@code sentAt} (epoch milliseconds): MESSAGE only; 0 otherwise.
  *   <li>{@code mentions}: MESSAGE only: the mentioned user ids, ascending, each once; empty when
  *       none and for membership changes.
@@ -22,11 +26,17 @@ import java.util.Objects;
  */
 public class ConversationEvent {
 
-    /** The three kinds of {@code chat-conversations} record. */
+    /**
+     * The kinds of {@code chat-conversations} record, and PARTICIPANT, which no topic carries: the
+     * job's own notice that a {@code chat-messages} record named a user in the conversation. New
+     * kinds go last: the ordinal crosses the network.
+     */
     public enum Kind {
         MEMBER_JOINED,
         MEMBER_LEFT,
-        MESSAGE
+        MESSAGE,
+        MESSAGE_DELETED,
+        PARTICIPANT
     }
 
     private static final long[] NONE = new long[0];
@@ -59,6 +69,24 @@ public class ConversationEvent {
         return e;
     }
 
+    /** Message {@code seq} of the conversation is deleted. */
+    public static ConversationEvent deleted(long conversationId, long seq) {
+        ConversationEvent e = new ConversationEvent();
+        e.kind = Kind.MESSAGE_DELETED;
+        e.conversationId = conversationId;
+        e.seq = seq;
+        return e;
+    }
+
+    /** A {@code chat-messages} record of the conversation named {@code userId}. */
+    public static ConversationEvent participant(long conversationId, long userId) {
+        ConversationEvent e = new ConversationEvent();
+        e.kind = Kind.PARTICIPANT;
+        e.conversationId = conversationId;
+        e.userId = userId;
+        return e;
+    }
+
     /** {@code mentions} in any order, repeats allowed: they are sorted and made distinct. */
     public static ConversationEvent message(
             long conversationId, long seq, long senderId, long sentAt, long... mentions) {
@@ -75,6 +103,11 @@ public class ConversationEvent {
 
     public boolean isMessage() {
         return kind == Kind.MESSAGE;
+    }
+
+    /** MEMBER_JOINED or MEMBER_LEFT. */
+    public boolean isMembership() {
+        return kind == Kind.MEMBER_JOINED || kind == Kind.MEMBER_LEFT;
     }
 
     /** Whether {@code userId} is among {@link #mentions}. */
@@ -119,6 +152,8 @@ public class ConversationEvent {
                         + sentAt
                         + (mentions.length > 0 ? " @" + Arrays.toString(mentions) : "")
                         + ")"
-                : kind + "(c" + conversationId + " u" + userId + " #" + seq + ")";
+                : kind == Kind.MESSAGE_DELETED
+                        ? "MESSAGE_DELETED(c" + conversationId + "#" + seq + ")"
+                        : kind + "(c" + conversationId + " u" + userId + " #" + seq + ")";
     }
 }

@@ -27,7 +27,7 @@ public final class ConversationParser {
     public static final int MAX_MENTIONS = 1000;
 
     private static final Set<String> LONG_FIELDS =
-            Set.of("conversationId", "seq", "userId", "senderId", "sentAt");
+            Set.of("conversationId", "seq", "userId", "senderId", "sentAt", "deletedAt");
 
     private final JsonFactory json =
             JsonFactory.builder()
@@ -77,6 +77,14 @@ public final class ConversationParser {
                             senderId,
                             sentAt,
                             mentions == null ? new long[0] : mentions);
+                }
+            case dev.unread.contract.EventJson.MESSAGE_DELETED:
+                {
+                    long conversationId = requirePositive("conversationId");
+                    long seq = requirePositive("seq");
+                    // Checked as the contract gives it, though no count depends on it.
+                    requirePositive("deletedAt");
+                    return ConversationEvent.deleted(conversationId, seq);
                 }
             default:
                 throw new InvalidRecordException("type: unknown " + EventParser.clip(type));

@@ -49,7 +49,7 @@ public class ParticipantNotices extends RichFlatMapFunction<ChatEvent, ReaderUpd
     public static final class Members implements FlatMapFunction<ConversationEvent, ReaderUpdate> {
         @Override
         public void flatMap(ConversationEvent event, Collector<ReaderUpdate> out) {
-            if (!event.isMessage()) {
+            if (event.isMembership()) {
                 out.collect(
                         ReaderUpdate.membership(
                                 event.conversationId,

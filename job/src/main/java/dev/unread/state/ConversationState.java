@@ -23,9 +23,12 @@ package dev.unread.state;
  *   <li>{@code lastReadAt}: newest {@code CONVERSATION_READ.readAt}; {@code markedAt}: newest
  *       {@code CONVERSATION_MARKED_UNREAD.markedAt}. The conversation is marked unread while {@code
  *       markedAt > lastReadAt}.
+ *   <li>{@code deletedCount}: how many deleted seqs greater than {@code lastReadSeq} the user keeps
+ *       for the conversation; the seqs themselves are in {@link Deletions#DELETED_CHUNKS}. Added
+ *       with deleted messages: POJO schema evolution restores it as 0, no deletion kept.
  * </ul>
  *
- * <p>The last five were added after savepoints/v1 and the groups' build: POJO schema evolution
+ * <p>The five before it were added after savepoints/v1 and the groups' build: POJO schema evolution
  * restores them as 0, which is what a state without mentions, preferences or marks holds.
  */
 public class ConversationState {
@@ -45,6 +48,8 @@ public class ConversationState {
     public long preferenceSetAt;
     public long lastReadAt;
     public long markedAt;
+
+    public long deletedCount;
 
     public ConversationState() {}
 }

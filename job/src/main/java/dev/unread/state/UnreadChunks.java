@@ -53,7 +53,7 @@ import org.apache.flink.api.java.tuple.Tuple2;
 public final class UnreadChunks {
 
     /** A chunk holds the seqs whose bits above these are its index; a node as many of an index. */
-    private static final int CHUNK_BITS = 16;
+    static final int CHUNK_BITS = 16;
 
     /** The tree's levels above the chunks: 3 × 16 bits hold the 47 bits of a chunk's index. */
     private static final int LEVELS = 3;
@@ -78,7 +78,7 @@ public final class UnreadChunks {
 
     /**
      * Over the given states: the chunks, the tree of their indices, and the flat index of earlier
-     * builds, read only to move it into the tree.
+     * builds, read only to move it into the tree (null for a set no earlier build wrote).
      */
     public UnreadChunks(
             MapState<Tuple2<Long, Long>, byte[]> chunks,
@@ -208,6 +208,64 @@ public final class UnreadChunks {
             link(conversationId, chunk);
         }
         return true;
+    }
+
+    /** Whether the set whose count the caller keeps holds {@code seq}: one chunk read. */
+    public boolean containsSeq(long conversationId, long seq) throws Exception {
+        byte[] bytes = get(chunks, Tuple2.of(conversationId, seq >>> CHUNK_BITS));
+        return bytes != null && contains(bytes, low(seq));
+    }
+
+    /**
+     * Removes one seq from the set whose count the caller keeps; false when it was not there. Reads
+     * and writes one chunk; when that empties it, takes the chunk out of the tree too.
+     */
+    public boolean removeSeq(long conversationId, long seq) throws Exception {
+        long chunk = seq >>> CHUNK_BITS;
+        Tuple2<Long, Long> key = Tuple2.of(conversationId, chunk);
+        byte[] bytes = get(chunks, key);
+        int low = low(seq);
+        if (bytes == null || !contains(bytes, low)) {
+            return false;
+        }
+        decode(bytes);
+        words[low >>> 6] &= ~(1L << low);
+        byte[] rest = encode();
+        if (rest != null) {
+            put(chunks, key, rest);
+            return true;
+        }
+        chunks.remove(key);
+        unlink(conversationId, chunk);
+        return true;
+    }
+
+    /**
+     * Takes an emptied chunk out of the tree: out of its level-1 node, and out of the node above
+     * only when that one emptied too. A chunk with no level-1 node is in a flat index of an earlier
+     * build, which is moved into the tree first.
+     */
+    private void unlink(long conversationId, long chunk) throws Exception {
+        for (int level = 1; level <= LEVELS; level++) {
+            Tuple2<Long, Long> key = nodeKey(conversationId, level, chunk >>> level * CHUNK_BITS);
+            byte[] node = get(tree, key);
+            if (node == null) {
+                if (level == 1 && moveFlatIndex(conversationId)) {
+                    unlink(conversationId, chunk);
+                }
+                // Above a short tree's only node there is nothing.
+                return;
+            }
+            decode(node);
+            int slot = slot(level, chunk);
+            words[slot >>> 6] &= ~(1L << slot);
+            byte[] rest = encode();
+            if (rest != null) {
+                put(tree, key, rest);
+                return;
+            }
+            tree.remove(key);
+        }
     }
 
     /**
@@ -399,6 +457,9 @@ public final class UnreadChunks {
      * A one-time cost linear in the number of chunks.
      */
     private boolean moveFlatIndex(long conversationId) throws Exception {
+        if (flatIndex == null) {
+            return false;
+        }
         long[] indices = flatIndex.get(conversationId);
         if (indices == null) {
             return false;
@@ -440,7 +501,9 @@ public final class UnreadChunks {
     void clear() {
         chunks.clear();
         tree.clear();
-        flatIndex.clear();
+        if (flatIndex != null) {
+            flatIndex.clear();
+        }
     }
 
     /**

@@ -48,6 +48,9 @@ import org.apache.flink.util.OutputTag;
  * that one share, never walking the user's conversations. Each share, hence each total, is a
  * function of the set of events, so the totals are too.
  *
+ * <p>A deleted message ({@link Deletions}) leaves the unread and mention seqs, and the counter
+ * keeps its seq past the cursor so that the message never counts, whether it comes before or after.
+ *
  * <p>Emits a {@link UnreadCount} only when a count changes, and the cursors to side outputs only
  * when they advance.
  *
@@ -192,6 +195,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     private transient UnreadChunks unreadSeqs;
     private transient UnreadChunks mentionSeqs;
 
+    private transient Deletions deletions;
+
     /** The conversation change being handled; one event at a time. */
     private transient Change change;
 
@@ -229,6 +234,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         conversations = getRuntimeContext().getMapState(CONVERSATIONS);
         unreadSeqs = UnreadChunks.unreadSeqs(getRuntimeContext());
         mentionSeqs = UnreadChunks.mentionSeqs(getRuntimeContext());
+        deletions = new Deletions(getRuntimeContext());
         change = new Change();
     }
 
@@ -267,6 +273,9 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                 break;
             case CONVERSATION_MARKED_UNREAD:
                 dirty |= markUnread(event, user, out);
+                break;
+            case MESSAGE_DELETED:
+                dirty |= deleteMessage(event, user, out);
                 break;
             default:
                 throw new IllegalArgumentException("unknown event kind " + event.kind);
@@ -312,7 +321,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         boolean dirty = keepTotals(user);
         Change change = begin(message.conversationId);
         ConversationState state = change.state;
-        if (message.seq > state.lastReadSeq) {
+        if (message.seq > state.lastReadSeq
+                && !deletions.isDeleted(message.conversationId, state, message.seq)) {
             change.stored |= unreadSeqs.add(message.conversationId, state, message.seq);
             if (message.mentioned && mentionSeqs.addSeq(message.conversationId, message.seq)) {
                 state.mentionCount++;
@@ -360,6 +370,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             unreadSeqs.removeUpTo(read.conversationId, state, read.seq);
             state.mentionCount -=
                     mentionSeqs.removeSeqsUpTo(read.conversationId, state.mentionCount, read.seq);
+            deletions.cut(read.conversationId, state, read.seq);
             change.stored = true;
         }
         dirty |= settle(read.userId, change, user, out);
@@ -370,6 +381,17 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                             read.userId, read.conversationId, read.seq, visibleCount(state)));
         }
         return dirty;
+    }
+
+    /** See {@link Deletions}: the message leaves every count, whenever it comes. */
+    private boolean deleteMessage(ChatEvent event, InboxState user, Collector<UnreadCount> out)
+            throws Exception {
+        boolean dirty = keepTotals(user);
+        Change change = begin(event.conversationId);
+        change.stored |=
+                deletions.delete(
+                        event.conversationId, change.state, event.seq, unreadSeqs, mentionSeqs);
+        return settle(event.userId, change, user, out) | dirty;
     }
 
     private boolean setPreference(ChatEvent event, InboxState user, Collector<UnreadCount> out)
@@ -666,6 +688,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         conversations.clear();
         unreadSeqs.clear();
         mentionSeqs.clear();
+        deletions.clear();
     }
 
     /**

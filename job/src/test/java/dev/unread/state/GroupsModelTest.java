@@ -36,9 +36,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * job wires them: {@link GroupFanOut} (by conversation), {@link UnreadCounter} (by user, with
  * per-receiver traffic from {@link EventStreams} in the same conversations) and {@link
  * ConversationReaders} (by conversation). Conversation records arrive in random orders that keep
- * the contract's one precondition, with duplicates; everything downstream of the fan-out arrives
- * fully shuffled with duplicates. The counts, applied as the Redis sink applies them, and the
- * readers' scores must equal what the {@link Oracle} derives from the contract alone.
+ * the contract's one precondition, with duplicates, and the fan-out's notices of the per-receiver
+ * traffic's participants anywhere among them (another topic); everything downstream of the fan-out
+ * arrives fully shuffled with duplicates. The counts, applied as the Redis sink applies them, and
+ * the readers' scores must equal what the {@link Oracle} derives from the contract alone.
  *
  * <p>Seeds: 1..100 by default; {@code -Dunread.seeds=N} runs 1..N, {@code -Dunread.seed=N} only
  * seed N. Every {@link #ROCKSDB_EVERY}th seed runs on RocksDB, the rest on the heap backend.
@@ -67,11 +68,23 @@ class GroupsModelTest {
         GroupStreams.Traffic traffic = groups.traffic(1 + streams.random().nextInt(200), 12);
         List<ConversationEvent> published = groups.published(traffic.records(), DUPLICATE_SHARE);
 
+        List<ReaderUpdate> messageParticipants = new ArrayList<>();
+        ParticipantNotices notices = new ParticipantNotices();
+        notices.open(null);
+        for (ChatEvent e : perReceiver) {
+            notices.flatMap(e, new ListCollector<>(messageParticipants));
+        }
+        List<ConversationEvent> toFanOut = new ArrayList<>(published);
+        for (ReaderUpdate p : messageParticipants) {
+            toFanOut.add(
+                    streams.random().nextInt(toFanOut.size() + 1),
+                    ConversationEvent.participant(p.conversationId, p.userId));
+        }
         List<ChatEvent> fannedOut =
                 run(
                                 new KeyedProcessOperator<>(new GroupFanOut()),
                                 e -> e.conversationId,
-                                published,
+                                toFanOut,
                                 rocksDb)
                         .output;
 
@@ -86,12 +99,7 @@ class GroupsModelTest {
                         toUsers,
                         rocksDb);
 
-        List<ReaderUpdate> toReaders = new ArrayList<>();
-        ParticipantNotices notices = new ParticipantNotices();
-        notices.open(null);
-        for (ChatEvent e : perReceiver) {
-            notices.flatMap(e, new ListCollector<>(toReaders));
-        }
+        List<ReaderUpdate> toReaders = new ArrayList<>(messageParticipants);
         for (ConversationEvent e : published) {
             new ParticipantNotices.Members().flatMap(e, new ListCollector<>(toReaders));
         }

@@ -35,7 +35,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Model-based randomized test of {@link UnreadCounter}: for each seed, one random set of events
  * (see {@link EventStreams}) goes through the counter in several arrival orders with duplicates,
  * and everything the counter emits, applied the way the sinks apply it, must equal what the {@link
- * Oracle} derives from the contract alone.
+ * Oracle} derives from the contract alone. The set includes deletions, as the fan-out tells them to
+ * each participant: of messages (mentions among them), of seqs nobody received, and of seqs past
+ * every message, arriving before or after their message, duplicated, and replayed.
  *
  * <p>Every order of one seed runs through one harness, each under its own user ids (moved by {@link
  * #USERS_PER_ORDER}), so the orders cannot see each other's state and the harness, slow to create
@@ -65,7 +67,7 @@ class UnreadCounterModelTest {
     @MethodSource("seeds")
     void everyArrivalOrderWithDuplicatesEndsInTheOraclesState(long seed) throws Exception {
         EventStreams streams = new EventStreams(seed);
-        List<ChatEvent> events = streams.events();
+        List<ChatEvent> events = withDeletions(streams.random(), streams.events());
         List<List<ChatEvent>> orders =
                 streams.orders(events, 3 + (int) (seed % 3), DUPLICATE_SHARE);
         boolean rocksDb = seed % ROCKSDB_EVERY == 0;
@@ -85,6 +87,46 @@ class UnreadCounterModelTest {
                         drain(harness.getSideOutput(UnreadCounter.CONVERSATION_CURSORS)));
             }
         }
+    }
+
+    /**
+     * The events with deletions added: about one in ten of the conversations' seqs, one seq past
+     * them now and then (unknown), each told to every user of the conversation in the events, as
+     * {@link GroupFanOut} tells its participants.
+     */
+    static List<ChatEvent> withDeletions(java.util.Random random, List<ChatEvent> events) {
+        Map<Long, TreeSet<Long>> users = new TreeMap<>();
+        Map<Long, TreeSet<Long>> seqs = new TreeMap<>();
+        for (ChatEvent e : events) {
+            if (!e.hasConversation()) {
+                continue;
+            }
+            TreeSet<Long> in = users.computeIfAbsent(e.conversationId, c -> new TreeSet<>());
+            in.add(e.userId);
+            if (e.kind == ChatEvent.Kind.MESSAGE) {
+                in.add(e.senderId);
+                seqs.computeIfAbsent(e.conversationId, c -> new TreeSet<>()).add(e.seq);
+            }
+        }
+        List<ChatEvent> result = new ArrayList<>(events);
+        seqs.forEach(
+                (conversation, sent) -> {
+                    List<Long> deleted = new ArrayList<>();
+                    for (long seq : sent) {
+                        if (random.nextInt(10) == 0) {
+                            deleted.add(seq);
+                        }
+                    }
+                    if (random.nextInt(3) == 0) {
+                        deleted.add(sent.last() + 1 + random.nextInt(3));
+                    }
+                    for (long seq : deleted) {
+                        for (long user : users.get(conversation)) {
+                            result.add(ChatEvent.deleted(user, conversation, seq));
+                        }
+                    }
+                });
+        return result;
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness(

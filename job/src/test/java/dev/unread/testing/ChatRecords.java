@@ -49,11 +49,14 @@ public final class ChatRecords {
                     e.isMessage()
                             ? dev.unread.contract.EventJson.groupMessage(
                                     e.conversationId, e.seq, e.senderId, e.sentAt, e.mentions)
-                            : dev.unread.contract.EventJson.membership(
-                                    e.kind == ConversationEvent.Kind.MEMBER_JOINED,
-                                    e.conversationId,
-                                    e.userId,
-                                    e.seq);
+                            : e.kind == ConversationEvent.Kind.MESSAGE_DELETED
+                                    ? dev.unread.contract.EventJson.messageDeleted(
+                                            e.conversationId, e.seq, EventStreams.T0)
+                                    : dev.unread.contract.EventJson.membership(
+                                            e.kind == ConversationEvent.Kind.MEMBER_JOINED,
+                                            e.conversationId,
+                                            e.userId,
+                                            e.seq);
             records.add(
                     new ProducerRecord<>(
                             config.conversationsTopic,

@@ -10,11 +10,13 @@ import java.util.Random;
  * Seeded random {@code chat-conversations} traffic for the same users and conversation ids as
  * {@link EventStreams} (so group and per-receiver traffic share conversations): members joining,
  * leaving and coming back, a join and a leave at one seq, messages from members and from outsiders
- * with mentions, gaps in the seqs, and the members' reads of those conversations.
+ * with mentions, gaps in the seqs, deletions (of messages, of membership seqs, of seqs in the gaps
+ * and of seqs only the per-receiver traffic uses), and the members' reads of those conversations.
  *
  * <p>{@link #published} gives arrival orders that keep the contract's one precondition and nothing
  * more: a membership event arrives before every message with a higher seq, while messages may
- * arrive late (behind later changes) and anything may arrive again later.
+ * arrive late (behind later changes, and behind their own deletion) and anything may arrive again
+ * later.
  */
 public final class GroupStreams {
 
@@ -64,6 +66,11 @@ public final class GroupStreams {
                     mentions[m] = firstUserId + random.nextInt(users);
                 }
                 records.add(ConversationEvent.message(conversation, seq, user, clock, mentions));
+                if (random.nextInt(4) == 0) {
+                    // This message, or any earlier seq of the conversation.
+                    long deleted = random.nextInt(2) == 0 ? seq : 1 + random.nextInt((int) seq);
+                    records.add(ConversationEvent.deleted(conversation, deleted));
+                }
             } else {
                 long readSeq = random.nextInt((int) seq + 1);
                 reads.add(

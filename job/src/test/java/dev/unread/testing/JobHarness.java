@@ -160,6 +160,8 @@ public final class JobHarness {
         GroupStreams groups = new GroupStreams(streams.random(), firstUser, firstUser);
         GroupStreams.Traffic group = groups.traffic(eventCount / 5, 12);
         events.addAll(group.reads());
+        List<ConversationEvent> conversations =
+                withDeletions(group.records(), events, streams.random());
         List<ChatEvent> order = streams.orders(events, 1, 0.2).get(0);
         List<ProducerRecord<byte[], byte[]>> messagesAndReads = new ArrayList<>(order.size());
         for (ChatEvent event : order) {
@@ -168,8 +170,7 @@ public final class JobHarness {
         List<ProducerRecord<byte[], byte[]>> records =
                 interleaved(
                         messagesAndReads,
-                        ChatRecords.ofConversations(
-                                config, groups.published(group.records(), 0.2)));
+                        ChatRecords.ofConversations(config, groups.published(conversations, 0.2)));
         int valid = records.size();
         List<ProducerRecord<byte[], byte[]>> mixed = new ArrayList<>(valid + bad.size());
         Random keys = new Random(seed);
@@ -183,7 +184,29 @@ public final class JobHarness {
             mixed.add(new ProducerRecord<>(sourceTopic(config, b), hostileKey(keys), b.value()));
         }
         mixed.addAll(records.subList(next, valid));
-        return new Traffic(events, group.records(), bad, mixed);
+        return new Traffic(events, conversations, bad, mixed);
+    }
+
+    /**
+     * The group records with deletions of about one in twenty of the messages {@code events} send
+     * in conversations (on chat-messages), each put anywhere among them, so that it may come before
+     * or after its message.
+     */
+    private static List<ConversationEvent> withDeletions(
+            List<ConversationEvent> records, List<ChatEvent> events, Random random) {
+        List<ConversationEvent> all = new ArrayList<>(records);
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (ChatEvent e : events) {
+            if (e.kind == ChatEvent.Kind.MESSAGE
+                    && e.hasConversation()
+                    && seen.add(e.conversationId + ":" + e.seq)
+                    && random.nextInt(20) == 0) {
+                all.add(
+                        random.nextInt(all.size() + 1),
+                        ConversationEvent.deleted(e.conversationId, e.seq));
+            }
+        }
+        return all;
     }
 
     /** Both lists spread evenly through one, each in its own order. */

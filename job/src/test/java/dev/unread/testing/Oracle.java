@@ -15,9 +15,9 @@ import java.util.TreeSet;
 
 /**
  * The expected outcome of a set of events, computed straight from the "Semantics" section of
- * docs/contract.md (and, for {@code chat-conversations}, its groups and readers rules) and nothing
- * else: it never looks at how the job computes its counts, so a test that compares the two can
- * catch a wrong idea as well as a wrong line.
+ * docs/contract.md (and, for {@code chat-conversations}, its groups, readers and deleted-messages
+ * rules) and nothing else: it never looks at how the job computes its counts, so a test that
+ * compares the two can catch a wrong idea as well as a wrong line.
  *
  * <p>Everything except {@link #unreadAfterLastRead(List)} is a pure function of the <em>set</em> of
  * events: duplicates and order are ignored by construction. Maps returned are sorted so that a
@@ -85,6 +85,9 @@ public final class Oracle {
     /** Members whose newest membership event in the conversation is MEMBER_LEFT. */
     private final Set<Member> left = new TreeSet<>();
 
+    /** conversationId → the seqs a MESSAGE_DELETED names. */
+    private final Map<Long, TreeSet<Long>> deleted = new TreeMap<>();
+
     /** conversationId → participants(C): none whose newest membership event is MEMBER_LEFT. */
     private final Map<Long, Set<Long>> participants = new TreeMap<>();
 
@@ -98,7 +101,11 @@ public final class Oracle {
         }
         Map<Member, List<ConversationEvent>> memberships = new HashMap<>();
         for (ConversationEvent e : conversations) {
-            if (!e.isMessage()) {
+            if (e.kind == ConversationEvent.Kind.MESSAGE_DELETED) {
+                // "deleted(C,s) iff such a record exists".
+                deleted.computeIfAbsent(e.conversationId, c -> new TreeSet<>()).add(e.seq);
+            }
+            if (e.isMembership()) {
                 memberships
                         .computeIfAbsent(
                                 new Member(e.conversationId, e.userId), m -> new ArrayList<>())
@@ -164,6 +171,11 @@ public final class Oracle {
                     break;
                 case MEMBER_JOINED:
                 case MEMBER_LEFT:
+                    break;
+                case MESSAGE_DELETED:
+                    // A deletion as the fan-out tells it to one participant: it stands for the
+                    // conversation's MESSAGE_DELETED record, deleted(C,s) for everyone.
+                    deleted.computeIfAbsent(e.conversationId, c -> new TreeSet<>()).add(e.seq);
                     break;
                 case MESSAGE:
                     if (e.senderId == e.userId) {
@@ -261,9 +273,23 @@ public final class Oracle {
         return unreadPast(new Member(conversationId, userId), lastReadSeq(userId, conversationId));
     }
 
+    /** Distinct seqs from others past the cursor, leaving out deleted ones. */
     private long unreadPast(Member member, long cursor) {
-        TreeSet<Long> seqs = seqsFromOthers.get(member);
-        return seqs == null ? 0 : seqs.tailSet(cursor, false).size();
+        return notDeleted(member.conversationId(), seqsFromOthers.get(member), cursor);
+    }
+
+    /** How many of {@code seqs} lie past the cursor and are not deleted(C,s). */
+    private long notDeleted(long conversationId, TreeSet<Long> seqs, long cursor) {
+        if (seqs == null) {
+            return 0;
+        }
+        Set<Long> gone = deleted.getOrDefault(conversationId, new TreeSet<>());
+        return seqs.tailSet(cursor, false).stream().filter(s -> !gone.contains(s)).count();
+    }
+
+    /** deleted(C,s): some MESSAGE_DELETED names that seq of that conversation. */
+    public boolean deleted(long conversationId, long seq) {
+        return deleted.getOrDefault(conversationId, new TreeSet<>()).contains(seq);
     }
 
     /**
@@ -275,8 +301,8 @@ public final class Oracle {
         if (left.contains(member)) {
             return 0;
         }
-        TreeSet<Long> seqs = mentionedSeqs.get(member);
-        return seqs == null ? 0 : seqs.tailSet(lastReadSeq(userId, conversationId), false).size();
+        return notDeleted(
+                conversationId, mentionedSeqs.get(member), lastReadSeq(userId, conversationId));
     }
 
     /**
@@ -528,24 +554,34 @@ public final class Oracle {
         return unreadCountUpperBound(member, lastReadSeq(member.userId(), member.conversationId()));
     }
 
-    /** The same bound for a cursor emitted on the way, at {@code readSeq}. */
+    /**
+     * The same bound for a cursor emitted on the way, at {@code readSeq}: deleted seqs included, as
+     * a read may come before their deletion.
+     */
     public long unreadCountUpperBound(Member member, long readSeq) {
-        return unreadPast(member, readSeq);
+        TreeSet<Long> seqs = seqsFromOthers.get(member);
+        return seqs == null ? 0 : seqs.tailSet(readSeq, false).size();
     }
 
     /**
      * {@code conversation_member.unread_count} as a job that processes {@code order} one event
      * after another must leave it: for each cursor row, the unread count right after the read that
      * first moved the cursor to its final value, counting only the messages that arrived before
-     * that read. Later arrivals (duplicates of that read included) do not move the cursor, so they
-     * write nothing.
+     * that read and were not deleted (a per-user MESSAGE_DELETED) before it. Later arrivals
+     * (duplicates of that read included) do not move the cursor, so they write nothing.
      */
     public static Map<Member, Long> unreadAfterLastRead(List<ChatEvent> order) {
         Map<Member, Long> finalCursor = of(order).conversationMemberRows();
         Map<Member, TreeSet<Long>> seen = new HashMap<>();
+        Map<Member, Set<Long>> deletedBefore = new HashMap<>();
         Map<Member, Long> result = new TreeMap<>();
         for (ChatEvent e : order) {
-            if (e.kind == ChatEvent.Kind.MESSAGE
+            if (e.kind == ChatEvent.Kind.MESSAGE_DELETED) {
+                deletedBefore
+                        .computeIfAbsent(
+                                new Member(e.conversationId, e.userId), m -> new HashSet<>())
+                        .add(e.seq);
+            } else if (e.kind == ChatEvent.Kind.MESSAGE
                     && e.conversationId > 0
                     && e.senderId != e.userId) {
                 seen.computeIfAbsent(new Member(e.conversationId, e.userId), m -> new TreeSet<>())
@@ -555,7 +591,14 @@ public final class Oracle {
                 Long target = finalCursor.get(member);
                 if (target != null && e.seq == target && !result.containsKey(member)) {
                     TreeSet<Long> seqs = seen.get(member);
-                    result.put(member, seqs == null ? 0L : seqs.tailSet(target, false).size());
+                    Set<Long> gone = deletedBefore.getOrDefault(member, Set.of());
+                    result.put(
+                            member,
+                            seqs == null
+                                    ? 0L
+                                    : seqs.tailSet(target, false).stream()
+                                            .filter(s -> !gone.contains(s))
+                                            .count());
                 }
             }
         }

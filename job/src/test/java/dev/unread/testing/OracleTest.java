@@ -6,6 +6,7 @@ import static dev.unread.events.ChatEvent.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationEvent;
 import dev.unread.testing.Oracle.Member;
 import java.util.ArrayList;
 import java.util.List;
@@ -152,5 +153,32 @@ class OracleTest {
                         .isEqualTo(expected.conversationMemberRows());
             }
         }
+    }
+
+    @Test
+    void aDeletedSeqCountsNowhereButTheBadgeWhicheverTopicCarriedTheMessage() {
+        List<ChatEvent> events =
+                List.of(
+                        message(ANN, ME, C, 1, 10),
+                        ChatEvent.mention(ANN, ME, C, 2, 11),
+                        message(ANN, ME, C, 3, 12));
+        List<ConversationEvent> conversations =
+                List.of(
+                        ConversationEvent.joined(C + 1, ME, 1),
+                        ConversationEvent.message(C + 1, 2, BOB, 13, ME),
+                        ConversationEvent.deleted(C, 2),
+                        ConversationEvent.deleted(C, 9),
+                        ConversationEvent.deleted(C + 1, 2),
+                        ConversationEvent.deleted(C + 1, 1));
+        Oracle oracle = Oracle.of(events, conversations);
+
+        assertThat(oracle.unread(ME, C)).isEqualTo(2);
+        assertThat(oracle.mentions(ME, C)).isZero();
+        assertThat(oracle.unread(ME, C + 1)).isZero();
+        assertThat(oracle.mentions(ME, C + 1)).isZero();
+        assertThat(oracle.totals(ME)).containsExactly(2, 0, 1);
+        assertThat(oracle.badge(ME)).isEqualTo(2);
+        // The bound of conversation_member.unread_count keeps them: a read may come first.
+        assertThat(oracle.unreadCountUpperBound(new Member(C, ME), 0)).isEqualTo(3);
     }
 }

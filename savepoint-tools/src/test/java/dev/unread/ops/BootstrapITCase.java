@@ -173,7 +173,10 @@ class BootstrapITCase {
                     new GroupStreams(streams.random(), firstUser, firstConversation);
             GroupStreams.Traffic traffic = groupStreams.traffic(150, 12);
             List<ConversationEvent> records = new ArrayList<>();
-            traffic.records().forEach(e -> records.add(movedBy(e, firstSeq)));
+            // A chat server's tables hold no deletions, so the history has none.
+            traffic.records().stream()
+                    .filter(e -> e.kind != ConversationEvent.Kind.MESSAGE_DELETED)
+                    .forEach(e -> records.add(movedBy(e, firstSeq)));
             traffic.reads().forEach(e -> events.add(movedBy(e, firstSeq)));
             groups.addAll(records);
             // The stories' conversations are disjoint: one after the other keeps each one's order.
