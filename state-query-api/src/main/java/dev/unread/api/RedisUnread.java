@@ -60,6 +60,16 @@ final class RedisUnread implements AutoCloseable {
                             runnable -> {
                                 Thread thread = new Thread(runnable, "redis-cluster-replies");
                                 thread.setDaemon(true);
+                                // Jedis 8.0.2 rethrows on this thread what broke a node's
+                                // connection while it read the replies (a primary killed
+                                // mid-batch), after leaving them unset: the request that waits
+                                // for them answers 503 (withRedirection), so one line is enough.
+                                thread.setUncaughtExceptionHandler(
+                                        (t, e) ->
+                                                LOG.warn(
+                                                        "reading a cluster node's replies failed:"
+                                                                + " {}",
+                                                        String.valueOf(e)));
                                 return thread;
                             });
         } else {
@@ -104,7 +114,6 @@ final class RedisUnread implements AutoCloseable {
         try (AbstractPipeline pipeline = pipelined()) {
             version = pipeline.get(RedisNames.versionKey(keyPrefix, userId));
             reads = new Reads(pipeline, userId);
-            pipeline.sync();
         }
         return new Snapshot(
                 version.get() == null ? 0 : Long.parseLong(version.get()), reads.answer());
@@ -168,7 +177,6 @@ final class RedisUnread implements AutoCloseable {
             for (long userId : userIds) {
                 reads.add(new Reads(pipeline, userId));
             }
-            pipeline.sync();
         }
         List<UserAnswer> result = new ArrayList<>(userIds.length);
         for (int i = 0; i < userIds.length; i++) {
@@ -260,7 +268,6 @@ final class RedisUnread implements AutoCloseable {
                     pipeline.hexists(
                             RedisNames.conversationsKey(keyPrefix, userId),
                             Long.toString(conversationId));
-            pipeline.sync();
         } catch (JedisRedirectionException moved) {
             throw cluster == null ? notACluster(moved) : moved;
         } catch (JedisDataException e) {
@@ -283,7 +290,6 @@ final class RedisUnread implements AutoCloseable {
         try (AbstractPipeline pipeline = pipelined()) {
             count = pipeline.zcount(key, min, "+inf");
             first = pipeline.zrangeByScore(key, min, "+inf", 0, MAX_READERS);
-            pipeline.sync();
         } catch (JedisRedirectionException moved) {
             throw cluster == null ? notACluster(moved) : moved;
         } catch (JedisDataException e) {
@@ -298,7 +304,10 @@ final class RedisUnread implements AutoCloseable {
 
     /**
      * A pipeline of this Redis: on a cluster one that sends each node its commands and reads the
-     * nodes' replies in parallel, on the threads kept for it.
+     * nodes' replies in parallel, on the threads kept for it. Closing it sends the commands and
+     * reads the replies, once: a sync() before the close would make a second one, and after a node
+     * broke during the first, Jedis 8.0.2's second one reads that node's replies on the connection
+     * it had dropped, a NullPointerException on a reply thread (issue 23).
      */
     private AbstractPipeline pipelined() {
         return cluster == null ? client.pipelined() : cluster.pipelined(replyReaders);
