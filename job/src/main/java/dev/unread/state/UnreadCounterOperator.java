@@ -41,13 +41,14 @@ public final class UnreadCounterOperator
 
     /**
      * The version of the state this operator writes; union state. Absent in savepoints of versions
-     * 1 and 2, whose restore calls for {@link UnreadCounter#catchUp}.
+     * 1 and 2, whose restore calls for {@link UnreadCounter#catchUp}. Public for the bootstrap,
+     * whose savepoint holds complete state of this version.
      */
-    private static final ListStateDescriptor<Integer> STATE_VERSION =
+    public static final ListStateDescriptor<Integer> STATE_VERSION =
             new ListStateDescriptor<>("state-version", Types.INT);
 
     /** Version 3 added {@link UnreadCounter#catchUp}: its own output complete after a restore. */
-    static final int CURRENT_STATE_VERSION = 3;
+    public static final int CURRENT_STATE_VERSION = 3;
 
     /** The name KeyedProcessOperator gives its timer service. */
     private static final String TIMERS = "user-timers";

@@ -8,6 +8,7 @@ import dev.unread.state.GroupFanOut;
 import dev.unread.state.InboxState;
 import dev.unread.state.UnreadChunks;
 import dev.unread.state.UnreadCounter;
+import dev.unread.state.UnreadCounterOperator;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -27,9 +28,12 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.connector.jdbc.core.datastream.source.JdbcSource;
 import org.apache.flink.connector.jdbc.core.datastream.source.reader.extractor.ResultExtractor;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.state.api.OperatorTransformation;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.state.api.functions.KeyedStateBootstrapFunction;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -58,7 +62,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * descriptors: GroupFanOut every membership event of each conversation, so a later message (or a
  * replayed one) reaches exactly the members at its seq; ConversationReaders the participants of
  * each conversation (the users with a membership event, and the senders and receivers of messages
- * table rows in it) and their cursors.
+ * table rows in it, but those whose newest membership event is a leave), their cursors and each
+ * member's newest membership event.
  *
  * <p>The group messages table has the columns {@code conversation_id, seq, sender_id, sent_at}; the
  * membership table {@code conversation_id, user_id, seq, joined} (true: MEMBER_JOINED, false:
@@ -200,21 +205,32 @@ public final class Bootstrap {
                         + tables.membership()
                         + " e WHERE "
                         + VALID_MEMBERSHIP;
+        // Everyone a membership event or a message names, but a member whose newest membership
+        // event is a leave (a join at the same seq does not beat it), as ConversationReaders.
         String participants =
-                "SELECT e.user_id, e.conversation_id, 0 FROM "
+                "SELECT p.user_id, p.conversation_id, 0 FROM (SELECT e.user_id AS user_id,"
+                        + " e.conversation_id AS conversation_id FROM "
                         + tables.membership()
                         + " e WHERE "
                         + VALID_MEMBERSHIP
-                        + " UNION SELECT m.sender_id, m.conversation_id, 0 FROM "
+                        + " UNION SELECT m.sender_id, m.conversation_id FROM "
                         + tables.messages()
                         + " m WHERE "
                         + VALID_MESSAGE
                         + " AND m.conversation_id IS NOT NULL"
-                        + " UNION SELECT m.receiver_id, m.conversation_id, 0 FROM "
+                        + " UNION SELECT m.receiver_id, m.conversation_id FROM "
                         + tables.messages()
                         + " m WHERE "
                         + VALID_MESSAGE
-                        + " AND m.conversation_id IS NOT NULL";
+                        + " AND m.conversation_id IS NOT NULL) p WHERE NOT EXISTS (SELECT 1 FROM "
+                        + tables.membership()
+                        + " e WHERE "
+                        + VALID_MEMBERSHIP
+                        + " AND e.user_id = p.user_id AND e.conversation_id = p.conversation_id"
+                        + " AND NOT e.joined AND NOT EXISTS (SELECT 1 FROM "
+                        + tables.membership()
+                        + " j WHERE j.user_id = e.user_id AND j.conversation_id = e.conversation_id"
+                        + " AND j.joined AND j.seq > e.seq))";
 
         DataStream<HistoryRow> cursors =
                 rows(env, config, conversationCursors, HistoryRow.Kind.CONVERSATION_CURSOR, false);
@@ -228,7 +244,8 @@ public final class Bootstrap {
                                 rows(env, config, unreadSeqs, HistoryRow.Kind.UNREAD_SEQ, false),
                                 memberships);
         DataStream<HistoryRow> readers =
-                rows(env, config, participants, HistoryRow.Kind.PARTICIPANT, false).union(cursors);
+                rows(env, config, participants, HistoryRow.Kind.PARTICIPANT, false)
+                        .union(cursors, memberships);
 
         SavepointWriter.newSavepoint(env, CounterSavepoints.stateBackend(), config.maxParallelism)
                 .withOperator(
@@ -382,12 +399,27 @@ public final class Bootstrap {
     }
 
     /** Stores each fact in UnreadCounter's state, through the counter's own descriptors. */
-    static final class HistoryToState extends KeyedStateBootstrapFunction<Long, HistoryRow> {
+    static final class HistoryToState extends KeyedStateBootstrapFunction<Long, HistoryRow>
+            implements CheckpointedFunction {
 
         private transient ValueState<InboxState> inbox;
         private transient MapState<Long, Long> senders;
         private transient MapState<Long, ConversationState> conversations;
         private transient UnreadChunks unreadSeqs;
+
+        /**
+         * Marks the state as this version's: it is complete (the readers stage gets its own state
+         * here), so the job must not treat it as an older version's and catch it up.
+         */
+        @Override
+        public void initializeState(FunctionInitializationContext context) throws Exception {
+            context.getOperatorStateStore()
+                    .getUnionListState(UnreadCounterOperator.STATE_VERSION)
+                    .update(List.of(UnreadCounterOperator.CURRENT_STATE_VERSION));
+        }
+
+        @Override
+        public void snapshotState(FunctionSnapshotContext context) {}
 
         @Override
         public void open(OpenContext openContext) {
@@ -487,14 +519,23 @@ public final class Bootstrap {
     static final class ReadersToState extends KeyedStateBootstrapFunction<Long, HistoryRow> {
 
         private transient MapState<Long, Long> readers;
+        private transient MapState<Long, Long> memberships;
 
         @Override
         public void open(OpenContext openContext) {
             readers = getRuntimeContext().getMapState(ConversationReaders.READERS);
+            memberships = getRuntimeContext().getMapState(ConversationReaders.MEMBERSHIPS);
         }
 
         @Override
         public void processElement(HistoryRow row, Context context) throws Exception {
+            if (row.kind() == HistoryRow.Kind.MEMBERSHIP) {
+                Long newest = memberships.get(row.userId());
+                if (newest == null || GroupFanOut.after(row.value(), newest)) {
+                    memberships.put(row.userId(), row.value());
+                }
+                return;
+            }
             Long known = readers.get(row.userId());
             if (row.kind() == HistoryRow.Kind.PARTICIPANT) {
                 readers.put(row.userId(), known == null ? 0 : Math.abs(known));
