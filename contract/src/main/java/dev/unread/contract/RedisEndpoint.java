@@ -25,6 +25,7 @@ import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.util.JedisURIHelper;
 
 /**
@@ -135,6 +136,22 @@ public final class RedisEndpoint {
             return null;
         }
         return clusterNodeAsSingle();
+    }
+
+    /**
+     * {@link #clusterMismatch} of the node {@code client} talks to; null also when the user may not
+     * run {@code INFO} (an ACL user without {@code @dangerous}): then a MOVED still names the
+     * setting, at the first key the node does not hold.
+     */
+    public String clusterMismatch(UnifiedJedis client) {
+        if (isCluster()) {
+            return null;
+        }
+        try {
+            return clusterMismatch(client.info("cluster"));
+        } catch (JedisDataException refused) {
+            return null;
+        }
     }
 
     /** The words for a single-node endpoint that turned out to be a node of a Redis Cluster. */

@@ -321,7 +321,7 @@ final class RedisUnread implements AutoCloseable {
         String mismatch;
         try {
             client.ping();
-            mismatch = cluster == null ? endpoint.clusterMismatch(client.info("cluster")) : null;
+            mismatch = endpoint.clusterMismatch(client);
         } catch (JedisException e) {
             throw new DependencyException(DependencyException.REDIS, e);
         }
