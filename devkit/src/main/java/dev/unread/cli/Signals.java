@@ -14,13 +14,16 @@ final class Signals {
 
     /**
      * Runs {@code stop} on the first of the named signals; a second one ends the process at once
-     * (status 130), for a stop that hangs. Returns false where the JVM does not allow handlers (for
-     * example with {@code -Xrs}); the shutdown hooks then do the stopping.
+     * (status 130), for a stop that hangs. Each signal is taken where the JVM allows it: not with
+     * {@code -Xrs}, and not SIGINT in a process started with SIGINT ignored (a background job of a
+     * shell without job control, as {@code cmd &} in a script). Returns false when none could be;
+     * the shutdown hooks then do the stopping.
      */
     static boolean trap(Runnable stop, String... names) {
         AtomicBoolean stopping = new AtomicBoolean();
-        try {
-            for (String name : names) {
+        boolean any = false;
+        for (String name : names) {
+            try {
                 Signal.handle(
                         new Signal(name),
                         signal -> {
@@ -30,10 +33,11 @@ final class Signals {
                                 Runtime.getRuntime().halt(130);
                             }
                         });
+                any = true;
+            } catch (IllegalArgumentException | UnsupportedOperationException e) {
+                // Ignored from the start, or taken by the JVM: the other signals still stop.
             }
-            return true;
-        } catch (IllegalArgumentException | UnsupportedOperationException e) {
-            return false;
         }
+        return any;
     }
 }
