@@ -177,7 +177,8 @@ class BenchITCase {
             fanOut.apply(
                     record,
                     r -> {
-                        if (r.valid()) {
+                        // A deletion passes the fan-out as the conversation record it is.
+                        if (r.valid() && r.event() != null) {
                             fanned.add(r.event());
                         }
                     });
