@@ -58,6 +58,9 @@ public final class LocalStack implements AutoCloseable {
      */
     private static final double PUBLISHED_GROUP_SHARE = 0.05;
 
+    /** Share of the conversation messages deleted right after them, so deletions show too. */
+    private static final double DELETED_SHARE = 0.02;
+
     private static final Duration STARTUP_TIMEOUT = Duration.ofMinutes(3);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
@@ -309,6 +312,7 @@ public final class LocalStack implements AutoCloseable {
                                 Workload.builder()
                                         .seed(options.seed())
                                         .publishedGroupShare(PUBLISHED_GROUP_SHARE)
+                                        .deletedShare(DELETED_SHARE)
                                         .build(),
                                 System::currentTimeMillis);
                 traffic =

@@ -69,12 +69,6 @@ public final class TrafficGenerator {
 
     static final double MARK_SHARE = 0.03;
 
-    /**
-     * Share of conversation messages (one-to-one and published groups) deleted by a MESSAGE_DELETED
-     * on chat-conversations right after them; only while that topic is in use (published groups).
-     */
-    static final double DELETE_SHARE = 0.02;
-
     /** The count preferences a preference step picks among, as ChatEvent holds them. */
     private static final long[] PREFERENCES = {ChatEvent.ALL, ChatEvent.MENTIONS, ChatEvent.NONE};
 
@@ -476,9 +470,9 @@ public final class TrafficGenerator {
                         publishedGroupConversation(group), seq, userId(sender), now()));
     }
 
-    /** Deletes the message with the next record, for {@link #DELETE_SHARE} of them. */
+    /** Deletes the message with the next record, for the workload's {@code deletedShare}. */
     private void maybeDelete(long conversation, long seq) {
-        if (workload.publishedGroupShare() > 0 && extras.nextDouble() < DELETE_SHARE) {
+        if (workload.deletedShare() > 0 && extras.nextDouble() < workload.deletedShare()) {
             deletion = ConversationEvent.deleted(conversation, seq);
             deletions++;
         }

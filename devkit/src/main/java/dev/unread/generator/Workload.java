@@ -34,6 +34,9 @@ package dev.unread.generator;
  *       receiverSkew}) over them, and their sizes spread evenly on a log scale from 3 to {@code
  *       publishedGroupMaxSize} members, not in order of activity.
  *   <li>{@code publishedGroupMaxSize}: members of the largest published group.
+ *   <li>{@code deletedShare}: share of conversation messages (one-to-one and published groups)
+ *       deleted by a {@code MESSAGE_DELETED} right after them; 0 (the default) keeps the traffic of
+ *       builds before deletions, record for record.
  *   <li>{@code malformedShare}: share of all records that break the input contract.
  *   <li>{@code seed}: the same seed (and clock) gives the same records.
  *   <li>{@code firstUserId}: the most active receiver's id; the others follow it in order of
@@ -53,6 +56,7 @@ public record Workload(
         double publishedGroupShare,
         int publishedGroups,
         int publishedGroupMaxSize,
+        double deletedShare,
         double malformedShare,
         long seed,
         long firstUserId) {
@@ -91,6 +95,7 @@ public record Workload(
         share("conversationShare", conversationShare);
         share("groupShare", groupShare);
         share("publishedGroupShare", publishedGroupShare);
+        share("deletedShare", deletedShare);
         if (publishedGroups < 1) {
             throw new IllegalArgumentException(
                     "publishedGroups must be >= 1, was " + publishedGroups);
@@ -115,11 +120,11 @@ public record Workload(
      * 10,000 receivers with 20 friends each, Zipf exponent 1, 90% redundant messages, an inbox open
      * every 50 message records and a conversation read every 20, 80% of messages in conversations,
      * a quarter of those in groups of 8, no group published once (64 of them, up to 2,000 members,
-     * when turned on), 0.2% malformed records, seed 1, ids from 10001.
+     * when turned on), no deletions, 0.2% malformed records, seed 1, ids from 10001.
      */
     public static Workload defaults() {
         return new Workload(
-                10_000, 20, 1.0, 0.9, 0.02, 0.05, 0.8, 0.25, 8, 0, 64, 2_000, 0.002, 1, 10_001);
+                10_000, 20, 1.0, 0.9, 0.02, 0.05, 0.8, 0.25, 8, 0, 64, 2_000, 0, 0.002, 1, 10_001);
     }
 
     /** A builder starting from these settings. */
@@ -158,6 +163,7 @@ public record Workload(
         private double publishedGroupShare;
         private int publishedGroups;
         private int publishedGroupMaxSize;
+        private double deletedShare;
         private double malformedShare;
         private long seed;
         private long firstUserId;
@@ -175,6 +181,7 @@ public record Workload(
             publishedGroupShare = w.publishedGroupShare;
             publishedGroups = w.publishedGroups;
             publishedGroupMaxSize = w.publishedGroupMaxSize;
+            deletedShare = w.deletedShare;
             malformedShare = w.malformedShare;
             seed = w.seed;
             firstUserId = w.firstUserId;
@@ -240,6 +247,11 @@ public record Workload(
             return this;
         }
 
+        public Builder deletedShare(double deletedShare) {
+            this.deletedShare = deletedShare;
+            return this;
+        }
+
         public Builder malformedShare(double malformedShare) {
             this.malformedShare = malformedShare;
             return this;
@@ -269,6 +281,7 @@ public record Workload(
                     publishedGroupShare,
                     publishedGroups,
                     publishedGroupMaxSize,
+                    deletedShare,
                     malformedShare,
                     seed,
                     firstUserId);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
-import dev.unread.events.ConversationEvent;
 import dev.unread.generator.TrafficGenerator;
 import dev.unread.generator.TrafficRecord;
 import dev.unread.generator.Workload;
@@ -169,7 +168,6 @@ class BenchITCase {
         TrafficGenerator generator = Bench.generator(workload);
         ProducerFanOut fanOut = new ProducerFanOut();
         List<ChatEvent> fanned = new ArrayList<>();
-        List<ConversationEvent> deletions = new ArrayList<>();
         long onceValid = 0;
         for (long i = 0; i < GROUP_RECORDS; i++) {
             TrafficRecord record = generator.next();
@@ -179,11 +177,8 @@ class BenchITCase {
             fanOut.apply(
                     record,
                     r -> {
-                        // A deletion passes the fan-out as the conversation record it is.
-                        if (r.valid() && r.event() != null) {
+                        if (r.valid()) {
                             fanned.add(r.event());
-                        } else if (r.valid() && r.conversation() != null) {
-                            deletions.add(r.conversation());
                         }
                     });
         }
@@ -202,7 +197,7 @@ class BenchITCase {
         assertThat(once.memberships()).isEqualTo(generator.memberships());
         assertThat(once.job().state().groups().members()).isEqualTo(generator.memberships());
         long unread =
-                Oracle.of(fanned, deletions).conversationUnread().values().stream()
+                Oracle.of(fanned).conversationUnread().values().stream()
                         .flatMap(c -> c.values().stream())
                         .mapToLong(Long::longValue)
                         .sum();

@@ -454,6 +454,7 @@ class TrafficGeneratorTest {
                         .seed(11)
                         .receivers(5_000)
                         .publishedGroupShare(0.2)
+                        .deletedShare(0.02)
                         .publishedGroups(12)
                         .publishedGroupMaxSize(2_000)
                         .malformedShare(0.01)
