@@ -174,6 +174,7 @@ final class RedisConnection implements AutoCloseable {
                     for (int i = acknowledged; i < end; i++) {
                         if (commands.get(i) == BARRIER) {
                             end = i;
+                            break;
                         }
                     }
                     replaced += roundTrip(commands.subList(acknowledged, end));
