@@ -13,6 +13,7 @@ import java.security.cert.CertificateFactory;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocketFactory;
@@ -126,29 +127,19 @@ public final class RedisEndpoint {
     }
 
     /**
-     * What is wrong when this endpoint names one node and that node, whose {@code INFO cluster} is
-     * {@code infoCluster}, belongs to a Redis Cluster; null when nothing is. Such a node answers
-     * MOVED for every key outside its slots, so every read and write would fail: say which setting
-     * is missing instead.
+     * What is wrong when this endpoint names one node and that node belongs to a Redis Cluster;
+     * null when nothing is. Such a node answers MOVED for every key outside its slots, so every
+     * read and write would fail: say which setting is missing instead. {@code infoCluster} reads
+     * that node's {@code INFO cluster}, on whichever client the caller holds; an ACL user that may
+     * not run {@code INFO} (no {@code @dangerous}) leaves nothing to say, and a MOVED still names
+     * the setting at the first key the node does not hold.
      */
-    public String clusterMismatch(String infoCluster) {
-        if (isCluster() || !infoCluster.contains("cluster_enabled:1")) {
-            return null;
-        }
-        return clusterNodeAsSingle();
-    }
-
-    /**
-     * {@link #clusterMismatch} of the node {@code client} talks to; null also when the user may not
-     * run {@code INFO} (an ACL user without {@code @dangerous}): then a MOVED still names the
-     * setting, at the first key the node does not hold.
-     */
-    public String clusterMismatch(UnifiedJedis client) {
+    public String clusterMismatch(Supplier<String> infoCluster) {
         if (isCluster()) {
             return null;
         }
         try {
-            return clusterMismatch(client.info("cluster"));
+            return infoCluster.get().contains("cluster_enabled:1") ? clusterNodeAsSingle() : null;
         } catch (JedisDataException refused) {
             return null;
         }

@@ -277,13 +277,7 @@ final class RedisConnection implements AutoCloseable {
      */
     private Jedis connect() {
         Jedis connected = endpoint.connect(CLIENT_NAME, TIMEOUT_MS);
-        String mismatch;
-        try {
-            mismatch = endpoint.clusterMismatch(connected.info("cluster"));
-        } catch (JedisDataException refused) {
-            // An ACL user without INFO (@dangerous): a MOVED will fail the write instead.
-            mismatch = null;
-        }
+        String mismatch = endpoint.clusterMismatch(() -> connected.info("cluster"));
         if (mismatch != null) {
             connected.close();
             throw new IllegalStateException(mismatch);

@@ -321,7 +321,7 @@ final class RedisUnread implements AutoCloseable {
         String mismatch;
         try {
             client.ping();
-            mismatch = endpoint.clusterMismatch(client);
+            mismatch = endpoint.clusterMismatch(() -> client.info("cluster"));
         } catch (JedisException e) {
             throw new DependencyException(DependencyException.REDIS, e);
         }
