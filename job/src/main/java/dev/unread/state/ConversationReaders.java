@@ -98,7 +98,7 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
             // Left: a message record naming the user does not bring it back, nor does its cursor
             // reach anyone; the cursor is kept for a return.
             if (!update.participant) {
-                keepCursor(update.userId, update.lastReadSeq);
+                keepCursor(update.userId, readers.get(update.userId), update.lastReadSeq);
             }
             return;
         }
@@ -126,7 +126,7 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
             receipts(update, ctx);
         }
         if (known == null || known < 0) {
-            keepCursor(update.userId, update.lastReadSeq);
+            keepCursor(update.userId, known, update.lastReadSeq);
         } else if (update.lastReadSeq > known) {
             readers.put(update.userId, update.lastReadSeq);
             out.collect(
@@ -135,9 +135,11 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
         }
     }
 
-    /** Keeps the cursor of a user who is no participant (now), negated, if it is further. */
-    private void keepCursor(long userId, long lastReadSeq) throws Exception {
-        Long known = readers.get(userId);
+    /**
+     * Keeps the cursor of a user who is no participant (now), negated, if it is further than the
+     * {@code known} entry the caller read.
+     */
+    private void keepCursor(long userId, Long known, long lastReadSeq) throws Exception {
         long cursor = known == null ? 0 : Math.abs(known);
         if (lastReadSeq > cursor || known == null) {
             readers.put(userId, -Math.max(lastReadSeq, cursor));
