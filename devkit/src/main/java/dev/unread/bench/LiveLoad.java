@@ -441,19 +441,11 @@ public final class LiveLoad {
                         .redirectOutput(dir.resolve("api.log").toFile());
         Map<String, String> env = builder.environment();
         env.keySet().removeIf(name -> name.startsWith("UNREAD_"));
+        env.putAll(ApiConfig.besideJob(config::value, config.jdbcPassword, Map.of()));
         env.put(ApiConfig.HOST_ENV, "127.0.0.1");
         env.put(ApiConfig.PORT_ENV, String.valueOf(port));
-        env.put(ApiConfig.REDIS_URL_ENV, config.redisUrl);
-        env.put(ApiConfig.REDIS_KEY_PREFIX_ENV, config.redisKeyPrefix);
-        env.put(ApiConfig.KAFKA_BOOTSTRAP_ENV, config.kafkaBootstrap);
-        env.put(ApiConfig.READS_TOPIC_ENV, config.readsTopic);
-        env.put(ApiConfig.JDBC_URL_ENV, config.jdbcUrl);
-        env.put(ApiConfig.JDBC_USER_ENV, config.jdbcUser);
         env.put(ApiConfig.STREAM_MAX_TOTAL.env(), String.valueOf(streams));
         env.put(ApiConfig.STREAM_MAX_PER_USER.env(), String.valueOf(perUser));
-        if (config.jdbcPassword != null) {
-            env.put(ApiConfig.JDBC_PASSWORD_ENV, config.jdbcPassword);
-        }
         return builder.start();
     }
 

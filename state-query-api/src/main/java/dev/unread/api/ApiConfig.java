@@ -8,8 +8,10 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Settings of the HTTP API. The shared ones use the same {@code UNREAD_*} variables and defaults as
@@ -378,6 +380,32 @@ public final class ApiConfig {
         b.kafkaProperties =
                 KafkaClientProperties.load(Settings.KAFKA_PROPERTIES.from(NO_FLAGS, env));
         return b.build();
+    }
+
+    /**
+     * The environment of an API beside a job: every setting the two share — Redis with its cluster
+     * nodes and CA file, the key prefix, MySQL, Kafka — is the job's ({@code jobValue} gives it,
+     * null for a setting the job does not read), so the API reads exactly what the job writes; the
+     * API's own settings and secrets come from {@code env}. A setting added to both later is
+     * carried by this loop, not by a list someone has to remember.
+     */
+    public static Map<String, String> besideJob(
+            Function<Setting, String> jobValue, String jdbcPassword, Map<String, String> env) {
+        Map<String, String> api = new HashMap<>();
+        for (Setting setting : SETTINGS) {
+            String shared = jobValue.apply(setting);
+            String value = shared != null ? shared : env.get(setting.env());
+            if (value != null) {
+                api.put(setting.env(), value);
+            }
+        }
+        for (String secret : SECRETS) {
+            if (env.containsKey(secret)) {
+                api.put(secret, env.get(secret));
+            }
+        }
+        api.put(JDBC_PASSWORD_ENV, jdbcPassword);
+        return api;
     }
 
     /** A builder holding these settings, to change a few. */
