@@ -207,12 +207,6 @@ public final class LocalStack implements AutoCloseable {
         // Ctrl-C is the way to stop: handled, it is a clean exit with status 0.
         boolean trapped = Signals.trap(stop::countDown, "INT", "TERM");
         LocalStack stack = start(options, session.env(), UnreadJob::forProduction);
-        if (trapped) {
-            // Again, now that everything runs: a part started above may have put its own handler
-            // in front of ours (the Ctrl-C test once found the stop latch never opened, with the
-            // signal raised after the ready line).
-            Signals.trap(stop::countDown, "INT", "TERM");
-        }
         // Without the signal handlers (or on another way out), the JVM's shutdown still stops
         // the job and the broker and removes their data.
         Thread hook = new Thread(stack::close, "unread-local-shutdown");
