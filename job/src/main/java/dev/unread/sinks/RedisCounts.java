@@ -39,7 +39,8 @@ import redis.clients.jedis.Response;
  * in a shared Redis). Updates of one key or field inside the flush interval ({@link
  * UnreadConfig#flushIntervalMs}) are coalesced: only the last value is sent. Records of one user
  * must reach the same subtask in order (the job's keyed stream does that), or an older value could
- * be written last.
+ * be written last. The fields of one hash (members of one set) a flush changes go in one command
+ * that sets and one that deletes, not one command each.
  *
  * <p>After the counts of a flush, for every user whose counts it changed, two more commands in the
  * same pipeline: {@code SET unread:version:{userId} <version> EX 86400} and {@code PUBLISH
@@ -134,77 +135,112 @@ public class RedisCounts implements Sink<UnreadCount> {
         }
     }
 
-    /** {@code HSET} of a conversation's count, or {@code HDEL} when the count is 0 (null). */
-    private static final class HashFieldCommand implements RedisConnection.Command {
-        /**
-         * Deletes KEYS[1] if it is there and not a hash, then HSETs ARGV[1] to ARGV[2], or HDELs
-         * ARGV[1]; answers 1 when it deleted the key. Two of them for one key in one flush (two
-         * conversations of one user) replace it once.
-         */
-        private static final String REPLACE_SCRIPT =
-                RedisConnection.replacingScript(
-                        "hash",
-                        "if #ARGV == 2 then\n"
-                                + "  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])\n"
-                                + "else\n"
-                                + "  redis.call('HDEL', KEYS[1], ARGV[1])\n"
-                                + "end\n");
+    /**
+     * Fields a single HSET or HDEL (members a single SADD or SREM) carries at most: a republish
+     * writes all of a user's conversations at once, and one command of them all would hold Redis,
+     * and a wrong-type script's Lua stack, for as long as it takes.
+     */
+    static final int FIELDS_PER_COMMAND = 500;
 
+    /**
+     * One command of a flush on one hash or set key: HSET of fields to their counts, HDEL of fields
+     * whose count went to 0, SADD of marked conversations, SREM of unmarked ones. A user's
+     * conversations, and the three totals, change several fields in one flush; a command per key
+     * rather than per field cut the full workload's HSET and HDEL (issue 24).
+     */
+    private static final class KeyCommand implements RedisConnection.Command {
+        private enum Op {
+            HSET("hash"),
+            HDEL("hash"),
+            SADD("set"),
+            SREM("set");
+
+            /** Deletes KEYS[1] unless it is of the op's type, then runs the op with ARGV. */
+            final String replaceScript;
+
+            Op(String type) {
+                replaceScript =
+                        RedisConnection.replacingScript(
+                                type, "redis.call('" + name() + "', KEYS[1], unpack(ARGV))\n");
+            }
+        }
+
+        private final Op op;
         private final String key;
-        private final String field;
-        private final String value;
 
-        HashFieldCommand(String key, String field, String value) {
+        /** Field, value, field, value... for HSET; fields or members for the others. */
+        private final String[] args;
+
+        private KeyCommand(Op op, String key, List<String> args) {
+            this.op = op;
             this.key = key;
-            this.field = field;
-            this.value = value;
+            this.args = args.toArray(new String[0]);
         }
 
         @Override
         public Response<?> appendTo(AbstractPipeline pipeline) {
-            return value == null ? pipeline.hdel(key, field) : pipeline.hset(key, field, value);
+            switch (op) {
+                case HSET:
+                    Map<String, String> fields = new HashMap<>(args.length);
+                    for (int i = 0; i < args.length; i += 2) {
+                        fields.put(args[i], args[i + 1]);
+                    }
+                    return pipeline.hset(key, fields);
+                case HDEL:
+                    return pipeline.hdel(key, args);
+                case SADD:
+                    return pipeline.sadd(key, args);
+                default:
+                    return pipeline.srem(key, args);
+            }
         }
 
         @Override
         public RedisConnection.Command replacingWrongType() {
-            List<String> args = value == null ? List.of(field) : List.of(field, value);
-            return p -> p.eval(REPLACE_SCRIPT, List.of(key), args);
+            List<String> argv = List.of(args);
+            return p -> p.eval(op.replaceScript, List.of(key), argv);
         }
     }
 
-    /** {@code SADD} of a marked conversation, or {@code SREM} when the mark went away. */
-    private static final class SetMemberCommand implements RedisConnection.Command {
-        /**
-         * Deletes KEYS[1] unless it is a set, then SADDs ARGV[1], or SREMs it when ARGV[2] is 0.
-         */
-        private static final String REPLACE_SCRIPT =
-                RedisConnection.replacingScript(
-                        "set",
-                        "if ARGV[2] == '1' then\n"
-                                + "  redis.call('SADD', KEYS[1], ARGV[1])\n"
-                                + "else\n"
-                                + "  redis.call('SREM', KEYS[1], ARGV[1])\n"
-                                + "end\n");
+    /** What one flush writes to one hash or set key, sent as at most two commands per chunk. */
+    private static final class KeyWrites {
+        private final List<String> set = new ArrayList<>();
+        private final List<String> unset = new ArrayList<>();
 
-        private final String key;
-        private final String member;
-        private final boolean present;
-
-        SetMemberCommand(String key, String member, boolean present) {
-            this.key = key;
-            this.member = member;
-            this.present = present;
+        void set(String field, String value) {
+            set.add(field);
+            set.add(value);
         }
 
-        @Override
-        public Response<?> appendTo(AbstractPipeline pipeline) {
-            return present ? pipeline.sadd(key, member) : pipeline.srem(key, member);
+        void add(String member) {
+            set.add(member);
         }
 
-        @Override
-        public RedisConnection.Command replacingWrongType() {
-            List<String> args = List.of(member, present ? "1" : "0");
-            return p -> p.eval(REPLACE_SCRIPT, List.of(key), args);
+        void unset(String field) {
+            unset.add(field);
+        }
+
+        void commandsTo(
+                List<RedisConnection.Command> commands,
+                String key,
+                KeyCommand.Op setOp,
+                KeyCommand.Op unsetOp) {
+            int step = setOp == KeyCommand.Op.HSET ? 2 : 1;
+            chunk(commands, key, setOp, set, step * FIELDS_PER_COMMAND);
+            chunk(commands, key, unsetOp, unset, FIELDS_PER_COMMAND);
+        }
+
+        private static void chunk(
+                List<RedisConnection.Command> commands,
+                String key,
+                KeyCommand.Op op,
+                List<String> args,
+                int size) {
+            for (int from = 0; from < args.size(); from += size) {
+                commands.add(
+                        new KeyCommand(
+                                op, key, args.subList(from, Math.min(args.size(), from + size))));
+            }
         }
     }
 
@@ -283,14 +319,24 @@ public class RedisCounts implements Sink<UnreadCount> {
 
         @Override
         public List<RedisConnection.Command> commands() {
-            List<RedisConnection.Command> commands = new ArrayList<>(latest.size() * 3);
+            List<RedisConnection.Command> commands = new ArrayList<>(latest.size() * 2);
+            Map<String, KeyWrites> hashes = new HashMap<>();
+            Map<String, KeyWrites> sets = new HashMap<>();
             Map<Long, UnreadChanged> changes = new HashMap<>();
             latest.forEach(
                     (target, count) -> {
-                        commands.add(command(target, count));
+                        write(target, count, commands, hashes, sets);
                         changes.computeIfAbsent(target.userId(), UnreadChanged::new)
                                 .add(target.kind(), target.conversationId(), count);
                     });
+            hashes.forEach(
+                    (key, writes) ->
+                            writes.commandsTo(
+                                    commands, key, KeyCommand.Op.HSET, KeyCommand.Op.HDEL));
+            sets.forEach(
+                    (key, writes) ->
+                            writes.commandsTo(
+                                    commands, key, KeyCommand.Op.SADD, KeyCommand.Op.SREM));
             if (sharded) {
                 // On a cluster a user's version and counts sit on different primaries, answered
                 // in any order: the version (and the message carrying it) only once the counts
@@ -310,37 +356,65 @@ public class RedisCounts implements Sink<UnreadCount> {
             return commands;
         }
 
-        private RedisConnection.Command command(Target target, long count) {
-            String value = count == 0 ? null : Long.toString(count);
+        /**
+         * The badge's SET or DEL goes straight to {@code commands}; a field of a hash or a member
+         * of a set joins the other writes of its key.
+         */
+        private void write(
+                Target target,
+                long count,
+                List<RedisConnection.Command> commands,
+                Map<String, KeyWrites> hashes,
+                Map<String, KeyWrites> sets) {
             long user = target.userId();
             String conversation = Long.toString(target.conversationId());
+            String key;
+            String field;
             switch (target.kind()) {
                 case UnreadCount.UNREAD:
                     if (target.conversationId() == UnreadCount.SENDER_BADGE) {
-                        String key = RedisNames.sendersKey(prefix, user);
-                        return count == 0 ? p -> p.del(key) : p -> p.set(key, value);
+                        String badge = RedisNames.sendersKey(prefix, user);
+                        String value = Long.toString(count);
+                        commands.add(count == 0 ? p -> p.del(badge) : p -> p.set(badge, value));
+                        return;
                     }
-                    return new HashFieldCommand(
-                            RedisNames.conversationsKey(prefix, user), conversation, value);
+                    key = RedisNames.conversationsKey(prefix, user);
+                    field = conversation;
+                    break;
                 case UnreadCount.MENTIONS:
-                    return new HashFieldCommand(
-                            RedisNames.mentionsKey(prefix, user), conversation, value);
+                    key = RedisNames.mentionsKey(prefix, user);
+                    field = conversation;
+                    break;
                 case UnreadCount.MARKED:
-                    return new SetMemberCommand(
-                            RedisNames.markedUnreadKey(prefix, user), conversation, count != 0);
+                    KeyWrites marks =
+                            sets.computeIfAbsent(
+                                    RedisNames.markedUnreadKey(prefix, user), k -> new KeyWrites());
+                    if (count != 0) {
+                        marks.add(conversation);
+                    } else {
+                        marks.unset(conversation);
+                    }
+                    return;
                 case UnreadCount.TOTAL_MESSAGES:
-                    return new HashFieldCommand(
-                            RedisNames.totalsKey(prefix, user), RedisNames.TOTAL_MESSAGES, value);
+                    key = RedisNames.totalsKey(prefix, user);
+                    field = RedisNames.TOTAL_MESSAGES;
+                    break;
                 case UnreadCount.TOTAL_MENTIONS:
-                    return new HashFieldCommand(
-                            RedisNames.totalsKey(prefix, user), RedisNames.TOTAL_MENTIONS, value);
+                    key = RedisNames.totalsKey(prefix, user);
+                    field = RedisNames.TOTAL_MENTIONS;
+                    break;
                 case UnreadCount.TOTAL_CONVERSATIONS:
-                    return new HashFieldCommand(
-                            RedisNames.totalsKey(prefix, user),
-                            RedisNames.TOTAL_CONVERSATIONS,
-                            value);
+                    key = RedisNames.totalsKey(prefix, user);
+                    field = RedisNames.TOTAL_CONVERSATIONS;
+                    break;
                 default:
                     throw new IllegalArgumentException("unknown count kind " + target.kind());
+            }
+            KeyWrites writes = hashes.computeIfAbsent(key, k -> new KeyWrites());
+            if (count == 0) {
+                writes.unset(field);
+            } else {
+                writes.set(field, Long.toString(count));
             }
         }
 

@@ -108,6 +108,51 @@ class RedisCountsTest {
     }
 
     @Test
+    void theFieldsOfOneKeyInOneFlushCostOneCommandToSetAndOneToDelete() throws Exception {
+        // Issue 24: a user's conversations, and the totals, change several fields at once.
+        for (long c = CONVERSATION; c < CONVERSATION + 5; c++) {
+            writer.write(UnreadCount.conversation(USER, c, c - CONVERSATION + 1), null);
+        }
+        writer.write(UnreadCount.conversation(USER, CONVERSATION + 5, 0), null);
+        writer.write(UnreadCount.conversation(USER, CONVERSATION + 6, 0), null);
+        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MESSAGES, 15), null);
+        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_CONVERSATIONS, 5), null);
+        writer.write(UnreadCount.marked(USER, CONVERSATION, true), null);
+        writer.write(UnreadCount.marked(USER, CONVERSATION + 1, true), null);
+        writer.flush(false);
+
+        assertThat(conversations(USER))
+                .containsOnly(
+                        Map.entry("80001", "1"),
+                        Map.entry("80002", "2"),
+                        Map.entry("80003", "3"),
+                        Map.entry("80004", "4"),
+                        Map.entry("80005", "5"));
+        assertThat(redis.hgetAll(RedisNames.totalsKey(prefix, USER)))
+                .containsOnly(Map.entry("messages", "15"), Map.entry("conversations", "5"));
+        assertThat(redis.smembers(RedisNames.markedUnreadKey(prefix, USER)))
+                .containsOnly("80001", "80002");
+        // HSET and HDEL of the conversations, HSET of the totals, SADD of the marks.
+        assertThat(context.counter("redisCommands")).isEqualTo(4 + PUSH);
+    }
+
+    @Test
+    void manyFieldsOfOneKeyAreSetInCommandsOfBoundedSize() throws Exception {
+        // A republish writes every conversation of a user at once; one command of them all would
+        // hold Redis (and a wrong-type script's Lua stack) for as long as it takes.
+        int fields = 2 * RedisCounts.FIELDS_PER_COMMAND + 1;
+        for (int c = 1; c <= fields; c++) {
+            writer.write(UnreadCount.conversation(USER, c, c), null);
+        }
+        redis.set(RedisNames.conversationsKey(prefix, USER), "not a hash");
+        writer.flush(false);
+
+        assertThat(conversations(USER)).hasSize(fields).containsEntry("1", "1");
+        assertThat(context.counter("redisCommands")).isEqualTo(3 + PUSH);
+        assertThat(context.counter("redisWrongTypeKeysReplaced")).isEqualTo(1);
+    }
+
+    @Test
     void nothingIsWrittenBeforeTheIntervalEnds() throws Exception {
         writer.write(UnreadCount.senders(USER, 2), null);
         context.advance(INTERVAL_MS - 1);
@@ -307,7 +352,8 @@ class RedisCountsTest {
                 .containsOnly(Map.entry("80001", "2"), Map.entry("80002", "4"));
         assertThat(badge(USER)).isEqualTo("5");
         assertThat(context.counter("redisWrongTypeKeysReplaced")).isEqualTo(3);
-        assertThat(context.counter("redisCommands")).isEqualTo(5 + 3 * PUSH);
+        // The third user's two conversations in one HSET.
+        assertThat(context.counter("redisCommands")).isEqualTo(4 + 3 * PUSH);
     }
 
     @Test
@@ -330,8 +376,8 @@ class RedisCountsTest {
                 .containsExactly("80001");
         assertThat(redis.hgetAll(RedisNames.totalsKey(prefix, USER)))
                 .containsOnly(Map.entry("messages", "7"), Map.entry("mentions", "2"));
-        // One command per key, field or member: 2 mentions, 2 marks, 3 totals.
-        assertThat(context.counter("redisCommands")).isEqualTo(7 + PUSH);
+        // A command to set and one to delete per key: 2 mentions, 2 marks, 2 totals.
+        assertThat(context.counter("redisCommands")).isEqualTo(6 + PUSH);
 
         writer.write(UnreadCount.marked(USER, CONVERSATION, false), null);
         writer.write(UnreadCount.mentions(USER, CONVERSATION, 0), null);
