@@ -135,7 +135,8 @@ public final class Bench {
             RedisKeys.Memory conversationKeys,
             long cpuNanos,
             Map<String, Long> commandsBySink,
-            Map<String, Long> callsByCommand) {
+            Map<String, Long> callsByCommand,
+            long redisCpuNanos) {
         double messagesPerSecond() {
             return traffic.messages() * 1e9 / nanos;
         }
@@ -151,6 +152,11 @@ public final class Bench {
 
         double commandsPerMessage() {
             return (double) redisCommands / traffic.messages();
+        }
+
+        /** Redis server CPU per message, in microseconds (0 on a cluster, which is not asked). */
+        double redisCpuMicrosPerMessage() {
+            return redisCpuNanos / 1e3 / traffic.messages();
         }
 
         double roundTripsPerFlush() {
@@ -366,6 +372,7 @@ public final class Bench {
         say("the job on the %s records (parallelism %d)", traffic.name(), options.parallelism());
         long statementsBefore = MySqlStatements.written(config);
         Map<String, Long> callsBefore = RedisKeys.calls(config.redisEndpoint());
+        long redisCpuBefore = RedisKeys.cpuNanos(config.redisEndpoint());
         try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, null)) {
             job.awaitRunning(START_TIMEOUT);
             JobRun.Span span = job.awaitEvents(counterEvents, RUN_TIMEOUT);
@@ -380,6 +387,7 @@ public final class Bench {
             Map<String, Long> commandsBySink = InProcessMetrics.redisCommandsByOperator();
             Map<String, Long> callsByCommand =
                     RedisKeys.callsBetween(callsBefore, RedisKeys.calls(config.redisEndpoint()));
+            long redisCpuNanos = RedisKeys.cpuNanos(config.redisEndpoint()) - redisCpuBefore;
             long statements = MySqlStatements.written(config) - statementsBefore;
             String savepoint = job.stopWithSavepoint(dataDir.resolve("savepoints"));
             SavepointInspect.Summary state = SavepointInspect.inspect(savepoint, 0);
@@ -408,7 +416,8 @@ public final class Bench {
                     conversationKeys,
                     span.cpuNanos(),
                     commandsBySink,
-                    callsByCommand);
+                    callsByCommand,
+                    redisCpuNanos);
         }
     }
 
@@ -471,7 +480,7 @@ public final class Bench {
                 workload, SYNTHETIC_START_MILLIS, SYNTHETIC_RECORDS_PER_SECOND);
     }
 
-    private Traffic publish(
+    Traffic publish(
             EmbeddedKafka kafka, UnreadConfig config, String name, TrafficGenerator generator)
             throws InterruptedException {
         long records = generator.records();

@@ -68,7 +68,12 @@ public final class NaiveWorker {
      * @param nanos from the first record polled to the last one's Redis command acknowledged
      */
     public record Result(
-            Mode mode, long messages, long inboxOpens, long redisCommands, long nanos) {
+            Mode mode,
+            long messages,
+            long inboxOpens,
+            long redisCommands,
+            long nanos,
+            long redisCpuNanos) {
 
         public Result {
             Objects.requireNonNull(mode, "mode");
@@ -82,6 +87,11 @@ public final class NaiveWorker {
         /** Commands for opens included, since they too are Redis load; 0 without messages. */
         public double commandsPerMessage() {
             return messages == 0 ? 0 : (double) redisCommands / messages;
+        }
+
+        /** Redis server CPU per message, in microseconds; 0 without messages. */
+        public double redisCpuMicrosPerMessage() {
+            return messages == 0 ? 0 : redisCpuNanos / 1e3 / messages;
         }
     }
 
@@ -146,6 +156,7 @@ public final class NaiveWorker {
                 Jedis redis = single(redisUrl).connect(CLIENT_NAME, REDIS_TIMEOUT_MS)) {
             assignFromBeginning(consumer, messagesTopic, readsTopic);
             Writer writer = new Writer(redis, keyPrefix + "naive:unread:", mode);
+            long redisCpuBefore = RedisKeys.cpuNanos(single(redisUrl));
             long consumed = 0;
             long start = 0;
             long lastRecordAt = System.nanoTime();
@@ -195,7 +206,8 @@ public final class NaiveWorker {
                     writer.messages,
                     writer.inboxOpens,
                     writer.commands,
-                    System.nanoTime() - start);
+                    System.nanoTime() - start,
+                    RedisKeys.cpuNanos(single(redisUrl)) - redisCpuBefore);
         }
     }
 

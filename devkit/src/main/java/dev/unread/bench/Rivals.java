@@ -20,7 +20,8 @@ final class Rivals {
     private static final long CAUGHT_UP_POLL_MILLIS = 20;
 
     /** One rival's run over the badge-only records. */
-    record Figures(long messages, long nanos, long cpuNanos, long redisCommands) {
+    record Figures(
+            long messages, long nanos, long cpuNanos, long redisCommands, long redisCpuNanos) {
         double messagesPerSecond() {
             return messages * 1e9 / nanos;
         }
@@ -31,6 +32,11 @@ final class Rivals {
 
         double commandsPerMessage() {
             return (double) redisCommands / messages;
+        }
+
+        /** Redis server CPU per message, in microseconds. */
+        double redisCpuMicrosPerMessage() {
+            return redisCpuNanos / 1e3 / messages;
         }
     }
 
@@ -72,7 +78,7 @@ final class Rivals {
         try (JobRun run = started) {
             // Watched from before it runs: it takes in a small run's records faster than it starts.
             JobRun.Span span = run.awaitEvents(traffic.validEvents(), RUN_TIMEOUT);
-            return new Figures(traffic.messages(), span.nanos(), span.cpuNanos(), 0);
+            return new Figures(traffic.messages(), span.nanos(), span.cpuNanos(), 0, 0);
         }
     }
 
@@ -85,6 +91,7 @@ final class Rivals {
                         "bench-" + System.currentTimeMillis(),
                         parallelism,
                         dataDir.resolve("peer"));
+        long redisCpuBefore = RedisKeys.cpuNanos(config.redisEndpoint());
         try (BadgePeer peer = BadgePeer.start(settings)) {
             long deadline = System.nanoTime() + RUN_TIMEOUT.toNanos();
             long first = 0;
@@ -101,7 +108,8 @@ final class Rivals {
                             traffic.messages(),
                             System.nanoTime() - first,
                             CpuTime.process() - firstCpu,
-                            peer.redisCommands());
+                            peer.redisCommands(),
+                            RedisKeys.cpuNanos(config.redisEndpoint()) - redisCpuBefore);
                 }
                 if (now - deadline > 0) {
                     throw new IllegalStateException(

@@ -14,14 +14,16 @@ final class RivalsReport {
         line(
                 md,
                 "| | messages/s | job / it | messages per CPU-second | job / it |"
-                        + " Redis commands per message | it / job |");
-        line(md, "|---|--:|--:|--:|--:|--:|--:|");
+                        + " Redis commands per message | it / job | Redis CPU µs per message |"
+                        + " it / job |");
+        line(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|");
         line(
                 md,
-                "| **the job** | %,.0f | 1.00 | %,.0f | 1.00 | %.4f | 1.0 |",
+                "| **the job** | %,.0f | 1.00 | %,.0f | 1.00 | %.4f | 1.0 | %.3f | 1.0 |",
                 job.messagesPerSecond(),
                 job.messagesPerCpuSecond(),
-                job.commandsPerMessage());
+                job.commandsPerMessage(),
+                job.redisCpuMicrosPerMessage());
         ceilingRow(
                 md,
                 "pass-through ceiling (same sources and parsers, events discarded)",
@@ -36,13 +38,15 @@ final class RivalsReport {
         line(
                 md,
                 "| Kafka Streams peer (exactly_once_v2, RocksDB, badge only) | %,.0f | %.2f | %,.0f"
-                        + " | %.2f | %.4f | %.1f |",
+                        + " | %.2f | %.4f | %.1f | %.3f | %.1f |",
                 peer.messagesPerSecond(),
                 job.messagesPerSecond() / peer.messagesPerSecond(),
                 peer.messagesPerCpuSecond(),
                 job.messagesPerCpuSecond() / peer.messagesPerCpuSecond(),
                 peer.commandsPerMessage(),
-                peer.commandsPerMessage() / job.commandsPerMessage());
+                peer.commandsPerMessage() / job.commandsPerMessage(),
+                peer.redisCpuMicrosPerMessage(),
+                peer.redisCpuMicrosPerMessage() / job.redisCpuMicrosPerMessage());
         line(md, "");
         line(
                 md,
@@ -56,7 +60,7 @@ final class RivalsReport {
             StringBuilder md, String name, Bench.JobFigures job, Rivals.Figures ceiling) {
         line(
                 md,
-                "| %s | %,.0f | %.2f | %,.0f | %.2f | – | – |",
+                "| %s | %,.0f | %.2f | %,.0f | %.2f | – | – | – | – |",
                 name,
                 ceiling.messagesPerSecond(),
                 job.messagesPerSecond() / ceiling.messagesPerSecond(),

@@ -84,6 +84,7 @@ class BenchITCase {
         for (Bench.JobFigures job : report.jobs()) {
             assertThat(job.traffic().records()).isEqualTo(RECORDS);
             assertThat(job.redisCommands()).isPositive();
+            assertThat(job.redisCpuNanos()).isPositive();
             assertThat(job.mysqlStatements()).isPositive();
             assertThat(job.checkpoints().completed()).isGreaterThanOrEqualTo(2);
             assertThat(job.savepointBytes()).isPositive();
@@ -120,6 +121,7 @@ class BenchITCase {
             assertThat(worker.inboxOpens()).isEqualTo(badgeJob.traffic().inboxOpens());
             // Writing only changes is the point of the job; the worker writes every message.
             assertThat(badgeJob.commandsPerMessage()).isLessThan(worker.commandsPerMessage());
+            assertThat(worker.redisCpuNanos()).isPositive();
         }
 
         assertThat(report.rivals().passThrough().messages())
@@ -130,6 +132,7 @@ class BenchITCase {
         assertThat(report.rivals().statefulPassThrough().cpuNanos()).isPositive();
         assertThat(report.rivals().peer().messages()).isEqualTo(badgeJob.traffic().messages());
         assertThat(report.rivals().peer().redisCommands()).isPositive();
+        assertThat(report.rivals().peer().redisCpuNanos()).isPositive();
 
         assertThat(report.latency().afterRestore().probes()).isEqualTo(50);
         assertThat(report.latency().steady().probes()).isEqualTo(100);
@@ -151,7 +154,9 @@ class BenchITCase {
                         "## The job against the ceiling",
                         "## Latency",
                         "## Reading the badge",
-                        "## Targets")
+                        "## Targets",
+                        "Redis CPU µs per message",
+                        "| ≤ 0.3 Redis commands per message (full) |")
                 .contains("## Groups published once", "## Redis Cluster", "## Live push")
                 .contains(String.format("%,d", RECORDS));
         assertThat(TestRedis.keys(TestRedis.connect(0), prefix)).isEmpty();

@@ -11,16 +11,19 @@ class NaiveWorkerTest {
 
     @Test
     void ratesAreMessagesPerSecondAndCommandsPerMessage() {
-        Result result = new Result(Mode.PER_EVENT, 1000, 20, 1500, 500_000_000L);
+        Result result = new Result(Mode.PER_EVENT, 1000, 20, 1500, 500_000_000L, 3_000_000L);
 
         assertThat(result.messagesPerSecond()).isEqualTo(2000.0);
         assertThat(result.commandsPerMessage()).isEqualTo(1.5);
+        assertThat(result.redisCpuMicrosPerMessage()).isEqualTo(3.0);
     }
 
     @Test
     void aRunWithoutMessagesOrTimeReportsZeroRatherThanInfinityOrNaN() {
-        assertThat(new Result(Mode.PIPELINED, 0, 3, 3, 1000).commandsPerMessage()).isZero();
-        assertThat(new Result(Mode.PIPELINED, 5, 0, 5, 0).messagesPerSecond()).isZero();
+        assertThat(new Result(Mode.PIPELINED, 0, 3, 3, 1000, 10).commandsPerMessage()).isZero();
+        assertThat(new Result(Mode.PIPELINED, 0, 3, 3, 1000, 10).redisCpuMicrosPerMessage())
+                .isZero();
+        assertThat(new Result(Mode.PIPELINED, 5, 0, 5, 0, 0).messagesPerSecond()).isZero();
     }
 
     @Test
