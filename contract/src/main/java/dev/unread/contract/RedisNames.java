@@ -30,7 +30,8 @@ public final class RedisNames {
 
     /**
      * String: the version of the user's latest UNREAD_CHANGED, written with the counts so that a
-     * snapshot of them has a version; expires after {@link #VERSION_TTL_SECONDS}.
+     * snapshot of them has a version; expires after {@link #VERSION_TTL_SECONDS}. Like the message,
+     * written only for a user in {@link #LIVE_USERS}.
      */
     public static final String VERSION = "unread:version:";
 
@@ -48,7 +49,25 @@ public final class RedisNames {
     /** Pub/Sub channel of READ_RECEIPT messages, one per cursor that advanced. */
     public static final String READ_PROGRESS_CHANGED = "READ_PROGRESS_CHANGED";
 
-    /** Pub/Sub channel per user: UNREAD_CHANGED, one per user per flush that changed counts. */
+    /**
+     * Sorted set of the users with a live stream: member userId, score the time in epoch
+     * milliseconds until which the user counts as live. The API adds a user (ZADD GT) before
+     * reading a stream's snapshot and again every {@link #LIVE_USER_REFRESH_MS} while the user has
+     * a stream; the job writes a version and publishes UNREAD_CHANGED only for users live here when
+     * their counts were written, which spares the two commands per user and flush for everyone no
+     * client is watching (issue 24).
+     */
+    public static final String LIVE_USERS = "unread:live-users";
+
+    /** How long a user counts as live after the API last added it to {@link #LIVE_USERS}. */
+    public static final long LIVE_USER_TTL_MS = 90_000;
+
+    /** How often the API adds its streams' users to {@link #LIVE_USERS} again. */
+    public static final long LIVE_USER_REFRESH_MS = 30_000;
+
+    /**
+     * Pub/Sub channel per user: UNREAD_CHANGED, one per live user per flush that changed counts.
+     */
     public static final String UNREAD_CHANGED = MessageTypes.UNREAD_CHANGED + ":";
 
     /** Pub/Sub channel per user: the READ_RECEIPTs that concern the user. */
@@ -94,6 +113,11 @@ public final class RedisNames {
     /** {@code prefix + "unread:version:" + userId}. */
     public static String versionKey(String prefix, long userId) {
         return prefix + VERSION + userId;
+    }
+
+    /** {@code prefix + "unread:live-users"}. */
+    public static String liveUsersKey(String prefix) {
+        return prefix + LIVE_USERS;
     }
 
     /** {@code prefix + "UNREAD_CHANGED:" + userId}. */

@@ -64,6 +64,12 @@ class ContractDocTest {
         assertThat(built).contains("`" + RedisNames.MENTIONS + "{userId}`");
         assertThat(built).contains("`" + RedisNames.MARKED_UNREAD + "{userId}`");
         assertThat(built).contains("`" + RedisNames.TOTALS + "{userId}`");
+        // The live push's keys, in its section, which is still under version 2.
+        assertThat(doc).contains("`" + RedisNames.VERSION + "{userId}`");
+        assertThat(doc)
+                .contains("`" + RedisNames.LIVE_USERS + "`")
+                .contains("for " + RedisNames.LIVE_USER_TTL_MS / 1000 + " s when it opens")
+                .contains("again every " + RedisNames.LIVE_USER_REFRESH_MS / 1000 + " s");
         for (String field :
                 List.of(
                         RedisNames.TOTAL_MESSAGES,

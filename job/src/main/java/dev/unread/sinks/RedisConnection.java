@@ -67,6 +67,15 @@ final class RedisConnection implements AutoCloseable {
     }
 
     /**
+     * A command whose reply decides what is sent after it: its batch ends with it, and the commands
+     * {@link #then} makes of its reply are sent next, before the rest of the list. A retried round
+     * trip asks again.
+     */
+    interface Then extends Command {
+        List<Command> then(Object reply);
+    }
+
+    /**
      * A script for {@link Command#replacingWrongType}: deletes KEYS[1] unless it is of {@code type}
      * or absent, then runs {@code write}; answers 1 when it deleted the key, 0 otherwise.
      */
@@ -93,16 +102,11 @@ final class RedisConnection implements AutoCloseable {
                 throw new IllegalStateException("a barrier is never sent");
             };
 
-    /** How many commands {@code commands} sends: all but the barriers. */
-    static int commandCount(List<Command> commands) {
-        int count = 0;
-        for (Command command : commands) {
-            if (command != BARRIER) {
-                count++;
-            }
-        }
-        return count;
-    }
+    /**
+     * What {@link #send} did: the commands Redis acknowledged (barriers are none, and what a {@link
+     * Then} made of its reply counts), and the keys of the wrong type it replaced.
+     */
+    record Sent(int commands, int replaced) {}
 
     static final int BATCH_SIZE = 1000;
     static final int MAX_ATTEMPTS = 5;
@@ -155,32 +159,48 @@ final class RedisConnection implements AutoCloseable {
      * a failure the round trip that failed is sent again whole: the counts are absolute, so a
      * repeated command is harmless, and a receipt may be published twice (at least once).
      *
-     * @return how many keys of the wrong type were replaced
+     * @return the commands sent and the keys of the wrong type replaced
      * @throws IOException when Redis failed {@link #MAX_ATTEMPTS} times in a row, or refused a
      *     command that many times
      */
-    int send(List<Command> commands) throws IOException, InterruptedException {
+    Sent send(List<Command> commands) throws IOException, InterruptedException {
+        // Grows by what each Then makes of its reply.
+        List<Command> pending = new ArrayList<>(commands);
         int acknowledged = 0;
         int replaced = 0;
         long backoffMs = FIRST_BACKOFF_MS;
         for (int attempt = 1; ; attempt++) {
             try {
-                while (acknowledged < commands.size()) {
-                    if (commands.get(acknowledged) == BARRIER) {
+                while (acknowledged < pending.size()) {
+                    if (pending.get(acknowledged) == BARRIER) {
                         acknowledged++;
                         continue;
                     }
-                    int end = Math.min(acknowledged + BATCH_SIZE, commands.size());
+                    int end = Math.min(acknowledged + BATCH_SIZE, pending.size());
                     for (int i = acknowledged; i < end; i++) {
-                        if (commands.get(i) == BARRIER) {
+                        if (pending.get(i) == BARRIER) {
                             end = i;
                             break;
                         }
+                        if (pending.get(i) instanceof Then) {
+                            end = i + 1;
+                            break;
+                        }
                     }
-                    replaced += roundTrip(commands.subList(acknowledged, end));
+                    List<Object> replies = new ArrayList<>(end - acknowledged);
+                    replaced += roundTrip(pending.subList(acknowledged, end), replies);
+                    if (pending.get(end - 1) instanceof Then then) {
+                        pending.addAll(end, then.then(replies.get(replies.size() - 1)));
+                    }
                     acknowledged = end;
                 }
-                return replaced;
+                int sent = 0;
+                for (Command command : pending) {
+                    if (command != BARRIER) {
+                        sent++;
+                    }
+                }
+                return new Sent(sent, replaced);
             } catch (JedisException e) {
                 if (attempt >= MAX_ATTEMPTS) {
                     disconnect();
@@ -190,7 +210,7 @@ final class RedisConnection implements AutoCloseable {
                                     + " failed "
                                     + attempt
                                     + " times in a row; "
-                                    + (commands.size() - acknowledged)
+                                    + (pending.size() - acknowledged)
                                     + " commands not written; "
                                     + "last: "
                                     + reason(e),
@@ -219,10 +239,14 @@ final class RedisConnection implements AutoCloseable {
         return reason.toString();
     }
 
-    /** Sends one batch; returns how many keys of the wrong type it replaced. */
-    private int roundTrip(List<Command> batch) {
-        List<Object> replies = exchange(batch);
+    /**
+     * Sends one batch and puts each command's reply in {@code replies} (a replaced key's: its
+     * script's); returns how many keys of the wrong type it replaced.
+     */
+    private int roundTrip(List<Command> batch, List<Object> replies) {
+        replies.addAll(exchange(batch));
         List<Command> replacing = new ArrayList<>();
+        List<Integer> replacingAt = new ArrayList<>();
         for (int i = 0; i < replies.size(); i++) {
             // A refused command (WRONGTYPE, NOPERM, READONLY after a failover) comes back as a
             // reply, not as an exception: raise it, or the write would be lost without a trace.
@@ -232,16 +256,20 @@ final class RedisConnection implements AutoCloseable {
                     throw refused;
                 }
                 replacing.add(replacement);
+                replacingAt.add(i);
             }
         }
         if (replacing.isEmpty()) {
             return 0;
         }
         int replaced = 0;
-        for (Object reply : exchange(replacing)) {
+        List<Object> scripts = exchange(replacing);
+        for (int i = 0; i < scripts.size(); i++) {
+            Object reply = scripts.get(i);
             if (reply instanceof JedisException refused) {
                 throw refused;
             }
+            replies.set(replacingAt.get(i), reply);
             if (Long.valueOf(1).equals(reply)) {
                 replaced++;
             }

@@ -197,10 +197,11 @@ final class RedisWriter<T> implements SinkWriter<T> {
     private void send(List<RedisConnection.Command> commands)
             throws IOException, InterruptedException {
         long roundTripsBefore = connection.roundTrips();
-        wrongTypeKeysReplaced.inc(connection.send(commands));
+        RedisConnection.Sent sent = connection.send(commands);
+        wrongTypeKeysReplaced.inc(sent.replaced());
         flushes.inc();
         roundTrips.inc(connection.roundTrips() - roundTripsBefore);
-        commandsSent.inc(RedisConnection.commandCount(commands));
+        commandsSent.inc(sent.commands());
     }
 
     /** Waits for the send in flight, and throws what made it fail. */

@@ -30,8 +30,14 @@ class RedisCountsTest {
     private static final long USER = 10086;
     private static final long CONVERSATION = 80001;
 
-    /** Per changed user per flush: SET of the version key and PUBLISH of UNREAD_CHANGED. */
+    /**
+     * Per changed user per flush, for a user with a live stream (USER is one): SET of the version
+     * key and PUBLISH of UNREAD_CHANGED.
+     */
     private static final int PUSH = 2;
+
+    /** Per flush: ZMSCORE of the changed users in the live users. */
+    private static final int LIVE = 1;
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -46,6 +52,7 @@ class RedisCountsTest {
         prefix = TestRedis.uniquePrefix();
         redis = TestRedis.connect(0);
         writer = new RedisCounts(TestRedis.config(URL, prefix, INTERVAL_MS)).createWriter(context);
+        TestRedis.live(redis, prefix, USER);
     }
 
     @AfterEach
@@ -99,11 +106,11 @@ class RedisCountsTest {
         writer.write(UnreadCount.conversation(USER, CONVERSATION, 5), null);
         writer.write(UnreadCount.conversation(USER, CONVERSATION, 4), null);
         context.advance(INTERVAL_MS);
-        awaitCommands(2 + PUSH);
+        awaitCommands(2 + PUSH + LIVE);
 
         assertThat(badge(USER)).isEqualTo("3");
         assertThat(conversations(USER)).containsExactly(Map.entry("80001", "4"));
-        assertThat(context.counter("redisCommands")).isEqualTo(2 + PUSH);
+        assertThat(context.counter("redisCommands")).isEqualTo(2 + PUSH + LIVE);
         assertThat(context.counter("redisCoalescedUpdates")).isEqualTo(3);
     }
 
@@ -133,7 +140,7 @@ class RedisCountsTest {
         assertThat(redis.smembers(RedisNames.markedUnreadKey(prefix, USER)))
                 .containsOnly("80001", "80002");
         // HSET and HDEL of the conversations, HSET of the totals, SADD of the marks.
-        assertThat(context.counter("redisCommands")).isEqualTo(4 + PUSH);
+        assertThat(context.counter("redisCommands")).isEqualTo(4 + PUSH + LIVE);
     }
 
     @Test
@@ -148,7 +155,7 @@ class RedisCountsTest {
         writer.flush(false);
 
         assertThat(conversations(USER)).hasSize(fields).containsEntry("1", "1");
-        assertThat(context.counter("redisCommands")).isEqualTo(3 + PUSH);
+        assertThat(context.counter("redisCommands")).isEqualTo(3 + PUSH + LIVE);
         assertThat(context.counter("redisWrongTypeKeysReplaced")).isEqualTo(1);
     }
 
@@ -159,7 +166,7 @@ class RedisCountsTest {
         assertThat(badge(USER)).isNull();
 
         context.advance(1);
-        awaitCommands(1 + PUSH);
+        awaitCommands(1 + PUSH + LIVE);
         assertThat(badge(USER)).isEqualTo("2");
     }
 
@@ -169,13 +176,13 @@ class RedisCountsTest {
         context.advance(INTERVAL_MS);
         writer.write(UnreadCount.senders(USER, 2), null);
         context.advance(INTERVAL_MS - 1);
-        awaitCommands(1 + PUSH);
+        awaitCommands(1 + PUSH + LIVE);
         assertThat(badge(USER)).isEqualTo("1");
 
         context.advance(1);
-        awaitCommands(2 * (1 + PUSH));
+        awaitCommands(2 * (1 + PUSH + LIVE));
         assertThat(badge(USER)).isEqualTo("2");
-        assertThat(context.counter("redisCommands")).isEqualTo(2 * (1 + PUSH));
+        assertThat(context.counter("redisCommands")).isEqualTo(2 * (1 + PUSH + LIVE));
     }
 
     @Test
@@ -188,7 +195,7 @@ class RedisCountsTest {
         assertThat(badge(USER)).isEqualTo("1");
 
         context.advance(INTERVAL_MS / 2);
-        awaitCommands(2 * (1 + PUSH));
+        awaitCommands(2 * (1 + PUSH + LIVE));
         assertThat(badge(USER)).isEqualTo("2");
     }
 
@@ -218,7 +225,7 @@ class RedisCountsTest {
         writer.flush(false);
 
         assertThat(redis.exists(RedisNames.conversationsKey(prefix, USER))).isFalse();
-        assertThat(context.counter("redisCommands")).isEqualTo(2 * (1 + PUSH));
+        assertThat(context.counter("redisCommands")).isEqualTo(2 * (1 + PUSH + LIVE));
     }
 
     @Test
@@ -230,17 +237,18 @@ class RedisCountsTest {
         }
         writer.flush(true);
 
-        // The badge, the conversations and the version of each user.
-        assertThat(TestRedis.keys(redis, prefix)).hasSize(3 * users);
+        // The badge and the conversations of each user (none of them live: no versions), and
+        // the live users.
+        assertThat(TestRedis.keys(redis, prefix)).hasSize(2 * users + 1);
         assertThat(badge(users)).isEqualTo(String.valueOf(users));
         assertThat(conversations(users))
                 .containsExactly(Map.entry("80001", String.valueOf(users + 1)));
-        assertThat(context.counter("redisCommands")).isEqualTo((2L + PUSH) * users);
+        assertThat(context.counter("redisCommands")).isEqualTo(2L * users + LIVE);
         assertThat(context.counter(RedisCounts.FLUSHES_METRIC)).isEqualTo(1L);
-        // One round trip per batch of 1,000 commands.
+        // One round trip per batch of 1,000 commands, the read of who is live ending the last.
         assertThat(context.counter(RedisCounts.ROUND_TRIPS_METRIC))
                 .isEqualTo(
-                        ((2L + PUSH) * users + RedisConnection.BATCH_SIZE - 1)
+                        (2L * users + LIVE + RedisConnection.BATCH_SIZE - 1)
                                 / RedisConnection.BATCH_SIZE);
     }
 
@@ -249,10 +257,10 @@ class RedisCountsTest {
         for (int u = 1; u <= RedisWriter.MAX_BUFFERED; u++) {
             writer.write(UnreadCount.senders(u, 1), null);
         }
-        awaitCommands(3L * RedisWriter.MAX_BUFFERED);
+        awaitCommands(RedisWriter.MAX_BUFFERED + LIVE);
 
-        // Each user's badge and version.
-        assertThat(TestRedis.keys(redis, prefix)).hasSize(2 * RedisWriter.MAX_BUFFERED);
+        // Each user's badge (none of them live: no versions), and the live users.
+        assertThat(TestRedis.keys(redis, prefix)).hasSize(RedisWriter.MAX_BUFFERED + 1);
     }
 
     @Test
@@ -353,7 +361,7 @@ class RedisCountsTest {
         assertThat(badge(USER)).isEqualTo("5");
         assertThat(context.counter("redisWrongTypeKeysReplaced")).isEqualTo(3);
         // The third user's two conversations in one HSET.
-        assertThat(context.counter("redisCommands")).isEqualTo(4 + 3 * PUSH);
+        assertThat(context.counter("redisCommands")).isEqualTo(4 + PUSH + LIVE);
     }
 
     @Test
@@ -377,7 +385,7 @@ class RedisCountsTest {
         assertThat(redis.hgetAll(RedisNames.totalsKey(prefix, USER)))
                 .containsOnly(Map.entry("messages", "7"), Map.entry("mentions", "2"));
         // A command to set and one to delete per key: 2 mentions, 2 marks, 2 totals.
-        assertThat(context.counter("redisCommands")).isEqualTo(6 + PUSH);
+        assertThat(context.counter("redisCommands")).isEqualTo(6 + PUSH + LIVE);
 
         writer.write(UnreadCount.marked(USER, CONVERSATION, false), null);
         writer.write(UnreadCount.mentions(USER, CONVERSATION, 0), null);
@@ -439,6 +447,52 @@ class RedisCountsTest {
      * applies the absolute value it already has, or corrects one it should not have.
      */
     @Test
+    void aUserWithoutALiveStreamGetsCountsButNoVersionAndNoMessage() throws Exception {
+        // Issue 24: the change messages of users nobody watches were a third of the commands.
+        long watched = USER;
+        long unwatched = USER + 1;
+        long expired = USER + 2;
+        redis.zadd(
+                RedisNames.liveUsersKey(prefix),
+                System.currentTimeMillis() - 1,
+                Long.toString(expired));
+        try (TestRedis.Subscriber changes =
+                new TestRedis.Subscriber(
+                        RedisNames.unreadChangedChannel(prefix, watched),
+                        RedisNames.unreadChangedChannel(prefix, unwatched),
+                        RedisNames.unreadChangedChannel(prefix, expired))) {
+            for (long user : new long[] {watched, unwatched, expired}) {
+                writer.write(UnreadCount.senders(user, 1), null);
+            }
+            writer.flush(false);
+
+            assertThat(JSON.readTree(changes.next(10_000)).get("userId").asLong())
+                    .isEqualTo(watched);
+            assertThat(changes.next(500)).isNull();
+        }
+        for (long user : new long[] {watched, unwatched, expired}) {
+            assertThat(badge(user)).isEqualTo("1");
+        }
+        assertThat(redis.exists(RedisNames.versionKey(prefix, watched))).isTrue();
+        assertThat(redis.exists(RedisNames.versionKey(prefix, unwatched))).isFalse();
+        assertThat(redis.exists(RedisNames.versionKey(prefix, expired))).isFalse();
+        assertThat(context.counter("redisCommands")).isEqualTo(3 + LIVE + PUSH);
+    }
+
+    @Test
+    void aLiveUsersKeyOfTheWrongTypeIsReplacedAndNobodyIsLive() throws Exception {
+        redis.del(RedisNames.liveUsersKey(prefix));
+        redis.set(RedisNames.liveUsersKey(prefix), "not a sorted set");
+        writer.write(UnreadCount.senders(USER, 4), null);
+        writer.flush(false);
+
+        assertThat(badge(USER)).isEqualTo("4");
+        assertThat(redis.exists(RedisNames.liveUsersKey(prefix))).isFalse();
+        assertThat(redis.exists(RedisNames.versionKey(prefix, USER))).isFalse();
+        assertThat(context.counter("redisWrongTypeKeysReplaced")).isEqualTo(1);
+    }
+
+    @Test
     void aCountWrittenAgainWithTheSameValueIsPublishedAgain() throws Exception {
         try (TestRedis.Subscriber changes =
                 new TestRedis.Subscriber(RedisNames.unreadChangedChannel(prefix, USER))) {
@@ -480,6 +534,7 @@ class RedisCountsTest {
                 TestRedis.Subscriber others =
                         new TestRedis.Subscriber(
                                 RedisNames.unreadChangedChannel(prefix, USER + 1))) {
+            TestRedis.live(redis, prefix, USER + 1);
             writer.write(UnreadCount.senders(USER, 1), null);
             writer.write(UnreadCount.senders(USER, 3), null);
             writer.write(UnreadCount.conversation(USER, CONVERSATION, 5), null);

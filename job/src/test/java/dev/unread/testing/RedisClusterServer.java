@@ -114,7 +114,7 @@ public final class RedisClusterServer implements BeforeAllCallback, AfterAllCall
         eachPrimary(
                 jedis -> {
                     for (String key : TestRedis.keys(jedis, prefix)) {
-                        if (jedis.type(key).equals("string") && !TestRedis.isVersionKey(key)) {
+                        if (jedis.type(key).equals("string") && !TestRedis.isLivePushKey(key)) {
                             strings.put(key, jedis.get(key));
                         }
                     }

@@ -15,6 +15,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.commands.SortedSetCommands;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
@@ -45,6 +46,19 @@ public final class TestRedis {
         Jedis jedis = new Jedis(HOST, PORT);
         jedis.select(database);
         return jedis;
+    }
+
+    /**
+     * Adds {@code users} to the live users for a minute, as the API does for a stream: only their
+     * counts get versions and UNREAD_CHANGED.
+     */
+    public static void live(SortedSetCommands redis, String prefix, long... users) {
+        double until = System.currentTimeMillis() + 60_000;
+        Map<String, Double> members = new HashMap<>();
+        for (long user : users) {
+            members.put(Long.toString(user), until);
+        }
+        redis.zadd(RedisNames.liveUsersKey(prefix), members);
     }
 
     public static Set<String> keys(Jedis jedis, String prefix) {
@@ -80,7 +94,7 @@ public final class TestRedis {
         Map<String, String> strings = new TreeMap<>();
         try (Jedis jedis = connect(0)) {
             for (String key : keys(jedis, prefix)) {
-                if (jedis.type(key).equals("string") && !isVersionKey(key)) {
+                if (jedis.type(key).equals("string") && !isLivePushKey(key)) {
                     strings.put(key, jedis.get(key));
                 }
             }
@@ -132,12 +146,12 @@ public final class TestRedis {
 
     /**
      * The counts under {@code prefix}: strings as strings, hashes as maps, sets as sorted sets of
-     * their members; without the version keys, as {@link #strings}.
+     * their members; without the live push's keys, as {@link #strings}.
      */
     public static Map<String, Object> contents(Jedis jedis, String prefix) {
         Map<String, Object> contents = new HashMap<>();
         for (String key : keys(jedis, prefix)) {
-            if (isVersionKey(key)) {
+            if (isLivePushKey(key)) {
                 continue;
             }
             String type = jedis.type(key);
@@ -152,9 +166,12 @@ public final class TestRedis {
         return contents;
     }
 
-    /** A key of the live push's versions ({@link RedisNames#VERSION}), not a count. */
-    public static boolean isVersionKey(String key) {
-        return key.contains(RedisNames.VERSION);
+    /**
+     * A key of the live push, not a count: a version ({@link RedisNames#VERSION}) or the live users
+     * ({@link RedisNames#LIVE_USERS}).
+     */
+    public static boolean isLivePushKey(String key) {
+        return key.contains(RedisNames.VERSION) || key.endsWith(RedisNames.LIVE_USERS);
     }
 
     /**
@@ -194,10 +211,10 @@ public final class TestRedis {
         }
     }
 
-    /** Listens on one channel from a thread of its own until closed. */
+    /** Listens on channels from a thread of its own until closed. */
     public static final class Subscriber implements AutoCloseable {
         private final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
-        private final CountDownLatch subscribed = new CountDownLatch(1);
+        private final CountDownLatch subscribed;
         private final Jedis jedis = new Jedis(HOST, PORT);
         private final JedisPubSub pubSub =
                 new JedisPubSub() {
@@ -213,12 +230,16 @@ public final class TestRedis {
                 };
         private final Thread thread;
 
-        public Subscriber(String channel) throws InterruptedException {
-            thread = new Thread(() -> jedis.subscribe(pubSub, channel), "subscriber " + channel);
+        public Subscriber(String... channels) throws InterruptedException {
+            subscribed = new CountDownLatch(channels.length);
+            thread =
+                    new Thread(
+                            () -> jedis.subscribe(pubSub, channels), "subscriber " + channels[0]);
             thread.setDaemon(true);
             thread.start();
             if (!subscribed.await(10, TimeUnit.SECONDS)) {
-                throw new AssertionError("not subscribed to " + channel + " within 10 s");
+                throw new AssertionError(
+                        "not subscribed to " + String.join(", ", channels) + " within 10 s");
             }
         }
 

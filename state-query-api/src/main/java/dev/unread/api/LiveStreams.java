@@ -126,6 +126,11 @@ final class LiveStreams implements AutoCloseable {
         long tick = Math.min(1000, config.streamHeartbeatMs);
         timer.scheduleAtFixedRate(this::watch, tick, tick, TimeUnit.MILLISECONDS);
         timer.scheduleAtFixedRate(
+                this::refreshLiveUsers,
+                RedisNames.LIVE_USER_REFRESH_MS,
+                RedisNames.LIVE_USER_REFRESH_MS,
+                TimeUnit.MILLISECONDS);
+        timer.scheduleAtFixedRate(
                 this::heartbeat,
                 config.streamHeartbeatMs,
                 config.streamHeartbeatMs,
@@ -218,6 +223,10 @@ final class LiveStreams implements AutoCloseable {
         client.onClosed(() -> leave(client));
         try {
             subscribed.get(config.timeoutMs, TimeUnit.MILLISECONDS);
+            // Live before the snapshot is read: a flush that found the user not live wrote its
+            // counts before, so the snapshot holds them; every later flush publishes them.
+            long now = System.currentTimeMillis();
+            redis.markLive(List.of(client.userId), now + RedisNames.LIVE_USER_TTL_MS, now);
             RedisUnread.Snapshot snapshot = redis.snapshot(client.userId);
             client.start(snapshotJson(snapshot), snapshot.version());
         } catch (InterruptedException e) {
@@ -334,6 +343,27 @@ final class LiveStreams implements AutoCloseable {
         StreamClient.Message message = new StreamClient.Message(change, version, text);
         for (StreamClient client : targets) {
             client.deliver(message);
+        }
+    }
+
+    /**
+     * Keeps the users with a stream here live for the job: a user whose time ran out would get no
+     * more changes. A failed refresh is tried again at the next; before the time runs out unless
+     * Redis stays away for a minute, which cuts the streams anyway.
+     */
+    private void refreshLiveUsers() {
+        List<Long> live;
+        synchronized (lock) {
+            live = new ArrayList<>(users.keySet());
+        }
+        if (live.isEmpty()) {
+            return;
+        }
+        long now = System.currentTimeMillis();
+        try {
+            redis.markLive(live, now + RedisNames.LIVE_USER_TTL_MS, now);
+        } catch (RuntimeException e) {
+            LOG.warn("could not refresh the {} live users: {}", live.size(), String.valueOf(e));
         }
     }
 

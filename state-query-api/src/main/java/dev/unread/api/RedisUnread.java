@@ -4,6 +4,8 @@ import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.RedisNames;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,6 +24,7 @@ import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
+import redis.clients.jedis.params.ZAddParams;
 
 /**
  * Reads the counts the job keeps in Redis (docs/contract.md, "Redis"), from one node or a Redis
@@ -33,6 +36,9 @@ final class RedisUnread implements AutoCloseable {
 
     /** Readers listed by {@code GET /api/conversations/{cid}/readers}; the count is exact. */
     static final int MAX_READERS = 100;
+
+    /** Bounds a refresh's commands: an instance serves up to 10,000 streams by default. */
+    private static final int LIVE_USERS_PER_COMMAND = 1000;
 
     /** Jetty serves many requests at once; more than Jedis' default 8 connections. */
     private static final int MAX_CONNECTIONS = 32;
@@ -97,6 +103,32 @@ final class RedisUnread implements AutoCloseable {
         List<String> args =
                 List.of(Long.toString(now), Long.toString(RedisNames.ACTION_STAMP_TTL_SECONDS));
         return withRedirection(() -> (Long) client.eval(NEXT_ACTION_STAMP, List.of(key), args));
+    }
+
+    /**
+     * Adds {@code userIds} to the live users until {@code until} (epoch ms; ZADD GT, so another
+     * instance's later time stands) and drops the users whose time passed before {@code now}: the
+     * job publishes changes only for live users (docs/contract.md, "Live push"). In commands of at
+     * most {@link #LIVE_USERS_PER_COMMAND} users.
+     */
+    void markLive(Collection<Long> userIds, long until, long now) {
+        String key = RedisNames.liveUsersKey(keyPrefix);
+        Map<String, Double> members = new HashMap<>();
+        withRedirection(
+                () -> {
+                    for (Long user : userIds) {
+                        members.put(user.toString(), (double) until);
+                        if (members.size() == LIVE_USERS_PER_COMMAND) {
+                            client.zadd(key, members, ZAddParams.zAddParams().gt());
+                            members.clear();
+                        }
+                    }
+                    if (!members.isEmpty()) {
+                        client.zadd(key, members, ZAddParams.zAddParams().gt());
+                    }
+                    client.zremrangeByScore(key, "-inf", "(" + now);
+                    return null;
+                });
     }
 
     /**

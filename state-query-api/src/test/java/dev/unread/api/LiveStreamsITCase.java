@@ -135,6 +135,24 @@ class LiveStreamsITCase {
     }
 
     @Test
+    void aStreamMakesItsUserLiveForTheJobBeforeItsSnapshot() throws Exception {
+        // Issue 24: the job writes versions and UNREAD_CHANGED only for live users.
+        long user = 120;
+        String live = RedisNames.liveUsersKey(stores.keyPrefix);
+        stores.redis.zadd(live, 1, "119");
+        long before = System.currentTimeMillis();
+        try (LiveClient sse = sse(user)) {
+            assertThat(sse.next().get("type").asText()).isEqualTo("SNAPSHOT");
+            assertThat(stores.redis.zscore(live, Long.toString(user)))
+                    .isBetween(
+                            (double) before + RedisNames.LIVE_USER_TTL_MS,
+                            (double) System.currentTimeMillis() + RedisNames.LIVE_USER_TTL_MS);
+            // A user whose time passed long ago is dropped.
+            assertThat(stores.redis.zscore(live, "119")).isNull();
+        }
+    }
+
+    @Test
     void aReconnectGetsAFreshSnapshot() throws Exception {
         long user = 102;
         jobFlush(user, 100, 1, 0, 0);

@@ -1,0 +1,109 @@
+package dev.unread.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.config.UnreadConfig;
+import dev.unread.generator.Workload;
+import dev.unread.kafka.EmbeddedKafka;
+import dev.unread.kafka.TempDirs;
+import dev.unread.testing.MySqlTestDatabase;
+import dev.unread.testing.TestRedis;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Redis commands the job sends for a fixed generated workload, against a budget (issue 24), so
+ * that the cost of version 2 cannot creep back unnoticed: a new command per user, field or flush
+ * shows here as a rise of its share of the commands.
+ *
+ * <p>Not timed, and not at the mercy of flush timing: the flush interval is an hour and the first
+ * checkpoint comes after the records are counted, so the sinks send each key's last value once (and
+ * when a buffer fills, at points set by the records). The budgets are this build's counts with a
+ * tenth on top; lower them when a change lowers the counts.
+ */
+class RedisCommandBudgetITCase {
+
+    private static final long RECORDS = 20_000;
+
+    /**
+     * Commands per message of this build's sinks on these records, with no live users (no stream is
+     * open): full 0.2294 (0.5661 with a command per field, 0.2815 with a command per key and flush
+     * while every changed user got a version and a message), badge-only 0.0256 (0.0765).
+     */
+    private static final double FULL_MEASURED = 0.2294;
+
+    private static final double BADGE_MEASURED = 0.0256;
+
+    /** The same, 10% on top. */
+    private static final double FULL_BUDGET = FULL_MEASURED * 1.1;
+
+    private static final double BADGE_BUDGET = BADGE_MEASURED * 1.1;
+
+    @Test
+    void theJobSendsNoMoreRedisCommandsPerMessageThanItsBudget() throws Exception {
+        Workload full = Workload.builder().receivers(500).build();
+        Workload badge = full.toBuilder().conversationShare(0).conversationReadRate(0).build();
+        Map<String, Double> perMessage = new HashMap<>();
+        Path dataDir = TempDirs.create("unread-command-budget-");
+        try (MySqlTestDatabase db = MySqlTestDatabase.create();
+                EmbeddedKafka kafka = EmbeddedKafka.start(0)) {
+            Map<String, String> settings = new HashMap<>();
+            settings.put("redis-key-prefix", TestRedis.uniquePrefix());
+            settings.put("jdbc-url", db.jdbcUrl());
+            settings.put("jdbc-user", db.name);
+            settings.put("flush-interval-ms", "3600000");
+            settings.put("checkpoint-interval-ms", "15000");
+            ByteArrayOutputStream progress = new ByteArrayOutputStream();
+            Bench bench =
+                    new Bench(
+                            options(badge, full),
+                            settings,
+                            Map.of(UnreadConfig.JDBC_PASSWORD_ENV, db.password),
+                            new PrintStream(progress, true, StandardCharsets.UTF_8));
+            for (Workload workload : List.of(badge, full)) {
+                String name = workload == badge ? "badge-only" : "full";
+                UnreadConfig config = bench.config(kafka, name);
+                Bench.Traffic traffic =
+                        bench.publish(kafka, config, name, Bench.generator(workload));
+                Bench.JobFigures job = bench.runJob(config, traffic, dataDir.resolve(name));
+                perMessage.put(name, job.commandsPerMessage());
+                RedisKeys.deleteUnder(config.redisEndpoint(), config.redisKeyPrefix);
+            }
+        } finally {
+            TempDirs.delete(dataDir);
+        }
+
+        assertThat(perMessage.get("badge-only"))
+                .as("Redis commands per message, badge-only (%s)", perMessage)
+                .isLessThanOrEqualTo(BADGE_BUDGET);
+        assertThat(perMessage.get("full"))
+                .as("Redis commands per message, full (%s)", perMessage)
+                .isLessThanOrEqualTo(FULL_BUDGET);
+    }
+
+    private static Bench.Options options(Workload badge, Workload full) {
+        return new Bench.Options(
+                badge,
+                full,
+                RECORDS,
+                1,
+                List.of(),
+                List.of(),
+                0,
+                Duration.ZERO,
+                0,
+                0,
+                null,
+                null,
+                false,
+                0,
+                Duration.ZERO);
+    }
+}
