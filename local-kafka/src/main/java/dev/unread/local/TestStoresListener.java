@@ -1,15 +1,17 @@
 package dev.unread.local;
 
+import dev.unread.contract.Settings;
 import org.junit.platform.launcher.LauncherSession;
 import org.junit.platform.launcher.LauncherSessionListener;
 
 /**
- * The Redis and the MariaDB every test run needs, at the addresses the tests name (127.0.0.1:6379,
- * and 127.0.0.1:3306 with root without a password): those of the machine where they answer, as on
- * CI, else a Redis and a MariaDB of this JVM's own on those ports ({@link LocalStores}), so that
- * {@code mvn verify} needs nothing but Java and Maven. Registered in each module's {@code
- * src/test/resources/META-INF/services}, it opens before the first test of a test JVM and closes
- * after its last, stopping what it started and deleting its data.
+ * The Redis and the MariaDB every test run needs, at the addresses the tests name, the settings'
+ * defaults (127.0.0.1:6379, and 127.0.0.1:3306 with root without a password and a database {@code
+ * test}): those of the machine where they answer, as on CI, else a Redis and a MariaDB of this
+ * JVM's own on those ports ({@link LocalStores}), so that {@code mvn verify} needs nothing but Java
+ * and Maven. Registered in each module's {@code src/test/resources/META-INF/services}, it opens
+ * before the first test of a test JVM and closes after its last, stopping what it started and
+ * deleting its data.
  */
 public final class TestStoresListener implements LauncherSessionListener {
 
@@ -18,9 +20,14 @@ public final class TestStoresListener implements LauncherSessionListener {
     @Override
     public void launcherSessionOpened(LauncherSession session) {
         try {
+            // The settings' defaults, which tests that configure nothing (and the tests' stores,
+            // on the same server) rely on: the database of the default URL too.
             stores =
                     LocalStores.start(
-                            "redis://127.0.0.1:6379/0", "jdbc:mysql://127.0.0.1:3306/", "root", "");
+                            Settings.REDIS_URL.defaultValue(),
+                            Settings.JDBC_URL.defaultValue(),
+                            Settings.JDBC_USER.defaultValue(),
+                            "");
         } catch (Exception e) {
             throw new IllegalStateException(
                     "nothing answers at 127.0.0.1:6379 or 127.0.0.1:3306, and starting a Redis"
