@@ -17,9 +17,11 @@ import picocli.CommandLine.Spec;
             "Runs Apache Kafka's broker (with the job's topics), a Flink MiniCluster with RocksDB,"
                     + " checkpoints and its web UI, the job, the HTTP API and a generator of chat"
                     + " traffic, all in this process and on 127.0.0.1 only. Counts go to the Redis"
-                    + " and MySQL the settings name. Prints a line with the addresses once the job"
-                    + " runs, then a progress line every 5 seconds; Ctrl-C stops it all. Topics and"
-                    + " Flink state live in temp directories that are deleted on exit.",
+                    + " and MySQL the settings name; where nothing answers at those addresses on"
+                    + " this machine, it starts a Redis and a MariaDB of its own there. Prints a"
+                    + " line with the addresses once the job runs, then a progress line every 5"
+                    + " seconds; Ctrl-C stops it all. Topics, Flink state and the data of its own"
+                    + " Redis and MariaDB live in temp directories that are deleted on exit.",
             "",
             "The API also reads UNREAD_API_TOKEN and UNREAD_API_TIMEOUT_MS."
         },

@@ -11,6 +11,7 @@ import dev.unread.generator.TrafficProducer;
 import dev.unread.generator.Workload;
 import dev.unread.kafka.EmbeddedKafka;
 import dev.unread.kafka.TempDirs;
+import dev.unread.local.LocalStores;
 import dev.unread.minicluster.LocalCluster;
 import java.net.URI;
 import java.nio.file.Path;
@@ -38,8 +39,11 @@ import picocli.CommandLine;
  * checkpoints and its web UI, the production job reading that broker and writing to the Redis and
  * MySQL the {@code UNREAD_*} environment names, the HTTP API ({@link StateQueryApi}) on the same
  * Redis, MySQL and broker, and a traffic generator ({@link TrafficGenerator}) publishing to the
- * broker. Everything listens on 127.0.0.1 only, and all data lives in temp directories deleted on
- * exit: each run starts with empty topics and state (Redis and MySQL keep what the job wrote).
+ * broker. Where nothing answers at the configured Redis or MySQL on this machine, it starts a Redis
+ * and a MariaDB of its own there ({@link LocalStores}), so that Java and Maven are all it needs.
+ * Everything listens on 127.0.0.1 only, and all data lives in temp directories deleted on exit:
+ * each run starts with empty topics and state (a Redis and a MySQL that answered keep what the job
+ * wrote).
  */
 public final class LocalStack implements AutoCloseable {
 
@@ -154,6 +158,7 @@ public final class LocalStack implements AutoCloseable {
     private final URI flinkUi;
     private final UnreadConfig config;
     private final Path dataDir;
+    private final LocalStores stores;
     private final StateQueryApi api;
 
     /** Null when the generator is off. */
@@ -173,6 +178,7 @@ public final class LocalStack implements AutoCloseable {
             URI flinkUi,
             UnreadConfig config,
             Path dataDir,
+            LocalStores stores,
             StateQueryApi api,
             TrafficGenerator generator,
             TrafficProducer traffic,
@@ -183,6 +189,7 @@ public final class LocalStack implements AutoCloseable {
         this.flinkUi = flinkUi;
         this.config = config;
         this.dataDir = dataDir;
+        this.stores = stores;
         this.api = api;
         this.generator = generator;
         this.traffic = traffic;
@@ -281,6 +288,14 @@ public final class LocalStack implements AutoCloseable {
                     config.readsTopic,
                     config.conversationsTopic,
                     config.deadLetterTopic);
+            LocalStores stores =
+                    LocalStores.start(
+                            // A Redis Cluster is never stood in for: its nodes are the user's.
+                            config.redisClusterNodes.isEmpty() ? config.redisUrl : null,
+                            config.jdbcUrl,
+                            config.jdbcUser,
+                            config.jdbcPassword);
+            started.add(stores);
 
             Path dataDir = TempDirs.create("unread-local-");
             started.add(() -> TempDirs.delete(dataDir));
@@ -331,6 +346,7 @@ public final class LocalStack implements AutoCloseable {
                     flinkUi,
                     config,
                     dataDir,
+                    stores,
                     api,
                     generator,
                     traffic,
@@ -374,9 +390,15 @@ public final class LocalStack implements AutoCloseable {
                                 generator.mostActiveReceiver()
                                         + generator.workload().receivers()
                                         - 1);
+        String ownStores =
+                stores.started().isEmpty()
+                        ? ""
+                        : ", "
+                                + stores.started()
+                                + " of its own (nothing answered there; deleted on exit)";
         return String.format(
                 "unread local is running: Kafka bootstrap %s (topics %s, %s, %s, %s), API %s"
-                        + " (inbox page %s/), Flink UI %s, %s - Ctrl-C stops",
+                        + " (inbox page %s/), Flink UI %s%s, %s - Ctrl-C stops",
                 kafka.bootstrapServers(),
                 config.messagesTopic,
                 config.readsTopic,
@@ -385,6 +407,7 @@ public final class LocalStack implements AutoCloseable {
                 apiUri(),
                 apiUri(),
                 flinkUi,
+                ownStores,
                 traffic);
     }
 
@@ -466,6 +489,8 @@ public final class LocalStack implements AutoCloseable {
         steps.add(() -> cluster.closeAsync().get(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS));
         steps.add(kafka);
         steps.add(() -> TempDirs.delete(dataDir));
+        // Last: the job and the API were their only clients.
+        steps.add(stores);
         closeAll(steps, null);
     }
 

@@ -7,18 +7,21 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import redis.clients.jedis.Jedis;
 
 /**
- * A real Redis Cluster from Debian's {@code redis-server}: three primaries and three replicas on
- * free ports of 127.0.0.1, joined by {@code redis-cli --cluster create}, data under /tmp, all
- * removed on {@link #close()}. A short {@link #NODE_TIMEOUT_MS} makes a replica take over a killed
- * primary within seconds. The tests' {@code RedisClusterServer} and the benchmark start it.
+ * A real Redis Cluster of {@link RedisProcess}es: three primaries and three replicas on free ports
+ * of 127.0.0.1, joined by the CLUSTER commands {@code redis-cli --cluster create} sends, data under
+ * /tmp, all removed on {@link #close()}. A short {@link #NODE_TIMEOUT_MS} makes a replica take over
+ * a killed primary within seconds. The tests' {@code RedisClusterServer} and the benchmark start
+ * it.
  */
 public final class LocalRedisCluster implements AutoCloseable {
 
     public static final int NODE_TIMEOUT_MS = 1000;
     private static final int NODES = 6;
+    private static final int SLOTS = 16384;
     private static final Duration READY = Duration.ofSeconds(60);
 
     private final List<RedisProcess> nodes = new ArrayList<>();
@@ -56,17 +59,44 @@ public final class LocalRedisCluster implements AutoCloseable {
                                     // kills, it does not partition.
                                     "--cluster-replica-validity-factor", "0")));
         }
-        List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
-        nodes.forEach(n -> create.add("127.0.0.1:" + n.port));
-        create.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
-        Process cli =
-                new ProcessBuilder(create)
-                        .redirectErrorStream(true)
-                        .redirectOutput(dir.resolve("create.log").toFile())
-                        .start();
-        if (cli.waitFor() != 0) {
-            throw new IllegalStateException(
-                    "redis-cli --cluster create failed, see " + dir.resolve("create.log"));
+        // What redis-cli --cluster create does, by commands: the binary Maven Central ships is
+        // redis-server alone. Three primaries share the 16384 slots, every node meets the first,
+        // then each replica follows its primary.
+        int primaries = NODES / 2;
+        for (int i = 0; i < primaries; i++) {
+            int from = SLOTS * i / primaries;
+            int[] slots = IntStream.range(from, SLOTS * (i + 1) / primaries).toArray();
+            try (Jedis jedis = new Jedis("127.0.0.1", nodes.get(i).port)) {
+                jedis.clusterAddSlots(slots);
+            }
+        }
+        try (Jedis first = new Jedis("127.0.0.1", nodes.get(0).port)) {
+            for (RedisProcess node : nodes.subList(1, NODES)) {
+                first.clusterMeet("127.0.0.1", node.port);
+            }
+        }
+        Await.until(
+                "every node knows all " + NODES + " nodes",
+                READY,
+                () -> {
+                    for (RedisProcess node : nodes) {
+                        try (Jedis jedis = new Jedis("127.0.0.1", node.port)) {
+                            if (!jedis.clusterInfo().contains("cluster_known_nodes:" + NODES)
+                                    || jedis.clusterNodes().contains("handshake")) {
+                                return null;
+                            }
+                        }
+                    }
+                    return true;
+                });
+        for (int i = primaries; i < NODES; i++) {
+            String primary;
+            try (Jedis jedis = new Jedis("127.0.0.1", nodes.get(i - primaries).port)) {
+                primary = jedis.clusterMyId();
+            }
+            try (Jedis jedis = new Jedis("127.0.0.1", nodes.get(i).port)) {
+                jedis.clusterReplicate(primary);
+            }
         }
         awaitHealthy("the cluster formed");
     }

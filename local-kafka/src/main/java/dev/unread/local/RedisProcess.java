@@ -14,9 +14,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 
 /**
- * One {@code redis-server} of Debian's package, started by a test or the benchmark on 127.0.0.1
- * with its data directory under /tmp, in the foreground so that the caller holds its process:
- * {@link #kill()} is a {@code kill -9}.
+ * One {@code redis-server}, the one Maven Central ships ({@link Binaries#redisServer()}), so the
+ * same Redis on every machine whatever it has installed; started by a test, the benchmark or the
+ * local stack on 127.0.0.1 with its data directory under /tmp, in the foreground so that the caller
+ * holds its process: {@link #kill()} is a {@code kill -9}.
  */
 public final class RedisProcess implements AutoCloseable {
 
@@ -51,7 +52,7 @@ public final class RedisProcess implements AutoCloseable {
         List<String> command =
                 new ArrayList<>(
                         List.of(
-                                "redis-server",
+                                Binaries.redisServer().toString(),
                                 "--bind",
                                 "127.0.0.1",
                                 "--save",
