@@ -85,7 +85,8 @@ public final class Bench {
             LiveLoad.Options live,
             boolean redisCluster,
             long warmUpEvents,
-            Duration latencyWarmUp) {}
+            Duration latencyWarmUp,
+            Workload deletedWorkload) {}
 
     /** One workload's records as published: the counts the figures are divided by. */
     public record Traffic(
@@ -239,6 +240,9 @@ public final class Bench {
             jobs.add(runJob(badgeConfig, badge, dataDir.resolve("badge")));
             JobFigures fullJob = runJob(fullConfig, full, dataDir.resolve("full"));
             jobs.add(fullJob);
+            if (options.deletedWorkload() != null) {
+                jobs.add(runDeleted(kafka, dataDir.resolve("deleted")));
+            }
             GroupBench.Result groups =
                     options.groups() == null
                             ? null
@@ -357,6 +361,25 @@ public final class Bench {
             job.awaitRunning(START_TIMEOUT);
             job.awaitEvents(events, RUN_TIMEOUT);
         }
+    }
+
+    /**
+     * The full records with some conversation messages deleted, for what deletions cost beside the
+     * full run. The counting operator takes a deletion in once per participant or member, not as
+     * the one record published.
+     */
+    private JobFigures runDeleted(EmbeddedKafka kafka, Path dataDir) throws Exception {
+        UnreadConfig config = config(kafka, "deleted");
+        TrafficGenerator generator = generator(options.deletedWorkload());
+        say(
+                "publishing %,d records of full traffic, %.0f%% of conversation messages deleted",
+                options.records(), options.deletedWorkload().deletedShare() * 100);
+        Traffic traffic = publish(kafka, config, "full, deleted", generator);
+        return runJob(
+                config,
+                traffic,
+                traffic.validEvents() - generator.deletions() + generator.deletionDeliveries(),
+                dataDir);
     }
 
     JobFigures runJob(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {

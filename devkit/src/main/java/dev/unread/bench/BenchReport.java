@@ -48,6 +48,9 @@ public record BenchReport(
         comparison(md);
         RivalsReport.section(md, jobs.get(0), rivals);
         job(md);
+        if (jobs.size() > 2) {
+            deletions(md, jobs.get(1), jobs.get(2));
+        }
         if (groups != null) {
             BenchParts.groups(md, groups);
         }
@@ -319,6 +322,46 @@ public record BenchReport(
                 "| ≤ 80 savepoint bytes per state entry (full) | %.1f | %s |",
                 full.bytesPerEntry(),
                 met(full.bytesPerEntry() <= 80));
+    }
+
+    /** Issue 26: the full records against the same with some messages deleted. */
+    private void deletions(StringBuilder md, Bench.JobFigures full, Bench.JobFigures deleted) {
+        line(
+                md,
+                "## Deleted messages: %.0f%% of the conversation messages deleted (full records)",
+                options.deletedWorkload().deletedShare() * 100);
+        line(md, "");
+        line(
+                md,
+                "| run | messages/s | Redis commands per message | Redis CPU µs per message |"
+                        + " savepoint | bytes per entry |");
+        line(md, "|---|--:|--:|--:|--:|--:|");
+        for (Bench.JobFigures job : List.of(full, deleted)) {
+            line(
+                    md,
+                    "| %s | %,.0f | %.4f | %.3f | %s | %.1f |",
+                    job.traffic().name(),
+                    job.messagesPerSecond(),
+                    job.commandsPerMessage(),
+                    job.redisCpuMicrosPerMessage(),
+                    bytes(job.savepointBytes()),
+                    job.bytesPerEntry());
+        }
+        line(
+                md,
+                "| deleted / full | %.2f | %.2f | %.2f | %.2f | %.2f |",
+                deleted.messagesPerSecond() / full.messagesPerSecond(),
+                deleted.commandsPerMessage() / full.commandsPerMessage(),
+                deleted.redisCpuMicrosPerMessage() / full.redisCpuMicrosPerMessage(),
+                (double) deleted.savepointBytes() / full.savepointBytes(),
+                deleted.bytesPerEntry() / full.bytesPerEntry());
+        line(md, "");
+        line(
+                md,
+                "A deletion is published once and taken in by the counting operator once per"
+                        + " participant; each user keeps a deleted seq only while it is past"
+                        + " the user's cursor.");
+        line(md, "");
     }
 
     private void targets(StringBuilder md) {

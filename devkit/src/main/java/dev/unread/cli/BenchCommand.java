@@ -286,6 +286,15 @@ public final class BenchCommand implements Callable<Integer> {
     long liveSeconds;
 
     @Option(
+            names = "--deleted-share",
+            paramLabel = "F",
+            defaultValue = "0.02",
+            description =
+                    "share of conversation messages deleted in one more run of the full records,"
+                            + " for what deletions cost (default ${DEFAULT-VALUE}; 0: skip)")
+    double deletedShare;
+
+    @Option(
             names = "--out",
             paramLabel = "FILE",
             defaultValue = "bench-results.md",
@@ -481,7 +490,8 @@ public final class BenchCommand implements Callable<Integer> {
                                 Duration.ofSeconds(atLeast("--live-seconds", liveSeconds, 1))),
                 redisCluster,
                 atLeast("--warm-up-events", warmUpEvents, 0),
-                Duration.ofSeconds(atLeast("--latency-warm-up-seconds", latencyWarmUpSeconds, 0)));
+                Duration.ofSeconds(atLeast("--latency-warm-up-seconds", latencyWarmUpSeconds, 0)),
+                deletedShare > 0 ? full.toBuilder().deletedShare(deletedShare).build() : null);
     }
 
     private static long atLeast(String flag, long value, long min) {

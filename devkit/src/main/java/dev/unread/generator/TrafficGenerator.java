@@ -171,6 +171,7 @@ public final class TrafficGenerator {
     private long publishedMessages;
     private long memberships;
     private long deletions;
+    private long deletionDeliveries;
 
     /** The deletion that goes out with the next record, or null. */
     private ConversationEvent deletion;
@@ -352,6 +353,14 @@ public final class TrafficGenerator {
         return deletions;
     }
 
+    /**
+     * The deletions as the job's counting operator takes them in: one per participant of a
+     * one-to-one conversation (its sender and receiver) and per member of a published group.
+     */
+    public long deletionDeliveries() {
+        return deletionDeliveries;
+    }
+
     /** MEMBER_JOINED records on chat-conversations. */
     public long memberships() {
         return memberships;
@@ -410,7 +419,8 @@ public final class TrafficGenerator {
         ChatEvent message =
                 ChatEvent.message(userId(sender), userId(receiver), conversation, seq, t);
         message.mentioned = extras.nextDouble() < MENTION_SHARE;
-        maybeDelete(conversation, seq);
+        // The sender and the receiver are the conversation's participants.
+        maybeDelete(conversation, seq, 2);
         return valid(message);
     }
 
@@ -464,17 +474,21 @@ public final class TrafficGenerator {
         int sender = wrap(publishedStart[group] + random.nextInt(publishedSize[group]));
         publishedMessages++;
         long seq = ++publishedSeq[group];
-        maybeDelete(publishedGroupConversation(group), seq);
+        maybeDelete(publishedGroupConversation(group), seq, publishedSize[group]);
         return conversationRecord(
                 ConversationEvent.message(
                         publishedGroupConversation(group), seq, userId(sender), now()));
     }
 
-    /** Deletes the message with the next record, for the workload's {@code deletedShare}. */
-    private void maybeDelete(long conversation, long seq) {
+    /**
+     * Deletes the message with the next record, for the workload's {@code deletedShare}; the job
+     * tells each of the conversation's {@code receivers} (participants or members) once.
+     */
+    private void maybeDelete(long conversation, long seq, int receivers) {
         if (workload.deletedShare() > 0 && extras.nextDouble() < workload.deletedShare()) {
             deletion = ConversationEvent.deleted(conversation, seq);
             deletions++;
+            deletionDeliveries += receivers;
         }
     }
 

@@ -59,7 +59,8 @@ class BenchITCase {
                         new LiveLoad.Options(STREAMS, Duration.ofSeconds(3)),
                         true,
                         WARM_UP_EVENTS,
-                        Duration.ofSeconds(1));
+                        Duration.ofSeconds(1),
+                        full.toBuilder().deletedShare(0.02).build());
         String prefix = TestRedis.uniquePrefix();
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         BenchReport report;
@@ -78,7 +79,9 @@ class BenchITCase {
                             .run();
         }
 
-        assertThat(report.jobs()).hasSize(2);
+        // The badge-only, full, and full with deletions runs: the last one ends only if the
+        // counting operator took in each deletion once per participant, as the bench expects.
+        assertThat(report.jobs()).hasSize(3);
         Bench.JobFigures badgeJob = report.jobs().get(0);
         Bench.JobFigures fullJob = report.jobs().get(1);
         for (Bench.JobFigures job : report.jobs()) {
@@ -158,6 +161,7 @@ class BenchITCase {
                         "Redis CPU µs per message",
                         "| ≤ 0.3 Redis commands per message (full) |")
                 .contains("## Groups published once", "## Redis Cluster", "## Live push")
+                .contains("## Deleted messages: 2% of the conversation messages deleted")
                 .contains(String.format("%,d", RECORDS));
         assertThat(TestRedis.keys(TestRedis.connect(0), prefix)).isEmpty();
         assertThat(progress.toString(StandardCharsets.UTF_8))

@@ -104,6 +104,7 @@ class RedisCommandBudgetITCase {
                 null,
                 false,
                 0,
-                Duration.ZERO);
+                Duration.ZERO,
+                null);
     }
 }

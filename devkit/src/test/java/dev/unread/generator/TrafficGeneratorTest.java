@@ -468,6 +468,7 @@ class TrafficGeneratorTest {
         long messages = 0;
         long chatMessages = 0;
         long deletions = 0;
+        long deletionReceivers = 0;
 
         for (int i = 0; i < RECORDS; i++) {
             TrafficRecord record = generator.next();
@@ -488,6 +489,8 @@ class TrafficGeneratorTest {
                     wrong.add(record + ": deletes no group message just sent");
                 }
                 deletions++;
+                // A group's members, or a one-to-one conversation's sender and receiver.
+                deletionReceivers += group ? joined.get(conversation).size() : 2;
                 continue;
             }
             if (event.kind == ConversationEvent.Kind.MEMBER_JOINED) {
@@ -520,6 +523,7 @@ class TrafficGeneratorTest {
         assertThat(messages).isEqualTo(generator.publishedMessages()).isPositive();
         // About 2% of the conversation messages, one-to-one and published.
         assertThat(deletions).isEqualTo(generator.deletions());
+        assertThat(deletionReceivers).isEqualTo(generator.deletionDeliveries());
         assertThat((double) deletions / (messages + chatMessages)).isBetween(0.005, 0.03);
         assertThat(joined.values().stream().mapToLong(Set::size).sum())
                 .isEqualTo(generator.memberships());
