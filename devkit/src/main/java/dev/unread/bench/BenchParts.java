@@ -4,6 +4,8 @@ import static dev.unread.bench.BenchReport.bytes;
 import static dev.unread.bench.BenchReport.line;
 
 import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * The report's sections on groups published once ({@link GroupBench}), the job on a Redis Cluster
@@ -179,6 +181,26 @@ final class BenchParts {
                 md,
                 "Latency: from this JVM's own Redis subscriber seeing an UNREAD_CHANGED (published in"
                         + " the flush that writes the count) to a stream of that user seeing it.");
+        line(md, "");
+        line(
+                md,
+                "With the streams open: %,d messages, %.4f Redis commands per message, %.3f µs of"
+                        + " Redis CPU per message (server-wide, the API's subscriptions and the"
+                        + " job's receipts and readers included); by command: %s.",
+                live.messages(),
+                live.commandsPerMessage(),
+                live.redisCpuMicrosPerMessage(),
+                live.callsByCommand().entrySet().stream()
+                        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                        .map(
+                                e ->
+                                        String.format(
+                                                Locale.ROOT,
+                                                "%s %.4f",
+                                                e.getKey(),
+                                                (double) e.getValue()
+                                                        / Math.max(1, live.messages())))
+                        .collect(Collectors.joining(", ")));
         line(md, "");
     }
 }

@@ -81,7 +81,20 @@ public final class LiveLoad {
             long delivered,
             double p50Millis,
             double p99Millis,
-            double maxMillis) {
+            double maxMillis,
+            long messages,
+            Map<String, Long> callsByCommand,
+            long redisCpuNanos) {
+        /** Redis commands per message of the traffic while the streams were open, server-wide. */
+        double commandsPerMessage() {
+            long calls = callsByCommand.values().stream().mapToLong(Long::longValue).sum();
+            return messages == 0 ? 0 : (double) calls / messages;
+        }
+
+        double redisCpuMicrosPerMessage() {
+            return messages == 0 ? 0 : redisCpuNanos / 1e3 / messages;
+        }
+
         double rssPerStream() {
             return (double) (rssAfter - rssBefore) / streams;
         }
@@ -167,6 +180,9 @@ public final class LiveLoad {
                     streams - failed, failed, recordsPerSecond, options.duration().toSeconds());
             publishedAt.clear();
             seen.clear();
+            long messagesBefore = traffic.messages();
+            Map<String, Long> callsBefore = RedisKeys.calls(config.redisEndpoint());
+            long cpuBefore = RedisKeys.cpuNanos(config.redisEndpoint());
             try (TrafficProducer producer =
                     new TrafficProducer(
                             config.kafkaBootstrap,
@@ -178,6 +194,13 @@ public final class LiveLoad {
             }
             drain();
             subscriber.punsubscribe();
+            // After the drain: the job's flushes of the last records are in.
+            Cost measured =
+                    new Cost(
+                            traffic.messages() - messagesBefore,
+                            RedisKeys.callsBetween(
+                                    callsBefore, RedisKeys.calls(config.redisEndpoint())),
+                            RedisKeys.cpuNanos(config.redisEndpoint()) - cpuBefore);
             return result(
                     options,
                     streams,
@@ -190,7 +213,8 @@ public final class LiveLoad {
                     heapBefore,
                     heapAfter,
                     userIds,
-                    streams - failed);
+                    streams - failed,
+                    measured);
         } finally {
             synchronized (subscriptions) {
                 subscriptions.forEach(Flow.Subscription::cancel);
@@ -215,7 +239,8 @@ public final class LiveLoad {
             long heapBefore,
             long heapAfter,
             long[] userIds,
-            int open) {
+            int open,
+            Cost measured) {
         Map<Long, Integer> streamsPerUser = new HashMap<>();
         for (int i = 0; i < open; i++) {
             streamsPerUser.merge(userIds[i % userIds.length], 1, Integer::sum);
@@ -255,8 +280,14 @@ public final class LiveLoad {
                 values.length,
                 any ? Percentiles.nearestRank(values, 50) : 0,
                 any ? Percentiles.nearestRank(values, 99) : 0,
-                any ? Percentiles.nearestRank(values, 100) : 0);
+                any ? Percentiles.nearestRank(values, 100) : 0,
+                measured.messages(),
+                measured.callsByCommand(),
+                measured.redisCpuNanos());
     }
+
+    /** What the traffic cost Redis while the streams were open. */
+    private record Cost(long messages, Map<String, Long> callsByCommand, long redisCpuNanos) {}
 
     /** Opens the streams in waves, each waiting for its snapshots; returns how many failed. */
     private int open(HttpClient client, int port, long[] userIds, int streams) throws Exception {

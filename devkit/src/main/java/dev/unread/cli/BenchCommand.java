@@ -264,7 +264,7 @@ public final class BenchCommand implements Callable<Integer> {
             defaultValue = "true",
             fallbackValue = "true",
             description =
-                    "run the full records on a Redis Cluster of Debian's redis-server too"
+                    "run the full records on a local Redis Cluster (six redis-server processes) too"
                             + " (default ${DEFAULT-VALUE})")
     boolean redisCluster;
 

@@ -246,6 +246,10 @@ class BenchITCase {
         assertThat(live.published()).isPositive();
         assertThat(live.delivered()).isPositive().isLessThanOrEqualTo(live.expected());
         assertThat(live.p50Millis()).isLessThanOrEqualTo(live.p99Millis());
+        // The stream users are live: their versions and changes are among the commands.
+        assertThat(live.messages()).isPositive();
+        assertThat(live.callsByCommand()).containsKeys("setex", "publish", "zmscore");
+        assertThat(live.commandsPerMessage()).isPositive();
     }
 
     /** The valid events among the first {@link #RECORDS} records the bench publishes. */
