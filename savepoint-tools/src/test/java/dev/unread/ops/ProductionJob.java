@@ -18,14 +18,18 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.checkpoint.CheckpointException;
+import org.apache.flink.runtime.checkpoint.CheckpointFailureReason;
 import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.ExceptionUtils;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
@@ -58,11 +62,34 @@ final class ProductionJob {
         return new ProductionJob(env.executeAsync("unread"));
     }
 
-    /** Stops the job with a savepoint under {@code dir}; returns the savepoint's path. */
+    /**
+     * Stops the job with a savepoint under {@code dir}; returns the savepoint's path. Flink refuses
+     * the savepoint while a task is still being deployed or restored
+     * (NOT_ALL_REQUIRED_TASKS_RUNNING), which a restored job's counts, already in Redis from
+     * before, do not wait for: asked again until {@link #TIMEOUT}.
+     */
     String stopWithSavepoint(Path dir) throws Exception {
-        return client.stopWithSavepoint(
-                        false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
-                .get();
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (true) {
+            try {
+                return client.stopWithSavepoint(
+                                false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
+                        .get();
+            } catch (ExecutionException e) {
+                boolean starting =
+                        ExceptionUtils.findThrowable(e, CheckpointException.class)
+                                .map(
+                                        c ->
+                                                c.getCheckpointFailureReason()
+                                                        == CheckpointFailureReason
+                                                                .NOT_ALL_REQUIRED_TASKS_RUNNING)
+                                .orElse(false);
+                if (!starting || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
+        }
     }
 
     /** The parallelism the cluster runs the counting operator at. */
