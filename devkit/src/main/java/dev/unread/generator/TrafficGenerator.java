@@ -172,6 +172,7 @@ public final class TrafficGenerator {
     private long memberships;
     private long deletions;
     private long deletionDeliveries;
+    private long ownCopies;
 
     /** The deletion that goes out with the next record, or null. */
     private ConversationEvent deletion;
@@ -361,6 +362,16 @@ public final class TrafficGenerator {
         return deletionDeliveries;
     }
 
+    /**
+     * Copies the job makes of the records so far for their senders' own keys (docs/contract.md,
+     * "Threads"): one per message with a conversation, whether a {@code chat-messages} record (a
+     * group's fanned-out deliveries each have one) or a group message published once. The counting
+     * operator takes them in besides the records, so a run that waits for its count needs them.
+     */
+    public long ownCopies() {
+        return ownCopies;
+    }
+
     /** MEMBER_JOINED records on chat-conversations. */
     public long memberships() {
         return memberships;
@@ -421,6 +432,7 @@ public final class TrafficGenerator {
         message.mentioned = extras.nextDouble() < MENTION_SHARE;
         // The sender and the receiver are the conversation's participants.
         maybeDelete(conversation, seq, 2);
+        ownCopies++;
         return valid(message);
     }
 
@@ -454,6 +466,7 @@ public final class TrafficGenerator {
                         pendingSeq,
                         pendingTime);
         message.mentioned = extras.nextDouble() < MENTION_SHARE;
+        ownCopies++;
         return valid(message);
     }
 
@@ -473,6 +486,7 @@ public final class TrafficGenerator {
     private TrafficRecord publishedMessage(int group) {
         int sender = wrap(publishedStart[group] + random.nextInt(publishedSize[group]));
         publishedMessages++;
+        ownCopies++;
         long seq = ++publishedSeq[group];
         maybeDelete(publishedGroupConversation(group), seq, publishedSize[group]);
         return conversationRecord(
