@@ -126,6 +126,12 @@ public final class StateQueryApi implements AutoCloseable {
         routes.put("POST /api/conversations/{cid}/read", this::conversationRead);
         routes.put("PUT /api/users/{userId}/conversations/{cid}/preference", this::countPreference);
         routes.put("POST /api/users/{userId}/conversations/{cid}/unread", this::markUnread);
+        routes.put(
+                "POST /api/users/{userId}/conversations/{cid}/threads/{threadSeq}/read",
+                this::threadRead);
+        routes.put(
+                "PUT /api/users/{userId}/conversations/{cid}/threads/{threadSeq}/follow",
+                this::threadFollow);
         routes.put("GET " + EVENTS_ROUTE, this::events);
         routes.put("GET /api/conversations/{cid}/readers", this::readers);
         routes.put("GET /health", this::health);
@@ -366,6 +372,34 @@ public final class StateQueryApi implements AutoCloseable {
                 EventJson.conversationMarkedUnread(userId, conversationId, actionStamp(userId)));
     }
 
+    private void threadRead(Context ctx) {
+        byte[] bytes = body(ctx);
+        long userId = userParam(ctx);
+        long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
+        long threadSeq = Params.id("threadSeq", ctx.pathParam("threadSeq"));
+        long readSeq = Params.longField(Params.jsonObject(json, bytes), "readSeq", 0);
+        requireTakesPart(ctx, conversationId, threadSeq, userId);
+        publish(
+                ctx,
+                userId,
+                EventJson.threadRead(
+                        userId, conversationId, threadSeq, readSeq, actionStamp(userId)));
+    }
+
+    private void threadFollow(Context ctx) {
+        byte[] bytes = body(ctx);
+        long userId = userParam(ctx);
+        long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
+        long threadSeq = Params.id("threadSeq", ctx.pathParam("threadSeq"));
+        boolean following = Params.booleanField(Params.jsonObject(json, bytes), "following");
+        requireTakesPart(ctx, conversationId, threadSeq, userId);
+        publish(
+                ctx,
+                userId,
+                EventJson.threadFollowed(
+                        userId, conversationId, threadSeq, following, actionStamp(userId)));
+    }
+
     /**
      * The live stream over Server-Sent Events: registered, subscribed and its snapshot queued
      * before the response starts, so a Redis failure is still a 503.
@@ -570,7 +604,15 @@ public final class StateQueryApi implements AutoCloseable {
      * are taken only where the user takes part; the service token (the chat server) acts anywhere.
      */
     private void requireTakesPart(Context ctx, long conversationId, long userId) {
-        if (caller(ctx).userId() != 0 && !redis.concerns(conversationId, userId)) {
+        requireTakesPart(ctx, conversationId, 0, userId);
+    }
+
+    /**
+     * As {@link #requireTakesPart(Context, long, long)}; for a thread's route ({@code threadSeq}
+     * above 0) a count in that thread is taking part too.
+     */
+    private void requireTakesPart(Context ctx, long conversationId, long threadSeq, long userId) {
+        if (caller(ctx).userId() != 0 && !redis.concerns(conversationId, threadSeq, userId)) {
             throw new ApiError(403, "the token's user has no part in this conversation");
         }
     }
