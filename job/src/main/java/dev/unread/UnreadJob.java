@@ -7,6 +7,7 @@ import dev.unread.events.ConversationCursor;
 import dev.unread.events.ConversationEvent;
 import dev.unread.events.DeadLetter;
 import dev.unread.events.InboxCursor;
+import dev.unread.events.OwnMessages;
 import dev.unread.events.ParseConversations;
 import dev.unread.events.ParseEvents;
 import dev.unread.events.ParticipantNotices;
@@ -74,6 +75,7 @@ public final class UnreadJob {
     public static final String MESSAGE_PARTICIPANTS_UID = "message-participants";
     public static final String MEMBER_PARTICIPANTS_UID = "member-participants";
     public static final String FAN_OUT_PARTICIPANTS_UID = "participants-to-fan-out";
+    public static final String OWN_MESSAGES_UID = "own-messages";
     public static final String CURSOR_READERS_UID = "cursor-readers";
     public static final String READERS_UID = "conversation-readers";
     public static final String COUNTER_UID = "unread-counter";
@@ -348,9 +350,15 @@ public final class UnreadJob {
                         .uid(FAN_OUT_UID)
                         .name(FAN_OUT_NAME);
 
+        DataStream<ChatEvent> ownMessages =
+                messageEvents
+                        .flatMap(new OwnMessages())
+                        .uid(OWN_MESSAGES_UID)
+                        .name("own messages to their senders");
+
         SingleOutputStreamOperator<UnreadCount> counts =
                 messageEvents
-                        .union(readEvents, groupEvents)
+                        .union(readEvents, groupEvents, ownMessages)
                         .keyBy(event -> event.userId, Types.LONG)
                         .transform(
                                 COUNTER_NAME,

@@ -10,6 +10,8 @@ public final class EventJson {
     public static final String CONVERSATION_READ = "CONVERSATION_READ";
     public static final String CONVERSATION_PREFERENCE = "CONVERSATION_PREFERENCE";
     public static final String CONVERSATION_MARKED_UNREAD = "CONVERSATION_MARKED_UNREAD";
+    public static final String THREAD_READ = "THREAD_READ";
+    public static final String THREAD_FOLLOWED = "THREAD_FOLLOWED";
 
     /** The values of {@code countPreference}, loudest first. */
     public static final String ALL = "ALL";
@@ -180,6 +182,70 @@ public final class EventJson {
                 + seq
                 + ",\"deletedAt\":"
                 + deletedAt
+                + "}";
+    }
+
+    /**
+     * A {@code chat-messages} reply: a message of conversation {@code conversationId} in the thread
+     * whose root is {@code threadSeq}; {@code "mentioned"} is left out when false.
+     */
+    public static String reply(
+            long senderId,
+            long receiverId,
+            long sentAt,
+            long conversationId,
+            long seq,
+            long threadSeq,
+            boolean mentioned) {
+        String message = message(senderId, receiverId, sentAt, conversationId, seq, mentioned);
+        return message.substring(0, message.length() - 1) + ",\"threadSeq\":" + threadSeq + "}";
+    }
+
+    /** A {@code chat-conversations} MESSAGE that replies in thread {@code threadSeq}. */
+    public static String groupReply(
+            long conversationId,
+            long seq,
+            long threadSeq,
+            long senderId,
+            long sentAt,
+            long... mentions) {
+        String message = groupMessage(conversationId, seq, senderId, sentAt, mentions);
+        return message.substring(0, message.length() - 1) + ",\"threadSeq\":" + threadSeq + "}";
+    }
+
+    /** A {@code chat-reads} THREAD_READ value. */
+    public static String threadRead(
+            long userId, long conversationId, long threadSeq, long readSeq, long readAt) {
+        return "{\"type\":\""
+                + THREAD_READ
+                + "\",\"userId\":"
+                + userId
+                + ",\"conversationId\":"
+                + conversationId
+                + ",\"threadSeq\":"
+                + threadSeq
+                + ",\"readSeq\":"
+                + readSeq
+                + ",\"readAt\":"
+                + readAt
+                + "}";
+    }
+
+    /** A {@code chat-reads} THREAD_FOLLOWED value. */
+    public static String threadFollowed(
+            long userId, long conversationId, long threadSeq, boolean following, long setAt) {
+        return "{\"type\":\""
+                + THREAD_FOLLOWED
+                + "\",\"userId\":"
+                + userId
+                + ",\"conversationId\":"
+                + conversationId
+                + ",\"threadSeq\":"
+                + threadSeq
+                + ",\"following\":"
+                + following
+                + ",\"setAt\":"
+                + setAt
                 + "}";
     }
 

@@ -15,18 +15,28 @@ public final class RedisNames {
     /** Hash: field conversationId, value the mention count, field absent when 0. */
     public static final String MENTIONS = "chat:mentions:";
 
+    /**
+     * Hash: field {@link #threadField}, value the unread replies of a thread the user follows,
+     * field absent when 0.
+     */
+    public static final String THREADS = "chat:threads:";
+
+    /** Hash: as {@link #THREADS}, value the unread replies that mention the user. */
+    public static final String THREAD_MENTIONS = "chat:thread-mentions:";
+
     /** Set: the ids of the conversations marked unread, absent when empty. */
     public static final String MARKED_UNREAD = "chat:marked-unread:";
 
     /**
-     * Hash: the app-icon totals, fields {@link #TOTAL_MESSAGES}, {@link #TOTAL_MENTIONS} and {@link
-     * #TOTAL_CONVERSATIONS}, each absent when 0.
+     * Hash: the app-icon totals, fields {@link #TOTAL_MESSAGES}, {@link #TOTAL_MENTIONS}, {@link
+     * #TOTAL_CONVERSATIONS} and {@link #TOTAL_THREADS}, each absent when 0.
      */
     public static final String TOTALS = "unread:totals:";
 
     public static final String TOTAL_MESSAGES = "messages";
     public static final String TOTAL_MENTIONS = "mentions";
     public static final String TOTAL_CONVERSATIONS = "conversations";
+    public static final String TOTAL_THREADS = "threads";
 
     /**
      * String: the version of the user's latest UNREAD_CHANGED, written with the counts so that a
@@ -88,6 +98,25 @@ public final class RedisNames {
     /** {@code prefix + "chat:mentions:" + userId}. */
     public static String mentionsKey(String prefix, long userId) {
         return prefix + MENTIONS + userId;
+    }
+
+    /** {@code prefix + "chat:threads:" + userId}. */
+    public static String threadsKey(String prefix, long userId) {
+        return prefix + THREADS + userId;
+    }
+
+    /** {@code prefix + "chat:thread-mentions:" + userId}. */
+    public static String threadMentionsKey(String prefix, long userId) {
+        return prefix + THREAD_MENTIONS + userId;
+    }
+
+    /**
+     * {@code conversationId + ":" + threadSeq}: a thread's field in {@link #THREADS} and {@link
+     * #THREAD_MENTIONS}, and its key in UNREAD_CHANGED's {@code threads} and {@code
+     * threadMentions}.
+     */
+    public static String threadField(long conversationId, long threadSeq) {
+        return conversationId + ":" + threadSeq;
     }
 
     /** {@code prefix + "chat:marked-unread:" + userId}. */

@@ -97,9 +97,19 @@ public final class Bench {
             long redundantMessages,
             long inboxOpens,
             long conversationReads,
-            long malformed) {
+            long malformed,
+            long ownCopies) {
         long validEvents() {
             return records - malformed;
+        }
+
+        /**
+         * What the counting operator takes in: the valid records and the copies the job makes of
+         * the messages with a conversation for their senders (TrafficGenerator#ownCopies), which
+         * count toward nothing but tell the sender's thread state who wrote.
+         */
+        long counterEvents() {
+            return validEvents() + ownCopies;
         }
 
         long readEvents() {
@@ -116,7 +126,8 @@ public final class Bench {
                     redundantMessages,
                     inboxOpens,
                     conversationReads,
-                    malformed);
+                    malformed,
+                    ownCopies);
         }
     }
 
@@ -353,7 +364,7 @@ public final class Bench {
      * while does. Its keys are under a prefix of their own, deleted with the bench's.
      */
     private void warmUp(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
-        long events = Math.min(options.warmUpEvents(), traffic.validEvents());
+        long events = Math.min(options.warmUpEvents(), traffic.counterEvents());
         say(
                 "warming up: the job on %,d events of the %s records, not measured",
                 events, traffic.name());
@@ -378,17 +389,18 @@ public final class Bench {
         return runJob(
                 config,
                 traffic,
-                traffic.validEvents() - generator.deletions() + generator.deletionDeliveries(),
+                traffic.counterEvents() - generator.deletions() + generator.deletionDeliveries(),
                 dataDir);
     }
 
     JobFigures runJob(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
-        return runJob(config, traffic, traffic.validEvents(), dataDir);
+        return runJob(config, traffic, traffic.counterEvents(), dataDir);
     }
 
     /**
      * The job on {@code traffic}'s topics until its counting operator took in {@code counterEvents}
-     * (more than the records when the job fans group messages out itself).
+     * (more than the records when the job fans group messages out itself, and by the copies of
+     * messages for their senders).
      */
     JobFigures runJob(UnreadConfig config, Traffic traffic, long counterEvents, Path dataDir)
             throws Exception {
@@ -511,6 +523,7 @@ public final class Bench {
         long reads = generator.conversationReads();
         long malformed = generator.malformedRecords();
         long redundant = generator.redundantMessages();
+        long ownCopies = generator.ownCopies();
         try (TrafficProducer producer =
                 new TrafficProducer(
                         kafka.bootstrapServers(),
@@ -537,7 +550,8 @@ public final class Bench {
                 generator.redundantMessages() - redundant,
                 opens,
                 reads,
-                malformed);
+                malformed,
+                generator.ownCopies() - ownCopies);
     }
 
     Options options() {

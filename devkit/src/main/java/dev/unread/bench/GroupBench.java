@@ -125,6 +125,11 @@ public final class GroupBench {
         long delivered = fanOut.deliveries();
         // The job hands the counting operator a delivery per member and each membership event.
         long otherEvents = onceValid - groupMessages - memberships;
+        // And a copy of every message with a conversation for its sender: published once, one
+        // per group message; fanned out by the producer, one per delivery record, each of which
+        // the job copies on its own (the sender's state takes the same fact again, idempotently).
+        long onceCopies = generator.ownCopies();
+        long producerCopies = onceCopies - groupMessages + delivered;
         Bench.Traffic traffic =
                 new Bench.Traffic(
                         "group",
@@ -134,7 +139,8 @@ public final class GroupBench {
                         generator.redundantMessages(),
                         generator.inboxOpens(),
                         generator.conversationReads(),
-                        generator.malformedRecords());
+                        generator.malformedRecords(),
+                        onceCopies);
         Run onceRun =
                 new Run(
                         "published once",
@@ -144,7 +150,7 @@ public final class GroupBench {
                         bench.runJob(
                                 onceConfig,
                                 traffic.named("groups published once"),
-                                otherEvents + memberships + delivered,
+                                otherEvents + memberships + delivered + onceCopies,
                                 dataDir.resolve("group-once")));
         Run producerRun =
                 new Run(
@@ -155,7 +161,7 @@ public final class GroupBench {
                         bench.runJob(
                                 producerConfig,
                                 traffic.named("groups fanned out by the producer"),
-                                producerValid[0],
+                                producerValid[0] + producerCopies,
                                 dataDir.resolve("group-producer")));
         List<SizeClass> sizes = new ArrayList<>();
         for (int i = 0; i < SIZE_CLASSES.length; i++) {

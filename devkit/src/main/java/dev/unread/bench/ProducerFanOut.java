@@ -52,6 +52,7 @@ final class ProducerFanOut {
                                         event.conversationId,
                                         event.seq,
                                         event.sentAt);
+                        delivery.threadSeq = event.threadSeq;
                         deliveries++;
                         out.accept(
                                 new TrafficRecord(

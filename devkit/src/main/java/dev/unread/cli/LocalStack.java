@@ -65,6 +65,12 @@ public final class LocalStack implements AutoCloseable {
     /** Share of the conversation messages deleted right after them, so deletions show too. */
     private static final double DELETED_SHARE = 0.02;
 
+    /**
+     * Share of the conversation messages that reply in a thread, with thread reads and follows
+     * among the read steps, so that a newcomer sees thread counts on the inbox page.
+     */
+    private static final double REPLY_SHARE = 0.3;
+
     private static final Duration STARTUP_TIMEOUT = Duration.ofMinutes(3);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
@@ -322,6 +328,7 @@ public final class LocalStack implements AutoCloseable {
                                         .seed(options.seed())
                                         .publishedGroupShare(PUBLISHED_GROUP_SHARE)
                                         .deletedShare(DELETED_SHARE)
+                                        .replyShare(REPLY_SHARE)
                                         .build(),
                                 System::currentTimeMillis);
                 traffic =

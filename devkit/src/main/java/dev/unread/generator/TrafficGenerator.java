@@ -29,6 +29,15 @@ import java.util.function.LongSupplier;
  *       sender, all with the same conversationId, seq and sentAt.
  * </ul>
  *
+ * <p>Threads ({@code replyShare} above 0): a conversation's messages fall in blocks of {@link
+ * #THREAD_BLOCK} seqs, its first message's seq on; the first of a block is a thread's root and
+ * never a reply, any other message replies in its block's thread with probability {@code
+ * replyShare} (every record of a group message alike). So a reply's root is always a conversation
+ * message of the same conversation, sent before it, and no state is kept per thread. Of the
+ * conversation read steps, {@link #THREAD_READ_SHARE} read the thread of the conversation's newest
+ * message up to it and {@link #THREAD_FOLLOW_SHARE} follow it (one in five unfollows); a reader who
+ * wrote in a thread follows it anyway, as the contract says.
+ *
  * <p>Besides, a share of message steps ({@code publishedGroupShare}) is a group message published
  * once, on {@code chat-conversations}, from a member of one of {@code publishedGroups} groups
  * (drawn by Zipf over them; sizes from 3 to {@code publishedGroupMaxSize}, a run of consecutive
@@ -68,6 +77,20 @@ public final class TrafficGenerator {
     static final double PREFERENCE_SHARE = 0.03;
 
     static final double MARK_SHARE = 0.03;
+
+    /** Seqs per thread: the first a root, the others possible replies in it. */
+    static final int THREAD_BLOCK = 8;
+
+    /**
+     * With replies on, shares of conversation read steps that read a thread, and that follow or
+     * unfollow one, instead of reading the conversation.
+     */
+    static final double THREAD_READ_SHARE = 0.3;
+
+    static final double THREAD_FOLLOW_SHARE = 0.1;
+
+    /** Of those follow steps, the share that unfollow. */
+    static final double UNFOLLOW_SHARE = 0.2;
 
     /** The count preferences a preference step picks among, as ChatEvent holds them. */
     private static final long[] PREFERENCES = {ChatEvent.ALL, ChatEvent.MENTIONS, ChatEvent.NONE};
@@ -142,6 +165,7 @@ public final class TrafficGenerator {
     private int pendingSender;
     private long pendingConversation;
     private long pendingSeq;
+    private long pendingThread;
     private long pendingTime;
 
     /** Published-once groups by activity rank: members, first ring position, current seq. */
@@ -172,6 +196,10 @@ public final class TrafficGenerator {
     private long memberships;
     private long deletions;
     private long deletionDeliveries;
+    private long ownCopies;
+    private long replies;
+    private long threadReads;
+    private long threadFollows;
 
     /** The deletion that goes out with the next record, or null. */
     private ConversationEvent deletion;
@@ -361,6 +389,34 @@ public final class TrafficGenerator {
         return deletionDeliveries;
     }
 
+    /**
+     * Copies the job makes of the records so far for their senders' own keys (docs/contract.md,
+     * "Threads"): one per message with a conversation, whether a {@code chat-messages} record (a
+     * group's fanned-out deliveries each have one) or a group message published once. The counting
+     * operator takes them in besides the records, so a run that waits for its count needs them.
+     */
+    public long ownCopies() {
+        return ownCopies;
+    }
+
+    /**
+     * Conversation messages that reply in a thread: a group message's counted once when it is
+     * generated, as in {@link #messages()}.
+     */
+    public long replies() {
+        return replies;
+    }
+
+    /** THREAD_READ events generated (in place of some conversation reads). */
+    public long threadReads() {
+        return threadReads;
+    }
+
+    /** THREAD_FOLLOWED events generated (in place of some conversation reads). */
+    public long threadFollows() {
+        return threadFollows;
+    }
+
     /** MEMBER_JOINED records on chat-conversations. */
     public long memberships() {
         return memberships;
@@ -419,8 +475,10 @@ public final class TrafficGenerator {
         ChatEvent message =
                 ChatEvent.message(userId(sender), userId(receiver), conversation, seq, t);
         message.mentioned = extras.nextDouble() < MENTION_SHARE;
+        message.threadSeq = threadOf(seq, 1);
         // The sender and the receiver are the conversation's participants.
         maybeDelete(conversation, seq, 2);
+        ownCopies++;
         return valid(message);
     }
 
@@ -431,6 +489,7 @@ public final class TrafficGenerator {
         pendingSender = sender;
         pendingConversation = conversation;
         pendingSeq = ++groupSeq[group];
+        pendingThread = threadOf(pendingSeq, 1);
         pendingTime = now();
         pendingCount = 0;
         pendingNext = 0;
@@ -454,6 +513,8 @@ public final class TrafficGenerator {
                         pendingSeq,
                         pendingTime);
         message.mentioned = extras.nextDouble() < MENTION_SHARE;
+        message.threadSeq = pendingThread;
+        ownCopies++;
         return valid(message);
     }
 
@@ -473,11 +534,37 @@ public final class TrafficGenerator {
     private TrafficRecord publishedMessage(int group) {
         int sender = wrap(publishedStart[group] + random.nextInt(publishedSize[group]));
         publishedMessages++;
+        ownCopies++;
         long seq = ++publishedSeq[group];
+        // Seq 1 is the members' join: the group's messages, and so its threads, start at 2.
+        long thread = threadOf(seq, 2);
         maybeDelete(publishedGroupConversation(group), seq, publishedSize[group]);
-        return conversationRecord(
+        ConversationEvent message =
                 ConversationEvent.message(
-                        publishedGroupConversation(group), seq, userId(sender), now()));
+                        publishedGroupConversation(group), seq, userId(sender), now());
+        message.threadSeq = thread;
+        return conversationRecord(message);
+    }
+
+    /**
+     * The root of the thread message {@code seq} replies in, or 0 for a conversation message; the
+     * conversation's messages start at {@code firstSeq}. Draws nothing without replies, so that
+     * such traffic stays what it was.
+     */
+    private long threadOf(long seq, long firstSeq) {
+        if (workload.replyShare() == 0) {
+            return 0;
+        }
+        long root = rootOf(seq, firstSeq);
+        if (root == seq || extras.nextDouble() >= workload.replyShare()) {
+            return 0;
+        }
+        replies++;
+        return root;
+    }
+
+    private static long rootOf(long seq, long firstSeq) {
+        return firstSeq + (seq - firstSeq) / THREAD_BLOCK * THREAD_BLOCK;
     }
 
     /**
@@ -495,8 +582,18 @@ public final class TrafficGenerator {
     private TrafficRecord conversationRecord(ConversationEvent event) {
         String value =
                 event.kind == ConversationEvent.Kind.MESSAGE
-                        ? dev.unread.contract.EventJson.groupMessage(
-                                event.conversationId, event.seq, event.senderId, event.sentAt)
+                        ? event.threadSeq > 0
+                                ? dev.unread.contract.EventJson.groupReply(
+                                        event.conversationId,
+                                        event.seq,
+                                        event.threadSeq,
+                                        event.senderId,
+                                        event.sentAt)
+                                : dev.unread.contract.EventJson.groupMessage(
+                                        event.conversationId,
+                                        event.seq,
+                                        event.senderId,
+                                        event.sentAt)
                         : event.kind == ConversationEvent.Kind.MESSAGE_DELETED
                                 ? dev.unread.contract.EventJson.messageDeleted(
                                         event.conversationId, event.seq, now())
@@ -552,8 +649,37 @@ public final class TrafficGenerator {
             marks++;
             return valid(ChatEvent.markedUnread(userId(user), conversation, now()));
         }
+        if (workload.replyShare() > 0 && seq > 1) {
+            TrafficRecord thread = threadStep(userId(user), conversation, seq);
+            if (thread != null) {
+                return thread;
+            }
+        }
         conversationReads++;
         return valid(ChatEvent.conversationRead(userId(user), conversation, readSeq, now()));
+    }
+
+    /**
+     * A read or a follow of the thread of the conversation's newest message ({@code seq}), for
+     * their shares of the read steps; null for a conversation read.
+     */
+    private TrafficRecord threadStep(long user, long conversation, long seq) {
+        long root = rootOf(seq, 1);
+        if (root == seq) {
+            // The newest message is a root without replies yet: the previous block's thread.
+            root = rootOf(seq - 1, 1);
+        }
+        double v = extras.nextDouble();
+        if (v < THREAD_READ_SHARE) {
+            threadReads++;
+            return valid(ChatEvent.threadRead(user, conversation, root, seq, now()));
+        }
+        if (v < THREAD_READ_SHARE + THREAD_FOLLOW_SHARE) {
+            threadFollows++;
+            boolean following = extras.nextDouble() >= UNFOLLOW_SHARE;
+            return valid(ChatEvent.threadFollowed(user, conversation, root, following, now()));
+        }
+        return null;
     }
 
     private TrafficRecord malformed() {

@@ -37,6 +37,10 @@ package dev.unread.generator;
  *   <li>{@code deletedShare}: share of conversation messages (one-to-one and published groups)
  *       deleted by a {@code MESSAGE_DELETED} right after them; 0 (the default) keeps the traffic of
  *       builds before deletions, record for record.
+ *   <li>{@code replyShare}: share of the conversation messages that are not a thread's root which
+ *       reply in a thread (see TrafficGenerator); with it above 0, some conversation read steps
+ *       read or follow a thread instead; 0 (the default) keeps the traffic of builds before
+ *       threads, record for record.
  *   <li>{@code malformedShare}: share of all records that break the input contract.
  *   <li>{@code seed}: the same seed (and clock) gives the same records.
  *   <li>{@code firstUserId}: the most active receiver's id; the others follow it in order of
@@ -57,6 +61,7 @@ public record Workload(
         int publishedGroups,
         int publishedGroupMaxSize,
         double deletedShare,
+        double replyShare,
         double malformedShare,
         long seed,
         long firstUserId) {
@@ -96,6 +101,7 @@ public record Workload(
         share("groupShare", groupShare);
         share("publishedGroupShare", publishedGroupShare);
         share("deletedShare", deletedShare);
+        share("replyShare", replyShare);
         if (publishedGroups < 1) {
             throw new IllegalArgumentException(
                     "publishedGroups must be >= 1, was " + publishedGroups);
@@ -120,11 +126,13 @@ public record Workload(
      * 10,000 receivers with 20 friends each, Zipf exponent 1, 90% redundant messages, an inbox open
      * every 50 message records and a conversation read every 20, 80% of messages in conversations,
      * a quarter of those in groups of 8, no group published once (64 of them, up to 2,000 members,
-     * when turned on), no deletions, 0.2% malformed records, seed 1, ids from 10001.
+     * when turned on), no deletions, no thread replies, 0.2% malformed records, seed 1, ids from
+     * 10001.
      */
     public static Workload defaults() {
         return new Workload(
-                10_000, 20, 1.0, 0.9, 0.02, 0.05, 0.8, 0.25, 8, 0, 64, 2_000, 0, 0.002, 1, 10_001);
+                10_000, 20, 1.0, 0.9, 0.02, 0.05, 0.8, 0.25, 8, 0, 64, 2_000, 0, 0, 0.002, 1,
+                10_001);
     }
 
     /** A builder starting from these settings. */
@@ -164,6 +172,7 @@ public record Workload(
         private int publishedGroups;
         private int publishedGroupMaxSize;
         private double deletedShare;
+        private double replyShare;
         private double malformedShare;
         private long seed;
         private long firstUserId;
@@ -182,6 +191,7 @@ public record Workload(
             publishedGroups = w.publishedGroups;
             publishedGroupMaxSize = w.publishedGroupMaxSize;
             deletedShare = w.deletedShare;
+            replyShare = w.replyShare;
             malformedShare = w.malformedShare;
             seed = w.seed;
             firstUserId = w.firstUserId;
@@ -252,6 +262,11 @@ public record Workload(
             return this;
         }
 
+        public Builder replyShare(double replyShare) {
+            this.replyShare = replyShare;
+            return this;
+        }
+
         public Builder malformedShare(double malformedShare) {
             this.malformedShare = malformedShare;
             return this;
@@ -282,6 +297,7 @@ public record Workload(
                     publishedGroups,
                     publishedGroupMaxSize,
                     deletedShare,
+                    replyShare,
                     malformedShare,
                     seed,
                     firstUserId);

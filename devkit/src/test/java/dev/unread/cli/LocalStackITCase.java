@@ -244,6 +244,29 @@ class LocalStackITCase {
         }
     }
 
+    /** Issue 25: a newcomer sees thread counts, so the generated traffic has followed threads. */
+    @Test
+    void generatedTrafficShowsFollowedThreadsThroughTheApi() throws Exception {
+        String pattern = PREFIX + RedisNames.THREADS + "*";
+        String key =
+                Poll.until(
+                        "a user's followed threads in Redis",
+                        DEADLINE,
+                        () -> {
+                            try (Jedis jedis = new Jedis("127.0.0.1", 6379)) {
+                                return jedis.keys(pattern).stream().findFirst().orElse(null);
+                            }
+                        });
+        long user = Long.parseLong(key.substring((PREFIX + RedisNames.THREADS).length()));
+        JsonNode body = JSON.readTree(get(stack.apiUri() + "/api/users/" + user + "/unread"));
+        // The API may read after the job wrote a thread back to 0; the key held one a moment ago.
+        assertThat(body.path("threads").isObject()).as(body.toString()).isTrue();
+        body.path("threads")
+                .fieldNames()
+                .forEachRemaining(
+                        field -> assertThat(field).as(body.toString()).matches("[0-9]+:[0-9]+"));
+    }
+
     @Test
     void theJobRunsOnRocksDbAndCompletesCheckpoints() throws Exception {
         assertThat(stack.executionGraph().getStateBackendName())

@@ -467,14 +467,16 @@ class TrafficGeneratorTest {
         List<String> wrong = new ArrayList<>();
         long messages = 0;
         long chatMessages = 0;
+        long inConversations = 0;
         long deletions = 0;
         long deletionReceivers = 0;
 
         for (int i = 0; i < RECORDS; i++) {
             TrafficRecord record = generator.next();
             if (record.topic() != Topic.CONVERSATIONS) {
-                chatMessages +=
-                        record.valid() && record.event().kind == ChatEvent.Kind.MESSAGE ? 1 : 0;
+                boolean message = record.valid() && record.event().kind == ChatEvent.Kind.MESSAGE;
+                chatMessages += message ? 1 : 0;
+                inConversations += message && record.event().hasConversation() ? 1 : 0;
                 continue;
             }
             ConversationEvent event = conversations.parse(record.value());
@@ -521,6 +523,8 @@ class TrafficGeneratorTest {
 
         assertThat(wrong).isEmpty();
         assertThat(messages).isEqualTo(generator.publishedMessages()).isPositive();
+        // The job copies each message with a conversation to its sender, on either topic.
+        assertThat(generator.ownCopies()).isEqualTo(inConversations + messages);
         // About 2% of the conversation messages, one-to-one and published.
         assertThat(deletions).isEqualTo(generator.deletions());
         assertThat(deletionReceivers).isEqualTo(generator.deletionDeliveries());

@@ -72,12 +72,14 @@ class RedisTlsApiITCase {
                                 "{\"users\":["
                                         + "{\"userId\":10086,\"unreadSenders\":3,\"conversations\":{\"80001\":18},"
                                         + "\"mentions\":{\"80001\":2},"
-                                        + "\"totals\":{\"messages\":18,\"mentions\":2,\"conversations\":2},"
-                                        + "\"markedUnread\":[80002]},"
+                                        + "\"totals\":{\"messages\":18,\"mentions\":2,\"conversations\":2,"
+                                        + "\"threads\":0},\"markedUnread\":[80002],"
+                                        + "\"threads\":{},\"threadMentions\":{}},"
                                         + "{\"userId\":10087,\"unreadSenders\":0,\"conversations\":{},"
                                         + "\"mentions\":{},"
-                                        + "\"totals\":{\"messages\":0,\"mentions\":0,\"conversations\":0},"
-                                        + "\"markedUnread\":[]}]}");
+                                        + "\"totals\":{\"messages\":0,\"mentions\":0,\"conversations\":0,"
+                                        + "\"threads\":0},\"markedUnread\":[],"
+                                        + "\"threads\":{},\"threadMentions\":{}}]}");
             } finally {
                 jedis.del(
                         RedisNames.sendersKey(prefix, 10086),

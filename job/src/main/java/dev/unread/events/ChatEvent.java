@@ -13,17 +13,23 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  *   <li>{@code kind}: what happened.
  *   <li>{@code userId}: {@code receiverId} of a message, {@code userId} of a read; for
  *       MESSAGE_DELETED a participant of the conversation (see dev.unread.state.GroupFanOut).
- *   <li>{@code senderId}: MESSAGE only; 0 otherwise.
+ *   <li>{@code senderId}: MESSAGE only; 0 otherwise. A MESSAGE with {@code senderId == userId} is
+ *       the job's copy of a message for its sender's own state (see dev.unread.state.Threads),
+ *       which counts toward nothing.
  *   <li>{@code conversationId}: MESSAGE (0 when the message has none), and every other kind but
  *       INBOX_OPENED.
  *   <li>{@code seq}: MESSAGE: the message's seq in its conversation (0 when none);
  *       CONVERSATION_READ: {@code readSeq}; MEMBER_JOINED, MEMBER_LEFT: the change's seq;
  *       CONVERSATION_PREFERENCE: the {@code countPreference}, {@link #ALL}, {@link #MENTIONS} or
  *       {@link #NONE} (ordered from loudest to quietest, as the contract breaks ties);
- *       MESSAGE_DELETED: the deleted message's seq.
+ *       MESSAGE_DELETED: the deleted message's seq; THREAD_READ: {@code readSeq}; THREAD_FOLLOWED:
+ *       1 for {@code following} true, 0 for false.
  *   <li>{@code time}: epoch milliseconds; {@code sentAt} of a message, {@code readAt} of a read,
- *       {@code setAt} of a preference, {@code markedAt} of a mark; 0 for membership changes.
+ *       {@code setAt} of a preference or a follow, {@code markedAt} of a mark; 0 for membership
+ *       changes.
  *   <li>{@code mentioned}: MESSAGE only: the message mentions its receiver.
+ *   <li>{@code threadSeq}: MESSAGE: the root's seq of a reply, 0 for a conversation message;
+ *       THREAD_READ, THREAD_FOLLOWED: the thread's root seq; 0 otherwise.
  * </ul>
  *
  * <p>Crosses the network with {@link ChatEventSerializer}.
@@ -40,7 +46,9 @@ public class ChatEvent {
         MEMBER_LEFT,
         CONVERSATION_PREFERENCE,
         CONVERSATION_MARKED_UNREAD,
-        MESSAGE_DELETED
+        MESSAGE_DELETED,
+        THREAD_READ,
+        THREAD_FOLLOWED
     }
 
     /** Count preferences, in {@code seq}: a greater value is quieter. */
@@ -56,6 +64,7 @@ public class ChatEvent {
     public long seq;
     public long time;
     public boolean mentioned;
+    public long threadSeq;
 
     public ChatEvent() {}
 
@@ -119,6 +128,42 @@ public class ChatEvent {
         return new ChatEvent(Kind.MESSAGE_DELETED, userId, 0, conversationId, seq, 0);
     }
 
+    /** A reply in thread {@code threadSeq} of the conversation. */
+    public static ChatEvent reply(
+            long senderId,
+            long receiverId,
+            long conversationId,
+            long seq,
+            long threadSeq,
+            long sentAt,
+            boolean mentioned) {
+        ChatEvent e = message(senderId, receiverId, conversationId, seq, sentAt);
+        e.threadSeq = threadSeq;
+        e.mentioned = mentioned;
+        return e;
+    }
+
+    public static ChatEvent threadRead(
+            long userId, long conversationId, long threadSeq, long readSeq, long readAt) {
+        ChatEvent e = new ChatEvent(Kind.THREAD_READ, userId, 0, conversationId, readSeq, readAt);
+        e.threadSeq = threadSeq;
+        return e;
+    }
+
+    public static ChatEvent threadFollowed(
+            long userId, long conversationId, long threadSeq, boolean following, long setAt) {
+        ChatEvent e =
+                new ChatEvent(
+                        Kind.THREAD_FOLLOWED, userId, 0, conversationId, following ? 1 : 0, setAt);
+        e.threadSeq = threadSeq;
+        return e;
+    }
+
+    /** A reply ({@code threadSeq > 0}) rather than a conversation message. */
+    public boolean isReply() {
+        return threadSeq > 0;
+    }
+
     public boolean hasConversation() {
         return conversationId > 0;
     }
@@ -138,12 +183,14 @@ public class ChatEvent {
                 && conversationId == that.conversationId
                 && seq == that.seq
                 && time == that.time
-                && mentioned == that.mentioned;
+                && mentioned == that.mentioned
+                && threadSeq == that.threadSeq;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(kind, userId, senderId, conversationId, seq, time, mentioned);
+        return Objects.hash(
+                kind, userId, senderId, conversationId, seq, time, mentioned, threadSeq);
     }
 
     @Override
@@ -155,6 +202,7 @@ public class ChatEvent {
                         + "->"
                         + userId
                         + (hasConversation() ? " c" + conversationId + "#" + seq : "")
+                        + (isReply() ? " in " + threadSeq : "")
                         + (mentioned ? " mentioned" : "")
                         + " @"
                         + time
@@ -176,6 +224,31 @@ public class ChatEvent {
                         + ")";
             case CONVERSATION_MARKED_UNREAD:
                 return "MARKED_UNREAD(" + userId + " c" + conversationId + " @" + time + ")";
+            case MESSAGE_DELETED:
+                return "DELETED(" + userId + " c" + conversationId + "#" + seq + ")";
+            case THREAD_READ:
+                return "THREAD_READ("
+                        + userId
+                        + " c"
+                        + conversationId
+                        + " t"
+                        + threadSeq
+                        + " <="
+                        + seq
+                        + " @"
+                        + time
+                        + ")";
+            case THREAD_FOLLOWED:
+                return "THREAD_FOLLOWED("
+                        + userId
+                        + " c"
+                        + conversationId
+                        + " t"
+                        + threadSeq
+                        + (seq == 1 ? " on" : " off")
+                        + " @"
+                        + time
+                        + ")";
             default:
                 return "CONVERSATION_READ("
                         + userId

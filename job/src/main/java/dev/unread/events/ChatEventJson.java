@@ -23,6 +23,16 @@ public final class ChatEventJson {
     public static String text(ChatEvent event) {
         switch (event.kind) {
             case MESSAGE:
+                if (event.isReply()) {
+                    return dev.unread.contract.EventJson.reply(
+                            event.senderId,
+                            event.userId,
+                            event.time,
+                            event.conversationId,
+                            event.seq,
+                            event.threadSeq,
+                            event.mentioned);
+                }
                 return event.hasConversation()
                         ? dev.unread.contract.EventJson.message(
                                 event.senderId,
@@ -51,6 +61,16 @@ public final class ChatEventJson {
             case CONVERSATION_MARKED_UNREAD:
                 return dev.unread.contract.EventJson.conversationMarkedUnread(
                         event.userId, event.conversationId, event.time);
+            case THREAD_READ:
+                return dev.unread.contract.EventJson.threadRead(
+                        event.userId, event.conversationId, event.threadSeq, event.seq, event.time);
+            case THREAD_FOLLOWED:
+                return dev.unread.contract.EventJson.threadFollowed(
+                        event.userId,
+                        event.conversationId,
+                        event.threadSeq,
+                        event.seq == 1,
+                        event.time);
             default:
                 throw new IllegalArgumentException("unknown kind " + event.kind);
         }

@@ -19,6 +19,7 @@ import java.util.Objects;
  *   <li>{@code senderId}, {@code sentAt} (epoch milliseconds): MESSAGE only; 0 otherwise.
  *   <li>{@code mentions}: MESSAGE only: the mentioned user ids, ascending, each once; empty when
  *       none and for membership changes.
+ *   <li>{@code threadSeq}: MESSAGE only: the root's seq of a reply; 0 for a conversation message.
  * </ul>
  *
  * <p>Never kept in state; crosses the network once, from parsing to the conversation's fan-out,
@@ -48,6 +49,7 @@ public class ConversationEvent {
     public long senderId;
     public long sentAt;
     public long[] mentions = NONE;
+    public long threadSeq;
 
     public ConversationEvent() {}
 
@@ -101,6 +103,19 @@ public class ConversationEvent {
         return e;
     }
 
+    /** A reply in thread {@code threadSeq}; {@code mentions} as for {@link #message}. */
+    public static ConversationEvent reply(
+            long conversationId,
+            long seq,
+            long threadSeq,
+            long senderId,
+            long sentAt,
+            long... mentions) {
+        ConversationEvent e = message(conversationId, seq, senderId, sentAt, mentions);
+        e.threadSeq = threadSeq;
+        return e;
+    }
+
     public boolean isMessage() {
         return kind == Kind.MESSAGE;
     }
@@ -130,12 +145,13 @@ public class ConversationEvent {
                 && userId == that.userId
                 && senderId == that.senderId
                 && sentAt == that.sentAt
+                && threadSeq == that.threadSeq
                 && Arrays.equals(mentions, that.mentions);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(kind, conversationId, seq, userId, senderId, sentAt)
+        return Objects.hash(kind, conversationId, seq, userId, senderId, sentAt, threadSeq)
                 + 31 * Arrays.hashCode(mentions);
     }
 
@@ -146,6 +162,7 @@ public class ConversationEvent {
                         + conversationId
                         + "#"
                         + seq
+                        + (threadSeq > 0 ? " in " + threadSeq : "")
                         + " from "
                         + senderId
                         + " @"

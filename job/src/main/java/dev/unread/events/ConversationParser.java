@@ -27,7 +27,14 @@ public final class ConversationParser {
     public static final int MAX_MENTIONS = 1000;
 
     private static final Set<String> LONG_FIELDS =
-            Set.of("conversationId", "seq", "userId", "senderId", "sentAt", "deletedAt");
+            Set.of(
+                    "conversationId",
+                    "seq",
+                    "userId",
+                    "senderId",
+                    "sentAt",
+                    "deletedAt",
+                    "threadSeq");
 
     private final JsonFactory json =
             JsonFactory.builder()
@@ -71,12 +78,18 @@ public final class ConversationParser {
                     long sentAt = requirePositive("sentAt");
                     checkOptional("messageId");
                     checkOptional("mentions");
-                    return ConversationEvent.message(
-                            conversationId,
-                            seq,
-                            senderId,
-                            sentAt,
-                            mentions == null ? new long[0] : mentions);
+                    ConversationEvent message =
+                            ConversationEvent.message(
+                                    conversationId,
+                                    seq,
+                                    senderId,
+                                    sentAt,
+                                    mentions == null ? new long[0] : mentions);
+                    if (longs.containsKey("threadSeq") || errors.containsKey("threadSeq")) {
+                        message.threadSeq =
+                                EventParser.threadSeq(requirePositive("threadSeq"), seq);
+                    }
+                    return message;
                 }
             case dev.unread.contract.EventJson.MESSAGE_DELETED:
                 {

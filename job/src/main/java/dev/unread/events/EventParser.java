@@ -47,9 +47,11 @@ public final class EventParser {
     private static final int COUNT_PREFERENCE = 1 << 11;
     private static final int SET_AT = 1 << 12;
     private static final int MARKED_AT = 1 << 13;
+    private static final int THREAD_SEQ = 1 << 14;
+    private static final int FOLLOWING = 1 << 15;
 
     /** Bits of the fields; the array slots per field. */
-    private static final int FIELDS = 14;
+    private static final int FIELDS = 16;
 
     private static final char[] INBOX_OPENED =
             dev.unread.contract.EventJson.INBOX_OPENED.toCharArray();
@@ -59,6 +61,10 @@ public final class EventParser {
             dev.unread.contract.EventJson.CONVERSATION_PREFERENCE.toCharArray();
     private static final char[] CONVERSATION_MARKED_UNREAD =
             dev.unread.contract.EventJson.CONVERSATION_MARKED_UNREAD.toCharArray();
+    private static final char[] THREAD_READ =
+            dev.unread.contract.EventJson.THREAD_READ.toCharArray();
+    private static final char[] THREAD_FOLLOWED =
+            dev.unread.contract.EventJson.THREAD_FOLLOWED.toCharArray();
 
     /** The count preferences, at their value's index (ChatEvent.ALL, MENTIONS, NONE). */
     private static final char[][] PREFERENCES = {
@@ -83,7 +89,9 @@ public final class EventParser {
                     "mentioned",
                     "countPreference",
                     "setAt",
-                    "markedAt");
+                    "markedAt",
+                    "threadSeq",
+                    "following");
 
     private static final byte[] INBOX_OPENED_UTF8 =
             utf8(dev.unread.contract.EventJson.INBOX_OPENED)[0];
@@ -169,12 +177,18 @@ public final class EventParser {
             throw new InvalidRecordException("conversationId and seq must come together");
         }
         if (!conversation) {
+            if (((present | invalid) & THREAD_SEQ) != 0) {
+                throw new InvalidRecordException("threadSeq: needs conversationId and seq");
+            }
             return ChatEvent.message(senderId, receiverId, sentAt);
         }
         long conversationId = requirePositive("conversationId", CONVERSATION_ID);
         long seq = requirePositive("seq", SEQ);
         ChatEvent message = ChatEvent.message(senderId, receiverId, conversationId, seq, sentAt);
         message.mentioned = (present & MENTIONED) != 0 && values[bit(MENTIONED)] == 1;
+        if (((present | invalid) & THREAD_SEQ) != 0) {
+            message.threadSeq = threadSeq(requirePositive("threadSeq", THREAD_SEQ), seq);
+        }
         return message;
     }
 
@@ -211,7 +225,35 @@ public final class EventParser {
             long markedAt = requirePositive("markedAt", MARKED_AT);
             return ChatEvent.markedUnread(userId, conversationId, markedAt);
         }
+        if (readKind == ChatEvent.Kind.THREAD_READ) {
+            long userId = requirePositive("userId", USER_ID);
+            long conversationId = requirePositive("conversationId", CONVERSATION_ID);
+            long threadSeq = requirePositive("threadSeq", THREAD_SEQ);
+            long readSeq = requireNonNegative("readSeq", READ_SEQ);
+            long readAt = requirePositive("readAt", READ_AT);
+            return ChatEvent.threadRead(userId, conversationId, threadSeq, readSeq, readAt);
+        }
+        if (readKind == ChatEvent.Kind.THREAD_FOLLOWED) {
+            long userId = requirePositive("userId", USER_ID);
+            long conversationId = requirePositive("conversationId", CONVERSATION_ID);
+            long threadSeq = requirePositive("threadSeq", THREAD_SEQ);
+            long following = require("following", FOLLOWING);
+            long setAt = requirePositive("setAt", SET_AT);
+            return ChatEvent.threadFollowed(
+                    userId, conversationId, threadSeq, following == 1, setAt);
+        }
         throw new InvalidRecordException("type: unknown " + clip(unknownType));
+    }
+
+    /**
+     * A reply's {@code threadSeq}, below its {@code seq}: a root comes before its replies. Shared
+     * with the {@code chat-conversations} parser, which words its refusals the same.
+     */
+    static long threadSeq(long threadSeq, long seq) throws InvalidRecordException {
+        if (threadSeq >= seq) {
+            throw new InvalidRecordException("threadSeq: must be less than seq");
+        }
+        return threadSeq;
     }
 
     private void read(byte[] value) throws InvalidRecordException {
@@ -252,8 +294,8 @@ public final class EventParser {
                     readType(p, token);
                 } else if (field == MESSAGE_ID) {
                     checkMessageId(p, token);
-                } else if (field == MENTIONED) {
-                    readMentioned(p, token);
+                } else if (field == MENTIONED || field == FOLLOWING) {
+                    readFlag(field, p, token);
                 } else if (field == COUNT_PREFERENCE) {
                     readPreference(p, token);
                 } else if (field != 0) {
@@ -395,7 +437,7 @@ public final class EventParser {
                 bit = 0;
                 break;
             case 9:
-                bit = 9;
+                bit = v[from] == 'm' ? 9 : v[from] == 't' ? 14 : 15;
                 break;
             case 10:
                 bit = 1;
@@ -457,6 +499,10 @@ public final class EventParser {
                 return SET_AT;
             case "markedAt":
                 return MARKED_AT;
+            case "threadSeq":
+                return THREAD_SEQ;
+            case "following":
+                return FOLLOWING;
             default:
                 return 0;
         }
@@ -516,6 +562,10 @@ public final class EventParser {
             readKind = ChatEvent.Kind.CONVERSATION_PREFERENCE;
         } else if (matches(CONVERSATION_MARKED_UNREAD, chars, offset, length)) {
             readKind = ChatEvent.Kind.CONVERSATION_MARKED_UNREAD;
+        } else if (matches(THREAD_READ, chars, offset, length)) {
+            readKind = ChatEvent.Kind.THREAD_READ;
+        } else if (matches(THREAD_FOLLOWED, chars, offset, length)) {
+            readKind = ChatEvent.Kind.THREAD_FOLLOWED;
         } else {
             unknownType = new String(chars, offset, length);
         }
@@ -526,18 +576,18 @@ public final class EventParser {
                 && Arrays.equals(expected, 0, length, chars, offset, offset + length);
     }
 
-    /** {@code mentioned}: true or false; null leaves it absent (false). */
-    private void readMentioned(JsonParser p, JsonToken token) throws IOException {
+    /** {@code mentioned} or {@code following}: true or false; null leaves it absent. */
+    private void readFlag(int field, JsonParser p, JsonToken token) throws IOException {
         if (token == JsonToken.VALUE_NULL) {
             return;
         }
         if (token != JsonToken.VALUE_TRUE && token != JsonToken.VALUE_FALSE) {
-            invalid(MENTIONED, "must be true or false");
+            invalid(field, "must be true or false");
             skip(p, token);
             return;
         }
-        present |= MENTIONED;
-        values[bit(MENTIONED)] = token == JsonToken.VALUE_TRUE ? 1 : 0;
+        present |= field;
+        values[bit(field)] = token == JsonToken.VALUE_TRUE ? 1 : 0;
     }
 
     /** {@code countPreference}: one of the contract's three names, exactly. */

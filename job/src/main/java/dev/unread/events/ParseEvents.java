@@ -63,6 +63,7 @@ public class ParseEvents extends ProcessFunction<RawRecord, ChatEvent> {
             case MESSAGE:
                 return "sentAt";
             case CONVERSATION_PREFERENCE:
+            case THREAD_FOLLOWED:
                 return "setAt";
             case CONVERSATION_MARKED_UNREAD:
                 return "markedAt";

@@ -27,8 +27,11 @@ import redis.clients.jedis.Response;
  *   <li>a conversation's mentions: hash {@code chat:mentions:{userId}}, the same way;
  *   <li>a conversation's mark: set {@code chat:marked-unread:{userId}}, {@code SADD} of the id when
  *       marked, {@code SREM} when not;
+ *   <li>a followed thread's counts: hashes {@code chat:threads:{userId}} and {@code
+ *       chat:thread-mentions:{userId}}, field {@code {conversationId}:{threadSeq}}, as the
+ *       conversations' hashes;
  *   <li>the app-icon totals: hash {@code unread:totals:{userId}}, fields {@code messages}, {@code
- *       mentions} and {@code conversations}, {@code HSET}, {@code HDEL} when 0.
+ *       mentions}, {@code conversations} and {@code threads}, {@code HSET}, {@code HDEL} when 0.
  * </ul>
  *
  * <p>A key of the wrong type where the job writes (another application's, or a leftover) is
@@ -147,8 +150,8 @@ public class RedisCounts implements Sink<UnreadCount> {
     /**
      * One command of a flush on one hash or set key: HSET of fields to their counts, HDEL of fields
      * whose count went to 0, SADD of marked conversations, SREM of unmarked ones. A user's
-     * conversations, and the three totals, change several fields in one flush; a command per key
-     * rather than per field cut the full workload's HSET and HDEL (issue 24).
+     * conversations, its followed threads, and the four totals, change several fields in one flush;
+     * a command per key rather than per field cut the full workload's HSET and HDEL (issue 24).
      */
     private static final class KeyCommand implements RedisConnection.Command {
         private enum Op {
@@ -250,19 +253,21 @@ public class RedisCounts implements Sink<UnreadCount> {
     static final class Buffer implements RedisWriter.Buffer<UnreadCount> {
         /**
          * {@code conversationId} is {@link UnreadCount#SENDER_BADGE} for the badge and the totals;
-         * {@code kind} is UnreadCount's. A class rather than a record: the record's generated
-         * equals showed in the counting task's profile, and this hash mixes the ids instead of
-         * summing them.
+         * {@code kind} is UnreadCount's; {@code threadSeq} is a thread count's root, 0 otherwise. A
+         * class rather than a record: the record's generated equals showed in the counting task's
+         * profile, and this hash mixes the ids instead of summing them.
          */
         private static final class Target {
             private final long userId;
             private final long conversationId;
             private final byte kind;
+            private final long threadSeq;
 
-            Target(long userId, long conversationId, byte kind) {
+            Target(long userId, long conversationId, byte kind, long threadSeq) {
                 this.userId = userId;
                 this.conversationId = conversationId;
                 this.kind = kind;
+                this.threadSeq = threadSeq;
             }
 
             long userId() {
@@ -282,12 +287,15 @@ public class RedisCounts implements Sink<UnreadCount> {
                 return o instanceof Target t
                         && t.userId == userId
                         && t.conversationId == conversationId
-                        && t.kind == kind;
+                        && t.kind == kind
+                        && t.threadSeq == threadSeq;
             }
 
             @Override
             public int hashCode() {
-                return Long.hashCode((userId * 0x9E3779B97F4A7C15L + conversationId) * 31 + kind);
+                return Long.hashCode(
+                        ((userId * 0x9E3779B97F4A7C15L + conversationId) * 31 + kind) * 31
+                                + threadSeq);
             }
         }
 
@@ -310,7 +318,12 @@ public class RedisCounts implements Sink<UnreadCount> {
         @Override
         public boolean add(UnreadCount count) {
             return latest.put(
-                            new Target(count.userId, count.conversationId, count.kind), count.count)
+                            new Target(
+                                    count.userId,
+                                    count.conversationId,
+                                    count.kind,
+                                    count.threadSeq),
+                            count.count)
                     != null;
         }
 
@@ -329,7 +342,11 @@ public class RedisCounts implements Sink<UnreadCount> {
                     (target, count) -> {
                         write(target, count, commands, hashes, sets);
                         changes.computeIfAbsent(target.userId(), UnreadChanged::new)
-                                .add(target.kind(), target.conversationId(), count);
+                                .add(
+                                        target.kind(),
+                                        target.conversationId(),
+                                        target.threadSeq,
+                                        count);
                     });
             hashes.forEach(
                     (key, writes) ->
@@ -459,6 +476,18 @@ public class RedisCounts implements Sink<UnreadCount> {
                 case UnreadCount.TOTAL_CONVERSATIONS:
                     key = RedisNames.totalsKey(prefix, user);
                     field = RedisNames.TOTAL_CONVERSATIONS;
+                    break;
+                case UnreadCount.TOTAL_THREADS:
+                    key = RedisNames.totalsKey(prefix, user);
+                    field = RedisNames.TOTAL_THREADS;
+                    break;
+                case UnreadCount.THREAD_UNREAD:
+                    key = RedisNames.threadsKey(prefix, user);
+                    field = RedisNames.threadField(target.conversationId(), target.threadSeq);
+                    break;
+                case UnreadCount.THREAD_MENTIONS:
+                    key = RedisNames.threadMentionsKey(prefix, user);
+                    field = RedisNames.threadField(target.conversationId(), target.threadSeq);
                     break;
                 default:
                     throw new IllegalArgumentException("unknown count kind " + target.kind());

@@ -25,13 +25,18 @@ final class UnreadChanged {
     private final StringBuilder mentions = new StringBuilder();
     private final StringBuilder totals = new StringBuilder();
     private final StringBuilder marked = new StringBuilder();
+    private final StringBuilder threads = new StringBuilder();
+    private final StringBuilder threadMentions = new StringBuilder();
 
     UnreadChanged(long userId) {
         this.userId = userId;
     }
 
-    /** Takes one coalesced count of this user, of UnreadCount's {@code kind}. */
-    void add(byte kind, long conversationId, long count) {
+    /**
+     * Takes one coalesced count of this user, of UnreadCount's {@code kind}; {@code threadSeq} the
+     * root of a thread's count.
+     */
+    void add(byte kind, long conversationId, long threadSeq, long count) {
         switch (kind) {
             case UnreadCount.UNREAD:
                 if (conversationId == UnreadCount.SENDER_BADGE) {
@@ -51,6 +56,16 @@ final class UnreadChanged {
                 break;
             case UnreadCount.TOTAL_MENTIONS:
                 field(totals, RedisNames.TOTAL_MENTIONS).append(count);
+                break;
+            case UnreadCount.TOTAL_THREADS:
+                field(totals, RedisNames.TOTAL_THREADS).append(count);
+                break;
+            case UnreadCount.THREAD_UNREAD:
+                field(threads, RedisNames.threadField(conversationId, threadSeq)).append(count);
+                break;
+            case UnreadCount.THREAD_MENTIONS:
+                field(threadMentions, RedisNames.threadField(conversationId, threadSeq))
+                        .append(count);
                 break;
             default:
                 field(totals, RedisNames.TOTAL_CONVERSATIONS).append(count);
@@ -86,6 +101,8 @@ final class UnreadChanged {
         object(json, "mentions", mentions);
         object(json, "totals", totals);
         object(json, "markedUnread", marked);
+        object(json, "threads", threads);
+        object(json, "threadMentions", threadMentions);
         return json.append('}').toString();
     }
 

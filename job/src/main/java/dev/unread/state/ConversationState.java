@@ -26,6 +26,11 @@ package dev.unread.state;
  *   <li>{@code deletedCount}: how many deleted seqs greater than {@code lastReadSeq} the user keeps
  *       for the conversation; the seqs themselves are in {@link Deletions#DELETED_CHUNKS}. Added
  *       with deleted messages: POJO schema evolution restores it as 0, no deletion kept.
+ *   <li>{@code followedUnreadThreads}, {@code followedMentionThreads}: how many threads of the
+ *       conversation the user follows with unread replies, and with unread replies that mention
+ *       them; {@code followedThreadMentions}: those mentions summed. The conversation's share of
+ *       the totals' {@code threads} and {@code mentions}, kept by {@link Threads}. Added with
+ *       threads: POJO schema evolution restores them as 0, no thread kept.
  * </ul>
  *
  * <p>The five before it were added after savepoints/v1 and the groups' build: POJO schema evolution
@@ -50,6 +55,10 @@ public class ConversationState {
     public long markedAt;
 
     public long deletedCount;
+
+    public long followedUnreadThreads;
+    public long followedMentionThreads;
+    public long followedThreadMentions;
 
     public ConversationState() {}
 }

@@ -32,6 +32,10 @@ import org.apache.flink.util.Collector;
  * message is kept to do either). A late MEMBER_LEFT still hides the leaver's counts at once, as any
  * newest LEFT does.
  *
+ * <p>Every message also goes to its sender's own key, where it counts toward nothing but tells the
+ * sender's thread state that the sender wrote it (see {@link Threads}): one record more per
+ * message, whatever the group's size.
+ *
  * <p>A duplicate or replayed message fans out again to the same members: the per-user state is a
  * set of seqs, so a repeated delivery changes nothing. A message to N members is N records, emitted
  * while walking the member map, never collected into a list first.
@@ -135,9 +139,13 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         delivery.conversationId = message.conversationId;
         delivery.seq = message.seq;
         delivery.time = message.sentAt;
+        delivery.threadSeq = message.threadSeq;
+        delivery.userId = message.senderId;
+        delivery.mentioned = false;
+        out.collect(delivery);
         for (Map.Entry<Long, long[]> member : members.entries()) {
             long user = member.getKey();
-            // A member's own message counts toward nothing: not sent at all.
+            // The sender had its own copy above.
             if (user != message.senderId && isMember(member.getValue(), message.seq)) {
                 delivery.userId = user;
                 delivery.mentioned = message.mentions(user);
@@ -185,6 +193,7 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         delivery.seq = seq;
         delivery.time = 0;
         delivery.mentioned = false;
+        delivery.threadSeq = 0;
         out.collect(delivery);
     }
 

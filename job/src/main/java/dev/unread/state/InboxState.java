@@ -12,7 +12,8 @@ package dev.unread.state;
  *       only when idle state expires; 0 otherwise. Added after savepoints/v1: POJO schema evolution
  *       restores it as 0.
  *   <li>{@code totalMessages}, {@code totalMentions}, {@code totalConversations}: the app-icon
- *       totals, kept by adding each conversation's change to its share (see {@link Totals}).
+ *       totals, kept by adding each conversation's change to its share (see {@link Totals}); and
+ *       {@code totalThreads}, added with threads (restored as 0, as no thread was kept).
  *   <li>{@code totalsKept}: whether the totals hold every conversation's share. False in states
  *       written before the totals existed (POJO schema evolution restores it so) and in those the
  *       savepoint tools build: the first conversation event of such a user sums the shares once.
@@ -29,6 +30,7 @@ public class InboxState {
     public long totalMessages;
     public long totalMentions;
     public long totalConversations;
+    public long totalThreads;
     public boolean totalsKept;
 
     /** The counter incarnation that last wrote the totals out; see UnreadCounter. */

@@ -33,6 +33,27 @@ public final class Totals {
         return preference == ChatEvent.NONE ? 0 : mentions;
     }
 
+    /**
+     * Share of {@code threads}: the followed threads that show as unread under the preference
+     * (mentions are a subset of the unread replies, so ALL counts those with any); none while the
+     * user has left the conversation.
+     */
+    public static long threads(ConversationState state) {
+        if (state.membership < 0) {
+            return 0;
+        }
+        return state.preference == ChatEvent.ALL
+                ? state.followedUnreadThreads
+                : state.preference == ChatEvent.MENTIONS ? state.followedMentionThreads : 0;
+    }
+
+    /** Share of {@code mentions} from followed threads: none if muted or left. */
+    public static long threadMentions(ConversationState state) {
+        return state.membership < 0 || state.preference == ChatEvent.NONE
+                ? 0
+                : state.followedThreadMentions;
+    }
+
     /** Share of {@code conversations}: 1 when the conversation shows as unread in the totals. */
     public static long conversations(long unread, long mentions, long preference, boolean marked) {
         return (preference == ChatEvent.ALL && unread > 0)

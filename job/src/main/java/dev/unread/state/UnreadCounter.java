@@ -48,6 +48,10 @@ import org.apache.flink.util.OutputTag;
  * that one share, never walking the user's conversations. Each share, hence each total, is a
  * function of the set of events, so the totals are too.
  *
+ * <p>Replies count in their threads ({@link Threads}), never in their conversation; the
+ * conversation's state holds the followed threads' share of the totals, so one conversation change
+ * still moves the totals by one difference.
+ *
  * <p>A deleted message ({@link Deletions}) leaves the unread and mention seqs, and the counter
  * keeps its seq past the cursor so that the message never counts, whether it comes before or after.
  *
@@ -196,6 +200,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     private transient UnreadChunks mentionSeqs;
 
     private transient Deletions deletions;
+    private transient Threads threads;
 
     /** The conversation change being handled; one event at a time. */
     private transient Change change;
@@ -235,6 +240,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         unreadSeqs = UnreadChunks.unreadSeqs(getRuntimeContext());
         mentionSeqs = UnreadChunks.mentionSeqs(getRuntimeContext());
         deletions = new Deletions(getRuntimeContext());
+        threads = new Threads(getRuntimeContext(), incarnation);
         change = new Change();
     }
 
@@ -250,13 +256,17 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         boolean dirty = markActive(ctx.timerService(), user);
         switch (event.kind) {
             case MESSAGE:
-                // A user's own message counts toward nothing.
+                // A user's own message counts toward nothing; it only tells the user's threads.
                 if (event.senderId != event.userId) {
                     dirty |= countSender(event, user, out);
-                    if (event.hasConversation()) {
-                        dirty |= countSeq(event, user, out);
-                    }
                 }
+                if (event.hasConversation()) {
+                    dirty |= countSeq(event, user, out);
+                }
+                break;
+            case THREAD_READ:
+            case THREAD_FOLLOWED:
+                dirty |= changeThread(event, user, out);
                 break;
             case INBOX_OPENED:
                 dirty |= openInbox(event, user, ctx, out);
@@ -318,10 +328,25 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
 
     private boolean countSeq(ChatEvent message, InboxState user, Collector<UnreadCount> out)
             throws Exception {
+        boolean own = message.senderId == message.userId;
+        boolean rootsThread =
+                !message.isReply() && (own || message.mentioned) && threads.noteInvolved(message);
+        if (own && !message.isReply() && !rootsThread) {
+            return false;
+        }
         boolean dirty = keepTotals(user);
         Change change = begin(message.conversationId);
         ConversationState state = change.state;
-        if (message.seq > state.lastReadSeq
+        if (message.isReply()) {
+            change.stored |= threads.reply(message, state, deletions, out);
+        } else if (rootsThread) {
+            change.stored |=
+                    threads.involveThread(
+                            message.userId, message.conversationId, message.seq, state, out);
+        }
+        if (!own
+                && !message.isReply()
+                && message.seq > state.lastReadSeq
                 && !deletions.isDeleted(message.conversationId, state, message.seq)) {
             change.stored |= unreadSeqs.add(message.conversationId, state, message.seq);
             if (message.mentioned && mentionSeqs.addSeq(message.conversationId, message.seq)) {
@@ -347,8 +372,12 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         boolean dirty = keepTotals(user);
         Change change = begin(event.conversationId);
         if (GroupFanOut.after(membership, change.state.membership)) {
+            boolean wasShown = change.state.membership >= 0;
             change.state.membership = membership;
             change.stored = true;
+            if (wasShown != membership >= 0) {
+                threads.membershipChanged(event.userId, event.conversationId, change.state, out);
+            }
         }
         return settle(event.userId, change, user, out) | dirty;
     }
@@ -391,6 +420,20 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         change.stored |=
                 deletions.delete(
                         event.conversationId, change.state, event.seq, unreadSeqs, mentionSeqs);
+        change.stored |=
+                threads.delete(event.userId, event.conversationId, event.seq, change.state, out);
+        return settle(event.userId, change, user, out) | dirty;
+    }
+
+    /** THREAD_READ or THREAD_FOLLOWED, see {@link Threads}. */
+    private boolean changeThread(ChatEvent event, InboxState user, Collector<UnreadCount> out)
+            throws Exception {
+        boolean dirty = keepTotals(user);
+        Change change = begin(event.conversationId);
+        change.stored |=
+                event.kind == ChatEvent.Kind.THREAD_READ
+                        ? threads.read(event, change.state, out)
+                        : threads.follow(event, change.state, out);
         return settle(event.userId, change, user, out) | dirty;
     }
 
@@ -433,6 +476,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         long mentions;
         boolean marked;
         long preference;
+        long threads;
+        long threadMentions;
     }
 
     /** Reads a conversation's state (new when none) and what it shows now. */
@@ -449,6 +494,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         change.mentions = Totals.visibleMentions(state);
         change.marked = Totals.marked(state);
         change.preference = state.preference;
+        change.threads = Totals.threads(state);
+        change.threadMentions = Totals.threadMentions(state);
         return change;
     }
 
@@ -483,11 +530,15 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                 Totals.messages(unread, state.preference) - Totals.messages(c.unread, c.preference);
         long mentionShare =
                 Totals.mentions(mentions, state.preference)
-                        - Totals.mentions(c.mentions, c.preference);
+                        + Totals.threadMentions(state)
+                        - Totals.mentions(c.mentions, c.preference)
+                        - c.threadMentions;
         long conversationShare =
                 Totals.conversations(unread, mentions, state.preference, marked)
                         - Totals.conversations(c.unread, c.mentions, c.preference, c.marked);
-        return emitTotals(user, totals, messages, mentionShare, conversationShare, out);
+        long threadShare = Totals.threads(state) - c.threads;
+        return emitTotals(
+                user, totals, messages, mentionShare, conversationShare, threadShare, out);
     }
 
     /**
@@ -500,12 +551,14 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             long messages,
             long mentions,
             long conversations,
+            long threadCount,
             Collector<UnreadCount> out) {
         boolean refresh = state.totalsRefreshedIn != incarnation;
         state.totalsRefreshedIn = incarnation;
         state.totalMessages += messages;
         state.totalMentions += mentions;
         state.totalConversations += conversations;
+        state.totalThreads += threadCount;
         if (refresh || messages != 0) {
             out.collect(UnreadCount.total(user, UnreadCount.TOTAL_MESSAGES, state.totalMessages));
         }
@@ -517,7 +570,10 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                     UnreadCount.total(
                             user, UnreadCount.TOTAL_CONVERSATIONS, state.totalConversations));
         }
-        return refresh || messages != 0 || mentions != 0 || conversations != 0;
+        if (refresh || threadCount != 0) {
+            out.collect(UnreadCount.total(user, UnreadCount.TOTAL_THREADS, state.totalThreads));
+        }
+        return refresh || messages != 0 || mentions != 0 || conversations != 0 || threadCount != 0;
     }
 
     /**
@@ -532,17 +588,20 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         long messages = 0;
         long mentions = 0;
         long marked = 0;
+        long threadCount = 0;
         for (Map.Entry<Long, ConversationState> entry : conversations.entries()) {
             ConversationState c = entry.getValue();
             long unread = visibleCount(c);
             long mentioned = Totals.visibleMentions(c);
             messages += Totals.messages(unread, c.preference);
-            mentions += Totals.mentions(mentioned, c.preference);
+            mentions += Totals.mentions(mentioned, c.preference) + Totals.threadMentions(c);
             marked += Totals.conversations(unread, mentioned, c.preference, Totals.marked(c));
+            threadCount += Totals.threads(c);
         }
         state.totalMessages = messages;
         state.totalMentions = mentions;
         state.totalConversations = marked;
+        state.totalThreads = threadCount;
         state.totalsKept = true;
         // Redis has never had these sums: write all three with this event.
         state.totalsRefreshedIn = 0;
@@ -605,7 +664,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             throws Exception {
         InboxState state = inboxState(user);
         if (keepTotals(state)) {
-            emitTotals(user, state, 0, 0, 0, out);
+            emitTotals(user, state, 0, 0, 0, 0, out);
             inbox.update(state);
         }
         for (Map.Entry<Long, ConversationState> entry : conversations.entries()) {
@@ -681,7 +740,11 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             if (state.totalConversations != 0) {
                 out.collect(UnreadCount.total(user, UnreadCount.TOTAL_CONVERSATIONS, 0));
             }
+            if (state.totalThreads != 0) {
+                out.collect(UnreadCount.total(user, UnreadCount.TOTAL_THREADS, 0));
+            }
         }
+        threads.expire(user, out);
         inbox.clear();
         inboxCache.remove(user);
         senders.clear();

@@ -19,7 +19,10 @@ class ChatEventSerializerTest {
                     ChatEvent.message(10087, 10086, 1_767_225_600_000L),
                     ChatEvent.message(Long.MAX_VALUE, 1, 80001, 1038, 1),
                     ChatEvent.inboxOpened(10086, 1_767_225_600_001L),
-                    ChatEvent.conversationRead(10086, 80001, 0, 2));
+                    ChatEvent.conversationRead(10086, 80001, 0, 2),
+                    ChatEvent.reply(10087, 10086, 80001, 1060, 1038, 3, true),
+                    ChatEvent.threadRead(10086, 80001, 1038, 1060, 4),
+                    ChatEvent.threadFollowed(10086, 80001, 1038, true, 5));
 
     private final ChatEventSerializer serializer = ChatEventSerializer.INSTANCE;
 
@@ -63,10 +66,10 @@ class ChatEventSerializerTest {
     @Test
     void anUnknownKindIsRefusedAsCorrupt() {
         byte[] bytes = new byte[serializer.getLength()];
-        bytes[0] = 9;
+        bytes[0] = (byte) ChatEvent.Kind.values().length;
         assertThatThrownBy(() -> serializer.deserialize(new DataInputDeserializer(bytes)))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("kind 9");
+                .hasMessageContaining("kind " + ChatEvent.Kind.values().length);
     }
 
     @Test

@@ -75,14 +75,22 @@ class GroupFanOutTest {
         output();
         send(message);
         Set<Long> receivers = new TreeSet<>();
+        int ownCopies = 0;
         for (ChatEvent e : output()) {
             assertThat(e.kind).isEqualTo(ChatEvent.Kind.MESSAGE);
             assertThat(e.senderId).isEqualTo(message.senderId);
             assertThat(e.conversationId).isEqualTo(message.conversationId);
             assertThat(e.seq).isEqualTo(message.seq);
             assertThat(e.time).isEqualTo(message.sentAt);
-            assertThat(receivers.add(e.userId)).as("one delivery per member").isTrue();
+            assertThat(e.threadSeq).isEqualTo(message.threadSeq);
+            if (e.userId == message.senderId) {
+                ownCopies++;
+                assertThat(e.mentioned).isFalse();
+            } else {
+                assertThat(receivers.add(e.userId)).as("one delivery per member").isTrue();
+            }
         }
+        assertThat(ownCopies).as("the sender's own copy, for its threads").isEqualTo(1);
         return receivers;
     }
 

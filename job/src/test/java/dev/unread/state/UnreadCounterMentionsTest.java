@@ -137,7 +137,8 @@ class UnreadCounterMentionsTest {
                         UnreadCount.marked(ALICE, CHAT, true),
                         UnreadCount.total(ALICE, UnreadCount.TOTAL_MESSAGES, 1),
                         UnreadCount.total(ALICE, UnreadCount.TOTAL_MENTIONS, 1),
-                        UnreadCount.total(ALICE, UnreadCount.TOTAL_CONVERSATIONS, 1));
+                        UnreadCount.total(ALICE, UnreadCount.TOTAL_CONVERSATIONS, 1),
+                        UnreadCount.total(ALICE, UnreadCount.TOTAL_THREADS, 0));
     }
 
     @Test

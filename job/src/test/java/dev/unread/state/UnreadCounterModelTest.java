@@ -11,6 +11,7 @@ import dev.unread.events.UnreadCount;
 import dev.unread.testing.EventStreams;
 import dev.unread.testing.Oracle;
 import dev.unread.testing.Oracle.Member;
+import dev.unread.testing.ThreadStreams;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -67,7 +68,11 @@ class UnreadCounterModelTest {
     @MethodSource("seeds")
     void everyArrivalOrderWithDuplicatesEndsInTheOraclesState(long seed) throws Exception {
         EventStreams streams = new EventStreams(seed);
-        List<ChatEvent> events = withDeletions(streams.random(), streams.events());
+        List<ChatEvent> events =
+                ThreadStreams.withOwnCopies(
+                        withDeletions(
+                                streams.random(),
+                                ThreadStreams.withThreads(streams.random(), streams.events())));
         List<List<ChatEvent>> orders =
                 streams.orders(events, 3 + (int) (seed % 3), DUPLICATE_SHARE);
         boolean rocksDb = seed % ROCKSDB_EVERY == 0;
@@ -206,6 +211,12 @@ class UnreadCounterModelTest {
             assertThat(redis.mentions).as(context(null)).isEqualTo(oracle.redisMentionHashes(""));
             assertThat(redis.marked).as(context(null)).isEqualTo(oracle.redisMarkedSets(""));
             assertThat(redis.totals).as(context(null)).isEqualTo(oracle.redisTotals(""));
+            assertThat(redis.threads)
+                    .as(context(null))
+                    .isEqualTo(oracle.redisThreadHashes("", false));
+            assertThat(redis.threadMentions)
+                    .as(context(null))
+                    .isEqualTo(oracle.redisThreadHashes("", true));
         }
 
         void checkCounts(long user, List<UnreadCount> counts) {
@@ -256,9 +267,17 @@ class UnreadCounterModelTest {
             oracle.redisMarkedSets("")
                     .getOrDefault(Oracle.MARKED_UNREAD_KEY + user, Set.of())
                     .forEach(c -> expected.put("marked " + c, 1L));
+            oracle.redisThreadHashes("", false)
+                    .getOrDefault(Oracle.THREADS_KEY + user, Map.of())
+                    .forEach((t, n) -> expected.put("thread " + t, Long.parseLong(n)));
+            oracle.redisThreadHashes("", true)
+                    .getOrDefault(Oracle.THREAD_MENTIONS_KEY + user, Map.of())
+                    .forEach((t, n) -> expected.put("threadMentions " + t, Long.parseLong(n)));
             long[] totals = oracle.totals(user);
-            String[] names = {"totalMessages", "totalMentions", "totalConversations"};
-            for (int i = 0; i < 3; i++) {
+            String[] names = {
+                "totalMessages", "totalMentions", "totalConversations", "totalThreads"
+            };
+            for (int i = 0; i < names.length; i++) {
                 if (totals[i] != 0) {
                     expected.put(names[i] + " 0", totals[i]);
                 }
@@ -275,9 +294,15 @@ class UnreadCounterModelTest {
                 "marked",
                 "totalMessages",
                 "totalMentions",
-                "totalConversations"
+                "totalConversations",
+                "totalThreads",
+                "thread",
+                "threadMentions"
             };
-            return kinds[c.kind] + " " + c.conversationId;
+            return kinds[c.kind]
+                    + " "
+                    + c.conversationId
+                    + (c.kind >= UnreadCount.THREAD_UNREAD ? ":" + c.threadSeq : "");
         }
 
         void checkInboxCursors(long user, List<InboxCursor> cursors) {
@@ -367,6 +392,8 @@ class UnreadCounterModelTest {
         final Map<String, Map<String, String>> mentions = new TreeMap<>();
         final Map<String, Set<String>> marked = new TreeMap<>();
         final Map<String, Map<String, String>> totals = new TreeMap<>();
+        final Map<String, Map<String, String>> threads = new TreeMap<>();
+        final Map<String, Map<String, String>> threadMentions = new TreeMap<>();
 
         void apply(UnreadCount c) {
             switch (c.kind) {
@@ -397,6 +424,23 @@ class UnreadCounterModelTest {
                     return;
                 case UnreadCount.TOTAL_CONVERSATIONS:
                     hashField(totals, Oracle.TOTALS_KEY + c.userId, "conversations", c.count);
+                    return;
+                case UnreadCount.TOTAL_THREADS:
+                    hashField(totals, Oracle.TOTALS_KEY + c.userId, "threads", c.count);
+                    return;
+                case UnreadCount.THREAD_UNREAD:
+                    hashField(
+                            threads,
+                            Oracle.THREADS_KEY + c.userId,
+                            c.conversationId + ":" + c.threadSeq,
+                            c.count);
+                    return;
+                case UnreadCount.THREAD_MENTIONS:
+                    hashField(
+                            threadMentions,
+                            Oracle.THREAD_MENTIONS_KEY + c.userId,
+                            c.conversationId + ":" + c.threadSeq,
+                            c.count);
                     return;
                 default:
                     break;

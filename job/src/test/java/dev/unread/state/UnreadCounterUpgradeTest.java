@@ -85,7 +85,8 @@ class UnreadCounterUpgradeTest {
                     .containsExactly(
                             UnreadCount.total(ALICE, UnreadCount.TOTAL_MESSAGES, 2),
                             UnreadCount.total(ALICE, UnreadCount.TOTAL_MENTIONS, 0),
-                            UnreadCount.total(ALICE, UnreadCount.TOTAL_CONVERSATIONS, 1));
+                            UnreadCount.total(ALICE, UnreadCount.TOTAL_CONVERSATIONS, 1),
+                            UnreadCount.total(ALICE, UnreadCount.TOTAL_THREADS, 0));
             assertThat(knownReaders(restored))
                     .containsExactly(new ReaderUpdate(CHAT, ALICE, 3, true));
             upgraded = restored.snapshot(2, 2);

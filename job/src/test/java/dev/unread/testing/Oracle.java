@@ -91,6 +91,14 @@ public final class Oracle {
     /** conversationId → participants(C): none whose newest membership event is MEMBER_LEFT. */
     private final Map<Long, Set<Long>> participants = new TreeMap<>();
 
+    private final OracleThreads threads = new OracleThreads();
+
+    /** Expected Redis hash of a user's followed threads' unread replies. */
+    public static final String THREADS_KEY = "chat:threads:";
+
+    /** Expected Redis hash of a user's followed threads' mentions. */
+    public static final String THREAD_MENTIONS_KEY = "chat:thread-mentions:";
+
     private Oracle(Collection<ChatEvent> events, Collection<ConversationEvent> conversations) {
         for (ChatEvent e : events) {
             if (e.kind == ChatEvent.Kind.MESSAGE && e.conversationId > 0) {
@@ -118,6 +126,11 @@ public final class Oracle {
             if (!e.isMessage()) {
                 continue;
             }
+            // "Sending means ... a group MESSAGE with senderId U".
+            ChatEvent sent =
+                    ChatEvent.message(e.senderId, e.senderId, e.conversationId, e.seq, e.sentAt);
+            sent.threadSeq = e.threadSeq;
+            threads.message(sent);
             // "counts, for every member U != senderId at its seq, exactly as the chat-messages
             // record {senderId, receiverId: U, sentAt, conversationId, seq} would".
             memberships.forEach(
@@ -136,6 +149,7 @@ public final class Oracle {
                             delivery.mentioned =
                                     java.util.Arrays.stream(e.mentions)
                                             .anyMatch(m -> m == member.userId());
+                            delivery.threadSeq = e.threadSeq;
                             all.add(delivery);
                         }
                     });
@@ -177,13 +191,23 @@ public final class Oracle {
                     // conversation's MESSAGE_DELETED record, deleted(C,s) for everyone.
                     deleted.computeIfAbsent(e.conversationId, c -> new TreeSet<>()).add(e.seq);
                     break;
+                case THREAD_READ:
+                    threads.read(e);
+                    break;
+                case THREAD_FOLLOWED:
+                    threads.follow(e);
+                    break;
                 case MESSAGE:
+                    if (e.conversationId > 0) {
+                        threads.message(e);
+                    }
                     if (e.senderId == e.userId) {
                         // "senderId == receiverId is valid and counts toward nothing".
                         break;
                     }
                     messagesFromOthers.computeIfAbsent(e.userId, u -> new ArrayList<>()).add(e);
-                    if (e.conversationId > 0) {
+                    // "A reply never counts toward unread(U,C) or mentions(U,C)".
+                    if (e.conversationId > 0 && !e.isReply()) {
                         seqsFromOthers
                                 .computeIfAbsent(
                                         new Member(e.conversationId, e.userId),
@@ -347,7 +371,9 @@ public final class Oracle {
         return result;
     }
 
-    /** The app-icon totals: {messages, mentions, conversations}, straight from their rules. */
+    /**
+     * The app-icon totals: {messages, mentions, conversations, threads}, straight from their rules.
+     */
     public long[] totals(long userId) {
         long messages = 0;
         long mentions = 0;
@@ -368,7 +394,66 @@ public final class Oracle {
                 conversations++;
             }
         }
-        return new long[] {messages, mentions, conversations};
+        long threadCount = 0;
+        for (OracleThreads.Thread t : threads.threads()) {
+            if (t.userId() != userId) {
+                continue;
+            }
+            long preference = preference(userId, t.conversationId());
+            long unread = threadUnread(t);
+            long mentioned = threadMentions(t);
+            if ((preference == ChatEvent.ALL && unread > 0)
+                    || (preference != ChatEvent.NONE && mentioned > 0)) {
+                threadCount++;
+            }
+            if (preference != ChatEvent.NONE) {
+                mentions += mentioned;
+            }
+        }
+        return new long[] {messages, mentions, conversations, threadCount};
+    }
+
+    /** threadUnread(U,C,T) as shown: 0 unless followed, and while U has left C. */
+    private long threadUnread(OracleThreads.Thread t) {
+        return shown(t) ? threads.unread(t, this::deleted) : 0;
+    }
+
+    private long threadMentions(OracleThreads.Thread t) {
+        return shown(t) ? threads.mentions(t, this::deleted) : 0;
+    }
+
+    private boolean shown(OracleThreads.Thread t) {
+        return threads.follows(t) && !left.contains(new Member(t.conversationId(), t.userId()));
+    }
+
+    /** threadUnread(U,C,T) as {@code chat:threads:{U}} shows it. */
+    public long threadUnread(long userId, long conversationId, long threadSeq) {
+        return threadUnread(new OracleThreads.Thread(conversationId, threadSeq, userId));
+    }
+
+    public long threadMentions(long userId, long conversationId, long threadSeq) {
+        return threadMentions(new OracleThreads.Thread(conversationId, threadSeq, userId));
+    }
+
+    /**
+     * Expected Redis hashes {@code {prefix}chat:threads:{u}} (or, with {@code mentions}, {@code
+     * chat:thread-mentions:{u}}): field "{conversationId}:{threadSeq}" of each followed thread with
+     * a count, the key absent when none.
+     */
+    public Map<String, Map<String, String>> redisThreadHashes(String prefix, boolean mentions) {
+        Map<String, Map<String, String>> keys = new TreeMap<>();
+        for (OracleThreads.Thread t : threads.threads()) {
+            long n = mentions ? threadMentions(t) : threadUnread(t);
+            if (n > 0) {
+                keys.computeIfAbsent(
+                                prefix
+                                        + (mentions ? THREAD_MENTIONS_KEY : THREADS_KEY)
+                                        + t.userId(),
+                                k -> new TreeMap<>())
+                        .put(t.field(), Long.toString(n));
+            }
+        }
+        return keys;
     }
 
     /** Every user that appears as a receiver or reader, sorted. */
@@ -386,6 +471,8 @@ public final class Oracle {
         lastReadSeq.keySet().forEach(m -> users.add(m.userId()));
         preferences.keySet().forEach(m -> users.add(m.userId()));
         markedAt.keySet().forEach(m -> users.add(m.userId()));
+        threads.threads().forEach(t -> users.add(t.userId()));
+        users.addAll(threads.readers());
         return users;
     }
 
@@ -427,8 +514,8 @@ public final class Oracle {
         for (long user : users()) {
             long[] t = totals(user);
             Map<String, String> fields = new TreeMap<>();
-            String[] names = {"messages", "mentions", "conversations"};
-            for (int i = 0; i < 3; i++) {
+            String[] names = {"messages", "mentions", "conversations", "threads"};
+            for (int i = 0; i < names.length; i++) {
                 if (t[i] != 0) {
                     fields.put(names[i], Long.toString(t[i]));
                 }
@@ -583,7 +670,8 @@ public final class Oracle {
                         .add(e.seq);
             } else if (e.kind == ChatEvent.Kind.MESSAGE
                     && e.conversationId > 0
-                    && e.senderId != e.userId) {
+                    && e.senderId != e.userId
+                    && !e.isReply()) {
                 seen.computeIfAbsent(new Member(e.conversationId, e.userId), m -> new TreeSet<>())
                         .add(e.seq);
             } else if (e.kind == ChatEvent.Kind.CONVERSATION_READ) {

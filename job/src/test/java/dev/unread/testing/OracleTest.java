@@ -176,7 +176,7 @@ class OracleTest {
         assertThat(oracle.mentions(ME, C)).isZero();
         assertThat(oracle.unread(ME, C + 1)).isZero();
         assertThat(oracle.mentions(ME, C + 1)).isZero();
-        assertThat(oracle.totals(ME)).containsExactly(2, 0, 1);
+        assertThat(oracle.totals(ME)).containsExactly(2, 0, 1, 0);
         assertThat(oracle.badge(ME)).isEqualTo(2);
         // The bound of conversation_member.unread_count keeps them: a read may come first.
         assertThat(oracle.unreadCountUpperBound(new Member(C, ME), 0)).isEqualTo(3);

@@ -306,10 +306,15 @@ final class LiveStreams implements AutoCloseable {
         node.putObject("totals")
                 .put("messages", counts.totals().messages())
                 .put("mentions", counts.totals().mentions())
-                .put("conversations", counts.totals().conversations());
+                .put("conversations", counts.totals().conversations())
+                .put("threads", counts.totals().threads());
         // As UNREAD_CHANGED carries marks (id → true or false), so a client applies both alike.
         ObjectNode marked = node.putObject("markedUnread");
         counts.markedUnread().forEach(c -> marked.put(c.toString(), true));
+        ObjectNode threads = node.putObject("threads");
+        counts.threads().forEach(threads::put);
+        ObjectNode threadMentions = node.putObject("threadMentions");
+        counts.threadMentions().forEach(threadMentions::put);
         return node.toString();
     }
 

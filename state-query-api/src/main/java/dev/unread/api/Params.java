@@ -92,6 +92,18 @@ final class Params {
         return field.longValue();
     }
 
+    /** A required field of {@code body}, {@code true} or {@code false} (JSON booleans only). */
+    static boolean booleanField(JsonNode body, String name) {
+        JsonNode field = body.get(name);
+        if (field == null || field.isNull()) {
+            throw ApiError.badRequest("field " + name + " is required");
+        }
+        if (!field.isBoolean()) {
+            throw ApiError.badRequest("field " + name + " must be true or false");
+        }
+        return field.booleanValue();
+    }
+
     /** A required text field of {@code body}, exactly one of {@code allowed}. */
     static String oneOf(JsonNode body, String name, List<String> allowed) {
         JsonNode field = body.get(name);

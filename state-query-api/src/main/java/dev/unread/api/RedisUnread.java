@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -230,7 +231,7 @@ final class RedisUnread implements AutoCloseable {
 
     /**
      * One user's keys queued on a pipeline: the badge, the conversation and mention counts, the
-     * totals and the marked conversations.
+     * totals, the marked conversations and the followed threads' counts.
      */
     private final class Reads {
         final long userId;
@@ -239,6 +240,8 @@ final class RedisUnread implements AutoCloseable {
         final Response<Map<String, String>> mentions;
         final Response<Map<String, String>> totals;
         final Response<Set<String>> marked;
+        final Response<Map<String, String>> threads;
+        final Response<Map<String, String>> threadMentions;
 
         Reads(AbstractPipeline pipeline, long userId) {
             this.userId = userId;
@@ -247,6 +250,8 @@ final class RedisUnread implements AutoCloseable {
             mentions = pipeline.hgetAll(RedisNames.mentionsKey(keyPrefix, userId));
             totals = pipeline.hgetAll(RedisNames.totalsKey(keyPrefix, userId));
             marked = pipeline.smembers(RedisNames.markedUnreadKey(keyPrefix, userId));
+            threads = pipeline.hgetAll(RedisNames.threadsKey(keyPrefix, userId));
+            threadMentions = pipeline.hgetAll(RedisNames.threadMentionsKey(keyPrefix, userId));
         }
 
         /**
@@ -269,9 +274,40 @@ final class RedisUnread implements AutoCloseable {
                     new Totals(
                             count(total.get(RedisNames.TOTAL_MESSAGES)),
                             count(total.get(RedisNames.TOTAL_MENTIONS)),
-                            count(total.get(RedisNames.TOTAL_CONVERSATIONS))),
-                    markedIds);
+                            count(total.get(RedisNames.TOTAL_CONVERSATIONS)),
+                            count(total.get(RedisNames.TOTAL_THREADS))),
+                    markedIds,
+                    threadCounts(threads.get()),
+                    threadCounts(threadMentions.get()));
         }
+    }
+
+    /**
+     * A thread hash's fields {@code {conversationId}:{threadSeq}} in numeric order of both ids, as
+     * the conversations are; a field of another shape is not the job's.
+     *
+     * @throws NumberFormatException for a field or value that is not the job's
+     */
+    private static Map<String, Long> threadCounts(Map<String, String> hash) {
+        TreeMap<long[], Long> sorted =
+                new TreeMap<>(
+                        (a, b) ->
+                                a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+        hash.forEach(
+                (field, n) -> {
+                    int colon = field.indexOf(':');
+                    if (colon < 0) {
+                        throw new NumberFormatException("not a thread field");
+                    }
+                    long[] ids = {
+                        Long.parseLong(field.substring(0, colon)),
+                        Long.parseLong(field.substring(colon + 1))
+                    };
+                    sorted.put(ids, Long.parseLong(n));
+                });
+        Map<String, Long> counts = new LinkedHashMap<>();
+        sorted.forEach((ids, n) -> counts.put(RedisNames.threadField(ids[0], ids[1]), n));
+        return counts;
     }
 
     private static Map<Long, Long> counts(Map<String, String> hash) {
@@ -289,9 +325,24 @@ final class RedisUnread implements AutoCloseable {
      * count in it: what lets a user's token read the conversation's readers.
      */
     boolean concerns(long conversationId, long userId) {
+        return concerns(conversationId, 0, userId);
+    }
+
+    /**
+     * As {@link #concerns(long, long)}, or, for {@code threadSeq} above 0, with a count in that
+     * thread: a followed thread with unread replies in a conversation with nothing else unread.
+     */
+    boolean concerns(long conversationId, long threadSeq, long userId) {
         Response<Double> score;
         Response<Boolean> counted;
+        Response<Boolean> inThread = null;
         try (AbstractPipeline pipeline = pipelined()) {
+            if (threadSeq > 0) {
+                inThread =
+                        pipeline.hexists(
+                                RedisNames.threadsKey(keyPrefix, userId),
+                                RedisNames.threadField(conversationId, threadSeq));
+            }
             score =
                     pipeline.zscore(
                             RedisNames.readersKey(keyPrefix, conversationId),
@@ -307,7 +358,9 @@ final class RedisUnread implements AutoCloseable {
         } catch (JedisException e) {
             throw new DependencyException(DependencyException.REDIS, e);
         }
-        return score.get() != null || Boolean.TRUE.equals(counted.get());
+        return score.get() != null
+                || Boolean.TRUE.equals(counted.get())
+                || (inThread != null && Boolean.TRUE.equals(inThread.get()));
     }
 
     /**
@@ -385,7 +438,8 @@ final class RedisUnread implements AutoCloseable {
     /**
      * What {@code GET /api/users/{userId}/unread} answers: distinct senders since the inbox was
      * last opened, unread messages and mentions per conversation id (absent: 0), the app-icon
-     * totals, and the ids of the conversations marked unread, ascending.
+     * totals, the ids of the conversations marked unread, ascending, and the unread replies and
+     * mentions of each followed thread, keyed {@code {conversationId}:{threadSeq}} (absent: 0).
      */
     record UserUnread(
             long userId,
@@ -393,11 +447,13 @@ final class RedisUnread implements AutoCloseable {
             Map<Long, Long> conversations,
             Map<Long, Long> mentions,
             Totals totals,
-            List<Long> markedUnread)
+            List<Long> markedUnread,
+            Map<String, Long> threads,
+            Map<String, Long> threadMentions)
             implements UserAnswer {}
 
     /** The app-icon totals of {@code unread:totals:{userId}}, 0 for an absent field. */
-    record Totals(long messages, long mentions, long conversations) {}
+    record Totals(long messages, long mentions, long conversations, long threads) {}
 
     /** A user whose counts in Redis cannot be read. */
     record Unreadable(long userId, String error) implements UserAnswer {

@@ -3,10 +3,8 @@ package dev.unread.api;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.unread.contract.EventJson;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
@@ -71,7 +69,7 @@ public final class StateQueryApi implements AutoCloseable {
 
     private static final String ACCESS_TOKEN = "access_token";
     private static final String CALLER = "unread.caller";
-    private static final String JSON = "application/json";
+    static final String JSON = "application/json";
     private static final String EVENT_STREAM = "text/event-stream";
     private static final Pattern BAD_ESCAPE = Pattern.compile("%(?![0-9A-Fa-f]{2})");
     private static final String LOG_CONFIG = "dev/unread/api/log4j2-api.xml";
@@ -94,6 +92,7 @@ public final class StateQueryApi implements AutoCloseable {
     private final MySqlCursorReader mysql;
     private final KafkaReads kafka;
     private final LiveStreams streams;
+    private final UserActions actions;
     private final Health health;
     private final Javalin app;
 
@@ -114,6 +113,7 @@ public final class StateQueryApi implements AutoCloseable {
             int healthTimeoutMs = Math.min(config.timeoutMs, MAX_HEALTH_TIMEOUT_MS);
             this.kafka = open(new KafkaReads(config, healthTimeoutMs));
             this.health = open(new Health(redis, mysql, kafka, extraCheck, metrics));
+            this.actions = new UserActions(json, redis, kafka);
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -122,10 +122,17 @@ public final class StateQueryApi implements AutoCloseable {
         routes.put("GET /api/users/{userId}/unread", this::userUnread);
         routes.put("GET /api/unread", this::usersUnread);
         routes.put("GET /api/users/{userId}/cursors", this::cursors);
-        routes.put("POST /api/users/{userId}/inbox/opened", this::inboxOpened);
-        routes.put("POST /api/conversations/{cid}/read", this::conversationRead);
-        routes.put("PUT /api/users/{userId}/conversations/{cid}/preference", this::countPreference);
-        routes.put("POST /api/users/{userId}/conversations/{cid}/unread", this::markUnread);
+        routes.put("POST /api/users/{userId}/inbox/opened", actions::inboxOpened);
+        routes.put("POST /api/conversations/{cid}/read", actions::conversationRead);
+        routes.put(
+                "PUT /api/users/{userId}/conversations/{cid}/preference", actions::countPreference);
+        routes.put("POST /api/users/{userId}/conversations/{cid}/unread", actions::markUnread);
+        routes.put(
+                "POST /api/users/{userId}/conversations/{cid}/threads/{threadSeq}/read",
+                actions::threadRead);
+        routes.put(
+                "PUT /api/users/{userId}/conversations/{cid}/threads/{threadSeq}/follow",
+                actions::threadFollow);
         routes.put("GET " + EVENTS_ROUTE, this::events);
         routes.put("GET /api/conversations/{cid}/readers", this::readers);
         routes.put("GET /health", this::health);
@@ -314,58 +321,6 @@ public final class StateQueryApi implements AutoCloseable {
         respond(ctx, 200, mysql.read(userId));
     }
 
-    private void inboxOpened(Context ctx) {
-        long userId = userParam(ctx);
-        publish(ctx, userId, EventJson.inboxOpened(userId, actionStamp(userId)));
-    }
-
-    private void conversationRead(Context ctx) {
-        // The body first: an oversized one is a 413 whatever else is wrong, as with a length.
-        byte[] bytes = body(ctx);
-        long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
-        JsonNode body = Params.jsonObject(json, bytes);
-        long userId = Params.longField(body, "userId", 1);
-        long readSeq = Params.longField(body, "readSeq", 0);
-        caller(ctx).require(userId);
-        requireTakesPart(ctx, conversationId, userId);
-        publish(
-                ctx,
-                userId,
-                EventJson.conversationRead(userId, conversationId, readSeq, actionStamp(userId)));
-    }
-
-    /** When a user's action happened, as the job orders the user's actions (docs/contract.md). */
-    private long actionStamp(long userId) {
-        return redis.actionStamp(userId, System.currentTimeMillis());
-    }
-
-    private static final List<String> COUNT_PREFERENCES =
-            List.of(EventJson.ALL, EventJson.MENTIONS, EventJson.NONE);
-
-    private void countPreference(Context ctx) {
-        byte[] bytes = body(ctx);
-        long userId = userParam(ctx);
-        long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
-        JsonNode body = Params.jsonObject(json, bytes);
-        String preference = Params.oneOf(body, "countPreference", COUNT_PREFERENCES);
-        requireTakesPart(ctx, conversationId, userId);
-        publish(
-                ctx,
-                userId,
-                EventJson.conversationPreference(
-                        userId, conversationId, preference, actionStamp(userId)));
-    }
-
-    private void markUnread(Context ctx) {
-        long userId = userParam(ctx);
-        long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
-        requireTakesPart(ctx, conversationId, userId);
-        publish(
-                ctx,
-                userId,
-                EventJson.conversationMarkedUnread(userId, conversationId, actionStamp(userId)));
-    }
-
     /**
      * The live stream over Server-Sent Events: registered, subscribed and its snapshot queued
      * before the response starts, so a Redis failure is still a 503.
@@ -440,7 +395,7 @@ public final class StateQueryApi implements AutoCloseable {
     private void readers(Context ctx) {
         long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
         long seq = Params.queryId("seq", ctx.queryParams("seq"));
-        requireTakesPart(ctx, conversationId, caller(ctx).userId());
+        actions.requireTakesPart(ctx, conversationId, 0, caller(ctx).userId());
         respond(ctx, 200, redis.readers(conversationId, seq));
     }
 
@@ -564,25 +519,14 @@ public final class StateQueryApi implements AutoCloseable {
         }
     }
 
-    /**
-     * 403 for a user token unless {@code userId} has a read cursor or an unread count in the
-     * conversation: a user's own writes create state and Redis members per conversation, so they
-     * are taken only where the user takes part; the service token (the chat server) acts anywhere.
-     */
-    private void requireTakesPart(Context ctx, long conversationId, long userId) {
-        if (caller(ctx).userId() != 0 && !redis.concerns(conversationId, userId)) {
-            throw new ApiError(403, "the token's user has no part in this conversation");
-        }
-    }
-
     /** The path parameter {@code userId}, which the caller must be allowed to touch. */
-    private static long userParam(Context ctx) {
+    static long userParam(Context ctx) {
         long userId = Params.id("userId", ctx.pathParam("userId"));
         caller(ctx).require(userId);
         return userId;
     }
 
-    private static Auth.Caller caller(Context ctx) {
+    static Auth.Caller caller(Context ctx) {
         return ctx.attribute(CALLER);
     }
 
@@ -616,7 +560,7 @@ public final class StateQueryApi implements AutoCloseable {
     }
 
     /** Reads the body, refusing one over the limit even when it comes without a length. */
-    private static byte[] body(Context ctx) {
+    static byte[] body(Context ctx) {
         try (InputStream in = ctx.req().getInputStream()) {
             byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
             if (body.length > MAX_BODY_BYTES) {
@@ -651,11 +595,6 @@ public final class StateQueryApi implements AutoCloseable {
         Endpoint endpoint = ctx.endpoints().matchedHttpEndpoint();
         String route = endpoint == null ? ApiMetrics.UNMATCHED : endpoint.path;
         metrics.request(ctx.method().name(), route, ctx.statusCode(), millis / 1000.0);
-    }
-
-    private void publish(Context ctx, long userId, String text) {
-        kafka.publish(userId, text);
-        ctx.status(202).contentType(JSON).result(text);
     }
 
     private void respond(Context ctx, int status, Object body) {

@@ -11,6 +11,9 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,7 +31,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The inbox page of {@code GET /} in headless Chromium (Debian's chromium and chromedriver, driven
  * by Selenium): "open inbox" posts INBOX_OPENED, which reaches Kafka; the test then plays the job's
  * part (the counts and version written, UNREAD_CHANGED published, as the job's Redis sink does) and
- * the badge goes to 0 without a reload. Ids past 2^53 stay exact. The page runs under the
+ * the badge goes to 0 without a reload. A conversation's followed threads show under it, live, and
+ * can be read and unfollowed. Ids past 2^53 stay exact. The page runs under the
  * Content-Security-Policy the API serves it with, so a policy that blocked its own script fails
  * here. Runs where Chromium and its driver are installed; with CI=true it must run.
  */
@@ -37,6 +41,10 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 class InboxPageITCase {
 
     private static final long USER = 10001;
+
+    /** The thread test's user: its rows do not mix with the other tests'. */
+    private static final long THREAD_USER = 10003;
+
     private static final Path CHROMIUM = Paths.get("/usr/bin/chromium");
     private static final Path CHROMEDRIVER = Paths.get("/usr/bin/chromedriver");
 
@@ -160,6 +168,100 @@ class InboxPageITCase {
         jobFlush(300, 0, "");
         wait.until(b -> b.findElement(By.id("badge")).getText().equals("0"));
         assertThat(browser.findElement(By.id("status")).getText()).contains("version 300");
+    }
+
+    @Test
+    void followedThreadsShowUnderTheirConversationLiveAndCanBeReadAndUnfollowed() throws Exception {
+        stores.redis.hset(RedisNames.conversationsKey(stores.keyPrefix, THREAD_USER), "80001", "2");
+        stores.redis.hset(
+                RedisNames.threadsKey(stores.keyPrefix, THREAD_USER),
+                Map.of("80001:1038", "4", "80001:1040", "1"));
+        stores.redis.hset(
+                RedisNames.threadMentionsKey(stores.keyPrefix, THREAD_USER), "80001:1038", "1");
+        stores.redis.hset(RedisNames.totalsKey(stores.keyPrefix, THREAD_USER), "threads", "2");
+        browser.get("http://127.0.0.1:" + api.port() + "/");
+        browser.findElement(By.id("user")).clear();
+        browser.findElement(By.id("user")).sendKeys(Long.toString(THREAD_USER));
+        browser.findElement(By.id("connectButton")).click();
+        WebDriverWait wait = new WebDriverWait(browser, WAIT);
+        wait.until(b -> !b.findElements(By.id("thread-80001-1040")).isEmpty());
+        assertThat(rowTexts()).containsExactly("80001 2 0", "thread 1038 4 1", "thread 1040 1 0");
+        assertThat(browser.findElement(By.id("totals")).getText()).contains("2 threads");
+
+        // The job's change: a reply in 1040, and a thread followed in a conversation that has
+        // nothing else unread, which gets a row of its own for its thread to sit under.
+        threadChange(100, "\"threads\":{\"80001:1040\":3,\"80002:7\":2}");
+        wait.until(b -> !b.findElements(By.id("thread-80002-7")).isEmpty());
+        assertThat(rowTexts())
+                .containsExactly(
+                        "80001 2 0",
+                        "thread 1038 4 1",
+                        "thread 1040 3 0",
+                        "80002 0 0",
+                        "thread 7 2 0");
+
+        var thread = browser.findElement(By.id("thread-80001-1038"));
+        thread.findElement(By.className("seq")).sendKeys("1060");
+        thread.findElement(By.className("read")).click();
+        var read = Http.JSON.readTree(published(EventJson.THREAD_READ).value());
+        assertThat(read.get("conversationId").asLong()).isEqualTo(80001);
+        assertThat(read.get("threadSeq").asLong()).isEqualTo(1038);
+        assertThat(read.get("readSeq").asLong()).isEqualTo(1060);
+
+        browser.findElement(By.id("thread-80001-1040"))
+                .findElement(By.className("unfollow"))
+                .click();
+        var unfollow = Http.JSON.readTree(published(EventJson.THREAD_FOLLOWED).value());
+        assertThat(unfollow.get("threadSeq").asLong()).isEqualTo(1040);
+        assertThat(unfollow.get("following").asBoolean()).isFalse();
+
+        // The job applies both: the read thread's counts drop, the unfollowed one's go to 0.
+        threadChange(
+                200,
+                "\"threads\":{\"80001:1038\":0,\"80001:1040\":0},"
+                        + "\"threadMentions\":{\"80001:1038\":0}");
+        wait.until(b -> b.findElements(By.cssSelector("#conversations tr.thread")).size() == 1);
+        assertThat(rowTexts()).containsExactly("80001 2 0", "80002 0 0", "thread 7 2 0");
+    }
+
+    /** Each row's first three cells: a conversation's or a thread's name, unread and mentions. */
+    private List<String> rowTexts() {
+        return browser.findElements(By.cssSelector("#conversations tr")).stream()
+                .map(
+                        row ->
+                                row.findElements(By.tagName("td")).stream()
+                                        .limit(3)
+                                        .map(cell -> cell.getText())
+                                        .collect(Collectors.joining(" ")))
+                .toList();
+    }
+
+    /** UNREAD_CHANGED of the thread test's user with {@code fields}, as the job publishes it. */
+    private void threadChange(long version, String fields) {
+        stores.redis.publish(
+                RedisNames.unreadChangedChannel(stores.keyPrefix, THREAD_USER),
+                "{\"type\":\"UNREAD_CHANGED\",\"userId\":"
+                        + THREAD_USER
+                        + ",\"version\":"
+                        + version
+                        + ","
+                        + fields
+                        + "}");
+    }
+
+    /** The thread test's user's first event of {@code type} on the topic, keyed by the user. */
+    private ConsumerRecord<String, String> published(String type) throws Exception {
+        return Await.until(
+                "the page's " + type + " in Kafka",
+                WAIT,
+                () ->
+                        KafkaBroker.consumeAll(topic).stream()
+                                .filter(
+                                        r ->
+                                                r.key().equals(Long.toString(THREAD_USER))
+                                                        && r.value().contains(type))
+                                .findFirst()
+                                .orElse(null));
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -113,8 +114,9 @@ class LiveStreamsITCase {
                                                 + "\"userId\":101,\"version\":100,\"unreadSenders\":2,"
                                                 + "\"conversations\":{\"80001\":3},"
                                                 + "\"mentions\":{},\"totals\":{\"messages\":0,"
-                                                + "\"mentions\":0,\"conversations\":0},"
-                                                + "\"markedUnread\":{}}"));
+                                                + "\"mentions\":0,\"conversations\":0,"
+                                                + "\"threads\":0},\"markedUnread\":{},"
+                                                + "\"threads\":{},\"threadMentions\":{}}"));
             }
 
             jobFlush(user + 1, 150, 9, 0, 0);
@@ -131,6 +133,24 @@ class LiveStreamsITCase {
                                                 + "\"unreadSenders\":0,\"conversations\":{\"80001\":1}}"));
                 assertThat(client.next()).isEqualTo(Http.JSON.readTree(receipt));
             }
+        }
+    }
+
+    @Test
+    void theSnapshotCarriesTheFollowedThreadsAsUnreadChangedDoes() throws Exception {
+        long user = 111;
+        stores.redis.hset(
+                RedisNames.threadsKey(stores.keyPrefix, user),
+                Map.of("80001:1038", "4", "80001:9", "1"));
+        stores.redis.hset(RedisNames.threadMentionsKey(stores.keyPrefix, user), "80001:1038", "2");
+        stores.redis.hset(RedisNames.totalsKey(stores.keyPrefix, user), "threads", "2");
+        try (LiveClient sse = sse(user)) {
+            JsonNode snapshot = sse.next();
+            assertThat(snapshot.get("threads"))
+                    .isEqualTo(Http.JSON.readTree("{\"80001:9\":1,\"80001:1038\":4}"));
+            assertThat(snapshot.get("threadMentions"))
+                    .isEqualTo(Http.JSON.readTree("{\"80001:1038\":2}"));
+            assertThat(snapshot.get("totals").get("threads").asLong()).isEqualTo(2);
         }
     }
 

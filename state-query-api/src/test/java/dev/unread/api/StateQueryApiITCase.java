@@ -120,9 +120,10 @@ class StateQueryApiITCase {
                 .isEqualTo("{\"conversationId\":80002,\"seq\":1,\"readCount\":0,\"readers\":[]}");
     }
 
-    /** The fields of a user with no mentions, totals or marks. */
+    /** The fields of a user with no mentions, totals, marks or threads. */
     private static final String NOTHING_MORE =
-            "\"mentions\":{},\"totals\":{\"messages\":0,\"mentions\":0,\"conversations\":0},\"markedUnread\":[]";
+            "\"mentions\":{},\"totals\":{\"messages\":0,\"mentions\":0,\"conversations\":0,"
+                    + "\"threads\":0},\"markedUnread\":[],\"threads\":{},\"threadMentions\":{}";
 
     @Test
     void aUserWithNoKeysHasNothingUnread() {
@@ -180,8 +181,9 @@ class StateQueryApiITCase {
         String expected =
                 "{\"userId\":701,\"unreadSenders\":0,\"conversations\":{\"9\":4},"
                         + "\"mentions\":{\"9\":2},"
-                        + "\"totals\":{\"messages\":4,\"mentions\":0,\"conversations\":2},"
-                        + "\"markedUnread\":[3,12]}";
+                        + "\"totals\":{\"messages\":4,\"mentions\":0,\"conversations\":2,"
+                        + "\"threads\":0},\"markedUnread\":[3,12],\"threads\":{},"
+                        + "\"threadMentions\":{}}";
         assertThat(http.get("/api/users/701/unread").body()).isEqualTo(expected);
         assertThat(http.get("/api/unread?userIds=701").body())
                 .isEqualTo("{\"users\":[" + expected + "]}");
@@ -615,7 +617,11 @@ class StateQueryApiITCase {
         // And each documented route is really there: anything but 404 and 405.
         for (String route : documented) {
             String[] methodAndPath = route.split(" ");
-            String path = methodAndPath[1].replace("{userId}", "1").replace("{cid}", "1");
+            String path =
+                    methodAndPath[1]
+                            .replace("{userId}", "1")
+                            .replace("{cid}", "1")
+                            .replace("{threadSeq}", "1");
             HttpResponse<String> answer =
                     http.send(
                             methodAndPath[0],

@@ -1,0 +1,184 @@
+package dev.unread.generator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationEvent;
+import dev.unread.events.ConversationParser;
+import dev.unread.events.EventParser;
+import dev.unread.generator.TrafficRecord.Topic;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The generator's thread traffic ({@code replyShare}, issue 25), measured on the records: replies
+ * name a root sent before them in their conversation, thread reads and follows name a thread that
+ * exists, and turning replies on changes no message's sender, receiver, conversation or seq.
+ */
+class TrafficThreadsTest {
+
+    private static final long START = 1_767_225_600_000L;
+    private static final int RECORDS = 100_000;
+
+    private static Workload withGroups(double replyShare) {
+        return Workload.builder()
+                .seed(21)
+                .receivers(5_000)
+                .publishedGroupShare(0.1)
+                .publishedGroups(12)
+                .publishedGroupMaxSize(300)
+                .deletedShare(0.02)
+                .malformedShare(0.01)
+                .replyShare(replyShare)
+                .build();
+    }
+
+    @Test
+    void withoutRepliesNoRecordConcernsAThread() throws Exception {
+        TrafficGenerator generator = TrafficGenerator.synthetic(withGroups(0), START, 1000);
+        ConversationParser conversations = new ConversationParser();
+        for (int i = 0; i < RECORDS; i++) {
+            TrafficRecord record = generator.next();
+            if (record.topic() == Topic.CONVERSATIONS) {
+                assertThat(conversations.parse(record.value()).threadSeq).as("%s", record).isZero();
+            } else if (record.valid()) {
+                ChatEvent event = record.event();
+                assertThat(event.threadSeq).as("%s", record).isZero();
+                assertThat(event.kind)
+                        .isNotIn(ChatEvent.Kind.THREAD_READ, ChatEvent.Kind.THREAD_FOLLOWED);
+            }
+        }
+        assertThat(generator.replies() + generator.threadReads() + generator.threadFollows())
+                .isZero();
+    }
+
+    @Test
+    void repliesNameAnEarlierRootOfTheirConversationAndReadsAndFollowsAThreadThatExists()
+            throws Exception {
+        TrafficGenerator generator = TrafficGenerator.synthetic(withGroups(0.3), START, 1000);
+        EventParser parser = new EventParser();
+        ConversationParser conversations = new ConversationParser();
+        // Conversation -> seq -> whether that message replies; a group's records repeat a seq.
+        Map<Long, Map<Long, Boolean>> sent = new HashMap<>();
+        List<String> wrong = new ArrayList<>();
+        Set<String> groupMessages = new HashSet<>();
+        long messages = 0;
+        long replies = 0;
+        long threadReads = 0;
+        long threadFollows = 0;
+        long unfollows = 0;
+
+        for (int i = 0; i < RECORDS; i++) {
+            TrafficRecord record = generator.next();
+            if (!record.valid()) {
+                continue;
+            }
+            long conversation;
+            long seq;
+            long thread;
+            if (record.topic() == Topic.CONVERSATIONS) {
+                ConversationEvent event = conversations.parse(record.value());
+                if (event.kind != ConversationEvent.Kind.MESSAGE) {
+                    continue;
+                }
+                conversation = event.conversationId;
+                seq = event.seq;
+                thread = event.threadSeq;
+            } else {
+                ChatEvent event =
+                        record.topic() == Topic.MESSAGES
+                                ? parser.parseMessage(record.value())
+                                : parser.parseRead(record.value());
+                if (event.kind == ChatEvent.Kind.THREAD_READ
+                        || event.kind == ChatEvent.Kind.THREAD_FOLLOWED) {
+                    Boolean rootReplies =
+                            sent.getOrDefault(event.conversationId, Map.of()).get(event.threadSeq);
+                    if (!Boolean.FALSE.equals(rootReplies)) {
+                        wrong.add(record + ": names no root sent before");
+                    }
+                    if (event.kind == ChatEvent.Kind.THREAD_READ) {
+                        threadReads++;
+                    } else {
+                        threadFollows++;
+                        unfollows += event.seq == 0 ? 1 : 0;
+                    }
+                    continue;
+                }
+                if (event.kind != ChatEvent.Kind.MESSAGE || !event.hasConversation()) {
+                    continue;
+                }
+                conversation = event.conversationId;
+                seq = event.seq;
+                thread = event.threadSeq;
+            }
+            Map<Long, Boolean> seqs = sent.computeIfAbsent(conversation, c -> new HashMap<>());
+            Boolean before = seqs.put(seq, thread > 0);
+            if (before != null) {
+                // Another record of the same group message: the same thread.
+                if (before != thread > 0) {
+                    wrong.add(record + ": records of one message disagree on the thread");
+                }
+                continue;
+            }
+            groupMessages.add(conversation + ":" + seq);
+            messages++;
+            if (thread > 0) {
+                replies++;
+                if (!Boolean.FALSE.equals(seqs.get(thread))) {
+                    wrong.add(record + ": replies to no root sent before it");
+                }
+            }
+        }
+
+        assertThat(wrong).isEmpty();
+        assertThat(replies).isEqualTo(generator.replies());
+        assertThat(threadReads).isEqualTo(generator.threadReads()).isPositive();
+        assertThat(threadFollows).isEqualTo(generator.threadFollows()).isPositive();
+        assertThat(unfollows).isPositive().isLessThan(threadFollows / 2);
+        // 30% of the seven in eight messages that are not a block's first.
+        assertThat((double) replies / messages).isBetween(0.2, 0.32);
+        assertThat(groupMessages).hasSize((int) messages);
+    }
+
+    @Test
+    void repliesChangeNoMessagesSenderReceiverConversationOrSeq() {
+        // Without deletions: which messages are deleted is drawn beside the replies, and each
+        // deletion is a record of its own, which moves every later draw.
+        List<String> without = messageIdentities(withGroups(0).toBuilder().deletedShare(0).build());
+        List<String> with = messageIdentities(withGroups(0.3).toBuilder().deletedShare(0).build());
+
+        assertThat(with).isEqualTo(without).hasSizeGreaterThan(RECORDS / 2);
+    }
+
+    /** Each valid message record, named by its topic, sender, receiver, conversation and seq. */
+    private static List<String> messageIdentities(Workload workload) {
+        TrafficGenerator generator = TrafficGenerator.synthetic(workload, START, 1000);
+        List<String> identities = new ArrayList<>();
+        for (int i = 0; i < RECORDS; i++) {
+            TrafficRecord record = generator.next();
+            if (!record.valid()) {
+                continue;
+            }
+            ChatEvent chat = record.event();
+            ConversationEvent group = record.conversation();
+            if (chat != null && chat.kind == ChatEvent.Kind.MESSAGE) {
+                identities.add(
+                        chat.senderId
+                                + ">"
+                                + chat.userId
+                                + "@"
+                                + chat.conversationId
+                                + "#"
+                                + chat.seq);
+            } else if (group != null && group.kind == ConversationEvent.Kind.MESSAGE) {
+                identities.add(group.senderId + ">@" + group.conversationId + "#" + group.seq);
+            }
+        }
+        return identities;
+    }
+}

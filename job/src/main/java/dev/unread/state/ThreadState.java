@@ -1,0 +1,54 @@
+package dev.unread.state;
+
+/**
+ * Per user, conversation and thread (see {@link Threads}). Java-bean POJO so that Flink's POJO
+ * serializer (and its schema evolution) applies.
+ *
+ * <ul>
+ *   <li>{@code sets}: the id of the thread's seq sets in {@link Threads#THREAD_SEQ_CHUNKS}, unique
+ *       among the user's threads.
+ *   <li>{@code cursor}: threadCursor, the newest {@code THREAD_READ.readSeq}; 0 when never read.
+ *   <li>{@code unreadCount}, {@code mentionCount}: how many replies past the cursor are unread, and
+ *       how many of those mention the user; {@code deletedCount}: how many deleted replies past the
+ *       cursor are kept so that they never count again.
+ *   <li>{@code following}, {@code followSetAt}: the {@code THREAD_FOLLOWED} with the largest {@code
+ *       setAt} (false on a tie): 1 following, -1 not, 0 when none.
+ *   <li>{@code involved}: the user sent the root or a reply, or is mentioned in one: whom a thread
+ *       is followed by when no {@code THREAD_FOLLOWED} says otherwise.
+ * </ul>
+ */
+public class ThreadState {
+    public long sets;
+    public long cursor;
+    public long unreadCount;
+    public long mentionCount;
+    public long deletedCount;
+    public long following;
+    public long followSetAt;
+    public boolean involved;
+
+    /** The counter incarnation that last wrote the thread's counts out; see UnreadCounter. */
+    public long refreshedIn;
+
+    public ThreadState() {}
+
+    /** follows(U,C,T). */
+    boolean follows() {
+        return following != 0 ? following > 0 : involved;
+    }
+
+    /** threadUnread as followed: 0 for a thread the user does not follow. */
+    long followedUnread() {
+        return follows() ? unreadCount : 0;
+    }
+
+    /** threadMentions as followed. */
+    long followedMentions() {
+        return follows() ? mentionCount : 0;
+    }
+
+    /** Nothing that a later event needs: the entry can go. */
+    boolean isEmpty() {
+        return unreadCount == 0 && deletedCount == 0 && cursor == 0 && following == 0 && !involved;
+    }
+}

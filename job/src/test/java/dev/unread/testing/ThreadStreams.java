@@ -1,0 +1,115 @@
+package dev.unread.testing;
+
+import dev.unread.events.ChatEvent;
+import dev.unread.events.OwnMessages;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.flink.util.Collector;
+
+/** Threads added to a stream of {@code chat-messages} and {@code chat-reads} events, for tests. */
+public final class ThreadStreams {
+
+    private ThreadStreams() {}
+
+    /**
+     * The events with threads in their conversations: replies to some of each conversation's
+     * messages between its users, some mentioning their receiver, thread reads and follows (setAt
+     * from a few values, so ties happen). Reply seqs lie past every seq and readSeq the events
+     * have, so no conversation read of these events passes a reply: the contract's one order in
+     * which a deleted reply shows (its deletion first, then the conversation cursor past it) stays
+     * out of tests whose oracle is a function of the set.
+     */
+    public static List<ChatEvent> withThreads(Random random, List<ChatEvent> events) {
+        Map<Long, TreeSet<Long>> users = new TreeMap<>();
+        Map<Long, TreeSet<Long>> roots = new TreeMap<>();
+        Map<Long, Long> top = new TreeMap<>();
+        long time = 1;
+        for (ChatEvent e : events) {
+            time = Math.max(time, e.time);
+            if (!e.hasConversation()) {
+                continue;
+            }
+            top.merge(e.conversationId, e.seq, Math::max);
+            if (e.kind == ChatEvent.Kind.MESSAGE) {
+                TreeSet<Long> in = users.computeIfAbsent(e.conversationId, c -> new TreeSet<>());
+                in.add(e.userId);
+                in.add(e.senderId);
+                roots.computeIfAbsent(e.conversationId, c -> new TreeSet<>()).add(e.seq);
+            }
+        }
+        List<ChatEvent> result = new ArrayList<>(events);
+        for (Map.Entry<Long, TreeSet<Long>> conversation : roots.entrySet()) {
+            long c = conversation.getKey();
+            Long[] who = users.get(c).toArray(new Long[0]);
+            if (who.length < 2 || random.nextInt(4) == 0) {
+                continue;
+            }
+            Long[] candidates = conversation.getValue().toArray(new Long[0]);
+            long seq = top.get(c);
+            int replies = 1 + random.nextInt(8);
+            for (int i = 0; i < replies; i++) {
+                long root = candidates[random.nextInt(Math.min(2, candidates.length))];
+                long sender = who[random.nextInt(who.length)];
+                seq++;
+                for (long receiver : who) {
+                    if (receiver != sender && random.nextInt(3) != 0) {
+                        result.add(
+                                ChatEvent.reply(
+                                        sender,
+                                        receiver,
+                                        c,
+                                        seq,
+                                        root,
+                                        time + random.nextInt(5),
+                                        random.nextInt(4) == 0));
+                    }
+                }
+            }
+            for (int i = random.nextInt(4); i > 0; i--) {
+                long root = candidates[random.nextInt(Math.min(2, candidates.length))];
+                result.add(
+                        ChatEvent.threadRead(
+                                who[random.nextInt(who.length)],
+                                c,
+                                root,
+                                root + random.nextInt((int) (seq - root + 1)),
+                                time + random.nextInt(5)));
+            }
+            for (int i = random.nextInt(4); i > 0; i--) {
+                long root = candidates[random.nextInt(Math.min(2, candidates.length))];
+                result.add(
+                        ChatEvent.threadFollowed(
+                                who[random.nextInt(who.length)],
+                                c,
+                                root,
+                                random.nextBoolean(),
+                                1 + random.nextInt(3)));
+            }
+        }
+        return result;
+    }
+
+    /** The events with the copies the job sends each message's sender ({@link OwnMessages}). */
+    public static List<ChatEvent> withOwnCopies(List<ChatEvent> events) {
+        List<ChatEvent> result = new ArrayList<>(events);
+        OwnMessages own = new OwnMessages();
+        Collector<ChatEvent> out =
+                new Collector<>() {
+                    @Override
+                    public void collect(ChatEvent record) {
+                        result.add(record);
+                    }
+
+                    @Override
+                    public void close() {}
+                };
+        for (ChatEvent e : events) {
+            own.flatMap(e, out);
+        }
+        return result;
+    }
+}
