@@ -57,7 +57,10 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import redis.clients.jedis.Jedis;
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
@@ -66,8 +69,11 @@ import sun.misc.SignalHandler;
  * The local stack in this JVM on free ports, running the production job against the shared Redis
  * (under a key prefix of its own) and a MySQL database of its own, with the API and the traffic
  * generator. The tests share one stack: starting one takes a while. The generator's users are
- * 10001..20000; the tests that publish their own events use ids far from those.
+ * 10001..20000; the tests that publish their own events use ids far from those. The badge test
+ * stops the generator, so it goes last, and the threads test, which waits for the generator's
+ * traffic, first.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LocalStackITCase {
 
     private static final Duration STARTUP = Duration.ofMinutes(3);
@@ -212,6 +218,7 @@ class LocalStackITCase {
     }
 
     @Test
+    @Order(Integer.MAX_VALUE)
     void generatedTrafficShowsAsBadgesThroughTheApiAndAnInboxOpenThroughTheApiResetsOne()
             throws Exception {
         long user = stack.mostActiveReceiver();
@@ -246,6 +253,7 @@ class LocalStackITCase {
 
     /** Issue 25: a newcomer sees thread counts, so the generated traffic has followed threads. */
     @Test
+    @Order(1)
     void generatedTrafficShowsFollowedThreadsThroughTheApi() throws Exception {
         String pattern = PREFIX + RedisNames.THREADS + "*";
         String key =
