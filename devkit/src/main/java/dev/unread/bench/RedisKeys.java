@@ -96,15 +96,10 @@ final class RedisKeys {
      */
     static Map<String, Long> calls(RedisEndpoint redis) {
         Map<String, Long> calls = new TreeMap<>();
-        if (redis.isCluster()) {
-            return calls;
-        }
-        try (Jedis jedis = redis.connect("unread-bench", 10_000)) {
-            for (String line : jedis.info("commandstats").split("\r?\n")) {
-                Matcher m = COMMAND_CALLS.matcher(line);
-                if (m.find()) {
-                    calls.put(m.group(1), Long.parseLong(m.group(2)));
-                }
+        for (String line : info(redis, "commandstats")) {
+            Matcher m = COMMAND_CALLS.matcher(line);
+            if (m.find()) {
+                calls.put(m.group(1), Long.parseLong(m.group(2)));
             }
         }
         return calls;
@@ -116,18 +111,23 @@ final class RedisKeys {
      * this is what an operator pays for them (issue 24).
      */
     static long cpuNanos(RedisEndpoint redis) {
+        double seconds = 0;
+        for (String line : info(redis, "cpu")) {
+            Matcher m = CPU_SECONDS.matcher(line);
+            if (m.find()) {
+                seconds += Double.parseDouble(m.group(1));
+            }
+        }
+        return Math.round(seconds * 1e9);
+    }
+
+    /** The lines of one {@code INFO} section of a single node; none on a cluster. */
+    private static List<String> info(RedisEndpoint redis, String section) {
         if (redis.isCluster()) {
-            return 0;
+            return List.of();
         }
         try (Jedis jedis = redis.connect("unread-bench", 10_000)) {
-            double seconds = 0;
-            for (String line : jedis.info("cpu").split("\r?\n")) {
-                Matcher m = CPU_SECONDS.matcher(line);
-                if (m.find()) {
-                    seconds += Double.parseDouble(m.group(1));
-                }
-            }
-            return Math.round(seconds * 1e9);
+            return List.of(jedis.info(section).split("\r?\n"));
         }
     }
 
