@@ -546,15 +546,7 @@ public final class StateQueryApi implements AutoCloseable {
     }
 
     private void limitBody(Context ctx) {
-        long length = ctx.req().getContentLengthLong();
-        if (length > MAX_BODY_BYTES) {
-            if (length <= MAX_DRAINED_BYTES) {
-                try (InputStream in = ctx.req().getInputStream()) {
-                    drain(in);
-                } catch (IOException e) {
-                    // The client is gone or sends less than it said: it gets the 413 or nothing.
-                }
-            }
+        if (ctx.req().getContentLengthLong() > MAX_BODY_BYTES) {
             throw tooLarge();
         }
     }
@@ -564,7 +556,6 @@ public final class StateQueryApi implements AutoCloseable {
         try (InputStream in = ctx.req().getInputStream()) {
             byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
             if (body.length > MAX_BODY_BYTES) {
-                drain(in);
                 throw tooLarge();
             }
             return body;
@@ -574,16 +565,25 @@ public final class StateQueryApi implements AutoCloseable {
     }
 
     /**
-     * Reads and drops what is left of a refused body, up to {@link #MAX_DRAINED_BYTES}: closing a
-     * connection with unread bytes makes TCP reset it, and the reset can overtake the 413 so the
-     * client sees only a broken connection.
+     * Reads and drops what is left of a refused request's body, up to {@link #MAX_DRAINED_BYTES} (a
+     * body said to be longer is not waited for): closing a connection with unread bytes makes TCP
+     * reset it, and the reset can overtake the answer, so the client of a 401, 404 or 413 sees only
+     * a broken connection.
      */
-    private static void drain(InputStream in) throws IOException {
-        long left = MAX_DRAINED_BYTES;
-        byte[] scrap = new byte[8192];
-        int n;
-        while (left > 0 && (n = in.read(scrap, 0, (int) Math.min(scrap.length, left))) > 0) {
-            left -= n;
+    private static void drainRefusedBody(Context ctx) {
+        if (ctx.req().getContentLengthLong() > MAX_DRAINED_BYTES) {
+            return;
+        }
+        try (InputStream in = ctx.req().getInputStream()) {
+            long left = MAX_DRAINED_BYTES;
+            byte[] scrap = new byte[8192];
+            int n;
+            while (left > 0 && (n = in.read(scrap, 0, (int) Math.min(scrap.length, left))) > 0) {
+                left -= n;
+            }
+        } catch (IOException | IllegalStateException e) {
+            // The client is gone, sends less than it said, or the body was taken as a stream
+            // already: it gets the answer or nothing.
         }
     }
 
@@ -606,6 +606,7 @@ public final class StateQueryApi implements AutoCloseable {
     }
 
     private void error(Context ctx, int status, String message) {
+        drainRefusedBody(ctx);
         ctx.status(status).contentType(JSON).result(JsonErrorHandler.body(status, message));
     }
 

@@ -103,7 +103,9 @@ class InboxPageITCase {
         if (api != null) {
             api.close();
         }
-        stores.close();
+        if (stores != null) {
+            stores.close();
+        }
         if (profile != null) {
             try (var files = Files.walk(profile)) {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
