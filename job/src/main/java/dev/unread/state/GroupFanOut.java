@@ -8,7 +8,6 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
@@ -42,14 +41,10 @@ import org.apache.flink.util.Collector;
  *
  * <p>A {@code MESSAGE_DELETED} goes to whoever may receive the message, for {@link Deletions} to
  * keep: the members at its seq, and the participants {@code chat-messages} records named in the
- * conversation (senders and receivers, as PARTICIPANT notices; one entry per user, as members).
- * Records of a conversation on {@code chat-messages} come on another topic than its deletions, so a
- * participant may first be seen after a deletion of a message to them; so the conversation keeps
- * its deleted seqs here, in UnreadChunks' compact form (2 bytes a seq at most, a few bytes a run),
- * and a participant seen for the first time is told all of them (their counter keeps only those
- * past their cursor). Members need no such catching up: they are known before the messages they
- * receive (the contract's precondition), so a deletion, which follows its message, reaches them. A
- * deletion never changes who is a member.
+ * conversation (senders and receivers, as PARTICIPANT notices), whom {@link DeletionsToCome} knows
+ * and catches up when first seen. Members need no such catching up: they are known before the
+ * messages they receive (the contract's precondition), so a deletion, which follows its message,
+ * reaches them. A deletion never changes who is a member.
  */
 public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, ChatEvent> {
 
@@ -64,32 +59,8 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
                     Types.LONG,
                     PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
 
-    /**
-     * userId → true: the users {@code chat-messages} records named in the conversation. Added with
-     * deleted messages: empty after restoring an earlier build's savepoint, learned again from the
-     * records that follow.
-     */
-    public static final MapStateDescriptor<Long, Boolean> PARTICIPANTS =
-            new MapStateDescriptor<>("conversation-participants", Types.LONG, Types.BOOLEAN);
-
-    /** (Conversation id, seq {@code >>> 16}) → that chunk of the conversation's deleted seqs. */
-    public static final MapStateDescriptor<Tuple2<Long, Long>, byte[]> DELETED_CHUNKS =
-            new MapStateDescriptor<>(
-                    "conversation-deleted-chunks",
-                    Types.TUPLE(Types.LONG, Types.LONG),
-                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
-
-    /** The tree of {@link #DELETED_CHUNKS}' indices, as UnreadChunks keeps one. */
-    public static final MapStateDescriptor<Tuple2<Long, Long>, byte[]> DELETED_CHUNK_TREE =
-            new MapStateDescriptor<>(
-                    "conversation-deleted-chunk-tree",
-                    Types.TUPLE(Types.LONG, Types.LONG),
-                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
-
     private transient MapState<Long, long[]> members;
-    private transient MapState<Long, Boolean> participants;
-    private transient MapState<Tuple2<Long, Long>, byte[]> deletedChunks;
-    private transient UnreadChunks deleted;
+    private transient DeletionsToCome toCome;
 
     /** Emitted for every delivery: the record is serialized at once (the next stage is keyed). */
     private transient ChatEvent delivery;
@@ -97,11 +68,7 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
     @Override
     public void open(OpenContext openContext) {
         members = getRuntimeContext().getMapState(MEMBERS);
-        participants = getRuntimeContext().getMapState(PARTICIPANTS);
-        deletedChunks = getRuntimeContext().getMapState(DELETED_CHUNKS);
-        deleted =
-                new UnreadChunks(
-                        deletedChunks, getRuntimeContext().getMapState(DELETED_CHUNK_TREE), null);
+        toCome = new DeletionsToCome(getRuntimeContext());
         delivery = new ChatEvent();
     }
 
@@ -116,10 +83,9 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
                 delete(event.conversationId, event.seq, out);
                 return;
             case PARTICIPANT:
-                if (!participants.contains(event.userId)) {
-                    participants.put(event.userId, true);
-                    catchUp(event.userId, event.conversationId, out);
-                }
+                toCome.participant(
+                        event.userId,
+                        seq -> emitDeleted(event.userId, event.conversationId, seq, out));
                 return;
             default:
                 break;
@@ -155,32 +121,18 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
     }
 
     /**
-     * Keeps the seq for participants still to come, and tells the members at the seq and every
-     * participant, once: a duplicate finds the seq kept, and everyone it would reach was told. A
-     * user both member and participant may hear it twice, which their set of deleted seqs makes
-     * harmless.
+     * Tells the members at the seq and every participant, once: a duplicate finds the seq kept, and
+     * everyone it would reach was told. A user both member and participant may hear it twice, which
+     * their set of deleted seqs makes harmless.
      */
     private void delete(long conversationId, long seq, Collector<ChatEvent> out) throws Exception {
-        if (!deleted.addSeq(conversationId, seq)) {
+        if (!toCome.delete(
+                conversationId, seq, user -> emitDeleted(user, conversationId, seq, out))) {
             return;
         }
         for (Map.Entry<Long, long[]> member : members.entries()) {
             if (isMember(member.getValue(), seq)) {
                 emitDeleted(member.getKey(), conversationId, seq, out);
-            }
-        }
-        for (Long user : participants.keys()) {
-            emitDeleted(user, conversationId, seq, out);
-        }
-    }
-
-    /** Tells a participant seen for the first time every deletion kept for the conversation. */
-    private void catchUp(long user, long conversationId, Collector<ChatEvent> out)
-            throws Exception {
-        for (Map.Entry<Tuple2<Long, Long>, byte[]> chunk : deletedChunks.entries()) {
-            long base = chunk.getKey().f1 << UnreadChunks.CHUNK_BITS;
-            for (int low : UnreadChunks.values(chunk.getValue())) {
-                emitDeleted(user, conversationId, base | low, out);
             }
         }
     }
