@@ -535,7 +535,8 @@ public final class Bench {
                 throw new IllegalStateException(
                         producer.failed()
                                 + " records could not be published to "
-                                + kafka.bootstrapServers());
+                                + kafka.bootstrapServers(),
+                        producer.firstFailure());
             }
         }
         records = generator.records() - records;

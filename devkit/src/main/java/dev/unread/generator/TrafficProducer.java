@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.producer.Callback;
@@ -36,7 +36,7 @@ public final class TrafficProducer implements AutoCloseable {
     private final LongAdder acknowledged = new LongAdder();
     private final LongAdder malformedAcknowledged = new LongAdder();
     private final LongAdder failed = new LongAdder();
-    private final AtomicBoolean failureLogged = new AtomicBoolean();
+    private final AtomicReference<Exception> firstFailure = new AtomicReference<>();
 
     /** One callback per outcome, not one per record. */
     private final Callback validSent = (metadata, e) -> sent(e, true);
@@ -109,6 +109,11 @@ public final class TrafficProducer implements AutoCloseable {
         return failed.sum();
     }
 
+    /** Why the first record that failed did, so that a caller's error can say it; null if none. */
+    public Exception firstFailure() {
+        return firstFailure.get();
+    }
+
     /** Stops the thread, if any, and sends what is buffered. */
     @Override
     public void close() throws InterruptedException {
@@ -171,7 +176,7 @@ public final class TrafficProducer implements AutoCloseable {
             return;
         }
         failed.increment();
-        if (failureLogged.compareAndSet(false, true)) {
+        if (firstFailure.compareAndSet(null, e)) {
             LOG.warn("Publishing generated traffic failed (logged once)", e);
         }
     }
