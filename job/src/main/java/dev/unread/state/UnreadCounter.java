@@ -653,10 +653,10 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     /**
      * Brings the current user's output up to what this version writes, for {@link
      * UnreadCounterOperator} after a restore from an older version's state, before the first event:
-     * sums the totals once where they were never kept (and writes them), and hands the readers
-     * stage each conversation the user takes part in (has not left) with its cursor. Older versions
-     * wrote the totals only once a conversation event touched the user, and version 1 had no
-     * readers stage at all, so without this a user with no such event would have neither. Writes
+     * sums the totals once where they were never kept (and writes them), and hands {@code readers},
+     * unless null, each conversation the user takes part in (has not left) with its cursor. Older
+     * versions wrote the totals only once a conversation event touched the user, and version 1 had
+     * no readers stage at all, so without this a user with no such event would have neither. Writes
      * only the user's inbox state, so it may run while the operator walks the keys of {@link
      * #CONVERSATIONS}.
      */
@@ -666,6 +666,9 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         if (keepTotals(state)) {
             emitTotals(user, state, 0, 0, 0, 0, out);
             inbox.update(state);
+        }
+        if (readers == null) {
+            return;
         }
         for (Map.Entry<Long, ConversationState> entry : conversations.entries()) {
             if (entry.getValue().membership >= 0) {

@@ -1,8 +1,10 @@
 package dev.unread.state;
 
 import dev.unread.events.ChatEvent;
+import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -57,6 +59,7 @@ public final class UnreadCounterOperator
     private transient long idleClockStartDay;
     private transient boolean timersStale;
     private transient boolean stateOlder;
+    private transient boolean stateOfVersion1;
 
     public UnreadCounterOperator(long idleStateDays) {
         super(new UnreadCounter(idleStateDays));
@@ -78,6 +81,9 @@ public final class UnreadCounterOperator
         long timersSetFor = restored == null ? 0 : restored.f0;
         timersStale = context.isRestored() && idleStateDays > 0 && timersSetFor != idleStateDays;
         idleTimers.update(List.of(Tuple2.of(idleStateDays, idleClockStartDay)));
+        // Version 2 wrote the idle timers' entry and had the readers stage, which kept every
+        // cursor and who takes part; version 1 had neither.
+        stateOfVersion1 = context.isRestored() && restored == null;
 
         ListState<Integer> version =
                 context.getOperatorStateStore().getUnionListState(STATE_VERSION);
@@ -123,22 +129,23 @@ public final class UnreadCounterOperator
     /**
      * Walks every user with conversation state once, before the first event (a user with inbox
      * state alone has no totals and no readers to bring). The records go out ahead of any the
-     * events cause, through this subtask's own outputs.
+     * events cause, through this subtask's own outputs. Readers only from version 1's state: the
+     * readers stage of version 2 kept every cursor and who takes part, and a cursor handed to it as
+     * a participant's would make a participant of a user who only read.
      */
     private void catchUp(UnreadCounter counter) throws Exception {
         TimestampedCollector<UnreadCount> counts = new TimestampedCollector<>(output);
+        Consumer<ReaderUpdate> readers =
+                stateOfVersion1
+                        ? reader ->
+                                output.collect(
+                                        UnreadCounter.KNOWN_READERS, new StreamRecord<>(reader))
+                        : null;
         getKeyedStateBackend()
                 .applyToAllKeys(
                         VoidNamespace.INSTANCE,
                         VoidNamespaceSerializer.INSTANCE,
                         UnreadCounter.CONVERSATIONS,
-                        (user, state) ->
-                                counter.catchUp(
-                                        (Long) user,
-                                        counts,
-                                        reader ->
-                                                output.collect(
-                                                        UnreadCounter.KNOWN_READERS,
-                                                        new StreamRecord<>(reader))));
+                        (user, state) -> counter.catchUp((Long) user, counts, readers));
     }
 }

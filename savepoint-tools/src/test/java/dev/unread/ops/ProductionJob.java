@@ -126,6 +126,8 @@ final class ProductionJob {
                 new TreeMap<>(expected.redisConversationHashes(prefix));
         hashes.putAll(expected.redisMentionHashes(prefix));
         hashes.putAll(expected.redisTotals(prefix));
+        hashes.putAll(expected.redisThreadHashes(prefix, false));
+        hashes.putAll(expected.redisThreadHashes(prefix, true));
         Map<String, Set<String>> sets = expected.redisMarkedSets(prefix);
         try {
             Poll.until(

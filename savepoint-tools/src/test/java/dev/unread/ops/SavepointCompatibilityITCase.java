@@ -1,35 +1,33 @@
 package dev.unread.ops;
 
+import static dev.unread.ops.StoredSavepoints.config;
+import static dev.unread.ops.StoredSavepoints.copy;
+import static dev.unread.ops.StoredSavepoints.events;
+import static dev.unread.ops.StoredSavepoints.publish;
+import static dev.unread.ops.StoredSavepoints.readRecords;
+import static dev.unread.ops.StoredSavepoints.records;
+import static dev.unread.ops.StoredSavepoints.writeRecords;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
-import dev.unread.events.ChatEventJson;
-import dev.unread.events.EventParser;
-import dev.unread.kafka.EmbeddedKafka;
+import dev.unread.ops.StoredSavepoints.Record;
 import dev.unread.testing.EventStreams;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Oracle;
 import dev.unread.testing.Poll;
 import dev.unread.testing.TestRedis;
-import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.FileUtils;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -38,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 
 /**
- * A savepoint of the production pipeline made by an earlier build, kept in {@code
+ * A savepoint of the production pipeline made by version 1, kept in {@code
  * savepoint-tools/src/test/resources/savepoints/v1}, restores into this build and counts on: a
  * change that breaks state compatibility (a state type, a descriptor, an operator uid, the key
  * type, max parallelism) fails here rather than in a user's upgrade.
@@ -60,8 +58,7 @@ class SavepointCompatibilityITCase {
 
     static final String REGENERATE = "unread.savepoint.regenerate";
 
-    private static final Path STORED =
-            FlinkConf.findDir().resolveSibling("savepoint-tools/src/test/resources/savepoints/v1");
+    private static final Path STORED = StoredSavepoints.ROOT.resolve("v1");
     private static final Path SAVEPOINT = STORED.resolve("savepoint");
     private static final Path RECORDS = STORED.resolve("records.tsv");
 
@@ -80,13 +77,10 @@ class SavepointCompatibilityITCase {
                             .setNumberSlotsPerTaskManager(3)
                             .build());
 
-    /** One Kafka record as stored: which topic, the partition, key and value (JSON). */
-    private record Record(boolean message, int partition, String key, String value) {}
-
     @Test
     @DisabledIfSystemProperty(named = REGENERATE, matches = "true")
     void aSavepointOfAnEarlierBuildRestoresAndCountsOn(@TempDir Path work) throws Exception {
-        List<Record> stored = readRecords();
+        List<Record> stored = readRecords(RECORDS);
         List<ChatEvent> before = events(stored);
         Oracle old = Oracle.of(before);
         // The job may claim files of the savepoint it starts from: it gets a copy.
@@ -100,8 +94,8 @@ class SavepointCompatibilityITCase {
 
         String prefix = TestRedis.uniquePrefix();
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
-            UnreadConfig config = config(db, prefix);
-            publish(config, stored);
+            UnreadConfig config = config(KAFKA, db, prefix);
+            publish(KAFKA, config, stored);
 
             writeWhatVersion1Wrote(prefix, old);
 
@@ -119,7 +113,7 @@ class SavepointCompatibilityITCase {
 
                 List<ChatEvent> after =
                         new EventStreams(SEED_AFTER).withIds(30_000, 95_000).events(300);
-                publish(config, records(after));
+                publish(KAFKA, config, records(after));
                 List<ChatEvent> all = new ArrayList<>(before);
                 all.addAll(after);
                 Oracle now = Oracle.of(all);
@@ -140,8 +134,8 @@ class SavepointCompatibilityITCase {
         List<Record> records = records(events);
         String prefix = TestRedis.uniquePrefix();
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
-            UnreadConfig config = config(db, prefix);
-            publish(config, records);
+            UnreadConfig config = config(KAFKA, db, prefix);
+            publish(KAFKA, config, records);
             ProductionJob job = ProductionJob.start(config, 2, null);
             ProductionJob.awaitRedis(config, Oracle.of(events));
             String savepoint = job.stopWithSavepoint(work);
@@ -150,7 +144,7 @@ class SavepointCompatibilityITCase {
                 FileUtils.deleteDirectory(STORED.toFile());
             }
             copy(Path.of(URI.create(savepoint)), SAVEPOINT);
-            writeRecords(records);
+            writeRecords(RECORDS, records);
         } finally {
             TestRedis.deleteKeys(prefix);
         }
@@ -195,106 +189,5 @@ class SavepointCompatibilityITCase {
             throw timedOut;
         }
         return readers;
-    }
-
-    /**
-     * The settings the stored savepoint was made with, except where outputs go: the default topic
-     * names (its Kafka state names them), this broker, a test database and key prefix.
-     */
-    private static UnreadConfig config(MySqlTestDatabase db, String prefix) {
-        Map<String, String> settings = new HashMap<>();
-        settings.put("kafka-bootstrap", KAFKA.bootstrapServers());
-        settings.put("jdbc-url", db.jdbcUrl());
-        settings.put("redis-key-prefix", prefix);
-        settings.put("flush-interval-ms", "50");
-        settings.put("checkpoint-interval-ms", "500");
-        UnreadConfig config = UnreadConfig.with(settings);
-        KAFKA.kafka()
-                .createTopics(
-                        config.messagesTopic,
-                        config.readsTopic,
-                        config.conversationsTopic,
-                        config.deadLetterTopic);
-        return config;
-    }
-
-    /** Each event as its record, in a partition chosen by user, so that offsets reproduce. */
-    private static List<Record> records(List<ChatEvent> events) {
-        List<Record> records = new ArrayList<>();
-        for (ChatEvent e : events) {
-            records.add(
-                    new Record(
-                            ChatEventJson.isMessage(e),
-                            (int) Math.floorMod(e.userId, (long) EmbeddedKafka.PARTITIONS),
-                            Long.toString(e.userId),
-                            ChatEventJson.text(e)));
-        }
-        return records;
-    }
-
-    private static void publish(UnreadConfig config, List<Record> records) {
-        List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
-        for (Record r : records) {
-            out.add(
-                    new ProducerRecord<>(
-                            r.message() ? config.messagesTopic : config.readsTopic,
-                            r.partition(),
-                            KafkaBroker.utf8(r.key()),
-                            KafkaBroker.utf8(r.value())));
-        }
-        KAFKA.produce(out);
-    }
-
-    /** The stored records parsed back into events by the job's own parser. */
-    private static List<ChatEvent> events(List<Record> records) throws Exception {
-        EventParser parser = new EventParser();
-        List<ChatEvent> events = new ArrayList<>();
-        for (Record r : records) {
-            byte[] value = r.value().getBytes(StandardCharsets.UTF_8);
-            events.add(r.message() ? parser.parseMessage(value) : parser.parseRead(value));
-        }
-        return events;
-    }
-
-    private static List<Record> readRecords() throws IOException {
-        List<Record> records = new ArrayList<>();
-        for (String line : Files.readAllLines(RECORDS, StandardCharsets.UTF_8)) {
-            String[] fields = line.split("\t", 4);
-            records.add(
-                    new Record(
-                            fields[0].equals("messages"),
-                            Integer.parseInt(fields[1]),
-                            fields[2],
-                            fields[3]));
-        }
-        return records;
-    }
-
-    private static void writeRecords(List<Record> records) throws IOException {
-        List<String> lines = new ArrayList<>();
-        for (Record r : records) {
-            lines.add(
-                    (r.message() ? "messages" : "reads")
-                            + "\t"
-                            + r.partition()
-                            + "\t"
-                            + r.key()
-                            + "\t"
-                            + r.value());
-        }
-        Files.write(RECORDS, lines, StandardCharsets.UTF_8);
-    }
-
-    private static void copy(Path from, Path to) throws IOException {
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path file : files.toList()) {
-                Path target = to.resolve(from.relativize(file).toString());
-                if (Files.isDirectory(file)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(file, target, StandardCopyOption.REPLACE_EXISTING);
-                }
-            }
-        }
     }
 }

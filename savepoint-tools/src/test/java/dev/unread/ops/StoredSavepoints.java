@@ -1,0 +1,140 @@
+package dev.unread.ops;
+
+import dev.unread.config.FlinkConf;
+import dev.unread.config.UnreadConfig;
+import dev.unread.events.ChatEvent;
+import dev.unread.events.ChatEventJson;
+import dev.unread.events.EventParser;
+import dev.unread.kafka.EmbeddedKafka;
+import dev.unread.testing.KafkaBroker;
+import dev.unread.testing.MySqlTestDatabase;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * Savepoints of earlier versions kept in {@code savepoint-tools/src/test/resources/savepoints},
+ * each beside {@code records.tsv}: the Kafka records its job had read, with their partitions.
+ * Published again in the same order to a fresh broker, they land at the same offsets, so the
+ * restored sources resume exactly after them, as they would on the cluster the savepoint came from.
+ * A broker holds one such history: each test class that restores one has its own.
+ */
+final class StoredSavepoints {
+
+    static final Path ROOT =
+            FlinkConf.findDir().resolveSibling("savepoint-tools/src/test/resources/savepoints");
+
+    /** One Kafka record as stored: which topic, the partition, key and value (JSON). */
+    record Record(boolean message, int partition, String key, String value) {}
+
+    private StoredSavepoints() {}
+
+    /**
+     * The settings the stored savepoint was made with, except where outputs go: the default topic
+     * names (its Kafka state names them), the broker, a test database and key prefix.
+     */
+    static UnreadConfig config(KafkaBroker kafka, MySqlTestDatabase db, String prefix) {
+        Map<String, String> settings = new HashMap<>();
+        settings.put("kafka-bootstrap", kafka.bootstrapServers());
+        settings.put("jdbc-url", db.jdbcUrl());
+        settings.put("redis-key-prefix", prefix);
+        settings.put("flush-interval-ms", "50");
+        settings.put("checkpoint-interval-ms", "500");
+        UnreadConfig config = UnreadConfig.with(settings);
+        kafka.kafka()
+                .createTopics(
+                        config.messagesTopic,
+                        config.readsTopic,
+                        config.conversationsTopic,
+                        config.deadLetterTopic);
+        return config;
+    }
+
+    /** Each event as its record, in a partition chosen by user, so that offsets reproduce. */
+    static List<Record> records(List<ChatEvent> events) {
+        List<Record> records = new ArrayList<>();
+        for (ChatEvent e : events) {
+            records.add(
+                    new Record(
+                            ChatEventJson.isMessage(e),
+                            (int) Math.floorMod(e.userId, (long) EmbeddedKafka.PARTITIONS),
+                            Long.toString(e.userId),
+                            ChatEventJson.text(e)));
+        }
+        return records;
+    }
+
+    static void publish(KafkaBroker kafka, UnreadConfig config, List<Record> records) {
+        List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
+        for (Record r : records) {
+            out.add(
+                    new ProducerRecord<>(
+                            r.message() ? config.messagesTopic : config.readsTopic,
+                            r.partition(),
+                            KafkaBroker.utf8(r.key()),
+                            KafkaBroker.utf8(r.value())));
+        }
+        kafka.produce(out);
+    }
+
+    /** The stored records parsed back into events by the job's own parser. */
+    static List<ChatEvent> events(List<Record> records) throws Exception {
+        EventParser parser = new EventParser();
+        List<ChatEvent> events = new ArrayList<>();
+        for (Record r : records) {
+            byte[] value = r.value().getBytes(StandardCharsets.UTF_8);
+            events.add(r.message() ? parser.parseMessage(value) : parser.parseRead(value));
+        }
+        return events;
+    }
+
+    static List<Record> readRecords(Path file) throws IOException {
+        List<Record> records = new ArrayList<>();
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            String[] fields = line.split("\t", 4);
+            records.add(
+                    new Record(
+                            fields[0].equals("messages"),
+                            Integer.parseInt(fields[1]),
+                            fields[2],
+                            fields[3]));
+        }
+        return records;
+    }
+
+    static void writeRecords(Path file, List<Record> records) throws IOException {
+        List<String> lines = new ArrayList<>();
+        for (Record r : records) {
+            lines.add(
+                    (r.message() ? "messages" : "reads")
+                            + "\t"
+                            + r.partition()
+                            + "\t"
+                            + r.key()
+                            + "\t"
+                            + r.value());
+        }
+        Files.write(file, lines, StandardCharsets.UTF_8);
+    }
+
+    static void copy(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path file : files.toList()) {
+                Path target = to.resolve(from.relativize(file).toString());
+                if (Files.isDirectory(file)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(file, target, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+}
