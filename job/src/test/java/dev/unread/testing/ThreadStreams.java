@@ -24,6 +24,13 @@ public final class ThreadStreams {
      * out of tests whose oracle is a function of the set.
      */
     public static List<ChatEvent> withThreads(Random random, List<ChatEvent> events) {
+        List<ChatEvent> result = new ArrayList<>(events);
+        result.addAll(threads(random, events));
+        return result;
+    }
+
+    /** The thread events {@link #withThreads} adds to {@code events}, without them. */
+    public static List<ChatEvent> threads(Random random, List<ChatEvent> events) {
         Map<Long, TreeSet<Long>> users = new TreeMap<>();
         Map<Long, TreeSet<Long>> roots = new TreeMap<>();
         Map<Long, Long> top = new TreeMap<>();
@@ -41,7 +48,7 @@ public final class ThreadStreams {
                 roots.computeIfAbsent(e.conversationId, c -> new TreeSet<>()).add(e.seq);
             }
         }
-        List<ChatEvent> result = new ArrayList<>(events);
+        List<ChatEvent> result = new ArrayList<>();
         for (Map.Entry<Long, TreeSet<Long>> conversation : roots.entrySet()) {
             long c = conversation.getKey();
             Long[] who = users.get(c).toArray(new Long[0]);
