@@ -29,6 +29,19 @@ public final class ThreadStreams {
         return result;
     }
 
+    /**
+     * At least {@code count} thread events for {@code events} (fewer only when its conversations
+     * have too few users for threads), in rounds of {@link #threads}, each round's seqs past those
+     * of the rounds before: one round replies only a few times in each conversation.
+     */
+    public static List<ChatEvent> threads(Random random, List<ChatEvent> events, int count) {
+        List<ChatEvent> all = new ArrayList<>(events);
+        for (int round = 0; round < 100 && all.size() - events.size() < count; round++) {
+            all.addAll(threads(random, all));
+        }
+        return new ArrayList<>(all.subList(events.size(), all.size()));
+    }
+
     /** The thread events {@link #withThreads} adds to {@code events}, without them. */
     public static List<ChatEvent> threads(Random random, List<ChatEvent> events) {
         Map<Long, TreeSet<Long>> users = new TreeMap<>();
