@@ -163,6 +163,51 @@ class GroupsModelTest {
         counted.harness.close();
     }
 
+    /**
+     * docs/contract.md, "Threads": mentioned in a group MESSAGE means as fanned out. Carol, named
+     * in the root's mentions before she joined, is no follower of its thread once she is a member;
+     * Dave wrote the root before he joined and follows it. Both then get the same two replies.
+     */
+    @Test
+    void aGroupMessageMakesItsSenderAFollowerButNotAMentionedNonMember() throws Exception {
+        long group = 90_002;
+        long alice = 1;
+        long bob = 2;
+        long carol = 3;
+        long dave = 4;
+        long t = EventStreams.T0;
+        List<ConversationEvent> records =
+                List.of(
+                        ConversationEvent.joined(group, alice, 1),
+                        ConversationEvent.joined(group, bob, 2),
+                        ConversationEvent.message(group, 3, dave, t, carol),
+                        ConversationEvent.joined(group, carol, 4),
+                        ConversationEvent.joined(group, dave, 5),
+                        ConversationEvent.reply(group, 6, 3, alice, t + 1),
+                        ConversationEvent.reply(group, 7, 3, bob, t + 2));
+        List<ChatEvent> fannedOut =
+                run(
+                                new KeyedProcessOperator<>(new GroupFanOut()),
+                                e -> e.conversationId,
+                                records,
+                                false)
+                        .output;
+        Run<ChatEvent, UnreadCount> counted =
+                run(
+                        new KeyedProcessOperator<>(new UnreadCounter()),
+                        e -> e.userId,
+                        fannedOut,
+                        false);
+        UnreadCounterModelTest.RedisModel redis = new UnreadCounterModelTest.RedisModel();
+        counted.output.forEach(redis::apply);
+        String thread = group + ":3";
+        assertThat(redis.threads)
+                .containsEntry(Oracle.THREADS_KEY + dave, Map.of(thread, "2"))
+                .doesNotContainKey(Oracle.THREADS_KEY + carol)
+                .isEqualTo(Oracle.of(List.of(), records).redisThreadHashes("", false));
+        counted.harness.close();
+    }
+
     /** The thread traffic of one seed, drawn as the model test draws it. */
     private record ThreadCase(
             EventStreams streams,
