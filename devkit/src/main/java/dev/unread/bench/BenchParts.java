@@ -83,6 +83,50 @@ final class BenchParts {
                         + " operator to the last. State bytes per member: the canonical savepoint at"
                         + " the end over the memberships (the whole job's state, counts included).");
         line(md, "");
+        if (groups.threads() != null) {
+            groupThreads(md, once, groups.threads());
+        }
+    }
+
+    /** The run with threads beside the same groups' run without them, as ratios. */
+    private static void groupThreads(
+            StringBuilder md, GroupBench.Run without, GroupBench.Threads threads) {
+        GroupBench.Run with = threads.run();
+        line(md, "### The same groups with threads");
+        line(md, "");
+        line(
+                md,
+                "The same generated groups published once, a share of the messages replies: %,d"
+                        + " replies, %,d thread reads and %,d follows or unfollows by members;"
+                        + " %,d deliveries.",
+                threads.replies(),
+                threads.threadReads(),
+                threads.threadFollows(),
+                with.deliveries());
+        line(md, "");
+        line(
+                md,
+                "| | deliveries/s | Redis commands per delivery | savepoint | state bytes per"
+                        + " member |");
+        line(md, "|---|--:|--:|--:|--:|");
+        for (GroupBench.Run run : new GroupBench.Run[] {without, with}) {
+            line(
+                    md,
+                    "| %s | %,.0f | %.4f | %s | %,.0f |",
+                    run.name(),
+                    run.deliveriesPerSecond(),
+                    run.commandsPerDelivery(),
+                    bytes(run.job().savepointBytes()),
+                    run.stateBytesPerMember());
+        }
+        line(
+                md,
+                "| with / without threads | %.2f | %.2f | %.2f | %.2f |",
+                with.deliveriesPerSecond() / without.deliveriesPerSecond(),
+                with.commandsPerDelivery() / without.commandsPerDelivery(),
+                (double) with.job().savepointBytes() / without.job().savepointBytes(),
+                with.stateBytesPerMember() / without.stateBytesPerMember());
+        line(md, "");
     }
 
     static void cluster(StringBuilder md, ClusterBench.Result cluster) {

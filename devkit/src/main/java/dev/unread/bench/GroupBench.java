@@ -19,6 +19,11 @@ import java.util.Set;
  * (MEMBER_JOINED, then MESSAGE on {@code chat-conversations}: the job fans out by membership) and
  * once fanned out by {@link ProducerFanOut} (a {@code chat-messages} record per member but the
  * sender), and the job runs on each, one after the other in the same JVM.
+ *
+ * <p>With a reply share, a third run reads the same groups with threads (issue 25), published once:
+ * the generator's same messages, a share of them replies, and members' thread reads and follows
+ * after some replies, so its state per member and Redis commands per delivery stand beside the run
+ * without threads.
  */
 public final class GroupBench {
 
@@ -29,8 +34,18 @@ public final class GroupBench {
      * @param workload the group traffic: {@code publishedGroupShare} of message steps in groups
      *     published once, {@code publishedGroups} of them up to {@code publishedGroupMaxSize}
      * @param records records the generator makes (the producer's fan-out publishes more)
+     * @param replyShare the share of the threads run's messages that reply (its workload's {@code
+     *     replyShare}); 0 skips that run
      */
-    public record Options(Workload workload, long records) {}
+    public record Options(Workload workload, long records, double replyShare) {
+        public Options {
+            if (!(replyShare >= 0 && replyShare <= 1)) {
+                throw new IllegalArgumentException(
+                        "replyShare must be in 0..1 (0 skips the run with threads), was "
+                                + replyShare);
+            }
+        }
+    }
 
     /**
      * One way of publishing the traffic and the job's figures on it.
@@ -61,13 +76,23 @@ public final class GroupBench {
     /** Group traffic of one size class: groups with messages, the messages, their deliveries. */
     record SizeClass(int minMembers, int maxMembers, long groups, long messages, long deliveries) {}
 
+    /**
+     * The run with threads: its replies, thread reads and follows among its records, and the job's
+     * figures on it.
+     */
+    record Threads(long replies, long threadReads, long threadFollows, Run run) {}
+
+    /**
+     * @param threads null when the options' reply share is 0
+     */
     record Result(
             Options options,
             long groupMessages,
             long otherEvents,
             List<SizeClass> sizes,
             Run once,
-            Run producer) {}
+            Run producer,
+            Threads threads) {}
 
     private GroupBench() {}
 
@@ -75,11 +100,17 @@ public final class GroupBench {
             throws Exception {
         UnreadConfig onceConfig = bench.config(kafka, "group-once");
         UnreadConfig producerConfig = bench.config(kafka, "group-producer");
+        UnreadConfig threadsConfig = bench.config(kafka, "group-threads");
         bench.say(
                 "publishing %,d records of group traffic, once and fanned out by the producer",
                 options.records());
         TrafficGenerator generator = Bench.generator(options.workload());
         ProducerFanOut fanOut = new ProducerFanOut();
+        TrafficGenerator threaded =
+                options.replyShare() > 0 ? Bench.generator(threadWorkload(options)) : null;
+        // Counts the threaded records' deliveries; publishes nothing.
+        ProducerFanOut threadedMembers = new ProducerFanOut();
+        long threadedValid = 0;
         long onceValid = 0;
         long[] producerValid = {0};
         long[] groups = new long[SIZE_CLASSES.length];
@@ -87,7 +118,9 @@ public final class GroupBench {
         long[] deliveries = new long[SIZE_CLASSES.length];
         Set<Long> seen = new HashSet<>();
         try (TrafficProducer once = producer(kafka, onceConfig);
-                TrafficProducer producer = producer(kafka, producerConfig)) {
+                TrafficProducer producer = producer(kafka, producerConfig);
+                TrafficProducer threads =
+                        threaded == null ? null : producer(kafka, threadsConfig)) {
             for (long i = 0; i < options.records(); i++) {
                 TrafficRecord record = generator.next();
                 once.send(record);
@@ -112,12 +145,22 @@ public final class GroupBench {
                                 producerValid[0]++;
                             }
                         });
+                if (threaded != null) {
+                    TrafficRecord threadedRecord = threaded.next();
+                    threads.send(threadedRecord);
+                    threadedValid += threadedRecord.valid() ? 1 : 0;
+                    threadedMembers.apply(threadedRecord, r -> {});
+                }
             }
             once.flush();
             producer.flush();
-            if (once.failed() + producer.failed() > 0) {
-                throw new IllegalStateException(
-                        once.failed() + producer.failed() + " group records were not published");
+            long failed = once.failed() + producer.failed();
+            if (threads != null) {
+                threads.flush();
+                failed += threads.failed();
+            }
+            if (failed > 0) {
+                throw new IllegalStateException(failed + " group records were not published");
             }
         }
         long groupMessages = generator.publishedMessages();
@@ -128,30 +171,16 @@ public final class GroupBench {
         // And a copy of every message with a conversation for its sender: published once, one
         // per group message; fanned out by the producer, one per delivery record, each of which
         // the job copies on its own (the sender's state takes the same fact again, idempotently).
-        long onceCopies = generator.ownCopies();
-        long producerCopies = onceCopies - groupMessages + delivered;
-        Bench.Traffic traffic =
-                new Bench.Traffic(
-                        "group",
-                        options.workload(),
-                        generator.records(),
-                        generator.messages() + delivered,
-                        generator.redundantMessages(),
-                        generator.inboxOpens(),
-                        generator.conversationReads(),
-                        generator.malformedRecords(),
-                        onceCopies);
+        long producerCopies = generator.ownCopies() - groupMessages + delivered;
         Run onceRun =
-                new Run(
+                runOnce(
+                        bench,
                         "published once",
+                        onceConfig,
+                        generator,
                         onceValid,
                         delivered,
-                        memberships,
-                        bench.runJob(
-                                onceConfig,
-                                traffic.named("groups published once"),
-                                otherEvents + memberships + delivered + onceCopies,
-                                dataDir.resolve("group-once")));
+                        dataDir.resolve("group-once"));
         Run producerRun =
                 new Run(
                         "fanned out by the producer",
@@ -160,7 +189,8 @@ public final class GroupBench {
                         memberships,
                         bench.runJob(
                                 producerConfig,
-                                traffic.named("groups fanned out by the producer"),
+                                traffic(generator, delivered)
+                                        .named("groups fanned out by the producer"),
                                 producerValid[0] + producerCopies,
                                 dataDir.resolve("group-producer")));
         List<SizeClass> sizes = new ArrayList<>();
@@ -173,7 +203,66 @@ public final class GroupBench {
                             messages[i],
                             deliveries[i]));
         }
-        return new Result(options, groupMessages, otherEvents, sizes, onceRun, producerRun);
+        Threads threadsRun =
+                threaded == null
+                        ? null
+                        : new Threads(
+                                threaded.replies(),
+                                threaded.threadReads(),
+                                threaded.threadFollows(),
+                                runOnce(
+                                        bench,
+                                        "published once, with threads",
+                                        threadsConfig,
+                                        threaded,
+                                        threadedValid,
+                                        threadedMembers.deliveries(),
+                                        dataDir.resolve("group-threads")));
+        return new Result(
+                options, groupMessages, otherEvents, sizes, onceRun, producerRun, threadsRun);
+    }
+
+    /** The options' workload with threads: the same messages, a share of them replies. */
+    static Workload threadWorkload(Options options) {
+        return options.workload().toBuilder().replyShare(options.replyShare()).build();
+    }
+
+    /**
+     * The job on records published once: the counting operator takes in every valid record but a
+     * group message, a delivery per member, and the sender's copy of every message.
+     */
+    private static Run runOnce(
+            Bench bench,
+            String name,
+            UnreadConfig config,
+            TrafficGenerator generator,
+            long valid,
+            long delivered,
+            Path dataDir)
+            throws Exception {
+        return new Run(
+                name,
+                valid,
+                delivered,
+                generator.memberships(),
+                bench.runJob(
+                        config,
+                        traffic(generator, delivered).named("groups " + name),
+                        valid - generator.publishedMessages() + delivered + generator.ownCopies(),
+                        dataDir));
+    }
+
+    private static Bench.Traffic traffic(TrafficGenerator generator, long delivered) {
+        return new Bench.Traffic(
+                "group",
+                generator.workload(),
+                generator.records(),
+                generator.messages() + delivered,
+                generator.redundantMessages(),
+                generator.inboxOpens(),
+                generator.conversationReads(),
+                generator.malformedRecords(),
+                generator.ownCopies());
     }
 
     private static int sizeClass(int members) {

@@ -243,6 +243,15 @@ public final class BenchCommand implements Callable<Integer> {
     long groupRecords;
 
     @Option(
+            names = "--group-reply-share",
+            paramLabel = "SHARE",
+            defaultValue = "0.3",
+            description =
+                    "share of the group messages that reply in a thread, in one more run of the"
+                            + " same groups published once (default ${DEFAULT-VALUE}; 0: skip)")
+    double groupReplyShare;
+
+    @Option(
             names = "--groups",
             paramLabel = "N",
             defaultValue = "64",
@@ -482,7 +491,8 @@ public final class BenchCommand implements Callable<Integer> {
                                         .publishedGroups((int) atLeast("--groups", groups, 1))
                                         .publishedGroupMaxSize(groupMaxSize)
                                         .build(),
-                                groupRecords),
+                                groupRecords,
+                                groupReplyShare),
                 atLeast("--live-streams", liveStreams, 0) == 0
                         ? null
                         : new LiveLoad.Options(

@@ -36,7 +36,10 @@ import java.util.function.LongSupplier;
  * message of the same conversation, sent before it, and no state is kept per thread. Of the
  * conversation read steps, {@link #THREAD_READ_SHARE} read the thread of the conversation's newest
  * message up to it and {@link #THREAD_FOLLOW_SHARE} follow it (one in five unfollows); a reader who
- * wrote in a thread follows it anyway, as the contract says.
+ * wrote in a thread follows it anyway, as the contract says. A published group has no read steps
+ * (its members are no recent receivers), so each of its replies is followed, for the same shares,
+ * by a random member's read of the thread up to it or follow of it: records added to the traffic,
+ * that take no draw of the messages' own, so the messages stay what they were.
  *
  * <p>Besides, a share of message steps ({@code publishedGroupShare}) is a group message published
  * once, on {@code chat-conversations}, from a member of one of {@code publishedGroups} groups
@@ -204,6 +207,9 @@ public final class TrafficGenerator {
     /** The deletion that goes out with the next record, or null. */
     private ConversationEvent deletion;
 
+    /** A published group member's thread step that goes out as the next record, or null. */
+    private TrafficRecord pendingThreadStep;
+
     /**
      * Traffic stamped by {@code clock} (epoch milliseconds): {@code System::currentTimeMillis} for
      * live traffic.
@@ -290,6 +296,12 @@ public final class TrafficGenerator {
     /** The next record. */
     public TrafficRecord next() {
         records++;
+        // Before the malformed draw, which a record added to the traffic must not take.
+        if (pendingThreadStep != null) {
+            TrafficRecord record = pendingThreadStep;
+            pendingThreadStep = null;
+            return record;
+        }
         if (workload.malformedShare() > 0 && random.nextDouble() < workload.malformedShare()) {
             return malformed();
         }
@@ -407,12 +419,12 @@ public final class TrafficGenerator {
         return replies;
     }
 
-    /** THREAD_READ events generated (in place of some conversation reads). */
+    /** THREAD_READ events generated (in place of some conversation reads, or after a reply). */
     public long threadReads() {
         return threadReads;
     }
 
-    /** THREAD_FOLLOWED events generated (in place of some conversation reads). */
+    /** THREAD_FOLLOWED events generated (as {@link #threadReads()}). */
     public long threadFollows() {
         return threadFollows;
     }
@@ -538,12 +550,35 @@ public final class TrafficGenerator {
         long seq = ++publishedSeq[group];
         // Seq 1 is the members' join: the group's messages, and so its threads, start at 2.
         long thread = threadOf(seq, 2);
+        if (thread > 0) {
+            pendingThreadStep = publishedThreadStep(group, thread, seq);
+        }
         maybeDelete(publishedGroupConversation(group), seq, publishedSize[group]);
         ConversationEvent message =
                 ConversationEvent.message(
                         publishedGroupConversation(group), seq, userId(sender), now());
         message.threadSeq = thread;
         return conversationRecord(message);
+    }
+
+    /**
+     * For the thread step shares, a random member's read of the thread up to reply {@code seq}, or
+     * its follow (or unfollow); else null. Drawn from {@link #extras} alone.
+     */
+    private TrafficRecord publishedThreadStep(int group, long thread, long seq) {
+        double v = extras.nextDouble();
+        if (v >= THREAD_READ_SHARE + THREAD_FOLLOW_SHARE) {
+            return null;
+        }
+        long member = userId(wrap(publishedStart[group] + extras.nextInt(publishedSize[group])));
+        long conversation = publishedGroupConversation(group);
+        if (v < THREAD_READ_SHARE) {
+            threadReads++;
+            return valid(ChatEvent.threadRead(member, conversation, thread, seq, now()));
+        }
+        threadFollows++;
+        boolean following = extras.nextDouble() >= UNFOLLOW_SHARE;
+        return valid(ChatEvent.threadFollowed(member, conversation, thread, following, now()));
     }
 
     /**

@@ -39,7 +39,8 @@ package dev.unread.generator;
  *       builds before deletions, record for record.
  *   <li>{@code replyShare}: share of the conversation messages that are not a thread's root which
  *       reply in a thread (see TrafficGenerator); with it above 0, some conversation read steps
- *       read or follow a thread instead; 0 (the default) keeps the traffic of builds before
+ *       read or follow a thread instead, and some replies in a published group are followed by a
+ *       member's read or follow of their thread; 0 (the default) keeps the traffic of builds before
  *       threads, record for record.
  *   <li>{@code malformedShare}: share of all records that break the input contract.
  *   <li>{@code seed}: the same seed (and clock) gives the same records.

@@ -30,6 +30,7 @@ class BenchITCase {
 
     private static final long RECORDS = 20_000;
     private static final long GROUP_RECORDS = 4_000;
+    private static final double REPLY_SHARE = 0.3;
     private static final int STREAMS = 40;
     private static final long WARM_UP_EVENTS = 5_000;
 
@@ -55,7 +56,7 @@ class BenchITCase {
                         Duration.ofSeconds(2),
                         1000,
                         50,
-                        new GroupBench.Options(groups, GROUP_RECORDS),
+                        new GroupBench.Options(groups, GROUP_RECORDS, REPLY_SHARE),
                         new LiveLoad.Options(STREAMS, Duration.ofSeconds(3)),
                         true,
                         WARM_UP_EVENTS,
@@ -147,6 +148,7 @@ class BenchITCase {
         assertThat(report.sql().runs()).hasSize(SqlBaseline.Index.values().length);
 
         assertGroups(report.groups(), groups);
+        assertGroupThreads(report.groups().threads(), report.groups().options());
         assertCluster(report.cluster(), fullJob);
         assertLive(report.live());
 
@@ -161,6 +163,7 @@ class BenchITCase {
                         "Redis CPU µs per message",
                         "| ≤ 0.3 Redis commands per message (full) |")
                 .contains("## Groups published once", "## Redis Cluster", "## Live push")
+                .contains("### The same groups with threads")
                 .contains("## Deleted messages: 2% of the conversation messages deleted")
                 .contains(String.format("%,d", RECORDS));
         assertThat(TestRedis.keys(TestRedis.connect(0), prefix)).isEmpty();
@@ -175,28 +178,15 @@ class BenchITCase {
      */
     private static void assertGroups(GroupBench.Result result, Workload workload) {
         TrafficGenerator generator = Bench.generator(workload);
-        ProducerFanOut fanOut = new ProducerFanOut();
-        List<ChatEvent> fanned = new ArrayList<>();
-        long onceValid = 0;
-        for (long i = 0; i < GROUP_RECORDS; i++) {
-            TrafficRecord record = generator.next();
-            if (record.valid()) {
-                onceValid++;
-            }
-            fanOut.apply(
-                    record,
-                    r -> {
-                        if (r.valid()) {
-                            fanned.add(r.event());
-                        }
-                    });
-        }
+        Fanned fanned = Fanned.of(generator);
+        ProducerFanOut fanOut = fanned.fanOut();
+        long onceValid = fanned.valid();
         GroupBench.Run once = result.once();
         GroupBench.Run producer = result.producer();
         assertThat(generator.publishedMessages()).isPositive();
         assertThat(result.groupMessages()).isEqualTo(generator.publishedMessages());
         assertThat(once.recordsIn()).isEqualTo(onceValid);
-        assertThat(producer.recordsIn()).isEqualTo(fanned.size());
+        assertThat(producer.recordsIn()).isEqualTo(fanned.events().size());
         assertThat(once.deliveries())
                 .isEqualTo(producer.deliveries())
                 .isEqualTo(fanOut.deliveries())
@@ -205,16 +195,63 @@ class BenchITCase {
                 .isGreaterThan(result.groupMessages());
         assertThat(once.memberships()).isEqualTo(generator.memberships());
         assertThat(once.job().state().groups().members()).isEqualTo(generator.memberships());
-        long unread =
-                Oracle.of(fanned).conversationUnread().values().stream()
-                        .flatMap(c -> c.values().stream())
-                        .mapToLong(Long::longValue)
-                        .sum();
+        long unread = conversationUnread(fanned.events());
         assertThat(unread).isPositive();
         assertThat(once.job().state().unreadSeqs()).isEqualTo(unread);
         assertThat(producer.job().state().unreadSeqs()).isEqualTo(unread);
         assertThat(once.job().savepointBytes()).isPositive();
         assertThat(once.job().redisCommands()).isPositive();
+    }
+
+    /**
+     * The run with threads read the same groups' records with replies, thread reads and follows,
+     * and its replies counted in no conversation: its unread seqs are the oracle's for them.
+     */
+    private static void assertGroupThreads(GroupBench.Threads threads, GroupBench.Options options) {
+        TrafficGenerator generator = Bench.generator(GroupBench.threadWorkload(options));
+        Fanned fanned = Fanned.of(generator);
+        assertThat(threads.replies()).isEqualTo(generator.replies()).isPositive();
+        assertThat(threads.threadReads()).isEqualTo(generator.threadReads()).isPositive();
+        assertThat(threads.threadFollows()).isEqualTo(generator.threadFollows()).isPositive();
+        GroupBench.Run run = threads.run();
+        assertThat(run.recordsIn()).isEqualTo(fanned.valid());
+        assertThat(run.deliveries()).isEqualTo(fanned.fanOut().deliveries()).isPositive();
+        assertThat(run.memberships()).isEqualTo(generator.memberships());
+        long unread = conversationUnread(fanned.events());
+        assertThat(unread).isPositive();
+        assertThat(run.job().state().unreadSeqs()).isEqualTo(unread);
+        assertThat(run.job().savepointBytes()).isPositive();
+        assertThat(run.job().redisCommands()).isPositive();
+    }
+
+    private static long conversationUnread(List<ChatEvent> events) {
+        return Oracle.of(events).conversationUnread().values().stream()
+                .flatMap(c -> c.values().stream())
+                .mapToLong(Long::longValue)
+                .sum();
+    }
+
+    /** A generator's group records as the producer's fan-out publishes them. */
+    private record Fanned(long valid, List<ChatEvent> events, ProducerFanOut fanOut) {
+        static Fanned of(TrafficGenerator generator) {
+            ProducerFanOut fanOut = new ProducerFanOut();
+            List<ChatEvent> events = new ArrayList<>();
+            long valid = 0;
+            for (long i = 0; i < GROUP_RECORDS; i++) {
+                TrafficRecord record = generator.next();
+                if (record.valid()) {
+                    valid++;
+                }
+                fanOut.apply(
+                        record,
+                        r -> {
+                            if (r.valid()) {
+                                events.add(r.event());
+                            }
+                        });
+            }
+            return new Fanned(valid, events, fanOut);
+        }
     }
 
     /** The cluster run read the same records and ended in the same state; its flushes counted. */

@@ -13,11 +13,14 @@ import dev.unread.events.UnreadCount;
 import dev.unread.testing.EventStreams;
 import dev.unread.testing.GroupStreams;
 import dev.unread.testing.Oracle;
+import dev.unread.testing.ThreadStreams;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.functions.util.ListCollector;
@@ -28,6 +31,7 @@ import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -60,12 +64,176 @@ class GroupsModelTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void groupTrafficInAnyAllowedOrderEndsInTheOraclesState(long seed) throws Exception {
-        String context = "seed " + seed + " [rerun: -Dunread.seed=" + seed + "]";
-        boolean rocksDb = seed % ROCKSDB_EVERY == 0;
         EventStreams streams = new EventStreams(seed);
         List<ChatEvent> perReceiver = streams.events();
         GroupStreams groups = new GroupStreams(streams.random(), 10_001, 80_001);
-        GroupStreams.Traffic traffic = groups.traffic(1 + streams.random().nextInt(200), 12);
+        check(
+                seed,
+                streams,
+                groups,
+                perReceiver,
+                groups.traffic(1 + streams.random().nextInt(200), 12));
+    }
+
+    /**
+     * The same with threads in the groups: replies (some before their root, some mentioning),
+     * follows, unfollows and follows again, thread reads racing the replies, members leaving and
+     * coming back, preferences, deleted replies and roots. Senders follow by the job's copies of
+     * their messages alone, as the oracle reads the contract.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void groupThreadsInAnyAllowedOrderEndInTheOraclesState(long seed) throws Exception {
+        ThreadCase c = ThreadCase.of(seed);
+        check(seed, c.streams, c.groups, c.perReceiver, c.traffic);
+    }
+
+    /**
+     * The thread traffic of the seeds above, as they publish it, reaches the cases it is there for;
+     * else the model test above would pass on traffic that never tries them.
+     */
+    @Test
+    void threadTrafficReachesTheCasesItIsFor() {
+        Set<String> seen = new TreeSet<>();
+        for (long seed = 1; seed <= 100; seed++) {
+            ThreadCase c = ThreadCase.of(seed);
+            List<ConversationEvent> published =
+                    c.groups.published(c.traffic.records(), DUPLICATE_SHARE);
+            GroupThreadCases.collect(
+                    c.traffic, published, Oracle.of(c.traffic.reads(), c.traffic.records()), seen);
+        }
+        assertThat(seen).containsExactlyInAnyOrder(GroupThreadCases.ALL);
+    }
+
+    /**
+     * docs/contract.md, "Threads": a member who replies follows the thread with no THREAD_FOLLOWED
+     * of theirs, by the copy of the group's message the fan-out gives its sender. The replies of
+     * the others reach Alice first, so her thread shows nothing until her own reply's copy comes.
+     */
+    @Test
+    void aMembersOwnReplyMakesThemAFollowerThroughTheJobAlone() throws Exception {
+        long group = 90_001;
+        long alice = 1;
+        long bob = 2;
+        long carol = 3;
+        long dave = 4;
+        long t = EventStreams.T0;
+        List<ConversationEvent> records =
+                List.of(
+                        ConversationEvent.joined(group, alice, 1),
+                        ConversationEvent.joined(group, bob, 2),
+                        ConversationEvent.joined(group, carol, 3),
+                        ConversationEvent.joined(group, dave, 4),
+                        ConversationEvent.message(group, 5, bob, t),
+                        ConversationEvent.reply(group, 6, 5, alice, t + 1),
+                        ConversationEvent.reply(group, 7, 5, bob, t + 2),
+                        ConversationEvent.reply(group, 8, 5, carol, t + 3));
+        List<ChatEvent> fannedOut =
+                run(
+                                new KeyedProcessOperator<>(new GroupFanOut()),
+                                e -> e.conversationId,
+                                records,
+                                false)
+                        .output;
+        List<ChatEvent> toUsers = new ArrayList<>(fannedOut);
+        ChatEvent aliceOwn =
+                fannedOut.stream()
+                        .filter(e -> e.userId == alice && e.senderId == alice)
+                        .findFirst()
+                        .orElseThrow();
+        toUsers.remove(aliceOwn);
+        Run<ChatEvent, UnreadCount> counted =
+                run(new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, toUsers, false);
+        UnreadCounterModelTest.RedisModel redis = new UnreadCounterModelTest.RedisModel();
+        counted.output.forEach(redis::apply);
+        assertThat(redis.threads).doesNotContainKey(Oracle.THREADS_KEY + alice);
+
+        counted.harness.getOutput().clear();
+        counted.harness.processElement(aliceOwn, 0L);
+        counted.harness.extractOutputValues().forEach(redis::apply);
+        String thread = group + ":5";
+        // Bob wrote the root, Carol and Alice a reply; Dave only reads along.
+        assertThat(redis.threads)
+                .isEqualTo(
+                        Map.of(
+                                Oracle.THREADS_KEY + alice, Map.of(thread, "2"),
+                                Oracle.THREADS_KEY + bob, Map.of(thread, "2"),
+                                Oracle.THREADS_KEY + carol, Map.of(thread, "2")))
+                .isEqualTo(Oracle.of(List.of(), records).redisThreadHashes("", false));
+        counted.harness.close();
+    }
+
+    /**
+     * docs/contract.md, "Threads": mentioned in a group MESSAGE means as fanned out. Carol, named
+     * in the root's mentions before she joined, is no follower of its thread once she is a member;
+     * Dave wrote the root before he joined and follows it. Both then get the same two replies.
+     */
+    @Test
+    void aGroupMessageMakesItsSenderAFollowerButNotAMentionedNonMember() throws Exception {
+        long group = 90_002;
+        long alice = 1;
+        long bob = 2;
+        long carol = 3;
+        long dave = 4;
+        long t = EventStreams.T0;
+        List<ConversationEvent> records =
+                List.of(
+                        ConversationEvent.joined(group, alice, 1),
+                        ConversationEvent.joined(group, bob, 2),
+                        ConversationEvent.message(group, 3, dave, t, carol),
+                        ConversationEvent.joined(group, carol, 4),
+                        ConversationEvent.joined(group, dave, 5),
+                        ConversationEvent.reply(group, 6, 3, alice, t + 1),
+                        ConversationEvent.reply(group, 7, 3, bob, t + 2));
+        List<ChatEvent> fannedOut =
+                run(
+                                new KeyedProcessOperator<>(new GroupFanOut()),
+                                e -> e.conversationId,
+                                records,
+                                false)
+                        .output;
+        Run<ChatEvent, UnreadCount> counted =
+                run(
+                        new KeyedProcessOperator<>(new UnreadCounter()),
+                        e -> e.userId,
+                        fannedOut,
+                        false);
+        UnreadCounterModelTest.RedisModel redis = new UnreadCounterModelTest.RedisModel();
+        counted.output.forEach(redis::apply);
+        String thread = group + ":3";
+        assertThat(redis.threads)
+                .containsEntry(Oracle.THREADS_KEY + dave, Map.of(thread, "2"))
+                .doesNotContainKey(Oracle.THREADS_KEY + carol)
+                .isEqualTo(Oracle.of(List.of(), records).redisThreadHashes("", false));
+        counted.harness.close();
+    }
+
+    /** The thread traffic of one seed, drawn as the model test draws it. */
+    private record ThreadCase(
+            EventStreams streams,
+            GroupStreams groups,
+            List<ChatEvent> perReceiver,
+            GroupStreams.Traffic traffic) {
+        static ThreadCase of(long seed) {
+            EventStreams streams = new EventStreams(seed);
+            GroupStreams groups = new GroupStreams(streams.random(), 10_001, 80_001);
+            GroupStreams.Traffic traffic =
+                    groups.threadTraffic(1 + streams.random().nextInt(200), 12);
+            List<ChatEvent> perReceiver =
+                    GroupStreams.withReadsBelowDeletedReplies(streams.events(), traffic.records());
+            return new ThreadCase(streams, groups, perReceiver, traffic);
+        }
+    }
+
+    private static void check(
+            long seed,
+            EventStreams streams,
+            GroupStreams groups,
+            List<ChatEvent> perReceiver,
+            GroupStreams.Traffic traffic)
+            throws Exception {
+        String context = "seed " + seed + " [rerun: -Dunread.seed=" + seed + "]";
+        boolean rocksDb = seed % ROCKSDB_EVERY == 0;
         List<ConversationEvent> published = groups.published(traffic.records(), DUPLICATE_SHARE);
 
         List<ReaderUpdate> messageParticipants = new ArrayList<>();
@@ -88,11 +256,12 @@ class GroupsModelTest {
                                 rocksDb)
                         .output;
 
-        List<ChatEvent> toUsers = new ArrayList<>(perReceiver);
+        // As the job does: every chat-messages message also to its sender's key.
+        List<ChatEvent> toUsers = ThreadStreams.withOwnCopies(perReceiver);
         toUsers.addAll(traffic.reads());
         toUsers.addAll(fannedOut);
         toUsers = streams.shuffled(streams.withDuplicates(toUsers, DUPLICATE_SHARE));
-        Run<UnreadCount> counted =
+        Run<ChatEvent, UnreadCount> counted =
                 run(
                         new KeyedProcessOperator<>(new UnreadCounter()),
                         e -> e.userId,
@@ -127,6 +296,8 @@ class GroupsModelTest {
         assertThat(redis.mentions).as(context).isEqualTo(oracle.redisMentionHashes(""));
         assertThat(redis.marked).as(context).isEqualTo(oracle.redisMarkedSets(""));
         assertThat(redis.totals).as(context).isEqualTo(oracle.redisTotals(""));
+        assertThat(redis.threads).as(context).isEqualTo(oracle.redisThreadHashes("", false));
+        assertThat(redis.threadMentions).as(context).isEqualTo(oracle.redisThreadHashes("", true));
         Map<String, Map<String, Double>> scores = new TreeMap<>();
         for (ReaderUpdate r : readers) {
             // As the sink writes them: ZADD GT, or ZREM of a member who left.
@@ -144,11 +315,11 @@ class GroupsModelTest {
         counted.harness.close();
     }
 
-    private record Run<O>(
-            KeyedOneInputStreamOperatorTestHarness<Long, ?, O> harness, List<O> output) {}
+    private record Run<I, O>(
+            KeyedOneInputStreamOperatorTestHarness<Long, I, O> harness, List<O> output) {}
 
     /** Runs {@code inputs} through a fresh harness; the harness stays open for side outputs. */
-    private static <I, O> Run<O> run(
+    private static <I, O> Run<I, O> run(
             OneInputStreamOperator<I, O> operator,
             KeySelector<I, Long> key,
             List<I> inputs,

@@ -3,20 +3,25 @@ package dev.unread.testing;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 
 /**
  * Seeded random {@code chat-conversations} traffic for the same users and conversation ids as
  * {@link EventStreams} (so group and per-receiver traffic share conversations): members joining,
  * leaving and coming back, a join and a leave at one seq, messages from members and from outsiders
  * with mentions, gaps in the seqs, deletions (of messages, of membership seqs, of seqs in the gaps
- * and of seqs only the per-receiver traffic uses), and the members' reads of those conversations.
+ * and of seqs only the per-receiver traffic uses), and the members' reads of those conversations;
+ * with {@link #threadTraffic}, replies, thread reads and follows, and count preferences too.
  *
  * <p>{@link #published} gives arrival orders that keep the contract's one precondition and nothing
  * more: a membership event arrives before every message with a higher seq, while messages may
- * arrive late (behind later changes, and behind their own deletion) and anything may arrive again
- * later.
+ * arrive late (behind later changes, and behind their own deletion; a root behind its replies) and
+ * anything may arrive again later.
  */
 public final class GroupStreams {
 
@@ -35,52 +40,186 @@ public final class GroupStreams {
 
     /** About {@code steps} records in up to four conversations among {@code users} users. */
     public Traffic traffic(int steps, int users) {
-        int conversations = 1 + random.nextInt(4);
-        long[] seqs = new long[conversations];
-        List<ConversationEvent> records = new ArrayList<>();
-        List<ChatEvent> reads = new ArrayList<>();
-        long clock = EventStreams.T0;
+        return generate(steps, users, false);
+    }
+
+    /**
+     * {@link #traffic} with threads: a share of the messages reply in a thread of their
+     * conversation (to a root sent before them, now and then to a seq no message has), the members'
+     * thread reads and follows (unfollow and follow again among them, at setAts that tie), and
+     * count preferences; deletions then hit replies and roots alike. A conversation read never
+     * reaches a deleted reply: see {@link #withReadsBelowDeletedReplies}.
+     */
+    public Traffic threadTraffic(int steps, int users) {
+        Traffic t = generate(steps, users, true);
+        return new Traffic(t.records(), withReadsBelowDeletedReplies(t.reads(), t.records()));
+    }
+
+    private Traffic generate(int steps, int users, boolean threads) {
+        Generation g = new Generation(1 + random.nextInt(4), users, threads);
         for (int i = 0; i < steps; i++) {
-            int c = random.nextInt(conversations);
+            g.step();
+        }
+        return new Traffic(g.records, g.reads);
+    }
+
+    /**
+     * The events with every {@code CONVERSATION_READ} cut to below the smallest deleted reply of
+     * its conversation in {@code records}. The contract lets one order show a deleted reply (its
+     * deletion first, then the conversation cursor past it, then the reply), which a test whose
+     * oracle is a function of the set must not produce.
+     */
+    public static List<ChatEvent> withReadsBelowDeletedReplies(
+            List<ChatEvent> events, List<ConversationEvent> records) {
+        Map<Long, Set<Long>> replies = new HashMap<>();
+        for (ConversationEvent e : records) {
+            if (e.isMessage() && e.threadSeq > 0) {
+                replies.computeIfAbsent(e.conversationId, c -> new HashSet<>()).add(e.seq);
+            }
+        }
+        Map<Long, Long> firstDeleted = new HashMap<>();
+        for (ConversationEvent e : records) {
+            if (e.kind == ConversationEvent.Kind.MESSAGE_DELETED
+                    && replies.getOrDefault(e.conversationId, Set.of()).contains(e.seq)) {
+                firstDeleted.merge(e.conversationId, e.seq, Math::min);
+            }
+        }
+        List<ChatEvent> cut = new ArrayList<>(events.size());
+        for (ChatEvent e : events) {
+            Long limit = firstDeleted.get(e.conversationId);
+            if (e.kind == ChatEvent.Kind.CONVERSATION_READ && limit != null && e.seq >= limit) {
+                e = ChatEvent.conversationRead(e.userId, e.conversationId, limit - 1, e.time);
+            }
+            cut.add(e);
+        }
+        return cut;
+    }
+
+    /** One traffic being generated. */
+    private final class Generation {
+        final int users;
+        final boolean threads;
+        final long[] seqs;
+
+        /** Per conversation, the seqs of its messages that are no reply: the roots to pick. */
+        final List<List<Long>> roots = new ArrayList<>();
+
+        final List<ConversationEvent> records = new ArrayList<>();
+        final List<ChatEvent> reads = new ArrayList<>();
+        long clock = EventStreams.T0;
+
+        Generation(int conversations, int users, boolean threads) {
+            this.users = users;
+            this.threads = threads;
+            this.seqs = new long[conversations];
+            for (int c = 0; c < conversations; c++) {
+                roots.add(new ArrayList<>());
+            }
+        }
+
+        void step() {
+            int c = random.nextInt(seqs.length);
             long conversation = firstConversationId + c;
             seqs[c] += 1 + (random.nextInt(5) == 0 ? random.nextInt(3) : 0);
             long seq = seqs[c];
-            long user = firstUserId + random.nextInt(users);
+            long user = user();
             clock += random.nextInt(2) * EventStreams.TICK_MS;
-            int pick = random.nextInt(10);
+            // Without threads, the draws of the traffic before them, record for record.
+            int pick = random.nextInt(threads ? 13 : 10);
             if (pick < 3) {
-                boolean joined = random.nextInt(3) != 0;
-                records.add(
-                        joined
-                                ? ConversationEvent.joined(conversation, user, seq)
-                                : ConversationEvent.left(conversation, user, seq));
-                if (random.nextInt(10) == 0) {
-                    records.add(
-                            joined
-                                    ? ConversationEvent.left(conversation, user, seq)
-                                    : ConversationEvent.joined(conversation, user, seq));
-                }
+                membership(conversation, user, seq);
             } else if (pick < 8) {
-                long[] mentions = new long[random.nextInt(3)];
-                for (int m = 0; m < mentions.length; m++) {
-                    mentions[m] = firstUserId + random.nextInt(users);
-                }
-                records.add(ConversationEvent.message(conversation, seq, user, clock, mentions));
-                if (random.nextInt(4) == 0) {
-                    // This message, or any earlier seq of the conversation.
-                    long deleted = random.nextInt(2) == 0 ? seq : 1 + random.nextInt((int) seq);
-                    records.add(ConversationEvent.deleted(conversation, deleted));
-                }
-            } else {
+                message(c, conversation, user, seq);
+            } else if (pick < 10) {
                 long readSeq = random.nextInt((int) seq + 1);
                 reads.add(
                         pick == 8
                                 ? ChatEvent.conversationRead(user, conversation, readSeq, clock)
                                 : ChatEvent.inboxOpened(
                                         user, clock - random.nextInt(3) * EventStreams.TICK_MS));
+            } else if (pick == 10) {
+                reads.add(ChatEvent.threadRead(user, conversation, root(c), seq(seq), clock));
+            } else if (pick == 11) {
+                follow(c, conversation, user);
+            } else {
+                reads.add(ChatEvent.preference(user, conversation, random.nextInt(3), setAt()));
             }
         }
-        return new Traffic(records, reads);
+
+        long user() {
+            return firstUserId + random.nextInt(users);
+        }
+
+        void membership(long conversation, long user, long seq) {
+            boolean joined = random.nextInt(3) != 0;
+            records.add(
+                    joined
+                            ? ConversationEvent.joined(conversation, user, seq)
+                            : ConversationEvent.left(conversation, user, seq));
+            if (random.nextInt(10) == 0) {
+                records.add(
+                        joined
+                                ? ConversationEvent.left(conversation, user, seq)
+                                : ConversationEvent.joined(conversation, user, seq));
+            }
+        }
+
+        void message(int c, long conversation, long user, long seq) {
+            long[] mentions = new long[random.nextInt(3)];
+            for (int m = 0; m < mentions.length; m++) {
+                mentions[m] = user();
+            }
+            ConversationEvent message =
+                    ConversationEvent.message(conversation, seq, user, clock, mentions);
+            if (threads && random.nextInt(5) < 2 && seq > 1) {
+                // Now and then a thread whose root is no message, as nothing forbids.
+                message.threadSeq =
+                        random.nextInt(8) == 0 ? 1 + random.nextInt((int) seq - 1) : root(c);
+            } else {
+                roots.get(c).add(seq);
+            }
+            records.add(message);
+            if (random.nextInt(4) == 0) {
+                // This message, or any earlier seq of the conversation.
+                long deleted = random.nextInt(2) == 0 ? seq : 1 + random.nextInt((int) seq);
+                records.add(ConversationEvent.deleted(conversation, deleted));
+            }
+        }
+
+        /**
+         * A follow or an unfollow; now and then an unfollow and a later follow again, whichever
+         * arrives first.
+         */
+        void follow(int c, long conversation, long user) {
+            long root = root(c);
+            long setAt = setAt();
+            if (random.nextInt(4) == 0) {
+                reads.add(ChatEvent.threadFollowed(user, conversation, root, false, setAt));
+                reads.add(ChatEvent.threadFollowed(user, conversation, root, true, setAt + 1));
+            } else {
+                reads.add(
+                        ChatEvent.threadFollowed(
+                                user, conversation, root, random.nextBoolean(), setAt));
+            }
+        }
+
+        /** One of the conversation's first roots, so that threads gather replies; 1 if none. */
+        long root(int c) {
+            List<Long> candidates = roots.get(c);
+            return candidates.isEmpty()
+                    ? 1
+                    : candidates.get(random.nextInt(Math.min(3, candidates.size())));
+        }
+
+        /** A seq up to {@code seq}, from 0. */
+        long seq(long seq) {
+            return random.nextInt((int) seq + 1);
+        }
+
+        /** From a few values, so that two settings tie. */
+        long setAt() {
+            return 1 + random.nextInt(4);
+        }
     }
 
     /**
@@ -121,6 +260,7 @@ public final class GroupStreams {
         c.senderId = e.senderId;
         c.sentAt = e.sentAt;
         c.mentions = e.mentions.clone();
+        c.threadSeq = e.threadSeq;
         return c;
     }
 }
