@@ -37,13 +37,16 @@ public class ThreadState {
         return following != 0 ? following > 0 : involved;
     }
 
-    /** threadUnread as followed: 0 for a thread the user does not follow. */
-    long followedUnread() {
+    /**
+     * threadUnread as followed: 0 for a thread the user does not follow. Public for the savepoint
+     * tools (dev.unread.ops), which write what the job shows.
+     */
+    public long followedUnread() {
         return follows() ? unreadCount : 0;
     }
 
     /** threadMentions as followed. */
-    long followedMentions() {
+    public long followedMentions() {
         return follows() ? mentionCount : 0;
     }
 

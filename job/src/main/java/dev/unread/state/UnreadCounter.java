@@ -112,6 +112,10 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             new MapStateDescriptor<>(
                     "conversations", LongSerializer.INSTANCE, ConversationStateSerializer.INSTANCE);
 
+    /** (Conversation id, thread's root seq) → the thread, see {@link Threads}: for the tools. */
+    public static final MapStateDescriptor<Tuple2<Long, Long>, ThreadState> THREADS =
+            Threads.THREADS;
+
     /** (Conversation id, seq {@code >>> 16}) → that chunk of the unread seqs; see UnreadChunks. */
     public static final MapStateDescriptor<Tuple2<Long, Long>, byte[]> UNREAD_CHUNKS =
             new MapStateDescriptor<>(

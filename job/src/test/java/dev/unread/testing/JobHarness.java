@@ -131,7 +131,29 @@ public final class JobHarness {
                     + (records.size() - bad.size())
                     + " valid, "
                     + bad.size()
-                    + " bad)";
+                    + " bad; "
+                    + threadsAndDeletions()
+                    + ")";
+        }
+
+        /** So that a run's line shows it had threads and deletions to lose. */
+        private String threadsAndDeletions() {
+            Set<String> replies = new HashSet<>();
+            int threadActions = 0;
+            for (ChatEvent e : events) {
+                if (e.kind == ChatEvent.Kind.MESSAGE && e.isReply()) {
+                    replies.add(e.conversationId + ":" + e.seq);
+                } else if (e.threadSeq > 0) {
+                    threadActions++;
+                }
+            }
+            return String.format(
+                    "%d replies, %d thread reads and follows, %d deletions",
+                    replies.size(),
+                    threadActions,
+                    conversations.stream()
+                            .filter(e -> e.kind == ConversationEvent.Kind.MESSAGE_DELETED)
+                            .count());
         }
     }
 
@@ -153,7 +175,12 @@ public final class JobHarness {
             Function<ChatEvent, byte[]> encoding) {
         long firstUser = 1_000_000 + seed * 1000;
         EventStreams streams = new EventStreams(seed).withIds(firstUser, 1);
-        List<ChatEvent> events = streams.events(eventCount);
+        int threadEvents = eventCount / 10;
+        List<ChatEvent> plain = streams.events(eventCount - threadEvents);
+        // Spread through the stream rather than after it, so that every part of a run, and so
+        // every fault, has replies, thread reads and follows on both sides of it.
+        List<ChatEvent> events =
+                interleaved(plain, ThreadStreams.threads(streams.random(), plain, threadEvents));
         // Group conversations of their own per seed: traffic of several seeds published to one
         // job (steps of a test) must not share a group, whose members of one seed would join
         // late for the messages of another.
@@ -161,7 +188,7 @@ public final class JobHarness {
         GroupStreams.Traffic group = groups.traffic(eventCount / 5, 12);
         events.addAll(group.reads());
         List<ConversationEvent> conversations =
-                withDeletions(group.records(), events, streams.random());
+                Deletions.among(group.records(), events, streams.random());
         List<ChatEvent> order = streams.orders(events, 1, 0.2).get(0);
         List<ProducerRecord<byte[], byte[]>> messagesAndReads = new ArrayList<>(order.size());
         for (ChatEvent event : order) {
@@ -185,28 +212,6 @@ public final class JobHarness {
         }
         mixed.addAll(records.subList(next, valid));
         return new Traffic(events, conversations, bad, mixed);
-    }
-
-    /**
-     * The group records with deletions of about one in twenty of the messages {@code events} send
-     * in conversations (on chat-messages), each put anywhere among them, so that it may come before
-     * or after its message.
-     */
-    private static List<ConversationEvent> withDeletions(
-            List<ConversationEvent> records, List<ChatEvent> events, Random random) {
-        List<ConversationEvent> all = new ArrayList<>(records);
-        java.util.Set<String> seen = new java.util.HashSet<>();
-        for (ChatEvent e : events) {
-            if (e.kind == ChatEvent.Kind.MESSAGE
-                    && e.hasConversation()
-                    && seen.add(e.conversationId + ":" + e.seq)
-                    && random.nextInt(20) == 0) {
-                all.add(
-                        random.nextInt(all.size() + 1),
-                        ConversationEvent.deleted(e.conversationId, e.seq));
-            }
-        }
-        return all;
     }
 
     /** Both lists spread evenly through one, each in its own order. */

@@ -26,6 +26,8 @@ public final class Observed {
     public final Map<String, Map<String, String>> mentionHashes;
     public final Map<String, Set<String>> markedSets;
     public final Map<String, Map<String, String>> totals;
+    public final Map<String, Map<String, String>> threadHashes;
+    public final Map<String, Map<String, String>> threadMentionHashes;
 
     private Observed(
             Map<String, String> senderKeys,
@@ -36,7 +38,11 @@ public final class Observed {
             Map<Member, Long> unreadCounts,
             Map<String, Map<String, String>> mentionHashes,
             Map<String, Set<String>> markedSets,
-            Map<String, Map<String, String>> totals) {
+            Map<String, Map<String, String>> totals,
+            Map<String, Map<String, String>> threadHashes,
+            Map<String, Map<String, String>> threadMentionHashes) {
+        this.threadHashes = threadHashes;
+        this.threadMentionHashes = threadMentionHashes;
         this.mentionHashes = mentionHashes;
         this.markedSets = markedSets;
         this.totals = totals;
@@ -97,7 +103,9 @@ public final class Observed {
                 unread,
                 TestRedis.hashes(prefix + Oracle.MENTIONS_KEY),
                 TestRedis.sets(prefix + Oracle.MARKED_UNREAD_KEY),
-                TestRedis.hashes(prefix + Oracle.TOTALS_KEY));
+                TestRedis.hashes(prefix + Oracle.TOTALS_KEY),
+                TestRedis.hashes(prefix + Oracle.THREADS_KEY),
+                TestRedis.hashes(prefix + Oracle.THREAD_MENTIONS_KEY));
     }
 
     /** Whether Redis and MySQL equal the oracle; {@code unread_count} within its bounds. */
@@ -112,12 +120,26 @@ public final class Observed {
         compare(
                 diff,
                 "Redis conversation counts",
-                oracle.redisConversationHashes(prefix),
-                conversationHashes);
-        compare(diff, "Redis readers", oracle.redisReaders(prefix), readers);
-        compare(diff, "Redis mentions", oracle.redisMentionHashes(prefix), mentionHashes);
+                fields(oracle.redisConversationHashes(prefix)),
+                fields(conversationHashes));
+        compare(diff, "Redis readers", fields(oracle.redisReaders(prefix)), fields(readers));
+        compare(
+                diff,
+                "Redis mentions",
+                fields(oracle.redisMentionHashes(prefix)),
+                fields(mentionHashes));
         compare(diff, "Redis marked unread", oracle.redisMarkedSets(prefix), markedSets);
-        compare(diff, "Redis totals", oracle.redisTotals(prefix), totals);
+        compare(diff, "Redis totals", fields(oracle.redisTotals(prefix)), fields(totals));
+        compare(
+                diff,
+                "Redis threads",
+                fields(oracle.redisThreadHashes(prefix, false)),
+                fields(threadHashes));
+        compare(
+                diff,
+                "Redis thread mentions",
+                fields(oracle.redisThreadHashes(prefix, true)),
+                fields(threadMentionHashes));
         if (withMySql) {
             compare(diff, "user_activity", oracle.userActivityRows(), userActivity);
             compare(
@@ -188,6 +210,16 @@ public final class Observed {
                         actual.size(),
                         abbreviate(missingOrWrong),
                         abbreviate(unexpected)));
+    }
+
+    /**
+     * Each hash's fields as "{key} {field}", so that a difference names the field that differs
+     * rather than the whole hash it sits in.
+     */
+    private static <V> Map<String, V> fields(Map<String, Map<String, V>> hashes) {
+        Map<String, V> fields = new TreeMap<>();
+        hashes.forEach((key, hash) -> hash.forEach((field, v) -> fields.put(key + " " + field, v)));
+        return fields;
     }
 
     private static String abbreviate(Map<?, ?> map) {

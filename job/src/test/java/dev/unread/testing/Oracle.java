@@ -456,7 +456,6 @@ public final class Oracle {
         return keys;
     }
 
-    /** Every user that appears as a receiver or reader, sorted. */
     /**
      * Every user any per-user event went to, a message to oneself included: the users the job keeps
      * a state for (at least the day it last saw them, for idle expiry).
@@ -465,6 +464,7 @@ public final class Oracle {
         return Collections.unmodifiableSet(addressed);
     }
 
+    /** Every user that appears as a receiver or reader, sorted. */
     public Set<Long> users() {
         Set<Long> users = new TreeSet<>(lastReadAt.keySet());
         users.addAll(messagesFromOthers.keySet());

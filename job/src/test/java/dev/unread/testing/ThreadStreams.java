@@ -24,6 +24,26 @@ public final class ThreadStreams {
      * out of tests whose oracle is a function of the set.
      */
     public static List<ChatEvent> withThreads(Random random, List<ChatEvent> events) {
+        List<ChatEvent> result = new ArrayList<>(events);
+        result.addAll(threads(random, events));
+        return result;
+    }
+
+    /**
+     * At least {@code count} thread events for {@code events} (fewer only when its conversations
+     * have too few users for threads), in rounds of {@link #threads}, each round's seqs past those
+     * of the rounds before: one round replies only a few times in each conversation.
+     */
+    public static List<ChatEvent> threads(Random random, List<ChatEvent> events, int count) {
+        List<ChatEvent> all = new ArrayList<>(events);
+        for (int round = 0; round < 100 && all.size() - events.size() < count; round++) {
+            all.addAll(threads(random, all));
+        }
+        return new ArrayList<>(all.subList(events.size(), all.size()));
+    }
+
+    /** The thread events {@link #withThreads} adds to {@code events}, without them. */
+    public static List<ChatEvent> threads(Random random, List<ChatEvent> events) {
         Map<Long, TreeSet<Long>> users = new TreeMap<>();
         Map<Long, TreeSet<Long>> roots = new TreeMap<>();
         Map<Long, Long> top = new TreeMap<>();
@@ -41,7 +61,7 @@ public final class ThreadStreams {
                 roots.computeIfAbsent(e.conversationId, c -> new TreeSet<>()).add(e.seq);
             }
         }
-        List<ChatEvent> result = new ArrayList<>(events);
+        List<ChatEvent> result = new ArrayList<>();
         for (Map.Entry<Long, TreeSet<Long>> conversation : roots.entrySet()) {
             long c = conversation.getKey();
             Long[] who = users.get(c).toArray(new Long[0]);

@@ -7,6 +7,7 @@ import dev.unread.sinks.RedisCounts;
 import dev.unread.sinks.RedisReaders;
 import dev.unread.state.ConversationReaders;
 import dev.unread.state.ConversationState;
+import dev.unread.state.ThreadState;
 import dev.unread.state.Totals;
 import dev.unread.state.UnreadChunks;
 import dev.unread.state.UnreadCounter;
@@ -18,6 +19,7 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.state.api.SavepointReader;
 import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -27,10 +29,11 @@ import org.apache.flink.util.Collector;
  * {@code unread savepoint republish PATH}: writes every count a savepoint holds to Redis — each
  * badge (the size of the user's sender set), each conversation's count and mention count (its
  * unread and mentioning seqs, 0 while the user has left the conversation, as the job shows them),
- * each conversation marked unread, and each user's app-icon totals, summed afresh from the
- * conversations' shares — and each conversation's readers ({@code chat:readers:{C}}): the recovery
- * after Redis lost its data. Both go through the job's own Redis sinks, so the keys, the key prefix
- * and the absolute SET/HSET and ZADD GT are exactly the job's.
+ * each conversation marked unread, each followed thread's unread replies and mentions (none of a
+ * conversation the user has left), and each user's app-icon totals, summed afresh from the
+ * conversations' shares, their threads' included — and each conversation's readers ({@code
+ * chat:readers:{C}}): the recovery after Redis lost its data. Both go through the job's own Redis
+ * sinks, so the keys, the key prefix and the absolute SET/HSET and ZADD GT are exactly the job's.
  *
  * <p>Run it while the job is stopped, on the savepoint the job is then restarted from: a running
  * job could change a count between the savepoint and the write, and the write would then be older
@@ -47,7 +50,7 @@ public final class SavepointRepublish {
     /**
      * What a republish wrote.
      *
-     * @param counts badges, conversation and mention counts, marks and totals
+     * @param counts badges, conversation, mention and thread counts, marks and totals
      * @param readerScores members of {@code chat:readers:{C}} sorted sets
      */
     public record Written(long counts, long readerScores) {}
@@ -134,12 +137,14 @@ public final class SavepointRepublish {
 
         private transient MapState<Long, Long> senders;
         private transient MapState<Long, ConversationState> conversations;
+        private transient MapState<Tuple2<Long, Long>, ThreadState> threads;
         private transient LongCounter written;
 
         @Override
         public void open(OpenContext openContext) {
             senders = getRuntimeContext().getMapState(UnreadCounter.SENDERS);
             conversations = getRuntimeContext().getMapState(UnreadCounter.CONVERSATIONS);
+            threads = getRuntimeContext().getMapState(UnreadCounter.THREADS);
             written = getRuntimeContext().getLongCounter(WRITTEN);
         }
 
@@ -156,6 +161,7 @@ public final class SavepointRepublish {
             long messages = 0;
             long mentioned = 0;
             long shown = 0;
+            long shownThreads = 0;
             for (Map.Entry<Long, ConversationState> entry : conversations.entries()) {
                 ConversationState state = entry.getValue();
                 long unread = UnreadChunks.visibleCount(state);
@@ -173,7 +179,10 @@ public final class SavepointRepublish {
                 messages += Totals.messages(unread, state.preference);
                 mentioned += Totals.mentions(mentions, state.preference);
                 shown += Totals.conversations(unread, mentions, state.preference, marked);
+                mentioned += Totals.threadMentions(state);
+                shownThreads += Totals.threads(state);
             }
+            emitThreads(userId, out);
             if (messages > 0) {
                 emit(UnreadCount.total(userId, UnreadCount.TOTAL_MESSAGES, messages), out);
             }
@@ -182,6 +191,41 @@ public final class SavepointRepublish {
             }
             if (shown > 0) {
                 emit(UnreadCount.total(userId, UnreadCount.TOTAL_CONVERSATIONS, shown), out);
+            }
+            if (shownThreads > 0) {
+                emit(UnreadCount.total(userId, UnreadCount.TOTAL_THREADS, shownThreads), out);
+            }
+        }
+
+        /** The followed threads' counts, none of a conversation the user has left. */
+        private void emitThreads(long userId, Collector<UnreadCount> out) throws Exception {
+            for (Map.Entry<Tuple2<Long, Long>, ThreadState> entry : threads.entries()) {
+                long conversationId = entry.getKey().f0;
+                long threadSeq = entry.getKey().f1;
+                ThreadState thread = entry.getValue();
+                ConversationState conversation = conversations.get(conversationId);
+                if (thread.followedUnread() == 0
+                        || (conversation != null && conversation.membership < 0)) {
+                    continue;
+                }
+                emit(
+                        UnreadCount.thread(
+                                userId,
+                                UnreadCount.THREAD_UNREAD,
+                                conversationId,
+                                threadSeq,
+                                thread.followedUnread()),
+                        out);
+                if (thread.followedMentions() > 0) {
+                    emit(
+                            UnreadCount.thread(
+                                    userId,
+                                    UnreadCount.THREAD_MENTIONS,
+                                    conversationId,
+                                    threadSeq,
+                                    thread.followedMentions()),
+                            out);
+                }
             }
         }
 

@@ -1,0 +1,123 @@
+package dev.unread.testing;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.config.UnreadConfig;
+import dev.unread.events.ChatEvent;
+import dev.unread.events.ChatEvent.Kind;
+import dev.unread.events.ConversationEvent;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The traffic of the end-to-end and reliability tests has threads and deletions in every run and in
+ * every part of it, so that each fault is crossed by them. Without this, a change to the harness or
+ * the generators could leave the suites green while they compare empty thread keys.
+ */
+class JobHarnessTrafficTest {
+
+    private static final int SEEDS = 30;
+
+    /** The parts the fault tests split a run into at most (TaskManagerLossITCase: 4). */
+    private static final int PARTS = 4;
+
+    @Test
+    void everyRunHasThreadsAndDeletionsInEveryPart() {
+        UnreadConfig config = UnreadConfig.with(Map.of());
+        Map<String, Integer> runs = new TreeMap<>();
+        for (long seed = 1; seed <= SEEDS; seed++) {
+            JobHarness.Traffic traffic = JobHarness.traffic(config, seed, 3000, List.of());
+            Set<String> corners = corners(traffic);
+            String context = JobHarness.context(seed) + ", " + traffic.describe();
+            assertThat(traffic.records().size()).as(context).isBetween(3000, 9000);
+            int part = 0;
+            for (List<ProducerRecord<byte[], byte[]>> records : traffic.parts(PARTS)) {
+                part++;
+                assertThat(records.stream().filter(JobHarnessTrafficTest::ofAThread).count())
+                        .as("records of threads in part %d of %d, %s", part, PARTS, context)
+                        .isPositive();
+            }
+            corners.forEach(c -> runs.merge(c, 1, Integer::sum));
+        }
+        assertThat(runs)
+                .as("runs of %d with each", SEEDS)
+                .containsOnlyKeys(
+                        "reply",
+                        "reply that mentions",
+                        "thread read",
+                        "follow",
+                        "unfollow",
+                        "deleted reply",
+                        "deleted root",
+                        "deleted group message",
+                        "followed thread with unread replies",
+                        "followed thread with mentions",
+                        "totals with threads")
+                .allSatisfy(
+                        (corner, n) ->
+                                assertThat(n).as(corner).isGreaterThanOrEqualTo(SEEDS * 9 / 10));
+    }
+
+    /** A reply, thread read or follow: the one kind of record that names a thread. */
+    private static boolean ofAThread(ProducerRecord<byte[], byte[]> record) {
+        return new String(record.value(), UTF_8).contains("\"threadSeq\"");
+    }
+
+    private static Set<String> corners(JobHarness.Traffic traffic) {
+        Set<String> corners = new HashSet<>();
+        Set<String> replies = new HashSet<>();
+        Set<String> roots = new HashSet<>();
+        for (ChatEvent e : traffic.events()) {
+            if (e.kind == Kind.MESSAGE && e.isReply()) {
+                corners.add("reply");
+                if (e.mentioned) {
+                    corners.add("reply that mentions");
+                }
+                replies.add(e.conversationId + ":" + e.seq);
+                roots.add(e.conversationId + ":" + e.threadSeq);
+            } else if (e.kind == Kind.THREAD_READ) {
+                corners.add("thread read");
+            } else if (e.kind == Kind.THREAD_FOLLOWED) {
+                corners.add(e.seq == 1 ? "follow" : "unfollow");
+            }
+        }
+        Set<String> groupMessages = new HashSet<>();
+        for (ConversationEvent e : traffic.conversations()) {
+            if (e.isMessage()) {
+                groupMessages.add(e.conversationId + ":" + e.seq);
+            }
+        }
+        for (ConversationEvent e : traffic.conversations()) {
+            String message = e.conversationId + ":" + e.seq;
+            if (e.kind != ConversationEvent.Kind.MESSAGE_DELETED) {
+                continue;
+            }
+            if (replies.contains(message)) {
+                corners.add("deleted reply");
+            }
+            if (roots.contains(message)) {
+                corners.add("deleted root");
+            }
+            if (groupMessages.contains(message)) {
+                corners.add("deleted group message");
+            }
+        }
+        Oracle oracle = traffic.oracle();
+        if (!oracle.redisThreadHashes("", false).isEmpty()) {
+            corners.add("followed thread with unread replies");
+        }
+        if (!oracle.redisThreadHashes("", true).isEmpty()) {
+            corners.add("followed thread with mentions");
+        }
+        if (oracle.redisTotals("").values().stream().anyMatch(t -> t.containsKey("threads"))) {
+            corners.add("totals with threads");
+        }
+        return corners;
+    }
+}
