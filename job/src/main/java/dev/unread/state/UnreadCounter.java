@@ -20,6 +20,7 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
@@ -109,7 +110,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     /** Conversation id → cursor and unread count (and seqs, in states of earlier builds). */
     public static final MapStateDescriptor<Long, ConversationState> CONVERSATIONS =
             new MapStateDescriptor<>(
-                    "conversations", Types.LONG, Types.POJO(ConversationState.class));
+                    "conversations", LongSerializer.INSTANCE, ConversationStateSerializer.INSTANCE);
 
     /** (Conversation id, thread's root seq) → the thread, see {@link Threads}: for the tools. */
     public static final MapStateDescriptor<Tuple2<Long, Long>, ThreadState> THREADS =
