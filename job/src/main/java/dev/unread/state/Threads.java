@@ -4,6 +4,7 @@ import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
 import java.util.Map;
 import org.apache.flink.api.common.functions.RuntimeContext;
+import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
@@ -50,7 +51,10 @@ final class Threads {
     /** (Conversation id, thread's root seq) → the thread. */
     static final MapStateDescriptor<Tuple2<Long, Long>, ThreadState> THREADS =
             new MapStateDescriptor<>(
-                    "threads", Types.TUPLE(Types.LONG, Types.LONG), Types.POJO(ThreadState.class));
+                    "threads",
+                    Types.<Tuple2<Long, Long>>TUPLE(Types.LONG, Types.LONG)
+                            .createSerializer(new SerializerConfigImpl()),
+                    ThreadStateSerializer.INSTANCE);
 
     /**
      * (Set id, seq {@code >>> 16}) → a chunk of a thread's seqs, in UnreadChunks' format; the set

@@ -98,7 +98,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
      * (dev.unread.ops), which read and write this state outside the job.
      */
     public static final ValueStateDescriptor<InboxState> INBOX =
-            new ValueStateDescriptor<>("inbox", InboxState.class);
+            new ValueStateDescriptor<>("inbox", InboxStateSerializer.INSTANCE);
 
     /**
      * Senders counted in the badge → newest {@code sentAt} seen from them, needed so a late reset
