@@ -118,6 +118,22 @@ final class ProductionJob {
         return records;
     }
 
+    /**
+     * Waits until the {@code chat:readers:{C}} under {@code prefix} are exactly {@code readers}.
+     */
+    static void awaitReaders(String prefix, Map<String, Map<String, Double>> readers)
+            throws Exception {
+        try {
+            Poll.until(
+                    "readers equal the oracle",
+                    TIMEOUT,
+                    () -> TestRedis.sortedSets(prefix).equals(readers) ? true : null);
+        } catch (AssertionError timedOut) {
+            assertThat(TestRedis.sortedSets(prefix)).isEqualTo(readers);
+            throw timedOut;
+        }
+    }
+
     /** Waits until Redis under the config's prefix holds exactly the oracle's counts. */
     static void awaitRedis(UnreadConfig config, Oracle expected) throws Exception {
         String prefix = config.redisKeyPrefix;

@@ -16,7 +16,6 @@ import dev.unread.testing.EventStreams;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Oracle;
-import dev.unread.testing.Poll;
 import dev.unread.testing.TestRedis;
 import java.net.URI;
 import java.nio.file.Files;
@@ -179,15 +178,7 @@ class SavepointCompatibilityITCase {
                             (double) expected.lastReadSeq(m.userId(), m.conversationId()));
         }
         assertThat(readers).isNotEmpty();
-        try {
-            Poll.until(
-                    "readers equal the oracle",
-                    ProductionJob.TIMEOUT,
-                    () -> TestRedis.sortedSets(prefix).equals(readers) ? true : null);
-        } catch (AssertionError timedOut) {
-            assertThat(TestRedis.sortedSets(prefix)).isEqualTo(readers);
-            throw timedOut;
-        }
+        ProductionJob.awaitReaders(prefix, readers);
         return readers;
     }
 }

@@ -15,13 +15,11 @@ import dev.unread.testing.EventStreams;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Oracle;
-import dev.unread.testing.Poll;
 import dev.unread.testing.TestRedis;
 import dev.unread.testing.ThreadStreams;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -72,7 +70,7 @@ class Version2SavepointITCase {
             ProductionJob job = ProductionJob.start(config, 3, savepoint.toUri().toString());
             try {
                 ProductionJob.awaitRedis(config, old);
-                awaitReaders(prefix, old);
+                ProductionJob.awaitReaders(prefix, old.redisReaders(prefix));
 
                 // Threads in the same conversations, from the first event after the restore.
                 List<ChatEvent> after =
@@ -87,7 +85,7 @@ class Version2SavepointITCase {
                         .as("the events after the restore make thread counts")
                         .isNotEmpty();
                 ProductionJob.awaitRedis(config, now);
-                awaitReaders(prefix, now);
+                ProductionJob.awaitReaders(prefix, now.redisReaders(prefix));
             } finally {
                 job.cancel();
             }
@@ -109,19 +107,6 @@ class Version2SavepointITCase {
             old.redisMarkedSets(prefix)
                     .forEach((key, members) -> jedis.sadd(key, members.toArray(String[]::new)));
             old.redisReaders(prefix).forEach(jedis::zadd);
-        }
-    }
-
-    private static void awaitReaders(String prefix, Oracle expected) throws Exception {
-        Map<String, Map<String, Double>> readers = expected.redisReaders(prefix);
-        try {
-            Poll.until(
-                    "readers equal the oracle",
-                    ProductionJob.TIMEOUT,
-                    () -> TestRedis.sortedSets(prefix).equals(readers) ? true : null);
-        } catch (AssertionError timedOut) {
-            assertThat(TestRedis.sortedSets(prefix)).isEqualTo(readers);
-            throw timedOut;
         }
     }
 }
