@@ -110,12 +110,16 @@ class SavepointCompatibilityITCase {
                         readers.values().stream().mapToInt(Map::size).sum(),
                         readers.size());
 
+                // Threads too: version 1 had none, they count from the first event after.
                 List<ChatEvent> after =
-                        new EventStreams(SEED_AFTER).withIds(30_000, 95_000).events(300);
+                        StoredSavepoints.withThreadsAfterTheUpgrade(
+                                SEED_AFTER,
+                                new EventStreams(SEED_AFTER).withIds(30_000, 95_000).events(300));
                 publish(KAFKA, config, records(after));
                 List<ChatEvent> all = new ArrayList<>(before);
                 all.addAll(after);
                 Oracle now = Oracle.of(all);
+                assertThat(now.redisThreadHashes(prefix, false)).isNotEmpty();
                 ProductionJob.awaitRedis(config, now);
                 awaitReaders(prefix, now, old);
             } finally {

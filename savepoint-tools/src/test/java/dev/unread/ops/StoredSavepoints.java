@@ -8,6 +8,7 @@ import dev.unread.events.EventParser;
 import dev.unread.kafka.EmbeddedKafka;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
+import dev.unread.testing.ThreadStreams;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -56,6 +58,29 @@ final class StoredSavepoints {
                         config.conversationsTopic,
                         config.deadLetterTopic);
         return config;
+    }
+
+    /**
+     * {@code after} moved past every seq an earlier version saw (its messages' seqs and its reads'
+     * cursors raised by a million), with threads in its conversations: a root published before an
+     * upgrade makes no follower (docs/contract.md, "Threads", Upgrade), so the threads a test
+     * counts after a restore are on roots published after it.
+     */
+    static List<ChatEvent> withThreadsAfterTheUpgrade(long seed, List<ChatEvent> after) {
+        List<ChatEvent> moved = new ArrayList<>(after.size());
+        for (ChatEvent e : after) {
+            boolean seqOfTheConversation =
+                    e.hasConversation()
+                            && e.seq > 0
+                            && (e.kind == ChatEvent.Kind.MESSAGE
+                                    || e.kind == ChatEvent.Kind.CONVERSATION_READ);
+            if (seqOfTheConversation) {
+                e.seq += 1_000_000;
+            }
+            moved.add(e);
+        }
+        moved.addAll(ThreadStreams.threads(new Random(seed), moved));
+        return moved;
     }
 
     /** Each event as its record, in a partition chosen by user, so that offsets reproduce. */

@@ -16,11 +16,9 @@ import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Oracle;
 import dev.unread.testing.TestRedis;
-import dev.unread.testing.ThreadStreams;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -74,8 +72,8 @@ class Version2SavepointITCase {
 
                 // Threads in the same conversations, from the first event after the restore.
                 List<ChatEvent> after =
-                        ThreadStreams.withThreads(
-                                new Random(SEED_AFTER),
+                        StoredSavepoints.withThreadsAfterTheUpgrade(
+                                SEED_AFTER,
                                 new EventStreams(SEED_AFTER).withIds(30_000, 95_000).events(300));
                 publish(KAFKA, config, records(after));
                 List<ChatEvent> all = new ArrayList<>(before);
