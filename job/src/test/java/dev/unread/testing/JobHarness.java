@@ -188,7 +188,7 @@ public final class JobHarness {
         GroupStreams.Traffic group = groups.traffic(eventCount / 5, 12);
         events.addAll(group.reads());
         List<ConversationEvent> conversations =
-                Deletions.among(group.records(), events, streams.random());
+                DeletionStreams.among(group.records(), events, streams.random());
         List<ChatEvent> order = streams.orders(events, 1, 0.2).get(0);
         List<ProducerRecord<byte[], byte[]>> messagesAndReads = new ArrayList<>(order.size());
         for (ChatEvent event : order) {

@@ -9,9 +9,9 @@ import java.util.Random;
 import java.util.Set;
 
 /** {@code MESSAGE_DELETED} records for the messages of a run's {@code chat-messages} events. */
-public final class Deletions {
+public final class DeletionStreams {
 
-    private Deletions() {}
+    private DeletionStreams() {}
 
     /**
      * The records with deletions of messages {@code events} send in conversations (on
