@@ -50,32 +50,7 @@ final class BenchParts {
                     size.deliveries());
         }
         line(md, "");
-        line(
-                md,
-                "| | records in | records/s in | deliveries/s | Redis commands per delivery |"
-                        + " savepoint | state bytes per member |");
-        line(md, "|---|--:|--:|--:|--:|--:|--:|");
-        for (GroupBench.Run run : new GroupBench.Run[] {once, producer}) {
-            line(
-                    md,
-                    "| %s | %,d | %,.0f | %,.0f | %.4f | %s | %,.0f |",
-                    run.name(),
-                    run.recordsIn(),
-                    run.recordsPerSecond(),
-                    run.deliveriesPerSecond(),
-                    run.commandsPerDelivery(),
-                    bytes(run.job().savepointBytes()),
-                    run.stateBytesPerMember());
-        }
-        line(
-                md,
-                "| once / producer | %.3f | %.2f | %.2f | %.2f | %.2f | %.2f |",
-                (double) once.recordsIn() / producer.recordsIn(),
-                once.recordsPerSecond() / producer.recordsPerSecond(),
-                once.deliveriesPerSecond() / producer.deliveriesPerSecond(),
-                once.commandsPerDelivery() / producer.commandsPerDelivery(),
-                (double) once.job().savepointBytes() / producer.job().savepointBytes(),
-                once.stateBytesPerMember() / producer.stateBytesPerMember());
+        runs(md, once, producer, "once / producer");
         line(md, "");
         line(
                 md,
@@ -104,16 +79,25 @@ final class BenchParts {
                 threads.threadFollows(),
                 with.deliveries());
         line(md, "");
+        runs(md, with, without, "with / without threads");
+        line(md, "");
+    }
+
+    /** Two runs of the same groups, a row each, and a row of {@code a} over {@code b}. */
+    private static void runs(
+            StringBuilder md, GroupBench.Run a, GroupBench.Run b, String ratioLabel) {
         line(
                 md,
-                "| | deliveries/s | Redis commands per delivery | savepoint | state bytes per"
-                        + " member |");
-        line(md, "|---|--:|--:|--:|--:|");
-        for (GroupBench.Run run : new GroupBench.Run[] {without, with}) {
+                "| | records in | records/s in | deliveries/s | Redis commands per delivery |"
+                        + " savepoint | state bytes per member |");
+        line(md, "|---|--:|--:|--:|--:|--:|--:|");
+        for (GroupBench.Run run : new GroupBench.Run[] {a, b}) {
             line(
                     md,
-                    "| %s | %,.0f | %.4f | %s | %,.0f |",
+                    "| %s | %,d | %,.0f | %,.0f | %.4f | %s | %,.0f |",
                     run.name(),
+                    run.recordsIn(),
+                    run.recordsPerSecond(),
                     run.deliveriesPerSecond(),
                     run.commandsPerDelivery(),
                     bytes(run.job().savepointBytes()),
@@ -121,12 +105,14 @@ final class BenchParts {
         }
         line(
                 md,
-                "| with / without threads | %.2f | %.2f | %.2f | %.2f |",
-                with.deliveriesPerSecond() / without.deliveriesPerSecond(),
-                with.commandsPerDelivery() / without.commandsPerDelivery(),
-                (double) with.job().savepointBytes() / without.job().savepointBytes(),
-                with.stateBytesPerMember() / without.stateBytesPerMember());
-        line(md, "");
+                "| %s | %.3f | %.2f | %.2f | %.2f | %.2f | %.2f |",
+                ratioLabel,
+                (double) a.recordsIn() / b.recordsIn(),
+                a.recordsPerSecond() / b.recordsPerSecond(),
+                a.deliveriesPerSecond() / b.deliveriesPerSecond(),
+                a.commandsPerDelivery() / b.commandsPerDelivery(),
+                (double) a.job().savepointBytes() / b.job().savepointBytes(),
+                a.stateBytesPerMember() / b.stateBytesPerMember());
     }
 
     static void cluster(StringBuilder md, ClusterBench.Result cluster) {
