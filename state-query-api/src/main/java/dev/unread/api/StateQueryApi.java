@@ -553,8 +553,10 @@ public final class StateQueryApi implements AutoCloseable {
 
     /** Reads the body, refusing one over the limit even when it comes without a length. */
     static byte[] body(Context ctx) {
-        try (InputStream in = ctx.req().getInputStream()) {
-            byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
+        // Left open: a refusal reads the rest of an oversized body from the same stream (see
+        // drainRefusedBody), and closing it first would leave those bytes for TCP to reset.
+        try {
+            byte[] body = ctx.req().getInputStream().readNBytes(MAX_BODY_BYTES + 1);
             if (body.length > MAX_BODY_BYTES) {
                 throw tooLarge();
             }
