@@ -1,5 +1,6 @@
 package dev.unread.bench;
 
+import dev.unread.state.ConversationSeqs;
 import dev.unread.state.ConversationState;
 import dev.unread.state.UnreadChunks;
 import java.io.ByteArrayOutputStream;
@@ -17,13 +18,13 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
  * How one conversation's unread seqs cost per message under the patterns of issue 17 (item 6), each
- * message added as UnreadCounter adds it, through {@link UnreadChunks} over maps in memory (so
+ * message added as UnreadCounter adds it, through {@link ConversationSeqs} over maps in memory (so
  * without RocksDB's own cost). Prints, per pattern, ns per message (the fastest of three runs after
  * a warm-up) and its ratio to the consecutive pattern of the same run, the bytes of state read and
  * written per message on average and by the costliest message (the work, independent of the
- * machine), and the set's bytes (chunks and index nodes, values only) next to a run-optimized
- * Roaring bitmap of the same seqs in its portable serialization. {@code bin/unread bench seqs
- * [--messages N]}.
+ * machine), and the set's bytes (chunks, index nodes and what the record keeps; values only) next
+ * to a run-optimized Roaring bitmap of the same seqs in its portable serialization. {@code
+ * bin/unread bench seqs [--messages N]}.
  */
 public final class SeqSetPatterns {
 
@@ -95,8 +96,10 @@ public final class SeqSetPatterns {
         Roaring64NavigableMap roaring = new Roaring64NavigableMap();
         CountingMapState<Tuple2<Long, Long>, byte[]> chunks = new CountingMapState<>(b -> b.length);
         CountingMapState<Tuple2<Long, Long>, byte[]> tree = new CountingMapState<>(b -> b.length);
-        UnreadChunks seqs =
-                new UnreadChunks(chunks, tree, new CountingMapState<>(i -> Long.BYTES * i.length));
+        ConversationSeqs seqs =
+                ConversationSeqs.unread(
+                        new UnreadChunks(
+                                chunks, tree, new CountingMapState<>(i -> Long.BYTES * i.length)));
         ConversationState state = new ConversationState();
         if (pattern.first() > 0) {
             seqs.add(CONVERSATION, state, pattern.first());
@@ -122,7 +125,7 @@ public final class SeqSetPatterns {
                 (double) elapsed / messages,
                 touched,
                 most,
-                chunks.size() + tree.size(),
+                chunks.size() + tree.size() + state.unreadSeqs.length,
                 out.size());
     }
 

@@ -15,8 +15,8 @@ import org.apache.flink.core.memory.DataOutputView;
  * The keyed state's records (a user's inbox, a conversation, a thread) as a mask of the fields that
  * are not zero, then each of those as a zigzag varint. Most of a record's fields are 0 (no mention,
  * preference, mark, deletion or thread) and the rest are small counts and seqs, so a record takes
- * about a tenth of what Flink's POJO serializer writes (a null flag and 8 bytes for every field).
- * One record type may carry one byte array too, as the field whose bit it takes.
+ * about a tenth of what Flink's POJO serializer writes (a null flag and 8 bytes for every field). A
+ * record may carry byte arrays too, each as the field whose bit it takes.
  *
  * <p>A field added to a record takes the next bit: records written before it have that bit clear
  * and read as 0, so the format grows without a migration; a bit this build does not know is a
@@ -32,23 +32,26 @@ abstract class CompactStateSerializer<T> extends TypeSerializerSingleton<T> {
         this.fields = fields;
     }
 
-    /** The fields in bit order; the byte array's slot, if any, holds 0. */
+    /** The fields in bit order; the byte arrays' slots, if any, hold 0. */
     abstract long[] values(T record);
 
-    /** A record of these field values (and byte array, or null where it has none). */
-    abstract T of(long[] values, byte[] bytes);
+    /**
+     * A record of these field values and byte arrays ({@code bytes[field]}, null for a field that
+     * is no byte array or was not written).
+     */
+    abstract T of(long[] values, byte[][] bytes);
 
-    /** The bit of the byte array field, or -1 where the record has none. */
-    int bytesField() {
-        return -1;
+    /** Whether the field of this bit is a byte array. */
+    boolean isBytes(int field) {
+        return false;
     }
 
-    /** The record's byte array, written unless it equals {@link #isDefault}'s value. */
-    byte[] bytes(T record) {
+    /** The record's byte array of a field, written unless {@link #isDefault}. */
+    byte[] bytes(T record, int field) {
         return null;
     }
 
-    /** Whether the byte array is the record's default, which is not written. */
+    /** Whether a byte array is a field's default, which is not written. */
     boolean isDefault(byte[] bytes) {
         return true;
     }
@@ -60,13 +63,17 @@ abstract class CompactStateSerializer<T> extends TypeSerializerSingleton<T> {
 
     @Override
     public final T createInstance() {
-        return of(new long[fields], null);
+        return of(new long[fields], new byte[fields][]);
     }
 
     @Override
     public final T copy(T from) {
-        byte[] bytes = bytes(from);
-        return of(values(from), bytes == null || isDefault(bytes) ? null : bytes.clone());
+        byte[][] bytes = new byte[fields][];
+        for (int i = 0; i < fields; i++) {
+            byte[] b = isBytes(i) ? bytes(from, i) : null;
+            bytes[i] = b == null || isDefault(b) ? null : b.clone();
+        }
+        return of(values(from), bytes);
     }
 
     @Override
@@ -82,10 +89,9 @@ abstract class CompactStateSerializer<T> extends TypeSerializerSingleton<T> {
     @Override
     public final void serialize(T record, DataOutputView out) throws IOException {
         long[] values = values(record);
-        byte[] bytes = bytes(record);
         long mask = 0;
         for (int i = 0; i < values.length; i++) {
-            if (i == bytesField() ? !isDefault(bytes) : values[i] != 0) {
+            if (isBytes(i) ? !isDefault(bytes(record, i)) : values[i] != 0) {
                 mask |= 1L << i;
             }
         }
@@ -94,7 +100,8 @@ abstract class CompactStateSerializer<T> extends TypeSerializerSingleton<T> {
             if ((mask & 1L << i) == 0) {
                 continue;
             }
-            if (i == bytesField()) {
+            if (isBytes(i)) {
+                byte[] bytes = bytes(record, i);
                 writeVarLong(out, bytes.length);
                 out.write(bytes);
             } else {
@@ -107,7 +114,7 @@ abstract class CompactStateSerializer<T> extends TypeSerializerSingleton<T> {
     public final T deserialize(DataInputView in) throws IOException {
         long mask = readVarLong(in);
         long[] values = new long[fields];
-        byte[] bytes = null;
+        byte[][] bytes = new byte[fields][];
         for (int i = 0; mask >>> i != 0; i++) {
             if ((mask & 1L << i) == 0) {
                 continue;
@@ -119,9 +126,9 @@ abstract class CompactStateSerializer<T> extends TypeSerializerSingleton<T> {
                                 + i
                                 + ", written by a newer build");
             }
-            if (i == bytesField()) {
-                bytes = new byte[Math.toIntExact(readVarLong(in))];
-                in.readFully(bytes);
+            if (isBytes(i)) {
+                bytes[i] = new byte[Math.toIntExact(readVarLong(in))];
+                in.readFully(bytes[i]);
             } else {
                 long v = readVarLong(in);
                 values[i] = (v >>> 1) ^ -(v & 1);

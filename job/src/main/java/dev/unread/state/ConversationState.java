@@ -6,17 +6,17 @@ package dev.unread.state;
  * <ul>
  *   <li>{@code lastReadSeq}: newest {@code CONVERSATION_READ.readSeq}; 0 when never read.
  *   <li>{@code unreadCount}: how many seqs greater than {@code lastReadSeq} of messages from others
- *       are unread; the seqs themselves are in {@link UnreadCounter#UNREAD_CHUNKS}.
- *   <li>{@code unreadSeqs}: {@link UnreadSeqs#EMPTY}, except in states written by earlier builds,
- *       where it holds those seqs as encoded by {@link UnreadSeqs} (runs, or a portable-format
- *       Roaring64NavigableMap); {@link UnreadChunks#migrate} moves them into chunks on the
- *       conversation's first touch.
+ *       are unread; {@code unreadSeqs}: those seqs while they are few, else {@link
+ *       UnreadSeqs#EMPTY} and the seqs in {@link UnreadCounter#UNREAD_CHUNKS} (see {@link
+ *       ConversationSeqs}). States written by earlier builds hold the whole set in {@code
+ *       unreadSeqs} (runs, or a portable-format Roaring64NavigableMap) with a count of 0, which
+ *       {@link ConversationSeqs#upgrade} puts right on the conversation's first touch.
  *   <li>{@code membership}: the user's newest membership event in the conversation (see {@link
  *       GroupFanOut#MEMBERS}): its seq, negated for MEMBER_LEFT; 0 when none. While it is negative
  *       the counts are hidden (0). Added after savepoints/v1: POJO schema evolution restores it as
  *       0.
- *   <li>{@code mentionCount}: how many of the unread seqs mention the user; the seqs themselves are
- *       in {@link UnreadCounter#MENTION_CHUNKS}.
+ *   <li>{@code mentionCount}: how many of the unread seqs mention the user; {@code mentionSeqs}:
+ *       those seqs while they are few, else in {@link UnreadCounter#MENTION_CHUNKS}.
  *   <li>{@code preference}, {@code preferenceSetAt}: the count preference with the largest {@code
  *       setAt} (the quieter one on a tie), as ChatEvent's ALL, MENTIONS or NONE; ALL and 0 when
  *       none.
@@ -31,6 +31,9 @@ package dev.unread.state;
  *       them; {@code followedThreadMentions}: those mentions summed. The conversation's share of
  *       the totals' {@code threads} and {@code mentions}, kept by {@link Threads}. Added with
  *       threads: POJO schema evolution restores them as 0, no thread kept.
+ *   <li>{@code involvedCount}, {@code involvedSeqs}: how many seqs of the conversation's messages
+ *       the user sent or was mentioned in, the roots the user follows by default (see {@link
+ *       Threads}); the seqs while they are few, else in {@link Threads#INVOLVED_CHUNKS}.
  * </ul>
  *
  * <p>The five before it were added after savepoints/v1 and the groups' build: POJO schema evolution
@@ -39,8 +42,6 @@ package dev.unread.state;
 public class ConversationState {
     public long lastReadSeq;
     public byte[] unreadSeqs = UnreadSeqs.EMPTY;
-
-    /** The number of unread seqs, once they are in chunks; see UnreadChunks. */
     public long unreadCount;
 
     /** The counter incarnation that last wrote this count out; see UnreadCounter. */
@@ -59,6 +60,10 @@ public class ConversationState {
     public long followedUnreadThreads;
     public long followedMentionThreads;
     public long followedThreadMentions;
+
+    public byte[] mentionSeqs = UnreadSeqs.EMPTY;
+    public long involvedCount;
+    public byte[] involvedSeqs = UnreadSeqs.EMPTY;
 
     public ConversationState() {}
 }

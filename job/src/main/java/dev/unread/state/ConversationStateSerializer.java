@@ -7,8 +7,12 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
 
     public static final ConversationStateSerializer INSTANCE = new ConversationStateSerializer();
 
+    private static final int UNREAD_SEQS = 1;
+    private static final int MENTION_SEQS = 14;
+    private static final int INVOLVED_SEQS = 15;
+
     private ConversationStateSerializer() {
-        super(14);
+        super(17);
     }
 
     @Override
@@ -27,15 +31,18 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
             s.deletedCount,
             s.followedUnreadThreads,
             s.followedMentionThreads,
-            s.followedThreadMentions
+            s.followedThreadMentions,
+            0,
+            0,
+            s.involvedCount
         };
     }
 
     @Override
-    ConversationState of(long[] v, byte[] unreadSeqs) {
+    ConversationState of(long[] v, byte[][] bytes) {
         ConversationState s = new ConversationState();
         s.lastReadSeq = v[0];
-        s.unreadSeqs = unreadSeqs == null ? UnreadSeqs.EMPTY : unreadSeqs;
+        s.unreadSeqs = orEmpty(bytes[UNREAD_SEQS]);
         s.unreadCount = v[2];
         s.refreshedIn = v[3];
         s.membership = v[4];
@@ -48,23 +55,39 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
         s.followedUnreadThreads = v[11];
         s.followedMentionThreads = v[12];
         s.followedThreadMentions = v[13];
+        s.mentionSeqs = orEmpty(bytes[MENTION_SEQS]);
+        s.involvedSeqs = orEmpty(bytes[INVOLVED_SEQS]);
+        s.involvedCount = v[16];
         return s;
     }
 
-    /** The unread seqs of states written by earlier builds, which move into chunks. */
+    private static byte[] orEmpty(byte[] seqs) {
+        return seqs == null ? UnreadSeqs.EMPTY : seqs;
+    }
+
+    /** The seq sets kept in the record while small; see ConversationSeqs. */
     @Override
-    int bytesField() {
-        return 1;
+    boolean isBytes(int field) {
+        return field == UNREAD_SEQS || field == MENTION_SEQS || field == INVOLVED_SEQS;
     }
 
     @Override
-    byte[] bytes(ConversationState s) {
-        return s.unreadSeqs;
+    byte[] bytes(ConversationState s, int field) {
+        switch (field) {
+            case UNREAD_SEQS:
+                return s.unreadSeqs;
+            case MENTION_SEQS:
+                return s.mentionSeqs;
+            case INVOLVED_SEQS:
+                return s.involvedSeqs;
+            default:
+                return null;
+        }
     }
 
     @Override
-    boolean isDefault(byte[] unreadSeqs) {
-        return Arrays.equals(unreadSeqs, UnreadSeqs.EMPTY);
+    boolean isDefault(byte[] seqs) {
+        return seqs == null || Arrays.equals(seqs, UnreadSeqs.EMPTY);
     }
 
     @Override

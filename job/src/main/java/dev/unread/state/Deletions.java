@@ -59,27 +59,24 @@ public final class Deletions {
     }
 
     /**
-     * Applies a deletion to a conversation whose unread seqs are in chunks: past the cursor, keeps
-     * it and takes the seq out of the unread and mention seqs; true when the state changed. At or
-     * below the cursor it changes nothing: the message was read and counts nowhere.
+     * Applies a deletion to a conversation: past the cursor, keeps it and takes the seq out of the
+     * unread and mention seqs; true when the state changed. At or below the cursor it changes
+     * nothing: the message was read and counts nowhere.
      */
     boolean delete(
             long conversationId,
             ConversationState state,
             long seq,
-            UnreadChunks unread,
-            UnreadChunks mentions)
+            ConversationSeqs unread,
+            ConversationSeqs mentions)
             throws Exception {
         if (seq <= state.lastReadSeq || !deleted.addSeq(conversationId, seq)) {
             return false;
         }
         state.deletedCount++;
         // Mentioned seqs are a subset of the unread ones.
-        if (unread.removeSeq(conversationId, seq)) {
-            state.unreadCount--;
-            if (mentions.removeSeq(conversationId, seq)) {
-                state.mentionCount--;
-            }
+        if (unread.remove(conversationId, state, seq)) {
+            mentions.remove(conversationId, state, seq);
         }
         return true;
     }

@@ -26,7 +26,7 @@ public final class InboxStateSerializer extends CompactStateSerializer<InboxStat
     }
 
     @Override
-    InboxState of(long[] v, byte[] none) {
+    InboxState of(long[] v, byte[][] none) {
         InboxState s = new InboxState();
         s.lastReadAt = v[0];
         s.unreadSenders = v[1];

@@ -25,7 +25,7 @@ public final class ThreadStateSerializer extends CompactStateSerializer<ThreadSt
     }
 
     @Override
-    ThreadState of(long[] v, byte[] none) {
+    ThreadState of(long[] v, byte[][] none) {
         ThreadState s = new ThreadState();
         s.sets = v[0];
         s.cursor = v[1];

@@ -31,9 +31,10 @@ import org.apache.flink.util.Collector;
  * reply carries its thread, so a reply the user sent (the copy every message sends to its sender's
  * key, see GroupFanOut and OwnMessages) or that mentions them marks the thread. A root does not
  * know it is one until a reply comes, possibly long after, or before it; so the seqs of the
- * conversation messages the user sent or was mentioned in are kept ({@link #INVOLVED_CHUNKS}, a
- * compressed set, a few bytes a seq) and a thread's first reply looks its root up there. That set
- * grows with the user's own messages and mentions, never with other people's messages.
+ * conversation messages the user sent or was mentioned in are kept (a {@link ConversationSeqs} set
+ * in the conversation's record while small, in {@link #INVOLVED_CHUNKS} past that, a few bytes a
+ * seq) and a thread's first reply looks its root up there. That set grows with the user's own
+ * messages and mentions, never with other people's messages.
  *
  * <p>State is bounded per user by the threads with unread replies (their seqs in the same
  * compressed sets as conversations), plus the threads the user read, follows, unfollowed or took
@@ -101,7 +102,7 @@ final class Threads {
 
     private final MapState<Tuple2<Long, Long>, ThreadState> threads;
     private final UnreadChunks seqs;
-    private final UnreadChunks involved;
+    private final ConversationSeqs involved;
     private final ValueState<Long> setIds;
     private final long incarnation;
 
@@ -120,24 +121,30 @@ final class Threads {
                         context.getMapState(THREAD_SEQ_CHUNK_TREE),
                         null);
         involved =
-                new UnreadChunks(
-                        context.getMapState(INVOLVED_CHUNKS),
-                        context.getMapState(INVOLVED_CHUNK_TREE),
-                        null);
+                new ConversationSeqs(
+                        new UnreadChunks(
+                                context.getMapState(INVOLVED_CHUNKS),
+                                context.getMapState(INVOLVED_CHUNK_TREE),
+                                null),
+                        ConversationSeqs.Field.INVOLVED);
         setIds = context.getState(SET_IDS);
         this.incarnation = incarnation;
     }
 
     /**
-     * A conversation message the user sent or is mentioned in: keeps its seq as a root the user
-     * follows by default; true when a thread of it is kept that must learn so ({@link
-     * #involveThread}). Needs no conversation state, so a user's own message costs no more when it
-     * roots no thread.
+     * A conversation message the user sent or is mentioned in: keeps its seq in the conversation's
+     * state as a root the user follows by default; true when it was not kept yet, and the state
+     * must be stored.
      */
-    boolean noteInvolved(ChatEvent m) throws Exception {
-        if (!involved.addSeq(m.conversationId, m.seq)) {
-            return false;
-        }
+    boolean noteInvolved(ChatEvent m, ConversationState conversation) throws Exception {
+        return involved.add(m.conversationId, conversation, m.seq);
+    }
+
+    /**
+     * Whether a thread of the message just noted is kept and must learn the user took part ({@link
+     * #involveThread}): its replies came first.
+     */
+    boolean rootsUninvolvedThread(ChatEvent m) throws Exception {
         ThreadState t = threads.get(Tuple2.of(m.conversationId, m.seq));
         return t != null && !t.involved;
     }
@@ -166,7 +173,7 @@ final class Threads {
         boolean own = m.senderId == m.userId;
         Tuple2<Long, Long> key = Tuple2.of(m.conversationId, m.threadSeq);
         ThreadState t = begin(key);
-        boolean stored = create(key, t);
+        boolean stored = create(key, t, conversation);
         if ((own || m.mentioned) && !t.involved) {
             t.involved = true;
             stored = true;
@@ -195,7 +202,7 @@ final class Threads {
         ThreadState t = begin(key);
         boolean stored = false;
         if (read.seq > t.cursor) {
-            create(key, t);
+            create(key, t, conversation);
             t.cursor = read.seq;
             t.unreadCount -= seqs.removeSeqsUpTo(id(t, UNREAD), t.unreadCount, read.seq);
             t.mentionCount -= seqs.removeSeqsUpTo(id(t, MENTIONED), t.mentionCount, read.seq);
@@ -214,7 +221,7 @@ final class Threads {
         boolean stored = false;
         if (follow.time > t.followSetAt
                 || (follow.time == t.followSetAt && following < t.following)) {
-            create(key, t);
+            create(key, t, conversation);
             t.followSetAt = follow.time;
             t.following = following;
             stored = true;
@@ -315,12 +322,13 @@ final class Threads {
      * Gives a thread new to state its seq sets and whether the user took part in its root; true
      * when it was new.
      */
-    private boolean create(Tuple2<Long, Long> key, ThreadState t) throws Exception {
+    private boolean create(Tuple2<Long, Long> key, ThreadState t, ConversationState conversation)
+            throws Exception {
         if (t.sets != 0) {
             return false;
         }
         t.sets = nextSets();
-        t.involved = involved.containsSeq(key.f0, key.f1);
+        t.involved = involved.contains(key.f0, conversation, key.f1);
         return true;
     }
 

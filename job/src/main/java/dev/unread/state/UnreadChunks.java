@@ -42,10 +42,9 @@ import org.apache.flink.api.java.tuple.Tuple2;
  * root), and new ones are 3 bytes. A read walks the path from the top (the root, or node 0) to the
  * chunk of its cursor and deletes whole subtrees below it, which costs what creating them cost.
  *
- * <p>The count of a conversation's seqs is {@link ConversationState#unreadCount}. States written by
- * earlier builds hold either the whole set in {@link ConversationState#unreadSeqs} ({@link
- * UnreadSeqs}, either format), which {@link #migrate} moves into chunks on its first touch, or the
- * chunks with a flat index, the sorted chunk indices as one {@code long[]} in {@link
+ * <p>The caller keeps each set's count; a conversation's sets are here only once they outgrow its
+ * record ({@link ConversationSeqs}). States written by earlier builds may hold the chunks with a
+ * flat index, the sorted chunk indices as one {@code long[]} in {@link
  * UnreadCounter#UNREAD_CHUNK_INDEX}, which the first message that opens a chunk or the first read
  * moves into the tree (a one-time cost linear in the number of chunks) and removes. Such an index
  * is looked for only when there is no tree: neither a root nor level-1 node 0.
@@ -105,55 +104,36 @@ public final class UnreadChunks {
                 context.getMapState(UnreadCounter.MENTION_CHUNK_INDEX));
     }
 
-    /** The number of unread seqs in a conversation's state, chunked or not yet. */
-    public static long count(ConversationState state) {
-        return isChunked(state) ? state.unreadCount : UnreadSeqs.of(state.unreadSeqs).count();
-    }
-
     /**
-     * The count a conversation's state shows: its unread seqs, or 0 while the user has left the
-     * conversation (newest membership event MEMBER_LEFT). The counter emits only this, and
-     * republishing from a savepoint must write the same.
+     * Adds the seqs of runs (ascending, each run's first and last seq one after the other, as
+     * {@link UnreadSeqs} gives them) to the set whose count the caller keeps; returns how many were
+     * not there. Reads and writes each chunk the runs touch once, and links the new ones.
      */
-    public static long visibleCount(ConversationState state) {
-        return state.membership < 0 ? 0 : count(state);
-    }
-
-    private static boolean isChunked(ConversationState state) {
-        return state.unreadSeqs == null || Arrays.equals(state.unreadSeqs, UnreadSeqs.EMPTY);
-    }
-
-    /**
-     * Moves a set written by an earlier build from {@code state.unreadSeqs} into chunks and its
-     * count into {@code state.unreadCount}; true when it did, and the caller must then store the
-     * state. A one-time cost linear in the old set.
-     */
-    public boolean migrate(long conversationId, ConversationState state) throws Exception {
-        if (isChunked(state)) {
-            return false;
-        }
-        UnreadSeqs old = UnreadSeqs.of(state.unreadSeqs);
-        bytesTouched += state.unreadSeqs.length;
-        long[] runs = old.runs();
-        long[] indices = new long[0];
-        int n = 0;
+    long addAll(long id, long[] runs) throws Exception {
+        bytesTouched += (long) Long.BYTES * runs.length;
+        long added = 0;
         long chunk = -1;
+        byte[] before = null;
         for (int r = 0; r < runs.length; r += 2) {
             long first = runs[r];
             long last = runs[r + 1];
+            if (first < 1) {
+                throw new IllegalArgumentException("seqs are positive: " + first);
+            }
             while (true) {
                 long c = first >>> CHUNK_BITS;
                 long end = Math.min(last, c << CHUNK_BITS | (1 << CHUNK_BITS) - 1);
                 if (c != chunk) {
                     if (chunk >= 0) {
-                        put(conversationId, chunk, encode());
+                        added += store(id, chunk, before);
                     }
-                    Arrays.fill(words, 0);
                     chunk = c;
-                    if (n == indices.length) {
-                        indices = Arrays.copyOf(indices, Math.max(4, 2 * n));
+                    before = get(chunks, Tuple2.of(id, c));
+                    if (before == null) {
+                        Arrays.fill(words, 0);
+                    } else {
+                        decode(before);
                     }
-                    indices[n++] = c;
                 }
                 setRange(low(first), low(end));
                 if (end == last) {
@@ -163,27 +143,20 @@ public final class UnreadChunks {
             }
         }
         if (chunk >= 0) {
-            put(conversationId, chunk, encode());
-            writeTree(conversationId, Arrays.copyOf(indices, n));
+            added += store(id, chunk, before);
         }
-        state.unreadCount = old.count();
-        state.unreadSeqs = UnreadSeqs.EMPTY;
-        return true;
+        return added;
     }
 
-    /**
-     * Adds a seq to a conversation whose set is in chunks; false when it was already there. Reads
-     * and writes one chunk, and the index when the chunk is new.
-     *
-     * @throws IllegalArgumentException when seq is not positive
-     */
-    public boolean add(long conversationId, ConversationState state, long seq) throws Exception {
-        requireChunked(state);
-        if (addSeq(conversationId, seq)) {
-            state.unreadCount++;
-            return true;
+    /** Writes the chunk being edited, linking it when new; returns how many seqs it gained. */
+    private long store(long id, long chunk, byte[] before) throws Exception {
+        byte[] after = encode();
+        put(id, chunk, after);
+        if (before == null) {
+            link(id, chunk);
+            return cardinality(after);
         }
-        return false;
+        return cardinality(after) - cardinality(before);
     }
 
     /**
@@ -311,18 +284,6 @@ public final class UnreadChunks {
                     nodeKey(conversationId, level, chunk >>> level * CHUNK_BITS),
                     with(nodes[level], slot(level, chunk)));
         }
-    }
-
-    /**
-     * Removes every seq up to and including {@code cursor} from a conversation whose set is in
-     * chunks; returns how many. See {@link #removeSeqsUpTo}.
-     */
-    public long removeUpTo(long conversationId, ConversationState state, long cursor)
-            throws Exception {
-        requireChunked(state);
-        long removed = removeSeqsUpTo(conversationId, state.unreadCount, cursor);
-        state.unreadCount -= removed;
-        return removed;
     }
 
     /**
@@ -529,12 +490,6 @@ public final class UnreadChunks {
     /** The value a node of the level holds for a chunk: its index's 16 bits of that level. */
     private static int slot(int level, long chunk) {
         return low(chunk >>> (level - 1) * CHUNK_BITS);
-    }
-
-    private static void requireChunked(ConversationState state) {
-        if (!isChunked(state)) {
-            throw new IllegalStateException("unread seqs not migrated to chunks yet");
-        }
     }
 
     private static int low(long seq) {

@@ -1,6 +1,6 @@
 package dev.unread.state;
 
-import static dev.unread.state.UnreadChunks.visibleCount;
+import static dev.unread.state.ConversationSeqs.visibleCount;
 
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
@@ -201,8 +201,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     private transient MapState<Long, Long> senders;
     private transient MapState<Long, ConversationState> conversations;
 
-    private transient UnreadChunks unreadSeqs;
-    private transient UnreadChunks mentionSeqs;
+    private transient ConversationSeqs unreadSeqs;
+    private transient ConversationSeqs mentionSeqs;
 
     private transient Deletions deletions;
     private transient Threads threads;
@@ -242,8 +242,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                 };
         senders = getRuntimeContext().getMapState(SENDERS);
         conversations = getRuntimeContext().getMapState(CONVERSATIONS);
-        unreadSeqs = UnreadChunks.unreadSeqs(getRuntimeContext());
-        mentionSeqs = UnreadChunks.mentionSeqs(getRuntimeContext());
+        unreadSeqs = ConversationSeqs.unread(getRuntimeContext());
+        mentionSeqs = ConversationSeqs.mentions(getRuntimeContext());
         deletions = new Deletions(getRuntimeContext());
         threads = new Threads(getRuntimeContext(), incarnation);
         change = new Change();
@@ -333,32 +333,57 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
 
     private boolean countSeq(ChatEvent message, InboxState user, Collector<UnreadCount> out)
             throws Exception {
-        boolean own = message.senderId == message.userId;
-        boolean rootsThread =
-                !message.isReply() && (own || message.mentioned) && threads.noteInvolved(message);
-        if (own && !message.isReply() && !rootsThread) {
-            return false;
+        if (message.senderId == message.userId && !message.isReply()) {
+            return noteOwnMessage(message, user, out);
         }
         boolean dirty = keepTotals(user);
         Change change = begin(message.conversationId);
         ConversationState state = change.state;
         if (message.isReply()) {
             change.stored |= threads.reply(message, state, deletions, out);
-        } else if (rootsThread) {
-            change.stored |=
-                    threads.involveThread(
-                            message.userId, message.conversationId, message.seq, state, out);
+            return settle(message.userId, change, user, out) | dirty;
         }
-        if (!own
-                && !message.isReply()
-                && message.seq > state.lastReadSeq
-                && !deletions.isDeleted(message.conversationId, state, message.seq)) {
-            change.stored |= unreadSeqs.add(message.conversationId, state, message.seq);
-            if (message.mentioned && mentionSeqs.addSeq(message.conversationId, message.seq)) {
-                state.mentionCount++;
-                change.stored = true;
+        if (message.mentioned && threads.noteInvolved(message, state)) {
+            change.stored = true;
+            if (threads.rootsUninvolvedThread(message)) {
+                change.stored |=
+                        threads.involveThread(
+                                message.userId, message.conversationId, message.seq, state, out);
             }
         }
+        if (message.seq > state.lastReadSeq
+                && !deletions.isDeleted(message.conversationId, state, message.seq)) {
+            change.stored |= unreadSeqs.add(message.conversationId, state, message.seq);
+            if (message.mentioned) {
+                change.stored |= mentionSeqs.add(message.conversationId, state, message.seq);
+            }
+        }
+        return settle(message.userId, change, user, out) | dirty;
+    }
+
+    /**
+     * A user's own conversation message counts toward nothing: it is noted in the conversation's
+     * record as a root the user follows by default, without the counts being read or written out,
+     * unless a thread of it came first and must learn so.
+     */
+    private boolean noteOwnMessage(ChatEvent message, InboxState user, Collector<UnreadCount> out)
+            throws Exception {
+        ConversationState state = conversations.get(message.conversationId);
+        if (state == null) {
+            state = new ConversationState();
+        }
+        if (!threads.noteInvolved(message, state)) {
+            return false;
+        }
+        conversations.put(message.conversationId, state);
+        if (!threads.rootsUninvolvedThread(message)) {
+            return false;
+        }
+        boolean dirty = keepTotals(user);
+        Change change = begin(message.conversationId);
+        change.stored |=
+                threads.involveThread(
+                        message.userId, message.conversationId, message.seq, change.state, out);
         return settle(message.userId, change, user, out) | dirty;
     }
 
@@ -402,8 +427,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         if (advanced) {
             state.lastReadSeq = read.seq;
             unreadSeqs.removeUpTo(read.conversationId, state, read.seq);
-            state.mentionCount -=
-                    mentionSeqs.removeSeqsUpTo(read.conversationId, state.mentionCount, read.seq);
+            mentionSeqs.removeUpTo(read.conversationId, state, read.seq);
             deletions.cut(read.conversationId, state, read.seq);
             change.stored = true;
         }
@@ -493,8 +517,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         }
         change.conversationId = conversationId;
         change.state = state;
-        // A set moved into chunks is stored even if the event changes nothing else.
-        change.stored = unreadSeqs.migrate(conversationId, state);
+        // A set an earlier build kept is stored upgraded even if the event changes nothing else.
+        change.stored = unreadSeqs.upgrade(conversationId, state);
         change.unread = visibleCount(state);
         change.mentions = Totals.visibleMentions(state);
         change.marked = Totals.marked(state);
@@ -728,7 +752,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         }
         for (Map.Entry<Long, ConversationState> c : conversations.entries()) {
             ConversationState conversation = c.getValue();
-            if (UnreadChunks.count(conversation) > 0) {
+            if (ConversationSeqs.count(conversation) > 0) {
                 out.collect(UnreadCount.conversation(user, c.getKey(), 0));
             }
             if (conversation.mentionCount > 0) {

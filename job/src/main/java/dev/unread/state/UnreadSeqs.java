@@ -218,6 +218,40 @@ public final class UnreadSeqs {
         return count;
     }
 
+    /** Whether the set holds the seq; walks the runs up to it. */
+    boolean contains(long seq) {
+        if (seq < 1 || seq > max) {
+            return false;
+        }
+        long[] runs = runs();
+        for (int r = 0; r < runs.length && runs[r] <= seq; r += 2) {
+            if (seq <= runs[r + 1]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The set without the seq, or this one when it did not hold it. Writes the runs again: for the
+     * small sets kept in a record (see ConversationSeqs), not for large ones.
+     */
+    UnreadSeqs without(long seq) {
+        if (!contains(seq)) {
+            return this;
+        }
+        UnreadSeqs rest = of(EMPTY);
+        long[] runs = runs();
+        for (int r = 0; r < runs.length; r += 2) {
+            for (long s = runs[r]; s <= runs[r + 1]; s++) {
+                if (s != seq) {
+                    rest.add(s);
+                }
+            }
+        }
+        return rest;
+    }
+
     /** The runs, ascending, as their first and last seqs one after the other. */
     long[] runs() {
         long[] runs = new long[0];

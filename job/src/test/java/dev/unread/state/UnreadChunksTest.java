@@ -8,6 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,6 +70,23 @@ class UnreadChunksTest {
                         VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
     }
 
+    /** Adds to a conversation's set in chunks, keeping its count as ConversationSeqs does. */
+    private boolean add(long conversation, ConversationState state, long seq) throws Exception {
+        if (!seqs.addSeq(conversation, seq)) {
+            return false;
+        }
+        state.unreadCount++;
+        return true;
+    }
+
+    /** Removes up to the cursor from a conversation's set in chunks, keeping its count. */
+    private long removeUpTo(long conversation, ConversationState state, long cursor)
+            throws Exception {
+        long removed = seqs.removeSeqsUpTo(conversation, state.unreadCount, cursor);
+        state.unreadCount -= removed;
+        return removed;
+    }
+
     @AfterEach
     void close() throws Exception {
         harness.close();
@@ -97,14 +115,14 @@ class UnreadChunksTest {
             int op = random.nextInt(100);
             if (op < 88) {
                 long seq = nextSeq(random, oracle);
-                assertThat(seqs.add(conversation, states[c], seq))
+                assertThat(add(conversation, states[c], seq))
                         .as("step %d add %d", step, seq)
                         .isEqualTo(oracle.add(seq));
             } else if (op < 97) {
                 long cursor = nextCursor(random, oracle);
                 int before = oracle.size();
                 oracle.headSet(cursor, true).clear();
-                assertThat(seqs.removeUpTo(conversation, states[c], cursor))
+                assertThat(removeUpTo(conversation, states[c], cursor))
                         .as("step %d removeUpTo %d", step, cursor)
                         .isEqualTo(before - oracle.size());
             } else {
@@ -114,7 +132,7 @@ class UnreadChunksTest {
         }
         for (int c = 0; c < 2; c++) {
             assertStored(seed * 2 + c, oracles[c]);
-            seqs.removeUpTo(seed * 2 + c, states[c], Long.MAX_VALUE);
+            removeUpTo(seed * 2 + c, states[c], Long.MAX_VALUE);
             assertStored(seed * 2 + c, new TreeSet<>());
         }
     }
@@ -228,7 +246,7 @@ class UnreadChunksTest {
             for (int i = 0; i < SPREAD_MESSAGES; i++) {
                 long before = seqs.bytesTouched();
                 long seq = 1 + i * stride;
-                assertThat(seqs.add(stride, state, seq)).as("add %d", seq).isTrue();
+                assertThat(add(stride, state, seq)).as("add %d", seq).isTrue();
                 oracle.add(seq);
                 mostPerMessage = Math.max(mostPerMessage, seqs.bytesTouched() - before);
             }
@@ -239,7 +257,7 @@ class UnreadChunksTest {
             long mostPerRead = 0;
             for (int i = 0; i < SPREAD_MESSAGES; i++) {
                 long before = seqs.bytesTouched();
-                assertThat(seqs.removeUpTo(stride, state, 1 + i * stride)).isEqualTo(1);
+                assertThat(removeUpTo(stride, state, 1 + i * stride)).isEqualTo(1);
                 mostPerRead = Math.max(mostPerRead, seqs.bytesTouched() - before);
             }
             assertThat(mostPerRead)
@@ -260,7 +278,7 @@ class UnreadChunksTest {
         ConversationState state = new ConversationState();
         TreeSet<Long> oracle = new TreeSet<>();
         for (long seq : new long[] {3, 4, 70_000, 5 * CHUNK + 9, (CHUNK << 16) - 1}) {
-            assertThat(seqs.add(11, state, seq)).isTrue();
+            assertThat(add(11, state, seq)).isTrue();
             oracle.add(seq);
             assertThat(treeEntries(11)).as("after %d", seq).hasSize(1);
         }
@@ -268,15 +286,15 @@ class UnreadChunksTest {
         assertStored(11, oracle);
 
         long tall = CHUNK << 16;
-        assertThat(seqs.add(11, state, tall)).isTrue();
+        assertThat(add(11, state, tall)).isTrue();
         oracle.add(tall);
         // Level-1 nodes 0 and 1, level-2 node 0, the root.
         assertThat(treeEntries(11)).hasSize(4);
         assertStored(11, oracle);
-        assertThat(seqs.removeUpTo(11, state, 70_000)).isEqualTo(3);
+        assertThat(removeUpTo(11, state, 70_000)).isEqualTo(3);
         oracle.headSet(70_000L, true).clear();
         assertStored(11, oracle);
-        assertThat(seqs.removeUpTo(11, state, tall)).isEqualTo(3);
+        assertThat(removeUpTo(11, state, tall)).isEqualTo(3);
         assertThat(treeEntries(11)).isEmpty();
         assertStored(11, new TreeSet<>());
     }
@@ -304,7 +322,7 @@ class UnreadChunksTest {
                         case 1 -> CHUNK + 2 * random.nextInt((int) CHUNK / 2) + 1;
                         default -> 2 * CHUNK + random.nextInt(100) * 600 + random.nextInt(400);
                     };
-            assertThat(seqs.add(7, state, seq))
+            assertThat(add(7, state, seq))
                     .as("step %d add %d", step, seq)
                     .isEqualTo(oracle.add(seq));
             if (step % 5_000 == 0) {
@@ -313,20 +331,21 @@ class UnreadChunksTest {
         }
         assertStored(7, oracle);
         for (long seq = 1; seq < 3 * CHUNK; seq++) {
-            assertThat(seqs.add(7, state, seq)).as("fill %d", seq).isEqualTo(oracle.add(seq));
+            assertThat(add(7, state, seq)).as("fill %d", seq).isEqualTo(oracle.add(seq));
         }
         assertStored(7, oracle);
         long cursor = CHUNK + 12_345;
         int before = oracle.size();
         oracle.headSet(cursor, true).clear();
-        assertThat(seqs.removeUpTo(7, state, cursor)).isEqualTo(before - oracle.size());
+        assertThat(removeUpTo(7, state, cursor)).isEqualTo(before - oracle.size());
         assertThat(state.unreadCount).isEqualTo(oracle.size());
         assertStored(7, oracle);
     }
 
     @Test
-    void setsOfEarlierBuildsMoveIntoChunksOnFirstTouch() throws Exception {
+    void setsOfEarlierBuildsAreUpgradedOnFirstTouch() throws Exception {
         Random random = new Random(17);
+        ConversationSeqs unread = new ConversationSeqs(seqs, ConversationSeqs.Field.UNREAD);
         for (int i = 0; i < 60; i++) {
             TreeSet<Long> oracle = new TreeSet<>();
             Roaring64NavigableMap roaring = new Roaring64NavigableMap();
@@ -349,22 +368,35 @@ class UnreadChunksTest {
             }
             ConversationState state = new ConversationState();
             state.unreadSeqs = random.nextBoolean() ? runs.toBytes() : portable(roaring);
-            assertThat(UnreadChunks.count(state)).isEqualTo(oracle.size());
-            assertThat(seqs.migrate(i, state)).isTrue();
-            assertThat(seqs.migrate(i, state)).isFalse();
-            assertThat(state.unreadSeqs).isEqualTo(UnreadSeqs.EMPTY);
-            assertThat(UnreadChunks.count(state)).isEqualTo(oracle.size());
-            assertStored(i, oracle);
+            assertThat(ConversationSeqs.count(state)).isEqualTo(oracle.size());
+            assertThat(unread.upgrade(i, state)).isEqualTo(!oracle.isEmpty());
+            assertThat(unread.upgrade(i, state)).isFalse();
+            assertThat(!Arrays.equals(state.unreadSeqs, UnreadSeqs.EMPTY))
+                    .as("in the record")
+                    .isEqualTo(!oracle.isEmpty() && oracle.size() <= ConversationSeqs.SMALL);
+            assertSet(unread, i, state, oracle);
             for (long seq : oracle) {
                 if (random.nextInt(100) == 0) {
-                    assertThat(seqs.add(i, state, seq)).as("%d kept", seq).isFalse();
+                    assertThat(unread.add(i, state, seq)).as("%d kept", seq).isFalse();
                 }
             }
             long cursor = nextCursor(random, oracle);
             int before = oracle.size();
             oracle.headSet(cursor, true).clear();
-            assertThat(seqs.removeUpTo(i, state, cursor)).isEqualTo(before - oracle.size());
-            assertStored(i, oracle);
+            assertThat(unread.removeUpTo(i, state, cursor)).isEqualTo(before - oracle.size());
+            assertSet(unread, i, state, oracle);
+        }
+    }
+
+    /** The set holds the oracle's seqs, in the record or else in chunks. */
+    private void assertSet(
+            ConversationSeqs set, long conversation, ConversationState state, TreeSet<Long> oracle)
+            throws Exception {
+        assertThat(state.unreadCount).isEqualTo(oracle.size());
+        boolean inRecord = !Arrays.equals(state.unreadSeqs, UnreadSeqs.EMPTY);
+        assertStored(conversation, inRecord ? new TreeSet<>() : oracle);
+        for (long seq : oracle) {
+            assertThat(set.contains(conversation, state, seq)).as("holds %d", seq).isTrue();
         }
     }
 
@@ -383,23 +415,23 @@ class UnreadChunksTest {
             int n = 1 + random.nextInt(300);
             while (oracle.size() < n) {
                 long seq = nextSeq(random, oracle);
-                seqs.add(conversation, state, seq);
+                add(conversation, state, seq);
                 oracle.add(seq);
             }
             writeFlatIndex(conversation);
 
             // The same chunk as the first seq: the lowest bit flipped.
             long near = oracle.first() == 1 ? 2 : oracle.first() ^ 1;
-            assertThat(seqs.add(conversation, state, near)).isEqualTo(oracle.add(near));
+            assertThat(add(conversation, state, near)).isEqualTo(oracle.add(near));
             assertThat(flatIndex.get(conversation)).as("no chunk opened").isNotNull();
             if (conversation % 2 == 0) {
                 long seq = nextSeq(random, oracle);
-                assertThat(seqs.add(conversation, state, seq)).isEqualTo(oracle.add(seq));
+                assertThat(add(conversation, state, seq)).isEqualTo(oracle.add(seq));
             } else {
                 long cursor = nextCursor(random, oracle);
                 int before = oracle.size();
                 oracle.headSet(cursor, true).clear();
-                assertThat(seqs.removeUpTo(conversation, state, cursor))
+                assertThat(removeUpTo(conversation, state, cursor))
                         .isEqualTo(before - oracle.size());
             }
             if (flatIndex.get(conversation) != null) {
@@ -409,7 +441,7 @@ class UnreadChunksTest {
                     chunk++;
                 }
                 long seq = chunk * CHUNK + 1;
-                assertThat(seqs.add(conversation, state, seq)).isTrue();
+                assertThat(add(conversation, state, seq)).isTrue();
                 oracle.add(seq);
             }
             assertThat(state.unreadCount).isEqualTo(oracle.size());
@@ -417,12 +449,12 @@ class UnreadChunksTest {
             for (int step = 0; step < 50; step++) {
                 if (random.nextInt(4) > 0) {
                     long seq = nextSeq(random, oracle);
-                    assertThat(seqs.add(conversation, state, seq)).isEqualTo(oracle.add(seq));
+                    assertThat(add(conversation, state, seq)).isEqualTo(oracle.add(seq));
                 } else {
                     long cursor = nextCursor(random, oracle);
                     int before = oracle.size();
                     oracle.headSet(cursor, true).clear();
-                    assertThat(seqs.removeUpTo(conversation, state, cursor))
+                    assertThat(removeUpTo(conversation, state, cursor))
                             .isEqualTo(before - oracle.size());
                 }
                 assertThat(state.unreadCount).isEqualTo(oracle.size());
@@ -441,10 +473,10 @@ class UnreadChunksTest {
             ConversationState state = new ConversationState();
             TreeSet<Long> oracle = new TreeSet<>(List.of(5L, 3 * CHUNK));
             for (long old : oracle) {
-                seqs.add(seq, state, old);
+                add(seq, state, old);
             }
             writeFlatIndex(seq);
-            assertThat(seqs.add(seq, state, seq)).isTrue();
+            assertThat(add(seq, state, seq)).isTrue();
             oracle.add(seq);
             assertStored(seq, oracle);
         }

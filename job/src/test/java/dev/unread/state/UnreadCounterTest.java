@@ -95,8 +95,8 @@ class UnreadCounterTest {
         reopenOnHeap();
         send(message(ALICE, ALICE, 1000), message(ALICE, ALICE, CHAT, 1, 1001));
         assertThat(counts()).isEmpty();
-        // Only the seq, as a root Alice would follow: one chunk and its index node.
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(2);
+        // Only the seq, as a root Alice would follow, in the conversation's record: no chunk.
+        assertThat(harness.numKeyedStateEntries()).isEqualTo(1);
     }
 
     @Test

@@ -3,10 +3,10 @@ package dev.unread.ops;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.MySqlSchema;
 import dev.unread.state.ConversationReaders;
+import dev.unread.state.ConversationSeqs;
 import dev.unread.state.ConversationState;
 import dev.unread.state.GroupFanOut;
 import dev.unread.state.InboxState;
-import dev.unread.state.UnreadChunks;
 import dev.unread.state.UnreadCounter;
 import dev.unread.state.UnreadCounterOperator;
 import java.io.PrintStream;
@@ -405,7 +405,7 @@ public final class Bootstrap {
         private transient ValueState<InboxState> inbox;
         private transient MapState<Long, Long> senders;
         private transient MapState<Long, ConversationState> conversations;
-        private transient UnreadChunks unreadSeqs;
+        private transient ConversationSeqs unreadSeqs;
 
         /**
          * Marks the state as this version's: it is complete (the readers stage gets its own state
@@ -426,7 +426,7 @@ public final class Bootstrap {
             inbox = getRuntimeContext().getState(UnreadCounter.INBOX);
             senders = getRuntimeContext().getMapState(UnreadCounter.SENDERS);
             conversations = getRuntimeContext().getMapState(UnreadCounter.CONVERSATIONS);
-            unreadSeqs = UnreadChunks.unreadSeqs(getRuntimeContext());
+            unreadSeqs = ConversationSeqs.unread(getRuntimeContext());
         }
 
         @Override

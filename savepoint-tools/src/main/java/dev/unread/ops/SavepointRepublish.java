@@ -6,10 +6,10 @@ import dev.unread.events.UnreadCount;
 import dev.unread.sinks.RedisCounts;
 import dev.unread.sinks.RedisReaders;
 import dev.unread.state.ConversationReaders;
+import dev.unread.state.ConversationSeqs;
 import dev.unread.state.ConversationState;
 import dev.unread.state.ThreadState;
 import dev.unread.state.Totals;
-import dev.unread.state.UnreadChunks;
 import dev.unread.state.UnreadCounter;
 import java.util.Map;
 import java.util.Objects;
@@ -164,7 +164,7 @@ public final class SavepointRepublish {
             long shownThreads = 0;
             for (Map.Entry<Long, ConversationState> entry : conversations.entries()) {
                 ConversationState state = entry.getValue();
-                long unread = UnreadChunks.visibleCount(state);
+                long unread = ConversationSeqs.visibleCount(state);
                 long mentions = Totals.visibleMentions(state);
                 boolean marked = Totals.marked(state);
                 if (unread > 0) {

@@ -1,10 +1,10 @@
 package dev.unread.ops;
 
 import dev.unread.events.ChatEvent;
+import dev.unread.state.ConversationSeqs;
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
 import dev.unread.state.Totals;
-import dev.unread.state.UnreadChunks;
 import dev.unread.state.UnreadCounter;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -45,7 +45,7 @@ final class UserStateReader extends KeyedStateReaderFunction<Long, UserState> {
             if (entry.getValue().lastReadSeq > 0) {
                 cursors++;
             }
-            unreadSeqs += UnreadChunks.count(entry.getValue());
+            unreadSeqs += ConversationSeqs.count(entry.getValue());
             mentions += entry.getValue().mentionCount;
             marked += Totals.marked(entry.getValue()) ? 1 : 0;
             quieted += entry.getValue().preference != ChatEvent.ALL ? 1 : 0;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.RedisNames;
 import dev.unread.state.ConversationReaders;
+import dev.unread.state.ConversationSeqs;
 import dev.unread.state.ConversationState;
 import dev.unread.state.GroupFanOut;
-import dev.unread.state.UnreadChunks;
 import dev.unread.state.UnreadCounter;
 import dev.unread.testing.JobHarness;
 import dev.unread.testing.TestRedis;
@@ -153,12 +153,12 @@ class GroupSavepointITCase {
             extends KeyedStateBootstrapFunction<Long, Tuple3<Long, Long, Long>> {
 
         private transient MapState<Long, ConversationState> conversations;
-        private transient UnreadChunks unreadSeqs;
+        private transient ConversationSeqs unreadSeqs;
 
         @Override
         public void open(OpenContext openContext) {
             conversations = getRuntimeContext().getMapState(UnreadCounter.CONVERSATIONS);
-            unreadSeqs = UnreadChunks.unreadSeqs(getRuntimeContext());
+            unreadSeqs = ConversationSeqs.unread(getRuntimeContext());
         }
 
         @Override

@@ -1,0 +1,252 @@
+package dev.unread.state;
+
+import org.apache.flink.api.common.functions.RuntimeContext;
+
+/**
+ * One of a user's seq sets of a conversation (its unread seqs, those that mention the user, or the
+ * roots the user follows by default), kept in the conversation's record ({@link ConversationState})
+ * while it holds at most {@link #SMALL} seqs, and in {@link UnreadChunks} once it grows past that.
+ * Public for the savepoint tools (dev.unread.ops), which read the counts and write sets.
+ *
+ * <p>Most sets are small: users read what they receive, and take part in a few messages of each
+ * conversation. Kept in the record, such a set costs a message nothing beyond the record it reads
+ * and writes anyway, and costs the state no entry of its own; in chunks every set is two more
+ * stored entries (its chunk and the tree node that finds it), each with its key, and every message
+ * two more reads and a write. A set that grows past {@code SMALL} moves into chunks at once (its
+ * seqs mostly fall in one chunk: one write) and stays there until it empties, so the record stays
+ * small and a message's cost bounded whatever the set's size.
+ *
+ * <p>In the record, the seqs are {@link UnreadSeqs}' runs, the format earlier builds kept the whole
+ * set in. The record keeps each set's count: the set is in the record exactly when its bytes there
+ * are not {@link UnreadSeqs#EMPTY} or it is empty. Earlier builds kept the unread seqs whole in the
+ * record with no count; {@link #upgrade} gives such a set its count and moves it into chunks when
+ * it is not small.
+ */
+public final class ConversationSeqs {
+
+    /** The most seqs a set keeps in the conversation's record. */
+    static final int SMALL = 32;
+
+    /** Where the record keeps a set and its count. */
+    enum Field {
+        UNREAD {
+            @Override
+            byte[] seqs(ConversationState s) {
+                return s.unreadSeqs;
+            }
+
+            @Override
+            void seqs(ConversationState s, byte[] seqs) {
+                s.unreadSeqs = seqs;
+            }
+
+            @Override
+            long count(ConversationState s) {
+                return s.unreadCount;
+            }
+
+            @Override
+            void count(ConversationState s, long count) {
+                s.unreadCount = count;
+            }
+        },
+        MENTIONS {
+            @Override
+            byte[] seqs(ConversationState s) {
+                return s.mentionSeqs;
+            }
+
+            @Override
+            void seqs(ConversationState s, byte[] seqs) {
+                s.mentionSeqs = seqs;
+            }
+
+            @Override
+            long count(ConversationState s) {
+                return s.mentionCount;
+            }
+
+            @Override
+            void count(ConversationState s, long count) {
+                s.mentionCount = count;
+            }
+        },
+        INVOLVED {
+            @Override
+            byte[] seqs(ConversationState s) {
+                return s.involvedSeqs;
+            }
+
+            @Override
+            void seqs(ConversationState s, byte[] seqs) {
+                s.involvedSeqs = seqs;
+            }
+
+            @Override
+            long count(ConversationState s) {
+                return s.involvedCount;
+            }
+
+            @Override
+            void count(ConversationState s, long count) {
+                s.involvedCount = count;
+            }
+        };
+
+        abstract byte[] seqs(ConversationState s);
+
+        abstract void seqs(ConversationState s, byte[] seqs);
+
+        abstract long count(ConversationState s);
+
+        abstract void count(ConversationState s, long count);
+    }
+
+    private final UnreadChunks chunks;
+    private final Field field;
+
+    ConversationSeqs(UnreadChunks chunks, Field field) {
+        this.chunks = chunks;
+        this.field = field;
+    }
+
+    /** The unread seqs, in the states UnreadCounter declares for them. */
+    public static ConversationSeqs unread(RuntimeContext context) {
+        return unread(UnreadChunks.unreadSeqs(context));
+    }
+
+    /** The unread seqs, with these chunks for the sets that outgrow their records. */
+    public static ConversationSeqs unread(UnreadChunks chunks) {
+        return new ConversationSeqs(chunks, Field.UNREAD);
+    }
+
+    /** The unread seqs that mention the user, in the states UnreadCounter declares for them. */
+    static ConversationSeqs mentions(RuntimeContext context) {
+        return new ConversationSeqs(UnreadChunks.mentionSeqs(context), Field.MENTIONS);
+    }
+
+    /** The number of unread seqs in a conversation's state, whichever build wrote it. */
+    public static long count(ConversationState state) {
+        return state.unreadCount == 0 && !isEmpty(state.unreadSeqs)
+                ? UnreadSeqs.of(state.unreadSeqs).count()
+                : state.unreadCount;
+    }
+
+    /**
+     * The count a conversation's state shows: its unread seqs, or 0 while the user has left the
+     * conversation (newest membership event MEMBER_LEFT). The counter emits only this, and
+     * republishing from a savepoint must write the same.
+     */
+    public static long visibleCount(ConversationState state) {
+        return state.membership < 0 ? 0 : count(state);
+    }
+
+    /**
+     * Gives a set an earlier build kept whole in the record its count, and moves it into chunks
+     * when it is not small; true when it did, and the caller must then store the state. A one-time
+     * cost linear in the old set.
+     */
+    public boolean upgrade(long conversationId, ConversationState state) throws Exception {
+        byte[] bytes = field.seqs(state);
+        if (field.count(state) != 0 || isEmpty(bytes)) {
+            return false;
+        }
+        UnreadSeqs old = UnreadSeqs.of(bytes);
+        if (old.count() <= SMALL) {
+            field.seqs(state, old.count() == 0 ? UnreadSeqs.EMPTY : old.toBytes());
+        } else {
+            chunks.addAll(conversationId, old.runs());
+            field.seqs(state, UnreadSeqs.EMPTY);
+        }
+        field.count(state, old.count());
+        return true;
+    }
+
+    /**
+     * Adds a seq; false when it was already there.
+     *
+     * @throws IllegalArgumentException when seq is not positive
+     */
+    public boolean add(long conversationId, ConversationState state, long seq) throws Exception {
+        long count = field.count(state);
+        if (inChunks(state)) {
+            if (!chunks.addSeq(conversationId, seq)) {
+                return false;
+            }
+        } else {
+            UnreadSeqs set = UnreadSeqs.of(field.seqs(state));
+            if (!set.add(seq)) {
+                return false;
+            }
+            if (set.count() <= SMALL) {
+                field.seqs(state, set.toBytes());
+            } else {
+                chunks.addAll(conversationId, set.runs());
+                field.seqs(state, UnreadSeqs.EMPTY);
+            }
+        }
+        field.count(state, count + 1);
+        return true;
+    }
+
+    /** Whether the set holds the seq. */
+    boolean contains(long conversationId, ConversationState state, long seq) throws Exception {
+        return inChunks(state)
+                ? chunks.containsSeq(conversationId, seq)
+                : UnreadSeqs.of(field.seqs(state)).contains(seq);
+    }
+
+    /** Removes one seq; false when it was not there. */
+    boolean remove(long conversationId, ConversationState state, long seq) throws Exception {
+        long count = field.count(state);
+        if (inChunks(state)) {
+            if (!chunks.removeSeq(conversationId, seq)) {
+                return false;
+            }
+        } else {
+            UnreadSeqs set = UnreadSeqs.of(field.seqs(state));
+            UnreadSeqs rest = set.without(seq);
+            if (rest == set) {
+                return false;
+            }
+            field.seqs(state, rest.toBytes());
+        }
+        field.count(state, count - 1);
+        return true;
+    }
+
+    /** Removes every seq up to and including {@code cursor}; returns how many. */
+    long removeUpTo(long conversationId, ConversationState state, long cursor) throws Exception {
+        long count = field.count(state);
+        long removed;
+        if (inChunks(state)) {
+            removed = chunks.removeSeqsUpTo(conversationId, count, cursor);
+        } else {
+            UnreadSeqs set = UnreadSeqs.of(field.seqs(state));
+            set.removeUpTo(cursor);
+            removed = count - set.count();
+            field.seqs(state, set.toBytes());
+        }
+        field.count(state, count - removed);
+        return removed;
+    }
+
+    /** Forgets every conversation's chunks of this set for the current user. */
+    void clear() {
+        chunks.clear();
+    }
+
+    /** Bytes of chunks read and written so far: the work, for tests that bound it. */
+    long bytesTouched() {
+        return chunks.bytesTouched();
+    }
+
+    /** In chunks: not in the record, and not empty. */
+    private boolean inChunks(ConversationState state) {
+        return isEmpty(field.seqs(state)) && field.count(state) > 0;
+    }
+
+    private static boolean isEmpty(byte[] seqs) {
+        return seqs == null || seqs.length <= UnreadSeqs.EMPTY.length;
+    }
+}
