@@ -181,8 +181,16 @@ public final class Bench {
 
         /** Savepoint bytes over all entries: a user's inbox, a sender, a conversation. */
         double bytesPerEntry() {
-            long entries = state.users() + state.senders() + state.conversations();
-            return entries == 0 ? 0 : (double) savepointBytes / entries;
+            return entries() == 0 ? 0 : (double) savepointBytes / entries();
+        }
+
+        /** The counter's state bytes alone over the same entries, which are all the counter's. */
+        double counterBytesPerEntry() {
+            return entries() == 0 ? 0 : (double) state.bytes().counter() / entries();
+        }
+
+        private long entries() {
+            return state.users() + state.senders() + state.conversations();
         }
     }
 

@@ -2,6 +2,7 @@ package dev.unread.bench;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.minicluster.FlinkRest;
+import dev.unread.ops.SavepointInspect;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
@@ -173,6 +174,7 @@ public record BenchReport(
                 "Bytes per entry: the canonical savepoint's size over its entries (a user's inbox,"
                         + " a (receiver, sender) pair, a (user, conversation)).");
         line(md, "");
+        savepointByOperator(md);
         line(
                 md,
                 "| workload | Redis badge keys sampled | bytes per badge key |"
@@ -190,6 +192,36 @@ public record BenchReport(
         }
         line(md, "");
         commandsByKind(md);
+    }
+
+    /**
+     * Where each savepoint's bytes are, by operator, as its metadata gives them: the counter's over
+     * its own entries is the figure comparable with version 1, whose savepoint held no fan-out or
+     * readers stage.
+     */
+    private void savepointByOperator(StringBuilder md) {
+        line(
+                md,
+                "| workload | counter | fan-out | readers stage | other operators |"
+                        + " counter bytes per entry |");
+        line(md, "|---|--:|--:|--:|--:|--:|");
+        for (Bench.JobFigures job : jobs) {
+            SavepointInspect.Bytes b = job.state().bytes();
+            line(
+                    md,
+                    "| %s | %s (%.0f%%) | %s (%.0f%%) | %s (%.0f%%) | %s (%.0f%%) | %.1f |",
+                    job.traffic().name(),
+                    bytes(b.counter()),
+                    100.0 * b.counter() / b.total(),
+                    bytes(b.fanOut()),
+                    100.0 * b.fanOut() / b.total(),
+                    bytes(b.readers()),
+                    100.0 * b.readers() / b.total(),
+                    bytes(b.rest()),
+                    100.0 * b.rest() / b.total(),
+                    job.counterBytesPerEntry());
+        }
+        line(md, "");
     }
 
     /**

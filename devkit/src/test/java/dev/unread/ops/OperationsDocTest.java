@@ -145,7 +145,8 @@ class OperationsDocTest {
                         List.of(
                                 new UserState(10086, 1767258764000L, 41, 41, 17, 9, 903, 7, 1, 2),
                                 new UserState(10311, 0, 35, 35, 12, 0, 410, 0, 0, 0)),
-                        new SavepointInspect.Groups(212, 9480, 371, 640, 12033, 8816)),
+                        new SavepointInspect.Groups(212, 9480, 371, 640, 12033, 8816),
+                        new SavepointInspect.Bytes(1_843_212, 96_404, 412_870, 20_118)),
                 new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
         assertThat(doc).contains(bytes.toString(StandardCharsets.UTF_8));

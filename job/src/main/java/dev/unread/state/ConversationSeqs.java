@@ -1,5 +1,6 @@
 package dev.unread.state;
 
+import java.util.Arrays;
 import org.apache.flink.api.common.functions.RuntimeContext;
 
 /**
@@ -142,9 +143,9 @@ public final class ConversationSeqs {
     }
 
     /**
-     * Gives a set an earlier build kept whole in the record its count, and moves it into chunks
-     * when it is not small; true when it did, and the caller must then store the state. A one-time
-     * cost linear in the old set.
+     * Gives a set an earlier build kept whole in the record its count, keeping it in the record in
+     * this build's form when small and moving it into chunks otherwise; true when it did, and the
+     * caller must then store the state. A one-time cost linear in the old set.
      */
     public boolean upgrade(long conversationId, ConversationState state) throws Exception {
         byte[] bytes = field.seqs(state);
@@ -152,10 +153,22 @@ public final class ConversationSeqs {
             return false;
         }
         UnreadSeqs old = UnreadSeqs.of(bytes);
+        long[] runs = old.runs();
         if (old.count() <= SMALL) {
-            field.seqs(state, old.count() == 0 ? UnreadSeqs.EMPTY : old.toBytes());
+            long[] seqs = new long[(int) old.count()];
+            int n = 0;
+            for (int r = 0; r < runs.length; r += 2) {
+                // Up to the run's last seq, which may be Long.MAX_VALUE.
+                for (long seq = runs[r]; ; seq++) {
+                    seqs[n++] = seq;
+                    if (seq == runs[r + 1]) {
+                        break;
+                    }
+                }
+            }
+            field.seqs(state, SmallSeqs.encode(seqs, 0, n));
         } else {
-            chunks.addAll(conversationId, old.runs());
+            chunks.addAll(conversationId, runs);
             field.seqs(state, UnreadSeqs.EMPTY);
         }
         field.count(state, old.count());
@@ -168,20 +181,29 @@ public final class ConversationSeqs {
      * @throws IllegalArgumentException when seq is not positive
      */
     public boolean add(long conversationId, ConversationState state, long seq) throws Exception {
+        if (seq < 1) {
+            throw new IllegalArgumentException("seqs are positive: " + seq);
+        }
         long count = field.count(state);
         if (inChunks(state)) {
             if (!chunks.addSeq(conversationId, seq)) {
                 return false;
             }
         } else {
-            UnreadSeqs set = UnreadSeqs.of(field.seqs(state));
-            if (!set.add(seq)) {
+            int n = (int) count;
+            long[] seqs = SmallSeqs.decode(field.seqs(state), n);
+            int at = Arrays.binarySearch(seqs, 0, n, seq);
+            if (at >= 0) {
                 return false;
             }
-            if (set.count() <= SMALL) {
-                field.seqs(state, set.toBytes());
+            at = -at - 1;
+            System.arraycopy(seqs, at, seqs, at + 1, n - at);
+            seqs[at] = seq;
+            n++;
+            if (n <= SMALL) {
+                field.seqs(state, SmallSeqs.encode(seqs, 0, n));
             } else {
-                chunks.addAll(conversationId, set.runs());
+                chunks.addAll(conversationId, SmallSeqs.runs(seqs, n));
                 field.seqs(state, UnreadSeqs.EMPTY);
             }
         }
@@ -191,9 +213,11 @@ public final class ConversationSeqs {
 
     /** Whether the set holds the seq. */
     boolean contains(long conversationId, ConversationState state, long seq) throws Exception {
-        return inChunks(state)
-                ? chunks.containsSeq(conversationId, seq)
-                : UnreadSeqs.of(field.seqs(state)).contains(seq);
+        if (inChunks(state)) {
+            return chunks.containsSeq(conversationId, seq);
+        }
+        int n = (int) field.count(state);
+        return Arrays.binarySearch(SmallSeqs.decode(field.seqs(state), n), 0, n, seq) >= 0;
     }
 
     /** Removes one seq; false when it was not there. */
@@ -204,12 +228,14 @@ public final class ConversationSeqs {
                 return false;
             }
         } else {
-            UnreadSeqs set = UnreadSeqs.of(field.seqs(state));
-            UnreadSeqs rest = set.without(seq);
-            if (rest == set) {
+            int n = (int) count;
+            long[] seqs = SmallSeqs.decode(field.seqs(state), n);
+            int at = Arrays.binarySearch(seqs, 0, n, seq);
+            if (at < 0) {
                 return false;
             }
-            field.seqs(state, rest.toBytes());
+            System.arraycopy(seqs, at + 1, seqs, at, n - at - 1);
+            field.seqs(state, SmallSeqs.encode(seqs, 0, n - 1));
         }
         field.count(state, count - 1);
         return true;
@@ -222,10 +248,16 @@ public final class ConversationSeqs {
         if (inChunks(state)) {
             removed = chunks.removeSeqsUpTo(conversationId, count, cursor);
         } else {
-            UnreadSeqs set = UnreadSeqs.of(field.seqs(state));
-            set.removeUpTo(cursor);
-            removed = count - set.count();
-            field.seqs(state, set.toBytes());
+            int n = (int) count;
+            long[] seqs = SmallSeqs.decode(field.seqs(state), n);
+            int kept = 0;
+            while (kept < n && seqs[kept] <= cursor) {
+                kept++;
+            }
+            removed = kept;
+            if (removed > 0) {
+                field.seqs(state, SmallSeqs.encode(seqs, kept, n));
+            }
         }
         field.count(state, count - removed);
         return removed;
@@ -241,9 +273,12 @@ public final class ConversationSeqs {
         return chunks.bytesTouched();
     }
 
-    /** In chunks: not in the record, and not empty. */
+    /**
+     * In chunks: the record holds a count but no seqs ({@link UnreadSeqs#EMPTY}, as the builds
+     * before this one left it for sets in chunks).
+     */
     private boolean inChunks(ConversationState state) {
-        return isEmpty(field.seqs(state)) && field.count(state) > 0;
+        return field.count(state) > 0 && isEmpty(field.seqs(state));
     }
 
     private static boolean isEmpty(byte[] seqs) {

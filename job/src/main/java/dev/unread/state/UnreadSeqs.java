@@ -10,9 +10,9 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
  * The unread seqs of one conversation as runs of consecutive seqs, as earlier builds stored them
- * whole in {@link ConversationState#unreadSeqs}; this build keeps them in chunks ({@link
- * UnreadChunks}) and reads this format only to move such a set into chunks. Public for the
- * savepoint tools (dev.unread.ops).
+ * whole in {@link ConversationState#unreadSeqs}; this build reads this format only to upgrade such
+ * a set ({@link ConversationSeqs#upgrade}). Its {@link #EMPTY} is what a record holds for a set
+ * that is empty or in chunks. Public for the savepoint tools (dev.unread.ops).
  *
  * <p>The encoding is {@link #FORMAT}, then unsigned LEB128 varints: the number of seqs, the
  * greatest seq, then per run, ascending, its start minus the previous run's end (the first run's
@@ -170,86 +170,8 @@ public final class UnreadSeqs {
         }
     }
 
-    /**
-     * Removes every seq up to and including {@code cursor}. Walks only the runs it removes, which
-     * were each paid for when added, then keeps the rest of the bytes as they are: each run is
-     * stored relative to the end of the one before, and the first kept run keeps its end.
-     */
-    void removeUpTo(long cursor) {
-        if (count == 0) {
-            return;
-        }
-        if (cursor >= max) {
-            count = 0;
-            max = 0;
-            body = EMPTY;
-            from = 1;
-            to = 1;
-            owned = false;
-            encoded = EMPTY;
-            return;
-        }
-        at = from;
-        long end = 0;
-        long removed = 0;
-        while (true) {
-            long start = checked(end, end + read());
-            int lengthAt = at;
-            long length = read();
-            long runEnd = checked(start - 1, start + length - 1);
-            if (runEnd > cursor) {
-                if (start > cursor) {
-                    if (removed > 0) {
-                        replace(from, lengthAt, 1, start, 0, 0);
-                    }
-                } else {
-                    removed += cursor - start + 1;
-                    replace(from, at, 2, cursor + 1, runEnd - cursor, 0);
-                }
-                count -= removed;
-                return;
-            }
-            removed += length;
-            end = runEnd;
-        }
-    }
-
     public long count() {
         return count;
-    }
-
-    /** Whether the set holds the seq; walks the runs up to it. */
-    boolean contains(long seq) {
-        if (seq < 1 || seq > max) {
-            return false;
-        }
-        long[] runs = runs();
-        for (int r = 0; r < runs.length && runs[r] <= seq; r += 2) {
-            if (seq <= runs[r + 1]) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * The set without the seq, or this one when it did not hold it. Writes the runs again: for the
-     * small sets kept in a record (see ConversationSeqs), not for large ones.
-     */
-    UnreadSeqs without(long seq) {
-        if (!contains(seq)) {
-            return this;
-        }
-        UnreadSeqs rest = of(EMPTY);
-        long[] runs = runs();
-        for (int r = 0; r < runs.length; r += 2) {
-            for (long s = runs[r]; s <= runs[r + 1]; s++) {
-                if (s != seq) {
-                    rest.add(s);
-                }
-            }
-        }
-        return rest;
     }
 
     /** The runs, ascending, as their first and last seqs one after the other. */

@@ -1,9 +1,11 @@
 package dev.unread.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
+import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.TreeSet;
@@ -18,6 +20,7 @@ import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -111,9 +114,12 @@ class ConversationSeqsTest {
             }
             assertThat(field.count(state)).as("step %d count", step).isEqualTo(oracle.size());
             boolean inRecord = !isEmpty(field.seqs(state));
-            assertThat(UnreadSeqs.of(field.seqs(state)).count())
-                    .as("step %d: the record holds at most SMALL seqs", step)
-                    .isLessThanOrEqualTo(ConversationSeqs.SMALL);
+            if (inRecord) {
+                long[] kept = SmallSeqs.decode(field.seqs(state), oracle.size());
+                assertThat(Arrays.stream(kept, 0, oracle.size()).boxed().toList())
+                        .as("step %d: the record holds the set", step)
+                        .containsExactlyElementsOf(oracle);
+            }
             if (oracle.isEmpty()) {
                 spilled[c] = false;
                 assertThat(hasChunks(c)).as("step %d: an empty set has no chunk", step).isFalse();
@@ -132,6 +138,25 @@ class ConversationSeqsTest {
                 assertThat(seqs.contains(c, states[c], seq)).as("holds %d", seq).isTrue();
             }
         }
+    }
+
+    @Test
+    void theRecordsFormRoundTripsAndRefusesWhatDoesNotMatchItsCount() {
+        long[] seqs = {1, 2, 130, 131, 1L << 40, Long.MAX_VALUE};
+        byte[] bytes = SmallSeqs.encode(seqs, 0, seqs.length);
+        // A byte for a seq within 127 of the one before, and the format byte.
+        assertThat(SmallSeqs.encode(seqs, 0, 4)).hasSize(1 + 1 + 1 + 2 + 1);
+        assertThat(Arrays.copyOf(SmallSeqs.decode(bytes, seqs.length), seqs.length))
+                .isEqualTo(seqs);
+        assertThat(SmallSeqs.runs(seqs, 4)).containsExactly(1, 2, 130, 131);
+        for (int count : new int[] {seqs.length - 1, seqs.length + 1}) {
+            assertThatThrownBy(() -> SmallSeqs.decode(bytes, count))
+                    .isInstanceOf(UncheckedIOException.class);
+        }
+        assertThatThrownBy(() -> SmallSeqs.decode(UnreadSeqs.EMPTY, 1))
+                .isInstanceOf(UncheckedIOException.class);
+        assertThatThrownBy(() -> SmallSeqs.decode(new byte[] {SmallSeqs.FORMAT, 5, 0}, 2))
+                .isInstanceOf(UncheckedIOException.class);
     }
 
     private boolean hasChunks(long conversation) throws Exception {

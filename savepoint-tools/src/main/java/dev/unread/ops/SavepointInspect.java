@@ -3,6 +3,7 @@ package dev.unread.ops;
 import dev.unread.UnreadJob;
 import dev.unread.state.ConversationReaders;
 import dev.unread.state.GroupFanOut;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,9 +16,11 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.runtime.checkpoint.OperatorState;
 import org.apache.flink.state.api.OperatorIdentifier;
 import org.apache.flink.state.api.SavepointReader;
 import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
+import org.apache.flink.state.api.runtime.SavepointLoader;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.Collector;
@@ -60,6 +63,7 @@ public final class SavepointInspect {
      * @param badgeMismatches users whose stored badge differs from their sender set (corruption)
      * @param largest the largest users, largest first
      * @param groups the group conversations' state
+     * @param bytes the savepoint's state bytes by operator
      */
     public record Summary(
             int maxParallelism,
@@ -75,7 +79,20 @@ public final class SavepointInspect {
             long quieted,
             long badgeMismatches,
             List<UserState> largest,
-            Groups groups) {}
+            Groups groups,
+            Bytes bytes) {}
+
+    /**
+     * A savepoint's state bytes by operator, from its metadata: the counter's (per user), the
+     * fan-out's and the readers stage's (per conversation), and the rest (the sources' offsets and
+     * the sinks' pending writes).
+     */
+    public record Bytes(long counter, long fanOut, long readers, long rest) {
+
+        public long total() {
+            return counter + fanOut + readers + rest;
+        }
+    }
 
     /**
      * The state of group conversations and readers, kept per conversation; all 0 in a savepoint of
@@ -149,7 +166,30 @@ public final class SavepointInspect {
                 quieted,
                 badgeMismatches,
                 ranked,
-                groups(path));
+                groups(path),
+                bytes(path));
+    }
+
+    /** The savepoint's state bytes by operator, as its metadata gives them. */
+    static Bytes bytes(String path) throws IOException {
+        long counter = 0;
+        long fanOut = 0;
+        long readers = 0;
+        long rest = 0;
+        for (OperatorState state :
+                SavepointLoader.loadSavepointMetadata(path).getOperatorStates()) {
+            long size = state.getStateSize();
+            if (state.getOperatorID().equals(CounterSavepoints.COUNTER.getOperatorId())) {
+                counter += size;
+            } else if (state.getOperatorID().equals(CounterSavepoints.FAN_OUT.getOperatorId())) {
+                fanOut += size;
+            } else if (state.getOperatorID().equals(CounterSavepoints.READERS.getOperatorId())) {
+                readers += size;
+            } else {
+                rest += size;
+            }
+        }
+        return new Bytes(counter, fanOut, readers, rest);
     }
 
     /** The group state of the savepoint at {@code path}: each operator's conversations summed. */
@@ -333,6 +373,12 @@ public final class SavepointInspect {
         line(out, "reader conversations", groups.readerConversations(), "");
         line(out, "participants", groups.participants(), "");
         line(out, "readers", groups.readers(), "participants with a cursor");
+        Bytes bytes = summary.bytes();
+        out.printf("%n  state bytes%n%n");
+        line(out, UnreadJob.COUNTER_UID, bytes.counter(), "");
+        line(out, UnreadJob.FAN_OUT_UID, bytes.fanOut(), "");
+        line(out, UnreadJob.READERS_UID, bytes.readers(), "");
+        line(out, "other operators", bytes.rest(), "sources' offsets, sinks' pending writes");
         if (summary.largest().isEmpty()) {
             return;
         }
