@@ -1,6 +1,10 @@
 package dev.unread.state;
 
 import java.util.Arrays;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.ObjLongConsumer;
+import java.util.function.ToLongFunction;
 import org.apache.flink.api.common.functions.RuntimeContext;
 
 /**
@@ -30,77 +34,53 @@ public final class ConversationSeqs {
 
     /** Where the record keeps a set and its count. */
     enum Field {
-        UNREAD {
-            @Override
-            byte[] seqs(ConversationState s) {
-                return s.unreadSeqs;
-            }
+        UNREAD(
+                s -> s.unreadSeqs,
+                (s, v) -> s.unreadSeqs = v,
+                s -> s.unreadCount,
+                (s, n) -> s.unreadCount = n),
+        MENTIONS(
+                s -> s.mentionSeqs,
+                (s, v) -> s.mentionSeqs = v,
+                s -> s.mentionCount,
+                (s, n) -> s.mentionCount = n),
+        INVOLVED(
+                s -> s.involvedSeqs,
+                (s, v) -> s.involvedSeqs = v,
+                s -> s.involvedCount,
+                (s, n) -> s.involvedCount = n);
 
-            @Override
-            void seqs(ConversationState s, byte[] seqs) {
-                s.unreadSeqs = seqs;
-            }
+        private final Function<ConversationState, byte[]> seqs;
+        private final BiConsumer<ConversationState, byte[]> setSeqs;
+        private final ToLongFunction<ConversationState> count;
+        private final ObjLongConsumer<ConversationState> setCount;
 
-            @Override
-            long count(ConversationState s) {
-                return s.unreadCount;
-            }
+        Field(
+                Function<ConversationState, byte[]> seqs,
+                BiConsumer<ConversationState, byte[]> setSeqs,
+                ToLongFunction<ConversationState> count,
+                ObjLongConsumer<ConversationState> setCount) {
+            this.seqs = seqs;
+            this.setSeqs = setSeqs;
+            this.count = count;
+            this.setCount = setCount;
+        }
 
-            @Override
-            void count(ConversationState s, long count) {
-                s.unreadCount = count;
-            }
-        },
-        MENTIONS {
-            @Override
-            byte[] seqs(ConversationState s) {
-                return s.mentionSeqs;
-            }
+        byte[] seqs(ConversationState s) {
+            return seqs.apply(s);
+        }
 
-            @Override
-            void seqs(ConversationState s, byte[] seqs) {
-                s.mentionSeqs = seqs;
-            }
+        void seqs(ConversationState s, byte[] value) {
+            setSeqs.accept(s, value);
+        }
 
-            @Override
-            long count(ConversationState s) {
-                return s.mentionCount;
-            }
+        long count(ConversationState s) {
+            return count.applyAsLong(s);
+        }
 
-            @Override
-            void count(ConversationState s, long count) {
-                s.mentionCount = count;
-            }
-        },
-        INVOLVED {
-            @Override
-            byte[] seqs(ConversationState s) {
-                return s.involvedSeqs;
-            }
-
-            @Override
-            void seqs(ConversationState s, byte[] seqs) {
-                s.involvedSeqs = seqs;
-            }
-
-            @Override
-            long count(ConversationState s) {
-                return s.involvedCount;
-            }
-
-            @Override
-            void count(ConversationState s, long count) {
-                s.involvedCount = count;
-            }
-        };
-
-        abstract byte[] seqs(ConversationState s);
-
-        abstract void seqs(ConversationState s, byte[] seqs);
-
-        abstract long count(ConversationState s);
-
-        abstract void count(ConversationState s, long count);
+        void count(ConversationState s, long value) {
+            setCount.accept(s, value);
+        }
     }
 
     private final UnreadChunks chunks;

@@ -3,21 +3,12 @@ package dev.unread.state;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.unread.events.ChatEvent;
-import dev.unread.events.UnreadCount;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.TreeSet;
 import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
-import org.apache.flink.runtime.state.VoidNamespace;
-import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
-import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,32 +23,20 @@ class ConversationSeqsTest {
 
     private static final int CONVERSATIONS = 3;
 
-    private KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness;
+    private CounterOnRocksDb counter;
     private MapState<Tuple2<Long, Long>, byte[]> chunks;
     private UnreadChunks stored;
 
     @BeforeEach
     void open() throws Exception {
-        harness =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
-        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
-        harness.open();
-        harness.getOperator().getKeyedStateBackend().setCurrentKey(1L);
-        chunks = state(UnreadCounter.UNREAD_CHUNKS);
-        stored = new UnreadChunks(chunks, state(UnreadCounter.UNREAD_CHUNK_TREE), null);
-    }
-
-    private <K, V> MapState<K, V> state(MapStateDescriptor<K, V> descriptor) throws Exception {
-        return harness.getOperator()
-                .getKeyedStateBackend()
-                .getPartitionedState(
-                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+        counter = CounterOnRocksDb.open();
+        chunks = counter.state(UnreadCounter.UNREAD_CHUNKS);
+        stored = new UnreadChunks(chunks, counter.state(UnreadCounter.UNREAD_CHUNK_TREE), null);
     }
 
     @AfterEach
     void close() throws Exception {
-        harness.close();
+        counter.close();
     }
 
     @ParameterizedTest

@@ -2,18 +2,10 @@ package dev.unread.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.unread.events.ChatEvent;
-import dev.unread.events.UnreadCount;
 import java.util.Random;
 import java.util.TreeSet;
 import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
-import org.apache.flink.runtime.state.VoidNamespace;
-import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
-import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,36 +20,22 @@ class UnreadChunksRemoveSeqTest {
     private static final long[] SEEDS = {1L, 26L, System.nanoTime()};
     private static final long CONVERSATION = 80001;
 
-    private KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness;
+    private CounterOnRocksDb counter;
     private MapState<Tuple2<Long, Long>, byte[]> chunks;
     private MapState<Tuple2<Long, Long>, byte[]> tree;
     private UnreadChunks seqs;
 
     @BeforeEach
     void open() throws Exception {
-        harness =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
-        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
-        harness.open();
-        var backend = harness.getOperator().getKeyedStateBackend();
-        backend.setCurrentKey(1L);
-        chunks =
-                backend.getPartitionedState(
-                        VoidNamespace.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE,
-                        Deletions.DELETED_CHUNKS);
-        tree =
-                backend.getPartitionedState(
-                        VoidNamespace.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE,
-                        Deletions.DELETED_CHUNK_TREE);
+        counter = CounterOnRocksDb.open();
+        chunks = counter.state(Deletions.DELETED_CHUNKS);
+        tree = counter.state(Deletions.DELETED_CHUNK_TREE);
         seqs = new UnreadChunks(chunks, tree, null);
     }
 
     @AfterEach
     void close() throws Exception {
-        harness.close();
+        counter.close();
     }
 
     @Test

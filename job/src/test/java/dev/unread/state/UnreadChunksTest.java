@@ -2,8 +2,6 @@ package dev.unread.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.unread.events.ChatEvent;
-import dev.unread.events.UnreadCount;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -16,14 +14,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
-import org.apache.flink.runtime.state.VoidNamespace;
-import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
-import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -43,7 +34,7 @@ class UnreadChunksTest {
     /** Enough chunks that a structure linear in them exceeds the bound many times over. */
     private static final int SPREAD_MESSAGES = 6_000;
 
-    private KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness;
+    private CounterOnRocksDb counter;
     private MapState<Tuple2<Long, Long>, byte[]> chunks;
     private MapState<Tuple2<Long, Long>, byte[]> tree;
     private MapState<Long, long[]> flatIndex;
@@ -51,23 +42,11 @@ class UnreadChunksTest {
 
     @BeforeEach
     void open() throws Exception {
-        harness =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
-        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
-        harness.open();
-        harness.getOperator().getKeyedStateBackend().setCurrentKey(1L);
-        chunks = state(UnreadCounter.UNREAD_CHUNKS);
-        tree = state(UnreadCounter.UNREAD_CHUNK_TREE);
-        flatIndex = state(UnreadCounter.UNREAD_CHUNK_INDEX);
+        counter = CounterOnRocksDb.open();
+        chunks = counter.state(UnreadCounter.UNREAD_CHUNKS);
+        tree = counter.state(UnreadCounter.UNREAD_CHUNK_TREE);
+        flatIndex = counter.state(UnreadCounter.UNREAD_CHUNK_INDEX);
         seqs = new UnreadChunks(chunks, tree, flatIndex);
-    }
-
-    private <K, V> MapState<K, V> state(MapStateDescriptor<K, V> descriptor) throws Exception {
-        return harness.getOperator()
-                .getKeyedStateBackend()
-                .getPartitionedState(
-                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
     }
 
     /** Adds to a conversation's set in chunks, keeping its count as ConversationSeqs does. */
@@ -89,7 +68,7 @@ class UnreadChunksTest {
 
     @AfterEach
     void close() throws Exception {
-        harness.close();
+        counter.close();
     }
 
     @Test
