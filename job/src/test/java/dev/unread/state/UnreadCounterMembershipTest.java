@@ -11,9 +11,6 @@ import dev.unread.events.ConversationCursor;
 import dev.unread.events.UnreadCount;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
@@ -30,20 +27,18 @@ class UnreadCounterMembershipTest {
     private static final long BOB = 10087;
     private static final long GROUP = 80001;
 
+    private CounterOnRocksDb counter;
     private KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness;
 
     @BeforeEach
     void open() throws Exception {
-        harness =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
-        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
-        harness.open();
+        counter = CounterOnRocksDb.open();
+        harness = counter.harness;
     }
 
     @AfterEach
     void close() throws Exception {
-        harness.close();
+        counter.close();
     }
 
     private List<UnreadCount> send(ChatEvent... events) throws Exception {
