@@ -3,6 +3,7 @@ package dev.unread.sinks;
 import dev.unread.contract.MessageTypes;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.UnreadCount;
+import java.util.Arrays;
 
 /**
  * One user's counts changed by one flush, as the UNREAD_CHANGED message published on {@code
@@ -20,13 +21,16 @@ import dev.unread.events.UnreadCount;
 final class UnreadChanged {
 
     final long userId;
-    private long unreadSenders = -1;
-    private final StringBuilder conversations = new StringBuilder();
-    private final StringBuilder mentions = new StringBuilder();
-    private final StringBuilder totals = new StringBuilder();
-    private final StringBuilder marked = new StringBuilder();
-    private final StringBuilder threads = new StringBuilder();
-    private final StringBuilder threadMentions = new StringBuilder();
+
+    /**
+     * Each count taken, as four longs (kind, conversation, thread root, count). Kept raw and
+     * rendered by {@link #json} alone: a flush takes every changed user's counts but writes the
+     * message only for the few with a live stream, and rendering them all was a share of the Redis
+     * writer's time in a profile.
+     */
+    private long[] counts = new long[4 * 4];
+
+    private int size;
 
     UnreadChanged(long userId) {
         this.userId = userId;
@@ -37,50 +41,63 @@ final class UnreadChanged {
      * root of a thread's count.
      */
     void add(byte kind, long conversationId, long threadSeq, long count) {
-        switch (kind) {
-            case UnreadCount.UNREAD:
-                if (conversationId == UnreadCount.SENDER_BADGE) {
-                    unreadSenders = count;
-                } else {
-                    field(conversations, Long.toString(conversationId)).append(count);
-                }
-                break;
-            case UnreadCount.MENTIONS:
-                field(mentions, Long.toString(conversationId)).append(count);
-                break;
-            case UnreadCount.MARKED:
-                field(marked, Long.toString(conversationId)).append(count != 0);
-                break;
-            case UnreadCount.TOTAL_MESSAGES:
-                field(totals, RedisNames.TOTAL_MESSAGES).append(count);
-                break;
-            case UnreadCount.TOTAL_MENTIONS:
-                field(totals, RedisNames.TOTAL_MENTIONS).append(count);
-                break;
-            case UnreadCount.TOTAL_THREADS:
-                field(totals, RedisNames.TOTAL_THREADS).append(count);
-                break;
-            case UnreadCount.THREAD_UNREAD:
-                field(threads, RedisNames.threadField(conversationId, threadSeq)).append(count);
-                break;
-            case UnreadCount.THREAD_MENTIONS:
-                field(threadMentions, RedisNames.threadField(conversationId, threadSeq))
-                        .append(count);
-                break;
-            default:
-                field(totals, RedisNames.TOTAL_CONVERSATIONS).append(count);
-                break;
+        if (size == counts.length) {
+            counts = Arrays.copyOf(counts, 2 * size);
         }
-    }
-
-    private static StringBuilder field(StringBuilder object, String name) {
-        return object.append(object.length() == 0 ? "" : ",")
-                .append('"')
-                .append(name)
-                .append("\":");
+        counts[size++] = kind;
+        counts[size++] = conversationId;
+        counts[size++] = threadSeq;
+        counts[size++] = count;
     }
 
     String json(long version) {
+        long unreadSenders = -1;
+        StringBuilder conversations = new StringBuilder();
+        StringBuilder mentions = new StringBuilder();
+        StringBuilder totals = new StringBuilder();
+        StringBuilder marked = new StringBuilder();
+        StringBuilder threads = new StringBuilder();
+        StringBuilder threadMentions = new StringBuilder();
+        for (int i = 0; i < size; i += 4) {
+            byte kind = (byte) counts[i];
+            long conversationId = counts[i + 1];
+            long threadSeq = counts[i + 2];
+            long count = counts[i + 3];
+            switch (kind) {
+                case UnreadCount.UNREAD:
+                    if (conversationId == UnreadCount.SENDER_BADGE) {
+                        unreadSenders = count;
+                    } else {
+                        field(conversations, Long.toString(conversationId)).append(count);
+                    }
+                    break;
+                case UnreadCount.MENTIONS:
+                    field(mentions, Long.toString(conversationId)).append(count);
+                    break;
+                case UnreadCount.MARKED:
+                    field(marked, Long.toString(conversationId)).append(count != 0);
+                    break;
+                case UnreadCount.TOTAL_MESSAGES:
+                    field(totals, RedisNames.TOTAL_MESSAGES).append(count);
+                    break;
+                case UnreadCount.TOTAL_MENTIONS:
+                    field(totals, RedisNames.TOTAL_MENTIONS).append(count);
+                    break;
+                case UnreadCount.TOTAL_THREADS:
+                    field(totals, RedisNames.TOTAL_THREADS).append(count);
+                    break;
+                case UnreadCount.THREAD_UNREAD:
+                    field(threads, RedisNames.threadField(conversationId, threadSeq)).append(count);
+                    break;
+                case UnreadCount.THREAD_MENTIONS:
+                    field(threadMentions, RedisNames.threadField(conversationId, threadSeq))
+                            .append(count);
+                    break;
+                default:
+                    field(totals, RedisNames.TOTAL_CONVERSATIONS).append(count);
+                    break;
+            }
+        }
         StringBuilder json =
                 new StringBuilder(
                                 64
@@ -104,6 +121,13 @@ final class UnreadChanged {
         object(json, "threads", threads);
         object(json, "threadMentions", threadMentions);
         return json.append('}').toString();
+    }
+
+    private static StringBuilder field(StringBuilder object, String name) {
+        return object.append(object.length() == 0 ? "" : ",")
+                .append('"')
+                .append(name)
+                .append("\":");
     }
 
     private static void object(StringBuilder json, String name, StringBuilder fields) {
