@@ -21,11 +21,11 @@ import org.apache.flink.api.common.functions.RuntimeContext;
  * seqs mostly fall in one chunk: one write) and stays there until it empties, so the record stays
  * small and a message's cost bounded whatever the set's size.
  *
- * <p>In the record, the seqs are {@link UnreadSeqs}' runs, the format earlier builds kept the whole
- * set in. The record keeps each set's count: the set is in the record exactly when its bytes there
- * are not {@link UnreadSeqs#EMPTY} or it is empty. Earlier builds kept the unread seqs whole in the
- * record with no count; {@link #upgrade} gives such a set its count and moves it into chunks when
- * it is not small.
+ * <p>In the record, the seqs are in {@link SmallSeqs}' form, about a byte a seq. The record keeps
+ * each set's count; a set with a count and {@link UnreadSeqs#EMPTY} for its seqs is in chunks, as
+ * the builds since version 2 kept every unread set. Version 1 kept the unread seqs whole in the
+ * record, in {@link UnreadSeqs}' runs, with no count; {@link #upgrade} gives such a set its count
+ * and this build's form, or moves it into chunks when it is not small.
  */
 public final class ConversationSeqs {
 
