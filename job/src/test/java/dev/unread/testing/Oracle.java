@@ -91,6 +91,9 @@ public final class Oracle {
     /** conversationId → participants(C): none whose newest membership event is MEMBER_LEFT. */
     private final Map<Long, Set<Long>> participants = new TreeMap<>();
 
+    /** userId → the conversations the user sent a message in that is no reply. */
+    private final Map<Long, Set<Long>> rootsSentIn = new TreeMap<>();
+
     private final OracleThreads threads = new OracleThreads();
 
     /** Expected Redis hash of a user's followed threads' unread replies. */
@@ -105,6 +108,11 @@ public final class Oracle {
                 Set<Long> p = participants.computeIfAbsent(e.conversationId, c -> new TreeSet<>());
                 p.add(e.senderId);
                 p.add(e.userId);
+                if (!e.isReply()) {
+                    rootsSentIn
+                            .computeIfAbsent(e.senderId, u -> new TreeSet<>())
+                            .add(e.conversationId);
+                }
             }
         }
         Map<Member, List<ConversationEvent>> memberships = new HashMap<>();
@@ -125,6 +133,9 @@ public final class Oracle {
         for (ConversationEvent e : conversations) {
             if (!e.isMessage()) {
                 continue;
+            }
+            if (e.threadSeq == 0) {
+                rootsSentIn.computeIfAbsent(e.senderId, u -> new TreeSet<>()).add(e.conversationId);
             }
             // "Sending means ... a group MESSAGE with senderId U".
             ChatEvent sent =
@@ -350,6 +361,14 @@ public final class Oracle {
         Member member = new Member(conversationId, userId);
         Long marked = markedAt.get(member);
         return marked != null && marked > conversationReadAt.getOrDefault(member, 0L);
+    }
+
+    /**
+     * userId → the conversations the user sent a message in that is no reply, sorted: each such
+     * message is a root the user follows by default (see "Threads" in the contract).
+     */
+    public Map<Long, Set<Long>> rootsSentIn() {
+        return Collections.unmodifiableMap(rootsSentIn);
     }
 
     /**

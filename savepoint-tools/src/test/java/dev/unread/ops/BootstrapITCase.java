@@ -624,6 +624,14 @@ class BootstrapITCase {
                         .computeIfAbsent(user, u -> new TreeSet<>())
                         .addAll(oracle.conversationsOf(user));
             }
+            // A user's own message is kept, as a root the user follows, in the record of the
+            // conversation it was sent in.
+            oracle.rootsSentIn()
+                    .forEach(
+                            (user, sentIn) ->
+                                    conversations
+                                            .computeIfAbsent(user, u -> new TreeSet<>())
+                                            .addAll(sentIn));
         }
 
         Set<Long> users = new TreeSet<>(oracle.users());
