@@ -62,7 +62,7 @@ final class SmallSeqs {
         int size = 1;
         long before = 0;
         for (int i = from; i < to; i++) {
-            size += (70 - Long.numberOfLeadingZeros(seqs[i] - before)) / 7;
+            size += UnreadSeqs.size(seqs[i] - before);
             before = seqs[i];
         }
         byte[] bytes = new byte[size];
@@ -70,13 +70,8 @@ final class SmallSeqs {
         int at = 1;
         before = 0;
         for (int i = from; i < to; i++) {
-            long delta = seqs[i] - before;
+            at = UnreadSeqs.write(bytes, at, seqs[i] - before);
             before = seqs[i];
-            while ((delta & ~0x7FL) != 0) {
-                bytes[at++] = (byte) (delta | 0x80);
-                delta >>>= 7;
-            }
-            bytes[at++] = (byte) delta;
         }
         return bytes;
     }

@@ -106,12 +106,11 @@ public final class UnreadChunks {
 
     /**
      * Adds the seqs of runs (ascending, each run's first and last seq one after the other, as
-     * {@link UnreadSeqs} gives them) to the set whose count the caller keeps; returns how many were
-     * not there. Reads and writes each chunk the runs touch once, and links the new ones.
+     * {@link UnreadSeqs} gives them) to the set whose count the caller keeps. Reads and writes each
+     * chunk the runs touch once, and links the new ones.
      */
-    long addAll(long id, long[] runs) throws Exception {
+    void addAll(long id, long[] runs) throws Exception {
         bytesTouched += (long) Long.BYTES * runs.length;
-        long added = 0;
         long chunk = -1;
         byte[] before = null;
         for (int r = 0; r < runs.length; r += 2) {
@@ -125,7 +124,7 @@ public final class UnreadChunks {
                 long end = Math.min(last, c << CHUNK_BITS | (1 << CHUNK_BITS) - 1);
                 if (c != chunk) {
                     if (chunk >= 0) {
-                        added += store(id, chunk, before);
+                        store(id, chunk, before);
                     }
                     chunk = c;
                     before = get(chunks, Tuple2.of(id, c));
@@ -143,20 +142,16 @@ public final class UnreadChunks {
             }
         }
         if (chunk >= 0) {
-            added += store(id, chunk, before);
+            store(id, chunk, before);
         }
-        return added;
     }
 
-    /** Writes the chunk being edited, linking it when new; returns how many seqs it gained. */
-    private long store(long id, long chunk, byte[] before) throws Exception {
-        byte[] after = encode();
-        put(id, chunk, after);
+    /** Writes the chunk being edited, linking it when it is new ({@code before} null). */
+    private void store(long id, long chunk, byte[] before) throws Exception {
+        put(id, chunk, encode());
         if (before == null) {
             link(id, chunk);
-            return cardinality(after);
         }
-        return cardinality(after) - cardinality(before);
     }
 
     /**

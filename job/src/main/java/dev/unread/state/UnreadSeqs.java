@@ -275,11 +275,13 @@ public final class UnreadSeqs {
         return bound;
     }
 
-    private static int size(long value) {
+    /** The bytes of a value's unsigned LEB128 varint; SmallSeqs writes the same varints. */
+    static int size(long value) {
         return (70 - Long.numberOfLeadingZeros(value)) / 7;
     }
 
-    private static int write(byte[] bytes, int p, long value) {
+    /** Writes a value's unsigned LEB128 varint at {@code p}; returns where it ends. */
+    static int write(byte[] bytes, int p, long value) {
         while ((value & ~0x7FL) != 0) {
             bytes[p++] = (byte) (value | 0x80);
             value >>>= 7;
