@@ -124,9 +124,10 @@ public final class EmbeddedKafka implements AutoCloseable {
             // The controller's port must be known before start-up (the quorum lists it), so it
             // is picked free and then bound by Kafka; another process can take it in between,
             // which a retry on fresh ports resolves.
-            int brokerPort = port != 0 ? port : freePort();
-            int controllerPort = freePort();
-            int saslSslPort = saslSsl == null ? 0 : freePort();
+            int[] free = freePorts(3);
+            int brokerPort = port != 0 ? port : free[0];
+            int controllerPort = free[1];
+            int saslSslPort = saslSsl == null ? 0 : free[2];
             Path nodeDir = dataDir.resolve("attempt-" + attempt);
             KafkaConfig config = config(nodeDir, brokerPort, controllerPort, saslSsl, saslSslPort);
             format(config, nodeDir, saslSsl);
@@ -394,9 +395,26 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
-            return socket.getLocalPort();
+    /**
+     * {@code n} distinct ports of {@link #HOST} free now: each socket stays bound until all are
+     * picked, so the system cannot hand the same port out twice (one picked and closed at a time,
+     * the broker and controller listeners once got the same port, which Kafka refuses).
+     */
+    static int[] freePorts(int n) throws IOException {
+        ServerSocket[] sockets = new ServerSocket[n];
+        try {
+            int[] ports = new int[n];
+            for (int i = 0; i < n; i++) {
+                sockets[i] = new ServerSocket(0, 1, InetAddress.getByName(HOST));
+                ports[i] = sockets[i].getLocalPort();
+            }
+            return ports;
+        } finally {
+            for (ServerSocket socket : sockets) {
+                if (socket != null) {
+                    socket.close();
+                }
+            }
         }
     }
 

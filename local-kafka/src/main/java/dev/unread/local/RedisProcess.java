@@ -104,17 +104,30 @@ public final class RedisProcess implements AutoCloseable {
         kill();
     }
 
-    /** {@code n} ports of 127.0.0.1 free now, each with its cluster bus port (+10000) free too. */
+    /**
+     * {@code n} distinct ports of 127.0.0.1 free now, each with its cluster bus port (+10000) free
+     * too. The ports lie below 30,000 and the bus ports above, so distinct ports have distinct bus
+     * ports.
+     */
     public static int[] freePorts(int n) {
         int[] ports = new int[n];
         int found = 0;
         while (found < n) {
             int port = ThreadLocalRandom.current().nextInt(20_000, 30_000);
-            if (free(port) && free(port + 10_000)) {
+            if (!taken(ports, found, port) && free(port) && free(port + 10_000)) {
                 ports[found++] = port;
             }
         }
         return ports;
+    }
+
+    private static boolean taken(int[] ports, int found, int port) {
+        for (int i = 0; i < found; i++) {
+            if (ports[i] == port) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean free(int port) {
