@@ -14,6 +14,7 @@ import dev.unread.events.ParticipantNotices;
 import dev.unread.events.RawRecord;
 import dev.unread.events.ReadReceipt;
 import dev.unread.events.ReaderUpdate;
+import dev.unread.events.ReplyRouting;
 import dev.unread.events.UnreadCount;
 import dev.unread.sinks.KafkaDeadLetters;
 import dev.unread.sinks.MySqlCursors;
@@ -51,10 +52,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The unread pipeline: three Kafka topics parsed into events; group conversations keyed by
- * conversation and fanned out to their members; everything keyed by user into one counting
- * function; counts to Redis, cursors to MySQL, read receipts to Redis Pub/Sub, cursors of each
- * conversation's participants (keyed by conversation) to its readers set, refused records to the
- * dead-letter topic.
+ * conversation and fanned out to their members, {@code chat-messages} replies passing the same
+ * stage to learn whether they are deleted; everything keyed by user into one counting function;
+ * counts to Redis, cursors to MySQL, read receipts to Redis Pub/Sub, cursors of each conversation's
+ * participants (keyed by conversation) to its readers set, refused records to the dead-letter
+ * topic.
  *
  * <p>The job is built from its sources and sinks, so tests run this very pipeline on bounded
  * sources and {@link #main} wires the production ones.
@@ -76,6 +78,7 @@ public final class UnreadJob {
     public static final String MEMBER_PARTICIPANTS_UID = "member-participants";
     public static final String FAN_OUT_PARTICIPANTS_UID = "participants-to-fan-out";
     public static final String OWN_MESSAGES_UID = "own-messages";
+    public static final String REPLY_ROUTING_UID = "replies-to-conversations";
     public static final String CURSOR_READERS_UID = "cursor-readers";
     public static final String READERS_UID = "conversation-readers";
     public static final String COUNTER_UID = "unread-counter";
@@ -342,9 +345,16 @@ public final class UnreadJob {
                         .returns(ConversationEvent.class)
                         .uid(FAN_OUT_PARTICIPANTS_UID)
                         .name("participants to fan-out");
+        // A reply's deletion may come first and its receiver's conversation cursor pass it before
+        // the reply does: the conversation's stage, which keeps every deletion, stamps replies.
+        SingleOutputStreamOperator<ChatEvent> toCounter =
+                messageEvents
+                        .process(new ReplyRouting())
+                        .uid(REPLY_ROUTING_UID)
+                        .name("replies to their conversation");
         SingleOutputStreamOperator<ChatEvent> groupEvents =
                 conversationEvents
-                        .union(fanOutParticipants)
+                        .union(fanOutParticipants, toCounter.getSideOutput(ReplyRouting.REPLIES))
                         .keyBy(event -> event.conversationId, Types.LONG)
                         .process(new GroupFanOut())
                         .uid(FAN_OUT_UID)
@@ -357,7 +367,7 @@ public final class UnreadJob {
                         .name("own messages to their senders");
 
         SingleOutputStreamOperator<UnreadCount> counts =
-                messageEvents
+                toCounter
                         .union(readEvents, groupEvents, ownMessages)
                         .keyBy(event -> event.userId, Types.LONG)
                         .transform(

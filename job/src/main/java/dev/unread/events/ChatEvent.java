@@ -28,6 +28,9 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  *       {@code setAt} of a preference or a follow, {@code markedAt} of a mark; 0 for membership
  *       changes.
  *   <li>{@code mentioned}: MESSAGE only: the message mentions its receiver.
+ *   <li>{@code deleted}: MESSAGE only: the conversation's stage knew the message deleted when it
+ *       delivered it (see dev.unread.state.GroupFanOut); it counts toward the sender badge and
+ *       makes followers as any message does, and toward no unread, mention or thread count.
  *   <li>{@code threadSeq}: MESSAGE: the root's seq of a reply, 0 for a conversation message;
  *       THREAD_READ, THREAD_FOLLOWED: the thread's root seq; 0 otherwise.
  * </ul>
@@ -64,6 +67,7 @@ public class ChatEvent {
     public long seq;
     public long time;
     public boolean mentioned;
+    public boolean deleted;
     public long threadSeq;
 
     public ChatEvent() {}
@@ -184,13 +188,14 @@ public class ChatEvent {
                 && seq == that.seq
                 && time == that.time
                 && mentioned == that.mentioned
+                && deleted == that.deleted
                 && threadSeq == that.threadSeq;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(
-                kind, userId, senderId, conversationId, seq, time, mentioned, threadSeq);
+                kind, userId, senderId, conversationId, seq, time, mentioned, deleted, threadSeq);
     }
 
     @Override
@@ -204,6 +209,7 @@ public class ChatEvent {
                         + (hasConversation() ? " c" + conversationId + "#" + seq : "")
                         + (isReply() ? " in " + threadSeq : "")
                         + (mentioned ? " mentioned" : "")
+                        + (deleted ? " deleted" : "")
                         + " @"
                         + time
                         + ")";

@@ -25,8 +25,11 @@ public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent
 
     private static final ChatEvent.Kind[] KINDS = ChatEvent.Kind.values();
 
-    /** A kind byte, six longs and the mentioned flag. */
+    /** A kind byte, six longs and a byte of flags. */
     private static final int LENGTH = 1 + 6 * Long.BYTES + 1;
+
+    private static final int MENTIONED = 1;
+    private static final int DELETED = 2;
 
     @Override
     public boolean isImmutableType() {
@@ -52,6 +55,7 @@ public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent
         reuse.seq = from.seq;
         reuse.time = from.time;
         reuse.mentioned = from.mentioned;
+        reuse.deleted = from.deleted;
         reuse.threadSeq = from.threadSeq;
         return reuse;
     }
@@ -69,7 +73,7 @@ public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent
         target.writeLong(event.conversationId);
         target.writeLong(event.seq);
         target.writeLong(event.time);
-        target.writeBoolean(event.mentioned);
+        target.writeByte((event.mentioned ? MENTIONED : 0) | (event.deleted ? DELETED : 0));
         target.writeLong(event.threadSeq);
     }
 
@@ -90,7 +94,9 @@ public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent
         reuse.conversationId = source.readLong();
         reuse.seq = source.readLong();
         reuse.time = source.readLong();
-        reuse.mentioned = source.readBoolean();
+        int flags = source.readUnsignedByte();
+        reuse.mentioned = (flags & MENTIONED) != 0;
+        reuse.deleted = (flags & DELETED) != 0;
         reuse.threadSeq = source.readLong();
         return reuse;
     }

@@ -15,11 +15,13 @@ import java.util.Objects;
  *   <li>{@code seq}: the conversation's sequence, shared by messages and membership changes.
  *   <li>{@code seq}: MESSAGE_DELETED: the deleted message's seq; PARTICIPANT: 0.
  *   <li>{@code userId}: MEMBER_JOINED and MEMBER_LEFT: who joined or left; PARTICIPANT: the
- *       participant; 0 otherwise.
- *   <li>{@code senderId}, {@code sentAt} (epoch milliseconds): MESSAGE only; 0 otherwise.
- *   <li>{@code mentions}: MESSAGE only: the mentioned user ids, ascending, each once; empty when
- *       none and for membership changes.
- *   <li>{@code threadSeq}: MESSAGE only: the root's seq of a reply; 0 for a conversation message.
+ *       participant; RECEIVED_REPLY: the receiver; 0 otherwise.
+ *   <li>{@code senderId}, {@code sentAt} (epoch milliseconds): MESSAGE and RECEIVED_REPLY; 0
+ *       otherwise.
+ *   <li>{@code mentions}: MESSAGE: the mentioned user ids, ascending, each once; RECEIVED_REPLY:
+ *       the receiver when the reply mentions them; empty when none and for the other kinds.
+ *   <li>{@code threadSeq}: MESSAGE: the root's seq of a reply, 0 for a conversation message;
+ *       RECEIVED_REPLY: the root's seq.
  * </ul>
  *
  * <p>Never kept in state; crosses the network once, from parsing to the conversation's fan-out,
@@ -28,16 +30,19 @@ import java.util.Objects;
 public class ConversationEvent {
 
     /**
-     * The kinds of {@code chat-conversations} record, and PARTICIPANT, which no topic carries: the
-     * job's own notice that a {@code chat-messages} record named a user in the conversation. New
-     * kinds go last: the ordinal crosses the network.
+     * The kinds of {@code chat-conversations} record, and two that no topic carries: PARTICIPANT,
+     * the job's own notice that a {@code chat-messages} record named a user in the conversation,
+     * and RECEIVED_REPLY, a {@code chat-messages} reply on its way to its receiver through the
+     * conversation's stage (see {@link #receivedReply}). New kinds go last: the ordinal crosses the
+     * network.
      */
     public enum Kind {
         MEMBER_JOINED,
         MEMBER_LEFT,
         MESSAGE,
         MESSAGE_DELETED,
-        PARTICIPANT
+        PARTICIPANT,
+        RECEIVED_REPLY
     }
 
     private static final long[] NONE = new long[0];
@@ -86,6 +91,24 @@ public class ConversationEvent {
         e.kind = Kind.PARTICIPANT;
         e.conversationId = conversationId;
         e.userId = userId;
+        return e;
+    }
+
+    /**
+     * A {@code chat-messages} reply to its receiver, routed through the conversation's stage so
+     * that it carries whether it is deleted: its thread cursor, not the conversation cursor,
+     * governs it, so the receiver's own memory of deletions cannot tell.
+     */
+    public static ConversationEvent receivedReply(ChatEvent reply) {
+        ConversationEvent e = new ConversationEvent();
+        e.kind = Kind.RECEIVED_REPLY;
+        e.conversationId = reply.conversationId;
+        e.seq = reply.seq;
+        e.threadSeq = reply.threadSeq;
+        e.userId = reply.userId;
+        e.senderId = reply.senderId;
+        e.sentAt = reply.time;
+        e.mentions = reply.mentioned ? new long[] {reply.userId} : NONE;
         return e;
     }
 
@@ -169,8 +192,23 @@ public class ConversationEvent {
                         + sentAt
                         + (mentions.length > 0 ? " @" + Arrays.toString(mentions) : "")
                         + ")"
-                : kind == Kind.MESSAGE_DELETED
-                        ? "MESSAGE_DELETED(c" + conversationId + "#" + seq + ")"
-                        : kind + "(c" + conversationId + " u" + userId + " #" + seq + ")";
+                : kind == Kind.RECEIVED_REPLY
+                        ? "RECEIVED_REPLY(c"
+                                + conversationId
+                                + "#"
+                                + seq
+                                + " in "
+                                + threadSeq
+                                + " "
+                                + senderId
+                                + "->"
+                                + userId
+                                + (mentions.length > 0 ? " mentioned" : "")
+                                + " @"
+                                + sentAt
+                                + ")"
+                        : kind == Kind.MESSAGE_DELETED
+                                ? "MESSAGE_DELETED(c" + conversationId + "#" + seq + ")"
+                                : kind + "(c" + conversationId + " u" + userId + " #" + seq + ")";
     }
 }

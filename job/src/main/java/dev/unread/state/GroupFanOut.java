@@ -39,12 +39,19 @@ import org.apache.flink.util.Collector;
  * set of seqs, so a repeated delivery changes nothing. A message to N members is N records, emitted
  * while walking the member map, never collected into a list first.
  *
- * <p>A {@code MESSAGE_DELETED} goes to whoever may receive the message, for {@link Deletions} to
- * keep: the members at its seq, and the participants {@code chat-messages} records named in the
- * conversation (senders and receivers, as PARTICIPANT notices), whom {@link DeletionsToCome} knows
- * and catches up when first seen. Members need no such catching up: they are known before the
- * messages they receive (the contract's precondition), so a deletion, which follows its message,
- * reaches them. A deletion never changes who is a member.
+ * <p>A {@code MESSAGE_DELETED} goes to whoever may have received the message, for {@link Deletions}
+ * to take it out of their counts: the members at its seq, and the participants {@code
+ * chat-messages} records named in the conversation (senders and receivers, as PARTICIPANT notices),
+ * whom {@link DeletionsToCome} knows and catches up when first seen. A message that comes after its
+ * deletion is delivered stamped deleted ({@link ChatEvent#deleted}): it still counts toward the
+ * sender badge and makes followers, and toward nothing else. The stamp is what makes every order
+ * exact: a member whose MEMBER_JOINED comes after the deletion was not told it, and a reply, which
+ * its thread cursor governs, may come after the user's conversation cursor passed its seq and cut
+ * the user's own memory of the deletion. So {@code chat-messages} replies come through here too
+ * (RECEIVED_REPLY), one record to one receiver. A deletion that arrives after a message was
+ * delivered reaches its users behind that delivery: one conversation's records to one user keep
+ * their order between this stage and the counter, as every Flink channel keeps its order. A
+ * deletion never changes who is a member.
  */
 public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, ChatEvent> {
 
@@ -82,6 +89,9 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
             case MESSAGE_DELETED:
                 delete(event.conversationId, event.seq, out);
                 return;
+            case RECEIVED_REPLY:
+                deliverReply(event, out);
+                return;
             case PARTICIPANT:
                 toCome.participant(
                         event.userId,
@@ -101,6 +111,7 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
 
     private void fanOut(ConversationEvent message, Collector<ChatEvent> out) throws Exception {
         delivery.kind = ChatEvent.Kind.MESSAGE;
+        delivery.deleted = toCome.isDeleted(message.conversationId, message.seq);
         delivery.senderId = message.senderId;
         delivery.conversationId = message.conversationId;
         delivery.seq = message.seq;
@@ -118,6 +129,20 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
                 out.collect(delivery);
             }
         }
+    }
+
+    /** A {@code chat-messages} reply, on to its receiver with the stamp. */
+    private void deliverReply(ConversationEvent reply, Collector<ChatEvent> out) throws Exception {
+        delivery.kind = ChatEvent.Kind.MESSAGE;
+        delivery.deleted = toCome.isDeleted(reply.conversationId, reply.seq);
+        delivery.userId = reply.userId;
+        delivery.senderId = reply.senderId;
+        delivery.conversationId = reply.conversationId;
+        delivery.seq = reply.seq;
+        delivery.time = reply.sentAt;
+        delivery.threadSeq = reply.threadSeq;
+        delivery.mentioned = reply.mentions(reply.userId);
+        out.collect(delivery);
     }
 
     /**
@@ -145,6 +170,7 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         delivery.seq = seq;
         delivery.time = 0;
         delivery.mentioned = false;
+        delivery.deleted = false;
         delivery.threadSeq = 0;
         out.collect(delivery);
     }

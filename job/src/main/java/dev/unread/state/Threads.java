@@ -44,8 +44,9 @@ import org.apache.flink.util.Collector;
  * <p>A deleted reply: the deletion names only a seq, so it takes the reply out of whichever of the
  * user's threads of the conversation holds it unread (a walk over the user's threads, as deletions
  * are rare), and that thread keeps the seq past its cursor so a replay does not count it again. A
- * deletion that comes before its reply is kept by {@link Deletions}, past the conversation cursor,
- * which a reply consults when it comes.
+ * reply whose deletion came first arrives stamped deleted by the conversation's stage ({@link
+ * ChatEvent#deleted}), which keeps every deletion: the user's own memory of it ({@link Deletions})
+ * is cut by the conversation cursor, which does not govern a reply.
  */
 final class Threads {
 
@@ -178,7 +179,10 @@ final class Threads {
             t.involved = true;
             stored = true;
         }
-        if (!own && m.seq > t.cursor && !contains(t, DELETED, t.deletedCount, m.seq)) {
+        if (!own
+                && !m.deleted
+                && m.seq > t.cursor
+                && !contains(t, DELETED, t.deletedCount, m.seq)) {
             if (deletions.isDeleted(m.conversationId, conversation, m.seq)) {
                 // Kept here too: the conversation's cursor may pass it before the thread's does.
                 seqs.addSeq(id(t, DELETED), m.seq);

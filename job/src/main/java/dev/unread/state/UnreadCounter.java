@@ -55,6 +55,8 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>A deleted message ({@link Deletions}) leaves the unread and mention seqs, and the counter
  * keeps its seq past the cursor so that the message never counts, whether it comes before or after.
+ * A message that the conversation's stage delivers stamped deleted ({@link ChatEvent#deleted})
+ * counts toward the badge and makes followers, and toward nothing else.
  *
  * <p>Emits a {@link UnreadCount} only when a count changes, and the cursors to side outputs only
  * when they advance.
@@ -352,6 +354,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             }
         }
         if (message.seq > state.lastReadSeq
+                && !message.deleted
                 && !deletions.isDeleted(message.conversationId, state, message.seq)) {
             change.stored |= unreadSeqs.add(message.conversationId, state, message.seq);
             if (message.mentioned) {

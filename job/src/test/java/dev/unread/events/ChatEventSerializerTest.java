@@ -16,6 +16,8 @@ class ChatEventSerializerTest {
 
     private static final List<ChatEvent> EVENTS =
             List.of(
+                    deleted(ChatEvent.reply(10087, 10086, 80001, 1061, 1038, 6, true)),
+                    deleted(ChatEvent.message(10087, 10086, 80001, 1062, 7)),
                     ChatEvent.message(10087, 10086, 1_767_225_600_000L),
                     ChatEvent.message(Long.MAX_VALUE, 1, 80001, 1038, 1),
                     ChatEvent.inboxOpened(10086, 1_767_225_600_001L),
@@ -25,6 +27,12 @@ class ChatEventSerializerTest {
                     ChatEvent.threadFollowed(10086, 80001, 1038, true, 5));
 
     private final ChatEventSerializer serializer = ChatEventSerializer.INSTANCE;
+
+    /** A delivery the conversation's stage stamped deleted: both flags share one byte. */
+    private static ChatEvent deleted(ChatEvent message) {
+        message.deleted = true;
+        return message;
+    }
 
     @Test
     void flinkDerivesThisSerializerForChatEvent() {

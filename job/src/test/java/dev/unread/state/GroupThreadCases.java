@@ -23,7 +23,13 @@ final class GroupThreadCases {
     static final String FOLLOWED_LATE = "a thread shown by a follow";
     static final String THREAD_MENTIONS = "a thread's mentions shown";
     static final String THREADS_TOTAL = "a threads total";
+    static final String DELETED_BEFORE_JOIN =
+            "a message's deletion arrives before the join of a member at its seq";
+    static final String READ_PAST_DELETED_REPLY =
+            "a conversation read passes a deleted reply, and may come before it";
     static final String[] ALL = {
+        DELETED_BEFORE_JOIN,
+        READ_PAST_DELETED_REPLY,
         REPLY_BEFORE_ROOT,
         DELETED_REPLY,
         DELETED_ROOT,
@@ -41,9 +47,19 @@ final class GroupThreadCases {
             List<ConversationEvent> published,
             Oracle oracle,
             Set<String> seen) {
-        orderAndDeletions(traffic.records(), published, seen);
+        Set<String> deletedReplies = orderAndDeletions(traffic.records(), published, seen);
         Set<String> follows = new HashSet<>();
         for (ChatEvent e : traffic.reads()) {
+            if (e.kind == ChatEvent.Kind.CONVERSATION_READ
+                    && deletedReplies.stream()
+                            .anyMatch(
+                                    r ->
+                                            r.startsWith(e.conversationId + ":")
+                                                    && Long.parseLong(
+                                                                    r.substring(r.indexOf(':') + 1))
+                                                            <= e.seq)) {
+                seen.add(READ_PAST_DELETED_REPLY);
+            }
             if (e.kind == ChatEvent.Kind.THREAD_FOLLOWED && e.seq == 1) {
                 follows.add(e.userId + "/" + e.conversationId + ":" + e.threadSeq);
             }
@@ -67,8 +83,10 @@ final class GroupThreadCases {
         }
     }
 
-    private static void orderAndDeletions(
+    /** Adds the cases of arrival order and deletions; the deleted replies, as "C:s". */
+    private static Set<String> orderAndDeletions(
             List<ConversationEvent> records, List<ConversationEvent> published, Set<String> seen) {
+        Set<String> deletedReplies = new HashSet<>();
         Map<String, ConversationEvent> messages = new HashMap<>();
         Set<String> roots = new HashSet<>();
         for (ConversationEvent e : records) {
@@ -86,12 +104,23 @@ final class GroupThreadCases {
             }
             if (messages.get(at).threadSeq > 0) {
                 seen.add(DELETED_REPLY);
+                deletedReplies.add(at);
             } else if (roots.contains(at)) {
                 seen.add(DELETED_ROOT);
             }
         }
         Set<String> arrived = new HashSet<>();
+        Map<Long, Set<Long>> deletedSoFar = new HashMap<>();
         for (ConversationEvent e : published) {
+            if (e.kind == ConversationEvent.Kind.MESSAGE_DELETED
+                    && messages.containsKey(e.conversationId + ":" + e.seq)) {
+                deletedSoFar.computeIfAbsent(e.conversationId, c -> new HashSet<>()).add(e.seq);
+            }
+            if (e.kind == ConversationEvent.Kind.MEMBER_JOINED
+                    && deletedSoFar.getOrDefault(e.conversationId, Set.of()).stream()
+                            .anyMatch(s -> s > e.seq)) {
+                seen.add(DELETED_BEFORE_JOIN);
+            }
             if (!e.isMessage()) {
                 continue;
             }
@@ -101,5 +130,6 @@ final class GroupThreadCases {
             }
             arrived.add(e.conversationId + ":" + e.seq);
         }
+        return deletedReplies;
     }
 }

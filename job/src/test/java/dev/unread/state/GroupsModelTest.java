@@ -9,13 +9,17 @@ import dev.unread.events.ConversationCursor;
 import dev.unread.events.ConversationEvent;
 import dev.unread.events.ParticipantNotices;
 import dev.unread.events.ReaderUpdate;
+import dev.unread.events.ReplyRouting;
 import dev.unread.events.UnreadCount;
+import dev.unread.testing.DeletionStreams;
 import dev.unread.testing.EventStreams;
 import dev.unread.testing.GroupStreams;
 import dev.unread.testing.Oracle;
 import dev.unread.testing.ThreadStreams;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -41,9 +45,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * per-receiver traffic from {@link EventStreams} in the same conversations) and {@link
  * ConversationReaders} (by conversation). Conversation records arrive in random orders that keep
  * the contract's one precondition, with duplicates, and the fan-out's notices of the per-receiver
- * traffic's participants anywhere among them (another topic); everything downstream of the fan-out
- * arrives fully shuffled with duplicates. The counts, applied as the Redis sink applies them, and
- * the readers' scores must equal what the {@link Oracle} derives from the contract alone.
+ * traffic's participants and its replies ({@link ReplyRouting}) anywhere among them (another
+ * topic). At the counter everything arrives shuffled, with duplicates of what reaches it straight
+ * from the topics, except that one conversation's records from the fan-out to one user keep the
+ * fan-out's order, as the Flink channel between the two stages keeps them. The counts, applied as
+ * the Redis sink applies them, and the readers' scores must equal what the {@link Oracle} derives
+ * from the contract alone.
  *
  * <p>Seeds: 1..100 by default; {@code -Dunread.seeds=N} runs 1..N, {@code -Dunread.seed=N} only
  * seed N. Every {@link #ROCKSDB_EVERY}th seed runs on RocksDB, the rest on the heap backend.
@@ -208,7 +215,99 @@ class GroupsModelTest {
         counted.harness.close();
     }
 
-    /** The thread traffic of one seed, drawn as the model test draws it. */
+    /**
+     * docs/contract.md, "Deleted messages", every order (issue 32): a deletion that reaches the
+     * fan-out before a member's MEMBER_JOINED still keeps the message out of that member's counts.
+     * Here the member was never told the deletion; the message comes stamped.
+     */
+    @Test
+    void aDeletionBeforeAMembersJoinKeepsTheMessageOutOfTheirCounts() throws Exception {
+        long group = 90_003;
+        long sender = 1;
+        long member = 2;
+        long t = EventStreams.T0;
+        List<ConversationEvent> arrivals =
+                List.of(
+                        ConversationEvent.deleted(group, 28),
+                        ConversationEvent.joined(group, member, 3),
+                        ConversationEvent.joined(group, sender, 4),
+                        ConversationEvent.message(group, 27, sender, t),
+                        ConversationEvent.message(group, 28, sender, t + 1, member));
+        UnreadCounterModelTest.RedisModel redis = throughTheStages(List.of(), arrivals);
+        Oracle oracle = Oracle.of(List.of(), arrivals);
+        assertThat(redis.conversations)
+                .isEqualTo(Map.of(Oracle.CONVERSATIONS_KEY + member, Map.of("" + group, "1")))
+                .isEqualTo(oracle.redisConversationHashes());
+        assertThat(redis.mentions).isEmpty();
+        assertThat(redis.totals).isEqualTo(oracle.redisTotals(""));
+        assertThat(redis.senders).isEqualTo(Map.of(Oracle.SENDERS_KEY + member, "1"));
+    }
+
+    /**
+     * The same for a reply of a one-to-one conversation whose deletion and a conversation read past
+     * it come first (issue 32): the read cuts the receiver's own memory of the deletion, which the
+     * conversation cursor governs and a reply's does not; the fan-out's stamp still tells.
+     */
+    @Test
+    void aReplyWhoseDeletionAndAConversationReadPastItCameFirstCountsNowhere() throws Exception {
+        long conversation = 70_009;
+        long sender = 1;
+        long receiver = 2;
+        long t = EventStreams.T0;
+        ChatEvent root = ChatEvent.message(sender, receiver, conversation, 1, t);
+        ChatEvent deletedReply = ChatEvent.reply(sender, receiver, conversation, 3, 1, t + 1, true);
+        ChatEvent keptReply = ChatEvent.reply(sender, receiver, conversation, 4, 1, t + 2, true);
+        List<ChatEvent> first =
+                List.of(root, ChatEvent.conversationRead(receiver, conversation, 5, t + 3));
+        List<ConversationEvent> toFanOut =
+                List.of(
+                        ConversationEvent.participant(conversation, receiver),
+                        ConversationEvent.deleted(conversation, 3),
+                        ConversationEvent.receivedReply(deletedReply),
+                        ConversationEvent.receivedReply(keptReply));
+        UnreadCounterModelTest.RedisModel redis = throughTheStages(first, toFanOut);
+        Oracle oracle =
+                Oracle.of(
+                        concat(first, List.of(deletedReply, keptReply)),
+                        List.of(ConversationEvent.deleted(conversation, 3)));
+        String thread = conversation + ":1";
+        assertThat(redis.threads)
+                .isEqualTo(Map.of(Oracle.THREADS_KEY + receiver, Map.of(thread, "1")))
+                .isEqualTo(oracle.redisThreadHashes("", false));
+        assertThat(redis.threadMentions)
+                .isEqualTo(Map.of(Oracle.THREAD_MENTIONS_KEY + receiver, Map.of(thread, "1")))
+                .isEqualTo(oracle.redisThreadHashes("", true));
+        assertThat(redis.totals).isEqualTo(oracle.redisTotals(""));
+    }
+
+    /**
+     * {@code straight} into the counter as they come, then the fan-out's output of {@code toFanOut}
+     * in its order; Redis as the sink leaves it.
+     */
+    private static UnreadCounterModelTest.RedisModel throughTheStages(
+            List<ChatEvent> straight, List<ConversationEvent> toFanOut) throws Exception {
+        List<ChatEvent> toUsers = ThreadStreams.withOwnCopies(straight);
+        toUsers.addAll(
+                run(
+                                new KeyedProcessOperator<>(new GroupFanOut()),
+                                e -> e.conversationId,
+                                toFanOut,
+                                false)
+                        .output);
+        Run<ChatEvent, UnreadCount> counted =
+                run(new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, toUsers, true);
+        UnreadCounterModelTest.RedisModel redis = new UnreadCounterModelTest.RedisModel();
+        counted.output.forEach(redis::apply);
+        counted.harness.close();
+        return redis;
+    }
+
+    /**
+     * The thread traffic of one seed, drawn as the model test draws it: group threads, and
+     * per-receiver threads in conversations of their own (a seq is one message's, so a
+     * conversation's replies are either published once or per receiver), with deletions of their
+     * messages anywhere among the group records and conversation reads past their replies.
+     */
     private record ThreadCase(
             EventStreams streams,
             GroupStreams groups,
@@ -217,10 +316,19 @@ class GroupsModelTest {
         static ThreadCase of(long seed) {
             EventStreams streams = new EventStreams(seed);
             GroupStreams groups = new GroupStreams(streams.random(), 10_001, 80_001);
-            GroupStreams.Traffic traffic =
+            GroupStreams.Traffic threads =
                     groups.threadTraffic(1 + streams.random().nextInt(200), 12);
-            List<ChatEvent> perReceiver =
-                    GroupStreams.withReadsBelowDeletedReplies(streams.events(), traffic.records());
+            List<ChatEvent> perReceiver = new ArrayList<>(streams.events());
+            List<ChatEvent> oneToOne =
+                    ThreadStreams.withThreads(
+                            streams.random(),
+                            new EventStreams(-seed).withIds(10_001, 70_001).events());
+            perReceiver.addAll(oneToOne);
+            perReceiver.addAll(ThreadStreams.readsPastReplies(streams.random(), oneToOne));
+            GroupStreams.Traffic traffic =
+                    new GroupStreams.Traffic(
+                            DeletionStreams.among(threads.records(), oneToOne, streams.random()),
+                            threads.reads());
             return new ThreadCase(streams, groups, perReceiver, traffic);
         }
     }
@@ -248,6 +356,19 @@ class GroupsModelTest {
                     streams.random().nextInt(toFanOut.size() + 1),
                     ConversationEvent.participant(p.conversationId, p.userId));
         }
+        // As the job does: every chat-messages message also to its sender's key, and replies to
+        // others through the fan-out.
+        List<ChatEvent> straight = new ArrayList<>(traffic.reads());
+        for (ChatEvent e :
+                ThreadStreams.withOwnCopies(streams.withDuplicates(perReceiver, DUPLICATE_SHARE))) {
+            if (ReplyRouting.viaConversation(e)) {
+                toFanOut.add(
+                        streams.random().nextInt(toFanOut.size() + 1),
+                        ConversationEvent.receivedReply(e));
+            } else {
+                straight.add(e);
+            }
+        }
         List<ChatEvent> fannedOut =
                 run(
                                 new KeyedProcessOperator<>(new GroupFanOut()),
@@ -256,11 +377,11 @@ class GroupsModelTest {
                                 rocksDb)
                         .output;
 
-        // As the job does: every chat-messages message also to its sender's key.
-        List<ChatEvent> toUsers = ThreadStreams.withOwnCopies(perReceiver);
-        toUsers.addAll(traffic.reads());
-        toUsers.addAll(fannedOut);
-        toUsers = streams.shuffled(streams.withDuplicates(toUsers, DUPLICATE_SHARE));
+        List<ChatEvent> toUsers =
+                inChannelOrder(
+                        streams.random(),
+                        streams.shuffled(streams.withDuplicates(straight, DUPLICATE_SHARE)),
+                        fannedOut);
         Run<ChatEvent, UnreadCount> counted =
                 run(
                         new KeyedProcessOperator<>(new UnreadCounter()),
@@ -313,6 +434,35 @@ class GroupsModelTest {
         scores.values().removeIf(Map::isEmpty);
         assertThat(scores).as(context).isEqualTo(oracle.redisReaders(""));
         counted.harness.close();
+    }
+
+    /**
+     * {@code fannedOut} merged into {@code others} at random, one conversation's records to one
+     * user in the order the fan-out emitted them: the order the channel between the fan-out and the
+     * counter keeps, on which the fan-out's stamp of a deleted message relies.
+     */
+    static List<ChatEvent> inChannelOrder(
+            java.util.Random random, List<ChatEvent> others, List<ChatEvent> fannedOut) {
+        Map<String, ArrayDeque<ChatEvent>> channels = new LinkedHashMap<>();
+        for (ChatEvent e : fannedOut) {
+            channels.computeIfAbsent(e.conversationId + "/" + e.userId, k -> new ArrayDeque<>())
+                    .add(e);
+        }
+        List<ArrayDeque<ChatEvent>> sources = new ArrayList<>(channels.values());
+        sources.add(new ArrayDeque<>(others));
+        int left = others.size() + fannedOut.size();
+        List<ChatEvent> merged = new ArrayList<>(left);
+        for (; left > 0; left--) {
+            int pick = random.nextInt(left);
+            for (ArrayDeque<ChatEvent> source : sources) {
+                if (pick < source.size()) {
+                    merged.add(source.poll());
+                    break;
+                }
+                pick -= source.size();
+            }
+        }
+        return merged;
     }
 
     private record Run<I, O>(

@@ -3,12 +3,8 @@ package dev.unread.testing;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 
 /**
  * Seeded random {@code chat-conversations} traffic for the same users and conversation ids as
@@ -20,8 +16,9 @@ import java.util.Set;
  *
  * <p>{@link #published} gives arrival orders that keep the contract's one precondition and nothing
  * more: a membership event arrives before every message with a higher seq, while messages may
- * arrive late (behind later changes, and behind their own deletion; a root behind its replies) and
- * anything may arrive again later.
+ * arrive late (behind later changes, and behind their own deletion; a root behind its replies),
+ * deletions early (before their message and before the joins of members at their seq) and anything
+ * may arrive again later.
  */
 public final class GroupStreams {
 
@@ -47,12 +44,11 @@ public final class GroupStreams {
      * {@link #traffic} with threads: a share of the messages reply in a thread of their
      * conversation (to a root sent before them, now and then to a seq no message has), the members'
      * thread reads and follows (unfollow and follow again among them, at setAts that tie), and
-     * count preferences; deletions then hit replies and roots alike. A conversation read never
-     * reaches a deleted reply: see {@link #withReadsBelowDeletedReplies}.
+     * count preferences; deletions then hit replies and roots alike, and conversation reads pass
+     * deleted replies as they pass any seq.
      */
     public Traffic threadTraffic(int steps, int users) {
-        Traffic t = generate(steps, users, true);
-        return new Traffic(t.records(), withReadsBelowDeletedReplies(t.reads(), t.records()));
+        return generate(steps, users, true);
     }
 
     private Traffic generate(int steps, int users, boolean threads) {
@@ -61,38 +57,6 @@ public final class GroupStreams {
             g.step();
         }
         return new Traffic(g.records, g.reads);
-    }
-
-    /**
-     * The events with every {@code CONVERSATION_READ} cut to below the smallest deleted reply of
-     * its conversation in {@code records}. The contract lets one order show a deleted reply (its
-     * deletion first, then the conversation cursor past it, then the reply), which a test whose
-     * oracle is a function of the set must not produce.
-     */
-    public static List<ChatEvent> withReadsBelowDeletedReplies(
-            List<ChatEvent> events, List<ConversationEvent> records) {
-        Map<Long, Set<Long>> replies = new HashMap<>();
-        for (ConversationEvent e : records) {
-            if (e.isMessage() && e.threadSeq > 0) {
-                replies.computeIfAbsent(e.conversationId, c -> new HashSet<>()).add(e.seq);
-            }
-        }
-        Map<Long, Long> firstDeleted = new HashMap<>();
-        for (ConversationEvent e : records) {
-            if (e.kind == ConversationEvent.Kind.MESSAGE_DELETED
-                    && replies.getOrDefault(e.conversationId, Set.of()).contains(e.seq)) {
-                firstDeleted.merge(e.conversationId, e.seq, Math::min);
-            }
-        }
-        List<ChatEvent> cut = new ArrayList<>(events.size());
-        for (ChatEvent e : events) {
-            Long limit = firstDeleted.get(e.conversationId);
-            if (e.kind == ChatEvent.Kind.CONVERSATION_READ && limit != null && e.seq >= limit) {
-                e = ChatEvent.conversationRead(e.userId, e.conversationId, limit - 1, e.time);
-            }
-            cut.add(e);
-        }
-        return cut;
     }
 
     /** One traffic being generated. */
@@ -223,14 +187,23 @@ public final class GroupStreams {
     }
 
     /**
-     * {@code records} as they may arrive: some messages held back behind later records, and about
-     * {@code duplicateShare} of all records arriving a second time somewhere after the first.
+     * {@code records} as they may arrive: some messages held back behind later records, some
+     * deletions moved ahead of earlier records, and about {@code duplicateShare} of all records
+     * arriving a second time somewhere after the first.
      */
     public List<ConversationEvent> published(
             List<ConversationEvent> records, double duplicateShare) {
+        List<ConversationEvent> early = new ArrayList<>(records.size());
+        for (ConversationEvent e : records) {
+            int at = early.size();
+            if (e.kind == ConversationEvent.Kind.MESSAGE_DELETED && random.nextInt(3) == 0) {
+                at = random.nextInt(at + 1);
+            }
+            early.add(at, e);
+        }
         List<ConversationEvent> order = new ArrayList<>(records.size() * 2);
         List<ConversationEvent> held = new ArrayList<>();
-        for (ConversationEvent e : records) {
+        for (ConversationEvent e : early) {
             if (e.isMessage() && random.nextInt(4) == 0) {
                 held.add(e);
             } else {

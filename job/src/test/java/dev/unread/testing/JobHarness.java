@@ -179,8 +179,13 @@ public final class JobHarness {
         List<ChatEvent> plain = streams.events(eventCount - threadEvents);
         // Spread through the stream rather than after it, so that every part of a run, and so
         // every fault, has replies, thread reads and follows on both sides of it.
+        List<ChatEvent> threads = ThreadStreams.threads(streams.random(), plain, threadEvents);
+        // Conversation reads past replies: with the deletions below, a reply's deletion and a
+        // cursor past it may both come before the reply.
         List<ChatEvent> events =
-                interleaved(plain, ThreadStreams.threads(streams.random(), plain, threadEvents));
+                interleaved(
+                        interleaved(plain, threads),
+                        ThreadStreams.readsPastReplies(streams.random(), threads));
         // Group conversations of their own per seed: traffic of several seeds published to one
         // job (steps of a test) must not share a group, whose members of one seed would join
         // late for the messages of another.

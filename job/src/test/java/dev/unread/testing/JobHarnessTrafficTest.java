@@ -56,6 +56,7 @@ class JobHarnessTrafficTest {
                         "deleted reply",
                         "deleted root",
                         "deleted group message",
+                        "conversation read past a deleted reply",
                         "followed thread with unread replies",
                         "followed thread with mentions",
                         "totals with threads")
@@ -87,6 +88,12 @@ class JobHarnessTrafficTest {
                 corners.add(e.seq == 1 ? "follow" : "unfollow");
             }
         }
+        Map<Long, Long> cursors = new TreeMap<>();
+        for (ChatEvent e : traffic.events()) {
+            if (e.kind == Kind.CONVERSATION_READ) {
+                cursors.merge(e.conversationId, e.seq, Math::max);
+            }
+        }
         Set<String> groupMessages = new HashSet<>();
         for (ConversationEvent e : traffic.conversations()) {
             if (e.isMessage()) {
@@ -100,6 +107,9 @@ class JobHarnessTrafficTest {
             }
             if (replies.contains(message)) {
                 corners.add("deleted reply");
+                if (cursors.getOrDefault(e.conversationId, 0L) >= e.seq) {
+                    corners.add("conversation read past a deleted reply");
+                }
             }
             if (roots.contains(message)) {
                 corners.add("deleted root");
