@@ -15,6 +15,7 @@ import dev.unread.testing.JobHarness;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Observed;
+import dev.unread.testing.Poll;
 import dev.unread.testing.TestRedis;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -24,18 +25,23 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ExceptionUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
@@ -96,7 +102,9 @@ class SecuredKafkaITCase {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(HTTP_TIMEOUT).build();
 
     @Test
-    void theJobAndTheApiCountAndPublishOverSaslSslWithoutLoggingASecret() throws Exception {
+    void theJobAndTheApiCountAndPublishOverSaslSslWithoutLoggingASecret(
+            @InjectMiniCluster MiniCluster cluster) throws Exception {
+        long started = System.nanoTime();
         long seed = JobHarness.seed("SecuredKafkaITCase");
         String context = JobHarness.context(seed);
         String prefix = JobHarness.prefix("sasl", seed);
@@ -135,12 +143,18 @@ class SecuredKafkaITCase {
                             config,
                             dir.resolve("checkpoints"),
                             "unread over SASL_SSL");
+            int restarts;
             try (StateQueryApi api = StateQueryApi.start(apiConfig(config, apiProperties))) {
                 // Counted from the sources, dead letters written by the producer: all SASL_SSL,
                 // each with only the job's grants.
                 Observed.awaitAgreement(
                         traffic.oracle(), prefix, db, JobHarness.CONVERGENCE, context);
                 JobHarness.assertDeadLetters(KAFKA, config, traffic.bad(), false, context);
+                // A right the job lacked would show as a restart (the restart strategy hides
+                // the failure) or as offsets never committed (Flink only logs a failed commit).
+                restarts = JobHarness.restarts(cluster, job.getJobID());
+                assertThat(restarts).as("restarts of the job").isZero();
+                awaitCommittedOffsets(config);
 
                 HttpResponse<String> health = get(api, "/health");
                 assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
@@ -171,6 +185,13 @@ class SecuredKafkaITCase {
                             "sasl.jaas.config = [hidden]",
                             "kafkaProperties={",
                             redisUser.name + ":***@");
+            JobHarness.summary(
+                    "Kafka ACLs on, each client only its grants",
+                    "job, API and chat servers as 3 SCRAM principals",
+                    traffic,
+                    restarts,
+                    started,
+                    seed);
         }
     }
 
@@ -271,6 +292,29 @@ class SecuredKafkaITCase {
                 }
                 Thread.sleep(50);
             }
+        }
+    }
+
+    /** Waits until the job's group has committed an offset in each of the three input topics. */
+    private static void awaitCommittedOffsets(UnreadConfig config) throws Exception {
+        Set<String> inputs =
+                Set.of(config.messagesTopic, config.readsTopic, config.conversationsTopic);
+        try (Admin admin = KAFKA.kafka().admin()) {
+            Poll.until(
+                    "offsets of group " + config.groupId + " in " + inputs,
+                    JobHarness.CONVERGENCE,
+                    () -> {
+                        Set<String> committed =
+                                admin
+                                        .listConsumerGroupOffsets(config.groupId)
+                                        .partitionsToOffsetAndMetadata()
+                                        .get()
+                                        .keySet()
+                                        .stream()
+                                        .map(TopicPartition::topic)
+                                        .collect(Collectors.toSet());
+                        return committed.containsAll(inputs) ? committed : null;
+                    });
         }
     }
 
