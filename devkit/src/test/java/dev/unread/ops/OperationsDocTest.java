@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.cli.Unread;
 import dev.unread.config.FlinkConf;
+import dev.unread.config.UnreadConfig;
+import dev.unread.kafka.KafkaAcls;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -122,6 +124,19 @@ class OperationsDocTest {
                 throw new UncheckedIOException(e);
             }
         }
+    }
+
+    @Test
+    void theKafkaAclsItGivesAreTheOnesTheSecuredTestGrants() {
+        // The default topic names and group, as the runbook shows them.
+        List<String> granted =
+                KafkaAcls.commands(UnreadConfig.from(Map.of(), Map.of())).stream()
+                        .map(args -> "acl " + args)
+                        .toList();
+        List<String> shown =
+                doc.lines().filter(line -> line.startsWith("acl --allow-principal")).toList();
+
+        assertThat(shown).containsExactlyElementsOf(granted);
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -51,36 +52,35 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
     /** Producers may publish records this large: enough for oversized-record tests. */
     public static final int MAX_RECORD_BYTES = 2 * 1024 * 1024 + 64 * 1024;
 
-    /** The SCRAM user of {@link #withSaslSsl}; null: a plaintext broker only. */
-    private final String scramUser;
+    /** The SCRAM users of {@link #withSaslSsl}, name to password; null: a plaintext broker only. */
+    private final Map<String, String> scramUsers;
 
-    private final String scramPassword;
     private EmbeddedKafka kafka;
     private Path tlsDir;
     private TestCertificate certificate;
 
     /** A plaintext broker. */
     public KafkaBroker() {
-        this(null, null);
+        this(null);
     }
 
-    private KafkaBroker(String scramUser, String scramPassword) {
-        this.scramUser = scramUser;
-        this.scramPassword = scramPassword;
+    private KafkaBroker(Map<String, String> scramUsers) {
+        this.scramUsers = scramUsers;
     }
 
     /**
      * A broker that also listens with SASL_SSL ({@link #saslSslBootstrapServers()}): SCRAM-SHA-512
-     * for {@code user} with {@code password}, TLS from a certificate made with keytool. Topics are
-     * still created, and records published and read back, over the plaintext listener.
+     * for {@code users} (name to password), TLS from a certificate made with keytool, and there
+     * only what ACLs grant ({@link EmbeddedKafka.SaslSslListener}). Topics and ACLs are created,
+     * and records published and read back, over the plaintext listener, which may do anything.
      */
-    public static KafkaBroker withSaslSsl(String user, String password) {
-        return new KafkaBroker(user, password);
+    public static KafkaBroker withSaslSsl(Map<String, String> users) {
+        return new KafkaBroker(Map.copyOf(users));
     }
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
-        if (scramUser == null) {
+        if (scramUsers == null) {
             kafka = EmbeddedKafka.start(0);
             return;
         }
@@ -90,10 +90,7 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
                 EmbeddedKafka.start(
                         0,
                         new EmbeddedKafka.SaslSslListener(
-                                certificate.keystore(),
-                                certificate.password(),
-                                scramUser,
-                                scramPassword));
+                                certificate.keystore(), certificate.password(), scramUsers));
     }
 
     @Override
@@ -127,34 +124,40 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
     /**
      * Writes to {@code file} the client.properties of a client of the SASL_SSL listener, as an
      * operator would: TLS trusting this broker's certificate (the truststore's password inline),
-     * SCRAM-SHA-512 as this broker's user with {@code password} in the JAAS configuration (a
-     * literal, or a config provider's reference such as {@code ${env:NAME}}, which the file enables
-     * for the environment).
+     * SCRAM-SHA-512 as {@code user} with {@code password} in the JAAS configuration (a literal, or
+     * a config provider's reference such as {@code ${env:NAME}}, which the file enables for the
+     * environment).
      */
-    public Path writeClientProperties(Path file, String password) throws IOException {
+    public Path writeClientProperties(Path file, String user, String password) throws IOException {
+        StringBuilder text = new StringBuilder();
+        saslSslSettings(user, password)
+                .forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
+        text.append("config.providers=env\n")
+                .append("config.providers.env.class=")
+                .append("org.apache.kafka.common.config.provider.EnvVarConfigProvider\n");
+        Files.writeString(file, text.toString());
+        return file;
+    }
+
+    /** The settings of a client of the SASL_SSL listener as {@code user}, in the file's order. */
+    private Map<String, String> saslSslSettings(String user, String password) {
         if (certificate == null) {
             throw new IllegalStateException("this broker was started without a SASL_SSL listener");
         }
-        Files.writeString(
-                file,
-                String.join(
-                        "\n",
-                        "security.protocol=SASL_SSL",
-                        "sasl.mechanism=" + EmbeddedKafka.SaslSslListener.MECHANISM,
-                        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required"
-                                + " username=\""
-                                + scramUser
-                                + "\" password=\""
-                                + password
-                                + "\";",
-                        "ssl.truststore.type=PKCS12",
-                        "ssl.truststore.location=" + certificate.truststore(),
-                        "ssl.truststore.password=" + certificate.password(),
-                        "config.providers=env",
-                        "config.providers.env.class="
-                                + "org.apache.kafka.common.config.provider.EnvVarConfigProvider",
-                        ""));
-        return file;
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("security.protocol", "SASL_SSL");
+        settings.put("sasl.mechanism", EmbeddedKafka.SaslSslListener.MECHANISM);
+        settings.put(
+                "sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
+                        + user
+                        + "\" password=\""
+                        + password
+                        + "\";");
+        settings.put("ssl.truststore.type", "PKCS12");
+        settings.put("ssl.truststore.location", certificate.truststore().toString());
+        settings.put("ssl.truststore.password", certificate.password());
+        return settings;
     }
 
     /** The password of the truststore {@link #writeClientProperties} names: a secret too. */
@@ -219,7 +222,21 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
 
     /** Publishes the records in order and waits until the broker has all of them. */
     public void produce(List<ProducerRecord<byte[], byte[]>> records) {
-        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+        produce(producer(), records);
+    }
+
+    /**
+     * {@link #produce(List)} over the SASL_SSL listener as {@code user}: with only the rights its
+     * ACLs grant.
+     */
+    public void produceAs(
+            String user, String password, List<ProducerRecord<byte[], byte[]>> records) {
+        produce(producerAs(user, password), records);
+    }
+
+    private static void produce(
+            KafkaProducer<byte[], byte[]> client, List<ProducerRecord<byte[], byte[]>> records) {
+        try (KafkaProducer<byte[], byte[]> producer = client) {
             List<Future<RecordMetadata>> sends = new ArrayList<>();
             for (ProducerRecord<byte[], byte[]> record : records) {
                 sends.add(producer.send(record));
@@ -237,8 +254,21 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
      * A producer of raw bytes that waits for the broker's acknowledgement; the caller closes it.
      */
     public KafkaProducer<byte[], byte[]> producer() {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        return producer(bootstrapServers(), Map.of());
+    }
+
+    /**
+     * {@link #producer()} of the SASL_SSL listener as {@code user}, with only the rights its ACLs
+     * grant; the caller closes it.
+     */
+    public KafkaProducer<byte[], byte[]> producerAs(String user, String password) {
+        return producer(saslSslBootstrapServers(), saslSslSettings(user, password));
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer(
+            String bootstrap, Map<String, String> security) {
+        Map<String, Object> props = new HashMap<>(security);
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, MAX_RECORD_BYTES);

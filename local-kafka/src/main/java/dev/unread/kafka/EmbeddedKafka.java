@@ -63,18 +63,30 @@ public final class EmbeddedKafka implements AutoCloseable {
     /**
      * A second listener that speaks SASL_SSL with SCRAM-SHA-512, as managed Kafka services do: TLS
      * from the certificate in {@code keystore} (PKCS12, one password for the store and its key) and
-     * one SCRAM user, whose credential is written when the storage is formatted, so it exists
-     * before the first client connects.
+     * SCRAM {@code users} (name to password), whose credentials are written when the storage is
+     * formatted, so they exist before the first client connects.
+     *
+     * <p>With this listener the broker authorizes as a secured cluster does: a user may do only
+     * what an ACL grants it, and with no ACL on a topic or group nobody may use it. The plaintext
+     * and controller listeners authenticate nobody, so their clients are {@link #SUPER_USER}, which
+     * may do anything: the broker's own traffic, and setup and read-back on 127.0.0.1.
      */
     public record SaslSslListener(
-            Path keystore, String keystorePassword, String user, String password) {
+            Path keystore, String keystorePassword, Map<String, String> users) {
 
         public static final String MECHANISM = "SCRAM-SHA-512";
 
+        /** The principal of every client of the listeners without authentication. */
+        public static final String SUPER_USER = "User:ANONYMOUS";
+
+        public SaslSslListener {
+            users = Map.copyOf(users);
+        }
+
         @Override
         public String toString() {
-            // A record's own toString would show both passwords.
-            return "SaslSslListener{keystore=" + keystore + ", user=" + user + "}";
+            // A record's own toString would show the passwords.
+            return "SaslSslListener{keystore=" + keystore + ", users=" + users.keySet() + "}";
         }
     }
 
@@ -107,8 +119,9 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /**
      * {@link #start(int)} with a SASL_SSL listener on a free port besides the plaintext one ({@link
-     * #saslSslBootstrapServers()}); {@code saslSsl} null: none. The plaintext listener stays for
-     * the broker's own traffic and for tests that set up topics and read them back.
+     * #saslSslBootstrapServers()}) and ACLs enforced there; {@code saslSsl} null: none. The
+     * plaintext listener stays, unrestricted, for the broker's own traffic and for tests that set
+     * up topics and ACLs and read topics back.
      */
     public static EmbeddedKafka start(int port, SaslSslListener saslSsl) throws Exception {
         if (port < 0 || port > 65535) {
@@ -315,6 +328,13 @@ public final class EmbeddedKafka implements AutoCloseable {
             p.put(prefix + "ssl.keystore.location", saslSsl.keystore().toString());
             p.put(prefix + "ssl.keystore.password", saslSsl.keystorePassword());
             p.put(prefix + "ssl.key.password", saslSsl.keystorePassword());
+            // KRaft's authorizer, with ACLs in the metadata log: a SCRAM user gets what an ACL
+            // grants and nothing else, as on a managed Kafka.
+            p.put(
+                    "authorizer.class.name",
+                    "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+            p.put("allow.everyone.if.no.acl.found", "false");
+            p.put("super.users", SaslSslListener.SUPER_USER);
         }
         p.put("listeners", listeners);
         p.put("advertised.listeners", advertised);
@@ -357,13 +377,16 @@ public final class EmbeddedKafka implements AutoCloseable {
         List<String> scram =
                 saslSsl == null
                         ? List.of()
-                        : List.of(
-                                SaslSslListener.MECHANISM
-                                        + "=[name="
-                                        + saslSsl.user()
-                                        + ",password="
-                                        + saslSsl.password()
-                                        + "]");
+                        : saslSsl.users().entrySet().stream()
+                                .map(
+                                        user ->
+                                                SaslSslListener.MECHANISM
+                                                        + "=[name="
+                                                        + user.getKey()
+                                                        + ",password="
+                                                        + user.getValue()
+                                                        + "]")
+                                .toList();
         new Formatter()
                 .setScramArguments(scram)
                 .setNodeId(config.nodeId())
