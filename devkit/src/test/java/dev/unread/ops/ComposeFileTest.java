@@ -74,7 +74,8 @@ class ComposeFileTest {
                         "taskmanager",
                         "client",
                         "state-query-api",
-                        "prometheus");
+                        "prometheus",
+                        "grafana");
     }
 
     @Test
@@ -220,6 +221,66 @@ class ComposeFileTest {
         assertThat(ROOT.resolve("docker/mysql/init/01-unread-schema.sql")).isRegularFile();
         assertThat(mounts("jobmanager")).containsEntry("./flink-conf", "/opt/unread/flink-conf");
         assertThat(Files.exists(ROOT.resolve("docker/flink-entrypoint.sh"))).isTrue();
+    }
+
+    /** Prometheus loads the alerting rules of monitoring/ from where compose mounts them. */
+    @Test
+    void prometheusLoadsTheAlertingRules() throws Exception {
+        Map<String, Object> config;
+        try (Reader in =
+                Files.newBufferedReader(ROOT.resolve("docker/prometheus/prometheus.yml"))) {
+            config = new Yaml().load(in);
+        }
+        String rulesDir = mounts("prometheus").get("./monitoring/prometheus");
+        assertThat(rulesDir).isNotNull();
+        List<String> ruleFiles = strings(config.get("rule_files"));
+        assertThat(ruleFiles).isNotEmpty();
+        for (String file : ruleFiles) {
+            assertThat(file).startsWith(rulesDir + "/");
+            assertThat(
+                            ROOT.resolve("monitoring/prometheus")
+                                    .resolve(file.substring(rulesDir.length() + 1)))
+                    .isRegularFile();
+        }
+    }
+
+    /**
+     * Grafana provisions the repository's dashboards from where compose mounts them, on a data
+     * source that is the stack's Prometheus under the uid every panel names.
+     */
+    @Test
+    void grafanaProvisionsTheDashboardsOnTheStacksPrometheus() throws Exception {
+        Map<String, String> mounts = mounts("grafana");
+        assertThat(mounts)
+                .containsEntry("./monitoring/grafana/provisioning", "/etc/grafana/provisioning");
+        Path provisioning = ROOT.resolve("monitoring/grafana/provisioning");
+        Map<String, Object> dashboards;
+        try (Reader in = Files.newBufferedReader(provisioning.resolve("dashboards/unread.yml"))) {
+            dashboards = new Yaml().load(in);
+        }
+        Map<String, Object> provider = map(((List<?>) dashboards.get("providers")).get(0));
+        assertThat(map(provider.get("options")).get("path"))
+                .isEqualTo(mounts.get("./monitoring/grafana/dashboards"));
+
+        Map<String, Object> datasources;
+        try (Reader in =
+                Files.newBufferedReader(provisioning.resolve("datasources/prometheus.yml"))) {
+            datasources = new Yaml().load(in);
+        }
+        Map<String, Object> prometheus = map(((List<?>) datasources.get("datasources")).get(0));
+        assertThat(prometheus.get("url"))
+                .isEqualTo("http://prometheus:" + published("prometheus").get(0));
+        String dashboard =
+                Files.readString(ROOT.resolve("monitoring/grafana/dashboards/unread.json"));
+        Matcher uid = Pattern.compile("\"uid\"\\s*:\\s*\"([^\"]+)\"").matcher(dashboard);
+        Set<String> uids = new LinkedHashSet<>();
+        while (uid.find()) {
+            uids.add(uid.group(1));
+        }
+        // The dashboard's own uid and the data source's, nothing else.
+        assertThat(uids).containsExactlyInAnyOrder("unread", (String) prometheus.get("uid"));
+        assertThat(environment("grafana").get("GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH"))
+                .isEqualTo(mounts.get("./monitoring/grafana/dashboards") + "/unread.json");
     }
 
     @Test

@@ -24,7 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The JDBC connector's at-least-once {@link JdbcSink} with three additions.
+ * The JDBC connector's at-least-once {@link JdbcSink} with four additions.
  *
  * <ul>
  *   <li>The MySQL driver is let go of when the job's class loader is released ({@link
@@ -42,6 +42,9 @@ import org.slf4j.LoggerFactory;
  *       one. Nothing is lost by not throwing: records still buffered at close came after the last
  *       checkpoint, because every checkpoint and the end of the input flush the buffer and fail the
  *       task when that fails, so a restore replays them.
+ *   <li>Batches the connector retried are counted as {@value
+ *       RetryCountingConnectionProvider#RETRIES_METRIC} on the writer's metric group (the connector
+ *       counts nothing), for the alert on a failing MySQL (monitoring/).
  * </ul>
  *
  * <p>It implements every interface {@link JdbcSink} does ({@link SupportsWriterState} and {@link
@@ -63,13 +66,14 @@ final class JdbcCursorSink<IN>
      * references one object, and every subtask deserializes its own copy of the sink, so this is
      * the connection of this subtask's writer.
      */
-    private final JdbcConnectionProvider connection;
+    private final RetryCountingConnectionProvider connection;
 
     /** The table the sink writes, created by {@link MySqlSchema#create} when a writer opens. */
     private final String table;
 
     /** {@code delegate} must have been built on {@code connection}. */
-    JdbcCursorSink(JdbcSink<IN> delegate, JdbcConnectionProvider connection, String table) {
+    JdbcCursorSink(
+            JdbcSink<IN> delegate, RetryCountingConnectionProvider connection, String table) {
         this.delegate = delegate;
         this.connection = connection;
         this.table = table;
@@ -78,6 +82,8 @@ final class JdbcCursorSink<IN>
     @Override
     public Writer<IN> createWriter(WriterInitContext context) throws IOException {
         MySqlDriverRelease.registerFor(context.getUserCodeClassLoader());
+        connection.countRetriesIn(
+                context.metricGroup().counter(RetryCountingConnectionProvider.RETRIES_METRIC));
         createTableIfAbsent();
         return new Writer<>(delegate.createWriter(context), connection);
     }
@@ -87,6 +93,8 @@ final class JdbcCursorSink<IN>
             WriterInitContext context, Collection<JdbcWriterState> recoveredState)
             throws IOException {
         MySqlDriverRelease.registerFor(context.getUserCodeClassLoader());
+        connection.countRetriesIn(
+                context.metricGroup().counter(RetryCountingConnectionProvider.RETRIES_METRIC));
         createTableIfAbsent();
         return new Writer<>(delegate.restoreWriter(context, recoveredState), connection);
     }

@@ -15,8 +15,6 @@ import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
-import org.apache.flink.connector.jdbc.datasource.connections.JdbcConnectionProvider;
-import org.apache.flink.connector.jdbc.datasource.connections.SimpleJdbcConnectionProvider;
 import org.apache.flink.connector.jdbc.datasource.statements.JdbcQueryStatement;
 
 /**
@@ -93,8 +91,8 @@ public final class MySqlCursors {
 
     private static <T> Sink<T> sink(
             UnreadConfig config, JdbcQueryStatement<T> upsert, String table) {
-        JdbcConnectionProvider connection =
-                new SimpleJdbcConnectionProvider(connectionOptions(config));
+        RetryCountingConnectionProvider connection =
+                new RetryCountingConnectionProvider(connectionOptions(config));
         JdbcSink<T> jdbc =
                 JdbcSink.<T>builder()
                         .withQueryStatement(upsert)

@@ -129,6 +129,9 @@ final class RedisConnection implements AutoCloseable {
     /** Pipelined exchanges so far, each with one node. */
     private long roundTrips;
 
+    /** Failed attempts that were retried: Redis down, slow or failing over, and recovered. */
+    private long retries;
+
     RedisConnection(RedisEndpoint endpoint) {
         this.endpoint = endpoint;
     }
@@ -136,6 +139,14 @@ final class RedisConnection implements AutoCloseable {
     /** Pipelined exchanges with a node so far, retries included: a cluster batch, one per node. */
     long roundTrips() {
         return roundTrips;
+    }
+
+    /**
+     * Failed attempts retried so far. A send that fails after its last attempt fails the task and
+     * shows as a restart; these are the failures that did not, but cost a backoff each.
+     */
+    long retries() {
+        return retries;
     }
 
     /** Whether this is a cluster, where Pub/Sub goes through sharded channels (SPUBLISH). */
@@ -216,6 +227,7 @@ final class RedisConnection implements AutoCloseable {
                                     + reason(e),
                             e);
                 }
+                retries++;
                 LOG.warn(
                         "Redis at {} failed (attempt {} of {}), retrying in {} ms: {}",
                         endpoint,

@@ -72,6 +72,15 @@ public class RedisCounts implements Sink<UnreadCount> {
     /** Buffers sent: by the flush interval, a full buffer, or a checkpoint. */
     public static final String FLUSHES_METRIC = "redisFlushes";
 
+    /** Failed attempts to send to Redis that were retried (monitoring/ alerts on them). */
+    public static final String RETRIES_METRIC = "redisRetries";
+
+    /**
+     * Histogram of each flush's time in Redis, retries included, in milliseconds: past the flush
+     * interval, the next flush waits for it and the counting task with it.
+     */
+    public static final String FLUSH_MILLIS_METRIC = "redisFlushMillis";
+
     private final UnreadConfig config;
 
     public RedisCounts(UnreadConfig config) {

@@ -14,6 +14,8 @@ import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Histogram;
+import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 
 /**
  * The sink writer of both Redis sinks: buffers what the sink's {@link Buffer} makes of each record
@@ -33,7 +35,8 @@ import org.apache.flink.metrics.Counter;
  * <p>Metrics on the writer's group: {@value #COMMANDS_METRIC} (commands Redis acknowledged),
  * {@value #COALESCED_METRIC} (updates absorbed by a later one), {@value #WRONG_TYPE_METRIC} (keys
  * of the wrong type replaced, see {@link RedisConnection}), {@value #FLUSHES_METRIC} and {@value
- * #ROUND_TRIPS_METRIC} (what the flushes cost, retries included).
+ * #ROUND_TRIPS_METRIC} (what the flushes cost, retries included), {@value #RETRIES_METRIC} (failed
+ * attempts retried) and {@value #FLUSH_MILLIS_METRIC} (a histogram of each flush's time in Redis).
  */
 final class RedisWriter<T> implements SinkWriter<T> {
 
@@ -60,6 +63,11 @@ final class RedisWriter<T> implements SinkWriter<T> {
     static final String WRONG_TYPE_METRIC = "redisWrongTypeKeysReplaced";
     static final String FLUSHES_METRIC = RedisCounts.FLUSHES_METRIC;
     static final String ROUND_TRIPS_METRIC = RedisCounts.ROUND_TRIPS_METRIC;
+    static final String RETRIES_METRIC = RedisCounts.RETRIES_METRIC;
+    static final String FLUSH_MILLIS_METRIC = RedisCounts.FLUSH_MILLIS_METRIC;
+
+    /** Flushes the histogram keeps: at one flush per 100 ms interval, the last 50 seconds. */
+    private static final int FLUSH_MILLIS_WINDOW = 500;
 
     /** Bounds the writer's memory: ~100 bytes an entry, ten round trips a flush. */
     static final int MAX_BUFFERED = 10 * RedisConnection.BATCH_SIZE;
@@ -82,6 +90,8 @@ final class RedisWriter<T> implements SinkWriter<T> {
     private final Counter wrongTypeKeysReplaced;
     private final Counter flushes;
     private final Counter roundTrips;
+    private final Counter retries;
+    private final Histogram flushMillis;
 
     private ScheduledFuture<?> flushTimer;
 
@@ -121,6 +131,12 @@ final class RedisWriter<T> implements SinkWriter<T> {
         this.wrongTypeKeysReplaced = context.metricGroup().counter(WRONG_TYPE_METRIC);
         this.flushes = context.metricGroup().counter(FLUSHES_METRIC);
         this.roundTrips = context.metricGroup().counter(ROUND_TRIPS_METRIC);
+        this.retries = context.metricGroup().counter(RETRIES_METRIC);
+        this.flushMillis =
+                context.metricGroup()
+                        .histogram(
+                                FLUSH_MILLIS_METRIC,
+                                new DescriptiveStatisticsHistogram(FLUSH_MILLIS_WINDOW));
     }
 
     @Override
@@ -197,7 +213,16 @@ final class RedisWriter<T> implements SinkWriter<T> {
     private void send(List<RedisConnection.Command> commands)
             throws IOException, InterruptedException {
         long roundTripsBefore = connection.roundTrips();
-        RedisConnection.Sent sent = connection.send(commands);
+        long retriesBefore = connection.retries();
+        long started = System.nanoTime();
+        RedisConnection.Sent sent;
+        try {
+            sent = connection.send(commands);
+        } finally {
+            // A send that failed for good retried too: counted before the task fails with it.
+            retries.inc(connection.retries() - retriesBefore);
+        }
+        flushMillis.update(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
         wrongTypeKeysReplaced.inc(sent.replaced());
         flushes.inc();
         roundTrips.inc(connection.roundTrips() - roundTripsBefore);

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.metrics.Histogram;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,6 +35,7 @@ class RedisOutageTest {
     private Jedis redis;
     private TcpProxy proxy;
     private SinkWriter<UnreadCount> writer;
+    private TestWriterContext context;
 
     @BeforeEach
     void start() throws IOException {
@@ -53,9 +55,8 @@ class RedisOutageTest {
     }
 
     private void openWriter(String url) {
-        writer =
-                new RedisCounts(TestRedis.config(url, prefix, INTERVAL_MS))
-                        .createWriter(new TestWriterContext());
+        context = new TestWriterContext();
+        writer = new RedisCounts(TestRedis.config(url, prefix, INTERVAL_MS)).createWriter(context);
     }
 
     private String badge(long userId) {
@@ -79,6 +80,9 @@ class RedisOutageTest {
                 .hasMessageContaining("2 commands not written");
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
                 .isGreaterThanOrEqualTo(TOTAL_BACKOFF_MS);
+        // Counted before the task fails with it: the last attempt is not retried.
+        assertThat(context.counter(RedisCounts.RETRIES_METRIC))
+                .isEqualTo(RedisConnection.MAX_ATTEMPTS - 1);
     }
 
     @Test
@@ -108,6 +112,13 @@ class RedisOutageTest {
         assertThat(badge(USER)).isEqualTo("2");
         assertThat(redis.hgetAll(RedisNames.conversationsKey(prefix, USER)))
                 .containsExactly(Map.entry("80001", "3"));
+        // What the alert on a failing Redis reads (monitoring/): the attempts that failed, and the
+        // second flush's time, which spans its backoffs.
+        assertThat(context.counter(RedisCounts.RETRIES_METRIC)).isGreaterThanOrEqualTo(2);
+        Histogram flushMillis = context.histogram(RedisCounts.FLUSH_MILLIS_METRIC);
+        assertThat(flushMillis.getCount()).isEqualTo(2);
+        assertThat(flushMillis.getStatistics().getMax())
+                .isGreaterThanOrEqualTo(RedisConnection.FIRST_BACKOFF_MS);
     }
 
     @Test

@@ -15,6 +15,7 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Histogram;
 import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.metrics.groups.OperatorIOMetricGroup;
 import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
@@ -26,11 +27,22 @@ import org.apache.flink.util.UserCodeClassLoader;
 /**
  * What a sink writer gets from Flink, for driving a writer without a cluster: processing time that
  * moves only when the test says so (timers fire in the test's thread) and a metric group that keeps
- * the counters registered on it.
+ * the counters and histograms registered on it.
  */
 final class TestWriterContext implements WriterInitContext {
     private final TestProcessingTimeService time = new TestProcessingTimeService();
     private final RecordingMetricGroup metrics = new RecordingMetricGroup();
+    private final TypeSerializer<?> inputSerializer;
+
+    /** For the Redis writers, which copy no records. */
+    TestWriterContext() {
+        this(null);
+    }
+
+    /** For a writer that copies its records with {@code inputSerializer} (the JDBC connector's). */
+    TestWriterContext(TypeSerializer<?> inputSerializer) {
+        this.inputSerializer = inputSerializer;
+    }
 
     /** Moves processing time forward, firing the timers that fall due. */
     void advance(long ms) throws Exception {
@@ -44,6 +56,15 @@ final class TestWriterContext implements WriterInitContext {
             throw new AssertionError("no counter " + name + " in " + metrics.counters.keySet());
         }
         return counter.getCount();
+    }
+
+    /** The histogram the writer registered as {@code name}. */
+    Histogram histogram(String name) {
+        Histogram histogram = metrics.histograms.get(name);
+        if (histogram == null) {
+            throw new AssertionError("no histogram " + name + " in " + metrics.histograms.keySet());
+        }
+        return histogram;
     }
 
     @Override
@@ -78,8 +99,12 @@ final class TestWriterContext implements WriterInitContext {
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public <IN> TypeSerializer<IN> createInputSerializer() {
-        throw new UnsupportedOperationException("the Redis writers copy no records");
+        if (inputSerializer == null) {
+            throw new UnsupportedOperationException("the Redis writers copy no records");
+        }
+        return (TypeSerializer<IN>) inputSerializer.duplicate();
     }
 
     @Override
@@ -100,6 +125,7 @@ final class TestWriterContext implements WriterInitContext {
     private static final class RecordingMetricGroup extends UnregisteredMetricsGroup
             implements SinkWriterMetricGroup {
         final Map<String, Counter> counters = new HashMap<>();
+        final Map<String, Histogram> histograms = new HashMap<>();
 
         @Override
         public Counter counter(String name) {
@@ -110,6 +136,12 @@ final class TestWriterContext implements WriterInitContext {
         public <C extends Counter> C counter(String name, C counter) {
             counters.put(name, counter);
             return counter;
+        }
+
+        @Override
+        public <H extends Histogram> H histogram(String name, H histogram) {
+            histograms.put(name, histogram);
+            return histogram;
         }
 
         @Override

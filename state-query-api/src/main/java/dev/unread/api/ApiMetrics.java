@@ -22,6 +22,15 @@ final class ApiMetrics {
 
     static final String CONTENT_TYPE = PrometheusTextFormatWriter.CONTENT_TYPE;
 
+    /** Why a stream was cut off: the client read too slowly or a write got stuck. */
+    static final String CUT_OFF_SLOW = "slow";
+
+    /** Why a stream was cut off: its bearer token expired. */
+    static final String CUT_OFF_TOKEN_EXPIRED = "token expired";
+
+    /** Why a stream was cut off: the Redis subscription behind it was lost. */
+    static final String CUT_OFF_REDIS = "redis";
+
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
 
@@ -76,6 +85,11 @@ final class ApiMetrics {
                     DependencyException.REDIS, DependencyException.MYSQL, DependencyException.KAFKA
                 }) {
             dependencyErrors.labelValues(dependency);
+        }
+        // The same for every reason a stream is cut off: the alert on cut-off streams
+        // (monitoring/) has a series to read from the start.
+        for (String reason : new String[] {CUT_OFF_SLOW, CUT_OFF_TOKEN_EXPIRED, CUT_OFF_REDIS}) {
+            streamsCutOff.labelValues(reason);
         }
     }
 

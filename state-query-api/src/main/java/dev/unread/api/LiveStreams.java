@@ -397,11 +397,11 @@ final class LiveStreams implements AutoCloseable {
         long timeout = TimeUnit.MILLISECONDS.toNanos(config.streamWriteTimeoutMs);
         for (StreamClient client : clients()) {
             if (client.stuck(now, timeout)) {
-                metrics.streamCutOff("slow");
+                metrics.streamCutOff(ApiMetrics.CUT_OFF_SLOW);
                 client.close(true);
             } else if (client.expired(nowMs)) {
                 // The same token now gets 401 everywhere: the client reconnects with a new one.
-                metrics.streamCutOff("token expired");
+                metrics.streamCutOff(ApiMetrics.CUT_OFF_TOKEN_EXPIRED);
                 client.expiresAt(0);
                 client.cutOff();
             }
@@ -464,7 +464,7 @@ final class LiveStreams implements AutoCloseable {
         }
         for (StreamClient client : cut) {
             if (!closed) {
-                metrics.streamCutOff("redis");
+                metrics.streamCutOff(ApiMetrics.CUT_OFF_REDIS);
             }
             client.cutOff();
         }
@@ -482,7 +482,7 @@ final class LiveStreams implements AutoCloseable {
         }
         for (StreamClient client : all) {
             if (!closed) {
-                metrics.streamCutOff("redis");
+                metrics.streamCutOff(ApiMetrics.CUT_OFF_REDIS);
             }
             client.cutOff();
         }

@@ -89,7 +89,7 @@ abstract class StreamClient {
     synchronized void deliver(Message message) {
         if (state == State.SNAPSHOT_PENDING) {
             if (beforeSnapshot.size() >= capacity) {
-                metrics.streamCutOff("slow");
+                metrics.streamCutOff(ApiMetrics.CUT_OFF_SLOW);
                 cutOff();
             } else {
                 beforeSnapshot.add(message);
@@ -191,7 +191,7 @@ abstract class StreamClient {
             version = message.version();
         }
         if (queue.size() >= capacity) {
-            metrics.streamCutOff("slow");
+            metrics.streamCutOff(ApiMetrics.CUT_OFF_SLOW);
             cutOff();
         } else {
             enqueue(message.text());

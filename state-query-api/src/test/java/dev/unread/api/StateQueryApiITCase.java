@@ -593,7 +593,10 @@ class StateQueryApiITCase {
             // No raw paths as labels: one series per route, not per user.
             assertThat(response.body()).doesNotContain("/api/users/1/").doesNotContain("/no/such");
             assertThat(lines)
-                    .contains("unread_api_dependency_errors_total{dependency=\"redis\"} 0.0");
+                    .contains("unread_api_dependency_errors_total{dependency=\"redis\"} 0.0")
+                    // Before any was cut off, so that an alert's rate() has a series to read.
+                    .contains("unread_api_streams_cut_off_total{reason=\"redis\"} 0.0")
+                    .contains("unread_api_streams_cut_off_total{reason=\"slow\"} 0.0");
         }
     }
 
