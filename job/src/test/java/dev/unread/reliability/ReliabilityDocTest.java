@@ -24,7 +24,8 @@ class ReliabilityDocTest {
             List.of(
                     ROOT.resolve("job/src/test/java/dev/unread/reliability"),
                     ROOT.resolve("savepoint-tools/src/test/java/dev/unread/reliability"),
-                    ROOT.resolve("state-query-api/src/test/java/dev/unread/api"));
+                    ROOT.resolve("state-query-api/src/test/java/dev/unread/api"),
+                    ROOT.resolve("devkit/src/test/java/dev/unread/kafka"));
 
     /** {@code -Dit.test=Name} or {@code -Dit.test='Name#methodPrefix*'}. */
     private static final Pattern REPRODUCE =
