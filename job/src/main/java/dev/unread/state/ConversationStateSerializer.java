@@ -10,9 +10,10 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
     private static final int UNREAD_SEQS = 1;
     private static final int MENTION_SEQS = 14;
     private static final int INVOLVED_SEQS = 15;
+    private static final int UNREAD_THREAD_SEQS = 19;
 
     private ConversationStateSerializer() {
-        super(17);
+        super(20);
     }
 
     @Override
@@ -34,7 +35,10 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
             s.followedThreadMentions,
             0,
             0,
-            s.involvedCount
+            s.involvedCount,
+            s.threadsIndexed,
+            s.unreadThreadCount,
+            0
         };
     }
 
@@ -58,6 +62,9 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
         s.mentionSeqs = orEmpty(bytes[MENTION_SEQS]);
         s.involvedSeqs = orEmpty(bytes[INVOLVED_SEQS]);
         s.involvedCount = v[16];
+        s.threadsIndexed = v[17];
+        s.unreadThreadCount = v[18];
+        s.unreadThreadSeqs = orEmpty(bytes[UNREAD_THREAD_SEQS]);
         return s;
     }
 
@@ -68,7 +75,10 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
     /** The seq sets kept in the record while small; see ConversationSeqs. */
     @Override
     boolean isBytes(int field) {
-        return field == UNREAD_SEQS || field == MENTION_SEQS || field == INVOLVED_SEQS;
+        return field == UNREAD_SEQS
+                || field == MENTION_SEQS
+                || field == INVOLVED_SEQS
+                || field == UNREAD_THREAD_SEQS;
     }
 
     @Override
@@ -80,6 +90,8 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
                 return s.mentionSeqs;
             case INVOLVED_SEQS:
                 return s.involvedSeqs;
+            case UNREAD_THREAD_SEQS:
+                return s.unreadThreadSeqs;
             default:
                 return null;
         }

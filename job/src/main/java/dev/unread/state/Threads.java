@@ -2,6 +2,8 @@ package dev.unread.state;
 
 import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
@@ -42,8 +44,10 @@ import org.apache.flink.util.Collector;
  * large group who never takes part in a thread keeps only their unread replies.
  *
  * <p>A deleted reply: the deletion names only a seq, so it takes the reply out of whichever of the
- * user's threads of the conversation holds it unread (a walk over the user's threads, as deletions
- * are rare), and that thread keeps the seq past its cursor so a replay does not count it again. A
+ * user's threads of the conversation holds it unread, visiting only the threads with unread replies
+ * (their roots kept in the conversation's record, {@link ConversationSeqs}, as a membership change
+ * visits them too): no event's cost grows with the threads a user read or followed and left with
+ * nothing unread. That thread keeps the seq past its cursor so a replay does not count it again. A
  * reply whose deletion came first arrives stamped deleted by the conversation's stage ({@link
  * ChatEvent#deleted}), which keeps every deletion: the user's own memory of it ({@link Deletions})
  * is cut by the conversation cursor, which does not govern a reply.
@@ -93,6 +97,23 @@ final class Threads {
                     Types.TUPLE(Types.LONG, Types.LONG),
                     PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
 
+    /**
+     * (Conversation id, root seq {@code >>> 16}) → a chunk of the roots of the user's threads of
+     * the conversation with unread replies, once they outgrow the conversation's record.
+     */
+    static final MapStateDescriptor<Tuple2<Long, Long>, byte[]> UNREAD_THREAD_CHUNKS =
+            new MapStateDescriptor<>(
+                    "unread-thread-chunks",
+                    Types.TUPLE(Types.LONG, Types.LONG),
+                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
+
+    /** The tree of {@link #UNREAD_THREAD_CHUNKS}' indices. */
+    static final MapStateDescriptor<Tuple2<Long, Long>, byte[]> UNREAD_THREAD_CHUNK_TREE =
+            new MapStateDescriptor<>(
+                    "unread-thread-chunk-tree",
+                    Types.TUPLE(Types.LONG, Types.LONG),
+                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
+
     /** The number of seq-set ids the user's threads have taken; the next thread takes the next. */
     static final ValueStateDescriptor<Long> SET_IDS =
             new ValueStateDescriptor<>("thread-set-ids", Types.LONG);
@@ -104,6 +125,7 @@ final class Threads {
     private final MapState<Tuple2<Long, Long>, ThreadState> threads;
     private final UnreadChunks seqs;
     private final ConversationSeqs involved;
+    private final ConversationSeqs unreadThreads;
     private final ValueState<Long> setIds;
     private final long incarnation;
 
@@ -111,6 +133,12 @@ final class Threads {
     private long unreadBefore;
 
     private long mentionsBefore;
+
+    /** Its unread replies before the change, followed or not. */
+    private long allUnreadBefore;
+
+    /** Threads read to find or show others: the work, for tests that bound it. */
+    private long threadsVisited;
 
     /** {@code incarnation}: the counter's, see UnreadCounter. */
     Threads(RuntimeContext context, long incarnation) {
@@ -128,6 +156,13 @@ final class Threads {
                                 context.getMapState(INVOLVED_CHUNK_TREE),
                                 null),
                         ConversationSeqs.Field.INVOLVED);
+        unreadThreads =
+                new ConversationSeqs(
+                        new UnreadChunks(
+                                context.getMapState(UNREAD_THREAD_CHUNKS),
+                                context.getMapState(UNREAD_THREAD_CHUNK_TREE),
+                                null),
+                        ConversationSeqs.Field.UNREAD_THREADS);
         setIds = context.getState(SET_IDS);
         this.incarnation = incarnation;
     }
@@ -244,19 +279,19 @@ final class Threads {
             ConversationState conversation,
             Collector<UnreadCount> out)
             throws Exception {
+        boolean indexed = index(conversationId, conversation);
         Tuple2<Long, Long> key = null;
-        for (Map.Entry<Tuple2<Long, Long>, ThreadState> entry : threads.entries()) {
-            ThreadState t = entry.getValue();
-            if (entry.getKey().f0 == conversationId
-                    && t.unreadCount > 0
-                    && seq > t.cursor
-                    && contains(t, UNREAD, t.unreadCount, seq)) {
-                key = entry.getKey();
+        for (long root : withUnread(conversationId, conversation)) {
+            Tuple2<Long, Long> candidate = Tuple2.of(conversationId, root);
+            ThreadState t = threads.get(candidate);
+            threadsVisited++;
+            if (t != null && seq > t.cursor && contains(t, UNREAD, t.unreadCount, seq)) {
+                key = candidate;
                 break;
             }
         }
         if (key == null) {
-            return false;
+            return indexed;
         }
         ThreadState t = begin(key);
         seqs.removeSeq(id(t, UNREAD), seq);
@@ -281,10 +316,11 @@ final class Threads {
             Collector<UnreadCount> out)
             throws Exception {
         boolean shown = conversation.membership >= 0;
-        for (Map.Entry<Tuple2<Long, Long>, ThreadState> entry : threads.entries()) {
-            ThreadState t = entry.getValue();
-            if (entry.getKey().f0 == conversationId && t.followedUnread() > 0) {
-                long threadSeq = entry.getKey().f1;
+        index(conversationId, conversation);
+        for (long threadSeq : withUnread(conversationId, conversation)) {
+            ThreadState t = threads.get(Tuple2.of(conversationId, threadSeq));
+            threadsVisited++;
+            if (t != null && t.followedUnread() > 0) {
                 emit(
                         user,
                         UnreadCount.THREAD_UNREAD,
@@ -319,7 +355,39 @@ final class Threads {
         threads.clear();
         seqs.clear();
         involved.clear();
+        unreadThreads.clear();
         setIds.clear();
+    }
+
+    long threadsVisited() {
+        return threadsVisited;
+    }
+
+    /**
+     * Builds the set of the conversation's threads with unread replies for a record of an earlier
+     * build, from every thread of the user: once per such record. True when it did, and the record
+     * must be stored.
+     */
+    private boolean index(long conversationId, ConversationState conversation) throws Exception {
+        if (conversation.threadsIndexed != 0) {
+            return false;
+        }
+        for (Map.Entry<Tuple2<Long, Long>, ThreadState> entry : threads.entries()) {
+            threadsVisited++;
+            if (entry.getKey().f0 == conversationId && entry.getValue().unreadCount > 0) {
+                unreadThreads.add(conversationId, conversation, entry.getKey().f1);
+            }
+        }
+        conversation.threadsIndexed = 1;
+        return true;
+    }
+
+    /** The roots of the conversation's threads with unread replies, as the set holds them now. */
+    private List<Long> withUnread(long conversationId, ConversationState conversation)
+            throws Exception {
+        List<Long> roots = new ArrayList<>((int) Math.min(conversation.unreadThreadCount, 64));
+        unreadThreads.forEach(conversationId, conversation, roots::add);
+        return roots;
     }
 
     /**
@@ -344,6 +412,7 @@ final class Threads {
         }
         unreadBefore = t.followedUnread();
         mentionsBefore = t.followedMentions();
+        allUnreadBefore = t.unreadCount;
         return t;
     }
 
@@ -381,7 +450,14 @@ final class Threads {
         conversation.followedUnreadThreads += signum(unread) - signum(unreadBefore);
         conversation.followedMentionThreads += signum(mentions) - signum(mentionsBefore);
         conversation.followedThreadMentions += mentions - mentionsBefore;
-        return unread != unreadBefore || mentions != mentionsBefore;
+        boolean indexChanged = false;
+        if (conversation.threadsIndexed != 0 && signum(t.unreadCount) != signum(allUnreadBefore)) {
+            indexChanged =
+                    t.unreadCount > 0
+                            ? unreadThreads.add(key.f0, conversation, key.f1)
+                            : unreadThreads.remove(key.f0, conversation, key.f1);
+        }
+        return unread != unreadBefore || mentions != mentionsBefore || indexChanged;
     }
 
     private static long signum(long count) {

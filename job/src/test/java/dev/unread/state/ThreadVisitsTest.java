@@ -1,0 +1,89 @@
+package dev.unread.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.events.ChatEvent;
+import dev.unread.events.UnreadCount;
+import java.util.List;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 33: a user token may read or follow threads by any seq, and each such thread stays in the
+ * user's state; no event's cost may grow with them. A deletion and a membership change visit only
+ * the threads of their conversation with unread replies.
+ */
+class ThreadVisitsTest {
+
+    private static final long ALICE = 10086;
+    private static final long BOB = 10087;
+    private static final long CHAT = 80001;
+    private static final int MADE_UP = 5_000;
+
+    private final UnreadCounter counter = new UnreadCounter();
+    private KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness;
+
+    @BeforeEach
+    void open() throws Exception {
+        harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(counter), e -> e.userId, Types.LONG);
+        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
+        harness.open();
+        send(ChatEvent.membership(true, ALICE, CHAT, 1));
+        for (long t = 1; t <= MADE_UP; t++) {
+            send(ChatEvent.threadRead(ALICE, CHAT, 1_000_000 + t, 1_000_000 + t, 1000));
+            send(ChatEvent.threadFollowed(ALICE, CHAT, 2_000_000 + t, true, 1000));
+        }
+        for (long root = 10; root <= 12; root++) {
+            send(ChatEvent.threadFollowed(ALICE, CHAT, root, true, 1000));
+            send(ChatEvent.reply(BOB, ALICE, CHAT, root + 10, root, 1000, false));
+        }
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        harness.close();
+    }
+
+    @Test
+    void aDeletionVisitsOnlyTheThreadsWithUnreadReplies() throws Exception {
+        long before = counter.threadsVisited();
+        send(ChatEvent.deleted(ALICE, CHAT, 99));
+        assertThat(counter.threadsVisited() - before).isLessThanOrEqualTo(3);
+
+        harness.getOutput().clear();
+        before = counter.threadsVisited();
+        send(ChatEvent.deleted(ALICE, CHAT, 21));
+        assertThat(counter.threadsVisited() - before).isLessThanOrEqualTo(3);
+        assertThat(harness.extractOutputValues())
+                .contains(UnreadCount.thread(ALICE, UnreadCount.THREAD_UNREAD, CHAT, 11, 0));
+    }
+
+    @Test
+    void aMembershipChangeVisitsOnlyTheThreadsWithUnreadReplies() throws Exception {
+        harness.getOutput().clear();
+        long before = counter.threadsVisited();
+        send(ChatEvent.membership(false, ALICE, CHAT, 50));
+        assertThat(counter.threadsVisited() - before).isLessThanOrEqualTo(3);
+        List<UnreadCount> hidden = harness.extractOutputValues();
+        for (long root = 10; root <= 12; root++) {
+            assertThat(hidden)
+                    .contains(UnreadCount.thread(ALICE, UnreadCount.THREAD_UNREAD, CHAT, root, 0));
+        }
+
+        harness.getOutput().clear();
+        send(ChatEvent.membership(true, ALICE, CHAT, 60));
+        assertThat(harness.extractOutputValues())
+                .contains(UnreadCount.thread(ALICE, UnreadCount.THREAD_UNREAD, CHAT, 12, 1));
+    }
+
+    private void send(ChatEvent event) throws Exception {
+        harness.processElement(event, 0L);
+    }
+}
