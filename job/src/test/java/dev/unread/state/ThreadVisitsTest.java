@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
 import java.util.List;
+import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -81,6 +84,39 @@ class ThreadVisitsTest {
         send(ChatEvent.membership(true, ALICE, CHAT, 60));
         assertThat(harness.extractOutputValues())
                 .contains(UnreadCount.thread(ALICE, UnreadCount.THREAD_UNREAD, CHAT, 12, 1));
+    }
+
+    /**
+     * A conversation record of an earlier build has no set of its threads with unread replies: the
+     * first deletion builds it from every thread, once, and finds the reply all the same.
+     */
+    @Test
+    void aRecordOfAnEarlierBuildGetsItsSetOnce() throws Exception {
+        var backend = harness.getOperator().getKeyedStateBackend();
+        backend.setCurrentKey(ALICE);
+        MapState<Long, ConversationState> conversations =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        UnreadCounter.CONVERSATIONS);
+        ConversationState earlier = conversations.get(CHAT);
+        earlier.threadsIndexed = 0;
+        earlier.unreadThreadCount = 0;
+        earlier.unreadThreadSeqs = UnreadSeqs.EMPTY;
+        conversations.put(CHAT, earlier);
+
+        harness.getOutput().clear();
+        long before = counter.threadsVisited();
+        send(ChatEvent.deleted(ALICE, CHAT, 22));
+        assertThat(counter.threadsVisited() - before).isGreaterThan(2 * MADE_UP);
+        assertThat(harness.extractOutputValues())
+                .contains(UnreadCount.thread(ALICE, UnreadCount.THREAD_UNREAD, CHAT, 12, 0));
+
+        before = counter.threadsVisited();
+        send(ChatEvent.deleted(ALICE, CHAT, 20));
+        assertThat(counter.threadsVisited() - before).isLessThanOrEqualTo(2);
+        backend.setCurrentKey(ALICE);
+        assertThat(conversations.get(CHAT).unreadThreadCount).isEqualTo(1);
     }
 
     private void send(ChatEvent event) throws Exception {
