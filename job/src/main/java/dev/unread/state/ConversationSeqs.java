@@ -54,7 +54,12 @@ public final class ConversationSeqs {
                 s -> s.unreadThreadSeqs,
                 (s, v) -> s.unreadThreadSeqs = v,
                 s -> s.unreadThreadCount,
-                (s, n) -> s.unreadThreadCount = n);
+                (s, n) -> s.unreadThreadCount = n),
+        BARE_THREADS(
+                s -> s.bareThreadSeqs,
+                (s, v) -> s.bareThreadSeqs = v,
+                s -> s.bareThreadCount,
+                (s, n) -> s.bareThreadCount = n);
 
         private final Function<ConversationState, byte[]> seqs;
         private final BiConsumer<ConversationState, byte[]> setSeqs;

@@ -40,6 +40,10 @@ package dev.unread.state;
  *       {@code threadsIndexed}: 1 once that set is complete; a record of an earlier build has 0,
  *       and the first event that needs the set builds it from the user's threads (see {@link
  *       Threads}).
+ *   <li>{@code bareThreadCount}, {@code bareThreadSeqs}: the roots of the user's threads of the
+ *       conversation kept only for a thread cursor or a follow fact (nothing unread, no deletion
+ *       kept, no part taken), at most {@link Threads#MAX_BARE_THREADS}; kept and built as the set
+ *       above.
  * </ul>
  *
  * <p>The five before it were added after savepoints/v1 and the groups' build: POJO schema evolution
@@ -74,6 +78,8 @@ public class ConversationState {
     public long threadsIndexed;
     public long unreadThreadCount;
     public byte[] unreadThreadSeqs = UnreadSeqs.EMPTY;
+    public long bareThreadCount;
+    public byte[] bareThreadSeqs = UnreadSeqs.EMPTY;
 
     public ConversationState() {}
 

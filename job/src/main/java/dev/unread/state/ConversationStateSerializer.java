@@ -11,9 +11,10 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
     private static final int MENTION_SEQS = 14;
     private static final int INVOLVED_SEQS = 15;
     private static final int UNREAD_THREAD_SEQS = 19;
+    private static final int BARE_THREAD_SEQS = 21;
 
     private ConversationStateSerializer() {
-        super(20);
+        super(22);
     }
 
     @Override
@@ -38,6 +39,8 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
             s.involvedCount,
             s.threadsIndexed,
             s.unreadThreadCount,
+            0,
+            s.bareThreadCount,
             0
         };
     }
@@ -65,6 +68,8 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
         s.threadsIndexed = v[17];
         s.unreadThreadCount = v[18];
         s.unreadThreadSeqs = orEmpty(bytes[UNREAD_THREAD_SEQS]);
+        s.bareThreadCount = v[20];
+        s.bareThreadSeqs = orEmpty(bytes[BARE_THREAD_SEQS]);
         return s;
     }
 
@@ -78,7 +83,8 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
         return field == UNREAD_SEQS
                 || field == MENTION_SEQS
                 || field == INVOLVED_SEQS
-                || field == UNREAD_THREAD_SEQS;
+                || field == UNREAD_THREAD_SEQS
+                || field == BARE_THREAD_SEQS;
     }
 
     @Override
@@ -92,6 +98,8 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
                 return s.involvedSeqs;
             case UNREAD_THREAD_SEQS:
                 return s.unreadThreadSeqs;
+            case BARE_THREAD_SEQS:
+                return s.bareThreadSeqs;
             default:
                 return null;
         }

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
@@ -87,6 +89,40 @@ class ThreadVisitsTest {
     }
 
     /**
+     * What a user token can make the job keep by reading and following threads of made-up seqs is
+     * bounded per conversation: the bare threads with the newest roots, and every thread with
+     * something unread or taken part in.
+     */
+    @Test
+    void threadsKeptOnlyForACursorOrAFollowAreBoundedPerConversation() throws Exception {
+        var backend = harness.getOperator().getKeyedStateBackend();
+        backend.setCurrentKey(ALICE);
+        MapState<Tuple2<Long, Long>, ThreadState> threads =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        UnreadCounter.THREADS);
+        MapState<Long, ConversationState> conversations =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        UnreadCounter.CONVERSATIONS);
+        long bare = conversations.get(CHAT).bareThreadCount;
+        // The three followed threads were bare between their follow and their reply.
+        assertThat(bare).isBetween(Threads.MAX_BARE_THREADS - 3L, (long) Threads.MAX_BARE_THREADS);
+        List<Long> roots = new ArrayList<>();
+        threads.keys().forEach(k -> roots.add(k.f1));
+        assertThat(roots)
+                .hasSize((int) bare + 3)
+                .contains(10L, 11L, 12L, 2_000_000L + MADE_UP)
+                .doesNotContain(1_000_001L, 2_000_001L)
+                .allMatch(
+                        root ->
+                                root <= 12
+                                        || root > 2_000_000L + MADE_UP - Threads.MAX_BARE_THREADS);
+    }
+
+    /**
      * A conversation record of an earlier build has no set of its threads with unread replies: the
      * first deletion builds it from every thread, once, and finds the reply all the same.
      */
@@ -108,7 +144,7 @@ class ThreadVisitsTest {
         harness.getOutput().clear();
         long before = counter.threadsVisited();
         send(ChatEvent.deleted(ALICE, CHAT, 22));
-        assertThat(counter.threadsVisited() - before).isGreaterThan(2 * MADE_UP);
+        assertThat(counter.threadsVisited() - before).isGreaterThan(Threads.MAX_BARE_THREADS);
         assertThat(harness.extractOutputValues())
                 .contains(UnreadCount.thread(ALICE, UnreadCount.THREAD_UNREAD, CHAT, 12, 0));
 
