@@ -3,6 +3,7 @@ package dev.unread.state;
 import java.util.Arrays;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import java.util.function.ObjLongConsumer;
 import java.util.function.ToLongFunction;
 import org.apache.flink.api.common.functions.RuntimeContext;
@@ -48,7 +49,17 @@ public final class ConversationSeqs {
                 s -> s.involvedSeqs,
                 (s, v) -> s.involvedSeqs = v,
                 s -> s.involvedCount,
-                (s, n) -> s.involvedCount = n);
+                (s, n) -> s.involvedCount = n),
+        UNREAD_THREADS(
+                s -> s.unreadThreadSeqs,
+                (s, v) -> s.unreadThreadSeqs = v,
+                s -> s.unreadThreadCount,
+                (s, n) -> s.unreadThreadCount = n),
+        BARE_THREADS(
+                s -> s.bareThreadSeqs,
+                (s, v) -> s.bareThreadSeqs = v,
+                s -> s.bareThreadCount,
+                (s, n) -> s.bareThreadCount = n);
 
         private final Function<ConversationState, byte[]> seqs;
         private final BiConsumer<ConversationState, byte[]> setSeqs;
@@ -198,6 +209,20 @@ public final class ConversationSeqs {
         }
         int n = (int) field.count(state);
         return Arrays.binarySearch(SmallSeqs.decode(field.seqs(state), n), 0, n, seq) >= 0;
+    }
+
+    /** Calls {@code visit} with every seq of the set, ascending. */
+    void forEach(long conversationId, ConversationState state, LongConsumer visit)
+            throws Exception {
+        if (inChunks(state)) {
+            chunks.forEachSeq(conversationId, visit);
+            return;
+        }
+        int n = (int) field.count(state);
+        long[] seqs = SmallSeqs.decode(field.seqs(state), n);
+        for (int i = 0; i < n; i++) {
+            visit.accept(seqs[i]);
+        }
     }
 
     /** Removes one seq; false when it was not there. */

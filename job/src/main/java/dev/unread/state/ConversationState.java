@@ -34,6 +34,16 @@ package dev.unread.state;
  *   <li>{@code involvedCount}, {@code involvedSeqs}: how many seqs of the conversation's messages
  *       the user sent or was mentioned in, the roots the user follows by default (see {@link
  *       Threads}); the seqs while they are few, else in {@link Threads#INVOLVED_CHUNKS}.
+ *   <li>{@code unreadThreadCount}, {@code unreadThreadSeqs}: the roots of the user's threads of the
+ *       conversation with unread replies, so that a deletion or a membership change visits those
+ *       threads alone; the seqs while they are few, else in {@link Threads#UNREAD_THREAD_CHUNKS}.
+ *       {@code threadsIndexed}: 1 once that set is complete; a record of an earlier build has 0,
+ *       and the first event that needs the set builds it from the user's threads (see {@link
+ *       Threads}).
+ *   <li>{@code bareThreadCount}, {@code bareThreadSeqs}: the roots of the user's threads of the
+ *       conversation kept only for a thread cursor or a follow fact (nothing unread, no deletion
+ *       kept, no part taken), at most {@link Threads#MAX_BARE_THREADS}; kept and built as the set
+ *       above.
  * </ul>
  *
  * <p>The five before it were added after savepoints/v1 and the groups' build: POJO schema evolution
@@ -65,5 +75,18 @@ public class ConversationState {
     public long involvedCount;
     public byte[] involvedSeqs = UnreadSeqs.EMPTY;
 
+    public long threadsIndexed;
+    public long unreadThreadCount;
+    public byte[] unreadThreadSeqs = UnreadSeqs.EMPTY;
+    public long bareThreadCount;
+    public byte[] bareThreadSeqs = UnreadSeqs.EMPTY;
+
     public ConversationState() {}
+
+    /** A record new to state: no thread of its conversation is kept, so the index is complete. */
+    static ConversationState fresh() {
+        ConversationState s = new ConversationState();
+        s.threadsIndexed = 1;
+        return s;
+    }
 }

@@ -10,9 +10,11 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
     private static final int UNREAD_SEQS = 1;
     private static final int MENTION_SEQS = 14;
     private static final int INVOLVED_SEQS = 15;
+    private static final int UNREAD_THREAD_SEQS = 19;
+    private static final int BARE_THREAD_SEQS = 21;
 
     private ConversationStateSerializer() {
-        super(17);
+        super(22);
     }
 
     @Override
@@ -34,7 +36,12 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
             s.followedThreadMentions,
             0,
             0,
-            s.involvedCount
+            s.involvedCount,
+            s.threadsIndexed,
+            s.unreadThreadCount,
+            0,
+            s.bareThreadCount,
+            0
         };
     }
 
@@ -58,6 +65,11 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
         s.mentionSeqs = orEmpty(bytes[MENTION_SEQS]);
         s.involvedSeqs = orEmpty(bytes[INVOLVED_SEQS]);
         s.involvedCount = v[16];
+        s.threadsIndexed = v[17];
+        s.unreadThreadCount = v[18];
+        s.unreadThreadSeqs = orEmpty(bytes[UNREAD_THREAD_SEQS]);
+        s.bareThreadCount = v[20];
+        s.bareThreadSeqs = orEmpty(bytes[BARE_THREAD_SEQS]);
         return s;
     }
 
@@ -68,7 +80,11 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
     /** The seq sets kept in the record while small; see ConversationSeqs. */
     @Override
     boolean isBytes(int field) {
-        return field == UNREAD_SEQS || field == MENTION_SEQS || field == INVOLVED_SEQS;
+        return field == UNREAD_SEQS
+                || field == MENTION_SEQS
+                || field == INVOLVED_SEQS
+                || field == UNREAD_THREAD_SEQS
+                || field == BARE_THREAD_SEQS;
     }
 
     @Override
@@ -80,6 +96,10 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
                 return s.mentionSeqs;
             case INVOLVED_SEQS:
                 return s.involvedSeqs;
+            case UNREAD_THREAD_SEQS:
+                return s.unreadThreadSeqs;
+            case BARE_THREAD_SEQS:
+                return s.bareThreadSeqs;
             default:
                 return null;
         }

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.function.LongConsumer;
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -385,6 +386,31 @@ public final class UnreadChunks {
             childGone = false;
         }
         return beyond ? removed : count - kept;
+    }
+
+    /**
+     * Calls {@code visit} with every seq of the set, ascending: reads every node and chunk of it,
+     * so a caller walks only sets it keeps small (the threads with unread replies, say).
+     */
+    void forEachSeq(long conversationId, LongConsumer visit) throws Exception {
+        if (get(tree, nodeKey(conversationId, LEVELS, 0)) != null) {
+            visit(conversationId, LEVELS, 0, visit);
+        } else if (get(tree, shortTreeKey(conversationId)) != null) {
+            visit(conversationId, 1, 0, visit);
+        }
+    }
+
+    private void visit(long conversationId, int level, long prefix, LongConsumer visit)
+            throws Exception {
+        if (level == 0) {
+            for (int value : values(get(chunks, Tuple2.of(conversationId, prefix)))) {
+                visit.accept(prefix << CHUNK_BITS | value);
+            }
+            return;
+        }
+        for (int value : values(get(tree, nodeKey(conversationId, level, prefix)))) {
+            visit(conversationId, level - 1, prefix << CHUNK_BITS | value, visit);
+        }
     }
 
     /**

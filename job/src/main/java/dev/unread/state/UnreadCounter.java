@@ -256,6 +256,11 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         return unreadSeqs.bytesTouched();
     }
 
+    /** Threads read to find or show other threads so far: the work, for tests that bound it. */
+    long threadsVisited() {
+        return threads.threadsVisited();
+    }
+
     @Override
     public void processElement(ChatEvent event, Context ctx, Collector<UnreadCount> out)
             throws Exception {
@@ -373,7 +378,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             throws Exception {
         ConversationState state = conversations.get(message.conversationId);
         if (state == null) {
-            state = new ConversationState();
+            state = ConversationState.fresh();
         }
         if (!threads.noteInvolved(message, state)) {
             return false;
@@ -397,7 +402,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         if (existing == null) {
             // Nothing counted yet, so nothing to show or hide, no share of the totals: the first
             // count writes itself.
-            ConversationState state = new ConversationState();
+            ConversationState state = ConversationState.fresh();
             state.membership = membership;
             conversations.put(event.conversationId, state);
             return false;
@@ -516,7 +521,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     private Change begin(long conversationId) throws Exception {
         ConversationState state = conversations.get(conversationId);
         if (state == null) {
-            state = new ConversationState();
+            state = ConversationState.fresh();
         }
         change.conversationId = conversationId;
         change.state = state;
