@@ -1,0 +1,85 @@
+package dev.unread.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The holes of the security review of version 3 (issue 33) that an unauthenticated caller or one
+ * user token reaches over plain HTTP, against the real server with auth off on loopback.
+ */
+@ExtendWith(KafkaBroker.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class HardeningITCase {
+
+    private static final Pattern METHOD_LABEL = Pattern.compile("method=\"([^\"]*)\"");
+
+    private TestStores stores;
+    private StateQueryApi api;
+    private Http http;
+
+    @BeforeAll
+    void startApi() throws Exception {
+        stores = new TestStores();
+        api = StateQueryApi.start(stores.config(KafkaBroker.createTopic()).build());
+        http = new Http(api);
+    }
+
+    @AfterAll
+    void stopApi() throws Exception {
+        if (api != null) {
+            api.close();
+        }
+        stores.close();
+    }
+
+    @Test
+    void madeUpMethodsShareOneMetricsLabel() throws Exception {
+        int before = http.get("/metrics").body().length();
+        for (int i = 0; i < 300; i++) {
+            String method = "X" + i + "Y".repeat(1024);
+            assertThat(rawStatusLine(method + " /api/users/1/unread HTTP/1.1\r\n"))
+                    .startsWith("HTTP/1.1 4");
+        }
+        String metrics = http.get("/metrics").body();
+        System.out.printf(
+                "/metrics after 300 made-up 1 KiB methods: %d bytes before, %d after%n",
+                before, metrics.length());
+
+        Set<String> methods = new TreeSet<>();
+        Matcher label = METHOD_LABEL.matcher(metrics);
+        while (label.find()) {
+            methods.add(label.group(1));
+        }
+        assertThat(methods).contains("OTHER").isSubsetOf("GET", "PUT", "POST", "OTHER");
+        assertThat(metrics.length()).isLessThan(before + 64 * 1024);
+    }
+
+    /** Sends one request line (with a loopback Host) on a socket of its own; the status line. */
+    private String rawStatusLine(String requestLine) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", api.port())) {
+            socket.setSoTimeout(20_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(
+                    (requestLine + "Host: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            String answer = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
+            return answer.lines().findFirst().orElse("");
+        }
+    }
+}
