@@ -94,6 +94,12 @@ final class RedisUnread implements AutoCloseable {
                     + "redis.call('SET', KEYS[1], string.format('%.0f', stamp), 'EX', ARGV[2])\n"
                     + "return stamp";
 
+    private static final String REMOVE_LIVE_USER_AT =
+            "if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '-1') == tonumber(ARGV[2]) then\n"
+                    + "  return redis.call('ZREM', KEYS[1], ARGV[1])\n"
+                    + "end\n"
+                    + "return 0";
+
     /**
      * The stamp of a user's action taken at {@code now} by this instance's clock: {@code now}, or
      * one more than the user's newest stamp if that is not older, so that an action taken after
@@ -130,6 +136,17 @@ final class RedisUnread implements AutoCloseable {
                     client.zremrangeByScore(key, "-inf", "(" + now);
                     return null;
                 });
+    }
+
+    /**
+     * Removes {@code userId} from the live users if its time there is still {@code until}, the one
+     * this instance wrote last: a later time is another instance's (or a newer stream's here),
+     * whose stream is still open.
+     */
+    void unmarkLive(long userId, long until) {
+        String key = RedisNames.liveUsersKey(keyPrefix);
+        List<String> args = List.of(Long.toString(userId), Long.toString(until));
+        withRedirection(() -> client.eval(REMOVE_LIVE_USER_AT, List.of(key), args));
     }
 
     /**

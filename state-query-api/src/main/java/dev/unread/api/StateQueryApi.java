@@ -292,6 +292,12 @@ public final class StateQueryApi implements AutoCloseable {
         cfg.routes.exception(
                 Exception.class,
                 (e, ctx) -> {
+                    if (e instanceof IOException) {
+                        // The client went away (a reset during a WebSocket upgrade, say): no one
+                        // to answer, and anyone can do it, so no stack trace per request.
+                        Log.LOG.debug("{} {}: client gone: {}", ctx.method(), ctx.path(), e);
+                        return;
+                    }
                     Log.LOG.error("{} {} failed", ctx.method(), ctx.path(), e);
                     error(ctx, 500, "internal error");
                 });
@@ -335,13 +341,29 @@ public final class StateQueryApi implements AutoCloseable {
                 new StreamClient.Sse(userId, metrics, config.streamBuffer, streams.senders());
         client.expiresAt(caller(ctx).expiresAtMs());
         streams.open(client);
-        new SseHandler(
-                        sse -> {
-                            sse.keepAlive();
-                            sse.onClose(() -> client.close(false));
-                            client.attach(sse);
-                        })
-                .handle(ctx);
+        try {
+            new SseHandler(
+                            sse -> {
+                                sse.keepAlive();
+                                sse.onClose(() -> client.close(false));
+                                try {
+                                    client.attach(sse);
+                                } catch (RuntimeException e) {
+                                    client.close(true);
+                                    throw e;
+                                }
+                            })
+                    .handle(ctx);
+        } catch (Exception e) {
+            // However the response failed to begin, the stream ends here, and its slot and live
+            // registration with it.
+            client.close(true);
+            if (e instanceof IOException) {
+                // Jetty's, thrown unchecked by Javalin: the client reset the connection.
+                return;
+            }
+            throw e;
+        }
     }
 
     /** Before the upgrade, so that a refused WebSocket gets a plain 401, 403 or 400. */
