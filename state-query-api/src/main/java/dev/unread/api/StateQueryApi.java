@@ -366,8 +366,13 @@ public final class StateQueryApi implements AutoCloseable {
         }
     }
 
-    /** Before the upgrade, so that a refused WebSocket gets a plain 401, 403 or 400. */
+    /**
+     * Before the upgrade, so that a refused WebSocket gets a plain 401, 403 or 400. An upgrade
+     * passes none of the HTTP routes' before-handlers, so it runs the Host check itself: with auth
+     * off, a rebound name with its own Origin would otherwise reach any user's stream.
+     */
     private void authorizeWebSocket(Context ctx) {
+        refuseOtherHostsWhenOpen(ctx);
         requireAllowedOrigin(ctx);
         if (auth.enabled()) {
             authenticate(ctx, true);

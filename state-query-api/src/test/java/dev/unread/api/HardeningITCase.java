@@ -68,18 +68,58 @@ class HardeningITCase {
         assertThat(metrics.length()).isLessThan(before + 64 * 1024);
     }
 
+    @Test
+    void aWebSocketUpgradeNamingAnotherHostIsRefusedWithoutAToken() throws Exception {
+        // DNS rebinding: the attacker's page, its name now resolving to 127.0.0.1, names itself.
+        String refused =
+                rawAnswer(
+                        webSocketUpgrade("/api/users/1/ws")
+                                + "Host: rebound.example\r\nOrigin: http://rebound.example\r\n",
+                        "\r\n\r\n");
+        assertThat(statusLine(refused)).startsWith("HTTP/1.1 403");
+        String own =
+                rawAnswer(
+                        webSocketUpgrade("/api/users/1/ws")
+                                + "Host: 127.0.0.1\r\nOrigin: http://127.0.0.1\r\n",
+                        "SNAPSHOT");
+        assertThat(statusLine(own)).startsWith("HTTP/1.1 101");
+    }
+
+    private static String webSocketUpgrade(String path) {
+        return "GET "
+                + path
+                + " HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n";
+    }
+
     /** Sends one request line (with a loopback Host) on a socket of its own; the status line. */
     private String rawStatusLine(String requestLine) throws IOException {
+        return statusLine(rawAnswer(requestLine + "Host: 127.0.0.1\r\nConnection: close\r\n"));
+    }
+
+    private static String statusLine(String answer) {
+        return answer.lines().findFirst().orElse("");
+    }
+
+    /**
+     * Sends a request's line and headers on a socket of its own; what comes back until the server
+     * closes, or until {@code until} has come (a stream's answer does not end).
+     */
+    private String rawAnswer(String head, String... until) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", api.port())) {
             socket.setSoTimeout(20_000);
             OutputStream out = socket.getOutputStream();
-            out.write(
-                    (requestLine + "Host: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                            .getBytes(StandardCharsets.ISO_8859_1));
+            out.write((head + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
             out.flush();
             InputStream in = socket.getInputStream();
-            String answer = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
-            return answer.lines().findFirst().orElse("");
+            StringBuilder answer = new StringBuilder();
+            byte[] buffer = new byte[8192];
+            int n;
+            while ((until.length == 0 || !answer.toString().contains(until[0]))
+                    && (n = in.read(buffer)) >= 0) {
+                answer.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
+            }
+            return answer.toString();
         }
     }
 }
