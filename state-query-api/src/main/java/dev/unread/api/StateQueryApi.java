@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.LongStream;
 import org.eclipse.jetty.ee10.servlet.SessionHandler;
 import org.eclipse.jetty.session.NullSessionCache;
 import org.eclipse.jetty.session.NullSessionDataStore;
@@ -93,6 +94,7 @@ public final class StateQueryApi implements AutoCloseable {
     private final KafkaReads kafka;
     private final LiveStreams streams;
     private final UserActions actions;
+    private final RequestLimits limits;
     private final Health health;
     private final Javalin app;
 
@@ -103,6 +105,7 @@ public final class StateQueryApi implements AutoCloseable {
                         .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                         .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
         this.auth = new Auth(config);
+        this.limits = new RequestLimits(config);
         this.openApi = resource(OPENAPI_RESOURCE);
         this.inboxPage = resource(INBOX_RESOURCE);
         this.inboxPolicy = InboxPolicy.of(new String(inboxPage, StandardCharsets.UTF_8));
@@ -240,9 +243,11 @@ public final class StateQueryApi implements AutoCloseable {
         cfg.routes.before(this::refuseBadEscapes);
         cfg.routes.before(StateQueryApi::noStoreNoSniff);
         cfg.routes.before(this::refuseOtherHostsWhenOpen);
+        cfg.routes.before(limits::byAddress);
         // After routing, so that a refused request is counted under its route; unknown paths
         // get 404 with or without a token (the routes are public in /openapi.json anyway).
         cfg.routes.beforeMatched(this::authenticate);
+        cfg.routes.beforeMatched(limits::byUser);
         cfg.routes.beforeMatched(this::limitBody);
         cfg.routes.wsBeforeUpgrade(WS_ROUTE, this::authorizeWebSocket);
         cfg.routes.ws(
@@ -314,12 +319,32 @@ public final class StateQueryApi implements AutoCloseable {
         respond(ctx, 200, answer);
     }
 
+    /**
+     * Each user once, however often listed (one user 500 times was a 72 MB answer), and an answer
+     * of at most {@code batchMaxAnswerBytes}, refused with 413 before it is all in memory.
+     */
     private void usersUnread(Context ctx) {
-        long[] userIds = Params.idList("userIds", ctx.queryParams("userIds"));
+        long[] userIds =
+                LongStream.of(Params.idList("userIds", ctx.queryParams("userIds")))
+                        .distinct()
+                        .toArray();
         for (long userId : userIds) {
             caller(ctx).require(userId);
         }
-        respond(ctx, 200, Map.of("users", redis.read(userIds)));
+        CappedBuffer answer = new CappedBuffer(config.batchMaxAnswerBytes);
+        try {
+            json.writeValue(answer, Map.of("users", redis.read(userIds)));
+        } catch (IOException e) {
+            if (!answer.full()) {
+                throw new UncheckedIOException(e);
+            }
+            throw new ApiError(
+                    413,
+                    "the answer would exceed "
+                            + config.batchMaxAnswerBytes
+                            + " bytes: ask for fewer users at a time");
+        }
+        ctx.status(200).contentType(JSON).result(answer.toByteArray());
     }
 
     private void cursors(Context ctx) {
@@ -374,11 +399,13 @@ public final class StateQueryApi implements AutoCloseable {
     private void authorizeWebSocket(Context ctx) {
         refuseOtherHostsWhenOpen(ctx);
         requireAllowedOrigin(ctx);
+        limits.byAddress(ctx);
         if (auth.enabled()) {
             authenticate(ctx, true);
         } else {
             ctx.attribute(CALLER, Auth.Caller.SERVICE);
         }
+        limits.webSocketOpen(ctx);
         streams.requireRoom(userParam(ctx));
     }
 
