@@ -87,10 +87,18 @@ final class RedisUnread implements AutoCloseable {
     }
 
     // Doubles hold epoch milliseconds exactly; '%.0f' keeps Lua from writing them as 1.7e+12.
+    /**
+     * How far a user's action stamp may run ahead of the clock: a minute of over a thousand actions
+     * a second, or of clock skew between API instances; far below the job's {@code
+     * --max-future-skew-ms}, past which it dead-letters an action.
+     */
+    static final long MAX_STAMP_AHEAD_MS = 60_000;
+
     private static final String NEXT_ACTION_STAMP =
             "local last = tonumber(redis.call('GET', KEYS[1]) or '0') or 0\n"
                     + "local stamp = tonumber(ARGV[1])\n"
                     + "if stamp <= last then stamp = last + 1 end\n"
+                    + "if stamp > tonumber(ARGV[1]) + tonumber(ARGV[3]) then return 0 end\n"
                     + "redis.call('SET', KEYS[1], string.format('%.0f', stamp), 'EX', ARGV[2])\n"
                     + "return stamp";
 
@@ -103,12 +111,16 @@ final class RedisUnread implements AutoCloseable {
     /**
      * The stamp of a user's action taken at {@code now} by this instance's clock: {@code now}, or
      * one more than the user's newest stamp if that is not older, so that an action taken after
-     * another one was answered is stamped after it whichever instance took either.
+     * another one was answered is stamped after it whichever instance took either; 0 (none) when
+     * that would be more than {@link #MAX_STAMP_AHEAD_MS} ahead of {@code now}.
      */
     long actionStamp(long userId, long now) {
         String key = RedisNames.actionStampKey(keyPrefix, userId);
         List<String> args =
-                List.of(Long.toString(now), Long.toString(RedisNames.ACTION_STAMP_TTL_SECONDS));
+                List.of(
+                        Long.toString(now),
+                        Long.toString(RedisNames.ACTION_STAMP_TTL_SECONDS),
+                        Long.toString(MAX_STAMP_AHEAD_MS));
         return withRedirection(() -> (Long) client.eval(NEXT_ACTION_STAMP, List.of(key), args));
     }
 

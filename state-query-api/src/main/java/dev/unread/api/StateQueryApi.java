@@ -15,17 +15,20 @@ import io.javalin.http.sse.SseHandler;
 import io.javalin.router.Endpoint;
 import io.javalin.websocket.WsConnectContext;
 import io.javalin.websocket.WsContext;
+import jakarta.servlet.DispatcherType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.LongStream;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.SessionHandler;
 import org.eclipse.jetty.session.NullSessionCache;
 import org.eclipse.jetty.session.NullSessionDataStore;
@@ -72,7 +75,6 @@ public final class StateQueryApi implements AutoCloseable {
     private static final String CALLER = "unread.caller";
     static final String JSON = "application/json";
     private static final String EVENT_STREAM = "text/event-stream";
-    private static final Pattern BAD_ESCAPE = Pattern.compile("%(?![0-9A-Fa-f]{2})");
     private static final String LOG_CONFIG = "dev/unread/api/log4j2-api.xml";
     private static final String OPENAPI_RESOURCE = "/dev/unread/api/openapi.json";
     private static final String INBOX_RESOURCE = "/dev/unread/api/inbox.html";
@@ -235,6 +237,10 @@ public final class StateQueryApi implements AutoCloseable {
                     none.setSessionDataStore(new NullSessionDataStore());
                     sessions.setSessionCache(none);
                     sessions.setUsingCookies(false);
+                    handler.addFilter(
+                            new FilterHolder(new MalformedUpgradeFilter()),
+                            "/*",
+                            EnumSet.of(DispatcherType.REQUEST));
                 });
         cfg.requestLogger.http(this::record);
 
@@ -248,6 +254,7 @@ public final class StateQueryApi implements AutoCloseable {
         // get 404 with or without a token (the routes are public in /openapi.json anyway).
         cfg.routes.beforeMatched(this::authenticate);
         cfg.routes.beforeMatched(limits::byUser);
+        cfg.routes.beforeMatched(UserActions::requireJson);
         cfg.routes.beforeMatched(this::limitBody);
         cfg.routes.wsBeforeUpgrade(WS_ROUTE, this::authorizeWebSocket);
         cfg.routes.ws(
@@ -397,6 +404,7 @@ public final class StateQueryApi implements AutoCloseable {
      * off, a rebound name with its own Origin would otherwise reach any user's stream.
      */
     private void authorizeWebSocket(Context ctx) {
+        noStoreNoSniff(ctx);
         refuseOtherHostsWhenOpen(ctx);
         requireAllowedOrigin(ctx);
         limits.byAddress(ctx);
@@ -594,7 +602,7 @@ public final class StateQueryApi implements AutoCloseable {
      * Jetty lets through), is malformed: 400, as Jetty answers {@code %ZZ}.
      */
     private void refuseBadEscapes(Context ctx) {
-        if (BAD_ESCAPE.matcher(ctx.req().getRequestURI()).find()) {
+        if (MalformedUpgradeFilter.BAD_ESCAPE.matcher(ctx.req().getRequestURI()).find()) {
             throw ApiError.badRequest("malformed %-escape in the path");
         }
     }

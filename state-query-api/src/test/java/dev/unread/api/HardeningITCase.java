@@ -85,6 +85,58 @@ class HardeningITCase {
         assertThat(statusLine(own)).startsWith("HTTP/1.1 101");
     }
 
+    @Test
+    void aWebSocketPathWithAMalformedEscapeGets400AndEveryRefusedUpgradeIsNeitherStoredNorSniffed()
+            throws Exception {
+        String malformed =
+                rawAnswer(
+                        webSocketUpgrade("/api/users/%u0031/ws") + "Host: 127.0.0.1\r\n",
+                        "\r\n\r\n");
+        assertThat(statusLine(malformed)).startsWith("HTTP/1.1 400");
+        String rebound =
+                rawAnswer(
+                        webSocketUpgrade("/api/users/1/ws") + "Host: rebound.example\r\n",
+                        "\r\n\r\n");
+        for (String refused : new String[] {malformed, rebound}) {
+            assertThat(refused.toLowerCase(java.util.Locale.ROOT))
+                    .contains("cache-control: no-store")
+                    .contains("x-content-type-options: nosniff");
+        }
+    }
+
+    @Test
+    void writesTakeJsonOnlySoThatNoOtherSitesFormReachesThem() {
+        String read = "{\"userId\":1,\"readSeq\":1}";
+        for (String type : new String[] {"text/plain", "application/x-www-form-urlencoded"}) {
+            Http.assertError(
+                    http.post("/api/conversations/80001/read", read, "Content-Type", type), 415);
+            Http.assertError(
+                    http.post("/api/users/1/inbox/opened", "a=b", "Content-Type", type), 415);
+        }
+        Http.assertError(
+                http.send(
+                        http.request("/api/conversations/80001/read")
+                                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(read))),
+                415);
+        assertThat(
+                        http.post(
+                                        "/api/conversations/80001/read",
+                                        read,
+                                        "Content-Type",
+                                        "application/json; charset=utf-8")
+                                .statusCode())
+                .isEqualTo(202);
+        // A route that takes no body takes none at all, as before.
+        assertThat(
+                        http.send(
+                                        http.request("/api/users/1/inbox/opened")
+                                                .POST(
+                                                        java.net.http.HttpRequest.BodyPublishers
+                                                                .noBody()))
+                                .statusCode())
+                .isEqualTo(202);
+    }
+
     private static String webSocketUpgrade(String path) {
         return "GET "
                 + path
