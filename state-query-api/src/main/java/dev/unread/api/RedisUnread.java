@@ -25,7 +25,9 @@ import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
+import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.params.ZAddParams;
+import redis.clients.jedis.resps.ScanResult;
 
 /**
  * Reads the counts the job keeps in Redis (docs/contract.md, "Redis"), from one node or a Redis
@@ -358,8 +360,9 @@ final class RedisUnread implements AutoCloseable {
     }
 
     /**
-     * As {@link #concerns(long, long)}, or, for {@code threadSeq} above 0, with a count in that
-     * thread: a followed thread with unread replies in a conversation with nothing else unread.
+     * As {@link #concerns(long, long)}, or, for a thread's route ({@code threadSeq} above 0), with
+     * a count in any thread of the conversation (the ruling on the thread routes): a user active
+     * only in a conversation's threads has no cursor nor count of the conversation, yet takes part.
      */
     boolean concerns(long conversationId, long threadSeq, long userId) {
         Response<Double> score;
@@ -389,7 +392,28 @@ final class RedisUnread implements AutoCloseable {
         }
         return score.get() != null
                 || Boolean.TRUE.equals(counted.get())
-                || (inThread != null && Boolean.TRUE.equals(inThread.get()));
+                || (inThread != null
+                        && (Boolean.TRUE.equals(inThread.get())
+                                || countsAThreadOf(conversationId, userId)));
+    }
+
+    /** Whether the user's {@code chat:threads} has a field of the conversation: a scan of it. */
+    private boolean countsAThreadOf(long conversationId, long userId) {
+        String key = RedisNames.threadsKey(keyPrefix, userId);
+        ScanParams match = new ScanParams().match(conversationId + ":*").count(1000);
+        return withRedirection(
+                () -> {
+                    String cursor = ScanParams.SCAN_POINTER_START;
+                    do {
+                        ScanResult<Map.Entry<String, String>> page =
+                                client.hscan(key, cursor, match);
+                        if (!page.getResult().isEmpty()) {
+                            return true;
+                        }
+                        cursor = page.getCursor();
+                    } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+                    return false;
+                });
     }
 
     /**
