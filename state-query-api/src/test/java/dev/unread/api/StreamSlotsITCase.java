@@ -98,22 +98,32 @@ class StreamSlotsITCase {
     }
 
     /**
-     * No stream of {@code user} is counted or live in Redis, and the user may open as many as
-     * before.
+     * The user may open as many streams as before, and once those are closed, no stream of its is
+     * counted or live in Redis. Polled both: the server may take up a reset request only after the
+     * test sent it.
      */
     private void assertFreed(long user) throws Exception {
+        Poll.until(() -> bothOpen(user), () -> "streams " + streamsOpen());
         String live = RedisNames.liveUsersKey(stores.keyPrefix);
         Poll.until(
                 () -> streamsOpen() == 0 && stores.redis.zscore(live, Long.toString(user)) == null,
                 () -> "streams " + streamsOpen() + ", live " + stores.redis.zrange(live, 0, -1));
-        try (LiveClient first = sse(user);
-                LiveClient second = sse(user)) {
+    }
+
+    /** Whether two streams of {@code user} (its whole allowance) both open; closes them. */
+    private boolean bothOpen(long user) throws Exception {
+        try (LiveClient.Sse first = sse(user);
+                LiveClient.Sse second = sse(user)) {
+            if (first.response.statusCode() != 200 || second.response.statusCode() != 200) {
+                return false;
+            }
             assertThat(first.next().get("type").asText()).isEqualTo("SNAPSHOT");
             assertThat(second.next().get("type").asText()).isEqualTo("SNAPSHOT");
+            return true;
         }
     }
 
-    private LiveClient sse(long userId) throws Exception {
+    private LiveClient.Sse sse(long userId) throws Exception {
         return LiveClient.sse("http://127.0.0.1:" + api.port() + StateQueryApi.eventsPath(userId));
     }
 
