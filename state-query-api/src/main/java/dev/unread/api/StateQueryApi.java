@@ -11,10 +11,7 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HttpResponseException;
 import io.javalin.http.HttpStatus;
-import io.javalin.http.sse.SseHandler;
 import io.javalin.router.Endpoint;
-import io.javalin.websocket.WsConnectContext;
-import io.javalin.websocket.WsContext;
 import jakarta.servlet.DispatcherType;
 import java.io.IOException;
 import java.io.InputStream;
@@ -68,13 +65,11 @@ public final class StateQueryApi implements AutoCloseable {
     }
 
     static final Set<String> STREAM_ROUTES = Set.of(EVENTS_ROUTE, WS_ROUTE);
-    private static final String STREAM = "unread.stream";
     private static final Pattern WS_PATH = Pattern.compile("/api/users/[^/]+/ws");
 
     private static final String ACCESS_TOKEN = "access_token";
-    private static final String CALLER = "unread.caller";
+    static final String CALLER = "unread.caller";
     static final String JSON = "application/json";
-    private static final String EVENT_STREAM = "text/event-stream";
     private static final String LOG_CONFIG = "dev/unread/api/log4j2-api.xml";
     private static final String OPENAPI_RESOURCE = "/dev/unread/api/openapi.json";
     private static final String INBOX_RESOURCE = "/dev/unread/api/inbox.html";
@@ -97,6 +92,8 @@ public final class StateQueryApi implements AutoCloseable {
     private final LiveStreams streams;
     private final UserActions actions;
     private final RequestLimits limits;
+    private final RequestGuards guards;
+    private final StreamRoutes streamRoutes;
     private final Health health;
     private final Javalin app;
 
@@ -108,6 +105,7 @@ public final class StateQueryApi implements AutoCloseable {
                         .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
         this.auth = new Auth(config);
         this.limits = new RequestLimits(config);
+        this.guards = new RequestGuards(config, auth.enabled());
         this.openApi = resource(OPENAPI_RESOURCE);
         this.inboxPage = resource(INBOX_RESOURCE);
         this.inboxPolicy = InboxPolicy.of(new String(inboxPage, StandardCharsets.UTF_8));
@@ -119,6 +117,7 @@ public final class StateQueryApi implements AutoCloseable {
             this.kafka = open(new KafkaReads(config, healthTimeoutMs));
             this.health = open(new Health(redis, mysql, kafka, extraCheck, metrics));
             this.actions = new UserActions(json, redis, kafka);
+            this.streamRoutes = new StreamRoutes(config, streams, metrics);
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -138,7 +137,7 @@ public final class StateQueryApi implements AutoCloseable {
         routes.put(
                 "PUT /api/users/{userId}/conversations/{cid}/threads/{threadSeq}/follow",
                 actions::threadFollow);
-        routes.put("GET " + EVENTS_ROUTE, this::events);
+        routes.put("GET " + EVENTS_ROUTE, streamRoutes::events);
         routes.put("GET /api/conversations/{cid}/readers", this::readers);
         routes.put("GET /health", this::health);
         routes.put("GET /metrics", this::metrics);
@@ -247,8 +246,8 @@ public final class StateQueryApi implements AutoCloseable {
         // Before routing: Javalin decodes path parameters while it matches a route, and a bad
         // escape there would throw from inside Javalin and end as a 500.
         cfg.routes.before(this::refuseBadEscapes);
-        cfg.routes.before(StateQueryApi::noStoreNoSniff);
-        cfg.routes.before(this::refuseOtherHostsWhenOpen);
+        cfg.routes.before(RequestGuards::noStoreNoSniff);
+        cfg.routes.before(guards::refuseOtherHostsWhenOpen);
         cfg.routes.before(limits::byAddress);
         // After routing, so that a refused request is counted under its route; unknown paths
         // get 404 with or without a token (the routes are public in /openapi.json anyway).
@@ -260,9 +259,9 @@ public final class StateQueryApi implements AutoCloseable {
         cfg.routes.ws(
                 WS_ROUTE,
                 ws -> {
-                    ws.onConnect(this::webSocketConnected);
-                    ws.onClose(ctx -> webSocketEnded(ctx));
-                    ws.onError(ctx -> webSocketEnded(ctx));
+                    ws.onConnect(streamRoutes::webSocketConnected);
+                    ws.onClose(StreamRoutes::webSocketEnded);
+                    ws.onError(StreamRoutes::webSocketEnded);
                 });
         routes.forEach(
                 (route, handler) -> {
@@ -360,53 +359,14 @@ public final class StateQueryApi implements AutoCloseable {
     }
 
     /**
-     * The live stream over Server-Sent Events: registered, subscribed and its snapshot queued
-     * before the response starts, so a Redis failure is still a 503.
-     */
-    private void events(Context ctx) {
-        long userId = userParam(ctx);
-        String accept = ctx.header("Accept");
-        if (accept == null || !accept.contains(EVENT_STREAM)) {
-            throw new ApiError(406, "Accept: " + EVENT_STREAM + " required");
-        }
-        StreamClient.Sse client =
-                new StreamClient.Sse(userId, metrics, config.streamBuffer, streams.senders());
-        client.expiresAt(caller(ctx).expiresAtMs());
-        streams.open(client);
-        try {
-            new SseHandler(
-                            sse -> {
-                                sse.keepAlive();
-                                sse.onClose(() -> client.close(false));
-                                try {
-                                    client.attach(sse);
-                                } catch (RuntimeException e) {
-                                    client.close(true);
-                                    throw e;
-                                }
-                            })
-                    .handle(ctx);
-        } catch (Exception e) {
-            // However the response failed to begin, the stream ends here, and its slot and live
-            // registration with it.
-            client.close(true);
-            if (e instanceof IOException) {
-                // Jetty's, thrown unchecked by Javalin: the client reset the connection.
-                return;
-            }
-            throw e;
-        }
-    }
-
-    /**
      * Before the upgrade, so that a refused WebSocket gets a plain 401, 403 or 400. An upgrade
      * passes none of the HTTP routes' before-handlers, so it runs the Host check itself: with auth
      * off, a rebound name with its own Origin would otherwise reach any user's stream.
      */
     private void authorizeWebSocket(Context ctx) {
-        noStoreNoSniff(ctx);
-        refuseOtherHostsWhenOpen(ctx);
-        requireAllowedOrigin(ctx);
+        RequestGuards.noStoreNoSniff(ctx);
+        guards.refuseOtherHostsWhenOpen(ctx);
+        guards.requireAllowedOrigin(ctx);
         limits.byAddress(ctx);
         if (auth.enabled()) {
             authenticate(ctx, true);
@@ -415,39 +375,6 @@ public final class StateQueryApi implements AutoCloseable {
         }
         limits.webSocketOpen(ctx);
         streams.requireRoom(userParam(ctx));
-    }
-
-    private void webSocketConnected(WsConnectContext ctx) {
-        long userId = Long.parseLong(ctx.pathParam("userId"));
-        StreamClient.Ws client =
-                new StreamClient.Ws(
-                        userId, metrics, config.streamBuffer, streams.senders(), ctx.session);
-        ctx.attribute(STREAM, client);
-        Auth.Caller caller = ctx.attribute(CALLER);
-        client.expiresAt(caller == null ? 0 : caller.expiresAtMs());
-        client.attach();
-        try {
-            streams.open(client);
-        } catch (ApiError e) {
-            // Another stream took the last room between the upgrade's check and now.
-            ctx.closeSession(1013, e.getMessage());
-        } catch (DependencyException e) {
-            metrics.dependencyError(e.dependency);
-            Log.LOG.warn(
-                    "{} {}: {} unavailable: {}",
-                    "WS",
-                    WS_ROUTE,
-                    e.dependency,
-                    String.valueOf(e.getCause()));
-            ctx.closeSession(1011, e.getMessage());
-        }
-    }
-
-    private static void webSocketEnded(WsContext ctx) {
-        StreamClient client = ctx.attribute(STREAM);
-        if (client != null) {
-            client.close(true);
-        }
     }
 
     /**
@@ -490,50 +417,6 @@ public final class StateQueryApi implements AutoCloseable {
     }
 
     // --- around every request ---
-
-    /**
-     * Without a token the API trusts whoever reaches it, which must then be this machine: a Host
-     * other than a loopback name is a page whose DNS name was rebound to 127.0.0.1, reading any
-     * user's data from the visitor's browser.
-     */
-    private void refuseOtherHostsWhenOpen(Context ctx) {
-        if (auth.enabled() || config.openWithoutAuth) {
-            return;
-        }
-        String host = ctx.header("Host");
-        String name = host == null ? "" : host.replaceFirst(":[0-9]*$", "");
-        if (!ApiConfig.loopback(name)) {
-            throw new ApiError(403, "without a token only loopback names are served");
-        }
-    }
-
-    /**
-     * A browser names the page that opens a WebSocket in {@code Origin} and, unlike for other
-     * requests, lets any page open one: only the API's own origin and the allowed ones may. A
-     * client that sends no Origin is not a browser page.
-     */
-    private void requireAllowedOrigin(Context ctx) {
-        String origin = ctx.header("Origin");
-        if (origin == null) {
-            return;
-        }
-        String host = ctx.header("Host");
-        boolean own = origin.equals("http://" + host) || origin.equals("https://" + host);
-        if (!own
-                && !config.allowedOrigins.contains(origin)
-                && !config.allowedOrigins.contains("*")) {
-            throw new ApiError(403, "origin not allowed");
-        }
-    }
-
-    /**
-     * Every answer is one user's data, or a probe's, as of now: no cache, shared or private, may
-     * keep it; and none is to be read as another type than it says.
-     */
-    private static void noStoreNoSniff(Context ctx) {
-        ctx.header("Cache-Control", "no-store");
-        ctx.header("X-Content-Type-Options", "nosniff");
-    }
 
     /**
      * With a token or a JWT key configured, every route but {@link #OPEN_PATHS} needs a bearer
