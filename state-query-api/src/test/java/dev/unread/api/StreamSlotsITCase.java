@@ -69,6 +69,7 @@ class StreamSlotsITCase {
                 awaitSnapshot(socket);
                 socket.setSoLinger(true, 0);
             }
+            awaitNoStream();
         }
         assertFreed(user);
     }
@@ -93,6 +94,7 @@ class StreamSlotsITCase {
                 // The last one closes plainly, the others reset.
                 socket.setSoLinger(i < RESETS - 1, 0);
             }
+            awaitNoStream();
         }
         assertFreed(user);
     }
@@ -108,6 +110,11 @@ class StreamSlotsITCase {
         Poll.until(
                 () -> streamsOpen() == 0 && stores.redis.zscore(live, Long.toString(user)) == null,
                 () -> "streams " + streamsOpen() + ", live " + stores.redis.zrange(live, 0, -1));
+    }
+
+    /** The server saw the last stream end: the next one may count on the user's whole room. */
+    private void awaitNoStream() throws Exception {
+        Poll.until(() -> streamsOpen() == 0, () -> "streams " + streamsOpen());
     }
 
     /** Whether two streams of {@code user} (its whole allowance) both open; closes them. */
