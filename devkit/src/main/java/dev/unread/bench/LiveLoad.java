@@ -477,6 +477,9 @@ public final class LiveLoad {
         env.put(ApiConfig.PORT_ENV, String.valueOf(port));
         env.put(ApiConfig.STREAM_MAX_TOTAL.env(), String.valueOf(streams));
         env.put(ApiConfig.STREAM_MAX_PER_USER.env(), String.valueOf(perUser));
+        // One machine opens every stream, as fast as it can: the opens are the load measured.
+        env.put(ApiConfig.USER_STREAM_OPENS_PER_MINUTE.env(), "0");
+        env.put(ApiConfig.ADDRESS_REQUESTS_PER_SECOND.env(), "0");
         return builder.start();
     }
 

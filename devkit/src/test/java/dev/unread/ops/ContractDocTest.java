@@ -156,6 +156,17 @@ class ContractDocTest {
         expected.put(ApiConfig.STREAM_SENDER_THREADS_ENV, "`" + defaults.streamSenderThreads + "`");
         expected.put(ApiConfig.STREAM_MAX_PER_USER.env(), "`" + defaults.streamMaxPerUser + "`");
         expected.put(ApiConfig.STREAM_MAX_TOTAL.env(), "`" + defaults.streamMaxTotal + "`");
+        expected.put(
+                ApiConfig.USER_WRITES_PER_SECOND.env(), "`" + defaults.userWritesPerSecond + "`");
+        expected.put(
+                ApiConfig.USER_STREAM_OPENS_PER_MINUTE.env(),
+                "`" + defaults.userStreamOpensPerMinute + "`");
+        expected.put(
+                ApiConfig.ADDRESS_REQUESTS_PER_SECOND.env(),
+                "`" + defaults.addressRequestsPerSecond + "`");
+        expected.put(
+                ApiConfig.BATCH_MAX_ANSWER_BYTES.env(), "`" + defaults.batchMaxAnswerBytes + "`");
+        expected.put(ApiConfig.LIMITER_MAX_KEYS.env(), "`" + defaults.limiterMaxKeys + "`");
         expected.put(ApiConfig.REDIS_URL_ENV, "`" + defaults.redisUrl + "`");
         expected.put(ApiConfig.REDIS_CLUSTER_NODES_ENV, "(empty)");
         expected.put(ApiConfig.REDIS_CA_FILE_ENV, "(empty)");

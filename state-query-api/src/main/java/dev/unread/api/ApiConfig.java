@@ -38,6 +38,28 @@ public final class ApiConfig {
     public static final Setting STREAM_MAX_PER_USER = new Setting("api-stream-max-per-user", "8");
     public static final Setting STREAM_MAX_TOTAL = new Setting("api-stream-max-total", "10000");
 
+    /** Writes one user may make a second; the bucket holds {@link RateLimiter#BURST_SECONDS}'. */
+    public static final Setting USER_WRITES_PER_SECOND =
+            new Setting("api-user-writes-per-second", "10");
+
+    /** Live streams one user may open a minute here; as many may open at once. */
+    public static final Setting USER_STREAM_OPENS_PER_MINUTE =
+            new Setting("api-user-stream-opens-per-minute", "60");
+
+    /**
+     * Writes and stream opens one client address may make a second, before its token is looked at;
+     * behind a proxy every client has the proxy's address, so raise it there or set 0 (off).
+     */
+    public static final Setting ADDRESS_REQUESTS_PER_SECOND =
+            new Setting("api-address-requests-per-second", "50");
+
+    /** The largest answer of a batch read; a larger one is refused with 413. */
+    public static final Setting BATCH_MAX_ANSWER_BYTES =
+            new Setting("api-batch-max-answer-bytes", "4194304");
+
+    /** Users and addresses each rate limiter tracks at most, the least recently seen dropped. */
+    public static final Setting LIMITER_MAX_KEYS = new Setting("api-limiter-max-keys", "100000");
+
     /** When set, a user token must carry this {@code iss}. */
     public static final Setting JWT_ISSUER = new Setting("api-jwt-issuer", "");
 
@@ -128,7 +150,12 @@ public final class ApiConfig {
                     STREAM_WRITE_TIMEOUT_MS,
                     STREAM_SENDER_THREADS,
                     STREAM_MAX_PER_USER,
-                    STREAM_MAX_TOTAL);
+                    STREAM_MAX_TOTAL,
+                    USER_WRITES_PER_SECOND,
+                    USER_STREAM_OPENS_PER_MINUTE,
+                    ADDRESS_REQUESTS_PER_SECOND,
+                    BATCH_MAX_ANSWER_BYTES,
+                    LIMITER_MAX_KEYS);
 
     /** The variables {@link #fromEnv} reads that hold secrets: unset by default, and no flag. */
     public static final List<String> SECRETS =
@@ -194,6 +221,14 @@ public final class ApiConfig {
     /** Live streams this instance serves in all; one more gets 429. */
     public final int streamMaxTotal;
 
+    /** The rate limits (0: off) and caps of {@link #USER_WRITES_PER_SECOND} and the next ones. */
+    public final int userWritesPerSecond;
+
+    public final int userStreamOpensPerMinute;
+    public final int addressRequestsPerSecond;
+    public final int batchMaxAnswerBytes;
+    public final int limiterMaxKeys;
+
     /** {@code redis[s]://[[user]:password@]host:port/db}, {@code rediss://} for TLS. */
     public final String redisUrl;
 
@@ -251,6 +286,20 @@ public final class ApiConfig {
         streamSenderThreads = b.streamSenderThreads;
         streamMaxPerUser = b.streamMaxPerUser;
         streamMaxTotal = b.streamMaxTotal;
+        userWritesPerSecond = b.userWritesPerSecond;
+        userStreamOpensPerMinute = b.userStreamOpensPerMinute;
+        addressRequestsPerSecond = b.addressRequestsPerSecond;
+        batchMaxAnswerBytes = b.batchMaxAnswerBytes;
+        limiterMaxKeys = b.limiterMaxKeys;
+        if (userWritesPerSecond < 0
+                || userStreamOpensPerMinute < 0
+                || addressRequestsPerSecond < 0
+                || batchMaxAnswerBytes < 1024
+                || limiterMaxKeys < 1) {
+            throw new IllegalArgumentException(
+                    "limits must be at least: 0 (off) for rates, 1024 bytes of batch answer,"
+                            + " 1 key per limiter");
+        }
         redisUrl = require(b.redisUrl, "redis URL");
         redisClusterNodes = b.redisClusterNodes == null ? "" : b.redisClusterNodes;
         redisCaFile = b.redisCaFile == null ? "" : b.redisCaFile;
@@ -368,6 +417,11 @@ public final class ApiConfig {
         b.streamSenderThreads = wholeNumber(STREAM_SENDER_THREADS, env);
         b.streamMaxPerUser = wholeNumber(STREAM_MAX_PER_USER, env);
         b.streamMaxTotal = wholeNumber(STREAM_MAX_TOTAL, env);
+        b.userWritesPerSecond = wholeNumber(USER_WRITES_PER_SECOND, env);
+        b.userStreamOpensPerMinute = wholeNumber(USER_STREAM_OPENS_PER_MINUTE, env);
+        b.addressRequestsPerSecond = wholeNumber(ADDRESS_REQUESTS_PER_SECOND, env);
+        b.batchMaxAnswerBytes = wholeNumber(BATCH_MAX_ANSWER_BYTES, env);
+        b.limiterMaxKeys = wholeNumber(LIMITER_MAX_KEYS, env);
         b.redisUrl = Settings.REDIS_URL.from(NO_FLAGS, env);
         b.redisClusterNodes = Settings.REDIS_CLUSTER_NODES.from(NO_FLAGS, env);
         b.redisCaFile = Settings.REDIS_CA_FILE.from(NO_FLAGS, env);
@@ -428,6 +482,11 @@ public final class ApiConfig {
         b.streamSenderThreads = streamSenderThreads;
         b.streamMaxPerUser = streamMaxPerUser;
         b.streamMaxTotal = streamMaxTotal;
+        b.userWritesPerSecond = userWritesPerSecond;
+        b.userStreamOpensPerMinute = userStreamOpensPerMinute;
+        b.addressRequestsPerSecond = addressRequestsPerSecond;
+        b.batchMaxAnswerBytes = batchMaxAnswerBytes;
+        b.limiterMaxKeys = limiterMaxKeys;
         b.redisUrl = redisUrl;
         b.redisClusterNodes = redisClusterNodes;
         b.redisCaFile = redisCaFile;
@@ -472,6 +531,16 @@ public final class ApiConfig {
                 + "/user "
                 + streamMaxTotal
                 + "/all"
+                + ", limits: writes="
+                + userWritesPerSecond
+                + "/s/user opens="
+                + userStreamOpensPerMinute
+                + "/min/user address="
+                + addressRequestsPerSecond
+                + "/s batchAnswer="
+                + batchMaxAnswerBytes
+                + "B keys="
+                + limiterMaxKeys
                 + ", redis="
                 + redisEndpoint()
                 + ", redisKeyPrefix='"
@@ -536,6 +605,13 @@ public final class ApiConfig {
         private int streamSenderThreads = Integer.parseInt(STREAM_SENDER_THREADS.defaultValue());
         private int streamMaxPerUser = Integer.parseInt(STREAM_MAX_PER_USER.defaultValue());
         private int streamMaxTotal = Integer.parseInt(STREAM_MAX_TOTAL.defaultValue());
+        private int userWritesPerSecond = Integer.parseInt(USER_WRITES_PER_SECOND.defaultValue());
+        private int userStreamOpensPerMinute =
+                Integer.parseInt(USER_STREAM_OPENS_PER_MINUTE.defaultValue());
+        private int addressRequestsPerSecond =
+                Integer.parseInt(ADDRESS_REQUESTS_PER_SECOND.defaultValue());
+        private int batchMaxAnswerBytes = Integer.parseInt(BATCH_MAX_ANSWER_BYTES.defaultValue());
+        private int limiterMaxKeys = Integer.parseInt(LIMITER_MAX_KEYS.defaultValue());
         private String redisUrl = Settings.REDIS_URL.defaultValue();
         private String redisClusterNodes = Settings.REDIS_CLUSTER_NODES.defaultValue();
         private String redisCaFile = Settings.REDIS_CA_FILE.defaultValue();
@@ -638,6 +714,31 @@ public final class ApiConfig {
 
         public Builder streamMaxTotal(int streamMaxTotal) {
             this.streamMaxTotal = streamMaxTotal;
+            return this;
+        }
+
+        public Builder userWritesPerSecond(int userWritesPerSecond) {
+            this.userWritesPerSecond = userWritesPerSecond;
+            return this;
+        }
+
+        public Builder userStreamOpensPerMinute(int userStreamOpensPerMinute) {
+            this.userStreamOpensPerMinute = userStreamOpensPerMinute;
+            return this;
+        }
+
+        public Builder addressRequestsPerSecond(int addressRequestsPerSecond) {
+            this.addressRequestsPerSecond = addressRequestsPerSecond;
+            return this;
+        }
+
+        public Builder batchMaxAnswerBytes(int batchMaxAnswerBytes) {
+            this.batchMaxAnswerBytes = batchMaxAnswerBytes;
+            return this;
+        }
+
+        public Builder limiterMaxKeys(int limiterMaxKeys) {
+            this.limiterMaxKeys = limiterMaxKeys;
             return this;
         }
 

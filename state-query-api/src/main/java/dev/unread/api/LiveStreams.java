@@ -8,6 +8,7 @@ import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.RedisNames;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -18,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -98,10 +100,18 @@ final class LiveStreams implements AutoCloseable {
     private CompletableFuture<Void> connected = new CompletableFuture<>();
     private volatile boolean closed;
 
+    /** The last live time written, so that each is later than the one before (see liveUntil). */
+    private long lastLiveUntil;
+
     /** The streams of one user and the confirmation of the user's channels. */
     private static final class User {
         final Set<StreamClient> clients = new LinkedHashSet<>();
         final CompletableFuture<Void> subscribed;
+
+        /**
+         * The live time this instance wrote for the user last; its removal is conditional on it.
+         */
+        long liveUntil;
 
         User(CompletableFuture<Void> subscribed) {
             this.subscribed = subscribed;
@@ -226,7 +236,8 @@ final class LiveStreams implements AutoCloseable {
             // Live before the snapshot is read: a flush that found the user not live wrote its
             // counts before, so the snapshot holds them; every later flush publishes them.
             long now = System.currentTimeMillis();
-            redis.markLive(List.of(client.userId), now + RedisNames.LIVE_USER_TTL_MS, now);
+            long until = liveUntil(now, List.of(client.userId));
+            redis.markLive(List.of(client.userId), until, now);
             RedisUnread.Snapshot snapshot = redis.snapshot(client.userId);
             client.start(snapshotJson(snapshot), snapshot.version());
         } catch (InterruptedException e) {
@@ -244,6 +255,7 @@ final class LiveStreams implements AutoCloseable {
 
     private void leave(StreamClient client) {
         metrics.streamClosed();
+        long until;
         synchronized (lock) {
             User user = users.get(client.userId);
             if (user == null || !user.clients.remove(client)) {
@@ -254,6 +266,7 @@ final class LiveStreams implements AutoCloseable {
                 return;
             }
             users.remove(client.userId);
+            until = user.liveUntil;
             if (sharded != null) {
                 sharded.unsubscribe(channels(client.userId));
             } else if (pubSub.isSubscribed()) {
@@ -264,6 +277,48 @@ final class LiveStreams implements AutoCloseable {
                     LOG.debug("UNSUBSCRIBE failed", e);
                 }
             }
+        }
+        if (until != 0) {
+            notLive(client.userId, until);
+        }
+    }
+
+    /**
+     * The time until which {@code userIds} count as live, from {@code now}: always later than the
+     * last one written, so that a removal conditional on an earlier one never takes away a newer
+     * stream's registration. Noted for each user that still has a stream.
+     */
+    private long liveUntil(long now, Collection<Long> userIds) {
+        synchronized (lock) {
+            lastLiveUntil = Math.max(now + RedisNames.LIVE_USER_TTL_MS, lastLiveUntil + 1);
+            for (long userId : userIds) {
+                User user = users.get(userId);
+                if (user != null) {
+                    user.liveUntil = lastLiveUntil;
+                }
+            }
+            return lastLiveUntil;
+        }
+    }
+
+    /**
+     * The user's last stream here ended: it stops counting as live at once (the job stops writing
+     * its versions and publishing its changes), unless another instance or a newer stream wrote a
+     * later time since. Off the caller's thread, which may be Jetty's or the Redis reader's.
+     */
+    private void notLive(long userId, long until) {
+        try {
+            timer.execute(
+                    () -> {
+                        try {
+                            redis.unmarkLive(userId, until);
+                        } catch (RuntimeException e) {
+                            // Its time runs out within LIVE_USER_TTL_MS anyway.
+                            LOG.warn("could not take user {} off the live users: {}", userId, e);
+                        }
+                    });
+        } catch (RejectedExecutionException closing) {
+            // Closing: the registrations run out on their own.
         }
     }
 
@@ -365,11 +420,19 @@ final class LiveStreams implements AutoCloseable {
             return;
         }
         long now = System.currentTimeMillis();
+        long until = liveUntil(now, live);
         try {
-            redis.markLive(live, now + RedisNames.LIVE_USER_TTL_MS, now);
+            redis.markLive(live, until, now);
         } catch (RuntimeException e) {
             LOG.warn("could not refresh the {} live users: {}", live.size(), String.valueOf(e));
+            return;
         }
+        // A user whose last stream ended during the write was taken off before it: again.
+        List<Long> gone;
+        synchronized (lock) {
+            gone = live.stream().filter(userId -> !users.containsKey(userId)).toList();
+        }
+        gone.forEach(userId -> notLive(userId, until));
     }
 
     private void heartbeat() {

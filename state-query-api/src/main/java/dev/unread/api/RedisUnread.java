@@ -25,7 +25,9 @@ import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
+import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.params.ZAddParams;
+import redis.clients.jedis.resps.ScanResult;
 
 /**
  * Reads the counts the job keeps in Redis (docs/contract.md, "Redis"), from one node or a Redis
@@ -87,22 +89,40 @@ final class RedisUnread implements AutoCloseable {
     }
 
     // Doubles hold epoch milliseconds exactly; '%.0f' keeps Lua from writing them as 1.7e+12.
+    /**
+     * How far a user's action stamp may run ahead of the clock: a minute of over a thousand actions
+     * a second, or of clock skew between API instances; far below the job's {@code
+     * --max-future-skew-ms}, past which it dead-letters an action.
+     */
+    static final long MAX_STAMP_AHEAD_MS = 60_000;
+
     private static final String NEXT_ACTION_STAMP =
             "local last = tonumber(redis.call('GET', KEYS[1]) or '0') or 0\n"
                     + "local stamp = tonumber(ARGV[1])\n"
                     + "if stamp <= last then stamp = last + 1 end\n"
+                    + "if stamp > tonumber(ARGV[1]) + tonumber(ARGV[3]) then return 0 end\n"
                     + "redis.call('SET', KEYS[1], string.format('%.0f', stamp), 'EX', ARGV[2])\n"
                     + "return stamp";
+
+    private static final String REMOVE_LIVE_USER_AT =
+            "if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '-1') == tonumber(ARGV[2]) then\n"
+                    + "  return redis.call('ZREM', KEYS[1], ARGV[1])\n"
+                    + "end\n"
+                    + "return 0";
 
     /**
      * The stamp of a user's action taken at {@code now} by this instance's clock: {@code now}, or
      * one more than the user's newest stamp if that is not older, so that an action taken after
-     * another one was answered is stamped after it whichever instance took either.
+     * another one was answered is stamped after it whichever instance took either; 0 (none) when
+     * that would be more than {@link #MAX_STAMP_AHEAD_MS} ahead of {@code now}.
      */
     long actionStamp(long userId, long now) {
         String key = RedisNames.actionStampKey(keyPrefix, userId);
         List<String> args =
-                List.of(Long.toString(now), Long.toString(RedisNames.ACTION_STAMP_TTL_SECONDS));
+                List.of(
+                        Long.toString(now),
+                        Long.toString(RedisNames.ACTION_STAMP_TTL_SECONDS),
+                        Long.toString(MAX_STAMP_AHEAD_MS));
         return withRedirection(() -> (Long) client.eval(NEXT_ACTION_STAMP, List.of(key), args));
     }
 
@@ -130,6 +150,17 @@ final class RedisUnread implements AutoCloseable {
                     client.zremrangeByScore(key, "-inf", "(" + now);
                     return null;
                 });
+    }
+
+    /**
+     * Removes {@code userId} from the live users if its time there is still {@code until}, the one
+     * this instance wrote last: a later time is another instance's (or a newer stream's here),
+     * whose stream is still open.
+     */
+    void unmarkLive(long userId, long until) {
+        String key = RedisNames.liveUsersKey(keyPrefix);
+        List<String> args = List.of(Long.toString(userId), Long.toString(until));
+        withRedirection(() -> client.eval(REMOVE_LIVE_USER_AT, List.of(key), args));
     }
 
     /**
@@ -329,8 +360,9 @@ final class RedisUnread implements AutoCloseable {
     }
 
     /**
-     * As {@link #concerns(long, long)}, or, for {@code threadSeq} above 0, with a count in that
-     * thread: a followed thread with unread replies in a conversation with nothing else unread.
+     * As {@link #concerns(long, long)}, or, for a thread's route ({@code threadSeq} above 0), with
+     * a count in any thread of the conversation (the ruling on the thread routes): a user active
+     * only in a conversation's threads has no cursor nor count of the conversation, yet takes part.
      */
     boolean concerns(long conversationId, long threadSeq, long userId) {
         Response<Double> score;
@@ -360,7 +392,28 @@ final class RedisUnread implements AutoCloseable {
         }
         return score.get() != null
                 || Boolean.TRUE.equals(counted.get())
-                || (inThread != null && Boolean.TRUE.equals(inThread.get()));
+                || (inThread != null
+                        && (Boolean.TRUE.equals(inThread.get())
+                                || countsAThreadOf(conversationId, userId)));
+    }
+
+    /** Whether the user's {@code chat:threads} has a field of the conversation: a scan of it. */
+    private boolean countsAThreadOf(long conversationId, long userId) {
+        String key = RedisNames.threadsKey(keyPrefix, userId);
+        ScanParams match = new ScanParams().match(conversationId + ":*").count(1000);
+        return withRedirection(
+                () -> {
+                    String cursor = ScanParams.SCAN_POINTER_START;
+                    do {
+                        ScanResult<Map.Entry<String, String>> page =
+                                client.hscan(key, cursor, match);
+                        if (!page.getResult().isEmpty()) {
+                            return true;
+                        }
+                        cursor = page.getCursor();
+                    } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+                    return false;
+                });
     }
 
     /**

@@ -11,20 +11,21 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HttpResponseException;
 import io.javalin.http.HttpStatus;
-import io.javalin.http.sse.SseHandler;
 import io.javalin.router.Endpoint;
-import io.javalin.websocket.WsConnectContext;
-import io.javalin.websocket.WsContext;
+import jakarta.servlet.DispatcherType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.LongStream;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.SessionHandler;
 import org.eclipse.jetty.session.NullSessionCache;
 import org.eclipse.jetty.session.NullSessionDataStore;
@@ -64,14 +65,11 @@ public final class StateQueryApi implements AutoCloseable {
     }
 
     static final Set<String> STREAM_ROUTES = Set.of(EVENTS_ROUTE, WS_ROUTE);
-    private static final String STREAM = "unread.stream";
     private static final Pattern WS_PATH = Pattern.compile("/api/users/[^/]+/ws");
 
     private static final String ACCESS_TOKEN = "access_token";
-    private static final String CALLER = "unread.caller";
+    static final String CALLER = "unread.caller";
     static final String JSON = "application/json";
-    private static final String EVENT_STREAM = "text/event-stream";
-    private static final Pattern BAD_ESCAPE = Pattern.compile("%(?![0-9A-Fa-f]{2})");
     private static final String LOG_CONFIG = "dev/unread/api/log4j2-api.xml";
     private static final String OPENAPI_RESOURCE = "/dev/unread/api/openapi.json";
     private static final String INBOX_RESOURCE = "/dev/unread/api/inbox.html";
@@ -93,6 +91,9 @@ public final class StateQueryApi implements AutoCloseable {
     private final KafkaReads kafka;
     private final LiveStreams streams;
     private final UserActions actions;
+    private final RequestLimits limits;
+    private final RequestGuards guards;
+    private final StreamRoutes streamRoutes;
     private final Health health;
     private final Javalin app;
 
@@ -103,6 +104,8 @@ public final class StateQueryApi implements AutoCloseable {
                         .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                         .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
         this.auth = new Auth(config);
+        this.limits = new RequestLimits(config);
+        this.guards = new RequestGuards(config, auth.enabled());
         this.openApi = resource(OPENAPI_RESOURCE);
         this.inboxPage = resource(INBOX_RESOURCE);
         this.inboxPolicy = InboxPolicy.of(new String(inboxPage, StandardCharsets.UTF_8));
@@ -114,6 +117,7 @@ public final class StateQueryApi implements AutoCloseable {
             this.kafka = open(new KafkaReads(config, healthTimeoutMs));
             this.health = open(new Health(redis, mysql, kafka, extraCheck, metrics));
             this.actions = new UserActions(json, redis, kafka);
+            this.streamRoutes = new StreamRoutes(config, streams, metrics);
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -133,7 +137,7 @@ public final class StateQueryApi implements AutoCloseable {
         routes.put(
                 "PUT /api/users/{userId}/conversations/{cid}/threads/{threadSeq}/follow",
                 actions::threadFollow);
-        routes.put("GET " + EVENTS_ROUTE, this::events);
+        routes.put("GET " + EVENTS_ROUTE, streamRoutes::events);
         routes.put("GET /api/conversations/{cid}/readers", this::readers);
         routes.put("GET /health", this::health);
         routes.put("GET /metrics", this::metrics);
@@ -232,25 +236,32 @@ public final class StateQueryApi implements AutoCloseable {
                     none.setSessionDataStore(new NullSessionDataStore());
                     sessions.setSessionCache(none);
                     sessions.setUsingCookies(false);
+                    handler.addFilter(
+                            new FilterHolder(new MalformedUpgradeFilter()),
+                            "/*",
+                            EnumSet.of(DispatcherType.REQUEST));
                 });
         cfg.requestLogger.http(this::record);
 
         // Before routing: Javalin decodes path parameters while it matches a route, and a bad
         // escape there would throw from inside Javalin and end as a 500.
         cfg.routes.before(this::refuseBadEscapes);
-        cfg.routes.before(StateQueryApi::noStoreNoSniff);
-        cfg.routes.before(this::refuseOtherHostsWhenOpen);
+        cfg.routes.before(RequestGuards::noStoreNoSniff);
+        cfg.routes.before(guards::refuseOtherHostsWhenOpen);
+        cfg.routes.before(limits::byAddress);
         // After routing, so that a refused request is counted under its route; unknown paths
         // get 404 with or without a token (the routes are public in /openapi.json anyway).
         cfg.routes.beforeMatched(this::authenticate);
+        cfg.routes.beforeMatched(limits::byUser);
+        cfg.routes.beforeMatched(UserActions::requireJson);
         cfg.routes.beforeMatched(this::limitBody);
         cfg.routes.wsBeforeUpgrade(WS_ROUTE, this::authorizeWebSocket);
         cfg.routes.ws(
                 WS_ROUTE,
                 ws -> {
-                    ws.onConnect(this::webSocketConnected);
-                    ws.onClose(ctx -> webSocketEnded(ctx));
-                    ws.onError(ctx -> webSocketEnded(ctx));
+                    ws.onConnect(streamRoutes::webSocketConnected);
+                    ws.onClose(StreamRoutes::webSocketEnded);
+                    ws.onError(StreamRoutes::webSocketEnded);
                 });
         routes.forEach(
                 (route, handler) -> {
@@ -292,6 +303,12 @@ public final class StateQueryApi implements AutoCloseable {
         cfg.routes.exception(
                 Exception.class,
                 (e, ctx) -> {
+                    if (e instanceof IOException) {
+                        // The client went away (a reset during a WebSocket upgrade, say): no one
+                        // to answer, and anyone can do it, so no stack trace per request.
+                        Log.LOG.debug("{} {}: client gone: {}", ctx.method(), ctx.path(), e);
+                        return;
+                    }
                     Log.LOG.error("{} {} failed", ctx.method(), ctx.path(), e);
                     error(ctx, 500, "internal error");
                 });
@@ -308,12 +325,32 @@ public final class StateQueryApi implements AutoCloseable {
         respond(ctx, 200, answer);
     }
 
+    /**
+     * Each user once, however often listed (one user 500 times was a 72 MB answer), and an answer
+     * of at most {@code batchMaxAnswerBytes}, refused with 413 before it is all in memory.
+     */
     private void usersUnread(Context ctx) {
-        long[] userIds = Params.idList("userIds", ctx.queryParams("userIds"));
+        long[] userIds =
+                LongStream.of(Params.idList("userIds", ctx.queryParams("userIds")))
+                        .distinct()
+                        .toArray();
         for (long userId : userIds) {
             caller(ctx).require(userId);
         }
-        respond(ctx, 200, Map.of("users", redis.read(userIds)));
+        CappedBuffer answer = new CappedBuffer(config.batchMaxAnswerBytes);
+        try {
+            json.writeValue(answer, Map.of("users", redis.read(userIds)));
+        } catch (IOException e) {
+            if (!answer.full()) {
+                throw new UncheckedIOException(e);
+            }
+            throw new ApiError(
+                    413,
+                    "the answer would exceed "
+                            + config.batchMaxAnswerBytes
+                            + " bytes: ask for fewer users at a time");
+        }
+        ctx.status(200).contentType(JSON).result(answer.toByteArray());
     }
 
     private void cursors(Context ctx) {
@@ -322,70 +359,22 @@ public final class StateQueryApi implements AutoCloseable {
     }
 
     /**
-     * The live stream over Server-Sent Events: registered, subscribed and its snapshot queued
-     * before the response starts, so a Redis failure is still a 503.
+     * Before the upgrade, so that a refused WebSocket gets a plain 401, 403 or 400. An upgrade
+     * passes none of the HTTP routes' before-handlers, so it runs the Host check itself: with auth
+     * off, a rebound name with its own Origin would otherwise reach any user's stream.
      */
-    private void events(Context ctx) {
-        long userId = userParam(ctx);
-        String accept = ctx.header("Accept");
-        if (accept == null || !accept.contains(EVENT_STREAM)) {
-            throw new ApiError(406, "Accept: " + EVENT_STREAM + " required");
-        }
-        StreamClient.Sse client =
-                new StreamClient.Sse(userId, metrics, config.streamBuffer, streams.senders());
-        client.expiresAt(caller(ctx).expiresAtMs());
-        streams.open(client);
-        new SseHandler(
-                        sse -> {
-                            sse.keepAlive();
-                            sse.onClose(() -> client.close(false));
-                            client.attach(sse);
-                        })
-                .handle(ctx);
-    }
-
-    /** Before the upgrade, so that a refused WebSocket gets a plain 401, 403 or 400. */
     private void authorizeWebSocket(Context ctx) {
-        requireAllowedOrigin(ctx);
+        RequestGuards.noStoreNoSniff(ctx);
+        guards.refuseOtherHostsWhenOpen(ctx);
+        guards.requireAllowedOrigin(ctx);
+        limits.byAddress(ctx);
         if (auth.enabled()) {
             authenticate(ctx, true);
         } else {
             ctx.attribute(CALLER, Auth.Caller.SERVICE);
         }
+        limits.webSocketOpen(ctx);
         streams.requireRoom(userParam(ctx));
-    }
-
-    private void webSocketConnected(WsConnectContext ctx) {
-        long userId = Long.parseLong(ctx.pathParam("userId"));
-        StreamClient.Ws client =
-                new StreamClient.Ws(
-                        userId, metrics, config.streamBuffer, streams.senders(), ctx.session);
-        ctx.attribute(STREAM, client);
-        Auth.Caller caller = ctx.attribute(CALLER);
-        client.expiresAt(caller == null ? 0 : caller.expiresAtMs());
-        client.attach();
-        try {
-            streams.open(client);
-        } catch (ApiError e) {
-            // Another stream took the last room between the upgrade's check and now.
-            ctx.closeSession(1013, e.getMessage());
-        } catch (DependencyException e) {
-            metrics.dependencyError(e.dependency);
-            Log.LOG.warn(
-                    "{} {}: {} unavailable: {}",
-                    "WS",
-                    WS_ROUTE,
-                    e.dependency,
-                    String.valueOf(e.getCause()));
-            ctx.closeSession(1011, e.getMessage());
-        }
-    }
-
-    private static void webSocketEnded(WsContext ctx) {
-        StreamClient client = ctx.attribute(STREAM);
-        if (client != null) {
-            client.close(true);
-        }
     }
 
     /**
@@ -428,50 +417,6 @@ public final class StateQueryApi implements AutoCloseable {
     }
 
     // --- around every request ---
-
-    /**
-     * Without a token the API trusts whoever reaches it, which must then be this machine: a Host
-     * other than a loopback name is a page whose DNS name was rebound to 127.0.0.1, reading any
-     * user's data from the visitor's browser.
-     */
-    private void refuseOtherHostsWhenOpen(Context ctx) {
-        if (auth.enabled() || config.openWithoutAuth) {
-            return;
-        }
-        String host = ctx.header("Host");
-        String name = host == null ? "" : host.replaceFirst(":[0-9]*$", "");
-        if (!ApiConfig.loopback(name)) {
-            throw new ApiError(403, "without a token only loopback names are served");
-        }
-    }
-
-    /**
-     * A browser names the page that opens a WebSocket in {@code Origin} and, unlike for other
-     * requests, lets any page open one: only the API's own origin and the allowed ones may. A
-     * client that sends no Origin is not a browser page.
-     */
-    private void requireAllowedOrigin(Context ctx) {
-        String origin = ctx.header("Origin");
-        if (origin == null) {
-            return;
-        }
-        String host = ctx.header("Host");
-        boolean own = origin.equals("http://" + host) || origin.equals("https://" + host);
-        if (!own
-                && !config.allowedOrigins.contains(origin)
-                && !config.allowedOrigins.contains("*")) {
-            throw new ApiError(403, "origin not allowed");
-        }
-    }
-
-    /**
-     * Every answer is one user's data, or a probe's, as of now: no cache, shared or private, may
-     * keep it; and none is to be read as another type than it says.
-     */
-    private static void noStoreNoSniff(Context ctx) {
-        ctx.header("Cache-Control", "no-store");
-        ctx.header("X-Content-Type-Options", "nosniff");
-    }
 
     /**
      * With a token or a JWT key configured, every route but {@link #OPEN_PATHS} needs a bearer
@@ -540,7 +485,7 @@ public final class StateQueryApi implements AutoCloseable {
      * Jetty lets through), is malformed: 400, as Jetty answers {@code %ZZ}.
      */
     private void refuseBadEscapes(Context ctx) {
-        if (BAD_ESCAPE.matcher(ctx.req().getRequestURI()).find()) {
+        if (MalformedUpgradeFilter.BAD_ESCAPE.matcher(ctx.req().getRequestURI()).find()) {
             throw ApiError.badRequest("malformed %-escape in the path");
         }
     }

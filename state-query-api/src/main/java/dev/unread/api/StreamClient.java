@@ -4,6 +4,7 @@ import dev.unread.contract.MessageTypes;
 import io.javalin.http.sse.SseClient;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -11,6 +12,8 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.websocket.api.Callback;
 import org.eclipse.jetty.websocket.api.Session;
 
@@ -277,7 +280,48 @@ abstract class StreamClient {
                                 @Override
                                 public void onStartAsync(AsyncEvent event) {}
                             });
+            if (client.ctx().req().getProtocol().startsWith("HTTP/1")) {
+                watchForEnd(endPoint(client));
+            }
             attach();
+        }
+
+        /**
+         * Jetty reads nothing more of a connection whose response is under way, so a client that
+         * closed or reset it would be seen only when a write fails, a heartbeat later, holding its
+         * slot and its user's live registration till then: reading it sees the end at once. On
+         * HTTP/1 only, where the connection carries this response alone (it is answered with {@code
+         * Connection: close}), so whatever else the client sends may be dropped.
+         */
+        private void watchForEnd(EndPoint endPoint) {
+            endPoint.tryFillInterested(
+                    org.eclipse.jetty.util.Callback.from(
+                            () -> readToEnd(endPoint), failure -> close(true)));
+        }
+
+        private void readToEnd(EndPoint endPoint) {
+            ByteBuffer scrap = BufferUtil.allocate(256);
+            try {
+                int n;
+                while ((n = endPoint.fill(scrap)) > 0) {
+                    BufferUtil.clear(scrap);
+                }
+                if (n < 0) {
+                    close(true);
+                    return;
+                }
+            } catch (IOException e) {
+                close(true);
+                return;
+            }
+            watchForEnd(endPoint);
+        }
+
+        private static EndPoint endPoint(SseClient client) {
+            return ServletContextRequest.getServletContextRequest(client.ctx().req())
+                    .getConnectionMetaData()
+                    .getConnection()
+                    .getEndPoint();
         }
 
         @Override
@@ -302,11 +346,7 @@ abstract class StreamClient {
             try {
                 if (hard) {
                     // Fails a write blocked on a client that stopped reading, freeing its thread.
-                    ServletContextRequest.getServletContextRequest(client.ctx().req())
-                            .getConnectionMetaData()
-                            .getConnection()
-                            .getEndPoint()
-                            .close();
+                    endPoint(client).close();
                 }
                 client.close();
             } catch (RuntimeException e) {

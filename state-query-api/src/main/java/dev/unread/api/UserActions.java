@@ -8,7 +8,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.contract.EventJson;
 import io.javalin.http.Context;
+import io.javalin.router.Endpoint;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The routes that publish a user's action to {@code chat-reads} (docs/contract.md, "Action
@@ -30,7 +32,7 @@ final class UserActions {
 
     void inboxOpened(Context ctx) {
         long userId = userParam(ctx);
-        publish(ctx, userId, EventJson.inboxOpened(userId, actionStamp(userId)));
+        publish(ctx, userId, EventJson.inboxOpened(userId, actionStamp(ctx, userId)));
     }
 
     void conversationRead(Context ctx) {
@@ -45,12 +47,50 @@ final class UserActions {
         publish(
                 ctx,
                 userId,
-                EventJson.conversationRead(userId, conversationId, readSeq, actionStamp(userId)));
+                EventJson.conversationRead(
+                        userId, conversationId, readSeq, actionStamp(ctx, userId)));
     }
 
-    /** When a user's action happened, as the job orders the user's actions (docs/contract.md). */
-    private long actionStamp(long userId) {
-        return redis.actionStamp(userId, System.currentTimeMillis());
+    /**
+     * When a user's action happened, as the job orders the user's actions (docs/contract.md); 429
+     * when the user's stamps ran the bound ahead of the clock (over a thousand actions a second for
+     * a minute): the action would otherwise not be ordered after the one before.
+     */
+    private long actionStamp(Context ctx, long userId) {
+        long stamp = redis.actionStamp(userId, System.currentTimeMillis());
+        if (stamp == 0) {
+            ctx.header("Retry-After", "1");
+            throw new ApiError(429, "too many actions of this user a second; retry after 1 s");
+        }
+        return stamp;
+    }
+
+    /** The routes that read a JSON body. */
+    private static final Set<String> BODY_ROUTES =
+            Set.of(
+                    "/api/conversations/{cid}/read",
+                    "/api/users/{userId}/conversations/{cid}/preference",
+                    "/api/users/{userId}/conversations/{cid}/threads/{threadSeq}/read",
+                    "/api/users/{userId}/conversations/{cid}/threads/{threadSeq}/follow");
+
+    /**
+     * 415 unless a write's body is declared {@code application/json} (a route that reads none may
+     * come without a type): a page of another site may send a form or {@code text/plain} to any
+     * address without asking, which with auth off on loopback would act for any user, but never
+     * JSON without a CORS preflight, which the API does not grant.
+     */
+    static void requireJson(Context ctx) {
+        Endpoint endpoint = ctx.endpoints().matchedHttpEndpoint();
+        String method = endpoint == null ? "" : endpoint.method.name();
+        if (!method.equals("POST") && !method.equals("PUT")) {
+            return;
+        }
+        String type = ctx.header("Content-Type");
+        boolean json =
+                type != null && type.split(";", 2)[0].trim().equalsIgnoreCase(StateQueryApi.JSON);
+        if (!json && (type != null || BODY_ROUTES.contains(endpoint.path))) {
+            throw new ApiError(415, "Content-Type must be " + StateQueryApi.JSON);
+        }
     }
 
     private static final List<String> COUNT_PREFERENCES =
@@ -67,7 +107,7 @@ final class UserActions {
                 ctx,
                 userId,
                 EventJson.conversationPreference(
-                        userId, conversationId, preference, actionStamp(userId)));
+                        userId, conversationId, preference, actionStamp(ctx, userId)));
     }
 
     void markUnread(Context ctx) {
@@ -77,7 +117,8 @@ final class UserActions {
         publish(
                 ctx,
                 userId,
-                EventJson.conversationMarkedUnread(userId, conversationId, actionStamp(userId)));
+                EventJson.conversationMarkedUnread(
+                        userId, conversationId, actionStamp(ctx, userId)));
     }
 
     void threadRead(Context ctx) {
@@ -91,7 +132,7 @@ final class UserActions {
                 ctx,
                 userId,
                 EventJson.threadRead(
-                        userId, conversationId, threadSeq, readSeq, actionStamp(userId)));
+                        userId, conversationId, threadSeq, readSeq, actionStamp(ctx, userId)));
     }
 
     void threadFollow(Context ctx) {
@@ -105,7 +146,7 @@ final class UserActions {
                 ctx,
                 userId,
                 EventJson.threadFollowed(
-                        userId, conversationId, threadSeq, following, actionStamp(userId)));
+                        userId, conversationId, threadSeq, following, actionStamp(ctx, userId)));
     }
 
     /**

@@ -52,6 +52,26 @@ class ActionStampsTest {
         assertThat(read).isGreaterThan(mark);
     }
 
+    /**
+     * Issue 33: a user sending over a thousand actions a second pushed its stamp ahead of the clock
+     * without bound, until the job dead-lettered its actions for a day. Stamps stay increasing and
+     * at most {@link RedisUnread#MAX_STAMP_AHEAD_MS} ahead; past that an action gets none.
+     */
+    @Test
+    void aStampNeverRunsMoreThanTheBoundAheadOfTheClock() {
+        long now = System.currentTimeMillis();
+        long last = 0;
+        for (int i = 0; i <= RedisUnread.MAX_STAMP_AHEAD_MS; i++) {
+            long stamp = behind.actionStamp(10, now);
+            assertThat(stamp)
+                    .isGreaterThan(last)
+                    .isLessThanOrEqualTo(now + RedisUnread.MAX_STAMP_AHEAD_MS);
+            last = stamp;
+        }
+        assertThat(behind.actionStamp(10, now)).as("none past the bound").isZero();
+        assertThat(ahead.actionStamp(10, now + 1)).as("the clock moved on").isEqualTo(last + 1);
+    }
+
     @Test
     void eachUserHasItsOwnStampsAndTheClockLeadsWhenItIsAhead() {
         long now = System.currentTimeMillis();

@@ -29,13 +29,29 @@ final class Http {
         return send(request(path, headers).GET());
     }
 
+    /** A POST of {@code body}, as {@code application/json} unless the headers give a type. */
     HttpResponse<String> post(String path, String body, String... headers) {
-        return send(request(path, headers).POST(HttpRequest.BodyPublishers.ofString(body)));
+        return send(
+                request(path, jsonUnlessTyped(headers))
+                        .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
+    /** As {@link #post}, with any method. */
     HttpResponse<String> send(
             String method, String path, HttpRequest.BodyPublisher body, String... headers) {
-        return send(request(path, headers).method(method, body));
+        return send(request(path, jsonUnlessTyped(headers)).method(method, body));
+    }
+
+    private static String[] jsonUnlessTyped(String... headers) {
+        for (int i = 0; i < headers.length; i += 2) {
+            if (headers[i].equalsIgnoreCase("Content-Type")) {
+                return headers;
+            }
+        }
+        String[] typed = java.util.Arrays.copyOf(headers, headers.length + 2);
+        typed[headers.length] = "Content-Type";
+        typed[headers.length + 1] = StateQueryApi.JSON;
+        return typed;
     }
 
     HttpRequest.Builder request(String path, String... headers) {

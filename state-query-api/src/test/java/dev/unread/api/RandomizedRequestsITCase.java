@@ -43,8 +43,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * exception's name or a stack frame, every error a JSON object of exactly {@code error} and {@code
  * status}, and without the right token no user data. Where the request is well formed enough to
  * know what it must get (a route's path with plain characters), the status must be exactly that:
- * 401 before anything else, 405 for a wrong method, 413, 400 or success. Every read event the API
- * accepted with 202 must be in Kafka, once. Rerun a seed with {@code -Dunread.seed=N}.
+ * 401 before anything else, 405 for a wrong method, 415 for a write not declared JSON, 413, 400 or
+ * success. Every read event the API accepted with 202 must be in Kafka, once. Rerun a seed with
+ * {@code -Dunread.seed=N}.
  */
 @ExtendWith(KafkaBroker.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -104,7 +105,7 @@ class RandomizedRequestsITCase {
             run.assertNoViolation();
             assertThat(run.statuses.keySet())
                     .as("the requests reach every outcome, seed " + seed)
-                    .contains(200, 202, 400, 401, 404, 405, 413);
+                    .contains(200, 202, 400, 401, 404, 405, 413, 415);
             assertThat(run.checkedExactly)
                     .as("requests whose status was known in advance, seed " + seed)
                     .isGreaterThan(REQUESTS / 3);
@@ -413,6 +414,16 @@ class RandomizedRequestsITCase {
             if (!r.tokenRight) {
                 return 401;
             }
+            if ("POST".equals(route.method)) {
+                Boolean json = declaredJson(r);
+                if (json == null) {
+                    return null;
+                }
+                // A write that reads a body needs one declared JSON; any write a type, if any.
+                if (!json && (route == Route.CONVERSATION_READ || hasHeader(r, "Content-Type"))) {
+                    return 415;
+                }
+            }
             if (bodyTooLong) {
                 return 413;
             }
@@ -434,6 +445,25 @@ class RandomizedRequestsITCase {
                 default:
                     return r.idValid ? ok : 400;
             }
+        }
+
+        /** Whether the request's type is JSON; null when its header is one the server may drop. */
+        static Boolean declaredJson(Request r) {
+            for (String header : r.headers) {
+                if (header.regionMatches(true, 0, "Content-Type:", 0, 13)) {
+                    String type = header.substring(13).trim();
+                    if (type.isEmpty()) {
+                        return null;
+                    }
+                    return type.split(";", 2)[0].trim().equalsIgnoreCase("application/json");
+                }
+            }
+            return false;
+        }
+
+        static boolean hasHeader(Request r, String name) {
+            return r.headers.stream()
+                    .anyMatch(h -> h.regionMatches(true, 0, name + ":", 0, name.length() + 1));
         }
 
         /** Nothing but line breaks: no request, so nothing to answer. */
@@ -644,6 +674,10 @@ class RandomizedRequestsITCase {
 
         /** The body of {@code POST /api/conversations/{cid}/read}, and whether it is valid. */
         void readBody(Request r) {
+            // As a client sends it, mostly: the checks of the body come after its type's (415).
+            if (!hasHeader(r, "Content-Type") && random.nextInt(10) > 0) {
+                r.headers.add("Content-Type: application/json");
+            }
             int b = random.nextInt(100);
             String userId = String.valueOf(1 + random.nextInt(1_000_000));
             String readSeq = String.valueOf(random.nextInt(1000));

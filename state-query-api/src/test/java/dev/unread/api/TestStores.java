@@ -50,10 +50,16 @@ final class TestStores implements AutoCloseable {
         return SERVER + database;
     }
 
-    /** Settings pointing at these stores and the in-JVM broker, on a free port. */
+    /**
+     * Settings pointing at these stores and the in-JVM broker, on a free port; without rate limits:
+     * every test calls from 127.0.0.1 and faster than any user (RateLimitsITCase turns them on).
+     */
     ApiConfig.Builder config(String readsTopic) {
         return ApiConfig.builder()
                 .port(0)
+                .userWritesPerSecond(0)
+                .userStreamOpensPerMinute(0)
+                .addressRequestsPerSecond(0)
                 .redisUrl(REDIS_URL)
                 .redisKeyPrefix(keyPrefix)
                 .jdbcUrl(jdbcUrl())

@@ -195,7 +195,7 @@ class ThreadRoutesITCase {
     }
 
     @Test
-    void aUserTokenWritesOnlyItsOwnThreadsWhereItTakesPart() {
+    void aUserTokenWritesOnlyItsOwnThreadsOfConversationsItTakesPartIn() {
         long withCursor = 90021;
         long withThreadCount = 90022;
         long madeUp = 90023;
@@ -218,11 +218,25 @@ class ThreadRoutesITCase {
                 .isEqualTo(202);
         assertThat(follow(auth, countedThread, "{\"following\":false}", asUser).statusCode())
                 .isEqualTo(202);
-        // Not another thread of that conversation, nor a made-up conversation.
-        assertError(
-                readThread(auth, threadPath(7, withThreadCount, 6), "{\"readSeq\":9}", asUser),
-                403);
+        // The ruling on the thread routes (issue 33 item 8): a count in any thread of the
+        // conversation is taking part in it, so a user active only in threads follows, unfollows
+        // and reads its other threads too.
+        String otherThread = threadPath(7, withThreadCount, 6);
+        assertThat(follow(auth, otherThread, "{\"following\":true}", asUser).statusCode())
+                .isEqualTo(202);
+        assertThat(follow(auth, otherThread, "{\"following\":false}", asUser).statusCode())
+                .isEqualTo(202);
+        assertThat(readThread(auth, otherThread, "{\"readSeq\":9}", asUser).statusCode())
+                .isEqualTo(202);
+        // Not a thread of a made-up conversation, nor of one whose id only starts the same.
         assertError(follow(auth, threadPath(7, madeUp, 1), "{\"following\":true}", asUser), 403);
+        assertError(
+                follow(
+                        auth,
+                        threadPath(7, Long.parseLong(withThreadCount + "0"), 5),
+                        "{\"following\":true}",
+                        asUser),
+                403);
         // Nor another user's threads, whatever that user takes part in.
         assertError(readThread(auth, threadPath(8, withCursor, 3), "{\"readSeq\":4}", asUser), 403);
         assertError(
