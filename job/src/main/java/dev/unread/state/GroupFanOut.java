@@ -3,9 +3,12 @@ package dev.unread.state;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
 import java.util.Map;
+import java.util.stream.StreamSupport;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
@@ -22,7 +25,10 @@ import org.apache.flink.util.Collector;
  * member; LEFT or none: not; JOINED and LEFT at one seq: LEFT). State keeps, per user, the distinct
  * membership events seen, so a message that arrives after a later change (a duplicate, a replay, or
  * simply a message published after that change but with a lower seq) is still decided by the change
- * that governs it. So state grows with members and their membership changes, never with messages.
+ * that governs it. So state grows with members and their membership changes, never with messages. A
+ * message or deletion past every membership event (the common case) is governed by each user's
+ * newest event, so it walks only the current members ({@link #CURRENT_MEMBERS}), not everyone who
+ * ever left; one below a membership event walks every history.
  *
  * <p>The one precondition of the contract: a membership event arrives before the messages with a
  * higher seq that it governs (one partition per conversation keeps that order). A membership event
@@ -66,8 +72,29 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
                     Types.LONG,
                     PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
 
+    /**
+     * userId → true for the users whose newest membership event is a join: the members at any seq
+     * past every membership event, so that a message there (the common case) walks them and not
+     * everyone who ever left.
+     */
+    static final MapStateDescriptor<Long, Boolean> CURRENT_MEMBERS =
+            new MapStateDescriptor<>("conversation-current-members", Types.LONG, Types.BOOLEAN);
+
+    /**
+     * The largest seq of the conversation's membership events: a message or deletion past it is
+     * governed by every user's newest event. Absent in state of an earlier build, which has no
+     * {@link #CURRENT_MEMBERS} either: both are then built from {@link #MEMBERS}, once.
+     */
+    static final ValueStateDescriptor<Long> LAST_MEMBERSHIP_SEQ =
+            new ValueStateDescriptor<>("conversation-last-membership-seq", Types.LONG);
+
     private transient MapState<Long, long[]> members;
+    private transient MapState<Long, Boolean> current;
+    private transient ValueState<Long> lastMembershipSeq;
     private transient DeletionsToCome toCome;
+
+    /** Users walked to deliver a message or a deletion: the work, for tests that bound it. */
+    private long membersVisited;
 
     /** Emitted for every delivery: the record is serialized at once (the next stage is keyed). */
     private transient ChatEvent delivery;
@@ -75,6 +102,8 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
     @Override
     public void open(OpenContext openContext) {
         members = getRuntimeContext().getMapState(MEMBERS);
+        current = getRuntimeContext().getMapState(CURRENT_MEMBERS);
+        lastMembershipSeq = getRuntimeContext().getState(LAST_MEMBERSHIP_SEQ);
         toCome = new DeletionsToCome(getRuntimeContext());
         delivery = new ChatEvent();
     }
@@ -101,10 +130,19 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
                 break;
         }
         boolean joined = event.kind == ConversationEvent.Kind.MEMBER_JOINED;
+        long last = lastMembershipSeq();
         long[] events = members.get(event.userId);
         long[] updated = with(events == null ? new long[0] : events, joined, event.seq);
         if (updated != events) {
             members.put(event.userId, updated);
+            if (updated[updated.length - 1] > 0) {
+                current.put(event.userId, true);
+            } else {
+                current.remove(event.userId);
+            }
+        }
+        if (event.seq > last) {
+            lastMembershipSeq.update(event.seq);
         }
         out.collect(ChatEvent.membership(joined, event.userId, event.conversationId, event.seq));
     }
@@ -120,15 +158,63 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         delivery.userId = message.senderId;
         delivery.mentioned = false;
         out.collect(delivery);
-        for (Map.Entry<Long, long[]> member : members.entries()) {
-            long user = member.getKey();
+        for (long user : membersAt(message.seq)) {
             // The sender had its own copy above.
-            if (user != message.senderId && isMember(member.getValue(), message.seq)) {
+            if (user != message.senderId) {
                 delivery.userId = user;
                 delivery.mentioned = message.mentions(user);
                 out.collect(delivery);
             }
         }
+    }
+
+    /**
+     * member(U,C,seq) for every U: past every membership event the current members, else each
+     * history decides. Walked once per message, lazily.
+     */
+    private Iterable<Long> membersAt(long seq) throws Exception {
+        if (seq > lastMembershipSeq()) {
+            Iterable<Long> users = current.keys();
+            return () ->
+                    StreamSupport.stream(users.spliterator(), false)
+                            .peek(user -> membersVisited++)
+                            .iterator();
+        }
+        Iterable<Map.Entry<Long, long[]>> histories = members.entries();
+        return () ->
+                StreamSupport.stream(histories.spliterator(), false)
+                        .peek(member -> membersVisited++)
+                        .filter(member -> isMember(member.getValue(), seq))
+                        .map(Map.Entry::getKey)
+                        .iterator();
+    }
+
+    /**
+     * The largest membership seq; for state of an earlier build, first builds it and the current
+     * members from the histories (once per conversation).
+     */
+    private long lastMembershipSeq() throws Exception {
+        Long last = lastMembershipSeq.value();
+        if (last != null) {
+            return last;
+        }
+        long largest = 0;
+        for (Map.Entry<Long, long[]> member : members.entries()) {
+            long[] events = member.getValue();
+            if (events.length > 0) {
+                long newest = events[events.length - 1];
+                largest = Math.max(largest, Math.abs(newest));
+                if (newest > 0) {
+                    current.put(member.getKey(), true);
+                }
+            }
+        }
+        lastMembershipSeq.update(largest);
+        return largest;
+    }
+
+    long membersVisited() {
+        return membersVisited;
     }
 
     /** A {@code chat-messages} reply, on to its receiver with the stamp. */
@@ -155,10 +241,8 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
                 conversationId, seq, user -> emitDeleted(user, conversationId, seq, out))) {
             return;
         }
-        for (Map.Entry<Long, long[]> member : members.entries()) {
-            if (isMember(member.getValue(), seq)) {
-                emitDeleted(member.getKey(), conversationId, seq, out);
-            }
+        for (long user : membersAt(seq)) {
+            emitDeleted(user, conversationId, seq, out);
         }
     }
 

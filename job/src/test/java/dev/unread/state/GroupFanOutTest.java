@@ -212,6 +212,61 @@ class GroupFanOutTest {
         assertThat(held.get(BOB)).containsExactly(1, -50);
     }
 
+    /**
+     * Issue 33: a message past every membership event walks only the current members, not everyone
+     * who ever left; a late one (below a leave) still reaches who was a member at its seq. A
+     * deletion likewise. The first event on state of an earlier build (no current members kept)
+     * builds them from the histories.
+     */
+    @Test
+    void aMessagePastEveryMembershipEventWalksOnlyTheCurrentMembers() throws Exception {
+        GroupFanOut fanOut = new GroupFanOut();
+        harness.close();
+        harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(fanOut), e -> e.conversationId, Types.LONG);
+        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
+        harness.open();
+        int past = 2_000;
+        for (long user = 1; user <= past; user++) {
+            send(ConversationEvent.joined(GROUP, user, user));
+        }
+        for (long user = 1; user <= past; user++) {
+            send(ConversationEvent.left(GROUP, user, past + user));
+        }
+        send(
+                ConversationEvent.joined(GROUP, ALICE, 3 * past),
+                ConversationEvent.joined(GROUP, BOB, 3 * past));
+
+        long before = fanOut.membersVisited();
+        assertThat(receiversOf(msg(3 * past + 1, CAROL))).containsExactly(ALICE, BOB);
+        assertThat(fanOut.membersVisited() - before).isEqualTo(2);
+
+        before = fanOut.membersVisited();
+        send(ConversationEvent.deleted(GROUP, 3 * past + 1));
+        assertThat(output()).extracting(e -> e.userId).containsExactlyInAnyOrder(ALICE, BOB);
+        assertThat(fanOut.membersVisited() - before).isEqualTo(2);
+
+        // Late: at seq 1,500 users 1..1,499 were members.
+        assertThat(receiversOf(msg(1_500, CAROL))).hasSize(1_499).contains(1L, 1_499L);
+    }
+
+    @Test
+    void stateOfAnEarlierBuildGetsItsCurrentMembersFromTheHistories() throws Exception {
+        var backend = harness.getOperator().getKeyedStateBackend();
+        backend.setCurrentKey(GROUP);
+        MapState<Long, long[]> members =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        GroupFanOut.MEMBERS);
+        members.put(ALICE, new long[] {1});
+        members.put(BOB, new long[] {1, -5});
+        members.put(CAROL, new long[] {2, -6, 7});
+        assertThat(receiversOf(msg(10, ALICE))).containsExactly(CAROL);
+        assertThat(receiversOf(msg(4, CAROL))).containsExactly(ALICE, BOB);
+    }
+
     @Test
     void membershipEventsAreKeptInOrderOnce() {
         long[] events = new long[0];
