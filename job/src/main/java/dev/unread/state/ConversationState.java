@@ -36,14 +36,14 @@ package dev.unread.state;
  *       Threads}); the seqs while they are few, else in {@link Threads#INVOLVED_CHUNKS}.
  *   <li>{@code unreadThreadCount}, {@code unreadThreadSeqs}: the roots of the user's threads of the
  *       conversation with unread replies, so that a deletion or a membership change visits those
- *       threads alone; the seqs while they are few, else in {@link Threads#UNREAD_THREAD_CHUNKS}.
- *       {@code threadsIndexed}: 1 once that set is complete; a record of an earlier build has 0,
- *       and the first event that needs the set builds it from the user's threads (see {@link
- *       Threads}).
+ *       threads alone; the seqs while they are few, else in {@link
+ *       ThreadSets#UNREAD_THREAD_CHUNKS}. {@code threadsIndexed}: 1 once that set is complete; a
+ *       record of an earlier build has 0, and the first event that needs the set builds it from the
+ *       user's threads (see {@link Threads}).
  *   <li>{@code bareThreadCount}, {@code bareThreadSeqs}: the roots of the user's threads of the
  *       conversation kept only for a thread cursor or a follow fact (nothing unread, no deletion
- *       kept, no part taken), at most {@link Threads#MAX_BARE_THREADS}; kept and built as the set
- *       above.
+ *       kept, no part taken), at most {@link ThreadSets#MAX_BARE_THREADS}; kept and built as the
+ *       set above.
  * </ul>
  *
  * <p>The five before it were added after savepoints/v1 and the groups' build: POJO schema evolution

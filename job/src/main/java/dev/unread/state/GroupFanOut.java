@@ -148,13 +148,7 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
     }
 
     private void fanOut(ConversationEvent message, Collector<ChatEvent> out) throws Exception {
-        delivery.kind = ChatEvent.Kind.MESSAGE;
-        delivery.deleted = toCome.isDeleted(message.conversationId, message.seq);
-        delivery.senderId = message.senderId;
-        delivery.conversationId = message.conversationId;
-        delivery.seq = message.seq;
-        delivery.time = message.sentAt;
-        delivery.threadSeq = message.threadSeq;
+        startDelivery(message);
         delivery.userId = message.senderId;
         delivery.mentioned = false;
         out.collect(delivery);
@@ -219,16 +213,21 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
 
     /** A {@code chat-messages} reply, on to its receiver with the stamp. */
     private void deliverReply(ConversationEvent reply, Collector<ChatEvent> out) throws Exception {
-        delivery.kind = ChatEvent.Kind.MESSAGE;
-        delivery.deleted = toCome.isDeleted(reply.conversationId, reply.seq);
+        startDelivery(reply);
         delivery.userId = reply.userId;
-        delivery.senderId = reply.senderId;
-        delivery.conversationId = reply.conversationId;
-        delivery.seq = reply.seq;
-        delivery.time = reply.sentAt;
-        delivery.threadSeq = reply.threadSeq;
         delivery.mentioned = reply.mentions(reply.userId);
         out.collect(delivery);
+    }
+
+    /** The delivery of a message or reply, stamped, but for whom it goes to. */
+    private void startDelivery(ConversationEvent message) throws Exception {
+        delivery.kind = ChatEvent.Kind.MESSAGE;
+        delivery.deleted = toCome.isDeleted(message.conversationId, message.seq);
+        delivery.senderId = message.senderId;
+        delivery.conversationId = message.conversationId;
+        delivery.seq = message.seq;
+        delivery.time = message.sentAt;
+        delivery.threadSeq = message.threadSeq;
     }
 
     /**

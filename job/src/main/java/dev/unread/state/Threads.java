@@ -2,8 +2,6 @@ package dev.unread.state;
 
 import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
@@ -40,21 +38,21 @@ import org.apache.flink.util.Collector;
  *
  * <p>State is bounded per user by the threads with unread replies (their seqs in the same
  * compressed sets as conversations), plus the threads the user took part in, plus at most {@link
- * #MAX_BARE_THREADS} per conversation that the user read, follows or unfollowed with nothing unread
- * in them: reads and follows come from user tokens, which may name any seq, so past that bound the
- * one with the oldest root, but the one just read or followed, is forgotten (a reply of it that
- * arrives later counts as if never read or followed). An entry whose counts, cursor and follow
- * facts are all empty is removed. A member of a large group who never takes part in a thread keeps
- * only their unread replies.
+ * ThreadSets#MAX_BARE_THREADS} per conversation that the user read, follows or unfollowed with
+ * nothing unread in them: reads and follows come from user tokens, which may name any seq, so past
+ * that bound the one with the oldest root, but the one just read or followed, is forgotten (a reply
+ * of it that arrives later counts as if never read or followed). An entry whose counts, cursor and
+ * follow facts are all empty is removed. A member of a large group who never takes part in a thread
+ * keeps only their unread replies.
  *
  * <p>A deleted reply: the deletion names only a seq, so it takes the reply out of whichever of the
  * user's threads of the conversation holds it unread, visiting only the threads with unread replies
- * (their roots kept in the conversation's record, {@link ConversationSeqs}, as a membership change
- * visits them too): no event's cost grows with the threads a user read or followed and left with
- * nothing unread. That thread keeps the seq past its cursor so a replay does not count it again. A
- * reply whose deletion came first arrives stamped deleted by the conversation's stage ({@link
- * ChatEvent#deleted}), which keeps every deletion: the user's own memory of it ({@link Deletions})
- * is cut by the conversation cursor, which does not govern a reply.
+ * ({@link ThreadSets}, as a membership change visits them too): no event's cost grows with the
+ * threads a user read or followed and left with nothing unread. That thread keeps the seq past its
+ * cursor so a replay does not count it again. A reply whose deletion came first arrives stamped
+ * deleted by the conversation's stage ({@link ChatEvent#deleted}), which keeps every deletion: the
+ * user's own memory of it ({@link Deletions}) is cut by the conversation cursor, which does not
+ * govern a reply.
  */
 final class Threads {
 
@@ -101,45 +99,6 @@ final class Threads {
                     Types.TUPLE(Types.LONG, Types.LONG),
                     PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
 
-    /**
-     * (Conversation id, root seq {@code >>> 16}) → a chunk of the roots of the user's threads of
-     * the conversation with unread replies, once they outgrow the conversation's record.
-     */
-    static final MapStateDescriptor<Tuple2<Long, Long>, byte[]> UNREAD_THREAD_CHUNKS =
-            new MapStateDescriptor<>(
-                    "unread-thread-chunks",
-                    Types.TUPLE(Types.LONG, Types.LONG),
-                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
-
-    /** The tree of {@link #UNREAD_THREAD_CHUNKS}' indices. */
-    static final MapStateDescriptor<Tuple2<Long, Long>, byte[]> UNREAD_THREAD_CHUNK_TREE =
-            new MapStateDescriptor<>(
-                    "unread-thread-chunk-tree",
-                    Types.TUPLE(Types.LONG, Types.LONG),
-                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
-
-    /** (Conversation id, root seq {@code >>> 16}) → a chunk of the roots of the bare threads. */
-    static final MapStateDescriptor<Tuple2<Long, Long>, byte[]> BARE_THREAD_CHUNKS =
-            new MapStateDescriptor<>(
-                    "bare-thread-chunks",
-                    Types.TUPLE(Types.LONG, Types.LONG),
-                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
-
-    /** The tree of {@link #BARE_THREAD_CHUNKS}' indices. */
-    static final MapStateDescriptor<Tuple2<Long, Long>, byte[]> BARE_THREAD_CHUNK_TREE =
-            new MapStateDescriptor<>(
-                    "bare-thread-chunk-tree",
-                    Types.TUPLE(Types.LONG, Types.LONG),
-                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
-
-    /**
-     * The most threads per user and conversation kept only for a thread cursor or a follow fact
-     * (bare): what a user token can make the job keep by reading or following threads of any seq.
-     * Past it the bare thread with the oldest root, but the one just read or followed, is
-     * forgotten.
-     */
-    static final int MAX_BARE_THREADS = 1_024;
-
     /** The number of seq-set ids the user's threads have taken; the next thread takes the next. */
     static final ValueStateDescriptor<Long> SET_IDS =
             new ValueStateDescriptor<>("thread-set-ids", Types.LONG);
@@ -151,8 +110,7 @@ final class Threads {
     private final MapState<Tuple2<Long, Long>, ThreadState> threads;
     private final UnreadChunks seqs;
     private final ConversationSeqs involved;
-    private final ConversationSeqs unreadThreads;
-    private final ConversationSeqs bareThreads;
+    private final ThreadSets sets;
     private final ValueState<Long> setIds;
     private final long incarnation;
 
@@ -164,11 +122,8 @@ final class Threads {
     /** Its unread replies before the change, followed or not. */
     private long allUnreadBefore;
 
-    /** Whether it was bare before the change. */
+    /** Whether it was bare before the change (see {@link ThreadSets}). */
     private boolean bareBefore;
-
-    /** Threads read to find or show others: the work, for tests that bound it. */
-    private long threadsVisited;
 
     /** {@code incarnation}: the counter's, see UnreadCounter. */
     Threads(RuntimeContext context, long incarnation) {
@@ -186,20 +141,7 @@ final class Threads {
                                 context.getMapState(INVOLVED_CHUNK_TREE),
                                 null),
                         ConversationSeqs.Field.INVOLVED);
-        unreadThreads =
-                new ConversationSeqs(
-                        new UnreadChunks(
-                                context.getMapState(UNREAD_THREAD_CHUNKS),
-                                context.getMapState(UNREAD_THREAD_CHUNK_TREE),
-                                null),
-                        ConversationSeqs.Field.UNREAD_THREADS);
-        bareThreads =
-                new ConversationSeqs(
-                        new UnreadChunks(
-                                context.getMapState(BARE_THREAD_CHUNKS),
-                                context.getMapState(BARE_THREAD_CHUNK_TREE),
-                                null),
-                        ConversationSeqs.Field.BARE_THREADS);
+        sets = new ThreadSets(context, threads);
         setIds = context.getState(SET_IDS);
         this.incarnation = incarnation;
     }
@@ -274,7 +216,7 @@ final class Threads {
     /** THREAD_READ: the thread's cursor moves forward, and its seqs up to it go. */
     boolean read(ChatEvent read, ConversationState conversation, Collector<UnreadCount> out)
             throws Exception {
-        boolean indexed = index(read.conversationId, conversation);
+        boolean indexed = sets.build(read.conversationId, conversation);
         Tuple2<Long, Long> key = Tuple2.of(read.conversationId, read.threadSeq);
         ThreadState t = begin(key);
         boolean stored = false;
@@ -292,7 +234,7 @@ final class Threads {
     /** THREAD_FOLLOWED: the largest {@code setAt} wins, and on a tie not following. */
     boolean follow(ChatEvent follow, ConversationState conversation, Collector<UnreadCount> out)
             throws Exception {
-        boolean indexed = index(follow.conversationId, conversation);
+        boolean indexed = sets.build(follow.conversationId, conversation);
         Tuple2<Long, Long> key = Tuple2.of(follow.conversationId, follow.threadSeq);
         ThreadState t = begin(key);
         long following = follow.seq == 1 ? 1 : -1;
@@ -318,12 +260,11 @@ final class Threads {
             ConversationState conversation,
             Collector<UnreadCount> out)
             throws Exception {
-        boolean indexed = index(conversationId, conversation);
+        boolean indexed = sets.build(conversationId, conversation);
         Tuple2<Long, Long> key = null;
-        for (long root : withUnread(conversationId, conversation)) {
+        for (long root : sets.withUnread(conversationId, conversation)) {
             Tuple2<Long, Long> candidate = Tuple2.of(conversationId, root);
-            ThreadState t = threads.get(candidate);
-            threadsVisited++;
+            ThreadState t = sets.visit(candidate);
             if (t != null && seq > t.cursor && contains(t, UNREAD, t.unreadCount, seq)) {
                 key = candidate;
                 break;
@@ -355,10 +296,9 @@ final class Threads {
             Collector<UnreadCount> out)
             throws Exception {
         boolean shown = conversation.membership >= 0;
-        index(conversationId, conversation);
-        for (long threadSeq : withUnread(conversationId, conversation)) {
-            ThreadState t = threads.get(Tuple2.of(conversationId, threadSeq));
-            threadsVisited++;
+        sets.build(conversationId, conversation);
+        for (long threadSeq : sets.withUnread(conversationId, conversation)) {
+            ThreadState t = sets.visit(Tuple2.of(conversationId, threadSeq));
             if (t != null && t.followedUnread() > 0) {
                 emit(
                         user,
@@ -394,76 +334,12 @@ final class Threads {
         threads.clear();
         seqs.clear();
         involved.clear();
-        unreadThreads.clear();
-        bareThreads.clear();
+        sets.clear();
         setIds.clear();
     }
 
     long threadsVisited() {
-        return threadsVisited;
-    }
-
-    /**
-     * Builds the set of the conversation's threads with unread replies for a record of an earlier
-     * build, from every thread of the user: once per such record. True when it did, and the record
-     * must be stored.
-     */
-    private boolean index(long conversationId, ConversationState conversation) throws Exception {
-        if (conversation.threadsIndexed != 0) {
-            return false;
-        }
-        for (Map.Entry<Tuple2<Long, Long>, ThreadState> entry : threads.entries()) {
-            threadsVisited++;
-            if (entry.getKey().f0 != conversationId) {
-                continue;
-            }
-            if (entry.getValue().unreadCount > 0) {
-                unreadThreads.add(conversationId, conversation, entry.getKey().f1);
-            }
-            if (isBare(entry.getValue())) {
-                bareThreads.add(conversationId, conversation, entry.getKey().f1);
-            }
-        }
-        conversation.threadsIndexed = 1;
-        forgetOldestBare(conversationId, conversation, 0);
-        return true;
-    }
-
-    /** Kept only for a thread cursor or a follow fact: nothing unread, no deletion, no part. */
-    private static boolean isBare(ThreadState t) {
-        return !t.isEmpty() && t.unreadCount == 0 && t.deletedCount == 0 && !t.involved;
-    }
-
-    /**
-     * Forgets the bare threads with the oldest roots past {@link #MAX_BARE_THREADS}, but the one
-     * just changed ({@code keep}): the user's newest read or follow always holds. True when it
-     * forgot some. A bare thread shows no count (nothing unread), so forgetting one changes none.
-     */
-    private boolean forgetOldestBare(long conversationId, ConversationState conversation, long keep)
-            throws Exception {
-        long excess = conversation.bareThreadCount - MAX_BARE_THREADS;
-        if (excess <= 0) {
-            return false;
-        }
-        List<Long> roots = new ArrayList<>((int) conversation.bareThreadCount);
-        bareThreads.forEach(conversationId, conversation, roots::add);
-        for (int i = 0; excess > 0; i++) {
-            long root = roots.get(i);
-            if (root != keep) {
-                threads.remove(Tuple2.of(conversationId, root));
-                bareThreads.remove(conversationId, conversation, root);
-                excess--;
-            }
-        }
-        return true;
-    }
-
-    /** The roots of the conversation's threads with unread replies, as the set holds them now. */
-    private List<Long> withUnread(long conversationId, ConversationState conversation)
-            throws Exception {
-        List<Long> roots = new ArrayList<>((int) Math.min(conversation.unreadThreadCount, 64));
-        unreadThreads.forEach(conversationId, conversation, roots::add);
-        return roots;
+        return sets.visited();
     }
 
     /**
@@ -489,7 +365,7 @@ final class Threads {
         unreadBefore = t.followedUnread();
         mentionsBefore = t.followedMentions();
         allUnreadBefore = t.unreadCount;
-        bareBefore = isBare(t);
+        bareBefore = ThreadSets.isBare(t);
         return t;
     }
 
@@ -527,24 +403,8 @@ final class Threads {
         conversation.followedUnreadThreads += signum(unread) - signum(unreadBefore);
         conversation.followedMentionThreads += signum(mentions) - signum(mentionsBefore);
         conversation.followedThreadMentions += mentions - mentionsBefore;
-        boolean indexChanged = false;
-        if (conversation.threadsIndexed != 0) {
-            if (signum(t.unreadCount) != signum(allUnreadBefore)) {
-                indexChanged =
-                        t.unreadCount > 0
-                                ? unreadThreads.add(key.f0, conversation, key.f1)
-                                : unreadThreads.remove(key.f0, conversation, key.f1);
-            }
-            boolean bare = isBare(t);
-            if (bare != bareBefore) {
-                indexChanged |=
-                        bare
-                                ? bareThreads.add(key.f0, conversation, key.f1)
-                                : bareThreads.remove(key.f0, conversation, key.f1);
-                indexChanged |= bare && forgetOldestBare(key.f0, conversation, key.f1);
-            }
-        }
-        return unread != unreadBefore || mentions != mentionsBefore || indexChanged;
+        boolean setsChanged = sets.settle(key, t, allUnreadBefore, bareBefore, conversation);
+        return unread != unreadBefore || mentions != mentionsBefore || setsChanged;
     }
 
     private static long signum(long count) {

@@ -198,13 +198,7 @@ class GroupFanOutTest {
         for (long seq = 2; seq <= 500; seq++) {
             send(msg(seq, ALICE));
         }
-        var backend = harness.getOperator().getKeyedStateBackend();
-        backend.setCurrentKey(GROUP);
-        MapState<Long, long[]> members =
-                backend.getPartitionedState(
-                        VoidNamespace.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE,
-                        GroupFanOut.MEMBERS);
+        MapState<Long, long[]> members = members();
         Map<Long, long[]> held = new TreeMap<>();
         members.entries().forEach(e -> held.put(e.getKey(), e.getValue()));
         assertThat(held).containsOnlyKeys(ALICE, BOB);
@@ -253,18 +247,20 @@ class GroupFanOutTest {
 
     @Test
     void stateOfAnEarlierBuildGetsItsCurrentMembersFromTheHistories() throws Exception {
-        var backend = harness.getOperator().getKeyedStateBackend();
-        backend.setCurrentKey(GROUP);
-        MapState<Long, long[]> members =
-                backend.getPartitionedState(
-                        VoidNamespace.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE,
-                        GroupFanOut.MEMBERS);
+        MapState<Long, long[]> members = members();
         members.put(ALICE, new long[] {1});
         members.put(BOB, new long[] {1, -5});
         members.put(CAROL, new long[] {2, -6, 7});
         assertThat(receiversOf(msg(10, ALICE))).containsExactly(CAROL);
         assertThat(receiversOf(msg(4, CAROL))).containsExactly(ALICE, BOB);
+    }
+
+    /** The group's membership histories, read and written beside the fan-out. */
+    private MapState<Long, long[]> members() throws Exception {
+        var backend = harness.getOperator().getKeyedStateBackend();
+        backend.setCurrentKey(GROUP);
+        return backend.getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, GroupFanOut.MEMBERS);
     }
 
     @Test

@@ -109,7 +109,8 @@ class ThreadVisitsTest {
                         UnreadCounter.CONVERSATIONS);
         long bare = conversations.get(CHAT).bareThreadCount;
         // The three followed threads were bare between their follow and their reply.
-        assertThat(bare).isBetween(Threads.MAX_BARE_THREADS - 3L, (long) Threads.MAX_BARE_THREADS);
+        assertThat(bare)
+                .isBetween(ThreadSets.MAX_BARE_THREADS - 3L, (long) ThreadSets.MAX_BARE_THREADS);
         List<Long> roots = new ArrayList<>();
         threads.keys().forEach(k -> roots.add(k.f1));
         assertThat(roots)
@@ -119,7 +120,10 @@ class ThreadVisitsTest {
                 .allMatch(
                         root ->
                                 root <= 12
-                                        || root > 2_000_000L + MADE_UP - Threads.MAX_BARE_THREADS);
+                                        || root
+                                                > 2_000_000L
+                                                        + MADE_UP
+                                                        - ThreadSets.MAX_BARE_THREADS);
     }
 
     /**
@@ -144,7 +148,7 @@ class ThreadVisitsTest {
         harness.getOutput().clear();
         long before = counter.threadsVisited();
         send(ChatEvent.deleted(ALICE, CHAT, 22));
-        assertThat(counter.threadsVisited() - before).isGreaterThan(Threads.MAX_BARE_THREADS);
+        assertThat(counter.threadsVisited() - before).isGreaterThan(ThreadSets.MAX_BARE_THREADS);
         assertThat(harness.extractOutputValues())
                 .contains(UnreadCount.thread(ALICE, UnreadCount.THREAD_UNREAD, CHAT, 12, 0));
 
