@@ -3,7 +3,7 @@ package dev.unread.state;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
 import java.util.Map;
-import java.util.stream.StreamSupport;
+import java.util.function.LongConsumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -152,35 +152,36 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         delivery.userId = message.senderId;
         delivery.mentioned = false;
         out.collect(delivery);
-        for (long user : membersAt(message.seq)) {
-            // The sender had its own copy above.
-            if (user != message.senderId) {
-                delivery.userId = user;
-                delivery.mentioned = message.mentions(user);
-                out.collect(delivery);
-            }
-        }
+        forEachMemberAt(
+                message.seq,
+                user -> {
+                    // The sender had its own copy above.
+                    if (user != message.senderId) {
+                        delivery.userId = user;
+                        delivery.mentioned = message.mentions(user);
+                        out.collect(delivery);
+                    }
+                });
     }
 
     /**
      * member(U,C,seq) for every U: past every membership event the current members, else each
-     * history decides. Walked once per message, lazily.
+     * history decides; each member to {@code visit}, counted as walked.
      */
-    private Iterable<Long> membersAt(long seq) throws Exception {
+    private void forEachMemberAt(long seq, LongConsumer visit) throws Exception {
         if (seq > lastMembershipSeq()) {
-            Iterable<Long> users = current.keys();
-            return () ->
-                    StreamSupport.stream(users.spliterator(), false)
-                            .peek(user -> membersVisited++)
-                            .iterator();
+            for (long user : current.keys()) {
+                membersVisited++;
+                visit.accept(user);
+            }
+            return;
         }
-        Iterable<Map.Entry<Long, long[]>> histories = members.entries();
-        return () ->
-                StreamSupport.stream(histories.spliterator(), false)
-                        .peek(member -> membersVisited++)
-                        .filter(member -> isMember(member.getValue(), seq))
-                        .map(Map.Entry::getKey)
-                        .iterator();
+        for (Map.Entry<Long, long[]> member : members.entries()) {
+            membersVisited++;
+            if (isMember(member.getValue(), seq)) {
+                visit.accept(member.getKey());
+            }
+        }
     }
 
     /**
@@ -240,9 +241,7 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
                 conversationId, seq, user -> emitDeleted(user, conversationId, seq, out))) {
             return;
         }
-        for (long user : membersAt(seq)) {
-            emitDeleted(user, conversationId, seq, out);
-        }
+        forEachMemberAt(seq, user -> emitDeleted(user, conversationId, seq, out));
     }
 
     private void emitDeleted(long user, long conversationId, long seq, Collector<ChatEvent> out) {
