@@ -1,6 +1,7 @@
 package dev.unread.sinks;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.Count;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.UnreadCount;
 import java.io.IOException;
@@ -262,17 +263,17 @@ public class RedisCounts implements Sink<UnreadCount> {
     static final class Buffer implements RedisWriter.Buffer<UnreadCount> {
         /**
          * {@code conversationId} is {@link UnreadCount#SENDER_BADGE} for the badge and the totals;
-         * {@code kind} is UnreadCount's; {@code threadSeq} is a thread count's root, 0 otherwise. A
+         * {@code kind} is the count's; {@code threadSeq} is a thread count's root, 0 otherwise. A
          * class rather than a record: the record's generated equals showed in the counting task's
          * profile, and this hash mixes the ids instead of summing them.
          */
         private static final class Target {
             private final long userId;
             private final long conversationId;
-            private final byte kind;
+            private final Count kind;
             private final long threadSeq;
 
-            Target(long userId, long conversationId, byte kind, long threadSeq) {
+            Target(long userId, long conversationId, Count kind, long threadSeq) {
                 this.userId = userId;
                 this.conversationId = conversationId;
                 this.kind = kind;
@@ -287,7 +288,7 @@ public class RedisCounts implements Sink<UnreadCount> {
                 return conversationId;
             }
 
-            byte kind() {
+            Count kind() {
                 return kind;
             }
 
@@ -303,7 +304,7 @@ public class RedisCounts implements Sink<UnreadCount> {
             @Override
             public int hashCode() {
                 return Long.hashCode(
-                        ((userId * 0x9E3779B97F4A7C15L + conversationId) * 31 + kind) * 31
+                        ((userId * 0x9E3779B97F4A7C15L + conversationId) * 31 + kind.ordinal()) * 31
                                 + threadSeq);
             }
         }
@@ -445,67 +446,30 @@ public class RedisCounts implements Sink<UnreadCount> {
                 List<RedisConnection.Command> commands,
                 Map<String, KeyWrites> hashes,
                 Map<String, KeyWrites> sets) {
-            long user = target.userId();
-            String conversation = Long.toString(target.conversationId());
-            String key;
-            String field;
-            switch (target.kind()) {
-                case UnreadCount.UNREAD:
-                    if (target.conversationId() == UnreadCount.SENDER_BADGE) {
-                        String badge = RedisNames.sendersKey(prefix, user);
-                        String value = Long.toString(count);
-                        commands.add(count == 0 ? p -> p.del(badge) : p -> p.set(badge, value));
-                        return;
-                    }
-                    key = RedisNames.conversationsKey(prefix, user);
-                    field = conversation;
-                    break;
-                case UnreadCount.MENTIONS:
-                    key = RedisNames.mentionsKey(prefix, user);
-                    field = conversation;
-                    break;
-                case UnreadCount.MARKED:
-                    KeyWrites marks =
-                            sets.computeIfAbsent(
-                                    RedisNames.markedUnreadKey(prefix, user), k -> new KeyWrites());
-                    if (count != 0) {
-                        marks.add(conversation);
+            Count kind = target.kind();
+            String key = kind.key(prefix, target.userId());
+            String field = kind.field(target.conversationId(), target.threadSeq);
+            switch (kind.shape()) {
+                case STRING -> {
+                    String value = Long.toString(count);
+                    commands.add(count == 0 ? p -> p.del(key) : p -> p.set(key, value));
+                }
+                case HASH -> {
+                    KeyWrites writes = hashes.computeIfAbsent(key, k -> new KeyWrites());
+                    if (count == 0) {
+                        writes.unset(field);
                     } else {
-                        marks.unset(conversation);
+                        writes.set(field, Long.toString(count));
                     }
-                    return;
-                case UnreadCount.TOTAL_MESSAGES:
-                    key = RedisNames.totalsKey(prefix, user);
-                    field = RedisNames.TOTAL_MESSAGES;
-                    break;
-                case UnreadCount.TOTAL_MENTIONS:
-                    key = RedisNames.totalsKey(prefix, user);
-                    field = RedisNames.TOTAL_MENTIONS;
-                    break;
-                case UnreadCount.TOTAL_CONVERSATIONS:
-                    key = RedisNames.totalsKey(prefix, user);
-                    field = RedisNames.TOTAL_CONVERSATIONS;
-                    break;
-                case UnreadCount.TOTAL_THREADS:
-                    key = RedisNames.totalsKey(prefix, user);
-                    field = RedisNames.TOTAL_THREADS;
-                    break;
-                case UnreadCount.THREAD_UNREAD:
-                    key = RedisNames.threadsKey(prefix, user);
-                    field = RedisNames.threadField(target.conversationId(), target.threadSeq);
-                    break;
-                case UnreadCount.THREAD_MENTIONS:
-                    key = RedisNames.threadMentionsKey(prefix, user);
-                    field = RedisNames.threadField(target.conversationId(), target.threadSeq);
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown count kind " + target.kind());
-            }
-            KeyWrites writes = hashes.computeIfAbsent(key, k -> new KeyWrites());
-            if (count == 0) {
-                writes.unset(field);
-            } else {
-                writes.set(field, Long.toString(count));
+                }
+                case SET -> {
+                    KeyWrites members = sets.computeIfAbsent(key, k -> new KeyWrites());
+                    if (count == 0) {
+                        members.unset(field);
+                    } else {
+                        members.add(field);
+                    }
+                }
             }
         }
 

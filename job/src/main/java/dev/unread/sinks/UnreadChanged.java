@@ -1,9 +1,12 @@
 package dev.unread.sinks;
 
+import dev.unread.contract.Count;
 import dev.unread.contract.MessageTypes;
-import dev.unread.contract.RedisNames;
-import dev.unread.events.UnreadCount;
-import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * One user's counts changed by one flush, as the UNREAD_CHANGED message published on {@code
@@ -22,117 +25,57 @@ final class UnreadChanged {
 
     final long userId;
 
-    /**
-     * Each count taken, as four longs (kind, conversation, thread root, count). Kept raw and
-     * rendered by {@link #json} alone: a flush takes every changed user's counts but writes the
-     * message only for the few with a live stream, and rendering them all was a share of the Redis
-     * writer's time in a profile.
-     */
-    private long[] counts = new long[4 * 4];
+    private final List<Taken> counts = new ArrayList<>(4);
 
-    private int size;
+    /**
+     * One count taken, kept raw and rendered by {@link #json} alone: a flush takes every changed
+     * user's counts but writes the message only for the few with a live stream, and rendering them
+     * all was a share of the Redis writer's time in a profile.
+     */
+    private record Taken(Count kind, long conversationId, long threadSeq, long count) {}
 
     UnreadChanged(long userId) {
         this.userId = userId;
     }
 
-    /**
-     * Takes one coalesced count of this user, of UnreadCount's {@code kind}; {@code threadSeq} the
-     * root of a thread's count.
-     */
-    void add(byte kind, long conversationId, long threadSeq, long count) {
-        if (size == counts.length) {
-            counts = Arrays.copyOf(counts, 2 * size);
-        }
-        counts[size++] = kind;
-        counts[size++] = conversationId;
-        counts[size++] = threadSeq;
-        counts[size++] = count;
+    /** Takes one coalesced count of this user; {@code threadSeq} the root of a thread's count. */
+    void add(Count kind, long conversationId, long threadSeq, long count) {
+        counts.add(new Taken(kind, conversationId, threadSeq, count));
     }
 
     String json(long version) {
-        long unreadSenders = -1;
-        StringBuilder conversations = new StringBuilder();
-        StringBuilder mentions = new StringBuilder();
-        StringBuilder totals = new StringBuilder();
-        StringBuilder marked = new StringBuilder();
-        StringBuilder threads = new StringBuilder();
-        StringBuilder threadMentions = new StringBuilder();
-        for (int i = 0; i < size; i += 4) {
-            byte kind = (byte) counts[i];
-            long conversationId = counts[i + 1];
-            long threadSeq = counts[i + 2];
-            long count = counts[i + 3];
-            switch (kind) {
-                case UnreadCount.UNREAD:
-                    if (conversationId == UnreadCount.SENDER_BADGE) {
-                        unreadSenders = count;
-                    } else {
-                        field(conversations, Long.toString(conversationId)).append(count);
-                    }
-                    break;
-                case UnreadCount.MENTIONS:
-                    field(mentions, Long.toString(conversationId)).append(count);
-                    break;
-                case UnreadCount.MARKED:
-                    field(marked, Long.toString(conversationId)).append(count != 0);
-                    break;
-                case UnreadCount.TOTAL_MESSAGES:
-                    field(totals, RedisNames.TOTAL_MESSAGES).append(count);
-                    break;
-                case UnreadCount.TOTAL_MENTIONS:
-                    field(totals, RedisNames.TOTAL_MENTIONS).append(count);
-                    break;
-                case UnreadCount.TOTAL_THREADS:
-                    field(totals, RedisNames.TOTAL_THREADS).append(count);
-                    break;
-                case UnreadCount.THREAD_UNREAD:
-                    field(threads, RedisNames.threadField(conversationId, threadSeq)).append(count);
-                    break;
-                case UnreadCount.THREAD_MENTIONS:
-                    field(threadMentions, RedisNames.threadField(conversationId, threadSeq))
-                            .append(count);
-                    break;
-                default:
-                    field(totals, RedisNames.TOTAL_CONVERSATIONS).append(count);
-                    break;
-            }
-        }
         StringBuilder json =
-                new StringBuilder(
-                                64
-                                        + conversations.length()
-                                        + mentions.length()
-                                        + totals.length()
-                                        + marked.length())
+                new StringBuilder(64 + 24 * counts.size())
                         .append("{\"type\":\"")
                         .append(MessageTypes.UNREAD_CHANGED)
                         .append("\",\"userId\":")
                         .append(userId)
                         .append(",\"version\":")
                         .append(version);
-        if (unreadSenders >= 0) {
-            json.append(",\"unreadSenders\":").append(unreadSenders);
+        // Sections in the catalog's order, each count's fields together.
+        Map<String, StringBuilder> sections = new LinkedHashMap<>();
+        List<Taken> ordered = new ArrayList<>(counts);
+        ordered.sort(Comparator.comparing(Taken::kind));
+        for (Taken t : ordered) {
+            Count kind = t.kind();
+            switch (kind.shape()) {
+                case STRING ->
+                        json.append(",\"").append(kind.section()).append("\":").append(t.count());
+                case HASH -> field(sections, kind, t).append(t.count());
+                case SET -> field(sections, kind, t).append(t.count() != 0);
+            }
         }
-        object(json, "conversations", conversations);
-        object(json, "mentions", mentions);
-        object(json, "totals", totals);
-        object(json, "markedUnread", marked);
-        object(json, "threads", threads);
-        object(json, "threadMentions", threadMentions);
+        sections.forEach(
+                (name, fields) ->
+                        json.append(",\"").append(name).append("\":{").append(fields).append('}'));
         return json.append('}').toString();
     }
 
-    private static StringBuilder field(StringBuilder object, String name) {
+    private static StringBuilder field(Map<String, StringBuilder> sections, Count kind, Taken t) {
+        StringBuilder object = sections.computeIfAbsent(kind.section(), k -> new StringBuilder());
         return object.append(object.length() == 0 ? "" : ",")
                 .append('"')
-                .append(name)
+                .append(kind.field(t.conversationId(), t.threadSeq()))
                 .append("\":");
-    }
-
-    private static void object(StringBuilder json, String name, StringBuilder fields) {
-        if (fields.length() > 0) {
-            json.append(",\"").append(name).append("\":{").append(fields).append('}');
-        }
     }
 }

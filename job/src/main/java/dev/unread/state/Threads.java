@@ -1,5 +1,6 @@
 package dev.unread.state;
 
+import dev.unread.contract.Count;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
 import java.util.Map;
@@ -302,14 +303,14 @@ final class Threads {
             if (t != null && t.followedUnread() > 0) {
                 emit(
                         user,
-                        UnreadCount.THREAD_UNREAD,
+                        Count.THREAD,
                         conversationId,
                         threadSeq,
                         shown ? t.followedUnread() : 0,
                         out);
                 emit(
                         user,
-                        UnreadCount.THREAD_MENTIONS,
+                        Count.THREAD_MENTIONS,
                         conversationId,
                         threadSeq,
                         shown ? t.followedMentions() : 0,
@@ -325,9 +326,9 @@ final class Threads {
             if (t.followedUnread() > 0) {
                 long conversationId = entry.getKey().f0;
                 long threadSeq = entry.getKey().f1;
-                emit(user, UnreadCount.THREAD_UNREAD, conversationId, threadSeq, 0, out);
+                emit(user, Count.THREAD, conversationId, threadSeq, 0, out);
                 if (t.followedMentions() > 0) {
-                    emit(user, UnreadCount.THREAD_MENTIONS, conversationId, threadSeq, 0, out);
+                    emit(user, Count.THREAD_MENTIONS, conversationId, threadSeq, 0, out);
                 }
             }
         }
@@ -390,10 +391,10 @@ final class Threads {
             t.refreshedIn = incarnation;
         }
         if (refresh || unread != unreadBefore) {
-            emit(user, UnreadCount.THREAD_UNREAD, key.f0, key.f1, shown ? unread : 0, out);
+            emit(user, Count.THREAD, key.f0, key.f1, shown ? unread : 0, out);
         }
         if (refresh || mentions != mentionsBefore) {
-            emit(user, UnreadCount.THREAD_MENTIONS, key.f0, key.f1, shown ? mentions : 0, out);
+            emit(user, Count.THREAD_MENTIONS, key.f0, key.f1, shown ? mentions : 0, out);
         }
         if (t.isEmpty()) {
             threads.remove(key);
@@ -413,7 +414,7 @@ final class Threads {
 
     private static void emit(
             long user,
-            byte kind,
+            Count kind,
             long conversationId,
             long threadSeq,
             long count,

@@ -2,6 +2,7 @@ package dev.unread.state;
 
 import static dev.unread.state.ConversationSeqs.visibleCount;
 
+import dev.unread.contract.Count;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.InboxCursor;
@@ -597,18 +598,17 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         state.totalConversations += conversations;
         state.totalThreads += threadCount;
         if (refresh || messages != 0) {
-            out.collect(UnreadCount.total(user, UnreadCount.TOTAL_MESSAGES, state.totalMessages));
+            out.collect(UnreadCount.total(user, Count.TOTAL_MESSAGES, state.totalMessages));
         }
         if (refresh || mentions != 0) {
-            out.collect(UnreadCount.total(user, UnreadCount.TOTAL_MENTIONS, state.totalMentions));
+            out.collect(UnreadCount.total(user, Count.TOTAL_MENTIONS, state.totalMentions));
         }
         if (refresh || conversations != 0) {
             out.collect(
-                    UnreadCount.total(
-                            user, UnreadCount.TOTAL_CONVERSATIONS, state.totalConversations));
+                    UnreadCount.total(user, Count.TOTAL_CONVERSATIONS, state.totalConversations));
         }
         if (refresh || threadCount != 0) {
-            out.collect(UnreadCount.total(user, UnreadCount.TOTAL_THREADS, state.totalThreads));
+            out.collect(UnreadCount.total(user, Count.TOTAL_THREADS, state.totalThreads));
         }
         return refresh || messages != 0 || mentions != 0 || conversations != 0 || threadCount != 0;
     }
@@ -772,16 +772,16 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         }
         if (state != null) {
             if (state.totalMessages != 0) {
-                out.collect(UnreadCount.total(user, UnreadCount.TOTAL_MESSAGES, 0));
+                out.collect(UnreadCount.total(user, Count.TOTAL_MESSAGES, 0));
             }
             if (state.totalMentions != 0) {
-                out.collect(UnreadCount.total(user, UnreadCount.TOTAL_MENTIONS, 0));
+                out.collect(UnreadCount.total(user, Count.TOTAL_MENTIONS, 0));
             }
             if (state.totalConversations != 0) {
-                out.collect(UnreadCount.total(user, UnreadCount.TOTAL_CONVERSATIONS, 0));
+                out.collect(UnreadCount.total(user, Count.TOTAL_CONVERSATIONS, 0));
             }
             if (state.totalThreads != 0) {
-                out.collect(UnreadCount.total(user, UnreadCount.TOTAL_THREADS, 0));
+                out.collect(UnreadCount.total(user, Count.TOTAL_THREADS, 0));
             }
         }
         threads.expire(user, out);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.unread.contract.Count;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.UnreadCount;
 import dev.unread.testing.CapturedLog;
@@ -122,8 +123,8 @@ class RedisCountsTest {
         }
         writer.write(UnreadCount.conversation(USER, CONVERSATION + 5, 0), null);
         writer.write(UnreadCount.conversation(USER, CONVERSATION + 6, 0), null);
-        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MESSAGES, 15), null);
-        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_CONVERSATIONS, 5), null);
+        writer.write(UnreadCount.total(USER, Count.TOTAL_MESSAGES, 15), null);
+        writer.write(UnreadCount.total(USER, Count.TOTAL_CONVERSATIONS, 5), null);
         writer.write(UnreadCount.marked(USER, CONVERSATION, true), null);
         writer.write(UnreadCount.marked(USER, CONVERSATION + 1, true), null);
         writer.flush(false);
@@ -268,6 +269,7 @@ class RedisCountsTest {
         UnreadCount reused = UnreadCount.senders(USER, 4);
         writer.write(reused, null);
         reused.userId = USER + 1;
+        reused.kind = Count.CONVERSATION;
         reused.conversationId = CONVERSATION;
         reused.count = 9;
         writer.write(reused, null);
@@ -373,9 +375,9 @@ class RedisCountsTest {
         writer.write(UnreadCount.marked(USER, CONVERSATION, true), null);
         writer.write(UnreadCount.marked(USER, other, true), null);
         writer.write(UnreadCount.marked(USER, other, false), null);
-        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MESSAGES, 7), null);
-        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MENTIONS, 2), null);
-        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_CONVERSATIONS, 0), null);
+        writer.write(UnreadCount.total(USER, Count.TOTAL_MESSAGES, 7), null);
+        writer.write(UnreadCount.total(USER, Count.TOTAL_MENTIONS, 2), null);
+        writer.write(UnreadCount.total(USER, Count.TOTAL_CONVERSATIONS, 0), null);
         writer.flush(false);
 
         assertThat(redis.hgetAll(RedisNames.mentionsKey(prefix, USER)))
@@ -389,8 +391,8 @@ class RedisCountsTest {
 
         writer.write(UnreadCount.marked(USER, CONVERSATION, false), null);
         writer.write(UnreadCount.mentions(USER, CONVERSATION, 0), null);
-        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MESSAGES, 0), null);
-        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MENTIONS, 0), null);
+        writer.write(UnreadCount.total(USER, Count.TOTAL_MESSAGES, 0), null);
+        writer.write(UnreadCount.total(USER, Count.TOTAL_MENTIONS, 0), null);
         writer.flush(false);
 
         assertThat(redis.exists(RedisNames.markedUnreadKey(prefix, USER))).isFalse();
@@ -403,7 +405,7 @@ class RedisCountsTest {
         redis.set(RedisNames.markedUnreadKey(prefix, USER), "not a set");
         redis.rpush(RedisNames.totalsKey(prefix, USER), "a list");
         writer.write(UnreadCount.marked(USER, CONVERSATION, true), null);
-        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MESSAGES, 4), null);
+        writer.write(UnreadCount.total(USER, Count.TOTAL_MESSAGES, 4), null);
         writer.flush(false);
 
         assertThat(redis.smembers(RedisNames.markedUnreadKey(prefix, USER)))
@@ -420,9 +422,9 @@ class RedisCountsTest {
             writer.write(UnreadCount.conversation(USER, CONVERSATION, 18), null);
             writer.write(UnreadCount.mentions(USER, CONVERSATION, 1), null);
             writer.write(UnreadCount.marked(USER, 80002, false), null);
-            writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MESSAGES, 18), null);
-            writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MENTIONS, 1), null);
-            writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_CONVERSATIONS, 1), null);
+            writer.write(UnreadCount.total(USER, Count.TOTAL_MESSAGES, 18), null);
+            writer.write(UnreadCount.total(USER, Count.TOTAL_MENTIONS, 1), null);
+            writer.write(UnreadCount.total(USER, Count.TOTAL_CONVERSATIONS, 1), null);
             writer.flush(false);
 
             JsonNode message = JSON.readTree(changes.next(10_000));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.unread.contract.Count;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.UnreadCount;
 import dev.unread.testing.TestRedis;
@@ -51,12 +52,11 @@ class RedisThreadCountsTest {
     }
 
     private static UnreadCount thread(long conversation, long threadSeq, long count) {
-        return UnreadCount.thread(USER, UnreadCount.THREAD_UNREAD, conversation, threadSeq, count);
+        return UnreadCount.thread(USER, Count.THREAD, conversation, threadSeq, count);
     }
 
     private static UnreadCount threadMentions(long conversation, long threadSeq, long count) {
-        return UnreadCount.thread(
-                USER, UnreadCount.THREAD_MENTIONS, conversation, threadSeq, count);
+        return UnreadCount.thread(USER, Count.THREAD_MENTIONS, conversation, threadSeq, count);
     }
 
     @Test
@@ -69,8 +69,8 @@ class RedisThreadCountsTest {
             writer.write(thread(CONVERSATION + 1, 7, 1), null);
             writer.write(thread(CONVERSATION + 1, 9, 0), null);
             writer.write(threadMentions(CONVERSATION, 1038, 1), null);
-            writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_THREADS, 3), null);
-            writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_MENTIONS, 1), null);
+            writer.write(UnreadCount.total(USER, Count.TOTAL_THREADS, 3), null);
+            writer.write(UnreadCount.total(USER, Count.TOTAL_MENTIONS, 1), null);
             writer.flush(false);
 
             assertThat(redis.hgetAll(RedisNames.threadsKey(prefix, USER)))
@@ -102,13 +102,13 @@ class RedisThreadCountsTest {
     void threadsBackToZeroLeaveNoKeyAndNoThreadsTotal() throws Exception {
         writer.write(thread(CONVERSATION, 1038, 2), null);
         writer.write(threadMentions(CONVERSATION, 1038, 2), null);
-        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_THREADS, 1), null);
+        writer.write(UnreadCount.total(USER, Count.TOTAL_THREADS, 1), null);
         writer.flush(false);
         assertThat(redis.exists(RedisNames.threadsKey(prefix, USER))).isTrue();
 
         writer.write(thread(CONVERSATION, 1038, 0), null);
         writer.write(threadMentions(CONVERSATION, 1038, 0), null);
-        writer.write(UnreadCount.total(USER, UnreadCount.TOTAL_THREADS, 0), null);
+        writer.write(UnreadCount.total(USER, Count.TOTAL_THREADS, 0), null);
         writer.flush(false);
 
         assertThat(redis.exists(RedisNames.threadsKey(prefix, USER))).isFalse();

@@ -2,6 +2,7 @@ package dev.unread.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.contract.Count;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
 import java.util.ArrayList;
@@ -67,7 +68,7 @@ class ThreadVisitsTest {
         send(ChatEvent.deleted(ALICE, CHAT, 21));
         assertThat(counter.threadsVisited() - before).isLessThanOrEqualTo(3);
         assertThat(harness.extractOutputValues())
-                .contains(UnreadCount.thread(ALICE, UnreadCount.THREAD_UNREAD, CHAT, 11, 0));
+                .contains(UnreadCount.thread(ALICE, Count.THREAD, CHAT, 11, 0));
     }
 
     @Test
@@ -78,14 +79,13 @@ class ThreadVisitsTest {
         assertThat(counter.threadsVisited() - before).isLessThanOrEqualTo(3);
         List<UnreadCount> hidden = harness.extractOutputValues();
         for (long root = 10; root <= 12; root++) {
-            assertThat(hidden)
-                    .contains(UnreadCount.thread(ALICE, UnreadCount.THREAD_UNREAD, CHAT, root, 0));
+            assertThat(hidden).contains(UnreadCount.thread(ALICE, Count.THREAD, CHAT, root, 0));
         }
 
         harness.getOutput().clear();
         send(ChatEvent.membership(true, ALICE, CHAT, 60));
         assertThat(harness.extractOutputValues())
-                .contains(UnreadCount.thread(ALICE, UnreadCount.THREAD_UNREAD, CHAT, 12, 1));
+                .contains(UnreadCount.thread(ALICE, Count.THREAD, CHAT, 12, 1));
     }
 
     /**
@@ -150,7 +150,7 @@ class ThreadVisitsTest {
         send(ChatEvent.deleted(ALICE, CHAT, 22));
         assertThat(counter.threadsVisited() - before).isGreaterThan(ThreadSets.MAX_BARE_THREADS);
         assertThat(harness.extractOutputValues())
-                .contains(UnreadCount.thread(ALICE, UnreadCount.THREAD_UNREAD, CHAT, 12, 0));
+                .contains(UnreadCount.thread(ALICE, Count.THREAD, CHAT, 12, 0));
 
         before = counter.threadsVisited();
         send(ChatEvent.deleted(ALICE, CHAT, 20));

@@ -2,6 +2,7 @@ package dev.unread.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.contract.Count;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
 import java.util.List;
@@ -61,7 +62,7 @@ class UnreadCounterDeletionsTest {
 
         send(ChatEvent.deleted(ALICE, CHAT, 2));
         assertThat(counts()).containsExactly(1L, 0L, 1L, 0L, 1L);
-        assertThat(last(UnreadCount.UNREAD, UnreadCount.SENDER_BADGE)).isEqualTo(1);
+        assertThat(last(Count.SENDERS, UnreadCount.SENDER_BADGE)).isEqualTo(1);
 
         // Again, or the message again: nothing changes.
         send(ChatEvent.deleted(ALICE, CHAT, 2), ChatEvent.mention(BOB, ALICE, CHAT, 2, 1001));
@@ -77,7 +78,7 @@ class UnreadCounterDeletionsTest {
                 ChatEvent.message(BOB, ALICE, CHAT, 4, 1001));
         assertThat(counts()).containsExactly(1L, 0L, 1L, 0L, 1L);
         // The badge counts the sender all the same: someone did write.
-        assertThat(last(UnreadCount.UNREAD, UnreadCount.SENDER_BADGE)).isEqualTo(1);
+        assertThat(last(Count.SENDERS, UnreadCount.SENDER_BADGE)).isEqualTo(1);
     }
 
     @Test
@@ -93,7 +94,7 @@ class UnreadCounterDeletionsTest {
         assertThat(deletionEntries()).isZero();
         assertThat(conversation().deletedCount).isZero();
         assertThat(harness.extractOutputValues()).isEqualTo(before);
-        assertThat(last(UnreadCount.UNREAD, CHAT)).isEqualTo(1);
+        assertThat(last(Count.CONVERSATION, CHAT)).isEqualTo(1);
     }
 
     @Test
@@ -181,7 +182,7 @@ class UnreadCounterDeletionsTest {
     }
 
     /** The last value emitted of one kind for one conversation (0 for the totals); 0 if none. */
-    private long last(byte kind, long conversationId) {
+    private long last(Count kind, long conversationId) {
         List<UnreadCount> of =
                 harness.extractOutputValues().stream()
                         .filter(c -> c.kind == kind && c.conversationId == conversationId)
@@ -192,10 +193,10 @@ class UnreadCounterDeletionsTest {
     /** unread(CHAT), mentions(CHAT) and the totals: messages, mentions, conversations. */
     private List<Long> counts() {
         return List.of(
-                last(UnreadCount.UNREAD, CHAT),
-                last(UnreadCount.MENTIONS, CHAT),
-                last(UnreadCount.TOTAL_MESSAGES, 0),
-                last(UnreadCount.TOTAL_MENTIONS, 0),
-                last(UnreadCount.TOTAL_CONVERSATIONS, 0));
+                last(Count.CONVERSATION, CHAT),
+                last(Count.MENTIONS, CHAT),
+                last(Count.TOTAL_MESSAGES, 0),
+                last(Count.TOTAL_MENTIONS, 0),
+                last(Count.TOTAL_CONVERSATIONS, 0));
     }
 }

@@ -2,6 +2,7 @@ package dev.unread.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.contract.Count;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
 import java.util.List;
@@ -57,19 +58,19 @@ class UnreadCounterMentionsTest {
                 ChatEvent.mention(BOB, ALICE, CHAT, 2, 1001),
                 ChatEvent.mention(BOB, ALICE, CHAT, 2, 1001),
                 ChatEvent.mention(BOB, ALICE, CHAT, 1, 1000));
-        assertThat(last(UnreadCount.MENTIONS, CHAT)).isEqualTo(2);
-        assertThat(last(UnreadCount.TOTAL_MENTIONS, 0)).isEqualTo(2);
+        assertThat(last(Count.MENTIONS, CHAT)).isEqualTo(2);
+        assertThat(last(Count.TOTAL_MENTIONS, 0)).isEqualTo(2);
 
         send(ChatEvent.conversationRead(ALICE, CHAT, 1, 2000));
-        assertThat(last(UnreadCount.MENTIONS, CHAT)).isEqualTo(1);
-        assertThat(last(UnreadCount.UNREAD, CHAT)).isEqualTo(1);
+        assertThat(last(Count.MENTIONS, CHAT)).isEqualTo(1);
+        assertThat(last(Count.CONVERSATION, CHAT)).isEqualTo(1);
 
         // Behind the cursor: no mention, no count.
         send(ChatEvent.mention(BOB, ALICE, CHAT, 1, 1000));
-        assertThat(last(UnreadCount.MENTIONS, CHAT)).isEqualTo(1);
+        assertThat(last(Count.MENTIONS, CHAT)).isEqualTo(1);
         // One's own mention counts toward nothing.
         send(ChatEvent.mention(ALICE, ALICE, CHAT, 7, 1000));
-        assertThat(last(UnreadCount.MENTIONS, CHAT)).isEqualTo(1);
+        assertThat(last(Count.MENTIONS, CHAT)).isEqualTo(1);
     }
 
     @Test
@@ -91,8 +92,8 @@ class UnreadCounterMentionsTest {
                 ChatEvent.preference(ALICE, CHAT, ChatEvent.ALL, 5500));
         assertThat(totals()).containsExactly(0L, 0L, 0L);
         // The per-conversation counts never moved: unmuting shows the right number at once.
-        assertThat(last(UnreadCount.UNREAD, CHAT)).isEqualTo(2);
-        assertThat(last(UnreadCount.MENTIONS, CHAT)).isEqualTo(1);
+        assertThat(last(Count.CONVERSATION, CHAT)).isEqualTo(2);
+        assertThat(last(Count.MENTIONS, CHAT)).isEqualTo(1);
         send(ChatEvent.preference(ALICE, CHAT, ChatEvent.ALL, 8000));
         assertThat(totals()).containsExactly(2L, 1L, 1L);
     }
@@ -103,16 +104,16 @@ class UnreadCounterMentionsTest {
                 ChatEvent.message(BOB, ALICE, CHAT, 5, 1000),
                 ChatEvent.conversationRead(ALICE, CHAT, 5, 2000),
                 ChatEvent.markedUnread(ALICE, CHAT, 3000));
-        assertThat(last(UnreadCount.MARKED, CHAT)).isEqualTo(1);
-        assertThat(last(UnreadCount.UNREAD, CHAT)).isZero();
+        assertThat(last(Count.MARKED, CHAT)).isEqualTo(1);
+        assertThat(last(Count.CONVERSATION, CHAT)).isZero();
         assertThat(totals()).containsExactly(0L, 0L, 1L);
 
         // An older read does not clear it.
         send(ChatEvent.conversationRead(ALICE, CHAT, 6, 2500));
-        assertThat(last(UnreadCount.MARKED, CHAT)).isEqualTo(1);
+        assertThat(last(Count.MARKED, CHAT)).isEqualTo(1);
         // One not older does (the mark must be newer than every read), even behind the cursor.
         send(ChatEvent.conversationRead(ALICE, CHAT, 0, 3000));
-        assertThat(last(UnreadCount.MARKED, CHAT)).isZero();
+        assertThat(last(Count.MARKED, CHAT)).isZero();
         assertThat(totals()).containsExactly(0L, 0L, 0L);
     }
 
@@ -135,10 +136,10 @@ class UnreadCounterMentionsTest {
                         UnreadCount.conversation(ALICE, CHAT, 1),
                         UnreadCount.mentions(ALICE, CHAT, 1),
                         UnreadCount.marked(ALICE, CHAT, true),
-                        UnreadCount.total(ALICE, UnreadCount.TOTAL_MESSAGES, 1),
-                        UnreadCount.total(ALICE, UnreadCount.TOTAL_MENTIONS, 1),
-                        UnreadCount.total(ALICE, UnreadCount.TOTAL_CONVERSATIONS, 1),
-                        UnreadCount.total(ALICE, UnreadCount.TOTAL_THREADS, 0));
+                        UnreadCount.total(ALICE, Count.TOTAL_MESSAGES, 1),
+                        UnreadCount.total(ALICE, Count.TOTAL_MENTIONS, 1),
+                        UnreadCount.total(ALICE, Count.TOTAL_CONVERSATIONS, 1),
+                        UnreadCount.total(ALICE, Count.TOTAL_THREADS, 0));
     }
 
     @Test
@@ -182,7 +183,7 @@ class UnreadCounterMentionsTest {
     }
 
     /** The last value emitted of one kind for one conversation (0 for the totals); -1 if none. */
-    private long last(byte kind, long conversationId) {
+    private long last(Count kind, long conversationId) {
         List<UnreadCount> of =
                 harness.extractOutputValues().stream()
                         .filter(c -> c.kind == kind && c.conversationId == conversationId)
@@ -193,8 +194,8 @@ class UnreadCounterMentionsTest {
     /** Messages, mentions and conversations, as last emitted (0 when never). */
     private List<Long> totals() {
         return List.of(
-                Math.max(0, last(UnreadCount.TOTAL_MESSAGES, 0)),
-                Math.max(0, last(UnreadCount.TOTAL_MENTIONS, 0)),
-                Math.max(0, last(UnreadCount.TOTAL_CONVERSATIONS, 0)));
+                Math.max(0, last(Count.TOTAL_MESSAGES, 0)),
+                Math.max(0, last(Count.TOTAL_MENTIONS, 0)),
+                Math.max(0, last(Count.TOTAL_CONVERSATIONS, 0)));
     }
 }

@@ -288,21 +288,19 @@ class UnreadCounterModelTest {
         }
 
         private static String key(UnreadCount c) {
-            String[] kinds = {
-                "unread",
-                "mentions",
-                "marked",
-                "totalMessages",
-                "totalMentions",
-                "totalConversations",
-                "totalThreads",
-                "thread",
-                "threadMentions"
-            };
-            return kinds[c.kind]
-                    + " "
-                    + c.conversationId
-                    + (c.kind >= UnreadCount.THREAD_UNREAD ? ":" + c.threadSeq : "");
+            String kind =
+                    switch (c.kind) {
+                        case SENDERS, CONVERSATION -> "unread";
+                        case MENTIONS -> "mentions";
+                        case MARKED -> "marked";
+                        case TOTAL_MESSAGES -> "totalMessages";
+                        case TOTAL_MENTIONS -> "totalMentions";
+                        case TOTAL_CONVERSATIONS -> "totalConversations";
+                        case TOTAL_THREADS -> "totalThreads";
+                        case THREAD -> "thread";
+                        case THREAD_MENTIONS -> "threadMentions";
+                    };
+            return kind + " " + c.conversationId + (c.kind.perThread() ? ":" + c.threadSeq : "");
         }
 
         void checkInboxCursors(long user, List<InboxCursor> cursors) {
@@ -397,14 +395,14 @@ class UnreadCounterModelTest {
 
         void apply(UnreadCount c) {
             switch (c.kind) {
-                case UnreadCount.MENTIONS:
+                case MENTIONS:
                     hashField(
                             mentions,
                             Oracle.MENTIONS_KEY + c.userId,
                             Long.toString(c.conversationId),
                             c.count);
                     return;
-                case UnreadCount.MARKED:
+                case MARKED:
                     String key = Oracle.MARKED_UNREAD_KEY + c.userId;
                     Set<String> set = marked.computeIfAbsent(key, k -> new TreeSet<>());
                     if (c.count == 0) {
@@ -416,26 +414,26 @@ class UnreadCounterModelTest {
                         marked.remove(key);
                     }
                     return;
-                case UnreadCount.TOTAL_MESSAGES:
+                case TOTAL_MESSAGES:
                     hashField(totals, Oracle.TOTALS_KEY + c.userId, "messages", c.count);
                     return;
-                case UnreadCount.TOTAL_MENTIONS:
+                case TOTAL_MENTIONS:
                     hashField(totals, Oracle.TOTALS_KEY + c.userId, "mentions", c.count);
                     return;
-                case UnreadCount.TOTAL_CONVERSATIONS:
+                case TOTAL_CONVERSATIONS:
                     hashField(totals, Oracle.TOTALS_KEY + c.userId, "conversations", c.count);
                     return;
-                case UnreadCount.TOTAL_THREADS:
+                case TOTAL_THREADS:
                     hashField(totals, Oracle.TOTALS_KEY + c.userId, "threads", c.count);
                     return;
-                case UnreadCount.THREAD_UNREAD:
+                case THREAD:
                     hashField(
                             threads,
                             Oracle.THREADS_KEY + c.userId,
                             c.conversationId + ":" + c.threadSeq,
                             c.count);
                     return;
-                case UnreadCount.THREAD_MENTIONS:
+                case THREAD_MENTIONS:
                     hashField(
                             threadMentions,
                             Oracle.THREAD_MENTIONS_KEY + c.userId,

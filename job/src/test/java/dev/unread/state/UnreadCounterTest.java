@@ -6,6 +6,7 @@ import static dev.unread.events.ChatEvent.message;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.unread.contract.Count;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.InboxCursor;
@@ -575,7 +576,7 @@ class UnreadCounterTest {
 
     static List<UnreadCount> unreadOnly(List<UnreadCount> counts) {
         return counts.stream()
-                .filter(c -> c.kind == UnreadCount.UNREAD)
+                .filter(c -> c.kind == Count.SENDERS || c.kind == Count.CONVERSATION)
                 .collect(Collectors.toList());
     }
 

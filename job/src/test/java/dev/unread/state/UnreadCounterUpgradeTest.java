@@ -2,6 +2,7 @@ package dev.unread.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.contract.Count;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
@@ -83,10 +84,10 @@ class UnreadCounterUpgradeTest {
         try (var restored = open(new UnreadCounterOperator(0), olderState())) {
             assertThat(restored.extractOutputValues())
                     .containsExactly(
-                            UnreadCount.total(ALICE, UnreadCount.TOTAL_MESSAGES, 2),
-                            UnreadCount.total(ALICE, UnreadCount.TOTAL_MENTIONS, 0),
-                            UnreadCount.total(ALICE, UnreadCount.TOTAL_CONVERSATIONS, 1),
-                            UnreadCount.total(ALICE, UnreadCount.TOTAL_THREADS, 0));
+                            UnreadCount.total(ALICE, Count.TOTAL_MESSAGES, 2),
+                            UnreadCount.total(ALICE, Count.TOTAL_MENTIONS, 0),
+                            UnreadCount.total(ALICE, Count.TOTAL_CONVERSATIONS, 1),
+                            UnreadCount.total(ALICE, Count.TOTAL_THREADS, 0));
             assertThat(knownReaders(restored))
                     .containsExactly(new ReaderUpdate(CHAT, ALICE, 3, true));
             upgraded = restored.snapshot(2, 2);

@@ -1,6 +1,7 @@
 package dev.unread.ops;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.Count;
 import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
 import dev.unread.sinks.RedisCounts;
@@ -184,16 +185,16 @@ public final class SavepointRepublish {
             }
             emitThreads(userId, out);
             if (messages > 0) {
-                emit(UnreadCount.total(userId, UnreadCount.TOTAL_MESSAGES, messages), out);
+                emit(UnreadCount.total(userId, Count.TOTAL_MESSAGES, messages), out);
             }
             if (mentioned > 0) {
-                emit(UnreadCount.total(userId, UnreadCount.TOTAL_MENTIONS, mentioned), out);
+                emit(UnreadCount.total(userId, Count.TOTAL_MENTIONS, mentioned), out);
             }
             if (shown > 0) {
-                emit(UnreadCount.total(userId, UnreadCount.TOTAL_CONVERSATIONS, shown), out);
+                emit(UnreadCount.total(userId, Count.TOTAL_CONVERSATIONS, shown), out);
             }
             if (shownThreads > 0) {
-                emit(UnreadCount.total(userId, UnreadCount.TOTAL_THREADS, shownThreads), out);
+                emit(UnreadCount.total(userId, Count.TOTAL_THREADS, shownThreads), out);
             }
         }
 
@@ -211,7 +212,7 @@ public final class SavepointRepublish {
                 emit(
                         UnreadCount.thread(
                                 userId,
-                                UnreadCount.THREAD_UNREAD,
+                                Count.THREAD,
                                 conversationId,
                                 threadSeq,
                                 thread.followedUnread()),
@@ -220,7 +221,7 @@ public final class SavepointRepublish {
                     emit(
                             UnreadCount.thread(
                                     userId,
-                                    UnreadCount.THREAD_MENTIONS,
+                                    Count.THREAD_MENTIONS,
                                     conversationId,
                                     threadSeq,
                                     thread.followedMentions()),

@@ -1,0 +1,123 @@
+package dev.unread.contract;
+
+/**
+ * The catalog of counts the job writes (docs/contract.md, "Output" and "Live push"): for each, its
+ * Redis shape, key and field, and where UNREAD_CHANGED carries it. The Redis sink, UNREAD_CHANGED,
+ * the savepoint republish and the API's reads all go through it, so a new count is one constant
+ * here plus where the job emits it; every switch over it is exhaustive, so a count nobody handles
+ * does not compile.
+ *
+ * <p>The order of the constants is the order of UNREAD_CHANGED's sections.
+ */
+public enum Count {
+    /** The distinct-sender badge: string {@code unread:senders:{userId}}. */
+    SENDERS(Shape.STRING, RedisNames.SENDERS, Field.NONE, "unreadSenders"),
+
+    /** A conversation's unread messages: hash {@code chat:unread:{userId}}. */
+    CONVERSATION(Shape.HASH, RedisNames.CONVERSATIONS, Field.CONVERSATION, "conversations"),
+
+    /** A conversation's unread mentions: hash {@code chat:mentions:{userId}}. */
+    MENTIONS(Shape.HASH, RedisNames.MENTIONS, Field.CONVERSATION, "mentions"),
+
+    /** The app-icon totals: fields of hash {@code unread:totals:{userId}}. */
+    TOTAL_MESSAGES(Shape.HASH, RedisNames.TOTALS, Field.TOTAL, "totals"),
+    TOTAL_MENTIONS(Shape.HASH, RedisNames.TOTALS, Field.TOTAL, "totals"),
+    TOTAL_CONVERSATIONS(Shape.HASH, RedisNames.TOTALS, Field.TOTAL, "totals"),
+    TOTAL_THREADS(Shape.HASH, RedisNames.TOTALS, Field.TOTAL, "totals"),
+
+    /** A conversation marked unread (1) or not (0): set {@code chat:marked-unread:{userId}}. */
+    MARKED(Shape.SET, RedisNames.MARKED_UNREAD, Field.CONVERSATION, "markedUnread"),
+
+    /** A followed thread's unread replies: hash {@code chat:threads:{userId}}. */
+    THREAD(Shape.HASH, RedisNames.THREADS, Field.THREAD, "threads"),
+
+    /** A followed thread's unread replies that mention the user. */
+    THREAD_MENTIONS(Shape.HASH, RedisNames.THREAD_MENTIONS, Field.THREAD, "threadMentions");
+
+    /** How a count sits in Redis; a count of 0 is always an absent key, field or member. */
+    public enum Shape {
+        /** The key's value is the count. */
+        STRING,
+        /** One field of the user's hash holds the count. */
+        HASH,
+        /** The user's set holds a member while the count is not 0. */
+        SET
+    }
+
+    /** What names a count's field or member within its key. */
+    public enum Field {
+        /** The key is the count. */
+        NONE,
+        /** {@code {conversationId}}. */
+        CONVERSATION,
+        /** {@code {conversationId}:{threadSeq}}, see {@link RedisNames#threadField}. */
+        THREAD,
+        /** A fixed name per count: the totals' {@code messages}, {@code mentions}... */
+        TOTAL
+    }
+
+    private final Shape shape;
+    private final String keyPrefix;
+    private final Field field;
+    private final String section;
+
+    Count(Shape shape, String keyPrefix, Field field, String section) {
+        this.shape = shape;
+        this.keyPrefix = keyPrefix;
+        this.field = field;
+        this.section = section;
+    }
+
+    public Shape shape() {
+        return shape;
+    }
+
+    /** The user's key of this count, after the deployment's key prefix. */
+    public String key(String prefix, long userId) {
+        return prefix + keyPrefix + userId;
+    }
+
+    /**
+     * The field or member of this count within {@link #key}; null for a {@link Shape#STRING}.
+     *
+     * @param threadSeq the thread's root for {@link #THREAD} and {@link #THREAD_MENTIONS}
+     */
+    public String field(long conversationId, long threadSeq) {
+        return switch (field) {
+            case NONE -> null;
+            case CONVERSATION -> Long.toString(conversationId);
+            case THREAD -> RedisNames.threadField(conversationId, threadSeq);
+            case TOTAL -> totalField();
+        };
+    }
+
+    private String totalField() {
+        return switch (this) {
+            case TOTAL_MESSAGES -> RedisNames.TOTAL_MESSAGES;
+            case TOTAL_MENTIONS -> RedisNames.TOTAL_MENTIONS;
+            case TOTAL_CONVERSATIONS -> RedisNames.TOTAL_CONVERSATIONS;
+            case TOTAL_THREADS -> RedisNames.TOTAL_THREADS;
+            case SENDERS, CONVERSATION, MENTIONS, MARKED, THREAD, THREAD_MENTIONS ->
+                    throw new IllegalStateException(this + " is not a total");
+        };
+    }
+
+    /** Whether the count is per conversation (or thread) rather than one per user. */
+    public boolean perConversation() {
+        return field == Field.CONVERSATION || field == Field.THREAD;
+    }
+
+    /** Whether the count is per thread. */
+    public boolean perThread() {
+        return field == Field.THREAD;
+    }
+
+    /**
+     * Where UNREAD_CHANGED carries the count: the name of a top-level number for a {@link
+     * Shape#STRING}, else of the object whose keys are {@link #field}s; a {@link Shape#SET}'s
+     * values there are booleans.
+     */
+    public String section() {
+        return section;
+    }
+}
