@@ -34,6 +34,9 @@ class ArchitectureTest {
         "dev.unread",
         "dev.unread.config..",
         "dev.unread.events..",
+        "dev.unread.counter..",
+        "dev.unread.groups..",
+        "dev.unread.seqs..",
         "dev.unread.state..",
         "dev.unread.sources..",
         "dev.unread.sinks.."

@@ -1,5 +1,7 @@
 package dev.unread.bench;
 
+import dev.unread.counter.Threads;
+
 import static dev.unread.bench.BenchReport.bytes;
 import static dev.unread.bench.BenchReport.line;
 

@@ -1,6 +1,7 @@
 package dev.unread.bench;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.counter.Threads;
 import dev.unread.events.ConversationEvent;
 import dev.unread.generator.TrafficGenerator;
 import dev.unread.generator.TrafficProducer;

@@ -1,5 +1,7 @@
 package dev.unread.bench;
 
+import dev.unread.counter.UnreadCounter;
+
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.ChatEvent;

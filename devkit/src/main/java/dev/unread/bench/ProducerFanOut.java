@@ -1,5 +1,7 @@
 package dev.unread.bench;
 
+import dev.unread.counter.Deletions;
+
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.events.ConversationEvent;

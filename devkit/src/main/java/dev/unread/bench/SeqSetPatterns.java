@@ -1,8 +1,10 @@
 package dev.unread.bench;
 
-import dev.unread.state.ConversationSeqs;
+import dev.unread.counter.UnreadCounter;
+
+import dev.unread.counter.ConversationSeqs;
+import dev.unread.seqs.UnreadChunks;
 import dev.unread.state.ConversationState;
-import dev.unread.state.UnreadChunks;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.PrintStream;

@@ -1,5 +1,7 @@
 package dev.unread.cli;
 
+import dev.unread.counter.UnreadCounter;
+
 import dev.unread.config.UnreadConfig;
 import dev.unread.ops.SavepointInspect;
 import dev.unread.ops.SavepointRepublish;

@@ -1,5 +1,7 @@
 package dev.unread.cluster;
 
+import dev.unread.counter.Threads;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.config.FlinkConf;

@@ -1,5 +1,8 @@
 package dev.unread.events;
 
+import dev.unread.groups.GroupFanOut;
+import dev.unread.counter.Threads;
+
 import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
 
@@ -7,14 +10,14 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  * A validated input event, keyed by {@link #userId}: the receiver of a message, the user who read,
  * or the member who joined or left a group conversation. Messages, reads and membership changes
  * share one type so that all of them meet in one keyed function; a group message reaches it as one
- * MESSAGE per member (see dev.unread.state.GroupFanOut).
+ * MESSAGE per member (see dev.unread.groups.GroupFanOut).
  *
  * <ul>
  *   <li>{@code kind}: what happened.
  *   <li>{@code userId}: {@code receiverId} of a message, {@code userId} of a read; for
- *       MESSAGE_DELETED a participant of the conversation (see dev.unread.state.GroupFanOut).
+ *       MESSAGE_DELETED a participant of the conversation (see dev.unread.groups.GroupFanOut).
  *   <li>{@code senderId}: MESSAGE only; 0 otherwise. A MESSAGE with {@code senderId == userId} is
- *       the job's copy of a message for its sender's own state (see dev.unread.state.Threads),
+ *       the job's copy of a message for its sender's own state (see dev.unread.counter.Threads),
  *       which counts toward nothing.
  *   <li>{@code conversationId}: MESSAGE (0 when the message has none), and every other kind but
  *       INBOX_OPENED.
@@ -29,7 +32,7 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  *       changes.
  *   <li>{@code mentioned}: MESSAGE only: the message mentions its receiver.
  *   <li>{@code deleted}: MESSAGE only: the conversation's stage knew the message deleted when it
- *       delivered it (see dev.unread.state.GroupFanOut); it counts toward the sender badge and
+ *       delivered it (see dev.unread.groups.GroupFanOut); it counts toward the sender badge and
  *       makes followers as any message does, and toward no unread, mention or thread count.
  *   <li>{@code threadSeq}: MESSAGE: the root's seq of a reply, 0 for a conversation message;
  *       THREAD_READ, THREAD_FOLLOWED: the thread's root seq; 0 otherwise.

@@ -1,5 +1,7 @@
 package dev.unread.events;
 
+import dev.unread.counter.Threads;
+
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.util.Collector;
 
@@ -7,7 +9,7 @@ import org.apache.flink.util.Collector;
  * A copy of every {@code chat-messages} message with a conversation for its sender's own key, where
  * it counts toward nothing but tells the sender's thread state that the sender wrote it: a sender
  * follows the threads they wrote in, and {@code chat-messages} records are keyed by their receiver
- * (see dev.unread.state.Threads). A message to oneself already reaches its sender.
+ * (see dev.unread.counter.Threads). A message to oneself already reaches its sender.
  */
 public class OwnMessages implements FlatMapFunction<ChatEvent, ChatEvent> {
 

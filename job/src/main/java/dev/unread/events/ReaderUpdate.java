@@ -1,5 +1,7 @@
 package dev.unread.events;
 
+import dev.unread.counter.UnreadCounter;
+
 import java.util.Objects;
 
 /**

@@ -1,5 +1,7 @@
 package dev.unread.events;
 
+import dev.unread.groups.GroupFanOut;
+
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
@@ -8,7 +10,7 @@ import org.apache.flink.util.OutputTag;
 /**
  * Splits the {@code chat-messages} events: a reply to someone else goes to its conversation's stage
  * ({@link #REPLIES}), which passes it on to its receiver stamped with whether it is deleted (see
- * dev.unread.state.GroupFanOut); everything else goes straight to the counter. A conversation
+ * dev.unread.groups.GroupFanOut); everything else goes straight to the counter. A conversation
  * message needs no stamp: the conversation cursor governs it, and the receiver keeps every deletion
  * past that cursor.
  */

@@ -1,5 +1,12 @@
 package dev.unread.state;
 
+import dev.unread.counter.ConversationSeqs;
+import dev.unread.counter.UnreadCounter;
+import dev.unread.counter.Threads;
+import dev.unread.counter.ThreadSets;
+
+import dev.unread.seqs.UnreadSeqs;
+
 /**
  * Per user and conversation: the read cursor and the unread seqs past it.
  *
@@ -7,16 +14,16 @@ package dev.unread.state;
  *   <li>{@code lastReadSeq}: newest {@code CONVERSATION_READ.readSeq}; 0 when never read.
  *   <li>{@code unreadCount}: how many seqs greater than {@code lastReadSeq} of messages from others
  *       are unread; {@code unreadSeqs}: those seqs while they are few, else {@link
- *       UnreadSeqs#EMPTY} and the seqs in {@link UnreadCounter#UNREAD_CHUNKS} (see {@link
+ *       UnreadSeqs#EMPTY} and the seqs in {@link StateSchema#UNREAD} (see {@code
  *       ConversationSeqs}). States written by earlier builds hold the whole set in {@code
  *       unreadSeqs} (runs, or a portable-format Roaring64NavigableMap) with a count of 0, which
- *       {@link ConversationSeqs#upgrade} puts right on the conversation's first touch.
+ *       {@code ConversationSeqs#upgrade} puts right on the conversation's first touch.
  *   <li>{@code membership}: the user's newest membership event in the conversation (see {@link
- *       GroupFanOut#MEMBERS}): its seq, negated for MEMBER_LEFT; 0 when none. While it is negative
+ *       StateSchema#MEMBERS}): its seq, negated for MEMBER_LEFT; 0 when none. While it is negative
  *       the counts are hidden (0). Added after savepoints/v1: POJO schema evolution restores it as
  *       0.
  *   <li>{@code mentionCount}: how many of the unread seqs mention the user; {@code mentionSeqs}:
- *       those seqs while they are few, else in {@link UnreadCounter#MENTION_CHUNKS}.
+ *       those seqs while they are few, else in {@link StateSchema#MENTIONS}.
  *   <li>{@code preference}, {@code preferenceSetAt}: the count preference with the largest {@code
  *       setAt} (the quieter one on a tie), as ChatEvent's ALL, MENTIONS or NONE; ALL and 0 when
  *       none.
@@ -24,26 +31,26 @@ package dev.unread.state;
  *       {@code CONVERSATION_MARKED_UNREAD.markedAt}. The conversation is marked unread while {@code
  *       markedAt > lastReadAt}.
  *   <li>{@code deletedCount}: how many deleted seqs greater than {@code lastReadSeq} the user keeps
- *       for the conversation; the seqs themselves are in {@link Deletions#DELETED_CHUNKS}. Added
- *       with deleted messages: POJO schema evolution restores it as 0, no deletion kept.
+ *       for the conversation; the seqs themselves are in {@link StateSchema#DELETED}. Added with
+ *       deleted messages: POJO schema evolution restores it as 0, no deletion kept.
  *   <li>{@code followedUnreadThreads}, {@code followedMentionThreads}: how many threads of the
  *       conversation the user follows with unread replies, and with unread replies that mention
  *       them; {@code followedThreadMentions}: those mentions summed. The conversation's share of
- *       the totals' {@code threads} and {@code mentions}, kept by {@link Threads}. Added with
+ *       the totals' {@code threads} and {@code mentions}, kept by {@code Threads}. Added with
  *       threads: POJO schema evolution restores them as 0, no thread kept.
  *   <li>{@code involvedCount}, {@code involvedSeqs}: how many seqs of the conversation's messages
- *       the user sent or was mentioned in, the roots the user follows by default (see {@link
- *       Threads}); the seqs while they are few, else in {@link Threads#INVOLVED_CHUNKS}.
+ *       the user sent or was mentioned in, the roots the user follows by default (see {@code
+ *       Threads}); the seqs while they are few, else in {@link StateSchema#INVOLVED}.
  *   <li>{@code unreadThreadCount}, {@code unreadThreadSeqs}: the roots of the user's threads of the
  *       conversation with unread replies, so that a deletion or a membership change visits those
- *       threads alone; the seqs while they are few, else in {@link
- *       ThreadSets#UNREAD_THREAD_CHUNKS}. {@code threadsIndexed}: 1 once that set is complete; a
- *       record of an earlier build has 0, and the first event that needs the set builds it from the
- *       user's threads (see {@link Threads}).
+ *       threads alone; the seqs while they are few, else in {@link StateSchema#UNREAD_THREADS}.
+ *       {@code threadsIndexed}: 1 once that set is complete; a record of an earlier build has 0,
+ *       and the first event that needs the set builds it from the user's threads (see {@code
+ *       Threads}).
  *   <li>{@code bareThreadCount}, {@code bareThreadSeqs}: the roots of the user's threads of the
  *       conversation kept only for a thread cursor or a follow fact (nothing unread, no deletion
- *       kept, no part taken), at most {@link ThreadSets#MAX_BARE_THREADS}; kept and built as the
- *       set above.
+ *       kept, no part taken), at most 1,024 (the counter\'s ThreadSets.MAX_BARE_THREADS); kept and
+ *       built as the set above.
  * </ul>
  *
  * <p>The five before it were added after savepoints/v1 and the groups' build: POJO schema evolution
@@ -84,7 +91,7 @@ public class ConversationState {
     public ConversationState() {}
 
     /** A record new to state: no thread of its conversation is kept, so the index is complete. */
-    static ConversationState fresh() {
+    public static ConversationState fresh() {
         ConversationState s = new ConversationState();
         s.threadsIndexed = 1;
         return s;

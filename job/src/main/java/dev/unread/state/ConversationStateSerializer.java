@@ -1,5 +1,8 @@
 package dev.unread.state;
 
+import dev.unread.counter.ConversationSeqs;
+
+import dev.unread.seqs.UnreadSeqs;
 import java.util.Arrays;
 
 /** {@link ConversationState} in keyed state; see {@link CompactStateSerializer}. */

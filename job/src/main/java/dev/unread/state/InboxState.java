@@ -1,5 +1,8 @@
 package dev.unread.state;
 
+import dev.unread.counter.UnreadCounter;
+import dev.unread.counter.Share;
+
 /**
  * Per user: the inbox watermark and the size of the sender set, kept together so that a message
  * costs one read of it. Java-bean POJO so that Flink's POJO serializer (and its schema evolution)
@@ -12,7 +15,7 @@ package dev.unread.state;
  *       only when idle state expires; 0 otherwise. Added after savepoints/v1: POJO schema evolution
  *       restores it as 0.
  *   <li>{@code totalMessages}, {@code totalMentions}, {@code totalConversations}: the app-icon
- *       totals, kept by adding each conversation's change to its share (see {@link Totals}); and
+ *       totals, kept by adding each conversation's change to its share (see {@code Share}); and
  *       {@code totalThreads}, added with threads (restored as 0, as no thread was kept).
  *   <li>{@code totalsKept}: whether the totals hold every conversation's share. False in states
  *       written before the totals existed (POJO schema evolution restores it so) and in those the

@@ -1,11 +1,14 @@
 package dev.unread.state;
 
+import dev.unread.counter.UnreadCounter;
+import dev.unread.counter.Threads;
+
 /**
- * Per user, conversation and thread (see {@link Threads}). Java-bean POJO so that Flink's POJO
+ * Per user, conversation and thread (see {@code Threads}). Java-bean POJO so that Flink's POJO
  * serializer (and its schema evolution) applies.
  *
  * <ul>
- *   <li>{@code sets}: the id of the thread's seq sets in {@link Threads#THREAD_SEQ_CHUNKS}, unique
+ *   <li>{@code sets}: the id of the thread's seq sets in {@link StateSchema#THREAD_SEQS}, unique
  *       among the user's threads.
  *   <li>{@code cursor}: threadCursor, the newest {@code THREAD_READ.readSeq}; 0 when never read.
  *   <li>{@code unreadCount}, {@code mentionCount}: how many replies past the cursor are unread, and
@@ -33,7 +36,7 @@ public class ThreadState {
     public ThreadState() {}
 
     /** follows(U,C,T). */
-    boolean follows() {
+    public boolean follows() {
         return following != 0 ? following > 0 : involved;
     }
 
@@ -51,7 +54,7 @@ public class ThreadState {
     }
 
     /** Nothing that a later event needs: the entry can go. */
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return unreadCount == 0 && deletedCount == 0 && cursor == 0 && following == 0 && !involved;
     }
 }

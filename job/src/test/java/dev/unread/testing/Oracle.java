@@ -1,5 +1,7 @@
 package dev.unread.testing;
 
+import dev.unread.counter.Threads;
+
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
 import java.util.ArrayList;

@@ -1,14 +1,17 @@
 package dev.unread.ops;
 
+import dev.unread.groups.ConversationReaders;
+import dev.unread.counter.UnreadCounter;
+
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.MySqlSchema;
-import dev.unread.state.ConversationReaders;
-import dev.unread.state.ConversationSeqs;
+import dev.unread.counter.ConversationSeqs;
+import dev.unread.counter.UnreadCounterOperator;
+import dev.unread.groups.GroupFanOut;
 import dev.unread.state.ConversationState;
-import dev.unread.state.GroupFanOut;
 import dev.unread.state.InboxState;
-import dev.unread.state.UnreadCounter;
-import dev.unread.state.UnreadCounterOperator;
+import dev.unread.state.Memberships;
+import dev.unread.state.StateSchema;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -423,9 +426,9 @@ public final class Bootstrap {
 
         @Override
         public void open(OpenContext openContext) {
-            inbox = getRuntimeContext().getState(UnreadCounter.INBOX);
-            senders = getRuntimeContext().getMapState(UnreadCounter.SENDERS);
-            conversations = getRuntimeContext().getMapState(UnreadCounter.CONVERSATIONS);
+            inbox = getRuntimeContext().getState(StateSchema.INBOX);
+            senders = getRuntimeContext().getMapState(StateSchema.SENDERS);
+            conversations = getRuntimeContext().getMapState(StateSchema.CONVERSATIONS);
             unreadSeqs = ConversationSeqs.unread(getRuntimeContext());
         }
 
@@ -466,7 +469,7 @@ public final class Bootstrap {
                     {
                         // The newest event decides whether the counts are hidden, as in the job.
                         ConversationState state = conversationState(row.id());
-                        if (GroupFanOut.after(row.value(), state.membership)) {
+                        if (Memberships.after(row.value(), state.membership)) {
                             state.membership = row.value();
                         }
                         conversations.put(row.id(), state);
@@ -495,7 +498,7 @@ public final class Bootstrap {
 
         @Override
         public void open(OpenContext openContext) {
-            members = getRuntimeContext().getMapState(GroupFanOut.MEMBERS);
+            members = getRuntimeContext().getMapState(StateSchema.MEMBERS);
         }
 
         @Override
@@ -523,15 +526,15 @@ public final class Bootstrap {
 
         @Override
         public void open(OpenContext openContext) {
-            readers = getRuntimeContext().getMapState(ConversationReaders.READERS);
-            memberships = getRuntimeContext().getMapState(ConversationReaders.MEMBERSHIPS);
+            readers = getRuntimeContext().getMapState(StateSchema.READERS);
+            memberships = getRuntimeContext().getMapState(StateSchema.MEMBERSHIPS);
         }
 
         @Override
         public void processElement(HistoryRow row, Context context) throws Exception {
             if (row.kind() == HistoryRow.Kind.MEMBERSHIP) {
                 Long newest = memberships.get(row.userId());
-                if (newest == null || GroupFanOut.after(row.value(), newest)) {
+                if (newest == null || Memberships.after(row.value(), newest)) {
                     memberships.put(row.userId(), row.value());
                 }
                 return;

@@ -1,8 +1,11 @@
 package dev.unread.ops;
 
+import dev.unread.groups.GroupFanOut;
+import dev.unread.groups.ConversationReaders;
+import dev.unread.counter.UnreadCounter;
+
 import dev.unread.UnreadJob;
-import dev.unread.state.ConversationReaders;
-import dev.unread.state.GroupFanOut;
+import dev.unread.state.StateSchema;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Instant;
@@ -232,7 +235,7 @@ public final class SavepointInspect {
         return sums;
     }
 
-    /** Per group conversation: its members now and its leavers (GroupFanOut.MEMBERS). */
+    /** Per group conversation: its members now and its leavers (StateSchema.MEMBERS). */
     static final class MembersReader
             extends KeyedStateReaderFunction<Long, Tuple3<Long, Long, Long>> {
 
@@ -240,7 +243,7 @@ public final class SavepointInspect {
 
         @Override
         public void open(OpenContext openContext) {
-            members = getRuntimeContext().getMapState(GroupFanOut.MEMBERS);
+            members = getRuntimeContext().getMapState(StateSchema.MEMBERS);
         }
 
         @Override
@@ -261,7 +264,7 @@ public final class SavepointInspect {
         }
     }
 
-    /** Per conversation: its participants and those with a cursor (ConversationReaders.READERS). */
+    /** Per conversation: its participants and those with a cursor (StateSchema.READERS). */
     static final class ReadersReader
             extends KeyedStateReaderFunction<Long, Tuple3<Long, Long, Long>> {
 
@@ -269,7 +272,7 @@ public final class SavepointInspect {
 
         @Override
         public void open(OpenContext openContext) {
-            readers = getRuntimeContext().getMapState(ConversationReaders.READERS);
+            readers = getRuntimeContext().getMapState(StateSchema.READERS);
         }
 
         @Override

@@ -1,17 +1,18 @@
 package dev.unread.ops;
 
+import dev.unread.groups.ConversationReaders;
+
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Count;
+import dev.unread.counter.ConversationSeqs;
+import dev.unread.counter.Totals;
 import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
 import dev.unread.sinks.RedisCounts;
 import dev.unread.sinks.RedisReaders;
-import dev.unread.state.ConversationReaders;
-import dev.unread.state.ConversationSeqs;
 import dev.unread.state.ConversationState;
+import dev.unread.state.StateSchema;
 import dev.unread.state.ThreadState;
-import dev.unread.state.Totals;
-import dev.unread.state.UnreadCounter;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -111,7 +112,7 @@ public final class SavepointRepublish {
 
         @Override
         public void open(OpenContext openContext) {
-            readers = getRuntimeContext().getMapState(ConversationReaders.READERS);
+            readers = getRuntimeContext().getMapState(StateSchema.READERS);
             written = getRuntimeContext().getLongCounter(READERS_WRITTEN);
         }
 
@@ -143,9 +144,9 @@ public final class SavepointRepublish {
 
         @Override
         public void open(OpenContext openContext) {
-            senders = getRuntimeContext().getMapState(UnreadCounter.SENDERS);
-            conversations = getRuntimeContext().getMapState(UnreadCounter.CONVERSATIONS);
-            threads = getRuntimeContext().getMapState(UnreadCounter.THREADS);
+            senders = getRuntimeContext().getMapState(StateSchema.SENDERS);
+            conversations = getRuntimeContext().getMapState(StateSchema.CONVERSATIONS);
+            threads = getRuntimeContext().getMapState(StateSchema.THREADS);
             written = getRuntimeContext().getLongCounter(WRITTEN);
         }
 

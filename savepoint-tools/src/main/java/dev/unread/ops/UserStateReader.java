@@ -1,11 +1,13 @@
 package dev.unread.ops;
 
+import dev.unread.counter.UnreadCounter;
+
+import dev.unread.counter.ConversationSeqs;
+import dev.unread.counter.Totals;
 import dev.unread.events.ChatEvent;
-import dev.unread.state.ConversationSeqs;
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
-import dev.unread.state.Totals;
-import dev.unread.state.UnreadCounter;
+import dev.unread.state.StateSchema;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
@@ -22,9 +24,9 @@ final class UserStateReader extends KeyedStateReaderFunction<Long, UserState> {
 
     @Override
     public void open(OpenContext openContext) {
-        inbox = getRuntimeContext().getState(UnreadCounter.INBOX);
-        senders = getRuntimeContext().getMapState(UnreadCounter.SENDERS);
-        conversations = getRuntimeContext().getMapState(UnreadCounter.CONVERSATIONS);
+        inbox = getRuntimeContext().getState(StateSchema.INBOX);
+        senders = getRuntimeContext().getMapState(StateSchema.SENDERS);
+        conversations = getRuntimeContext().getMapState(StateSchema.CONVERSATIONS);
     }
 
     @Override

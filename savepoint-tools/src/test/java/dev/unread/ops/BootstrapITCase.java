@@ -1,5 +1,9 @@
 package dev.unread.ops;
 
+import dev.unread.groups.GroupFanOut;
+import dev.unread.groups.ConversationReaders;
+import dev.unread.counter.UnreadCounter;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,8 +14,7 @@ import dev.unread.events.ConversationEvent;
 import dev.unread.sinks.RedisCounts;
 import dev.unread.sinks.RedisReaders;
 import dev.unread.sinks.RedisReceipts;
-import dev.unread.state.ConversationReaders;
-import dev.unread.state.GroupFanOut;
+import dev.unread.state.StateSchema;
 import dev.unread.testing.EventStreams;
 import dev.unread.testing.GroupStreams;
 import dev.unread.testing.JobHarness;
@@ -375,7 +378,7 @@ class BootstrapITCase {
 
         @Override
         public void open(OpenContext openContext) {
-            members = getRuntimeContext().getMapState(GroupFanOut.MEMBERS);
+            members = getRuntimeContext().getMapState(StateSchema.MEMBERS);
         }
 
         @Override
@@ -398,7 +401,7 @@ class BootstrapITCase {
 
         @Override
         public void open(OpenContext openContext) {
-            readers = getRuntimeContext().getMapState(ConversationReaders.READERS);
+            readers = getRuntimeContext().getMapState(StateSchema.READERS);
         }
 
         @Override

@@ -1,14 +1,16 @@
 package dev.unread.ops;
 
+import dev.unread.groups.GroupFanOut;
+import dev.unread.groups.ConversationReaders;
+import dev.unread.counter.UnreadCounter;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.RedisNames;
-import dev.unread.state.ConversationReaders;
-import dev.unread.state.ConversationSeqs;
+import dev.unread.counter.ConversationSeqs;
 import dev.unread.state.ConversationState;
-import dev.unread.state.GroupFanOut;
-import dev.unread.state.UnreadCounter;
+import dev.unread.state.StateSchema;
 import dev.unread.testing.JobHarness;
 import dev.unread.testing.TestRedis;
 import java.nio.file.Path;
@@ -139,7 +141,7 @@ class GroupSavepointITCase {
 
         @Override
         public void open(OpenContext openContext) {
-            members = getRuntimeContext().getMapState(GroupFanOut.MEMBERS);
+            members = getRuntimeContext().getMapState(StateSchema.MEMBERS);
         }
 
         @Override
@@ -157,7 +159,7 @@ class GroupSavepointITCase {
 
         @Override
         public void open(OpenContext openContext) {
-            conversations = getRuntimeContext().getMapState(UnreadCounter.CONVERSATIONS);
+            conversations = getRuntimeContext().getMapState(StateSchema.CONVERSATIONS);
             unreadSeqs = ConversationSeqs.unread(getRuntimeContext());
         }
 
@@ -179,7 +181,7 @@ class GroupSavepointITCase {
 
         @Override
         public void open(OpenContext openContext) {
-            readers = getRuntimeContext().getMapState(ConversationReaders.READERS);
+            readers = getRuntimeContext().getMapState(StateSchema.READERS);
         }
 
         @Override

@@ -1,5 +1,7 @@
 package dev.unread.ops;
 
+import dev.unread.counter.Threads;
+
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;

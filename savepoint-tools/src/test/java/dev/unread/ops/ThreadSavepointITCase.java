@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.RedisNames;
 import dev.unread.state.ConversationState;
+import dev.unread.state.StateSchema;
 import dev.unread.state.ThreadState;
-import dev.unread.state.UnreadCounter;
 import dev.unread.testing.JobHarness;
 import dev.unread.testing.TestRedis;
 import java.nio.file.Path;
@@ -93,8 +93,8 @@ class ThreadSavepointITCase {
 
         @Override
         public void open(OpenContext openContext) {
-            conversations = getRuntimeContext().getMapState(UnreadCounter.CONVERSATIONS);
-            threads = getRuntimeContext().getMapState(UnreadCounter.THREADS);
+            conversations = getRuntimeContext().getMapState(StateSchema.CONVERSATIONS);
+            threads = getRuntimeContext().getMapState(StateSchema.THREADS);
         }
 
         @Override

@@ -1,5 +1,7 @@
 package dev.unread.ops;
 
+import dev.unread.counter.Threads;
+
 import static dev.unread.ops.StoredSavepoints.config;
 import static dev.unread.ops.StoredSavepoints.copy;
 import static dev.unread.ops.StoredSavepoints.events;

@@ -1,0 +1,265 @@
+package dev.unread.groups;
+
+import dev.unread.counter.UnreadCounter;
+import dev.unread.counter.Deletions;
+import dev.unread.counter.Threads;
+
+import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationEvent;
+import dev.unread.state.Memberships;
+import dev.unread.state.StateSchema;
+import java.util.Map;
+import java.util.function.LongConsumer;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * Per conversation (the key): the membership of every user with a membership event in it, and each
+ * {@code MESSAGE} fanned out to the members at its seq as one per-user MESSAGE, so that a group
+ * message counts in the same per-user state ({@code UnreadCounter}) as a {@code chat-messages}
+ * record to each member would. Membership changes are forwarded to the member's own key too, for
+ * the rule that hides a leaver's counts.
+ *
+ * <p>member(U,C,s) is decided by U's membership event with the largest seq below s (JOINED: a
+ * member; LEFT or none: not; JOINED and LEFT at one seq: LEFT). State keeps, per user, the distinct
+ * membership events seen, so a message that arrives after a later change (a duplicate, a replay, or
+ * simply a message published after that change but with a lower seq) is still decided by the change
+ * that governs it. So state grows with members and their membership changes, never with messages. A
+ * message or deletion past every membership event (the common case) is governed by each user's
+ * newest event, so it walks only the current members ({@link StateSchema#CURRENT_MEMBERS}), not
+ * everyone who ever left; one below a membership event walks every history.
+ *
+ * <p>The one precondition of the contract: a membership event arrives before the messages with a
+ * higher seq that it governs (one partition per conversation keeps that order). A membership event
+ * that arrives late governs only the messages that arrive after it, replays included: the messages
+ * fanned out before it are neither delivered to a late joiner nor taken back from a late leaver (no
+ * message is kept to do either). A late MEMBER_LEFT still hides the leaver's counts at once, as any
+ * newest LEFT does.
+ *
+ * <p>Every message also goes to its sender's own key, where it counts toward nothing but tells the
+ * sender's thread state that the sender wrote it (see {@code Threads}): one record more per
+ * message, whatever the group's size.
+ *
+ * <p>A duplicate or replayed message fans out again to the same members: the per-user state is a
+ * set of seqs, so a repeated delivery changes nothing. A message to N members is N records, emitted
+ * while walking the member map, never collected into a list first.
+ *
+ * <p>A {@code MESSAGE_DELETED} goes to whoever may have received the message, for {@code Deletions}
+ * to take it out of their counts: the members at its seq, and the participants {@code
+ * chat-messages} records named in the conversation (senders and receivers, as PARTICIPANT notices),
+ * whom {@link DeletionsToCome} knows and catches up when first seen. A message that comes after its
+ * deletion is delivered stamped deleted ({@link ChatEvent#deleted}): it still counts toward the
+ * sender badge and makes followers, and toward nothing else. The stamp is what makes every order
+ * exact: a member whose MEMBER_JOINED comes after the deletion was not told it, and a reply, which
+ * its thread cursor governs, may come after the user's conversation cursor passed its seq and cut
+ * the user's own memory of the deletion. So {@code chat-messages} replies come through here too
+ * (RECEIVED_REPLY), one record to one receiver. A deletion that arrives after a message was
+ * delivered reaches its users behind that delivery: one conversation's records to one user keep
+ * their order between this stage and the counter, as every Flink channel keeps its order. A
+ * deletion never changes who is a member.
+ */
+public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, ChatEvent> {
+
+    private transient MapState<Long, long[]> members;
+    private transient MapState<Long, Boolean> current;
+    private transient ValueState<Long> lastMembershipSeq;
+    private transient DeletionsToCome toCome;
+
+    /** Users walked to deliver a message or a deletion: the work, for tests that bound it. */
+    private long membersVisited;
+
+    /** Emitted for every delivery: the record is serialized at once (the next stage is keyed). */
+    private transient ChatEvent delivery;
+
+    @Override
+    public void open(OpenContext openContext) {
+        members = getRuntimeContext().getMapState(StateSchema.MEMBERS);
+        current = getRuntimeContext().getMapState(StateSchema.CURRENT_MEMBERS);
+        lastMembershipSeq = getRuntimeContext().getState(StateSchema.LAST_MEMBERSHIP_SEQ);
+        toCome = new DeletionsToCome(getRuntimeContext());
+        delivery = new ChatEvent();
+    }
+
+    @Override
+    public void processElement(ConversationEvent event, Context ctx, Collector<ChatEvent> out)
+            throws Exception {
+        switch (event.kind) {
+            case MESSAGE:
+                fanOut(event, out);
+                return;
+            case MESSAGE_DELETED:
+                delete(event.conversationId, event.seq, out);
+                return;
+            case RECEIVED_REPLY:
+                deliverReply(event, out);
+                return;
+            case PARTICIPANT:
+                toCome.participant(
+                        event.userId,
+                        seq -> emitDeleted(event.userId, event.conversationId, seq, out));
+                return;
+            default:
+                break;
+        }
+        boolean joined = event.kind == ConversationEvent.Kind.MEMBER_JOINED;
+        long last = lastMembershipSeq();
+        long[] events = members.get(event.userId);
+        long[] updated = with(events == null ? new long[0] : events, joined, event.seq);
+        if (updated != events) {
+            members.put(event.userId, updated);
+            if (updated[updated.length - 1] > 0) {
+                current.put(event.userId, true);
+            } else {
+                current.remove(event.userId);
+            }
+        }
+        if (event.seq > last) {
+            lastMembershipSeq.update(event.seq);
+        }
+        out.collect(ChatEvent.membership(joined, event.userId, event.conversationId, event.seq));
+    }
+
+    private void fanOut(ConversationEvent message, Collector<ChatEvent> out) throws Exception {
+        startDelivery(message);
+        delivery.userId = message.senderId;
+        delivery.mentioned = false;
+        out.collect(delivery);
+        forEachMemberAt(
+                message.seq,
+                user -> {
+                    // The sender had its own copy above.
+                    if (user != message.senderId) {
+                        delivery.userId = user;
+                        delivery.mentioned = message.mentions(user);
+                        out.collect(delivery);
+                    }
+                });
+    }
+
+    /**
+     * member(U,C,seq) for every U: past every membership event the current members, else each
+     * history decides; each member to {@code visit}, counted as walked.
+     */
+    private void forEachMemberAt(long seq, LongConsumer visit) throws Exception {
+        if (seq > lastMembershipSeq()) {
+            for (long user : current.keys()) {
+                membersVisited++;
+                visit.accept(user);
+            }
+            return;
+        }
+        for (Map.Entry<Long, long[]> member : members.entries()) {
+            membersVisited++;
+            if (isMember(member.getValue(), seq)) {
+                visit.accept(member.getKey());
+            }
+        }
+    }
+
+    /**
+     * The largest membership seq; for state of an earlier build, first builds it and the current
+     * members from the histories (once per conversation).
+     */
+    private long lastMembershipSeq() throws Exception {
+        Long last = lastMembershipSeq.value();
+        if (last != null) {
+            return last;
+        }
+        long largest = 0;
+        for (Map.Entry<Long, long[]> member : members.entries()) {
+            long[] events = member.getValue();
+            if (events.length > 0) {
+                long newest = events[events.length - 1];
+                largest = Math.max(largest, Math.abs(newest));
+                if (newest > 0) {
+                    current.put(member.getKey(), true);
+                }
+            }
+        }
+        lastMembershipSeq.update(largest);
+        return largest;
+    }
+
+    long membersVisited() {
+        return membersVisited;
+    }
+
+    /** A {@code chat-messages} reply, on to its receiver with the stamp. */
+    private void deliverReply(ConversationEvent reply, Collector<ChatEvent> out) throws Exception {
+        startDelivery(reply);
+        delivery.userId = reply.userId;
+        delivery.mentioned = reply.mentions(reply.userId);
+        out.collect(delivery);
+    }
+
+    /** The delivery of a message or reply, stamped, but for whom it goes to. */
+    private void startDelivery(ConversationEvent message) throws Exception {
+        delivery.kind = ChatEvent.Kind.MESSAGE;
+        delivery.deleted = toCome.isDeleted(message.conversationId, message.seq);
+        delivery.senderId = message.senderId;
+        delivery.conversationId = message.conversationId;
+        delivery.seq = message.seq;
+        delivery.time = message.sentAt;
+        delivery.threadSeq = message.threadSeq;
+    }
+
+    /**
+     * Tells the members at the seq and every participant, once: a duplicate finds the seq kept, and
+     * everyone it would reach was told. A user both member and participant may hear it twice, which
+     * their set of deleted seqs makes harmless.
+     */
+    private void delete(long conversationId, long seq, Collector<ChatEvent> out) throws Exception {
+        if (!toCome.delete(
+                conversationId, seq, user -> emitDeleted(user, conversationId, seq, out))) {
+            return;
+        }
+        forEachMemberAt(seq, user -> emitDeleted(user, conversationId, seq, out));
+    }
+
+    private void emitDeleted(long user, long conversationId, long seq, Collector<ChatEvent> out) {
+        delivery.kind = ChatEvent.Kind.MESSAGE_DELETED;
+        delivery.userId = user;
+        delivery.senderId = 0;
+        delivery.conversationId = conversationId;
+        delivery.seq = seq;
+        delivery.time = 0;
+        delivery.mentioned = false;
+        delivery.deleted = false;
+        delivery.threadSeq = 0;
+        out.collect(delivery);
+    }
+
+    /** member(U,C,s) from U's membership events, as kept in {@link StateSchema#MEMBERS}. */
+    static boolean isMember(long[] events, long seq) {
+        for (int i = events.length - 1; i >= 0; i--) {
+            if (Math.abs(events[i]) < seq) {
+                return events[i] > 0;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * {@code events} with the change added in order, or {@code events} itself if it is there.
+     * Public for the savepoint tools, which build {@link StateSchema#MEMBERS} from a table of these
+     * events.
+     */
+    public static long[] with(long[] events, boolean joined, long seq) {
+        long encoded = joined ? seq : -seq;
+        int at = events.length;
+        while (at > 0 && Memberships.after(events[at - 1], encoded)) {
+            at--;
+        }
+        if (at > 0 && events[at - 1] == encoded) {
+            return events;
+        }
+        long[] updated = new long[events.length + 1];
+        System.arraycopy(events, 0, updated, 0, at);
+        updated[at] = encoded;
+        System.arraycopy(events, at, updated, at + 1, events.length - at);
+        return updated;
+    }
+}

@@ -1,0 +1,402 @@
+package dev.unread.counter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.UnreadJob;
+import dev.unread.config.UnreadConfig;
+import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationCursor;
+import dev.unread.events.InboxCursor;
+import dev.unread.events.UnreadCount;
+import dev.unread.groups.GroupFanOut;
+import dev.unread.testing.EventStreams;
+import dev.unread.testing.Oracle;
+import dev.unread.testing.Oracle.Member;
+import dev.unread.testing.RedisModel;
+import dev.unread.testing.ThreadStreams;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Model-based randomized test of {@link UnreadCounter}: for each seed, one random set of events
+ * (see {@link EventStreams}) goes through the counter in several arrival orders with duplicates,
+ * and everything the counter emits, applied the way the sinks apply it, must equal what the {@link
+ * Oracle} derives from the contract alone. The set includes deletions, as the fan-out tells them to
+ * each participant: of messages (mentions among them), of seqs nobody received, and of seqs past
+ * every message, arriving before or after their message, duplicated, and replayed.
+ *
+ * <p>Every order of one seed runs through one harness, each under its own user ids (moved by {@link
+ * #USERS_PER_ORDER}), so the orders cannot see each other's state and the harness, slow to create
+ * on RocksDB, is created once per seed. Every {@link #ROCKSDB_EVERY}th seed runs on the embedded
+ * RocksDB backend the job uses; the rest on the heap backend, which is faster and exercises the
+ * same logic.
+ *
+ * <p>Seeds: 1..200 by default; {@code -Dunread.seeds=N} runs 1..N, {@code -Dunread.seed=N} only
+ * seed N (a failure message says which seed and order failed).
+ */
+class UnreadCounterModelTest {
+
+    private static final int ROCKSDB_EVERY = 8;
+    private static final long USERS_PER_ORDER = 1_000_000;
+    private static final double DUPLICATE_SHARE = 0.2;
+
+    static Stream<Long> seeds() {
+        String one = System.getProperty("unread.seed");
+        if (one != null && !one.isBlank()) {
+            return Stream.of(Long.parseLong(one.trim()));
+        }
+        long count = Long.getLong("unread.seeds", 200);
+        return LongStream.rangeClosed(1, count).boxed();
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void everyArrivalOrderWithDuplicatesEndsInTheOraclesState(long seed) throws Exception {
+        EventStreams streams = new EventStreams(seed);
+        List<ChatEvent> events =
+                ThreadStreams.withOwnCopies(
+                        withDeletions(
+                                streams.random(),
+                                ThreadStreams.withThreads(streams.random(), streams.events())));
+        List<List<ChatEvent>> orders =
+                streams.orders(events, 3 + (int) (seed % 3), DUPLICATE_SHARE);
+        boolean rocksDb = seed % ROCKSDB_EVERY == 0;
+
+        try (KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness =
+                harness(rocksDb)) {
+            for (int i = 0; i < orders.size(); i++) {
+                List<ChatEvent> order =
+                        EventStreams.withUsersMovedBy(orders.get(i), (i + 1) * USERS_PER_ORDER);
+                for (ChatEvent e : order) {
+                    harness.processElement(e, 0L);
+                }
+                Run run = new Run(seed, i, rocksDb, order);
+                run.check(
+                        drain(harness.getOutput()),
+                        drain(harness.getSideOutput(UnreadCounter.INBOX_CURSORS)),
+                        drain(harness.getSideOutput(UnreadCounter.CONVERSATION_CURSORS)));
+            }
+        }
+    }
+
+    /**
+     * The events with deletions added: about one in ten of the conversations' seqs, one seq past
+     * them now and then (unknown), each told to every user of the conversation in the events, as
+     * {@link GroupFanOut} tells its participants.
+     */
+    static List<ChatEvent> withDeletions(java.util.Random random, List<ChatEvent> events) {
+        Map<Long, TreeSet<Long>> users = new TreeMap<>();
+        Map<Long, TreeSet<Long>> seqs = new TreeMap<>();
+        for (ChatEvent e : events) {
+            if (!e.hasConversation()) {
+                continue;
+            }
+            TreeSet<Long> in = users.computeIfAbsent(e.conversationId, c -> new TreeSet<>());
+            in.add(e.userId);
+            if (e.kind == ChatEvent.Kind.MESSAGE) {
+                in.add(e.senderId);
+                seqs.computeIfAbsent(e.conversationId, c -> new TreeSet<>()).add(e.seq);
+            }
+        }
+        List<ChatEvent> result = new ArrayList<>(events);
+        seqs.forEach(
+                (conversation, sent) -> {
+                    List<Long> deleted = new ArrayList<>();
+                    for (long seq : sent) {
+                        if (random.nextInt(10) == 0) {
+                            deleted.add(seq);
+                        }
+                    }
+                    if (random.nextInt(3) == 0) {
+                        deleted.add(sent.last() + 1 + random.nextInt(3));
+                    }
+                    for (long seq : deleted) {
+                        for (long user : users.get(conversation)) {
+                            result.add(ChatEvent.deleted(user, conversation, seq));
+                        }
+                    }
+                });
+        return result;
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness(
+            boolean rocksDb) throws Exception {
+        KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
+        // The job's own settings (object reuse on, Kryo fallback off) so that the counter's
+        // state types are checked the way production creates them.
+        harness.getExecutionConfig()
+                .configure(
+                        UnreadJob.settings(UnreadConfig.with(Map.of())),
+                        UnreadCounterModelTest.class.getClassLoader());
+        assertThat(harness.getExecutionConfig().getSerializerConfig().hasGenericTypesDisabled())
+                .isTrue();
+        if (rocksDb) {
+            harness.setStateBackend(new EmbeddedRocksDBStateBackend());
+        }
+        harness.open();
+        return harness;
+    }
+
+    /** Values of the records in {@code queue} (skipping watermarks), and empties it. */
+    @SuppressWarnings("unchecked")
+    private static <T> List<T> drain(Collection<?> queue) {
+        List<T> values = new ArrayList<>();
+        if (queue == null) {
+            return values;
+        }
+        for (Object o : queue) {
+            if (o instanceof StreamRecord) {
+                values.add(((StreamRecord<T>) o).getValue());
+            }
+        }
+        queue.clear();
+        return values;
+    }
+
+    /** One arrival order and the checks of what the counter emitted for it. */
+    private static final class Run {
+        final long seed;
+        final int orderIndex;
+        final boolean rocksDb;
+        final List<ChatEvent> order;
+        final Oracle oracle;
+
+        Run(long seed, int orderIndex, boolean rocksDb, List<ChatEvent> order) {
+            this.seed = seed;
+            this.orderIndex = orderIndex;
+            this.rocksDb = rocksDb;
+            this.order = order;
+            this.oracle = Oracle.of(order);
+        }
+
+        void check(
+                List<UnreadCount> counts,
+                List<InboxCursor> inboxCursors,
+                List<ConversationCursor> conversationCursors) {
+            TreeSet<Long> users = new TreeSet<>(oracle.users());
+            counts.forEach(c -> users.add(c.userId));
+            inboxCursors.forEach(c -> users.add(c.userId));
+            conversationCursors.forEach(c -> users.add(c.userId));
+
+            // Per user first, so that a failure names one user and shows that user's events.
+            for (long user : users) {
+                checkCounts(user, only(counts, c -> c.userId == user));
+                checkInboxCursors(user, only(inboxCursors, c -> c.userId == user));
+                checkConversationCursors(user, only(conversationCursors, c -> c.userId == user));
+            }
+            // Then whole, as an end-to-end test compares with Redis and MySQL.
+            RedisModel redis = new RedisModel();
+            counts.forEach(redis::apply);
+            assertThat(redis.senders).as(context(null)).isEqualTo(oracle.redisSenderKeys());
+            assertThat(redis.conversations)
+                    .as(context(null))
+                    .isEqualTo(oracle.redisConversationHashes());
+            assertThat(redis.mentions).as(context(null)).isEqualTo(oracle.redisMentionHashes(""));
+            assertThat(redis.marked).as(context(null)).isEqualTo(oracle.redisMarkedSets(""));
+            assertThat(redis.totals).as(context(null)).isEqualTo(oracle.redisTotals(""));
+            assertThat(redis.threads)
+                    .as(context(null))
+                    .isEqualTo(oracle.redisThreadHashes("", false));
+            assertThat(redis.threadMentions)
+                    .as(context(null))
+                    .isEqualTo(oracle.redisThreadHashes("", true));
+        }
+
+        void checkCounts(long user, List<UnreadCount> counts) {
+            Map<String, Long> last = new HashMap<>();
+            for (int i = 0; i < counts.size(); i++) {
+                UnreadCount c = counts.get(i);
+                int at = i;
+                assertThat(c.count).as(context(user, () -> "emission " + at)).isNotNegative();
+                // The first emission of a key since the counter opened may repeat a value: it
+                // refreshes what Redis may hold from a timeline a restore rolled back.
+                String key = key(c);
+                if (last.containsKey(key)) {
+                    long previous = last.get(key);
+                    assertThat(c.count)
+                            .as(
+                                    context(
+                                            user,
+                                            () ->
+                                                    "emission "
+                                                            + at
+                                                            + " "
+                                                            + c
+                                                            + " repeats "
+                                                            + previous
+                                                            + " (a count must change)"))
+                            .isNotEqualTo(previous);
+                }
+                last.put(key, c.count);
+            }
+            last.values().removeIf(n -> n == 0);
+            Map<String, Long> expected = new TreeMap<>();
+            oracle.conversationUnread()
+                    .getOrDefault(user, Map.of())
+                    .forEach((c, n) -> expected.put("unread " + c, n));
+            long badge = oracle.badge(user);
+            if (badge > 0) {
+                expected.put("unread " + UnreadCount.SENDER_BADGE, badge);
+            }
+            for (long c : oracle.conversationUnread().getOrDefault(user, Map.of()).keySet()) {
+                long mentions = oracle.mentions(user, c);
+                if (mentions > 0) {
+                    expected.put("mentions " + c, mentions);
+                }
+            }
+            oracle.redisMentionHashes("")
+                    .getOrDefault(Oracle.MENTIONS_KEY + user, Map.of())
+                    .forEach((c, n) -> expected.put("mentions " + c, Long.parseLong(n)));
+            oracle.redisMarkedSets("")
+                    .getOrDefault(Oracle.MARKED_UNREAD_KEY + user, Set.of())
+                    .forEach(c -> expected.put("marked " + c, 1L));
+            oracle.redisThreadHashes("", false)
+                    .getOrDefault(Oracle.THREADS_KEY + user, Map.of())
+                    .forEach((t, n) -> expected.put("thread " + t, Long.parseLong(n)));
+            oracle.redisThreadHashes("", true)
+                    .getOrDefault(Oracle.THREAD_MENTIONS_KEY + user, Map.of())
+                    .forEach((t, n) -> expected.put("threadMentions " + t, Long.parseLong(n)));
+            long[] totals = oracle.totals(user);
+            String[] names = {
+                "totalMessages", "totalMentions", "totalConversations", "totalThreads"
+            };
+            for (int i = 0; i < names.length; i++) {
+                if (totals[i] != 0) {
+                    expected.put(names[i] + " 0", totals[i]);
+                }
+            }
+            assertThat(new TreeMap<>(last))
+                    .as(context(user, () -> "last count per kind and conversation (0 = none)"))
+                    .isEqualTo(expected);
+        }
+
+        private static String key(UnreadCount c) {
+            String kind =
+                    switch (c.kind) {
+                        case SENDERS, CONVERSATION -> "unread";
+                        case MENTIONS -> "mentions";
+                        case MARKED -> "marked";
+                        case TOTAL_MESSAGES -> "totalMessages";
+                        case TOTAL_MENTIONS -> "totalMentions";
+                        case TOTAL_CONVERSATIONS -> "totalConversations";
+                        case TOTAL_THREADS -> "totalThreads";
+                        case THREAD -> "thread";
+                        case THREAD_MENTIONS -> "threadMentions";
+                    };
+            return kind + " " + c.conversationId + (c.kind.perThread() ? ":" + c.threadSeq : "");
+        }
+
+        void checkInboxCursors(long user, List<InboxCursor> cursors) {
+            long greatest = 0;
+            for (InboxCursor c : cursors) {
+                long before = greatest;
+                assertThat(c.lastReadAt)
+                        .as(context(user, () -> c + " does not advance past " + before))
+                        .isGreaterThan(before);
+                greatest = c.lastReadAt;
+            }
+            assertThat(greatest)
+                    .as(context(user, () -> "user_activity.last_read_at (0 = no row)"))
+                    .isEqualTo(oracle.userActivityRows().getOrDefault(user, 0L));
+        }
+
+        void checkConversationCursors(long user, List<ConversationCursor> cursors) {
+            Map<Member, ConversationCursor> rows = new TreeMap<>();
+            for (ConversationCursor c : cursors) {
+                Member member = new Member(c.conversationId, c.userId);
+                ConversationCursor before = rows.get(member);
+                long beforeSeq = before == null ? 0 : before.lastReadSeq;
+                assertThat(c.lastReadSeq)
+                        .as(context(user, () -> c + " does not advance past " + beforeSeq))
+                        .isGreaterThan(beforeSeq);
+                assertThat(c.unreadCount)
+                        .as(context(user, () -> c + " unread_count out of bounds"))
+                        .isBetween(0L, oracle.unreadCountUpperBound(member, c.lastReadSeq));
+                // GREATEST(last_read_seq): the row keeps the cursor with the highest seq.
+                rows.put(member, c);
+            }
+            Map<Member, Long> seqs = new TreeMap<>();
+            Map<Member, Long> unread = new TreeMap<>();
+            rows.forEach(
+                    (m, c) -> {
+                        seqs.put(m, c.lastReadSeq);
+                        unread.put(m, c.unreadCount);
+                    });
+            assertThat(seqs)
+                    .as(context(user, () -> "conversation_member.last_read_seq"))
+                    .isEqualTo(forUser(oracle.conversationMemberRows(), user));
+            assertThat(unread)
+                    .as(context(user, () -> "conversation_member.unread_count in this order"))
+                    .isEqualTo(forUser(Oracle.unreadAfterLastRead(order), user));
+        }
+
+        Supplier<String> context(Long user) {
+            return context(user, () -> "");
+        }
+
+        /** Seed, order and backend, how to rerun, and the user's events in arrival order. */
+        Supplier<String> context(Long user, Supplier<String> what) {
+            return () -> {
+                StringBuilder s =
+                        new StringBuilder()
+                                .append("seed ")
+                                .append(seed)
+                                .append(", order ")
+                                .append(orderIndex)
+                                .append(rocksDb ? " (RocksDB)" : " (heap)")
+                                .append(" [rerun: -Dunread.seed=")
+                                .append(seed)
+                                .append("] ")
+                                .append(what.get());
+                if (user != null) {
+                    long moved = (orderIndex + 1) * USERS_PER_ORDER;
+                    s.append("\nuser ")
+                            .append(user)
+                            .append(" (")
+                            .append(user - moved)
+                            .append(" in the generated set)")
+                            .append(", events in arrival order:\n  ")
+                            .append(
+                                    only(order, e -> e.userId == user).stream()
+                                            .map(ChatEvent::toString)
+                                            .collect(Collectors.joining("\n  ")));
+                }
+                return s.toString();
+            };
+        }
+    }
+
+    private static <T> List<T> only(List<T> values, java.util.function.Predicate<T> keep) {
+        return values.stream().filter(keep).collect(Collectors.toList());
+    }
+
+    private static Map<Member, Long> forUser(Map<Member, Long> rows, long user) {
+        Map<Member, Long> result = new TreeMap<>();
+        rows.forEach(
+                (m, v) -> {
+                    if (m.userId() == user) {
+                        result.put(m, v);
+                    }
+                });
+        return result;
+    }
+}

@@ -1,0 +1,51 @@
+package dev.unread.testing;
+
+import dev.unread.counter.UnreadCounter;
+import dev.unread.events.ChatEvent;
+import dev.unread.events.UnreadCount;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+
+/**
+ * The counter in a test harness on RocksDB, the production state backend, keyed by user: for the
+ * tests of the counter and of the state structures beneath it, which read and write its keyed state
+ * directly.
+ */
+public final class CounterOnRocksDb implements AutoCloseable {
+
+    public final KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness;
+
+    private CounterOnRocksDb() throws Exception {
+        harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
+        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
+        harness.open();
+    }
+
+    /** An open counter whose current key is user 1. */
+    public static CounterOnRocksDb open() throws Exception {
+        CounterOnRocksDb counter = new CounterOnRocksDb();
+        counter.harness.getOperator().getKeyedStateBackend().setCurrentKey(1L);
+        return counter;
+    }
+
+    /** The current user's map state of the descriptor. */
+    public <K, V> MapState<K, V> state(MapStateDescriptor<K, V> descriptor) throws Exception {
+        return harness.getOperator()
+                .getKeyedStateBackend()
+                .getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+    }
+
+    @Override
+    public void close() throws Exception {
+        harness.close();
+    }
+}
