@@ -29,9 +29,6 @@ import dev.unread.sources.KafkaRawRecords;
 import java.util.Map;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -45,8 +42,6 @@ import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
-import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,15 +87,6 @@ public final class UnreadJob {
     public static final String MYSQL_CONVERSATION_MEMBER_UID = "mysql-conversation-member-sink";
     public static final String DEAD_LETTERS_UID = "dead-letters-sink";
     public static final String REDIS_READERS_UID = "redis-readers-sink";
-
-    /** The pass-through ceiling's discarding operator ({@link #buildPassThrough}). */
-    public static final String PASS_THROUGH_NAME = "discard";
-
-    /** Not in the contract's list of uids: the pass-through never makes a savepoint to keep. */
-    private static final String PASS_THROUGH_UID = "pass-through-discard";
-
-    /** The stateful pass-through's operator ({@link #buildStatefulPassThrough}). */
-    public static final String STATEFUL_PASS_THROUGH_NAME = "touch state";
 
     /** The fan-out operator's name, by which metrics and the web UI show it. */
     public static final String FAN_OUT_NAME = "fan out groups";
@@ -232,13 +218,18 @@ public final class UnreadJob {
         return conf;
     }
 
-    /** The three input topics, parsed: where the pipeline and its pass-through ceiling start. */
-    private record Parsed(
+    /**
+     * The three input topics, parsed, with the refused records on {@link ParseEvents#DEAD_LETTERS}:
+     * where the pipeline starts, and where the bench's ceilings start too, so that they measure the
+     * same sources and parsers rather than a copy of them.
+     */
+    public record Parsed(
             SingleOutputStreamOperator<ChatEvent> messageEvents,
             SingleOutputStreamOperator<ChatEvent> readEvents,
             SingleOutputStreamOperator<ConversationEvent> conversationEvents) {}
 
-    private Parsed parse(StreamExecutionEnvironment env) {
+    /** Adds the job's sources and parsers to {@code env}, and nothing after them. */
+    public Parsed parse(StreamExecutionEnvironment env) {
         SingleOutputStreamOperator<ChatEvent> messageEvents =
                 env.fromSource(messages, WatermarkStrategy.noWatermarks(), Topics.MESSAGES)
                         .uid(MESSAGES_SOURCE_UID)
@@ -261,69 +252,6 @@ public final class UnreadJob {
                         .uid(PARSE_CONVERSATIONS_UID)
                         .name("parse chat-conversations");
         return new Parsed(messageEvents, readEvents, conversationEvents);
-    }
-
-    /**
-     * Adds the ceiling the pipeline is measured against ({@code unread bench}): the same sources
-     * and parsers, the events keyed by user as the counting operator's are and then discarded by
-     * {@link #PASS_THROUGH_NAME}; what is left is the cost of Kafka, parsing and Flink's network
-     * and checkpoints. Never run for real: it writes nothing.
-     */
-    public void buildPassThrough(StreamExecutionEnvironment env) {
-        passThrough(env, false, PASS_THROUGH_NAME);
-    }
-
-    /**
-     * The pass-through with the least keyed state any exact counter needs: one RocksDB read and one
-     * write of the user's state per event ({@link #STATEFUL_PASS_THROUGH_NAME}). Between it and
-     * {@link #buildPassThrough} lies what keeping state at all costs; between the job and it, what
-     * the job does with its state.
-     */
-    public void buildStatefulPassThrough(StreamExecutionEnvironment env) {
-        passThrough(env, true, STATEFUL_PASS_THROUGH_NAME);
-    }
-
-    private void passThrough(StreamExecutionEnvironment env, boolean touchState, String name) {
-        Parsed in = parse(env);
-        in.messageEvents()
-                .union(in.readEvents())
-                .keyBy(event -> event.userId, Types.LONG)
-                .process(end(touchState))
-                .returns(Types.VOID)
-                .uid(PASS_THROUGH_UID)
-                .name(name);
-        in.conversationEvents()
-                .keyBy(event -> event.conversationId, Types.LONG)
-                .process(end(touchState))
-                .returns(Types.VOID)
-                .uid(PASS_THROUGH_UID + "-conversations")
-                .name(name + " conversations");
-    }
-
-    private static <T> KeyedProcessFunction<Long, T, Void> end(boolean touchState) {
-        return touchState ? new TouchState<>() : new Discard<>();
-    }
-
-    /** Takes events in, so that they are counted, and emits nothing. */
-    private static final class Discard<T> extends KeyedProcessFunction<Long, T, Void> {
-        @Override
-        public void processElement(T event, Context context, Collector<Void> out) {}
-    }
-
-    /** Counts each key's events in keyed state: a read and a write per event, and nothing else. */
-    private static final class TouchState<T> extends KeyedProcessFunction<Long, T, Void> {
-        private transient ValueState<Long> events;
-
-        @Override
-        public void open(OpenContext openContext) {
-            events = getRuntimeContext().getState(new ValueStateDescriptor<>("events", Types.LONG));
-        }
-
-        @Override
-        public void processElement(T event, Context context, Collector<Void> out) throws Exception {
-            Long seen = events.value();
-            events.update(seen == null ? 1 : seen + 1);
-        }
     }
 
     /** Adds the pipeline to {@code env}. */

@@ -61,7 +61,7 @@ final class JobRun implements AutoCloseable {
     }
 
     /**
-     * The job's pass-through ceiling ({@link UnreadJob#buildPassThrough}) on the same sources; its
+     * The job's pass-through ceiling ({@link PassThroughJobs#passThrough}) on the same sources; its
      * discarding operator's input is what {@link #awaitEvents} counts.
      */
     static JobRun passThrough(UnreadConfig config, int parallelism, Path dataDir) throws Exception {
@@ -70,13 +70,13 @@ final class JobRun implements AutoCloseable {
                 parallelism,
                 dataDir,
                 null,
-                UnreadJob.PASS_THROUGH_NAME,
-                UnreadJob.forProduction(config)::buildPassThrough);
+                PassThroughJobs.PASS_THROUGH_NAME,
+                env -> PassThroughJobs.passThrough(UnreadJob.forProduction(config), env));
     }
 
     /**
      * The pass-through with a RocksDB read and write per event ({@link
-     * UnreadJob#buildStatefulPassThrough}); its stateful operator's input is what {@link
+     * PassThroughJobs#statefulPassThrough}); its stateful operator's input is what {@link
      * #awaitEvents} counts.
      */
     static JobRun statefulPassThrough(UnreadConfig config, int parallelism, Path dataDir)
@@ -86,8 +86,8 @@ final class JobRun implements AutoCloseable {
                 parallelism,
                 dataDir,
                 null,
-                UnreadJob.STATEFUL_PASS_THROUGH_NAME,
-                UnreadJob.forProduction(config)::buildStatefulPassThrough);
+                PassThroughJobs.STATEFUL_PASS_THROUGH_NAME,
+                env -> PassThroughJobs.statefulPassThrough(UnreadJob.forProduction(config), env));
     }
 
     private static JobRun start(

@@ -4,42 +4,22 @@ import dev.unread.contract.RedisEndpoint;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.ClusterPipeline;
-import redis.clients.jedis.Connection;
-import redis.clients.jedis.ConnectionPool;
-import redis.clients.jedis.ConnectionPoolConfig;
-import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.Pipeline;
-import redis.clients.jedis.Protocol;
-import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
-import redis.clients.jedis.exceptions.JedisAskDataException;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
-import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 /**
- * The Redis connection of a sink writer: one connection to a single node, or a client of a Redis
- * Cluster. It sends commands pipelined, at most {@link #BATCH_SIZE} per round trip, and survives
- * short outages: on any error it drops the connection, waits ({@link #FIRST_BACKOFF_MS}, doubling)
- * and reconnects, and after {@link #MAX_ATTEMPTS} failed attempts it throws, so that the task fails
- * and Flink restores from the last checkpoint instead of losing a write.
- *
- * <p>On a cluster a batch goes through Jedis' {@link ClusterPipeline}: it groups the commands by
- * the primary that owns each key's slot and sends each group down that node's connection, so a
- * batch costs one round trip per primary, the replies read in parallel. A command the cluster
- * redirects with MOVED (its slot moved, or a replica took over from a failed primary) fails the
- * attempt: the slot map is read again and the batch sent again, to the new owners. A command
- * answered with ASK (its slot is being migrated) is sent once more to the node named, after ASKING,
- * as Redis Cluster asks of clients.
+ * The Redis connection of a sink writer: one connection to a single node ({@link NodeExchange}), or
+ * a client of a Redis Cluster ({@link ClusterExchange}, which says how a batch meets the cluster).
+ * It sends commands pipelined, at most {@link #BATCH_SIZE} per round trip, and survives short
+ * outages: on any error it drops the connection or reads the slot map again, waits ({@link
+ * #FIRST_BACKOFF_MS}, doubling) and retries, and after {@link #MAX_ATTEMPTS} failed attempts it
+ * throws, so that the task fails and Flink restores from the last checkpoint instead of losing a
+ * write.
  *
  * <p>A command refused with WRONGTYPE (its key holds another type: a leftover, or another
  * application's key in the job's key space) would fail every retry and every restart, so the
@@ -117,28 +97,22 @@ final class RedisConnection implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RedisConnection.class);
 
     private final RedisEndpoint endpoint;
-    private Jedis jedis;
-    private RedisClusterClient cluster;
-
-    /**
-     * Reads the replies of a cluster batch's nodes in parallel, one task per node of a batch with
-     * more than one; threads are kept between batches.
-     */
-    private CountingPool replyReaders;
-
-    /** Pipelined exchanges so far, each with one node. */
-    private long roundTrips;
+    private final RedisExchange exchange;
 
     /** Failed attempts that were retried: Redis down, slow or failing over, and recovered. */
     private long retries;
 
     RedisConnection(RedisEndpoint endpoint) {
         this.endpoint = endpoint;
+        this.exchange =
+                endpoint.isCluster()
+                        ? new ClusterExchange(endpoint, CLIENT_NAME, TIMEOUT_MS)
+                        : new NodeExchange(endpoint, CLIENT_NAME, TIMEOUT_MS);
     }
 
     /** Pipelined exchanges with a node so far, retries included: a cluster batch, one per node. */
     long roundTrips() {
-        return roundTrips;
+        return exchange.roundTrips();
     }
 
     /**
@@ -214,7 +188,7 @@ final class RedisConnection implements AutoCloseable {
                 return new Sent(sent, replaced);
             } catch (JedisException e) {
                 if (attempt >= MAX_ATTEMPTS) {
-                    disconnect();
+                    exchange.close();
                     throw new IOException(
                             "Redis at "
                                     + endpoint
@@ -237,7 +211,7 @@ final class RedisConnection implements AutoCloseable {
                         reason(e));
                 Thread.sleep(backoffMs);
                 backoffMs *= 2;
-                reconnect();
+                exchange.recover();
             }
         }
     }
@@ -256,7 +230,7 @@ final class RedisConnection implements AutoCloseable {
      * script's); returns how many keys of the wrong type it replaced.
      */
     private int roundTrip(List<Command> batch, List<Object> replies) {
-        replies.addAll(exchange(batch));
+        replies.addAll(exchange.exchange(batch));
         List<Command> replacing = new ArrayList<>();
         List<Integer> replacingAt = new ArrayList<>();
         for (int i = 0; i < replies.size(); i++) {
@@ -275,7 +249,7 @@ final class RedisConnection implements AutoCloseable {
             return 0;
         }
         int replaced = 0;
-        List<Object> scripts = exchange(replacing);
+        List<Object> scripts = exchange.exchange(replacing);
         for (int i = 0; i < scripts.size(); i++) {
             Object reply = scripts.get(i);
             if (reply instanceof JedisException refused) {
@@ -293,168 +267,14 @@ final class RedisConnection implements AutoCloseable {
         return replaced;
     }
 
-    /** Each command's reply, in order: its value, or the JedisException Redis refused it with. */
-    private List<Object> exchange(List<Command> batch) {
-        if (endpoint.isCluster()) {
-            return clusterExchange(batch);
-        }
-        if (jedis == null) {
-            jedis = connect();
-        }
-        Pipeline pipeline = jedis.pipelined();
-        for (Command command : batch) {
-            command.appendTo(pipeline);
-        }
-        roundTrips++;
-        return pipeline.syncAndReturnAll();
-    }
-
-    /**
-     * A connection to the one node of the URL, refused with the missing setting's name when that
-     * node belongs to a Redis Cluster: every write would otherwise fail with MOVED, retried until
-     * the task fails with a redirection nobody reads as a setting. Not a JedisException, so not
-     * retried: no attempt can succeed.
-     */
-    private Jedis connect() {
-        Jedis connected = endpoint.connect(CLIENT_NAME, TIMEOUT_MS);
-        String mismatch = endpoint.clusterMismatch(() -> connected.info("cluster"));
-        if (mismatch != null) {
-            connected.close();
-            throw new IllegalStateException(mismatch);
-        }
-        return connected;
-    }
-
-    private List<Object> clusterExchange(List<Command> batch) {
-        if (cluster == null) {
-            cluster = endpoint.clusterClient(CLIENT_NAME, TIMEOUT_MS, new ConnectionPoolConfig());
-            replyReaders = new CountingPool();
-        }
-        List<Response<?>> responses = new ArrayList<>(batch.size());
-        try (ClusterPipeline pipeline = cluster.pipelined(replyReaders)) {
-            for (Command command : batch) {
-                responses.add(command.appendTo(pipeline));
-            }
-            long tasks = replyReaders.tasks;
-            try {
-                pipeline.sync();
-            } finally {
-                // Counted before close(), which syncs again with nothing left to send. The
-                // pipeline reads one node's replies in the calling thread, more than one's here.
-                roundTrips += Math.max(1, replyReaders.tasks - tasks);
-            }
-        }
-        List<Object> replies = new ArrayList<>(batch.size());
-        for (int i = 0; i < responses.size(); i++) {
-            try {
-                replies.add(responses.get(i).get());
-            } catch (JedisAskDataException ask) {
-                replies.add(askAt(ask.getTargetNode(), batch.get(i)));
-            } catch (IllegalStateException unanswered) {
-                // The pipeline logs a node's broken connection and leaves its replies unset.
-                throw new JedisConnectionException("a cluster node did not answer", unanswered);
-            } catch (JedisRedirectionException moved) {
-                // The slot moved: this attempt fails, the next reads the slot map again.
-                throw moved;
-            } catch (JedisDataException refused) {
-                replies.add(refused);
-            }
-        }
-        return replies;
-    }
-
     private static boolean wrongType(JedisException refused) {
         return refused instanceof JedisDataException
                 && refused.getMessage() != null
                 && refused.getMessage().startsWith("WRONGTYPE");
     }
 
-    /**
-     * Sends {@code command} to {@code node}, the one {@code ASK} named, right after ASKING; its
-     * reply, or the JedisException Redis refused it with.
-     */
-    private Object askAt(HostAndPort node, Command command) {
-        ConnectionPool pool = cluster.getClusterNodes().get(node.toString());
-        if (pool == null) {
-            throw new JedisConnectionException("ASK named an unknown cluster node " + node);
-        }
-        try (Connection connection = pool.getResource()) {
-            roundTrips += 2;
-            connection.executeCommand(Protocol.Command.ASKING);
-            Pipeline pipeline = new Pipeline(connection, false);
-            Response<?> reply = command.appendTo(pipeline);
-            pipeline.sync();
-            try {
-                return reply.get();
-            } catch (JedisDataException refused) {
-                return refused;
-            }
-        }
-    }
-
-    /** After a failure: a new connection, or the cluster's slot map read again. */
-    private void reconnect() {
-        if (cluster == null) {
-            disconnect();
-            return;
-        }
-        try {
-            cluster.refreshClusterTopology();
-        } catch (JedisException e) {
-            // No node answered yet: the next attempt fails and comes back here.
-            LOG.debug("Reading the Redis cluster's slot map failed", e);
-        }
-    }
-
-    private void disconnect() {
-        if (jedis != null) {
-            try {
-                jedis.close();
-            } catch (RuntimeException e) {
-                LOG.debug("Closing a failed Redis connection failed too", e);
-            }
-            jedis = null;
-        }
-        if (cluster != null) {
-            cluster.close();
-            cluster = null;
-            replyReaders.shutdownNow();
-            replyReaders = null;
-        }
-    }
-
     @Override
     public void close() {
-        disconnect();
-    }
-
-    /**
-     * A cached thread pool, as {@code Executors.newCachedThreadPool} makes, that counts the tasks
-     * handed to it: a cluster pipeline hands it one per node it read replies from.
-     */
-    private static final class CountingPool extends ThreadPoolExecutor {
-
-        /** Only the writer's thread hands out tasks and reads this. */
-        long tasks;
-
-        CountingPool() {
-            super(
-                    0,
-                    Integer.MAX_VALUE,
-                    60,
-                    TimeUnit.SECONDS,
-                    new SynchronousQueue<>(),
-                    runnable -> {
-                        Thread thread = new Thread(runnable, "redis-cluster-replies");
-                        thread.setDaemon(true);
-                        return thread;
-                    });
-        }
-
-        @Override
-        public void execute(Runnable task) {
-            tasks++;
-            super.execute(task);
-        }
+        exchange.close();
     }
 }
