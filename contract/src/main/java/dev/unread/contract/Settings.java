@@ -1,50 +1,71 @@
 package dev.unread.contract;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
- * The settings the job, the API and the tools share, with their defaults (docs/contract.md,
- * "Settings"), and the one parser of flags and whole numbers. Passwords never have a flag: they
- * come from the environment only, so they never show in a process list or a shell history.
+ * The settings the job, the API and the tools share, declared once (docs/contract.md, "Settings"),
+ * and the one parser of flags and whole numbers. Passwords never have a flag: they come from the
+ * environment only, so they never show in a process list or a shell history.
  */
 public final class Settings {
 
-    public static final Setting KAFKA_BOOTSTRAP = new Setting("kafka-bootstrap", "127.0.0.1:9092");
-    public static final Setting MESSAGES_TOPIC = new Setting("messages-topic", Topics.MESSAGES);
-    public static final Setting READS_TOPIC = new Setting("reads-topic", Topics.READS);
-    public static final Setting CONVERSATIONS_TOPIC =
-            new Setting("conversations-topic", Topics.CONVERSATIONS);
-    public static final Setting DEAD_LETTER_TOPIC =
-            new Setting("dead-letter-topic", Topics.DEAD_LETTERS);
+    public static final Setting<String> KAFKA_BOOTSTRAP =
+            Setting.text("kafka-bootstrap", "127.0.0.1:9092");
+    public static final Setting<String> MESSAGES_TOPIC =
+            Setting.text("messages-topic", Topics.MESSAGES);
+    public static final Setting<String> READS_TOPIC =
+            Setting.text("reads-topic", Topics.READS)
+                    .described("where the job reads read events and the API's POST routes publish");
+    public static final Setting<String> CONVERSATIONS_TOPIC =
+            Setting.text("conversations-topic", Topics.CONVERSATIONS);
+    public static final Setting<String> DEAD_LETTER_TOPIC =
+            Setting.text("dead-letter-topic", Topics.DEAD_LETTERS);
 
-    /** {@code redis://[[user]:password@]host:port/db}, or {@code rediss://} for TLS. */
-    public static final Setting REDIS_URL = new Setting("redis-url", "redis://127.0.0.1:6379/0");
+    public static final Setting<String> REDIS_URL =
+            Setting.text("redis-url", "redis://127.0.0.1:6379/0")
+                    .described(
+                            "`redis://` or `rediss://` (TLS); `user:password@` for an ACL user;"
+                                    + " a password belongs in the variable, not the flag")
+                    .shownAs(Settings::masked);
 
-    /**
-     * Seed nodes {@code host:port,host:port} of a Redis Cluster; when set, the cluster is used and
-     * {@link #REDIS_URL} gives only the user, the password and TLS.
-     */
-    public static final Setting REDIS_CLUSTER_NODES = new Setting("redis-cluster-nodes", "");
+    /** When set, the cluster is used and {@link #REDIS_URL} gives only the user, password, TLS. */
+    public static final Setting<String> REDIS_CLUSTER_NODES =
+            Setting.text("redis-cluster-nodes", "")
+                    .described(
+                            "`host:port,...`: seed nodes of a Redis Cluster; empty: the URL's one"
+                                    + " node");
 
-    /** A PEM file of the CA certificates a {@code rediss://} server is checked against. */
-    public static final Setting REDIS_CA_FILE = new Setting("redis-ca-file", "");
+    public static final Setting<String> REDIS_CA_FILE =
+            Setting.text("redis-ca-file", "")
+                    .described(
+                            "PEM file of the CAs a `rediss://` server is checked against; empty:"
+                                    + " the JVM's");
 
-    /** Put before every Redis key and channel. */
-    public static final Setting REDIS_KEY_PREFIX = new Setting("redis-key-prefix", "");
+    public static final Setting<String> REDIS_KEY_PREFIX =
+            Setting.text("redis-key-prefix", "").described("before every key and channel");
 
-    public static final Setting JDBC_URL =
-            new Setting("jdbc-url", "jdbc:mysql://127.0.0.1:3306/test");
-    public static final Setting JDBC_USER = new Setting("jdbc-user", "root");
+    public static final Setting<String> JDBC_URL =
+            Setting.text("jdbc-url", "jdbc:mysql://127.0.0.1:3306/test")
+                    .described("MySQL's; the API refuses one not starting with `jdbc:mysql:`")
+                    .shownAs(Settings::masked);
+    public static final Setting<String> JDBC_USER = Setting.text("jdbc-user", "root");
 
-    /**
-     * A Kafka {@code client.properties} file applied to every Kafka client of the job and the API
-     * ({@link KafkaClientProperties}); empty: none.
-     */
-    public static final Setting KAFKA_PROPERTIES = new Setting("kafka-properties", "");
+    /** The MySQL password: a secret. */
+    public static final Setting<String> JDBC_PASSWORD =
+            Setting.secret("jdbc-password", "").described("MySQL's password; environment only");
 
-    /** The MySQL password: from the environment only. */
-    public static final String JDBC_PASSWORD_ENV = "UNREAD_JDBC_PASSWORD";
+    /** Read when the settings are read, kept as written ({@link KafkaClientProperties}). */
+    public static final Setting<Map<String, String>> KAFKA_PROPERTIES =
+            Setting.of("kafka-properties", "", KafkaClientProperties::load)
+                    .described(
+                            "a Kafka `client.properties` file for every Kafka client, as"
+                                    + " \"Secured connections\" says")
+                    .shownAs(KafkaClientProperties::masked);
+
+    public static final String JDBC_PASSWORD_ENV = JDBC_PASSWORD.env();
 
     private Settings() {}
 
@@ -104,6 +125,45 @@ public final class Settings {
                     what + " must be at most " + max + ", was " + parsed);
         }
         return parsed;
+    }
+
+    /**
+     * The markdown table of {@code settings}, one row each in their order, as docs/contract.md has
+     * it: with a column of flags for the job's, without for the API's, which takes none.
+     */
+    public static String table(List<Setting<?>> settings, boolean flags) {
+        StringBuilder table =
+                new StringBuilder(
+                        flags
+                                ? "| flag | environment | default | rule |\n| --- | --- | --- | --- |\n"
+                                : "| environment | default | rule |\n| --- | --- | --- |\n");
+        for (Setting<?> setting : settings) {
+            if (flags) {
+                table.append(setting.secret() ? "| " : "| `" + setting.flag() + "` ");
+            }
+            table.append("| `")
+                    .append(setting.env())
+                    .append("` | ")
+                    .append(setting.shownDefault())
+                    .append(" | ")
+                    .append(setting.rule())
+                    .append(setting.rule().isEmpty() ? "|\n" : " |\n");
+        }
+        return table.toString();
+    }
+
+    /**
+     * {@code values} of {@code settings} fit for a log line: {@code redisUrl=redis://:***@h:1/0}.
+     */
+    public static String shown(List<Setting<?>> settings, Function<Setting<?>, Object> values) {
+        StringBuilder text = new StringBuilder();
+        for (Setting<?> setting : settings) {
+            text.append(text.isEmpty() ? "" : ", ")
+                    .append(setting.field())
+                    .append('=')
+                    .append(setting.shown(values.apply(setting)));
+        }
+        return text.toString();
     }
 
     /**

@@ -3,7 +3,6 @@ package dev.unread.cli;
 import dev.unread.api.ApiConfig;
 import dev.unread.api.StateQueryApi;
 import dev.unread.contract.Setting;
-import dev.unread.contract.Settings;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -33,19 +32,6 @@ import picocli.CommandLine.Spec;
 final class ApiCommand implements Callable<Integer> {
 
     static final String NAME = "api";
-
-    /** What help says of each secret the API reads; a secret missing here shows as unset. */
-    private static final Map<String, String> SECRETS =
-            Map.of(
-                    ApiConfig.TOKEN_ENV,
-                    "bearer token every route but /health, /metrics and /openapi.json needs"
-                            + " (unset: none)",
-                    ApiConfig.JWT_SECRET_ENV,
-                    "HS256 key of per-user JWTs, at least 32 bytes (unset: none)",
-                    ApiConfig.JWT_PUBLIC_KEY_ENV,
-                    "or the RS256 public key of per-user JWTs, PEM (unset: none)",
-                    Settings.JDBC_PASSWORD_ENV,
-                    "(empty)");
 
     private CommandSpec spec;
 
@@ -112,21 +98,14 @@ final class ApiCommand implements Callable<Integer> {
         }
     }
 
-    /**
-     * The variables the API reads ({@link ApiConfig#SETTINGS} with their defaults, then {@link
-     * ApiConfig#SECRETS}), for the help's footer.
-     */
+    /** The variables the API reads ({@link ApiConfig#ALL}) with their defaults, for the footer. */
     static String environment() {
         StringBuilder sb = new StringBuilder();
-        for (Setting setting : ApiConfig.SETTINGS) {
-            String value = setting.defaultValue();
+        for (Setting<?> setting : ApiConfig.ALL) {
             sb.append(
                     String.format(
-                            "  %-26s %s%n", setting.env(), value.isEmpty() ? "(empty)" : value));
-        }
-        for (String secret : ApiConfig.SECRETS) {
-            sb.append(
-                    String.format("  %-26s %s%n", secret, SECRETS.getOrDefault(secret, "(unset)")));
+                            "  %-26s %s%n",
+                            setting.env(), setting.shownDefault().replace("`", "")));
         }
         return sb.toString();
     }

@@ -13,12 +13,13 @@ import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParseResult;
 
 /**
- * The job's settings ({@link UnreadConfig#defaults()}) as flags of a command: a command that runs
+ * The job's settings ({@link UnreadConfig#settings()}) as flags of a command: a command that runs
  * the job names this class as its {@code modelTransformer} and reads the flags given with {@link
  * #given}. The values are read by {@link UnreadConfig#from}, which alone decides that a flag wins
  * over the environment and the environment over the default, and checks them; the defaults shown in
- * help are the declared ones (or the command's own, from its default provider). A command that
- * declares an option of a setting's name itself (to refuse it, say) keeps its own.
+ * help are the declared ones (or the command's own, from its default provider), with the rule each
+ * setting declares. A command that declares an option of a setting's name itself (to refuse it,
+ * say) keeps its own.
  */
 final class CommandFlags implements CommandLine.IModelTransformer {
 
@@ -31,24 +32,25 @@ final class CommandFlags implements CommandLine.IModelTransformer {
                         .multiplicity("0..1")
                         // A section of the help, not a group of flags that go together.
                         .validate(false);
-        for (Map.Entry<String, String> setting : UnreadConfig.defaults().entrySet()) {
-            String flag = "--" + setting.getKey();
-            if (command.findOption(flag) != null) {
+        for (Setting<?> setting : UnreadConfig.settings()) {
+            if (setting.secret() || command.findOption(setting.flag()) != null) {
                 continue;
             }
-            String env = Setting.envName(setting.getKey());
             OptionSpec option =
-                    OptionSpec.builder(flag)
+                    OptionSpec.builder(setting.flag())
                             .paramLabel("VALUE")
                             .type(String.class)
-                            .defaultValue(setting.getValue())
+                            .defaultValue(setting.defaultValue())
                             .build();
+            String rule = setting.rule().isEmpty() ? "" : "; " + setting.rule().replace("`", "");
             group.addArg(
                     option.toBuilder()
                             .description(
-                                    defaultOf(command, option).isEmpty()
-                                            ? env + " (default: empty)"
-                                            : env + " (default: ${DEFAULT-VALUE})")
+                                    (defaultOf(command, option).isEmpty()
+                                                    ? setting.env() + " (default: empty)"
+                                                    : setting.env()
+                                                            + " (default: ${DEFAULT-VALUE})")
+                                            + rule)
                             .build());
         }
         command.addArgGroup(group.build());

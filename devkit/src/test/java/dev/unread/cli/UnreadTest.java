@@ -80,7 +80,7 @@ class UnreadTest {
                         "UNREAD_KAFKA_PROPERTIES",
                         "UNREAD_REDIS_CA_FILE",
                         "UNREAD_REDIS_CLUSTER_NODES");
-        for (Setting setting : ApiConfig.SETTINGS) {
+        for (Setting<?> setting : ApiConfig.SETTINGS) {
             String value = setting.defaultValue();
             assertThat(out())
                     .containsPattern(

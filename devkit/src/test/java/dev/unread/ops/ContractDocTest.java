@@ -14,6 +14,7 @@ import dev.unread.config.UnreadConfig;
 import dev.unread.contract.DeadLetters;
 import dev.unread.contract.MySqlSchema;
 import dev.unread.contract.RedisNames;
+import dev.unread.contract.Settings;
 import dev.unread.events.EventParser;
 import java.io.IOException;
 import java.io.InputStream;
@@ -193,6 +194,14 @@ class ContractDocTest {
         expected.forEach(
                 (env, value) ->
                         assertThat(section).as(env).contains("| `" + env + "` | " + value + " |"));
+    }
+
+    @Test
+    void itsSettingsTablesAreTheDeclaredSettings() {
+        assertThat(section(built, "### Job settings"))
+                .contains(Settings.table(UnreadConfig.settings(), true));
+        assertThat(section(built, "### API settings"))
+                .contains(Settings.table(ApiConfig.ALL, false));
     }
 
     @Test

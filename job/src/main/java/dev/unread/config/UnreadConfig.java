@@ -28,22 +28,46 @@ public final class UnreadConfig implements Serializable {
     /** One day: far more than any clock skew between chat servers and the Kafka brokers. */
     public static final long DEFAULT_MAX_FUTURE_SKEW_MS = 24 * 60 * 60 * 1000L;
 
-    public static final Setting GROUP_ID = new Setting("group-id", "unread");
-    public static final Setting FLUSH_INTERVAL_MS = new Setting("flush-interval-ms", "100");
-    public static final Setting PARALLELISM = new Setting("parallelism", "0");
-    public static final Setting MAX_PARALLELISM = new Setting("max-parallelism", "128");
-    public static final Setting CHECKPOINT_INTERVAL_MS =
-            new Setting("checkpoint-interval-ms", "10000");
-    public static final Setting IDLE_STATE_DAYS = new Setting("idle-state-days", "0");
-    public static final Setting MAX_FUTURE_SKEW_MS =
-            new Setting("max-future-skew-ms", String.valueOf(DEFAULT_MAX_FUTURE_SKEW_MS));
-    public static final Setting RECEIPT_PARTICIPANTS_MAX =
-            new Setting(
-                    "receipt-participants-max",
-                    String.valueOf(ConversationReaders.DEFAULT_MAX_RECEIPT_PARTICIPANTS));
+    public static final Setting<String> GROUP_ID =
+            Setting.text("group-id", "unread").described("Kafka consumer group");
+    public static final Setting<Long> FLUSH_INTERVAL_MS =
+            Setting.wholeNumber("flush-interval-ms", 100, 1);
+    public static final Setting<Long> PARALLELISM =
+            Setting.wholeNumber("parallelism", 0, 0)
+                    .described("at most `--max-parallelism`; 0: the cluster's default");
 
-    /** Every setting of the job, in the order {@code --help} lists them. */
-    private static final List<Setting> SETTINGS =
+    /** Flink refuses more key groups than its bound when the job starts; refused before. */
+    public static final Setting<Long> MAX_PARALLELISM =
+            Setting.wholeNumber(
+                            "max-parallelism",
+                            128,
+                            1,
+                            KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM)
+                    .described("Flink's bound; fixed once state exists");
+
+    public static final Setting<Long> CHECKPOINT_INTERVAL_MS =
+            Setting.wholeNumber("checkpoint-interval-ms", 10000, 1);
+    public static final Setting<Long> IDLE_STATE_DAYS =
+            Setting.wholeNumber("idle-state-days", 0, 0)
+                    .described(
+                            "at most "
+                                    + UnreadCounter.MAX_IDLE_STATE_DAYS
+                                    + " (100 years); 0: keep state forever");
+    public static final Setting<Long> MAX_FUTURE_SKEW_MS =
+            Setting.wholeNumber("max-future-skew-ms", DEFAULT_MAX_FUTURE_SKEW_MS, 0)
+                    .described("how far past its Kafka record's timestamp an event time may lie");
+    public static final Setting<Long> RECEIPT_PARTICIPANTS_MAX =
+            Setting.wholeNumber(
+                            "receipt-participants-max",
+                            ConversationReaders.DEFAULT_MAX_RECEIPT_PARTICIPANTS,
+                            0)
+                    .described(
+                            "a `READ_RECEIPT` also goes to `READ_RECEIPTS:{userId}` of each"
+                                    + " participant it concerns in conversations of at most this"
+                                    + " many participants");
+
+    /** Every setting of the job, in the order help and docs/contract.md list them. */
+    private static final List<Setting<?>> SETTINGS =
             List.of(
                     Settings.KAFKA_BOOTSTRAP,
                     Settings.MESSAGES_TOPIC,
@@ -58,6 +82,7 @@ public final class UnreadConfig implements Serializable {
                     Settings.REDIS_KEY_PREFIX,
                     Settings.JDBC_URL,
                     Settings.JDBC_USER,
+                    Settings.JDBC_PASSWORD,
                     FLUSH_INTERVAL_MS,
                     PARALLELISM,
                     MAX_PARALLELISM,
@@ -66,12 +91,14 @@ public final class UnreadConfig implements Serializable {
                     MAX_FUTURE_SKEW_MS,
                     RECEIPT_PARTICIPANTS_MAX);
 
-    /** {@link #SETTINGS} by flag name, with their defaults, in the same order. */
+    /** The settings a flag may give (no secret), by flag name, with their defaults. */
     private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
 
     static {
-        for (Setting setting : SETTINGS) {
-            DEFAULTS.put(setting.name(), setting.defaultValue());
+        for (Setting<?> setting : SETTINGS) {
+            if (!setting.secret()) {
+                DEFAULTS.put(setting.name(), setting.defaultValue());
+            }
         }
     }
 
@@ -132,35 +159,35 @@ public final class UnreadConfig implements Serializable {
      */
     public final int receiptParticipantsMax;
 
-    /** Every setting's value as read, for the tools that must configure another part alike. */
-    private final HashMap<String, String> values = new HashMap<>();
+    /** Every setting's text as read, for the tools that must configure another part alike. */
+    private final HashMap<String, String> texts = new HashMap<>();
 
-    private UnreadConfig(Map<Setting, String> s, String jdbcPassword) {
-        s.forEach((setting, value) -> values.put(setting.name(), value));
-        kafkaBootstrap = s.get(Settings.KAFKA_BOOTSTRAP);
-        messagesTopic = s.get(Settings.MESSAGES_TOPIC);
-        readsTopic = s.get(Settings.READS_TOPIC);
-        conversationsTopic = s.get(Settings.CONVERSATIONS_TOPIC);
-        deadLetterTopic = s.get(Settings.DEAD_LETTER_TOPIC);
-        groupId = s.get(GROUP_ID);
-        kafkaProperties = KafkaClientProperties.load(s.get(Settings.KAFKA_PROPERTIES));
-        redisUrl = s.get(Settings.REDIS_URL);
-        redisClusterNodes = s.get(Settings.REDIS_CLUSTER_NODES);
-        redisCaFile = s.get(Settings.REDIS_CA_FILE);
-        redisKeyPrefix = s.get(Settings.REDIS_KEY_PREFIX);
-        jdbcUrl = s.get(Settings.JDBC_URL);
-        jdbcUser = s.get(Settings.JDBC_USER);
-        this.jdbcPassword = jdbcPassword;
-        flushIntervalMs = atLeast(s, FLUSH_INTERVAL_MS, 1);
-        // Flink refuses more key groups than this when the job starts; say so before.
-        maxParallelism =
-                (int)
-                        Settings.wholeNumber(
-                                MAX_PARALLELISM.flag(),
-                                s.get(MAX_PARALLELISM),
-                                1,
-                                KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM);
-        long asked = atLeast(s, PARALLELISM, 0);
+    /** Every setting's value, by name. */
+    private final HashMap<String, Object> values = new HashMap<>();
+
+    private UnreadConfig(Map<String, String> flags, Map<String, String> env) {
+        for (Setting<?> setting : SETTINGS) {
+            String text = setting.from(flags, env);
+            texts.put(setting.name(), text);
+            values.put(setting.name(), setting.parse(setting.flag(), text));
+        }
+        kafkaBootstrap = get(Settings.KAFKA_BOOTSTRAP);
+        messagesTopic = get(Settings.MESSAGES_TOPIC);
+        readsTopic = get(Settings.READS_TOPIC);
+        conversationsTopic = get(Settings.CONVERSATIONS_TOPIC);
+        deadLetterTopic = get(Settings.DEAD_LETTER_TOPIC);
+        groupId = get(GROUP_ID);
+        kafkaProperties = get(Settings.KAFKA_PROPERTIES);
+        redisUrl = get(Settings.REDIS_URL);
+        redisClusterNodes = get(Settings.REDIS_CLUSTER_NODES);
+        redisCaFile = get(Settings.REDIS_CA_FILE);
+        redisKeyPrefix = get(Settings.REDIS_KEY_PREFIX);
+        jdbcUrl = get(Settings.JDBC_URL);
+        jdbcUser = get(Settings.JDBC_USER);
+        jdbcPassword = get(Settings.JDBC_PASSWORD);
+        flushIntervalMs = get(FLUSH_INTERVAL_MS);
+        maxParallelism = Math.toIntExact(get(MAX_PARALLELISM));
+        long asked = get(PARALLELISM);
         if (asked > maxParallelism) {
             // Some subtasks would own no key group: Flink refuses the job when it starts.
             throw new IllegalArgumentException(
@@ -173,8 +200,8 @@ public final class UnreadConfig implements Serializable {
                             + asked);
         }
         parallelism = (int) asked;
-        checkpointIntervalMs = atLeast(s, CHECKPOINT_INTERVAL_MS, 1);
-        idleStateDays = atLeast(s, IDLE_STATE_DAYS, 0);
+        checkpointIntervalMs = get(CHECKPOINT_INTERVAL_MS);
+        idleStateDays = get(IDLE_STATE_DAYS);
         if (idleStateDays > UnreadCounter.MAX_IDLE_STATE_DAYS) {
             // Larger values meant as "forever" would put the expiry timer past what a timer holds.
             throw new IllegalArgumentException(
@@ -185,10 +212,9 @@ public final class UnreadConfig implements Serializable {
                             + idleStateDays
                             + "; 0 keeps state forever");
         }
-        maxFutureSkewMs = atLeast(s, MAX_FUTURE_SKEW_MS, 0);
+        maxFutureSkewMs = get(MAX_FUTURE_SKEW_MS);
         // A limit past what an int holds is no limit: no conversation has that many participants.
-        receiptParticipantsMax =
-                (int) Math.min(atLeast(s, RECEIPT_PARTICIPANTS_MAX, 0), Integer.MAX_VALUE);
+        receiptParticipantsMax = (int) Math.min(get(RECEIPT_PARTICIPANTS_MAX), Integer.MAX_VALUE);
     }
 
     /**
@@ -203,11 +229,7 @@ public final class UnreadConfig implements Serializable {
                 throw new IllegalArgumentException("unknown setting --" + name);
             }
         }
-        Map<Setting, String> values = new HashMap<>();
-        for (Setting setting : SETTINGS) {
-            values.put(setting, setting.from(flags, env));
-        }
-        return new UnreadConfig(values, env.getOrDefault(JDBC_PASSWORD_ENV, ""));
+        return new UnreadConfig(flags, env);
     }
 
     /** Flags of the form {@code --name value} or {@code --name=value}, plus the environment. */
@@ -252,8 +274,8 @@ public final class UnreadConfig implements Serializable {
      * The value this configuration has for {@code setting}, as text, as a flag or variable would
      * give it; null for a setting the job does not read.
      */
-    public String value(Setting setting) {
-        return values.get(setting.name());
+    public String value(Setting<?> setting) {
+        return texts.get(setting.name());
     }
 
     /** The settings by flag name with their defaults, in the order help lists them. */
@@ -261,39 +283,19 @@ public final class UnreadConfig implements Serializable {
         return Collections.unmodifiableMap(DEFAULTS);
     }
 
-    private static long atLeast(Map<Setting, String> s, Setting setting, long min) {
-        return Settings.wholeNumber(setting.flag(), s.get(setting), min);
+    /** The settings in the order help and docs/contract.md list them, the password included. */
+    public static List<Setting<?>> settings() {
+        return SETTINGS;
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> T get(Setting<T> setting) {
+        return (T) values.get(setting.name());
     }
 
     @Override
     public String toString() {
-        // No passwords: the Redis and the JDBC URL may hold one, the Kafka settings several.
-        return "UnreadConfig{kafka="
-                + kafkaBootstrap
-                + ", kafkaProperties="
-                + KafkaClientProperties.masked(kafkaProperties)
-                + ", topics="
-                + messagesTopic
-                + ","
-                + readsTopic
-                + ","
-                + conversationsTopic
-                + ","
-                + deadLetterTopic
-                + ", redis="
-                + Settings.masked(redisUrl)
-                + (redisClusterNodes.isEmpty() ? "" : " on cluster " + redisClusterNodes)
-                + ", jdbc="
-                + Settings.masked(jdbcUrl)
-                + ", flush="
-                + flushIntervalMs
-                + "ms"
-                + ", parallelism="
-                + parallelism
-                + ", maxParallelism="
-                + maxParallelism
-                + ", checkpoint="
-                + checkpointIntervalMs
-                + "ms}";
+        // Each setting as declared: passwords and Kafka secrets as ***.
+        return "UnreadConfig{" + Settings.shown(SETTINGS, s -> values.get(s.name())) + "}";
     }
 }
