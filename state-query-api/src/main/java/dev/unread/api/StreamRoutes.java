@@ -54,8 +54,7 @@ final class StreamRoutes {
         if (accept == null || !accept.contains(EVENT_STREAM)) {
             throw new ApiError(406, "Accept: " + EVENT_STREAM + " required");
         }
-        StreamClient.Sse client =
-                new StreamClient.Sse(userId, metrics, config.streamBuffer, streams.senders());
+        SseStream client = new SseStream(userId, metrics, config.streamBuffer, streams.senders());
         client.expiresAt(caller(ctx).expiresAtMs());
         streams.open(client);
         try {
@@ -100,8 +99,8 @@ final class StreamRoutes {
 
     void webSocketConnected(WsConnectContext ctx) {
         long userId = Long.parseLong(ctx.pathParam("userId"));
-        StreamClient.Ws client =
-                new StreamClient.Ws(
+        WebSocketStream client =
+                new WebSocketStream(
                         userId, metrics, config.streamBuffer, streams.senders(), ctx.session);
         ctx.attribute(STREAM, client);
         Auth.Caller caller = AccessControl.caller(ctx);
