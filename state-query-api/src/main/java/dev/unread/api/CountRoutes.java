@@ -37,9 +37,9 @@ final class CountRoutes {
 
     void userUnread(Context ctx) {
         long userId = userParam(ctx);
-        RedisUnread.UserAnswer answer = redis.read(new long[] {userId}).get(0);
-        if (answer instanceof RedisUnread.Unreadable) {
-            throw new ApiError(500, RedisUnread.Unreadable.MESSAGE);
+        CountAnswers.UserAnswer answer = redis.read(new long[] {userId}).get(0);
+        if (answer instanceof CountAnswers.Unreadable) {
+            throw new ApiError(500, CountAnswers.Unreadable.MESSAGE);
         }
         Responses.respond(json, ctx, 200, answer);
     }

@@ -2,8 +2,6 @@ package dev.unread.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.unread.contract.MessageTypes;
 import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.RedisNames;
 import java.io.IOException;
@@ -67,6 +65,7 @@ final class LiveStreams implements AutoCloseable {
 
     private final ApiConfig config;
     private final RedisUnread redis;
+    private final RedisWrites writes;
     private final ObjectMapper json;
     private final ApiMetrics metrics;
     private final String changedPrefix;
@@ -118,9 +117,15 @@ final class LiveStreams implements AutoCloseable {
         }
     }
 
-    LiveStreams(ApiConfig config, RedisUnread redis, ObjectMapper json, ApiMetrics metrics) {
+    LiveStreams(
+            ApiConfig config,
+            RedisUnread redis,
+            RedisWrites writes,
+            ObjectMapper json,
+            ApiMetrics metrics) {
         this.config = config;
         this.redis = redis;
+        this.writes = writes;
         this.json = json;
         this.metrics = metrics;
         this.changedPrefix = config.redisKeyPrefix + RedisNames.UNREAD_CHANGED;
@@ -237,9 +242,9 @@ final class LiveStreams implements AutoCloseable {
             // counts before, so the snapshot holds them; every later flush publishes them.
             long now = System.currentTimeMillis();
             long until = liveUntil(now, List.of(client.userId));
-            redis.markLive(List.of(client.userId), until, now);
-            RedisUnread.Snapshot snapshot = redis.snapshot(client.userId);
-            client.start(snapshotJson(snapshot), snapshot.version());
+            writes.markLive(List.of(client.userId), until, now);
+            CountAnswers.Snapshot snapshot = redis.snapshot(client.userId);
+            client.start(snapshot.message(json), snapshot.version());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             client.close(true);
@@ -311,7 +316,7 @@ final class LiveStreams implements AutoCloseable {
             timer.execute(
                     () -> {
                         try {
-                            redis.unmarkLive(userId, until);
+                            writes.unmarkLive(userId, until);
                         } catch (RuntimeException e) {
                             // Its time runs out within LIVE_USER_TTL_MS anyway.
                             LOG.warn("could not take user {} off the live users: {}", userId, e);
@@ -344,33 +349,6 @@ final class LiveStreams implements AutoCloseable {
             RedisNames.unreadChangedChannel(config.redisKeyPrefix, userId),
             RedisNames.readReceiptsChannel(config.redisKeyPrefix, userId)
         };
-    }
-
-    private String snapshotJson(RedisUnread.Snapshot snapshot) {
-        ObjectNode node =
-                json.createObjectNode()
-                        .put("type", MessageTypes.SNAPSHOT)
-                        .put("userId", snapshot.counts().userId())
-                        .put("version", snapshot.version())
-                        .put("unreadSenders", snapshot.counts().unreadSenders());
-        RedisUnread.UserUnread counts = snapshot.counts();
-        ObjectNode conversations = node.putObject("conversations");
-        counts.conversations().forEach((c, n) -> conversations.put(c.toString(), n));
-        ObjectNode mentions = node.putObject("mentions");
-        counts.mentions().forEach((c, n) -> mentions.put(c.toString(), n));
-        node.putObject("totals")
-                .put("messages", counts.totals().messages())
-                .put("mentions", counts.totals().mentions())
-                .put("conversations", counts.totals().conversations())
-                .put("threads", counts.totals().threads());
-        // As UNREAD_CHANGED carries marks (id → true or false), so a client applies both alike.
-        ObjectNode marked = node.putObject("markedUnread");
-        counts.markedUnread().forEach(c -> marked.put(c.toString(), true));
-        ObjectNode threads = node.putObject("threads");
-        counts.threads().forEach(threads::put);
-        ObjectNode threadMentions = node.putObject("threadMentions");
-        counts.threadMentions().forEach(threadMentions::put);
-        return node.toString();
     }
 
     /** From the subscriber thread: hands a message to the streams of the channel's user. */
@@ -422,7 +400,7 @@ final class LiveStreams implements AutoCloseable {
         long now = System.currentTimeMillis();
         long until = liveUntil(now, live);
         try {
-            redis.markLive(live, until, now);
+            writes.markLive(live, until, now);
         } catch (RuntimeException e) {
             LOG.warn("could not refresh the {} live users: {}", live.size(), String.valueOf(e));
             return;

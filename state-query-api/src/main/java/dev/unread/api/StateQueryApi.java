@@ -44,7 +44,8 @@ public final class StateQueryApi implements AutoCloseable {
         RequestGuards guards = new RequestGuards(config, auth.enabled());
         try {
             RedisUnread redis = open(new RedisUnread(config));
-            LiveStreams streams = open(new LiveStreams(config, redis, json, metrics));
+            RedisWrites writes = new RedisWrites(redis, config.redisKeyPrefix);
+            LiveStreams streams = open(new LiveStreams(config, redis, writes, json, metrics));
             MySqlCursorReader mysql = open(new MySqlCursorReader(config));
             int healthTimeoutMs = Math.min(config.timeoutMs, MAX_HEALTH_TIMEOUT_MS);
             KafkaReads kafka = open(new KafkaReads(config, healthTimeoutMs));
@@ -53,7 +54,7 @@ public final class StateQueryApi implements AutoCloseable {
             this.routes =
                     new ApiRoutes(
                             new CountRoutes(config, json, redis, mysql, access),
-                            new UserActions(json, redis, kafka, access),
+                            new UserActions(json, writes, kafka, access),
                             new StreamRoutes(config, streams, metrics, access, guards, limits),
                             new OpsRoutes(json, metrics, health));
             ServerSetup server = new ServerSetup(routes, access, guards, limits, metrics);

@@ -18,11 +18,11 @@ import java.util.List;
 final class UserActions {
 
     private final ObjectMapper json;
-    private final RedisUnread redis;
+    private final RedisWrites redis;
     private final KafkaReads kafka;
     private final AccessControl access;
 
-    UserActions(ObjectMapper json, RedisUnread redis, KafkaReads kafka, AccessControl access) {
+    UserActions(ObjectMapper json, RedisWrites redis, KafkaReads kafka, AccessControl access) {
         this.json = json;
         this.redis = redis;
         this.kafka = kafka;
