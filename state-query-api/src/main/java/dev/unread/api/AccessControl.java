@@ -20,10 +20,6 @@ final class AccessControl {
         this.redis = redis;
     }
 
-    boolean enabled() {
-        return auth.enabled();
-    }
-
     /**
      * Before the handler of every matched route, a WebSocket upgrade's included: with a token or a
      * JWT key configured, the credential its route's access asks for.

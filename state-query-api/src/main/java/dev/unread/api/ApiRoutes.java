@@ -7,6 +7,8 @@ import static io.javalin.http.HandlerType.GET;
 import static io.javalin.http.HandlerType.POST;
 import static io.javalin.http.HandlerType.PUT;
 
+import io.javalin.http.Handler;
+import io.javalin.http.HandlerType;
 import io.javalin.router.JavalinDefaultRoutingApi;
 import java.util.List;
 
@@ -17,87 +19,58 @@ import java.util.List;
  */
 final class ApiRoutes {
 
-    static final String EVENTS = "/api/users/{userId}/events";
-    static final String WEB_SOCKET = "/api/users/{userId}/ws";
+    private static final String USER = "/api/users/{userId}";
+    private static final String USER_CONVERSATION = USER + "/conversations/{cid}";
+    private static final String USER_THREAD = USER_CONVERSATION + "/threads/{threadSeq}";
+    private static final String CONVERSATION = "/api/conversations/{cid}";
+
+    static final String EVENTS = USER + "/events";
+    static final String WEB_SOCKET = USER + "/ws";
 
     /** The WebSocket's access, for its upgrade too, which passes no HTTP route's checks. */
     private static final Access WEB_SOCKET_ACCESS = BEARER_OR_URL;
-
-    private static final boolean JSON_BODY = true;
-    private static final boolean NO_BODY = false;
 
     private final List<ApiRoute> http;
     private final StreamRoutes streams;
 
     ApiRoutes(CountRoutes counts, UserActions actions, StreamRoutes streams, OpsRoutes ops) {
         this.streams = streams;
-        this.http =
-                List.of(
-                        // A user's counts and read cursors.
-                        new ApiRoute(
-                                GET,
-                                "/api/users/{userId}/unread",
-                                BEARER,
-                                NO_BODY,
-                                counts::userUnread),
-                        new ApiRoute(GET, "/api/unread", BEARER, NO_BODY, counts::usersUnread),
-                        new ApiRoute(
-                                GET,
-                                "/api/users/{userId}/cursors",
-                                BEARER,
-                                NO_BODY,
-                                counts::cursors),
-                        // A user's actions, published to chat-reads.
-                        new ApiRoute(
-                                POST,
-                                "/api/users/{userId}/inbox/opened",
-                                BEARER,
-                                NO_BODY,
-                                actions::inboxOpened),
-                        new ApiRoute(
-                                POST,
-                                "/api/conversations/{cid}/read",
-                                BEARER,
-                                JSON_BODY,
-                                actions::conversationRead),
-                        new ApiRoute(
-                                PUT,
-                                "/api/users/{userId}/conversations/{cid}/preference",
-                                BEARER,
-                                JSON_BODY,
-                                actions::countPreference),
-                        new ApiRoute(
-                                POST,
-                                "/api/users/{userId}/conversations/{cid}/unread",
-                                BEARER,
-                                NO_BODY,
-                                actions::markUnread),
-                        new ApiRoute(
-                                POST,
-                                "/api/users/{userId}/conversations/{cid}/threads/{threadSeq}/read",
-                                BEARER,
-                                JSON_BODY,
-                                actions::threadRead),
-                        new ApiRoute(
-                                PUT,
-                                "/api/users/{userId}/conversations/{cid}/threads/{threadSeq}/follow",
-                                BEARER,
-                                JSON_BODY,
-                                actions::threadFollow),
-                        // A user's live stream; its WebSocket twin is registered below.
-                        new ApiRoute(GET, EVENTS, BEARER_OR_URL, NO_BODY, streams::events),
-                        // A conversation's readers.
-                        new ApiRoute(
-                                GET,
-                                "/api/conversations/{cid}/readers",
-                                BEARER,
-                                NO_BODY,
-                                counts::readers),
-                        // Probes, scrapers and the page: no user data.
-                        new ApiRoute(GET, "/health", OPEN, NO_BODY, ops::health),
-                        new ApiRoute(GET, "/metrics", OPEN, NO_BODY, ops::metrics),
-                        new ApiRoute(GET, "/openapi.json", OPEN, NO_BODY, ops::openApi),
-                        new ApiRoute(GET, "/", OPEN, NO_BODY, ops::inboxPage));
+        this.http = table(counts, actions, streams, ops);
+    }
+
+    private static List<ApiRoute> table(
+            CountRoutes counts, UserActions actions, StreamRoutes streams, OpsRoutes ops) {
+        return List.of(
+                // A user's counts and read cursors.
+                route(GET, USER + "/unread", BEARER, counts::userUnread),
+                route(GET, "/api/unread", BEARER, counts::usersUnread),
+                route(GET, USER + "/cursors", BEARER, counts::cursors),
+                // A user's actions, published to chat-reads.
+                route(POST, USER + "/inbox/opened", BEARER, actions::inboxOpened),
+                withJsonBody(POST, CONVERSATION + "/read", BEARER, actions::conversationRead),
+                withJsonBody(
+                        PUT, USER_CONVERSATION + "/preference", BEARER, actions::countPreference),
+                route(POST, USER_CONVERSATION + "/unread", BEARER, actions::markUnread),
+                withJsonBody(POST, USER_THREAD + "/read", BEARER, actions::threadRead),
+                withJsonBody(PUT, USER_THREAD + "/follow", BEARER, actions::threadFollow),
+                // A user's live stream; its WebSocket twin is registered below.
+                route(GET, EVENTS, BEARER_OR_URL, streams::events),
+                // A conversation's readers.
+                route(GET, CONVERSATION + "/readers", BEARER, counts::readers),
+                // Probes, scrapers and the page: no user data.
+                route(GET, "/health", OPEN, ops::health),
+                route(GET, "/metrics", OPEN, ops::metrics),
+                route(GET, "/openapi.json", OPEN, ops::openApi),
+                route(GET, "/", OPEN, ops::inboxPage));
+    }
+
+    private static ApiRoute route(HandlerType method, String path, Access access, Handler handler) {
+        return new ApiRoute(method, path, access, false, handler);
+    }
+
+    private static ApiRoute withJsonBody(
+            HandlerType method, String path, Access access, Handler handler) {
+        return new ApiRoute(method, path, access, true, handler);
     }
 
     /** The HTTP routes, in the order registered. */
