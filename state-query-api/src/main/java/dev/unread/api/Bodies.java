@@ -3,16 +3,12 @@ package dev.unread.api;
 import io.javalin.http.Context;
 import io.javalin.router.Endpoint;
 import java.io.IOException;
-import java.io.InputStream;
 
 /** Request bodies: their size, their declared type, and reading them. */
 final class Bodies {
 
     /** Request bodies are a few small fields; anything larger is refused with 413. */
     static final int MAX_BODY_BYTES = 16 * 1024;
-
-    /** A refused body up to this size is read to its end so that the client receives the 413. */
-    static final int MAX_DRAINED_BYTES = 1024 * 1024;
 
     private Bodies() {}
 
@@ -46,7 +42,7 @@ final class Bodies {
     /** Reads the body, refusing one over the limit even when it comes without a length. */
     static byte[] read(Context ctx) {
         // Left open: a refusal reads the rest of an oversized body from the same stream (see
-        // drainRefused), and closing it first would leave those bytes for TCP to reset.
+        // Responses.drainRefused), and closing it first would leave those bytes for TCP to reset.
         try {
             byte[] body = ctx.req().getInputStream().readNBytes(MAX_BODY_BYTES + 1);
             if (body.length > MAX_BODY_BYTES) {
@@ -55,29 +51,6 @@ final class Bodies {
             return body;
         } catch (IOException e) {
             throw ApiError.badRequest("body could not be read");
-        }
-    }
-
-    /**
-     * Reads and drops what is left of a refused request's body, up to {@link #MAX_DRAINED_BYTES} (a
-     * body said to be longer is not waited for): closing a connection with unread bytes makes TCP
-     * reset it, and the reset can overtake the answer, so the client of a 401, 404 or 413 sees only
-     * a broken connection.
-     */
-    static void drainRefused(Context ctx) {
-        if (ctx.req().getContentLengthLong() > MAX_DRAINED_BYTES) {
-            return;
-        }
-        try (InputStream in = ctx.req().getInputStream()) {
-            long left = MAX_DRAINED_BYTES;
-            byte[] scrap = new byte[8192];
-            int n;
-            while (left > 0 && (n = in.read(scrap, 0, (int) Math.min(scrap.length, left))) > 0) {
-                left -= n;
-            }
-        } catch (IOException | IllegalStateException e) {
-            // The client is gone, sends less than it said, or the body was taken as a stream
-            // already: it gets the answer or nothing.
         }
     }
 

@@ -7,19 +7,23 @@ import io.javalin.http.HttpResponseException;
 import io.javalin.http.HttpStatus;
 import io.javalin.router.JavalinDefaultRoutingApi;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Answers: a JSON body, and every failure as the JSON error of docs/contract.md ("Errors"), never
- * an exception's text.
+ * an exception's text, once what is left of the refused request's body was read.
  */
 final class Responses {
 
     static final String JSON = "application/json";
 
     private static final Logger LOG = LoggerFactory.getLogger(Responses.class);
+
+    /** A refused body up to this size is read to its end so that the client receives the 413. */
+    private static final int MAX_DRAINED_BYTES = 1024 * 1024;
 
     private Responses() {}
 
@@ -75,7 +79,30 @@ final class Responses {
     }
 
     private static void error(Context ctx, int status, String message) {
-        Bodies.drainRefused(ctx);
+        drainRefused(ctx);
         ctx.status(status).contentType(JSON).result(JsonErrorHandler.body(status, message));
+    }
+
+    /**
+     * Reads and drops what is left of a refused request's body, up to {@link #MAX_DRAINED_BYTES} (a
+     * body said to be longer is not waited for): closing a connection with unread bytes makes TCP
+     * reset it, and the reset can overtake the answer, so the client of a 401, 404 or 413 sees only
+     * a broken connection.
+     */
+    private static void drainRefused(Context ctx) {
+        if (ctx.req().getContentLengthLong() > MAX_DRAINED_BYTES) {
+            return;
+        }
+        try (InputStream in = ctx.req().getInputStream()) {
+            long left = MAX_DRAINED_BYTES;
+            byte[] scrap = new byte[8192];
+            int n;
+            while (left > 0 && (n = in.read(scrap, 0, (int) Math.min(scrap.length, left))) > 0) {
+                left -= n;
+            }
+        } catch (IOException | IllegalStateException e) {
+            // The client is gone, sends less than it said, or the body was taken as a stream
+            // already: it gets the answer or nothing.
+        }
     }
 }
