@@ -2,33 +2,24 @@ package dev.unread.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.unread.contract.MessageTypes;
 import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.RedisNames;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisPubSub;
-import redis.clients.jedis.RedisProtocol;
 
 /**
  * The live streams of docs/contract.md ("Live push"): every client of this API instance gets a
@@ -47,12 +38,14 @@ import redis.clients.jedis.RedisProtocol;
  * the background. On a cluster that is every stream whose user has a channel on the failed
  * primary's connection, or on a channel whose slot left its node; the next subscription goes to the
  * channel's owner in a freshly read slot map.
+ *
+ * <p>This class registers and ends the streams and hands them their messages; the streams by user
+ * are {@link StreamUsers}, the single node's connection {@link NodeSubscription}, and keeping the
+ * users live for the job {@link LiveUsers}.
  */
 final class LiveStreams implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(LiveStreams.class);
-
-    private static final long RECONNECT_BACKOFF_MS = 1000;
 
     /** The client name of the subscription connections, as Redis' CLIENT LIST shows them. */
     static final String CLIENT_NAME = "unread-api-streams";
@@ -72,60 +65,35 @@ final class LiveStreams implements AutoCloseable {
     private final String changedPrefix;
     private final String receiptsPrefix;
 
-    /** Subscribed for the connection's lifetime: SUBSCRIBE needs at least one channel. */
-    private final String ownChannel;
-
     private final ExecutorService senders;
     private final ScheduledExecutorService timer;
 
-    /** On a single node: the thread of the one subscription connection; null on a cluster. */
-    private final Thread subscriber;
+    /** On a single node: the one subscription connection; null on a cluster. */
+    private final NodeSubscription node;
 
     /** On a cluster: the subscriptions per primary; null on a single node. */
     private final ShardedSubscriptions sharded;
 
-    private final JedisPubSub pubSub = new PubSub();
-
-    /** Guards {@link #users}, {@link #acks} and every command sent on the subscription. */
+    /** Guards {@link #users} and every command sent on the subscriptions. */
     private final Object lock = new Object();
 
-    private final Map<Long, User> users = new HashMap<>();
-
-    /** The streams registered, of every user. */
-    private int streams;
-
-    /** The SUBSCRIBEs sent and not yet confirmed. */
-    private final Confirmations acks = new Confirmations();
-
-    private CompletableFuture<Void> connected = new CompletableFuture<>();
+    private final StreamUsers users;
+    private final LiveUsers live;
     private volatile boolean closed;
 
-    /** The last live time written, so that each is later than the one before (see liveUntil). */
-    private long lastLiveUntil;
-
-    /** The streams of one user and the confirmation of the user's channels. */
-    private static final class User {
-        final Set<StreamClient> clients = new LinkedHashSet<>();
-        final CompletableFuture<Void> subscribed;
-
-        /**
-         * The live time this instance wrote for the user last; its removal is conditional on it.
-         */
-        long liveUntil;
-
-        User(CompletableFuture<Void> subscribed) {
-            this.subscribed = subscribed;
-        }
-    }
-
-    LiveStreams(ApiConfig config, RedisUnread redis, ObjectMapper json, ApiMetrics metrics) {
+    LiveStreams(
+            ApiConfig config,
+            RedisUnread redis,
+            RedisWrites writes,
+            ObjectMapper json,
+            ApiMetrics metrics) {
         this.config = config;
         this.redis = redis;
         this.json = json;
         this.metrics = metrics;
+        this.users = new StreamUsers(config.streamMaxPerUser, config.streamMaxTotal);
         this.changedPrefix = config.redisKeyPrefix + RedisNames.UNREAD_CHANGED;
         this.receiptsPrefix = config.redisKeyPrefix + RedisNames.READ_RECEIPTS;
-        this.ownChannel = ownChannel(config.redisKeyPrefix);
         AtomicInteger threads = new AtomicInteger();
         this.senders =
                 Executors.newFixedThreadPool(
@@ -133,10 +101,11 @@ final class LiveStreams implements AutoCloseable {
                         r -> daemon(r, "unread-stream-sender-" + threads.incrementAndGet()));
         this.timer =
                 Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "unread-stream-timer"));
+        this.live = new LiveUsers(lock, users, writes, timer);
         long tick = Math.min(1000, config.streamHeartbeatMs);
         timer.scheduleAtFixedRate(this::watch, tick, tick, TimeUnit.MILLISECONDS);
         timer.scheduleAtFixedRate(
-                this::refreshLiveUsers,
+                live::refresh,
                 RedisNames.LIVE_USER_REFRESH_MS,
                 RedisNames.LIVE_USER_REFRESH_MS,
                 TimeUnit.MILLISECONDS);
@@ -164,11 +133,24 @@ final class LiveStreams implements AutoCloseable {
                                     cutOff(userIds);
                                 }
                             });
-            this.subscriber = null;
+            this.node = null;
         } else {
             this.sharded = null;
-            this.subscriber = daemon(this::subscribeLoop, "unread-stream-subscriber");
-            subscriber.start();
+            this.node =
+                    new NodeSubscription(
+                            config,
+                            lock,
+                            new NodeSubscription.Listener() {
+                                @Override
+                                public void message(String channel, String text) {
+                                    dispatch(channel, text);
+                                }
+
+                                @Override
+                                public void lost() {
+                                    LiveStreams.this.lost();
+                                }
+                            });
         }
     }
 
@@ -179,16 +161,7 @@ final class LiveStreams implements AutoCloseable {
      */
     void requireRoom(long userId) {
         synchronized (lock) {
-            requireRoom(users.get(userId));
-        }
-    }
-
-    private void requireRoom(User user) {
-        if (user != null && user.clients.size() >= config.streamMaxPerUser) {
-            throw new ApiError(429, "too many streams for this user");
-        }
-        if (streams >= config.streamMaxTotal) {
-            throw new ApiError(429, "too many streams");
+            users.requireRoom(userId);
         }
     }
 
@@ -215,19 +188,13 @@ final class LiveStreams implements AutoCloseable {
         }
         CompletableFuture<Void> subscribed;
         synchronized (lock) {
-            User user = users.get(client.userId);
-            requireRoom(user);
-            if (user == null) {
-                user =
-                        new User(
-                                sharded != null
-                                        ? sharded.subscribe(client.userId, channels(client.userId))
-                                        : subscribe(client.userId));
-                users.put(client.userId, user);
-            }
-            user.clients.add(client);
-            streams++;
-            subscribed = user.subscribed;
+            subscribed =
+                    users.add(
+                            client,
+                            userId ->
+                                    sharded != null
+                                            ? sharded.subscribe(userId, channels(userId))
+                                            : node.subscribe(channels(userId)));
         }
         metrics.streamOpened();
         client.onClosed(() -> leave(client));
@@ -235,11 +202,9 @@ final class LiveStreams implements AutoCloseable {
             subscribed.get(config.timeoutMs, TimeUnit.MILLISECONDS);
             // Live before the snapshot is read: a flush that found the user not live wrote its
             // counts before, so the snapshot holds them; every later flush publishes them.
-            long now = System.currentTimeMillis();
-            long until = liveUntil(now, List.of(client.userId));
-            redis.markLive(List.of(client.userId), until, now);
-            RedisUnread.Snapshot snapshot = redis.snapshot(client.userId);
-            client.start(snapshotJson(snapshot), snapshot.version());
+            live.register(client.userId);
+            CountAnswers.Snapshot snapshot = redis.snapshot(client.userId);
+            client.start(snapshot.message(json), snapshot.version());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             client.close(true);
@@ -257,86 +222,20 @@ final class LiveStreams implements AutoCloseable {
         metrics.streamClosed();
         long until;
         synchronized (lock) {
-            User user = users.get(client.userId);
-            if (user == null || !user.clients.remove(client)) {
+            OptionalLong last = users.remove(client);
+            if (last.isEmpty()) {
                 return;
             }
-            streams--;
-            if (!user.clients.isEmpty()) {
-                return;
-            }
-            users.remove(client.userId);
-            until = user.liveUntil;
+            until = last.getAsLong();
             if (sharded != null) {
                 sharded.unsubscribe(channels(client.userId));
-            } else if (pubSub.isSubscribed()) {
-                try {
-                    pubSub.unsubscribe(channels(client.userId));
-                } catch (RuntimeException e) {
-                    // The connection is failing; its loop cuts every stream and starts over.
-                    LOG.debug("UNSUBSCRIBE failed", e);
-                }
+            } else {
+                node.unsubscribe(channels(client.userId));
             }
         }
         if (until != 0) {
-            notLive(client.userId, until);
+            live.notLive(client.userId, until);
         }
-    }
-
-    /**
-     * The time until which {@code userIds} count as live, from {@code now}: always later than the
-     * last one written, so that a removal conditional on an earlier one never takes away a newer
-     * stream's registration. Noted for each user that still has a stream.
-     */
-    private long liveUntil(long now, Collection<Long> userIds) {
-        synchronized (lock) {
-            lastLiveUntil = Math.max(now + RedisNames.LIVE_USER_TTL_MS, lastLiveUntil + 1);
-            for (long userId : userIds) {
-                User user = users.get(userId);
-                if (user != null) {
-                    user.liveUntil = lastLiveUntil;
-                }
-            }
-            return lastLiveUntil;
-        }
-    }
-
-    /**
-     * The user's last stream here ended: it stops counting as live at once (the job stops writing
-     * its versions and publishing its changes), unless another instance or a newer stream wrote a
-     * later time since. Off the caller's thread, which may be Jetty's or the Redis reader's.
-     */
-    private void notLive(long userId, long until) {
-        try {
-            timer.execute(
-                    () -> {
-                        try {
-                            redis.unmarkLive(userId, until);
-                        } catch (RuntimeException e) {
-                            // Its time runs out within LIVE_USER_TTL_MS anyway.
-                            LOG.warn("could not take user {} off the live users: {}", userId, e);
-                        }
-                    });
-        } catch (RejectedExecutionException closing) {
-            // Closing: the registrations run out on their own.
-        }
-    }
-
-    /** Sends SUBSCRIBE for the user's channels; completes when Redis confirmed the last one. */
-    private CompletableFuture<Void> subscribe(long userId) {
-        CompletableFuture<Void> subscribed = new CompletableFuture<>();
-        String[] channels = channels(userId);
-        if (!connected.isDone() || !pubSub.isSubscribed()) {
-            subscribed.completeExceptionally(new IOException("Redis subscription not connected"));
-            return subscribed;
-        }
-        try {
-            pubSub.subscribe(channels);
-            acks.expect(channels[channels.length - 1], subscribed);
-        } catch (RuntimeException e) {
-            subscribed.completeExceptionally(e);
-        }
-        return subscribed;
     }
 
     private String[] channels(long userId) {
@@ -344,33 +243,6 @@ final class LiveStreams implements AutoCloseable {
             RedisNames.unreadChangedChannel(config.redisKeyPrefix, userId),
             RedisNames.readReceiptsChannel(config.redisKeyPrefix, userId)
         };
-    }
-
-    private String snapshotJson(RedisUnread.Snapshot snapshot) {
-        ObjectNode node =
-                json.createObjectNode()
-                        .put("type", MessageTypes.SNAPSHOT)
-                        .put("userId", snapshot.counts().userId())
-                        .put("version", snapshot.version())
-                        .put("unreadSenders", snapshot.counts().unreadSenders());
-        RedisUnread.UserUnread counts = snapshot.counts();
-        ObjectNode conversations = node.putObject("conversations");
-        counts.conversations().forEach((c, n) -> conversations.put(c.toString(), n));
-        ObjectNode mentions = node.putObject("mentions");
-        counts.mentions().forEach((c, n) -> mentions.put(c.toString(), n));
-        node.putObject("totals")
-                .put("messages", counts.totals().messages())
-                .put("mentions", counts.totals().mentions())
-                .put("conversations", counts.totals().conversations())
-                .put("threads", counts.totals().threads());
-        // As UNREAD_CHANGED carries marks (id → true or false), so a client applies both alike.
-        ObjectNode marked = node.putObject("markedUnread");
-        counts.markedUnread().forEach(c -> marked.put(c.toString(), true));
-        ObjectNode threads = node.putObject("threads");
-        counts.threads().forEach(threads::put);
-        ObjectNode threadMentions = node.putObject("threadMentions");
-        counts.threadMentions().forEach(threadMentions::put);
-        return node.toString();
     }
 
     /** From the subscriber thread: hands a message to the streams of the channel's user. */
@@ -397,42 +269,12 @@ final class LiveStreams implements AutoCloseable {
         }
         List<StreamClient> targets;
         synchronized (lock) {
-            User user = users.get(Long.parseLong(id));
-            targets = user == null ? List.of() : new ArrayList<>(user.clients);
+            targets = users.of(Long.parseLong(id));
         }
         StreamClient.Message message = new StreamClient.Message(change, version, text);
         for (StreamClient client : targets) {
             client.deliver(message);
         }
-    }
-
-    /**
-     * Keeps the users with a stream here live for the job: a user whose time ran out would get no
-     * more changes. A failed refresh is tried again at the next; before the time runs out unless
-     * Redis stays away for a minute, which cuts the streams anyway.
-     */
-    private void refreshLiveUsers() {
-        List<Long> live;
-        synchronized (lock) {
-            live = new ArrayList<>(users.keySet());
-        }
-        if (live.isEmpty()) {
-            return;
-        }
-        long now = System.currentTimeMillis();
-        long until = liveUntil(now, live);
-        try {
-            redis.markLive(live, until, now);
-        } catch (RuntimeException e) {
-            LOG.warn("could not refresh the {} live users: {}", live.size(), String.valueOf(e));
-            return;
-        }
-        // A user whose last stream ended during the write was taken off before it: again.
-        List<Long> gone;
-        synchronized (lock) {
-            gone = live.stream().filter(userId -> !users.containsKey(userId)).toList();
-        }
-        gone.forEach(userId -> notLive(userId, until));
     }
 
     private void heartbeat() {
@@ -442,13 +284,8 @@ final class LiveStreams implements AutoCloseable {
         synchronized (lock) {
             if (sharded != null) {
                 sharded.heartbeat();
-            } else if (pubSub.isSubscribed()) {
-                try {
-                    // Keeps the subscription's reads inside their timeout while no one publishes.
-                    pubSub.ping();
-                } catch (RuntimeException e) {
-                    LOG.debug("PING on the subscription failed", e);
-                }
+            } else {
+                node.heartbeat();
             }
         }
     }
@@ -473,42 +310,7 @@ final class LiveStreams implements AutoCloseable {
 
     private List<StreamClient> clients() {
         synchronized (lock) {
-            List<StreamClient> all = new ArrayList<>();
-            users.values().forEach(user -> all.addAll(user.clients));
-            return all;
-        }
-    }
-
-    private void subscribeLoop() {
-        while (!closed) {
-            RedisEndpoint endpoint = config.redisEndpoint();
-            try (Jedis jedis =
-                    new Jedis(
-                            endpoint.node(),
-                            endpoint.clientConfigBuilder(CLIENT_NAME, config.timeoutMs)
-                                    // Heartbeats PING it, so a read waits at most about one
-                                    // interval.
-                                    .socketTimeoutMillis(
-                                            3 * config.streamHeartbeatMs + config.timeoutMs)
-                                    // JedisPubSub reads RESP2 pushes; say so rather than negotiate.
-                                    .protocol(RedisProtocol.RESP2)
-                                    .build())) {
-                jedis.subscribe(pubSub, ownChannel);
-            } catch (RuntimeException e) {
-                if (!closed) {
-                    LOG.warn(
-                            "Redis subscription of the live streams failed, reconnecting: {}",
-                            e.toString());
-                }
-            }
-            lost();
-            if (!closed) {
-                try {
-                    Thread.sleep(RECONNECT_BACKOFF_MS);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
+            return users.all();
         }
     }
 
@@ -517,9 +319,9 @@ final class LiveStreams implements AutoCloseable {
         List<StreamClient> cut = new ArrayList<>();
         synchronized (lock) {
             for (long userId : userIds) {
-                User user = users.remove(userId);
-                if (user != null) {
-                    cut.addAll(user.clients);
+                List<StreamClient> streams = users.removeUser(userId);
+                if (streams != null) {
+                    cut.addAll(streams);
                     // Its other channel may be on a primary still subscribed.
                     sharded.unsubscribe(channels(userId));
                 }
@@ -537,11 +339,10 @@ final class LiveStreams implements AutoCloseable {
     private void lost() {
         List<StreamClient> all;
         synchronized (lock) {
-            connected = new CompletableFuture<>();
-            acks.failAll(new IOException("Redis subscription lost"));
-            all = new ArrayList<>();
-            users.values().forEach(user -> all.addAll(user.clients));
-            users.clear();
+            if (node != null) {
+                node.reset();
+            }
+            all = users.removeAll();
         }
         for (StreamClient client : all) {
             if (!closed) {
@@ -557,21 +358,7 @@ final class LiveStreams implements AutoCloseable {
         if (sharded != null) {
             sharded.close();
         } else {
-            synchronized (lock) {
-                if (pubSub.isSubscribed()) {
-                    try {
-                        pubSub.unsubscribe();
-                    } catch (RuntimeException e) {
-                        LOG.debug("UNSUBSCRIBE at close failed", e);
-                    }
-                }
-            }
-            subscriber.interrupt();
-            try {
-                subscriber.join(config.timeoutMs);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            node.close();
         }
         lost();
         timer.shutdownNow();
@@ -588,23 +375,5 @@ final class LiveStreams implements AutoCloseable {
         Thread thread = new Thread(task, name);
         thread.setDaemon(true);
         return thread;
-    }
-
-    private final class PubSub extends JedisPubSub {
-        @Override
-        public void onSubscribe(String channel, int subscribedChannels) {
-            synchronized (lock) {
-                if (channel.equals(ownChannel)) {
-                    connected.complete(null);
-                    return;
-                }
-                acks.confirm(channel);
-            }
-        }
-
-        @Override
-        public void onMessage(String channel, String message) {
-            dispatch(channel, message);
-        }
     }
 }

@@ -33,7 +33,7 @@ final class MalformedUpgradeFilter implements Filter {
         answer.setStatus(400);
         answer.setHeader("Cache-Control", "no-store");
         answer.setHeader("X-Content-Type-Options", "nosniff");
-        answer.setContentType(StateQueryApi.JSON);
+        answer.setContentType(Responses.JSON);
         answer.getOutputStream()
                 .write(
                         JsonErrorHandler.body(400, "malformed %-escape in the path")

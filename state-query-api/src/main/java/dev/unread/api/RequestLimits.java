@@ -43,7 +43,7 @@ final class RequestLimits {
             return;
         }
         boolean write = WRITE_METHODS.contains(endpoint.method.name());
-        boolean open = endpoint.path.equals(StateQueryApi.EVENTS_ROUTE);
+        boolean open = endpoint.path.equals(ApiRoutes.EVENTS);
         if (!write && !open) {
             return;
         }
@@ -70,7 +70,7 @@ final class RequestLimits {
      * server acts for each user; 0 when the route names none (a service-token conversation read).
      */
     private static long actingUser(Context ctx) {
-        long caller = StateQueryApi.caller(ctx).userId();
+        long caller = AccessControl.caller(ctx).userId();
         if (caller != 0) {
             return caller;
         }

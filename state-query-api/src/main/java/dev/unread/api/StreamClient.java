@@ -1,21 +1,10 @@
 package dev.unread.api;
 
 import dev.unread.contract.MessageTypes;
-import io.javalin.http.sse.SseClient;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
-import org.eclipse.jetty.io.EndPoint;
-import org.eclipse.jetty.util.BufferUtil;
-import org.eclipse.jetty.websocket.api.Callback;
-import org.eclipse.jetty.websocket.api.Session;
 
 /**
  * One client's live stream: the messages for it wait in a bounded queue and are written, one at a
@@ -27,6 +16,9 @@ import org.eclipse.jetty.websocket.api.Session;
  * cut off: its queue is dropped, it is sent {@link #RECONNECT} if that still goes through within
  * the timeout, and closed. Either way the others are not held up: their messages never wait behind
  * its queue, and its stuck write holds one sender thread only until the timeout.
+ *
+ * <p>How a message reaches the client is its transport's: {@link SseStream} or {@link
+ * WebSocketStream}.
  */
 abstract class StreamClient {
 
@@ -242,160 +234,6 @@ abstract class StreamClient {
                 }
                 close(!delivered);
                 return;
-            }
-        }
-    }
-
-    /** A stream over Server-Sent Events: each message one {@code data:} event. */
-    static final class Sse extends StreamClient {
-        private volatile SseClient sse;
-
-        Sse(long userId, ApiMetrics metrics, int capacity, Executor senders) {
-            super(userId, metrics, capacity, senders);
-        }
-
-        void attach(SseClient client) {
-            this.sse = client;
-            // Jetty completes the response when the client goes away; nothing may write after.
-            client.ctx()
-                    .req()
-                    .getAsyncContext()
-                    .addListener(
-                            new AsyncListener() {
-                                @Override
-                                public void onComplete(AsyncEvent event) {
-                                    close(true);
-                                }
-
-                                @Override
-                                public void onTimeout(AsyncEvent event) {
-                                    close(true);
-                                }
-
-                                @Override
-                                public void onError(AsyncEvent event) {
-                                    close(true);
-                                }
-
-                                @Override
-                                public void onStartAsync(AsyncEvent event) {}
-                            });
-            if (client.ctx().req().getProtocol().startsWith("HTTP/1")) {
-                watchForEnd(endPoint(client));
-            }
-            attach();
-        }
-
-        /**
-         * Jetty reads nothing more of a connection whose response is under way, so a client that
-         * closed or reset it would be seen only when a write fails, a heartbeat later, holding its
-         * slot and its user's live registration till then: reading it sees the end at once. On
-         * HTTP/1 only, where the connection carries this response alone (it is answered with {@code
-         * Connection: close}), so whatever else the client sends may be dropped.
-         */
-        private void watchForEnd(EndPoint endPoint) {
-            endPoint.tryFillInterested(
-                    org.eclipse.jetty.util.Callback.from(
-                            () -> readToEnd(endPoint), failure -> close(true)));
-        }
-
-        private void readToEnd(EndPoint endPoint) {
-            ByteBuffer scrap = BufferUtil.allocate(256);
-            try {
-                int n;
-                while ((n = endPoint.fill(scrap)) > 0) {
-                    BufferUtil.clear(scrap);
-                }
-                if (n < 0) {
-                    close(true);
-                    return;
-                }
-            } catch (IOException e) {
-                close(true);
-                return;
-            }
-            watchForEnd(endPoint);
-        }
-
-        private static EndPoint endPoint(SseClient client) {
-            return ServletContextRequest.getServletContextRequest(client.ctx().req())
-                    .getConnectionMetaData()
-                    .getConnection()
-                    .getEndPoint();
-        }
-
-        @Override
-        boolean write(String text) {
-            sse.sendData(text);
-            // Javalin's emitter swallows the IOException of a client that went away.
-            return !sse.terminated();
-        }
-
-        @Override
-        boolean heartbeat() {
-            sse.sendComment("heartbeat");
-            return !sse.terminated();
-        }
-
-        @Override
-        void disconnect(boolean hard) {
-            SseClient client = sse;
-            if (client == null) {
-                return;
-            }
-            try {
-                if (hard) {
-                    // Fails a write blocked on a client that stopped reading, freeing its thread.
-                    endPoint(client).close();
-                }
-                client.close();
-            } catch (RuntimeException e) {
-                // The response is complete already: the client went away first.
-            }
-        }
-    }
-
-    /** A stream over a WebSocket: each message one text frame; heartbeats are pings. */
-    static final class Ws extends StreamClient {
-        /** 1013 "Try Again Later": the stream ended, a new one gets a fresh snapshot. */
-        static final int TRY_AGAIN_LATER = 1013;
-
-        private final Session session;
-
-        Ws(long userId, ApiMetrics metrics, int capacity, Executor senders, Session session) {
-            super(userId, metrics, capacity, senders);
-            this.session = session;
-        }
-
-        @Override
-        boolean write(String text) throws InterruptedException {
-            Callback.Completable done = new Callback.Completable();
-            session.sendText(text, done);
-            return completed(done);
-        }
-
-        @Override
-        boolean heartbeat() throws InterruptedException {
-            Callback.Completable done = new Callback.Completable();
-            session.sendPing(ByteBuffer.allocate(0), done);
-            return completed(done);
-        }
-
-        private static boolean completed(Callback.Completable done) throws InterruptedException {
-            try {
-                done.get();
-                return true;
-            } catch (ExecutionException e) {
-                return false;
-            }
-        }
-
-        @Override
-        void disconnect(boolean hard) {
-            if (hard) {
-                session.disconnect();
-            } else {
-                session.close(TRY_AGAIN_LATER, "reconnect", Callback.NOOP);
             }
         }
     }

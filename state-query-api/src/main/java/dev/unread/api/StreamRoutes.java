@@ -1,7 +1,7 @@
 package dev.unread.api;
 
-import static dev.unread.api.StateQueryApi.caller;
-import static dev.unread.api.StateQueryApi.userParam;
+import static dev.unread.api.AccessControl.caller;
+import static dev.unread.api.AccessControl.userParam;
 
 import io.javalin.http.Context;
 import io.javalin.http.sse.SseHandler;
@@ -13,8 +13,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The live stream routes of docs/contract.md ("Live push"): Server-Sent Events and the WebSocket,
- * each a {@link StreamClient} registered with {@link LiveStreams}. Apart from {@link
- * StateQueryApi}, which authorizes and routes to them, as one concern.
+ * each a {@link StreamClient} registered with {@link LiveStreams}.
  */
 final class StreamRoutes {
 
@@ -26,11 +25,23 @@ final class StreamRoutes {
     private final ApiConfig config;
     private final LiveStreams streams;
     private final ApiMetrics metrics;
+    private final AccessControl access;
+    private final RequestGuards guards;
+    private final RequestLimits limits;
 
-    StreamRoutes(ApiConfig config, LiveStreams streams, ApiMetrics metrics) {
+    StreamRoutes(
+            ApiConfig config,
+            LiveStreams streams,
+            ApiMetrics metrics,
+            AccessControl access,
+            RequestGuards guards,
+            RequestLimits limits) {
         this.config = config;
         this.streams = streams;
         this.metrics = metrics;
+        this.access = access;
+        this.guards = guards;
+        this.limits = limits;
     }
 
     /**
@@ -43,8 +54,7 @@ final class StreamRoutes {
         if (accept == null || !accept.contains(EVENT_STREAM)) {
             throw new ApiError(406, "Accept: " + EVENT_STREAM + " required");
         }
-        StreamClient.Sse client =
-                new StreamClient.Sse(userId, metrics, config.streamBuffer, streams.senders());
+        SseStream client = new SseStream(userId, metrics, config.streamBuffer, streams.senders());
         client.expiresAt(caller(ctx).expiresAtMs());
         streams.open(client);
         try {
@@ -72,13 +82,28 @@ final class StreamRoutes {
         }
     }
 
+    /**
+     * Before the upgrade, so that a refused WebSocket gets a plain 401, 403 or 400. An upgrade
+     * passes none of the HTTP routes' before-handlers, so it runs the Host check itself: with auth
+     * off, a rebound name with its own Origin would otherwise reach any user's stream.
+     */
+    void authorizeWebSocket(Context ctx, Access access) {
+        RequestGuards.noStoreNoSniff(ctx);
+        guards.refuseOtherHostsWhenOpen(ctx);
+        guards.requireAllowedOrigin(ctx);
+        limits.byAddress(ctx);
+        this.access.authenticate(ctx, access);
+        limits.webSocketOpen(ctx);
+        streams.requireRoom(userParam(ctx));
+    }
+
     void webSocketConnected(WsConnectContext ctx) {
         long userId = Long.parseLong(ctx.pathParam("userId"));
-        StreamClient.Ws client =
-                new StreamClient.Ws(
+        WebSocketStream client =
+                new WebSocketStream(
                         userId, metrics, config.streamBuffer, streams.senders(), ctx.session);
         ctx.attribute(STREAM, client);
-        Auth.Caller caller = ctx.attribute(StateQueryApi.CALLER);
+        Auth.Caller caller = AccessControl.caller(ctx);
         client.expiresAt(caller == null ? 0 : caller.expiresAtMs());
         client.attach();
         try {
@@ -91,7 +116,7 @@ final class StreamRoutes {
             LOG.warn(
                     "{} {}: {} unavailable: {}",
                     "WS",
-                    StateQueryApi.WS_ROUTE,
+                    ApiRoutes.WEB_SOCKET,
                     e.dependency,
                     String.valueOf(e.getCause()));
             ctx.closeSession(1011, e.getMessage());

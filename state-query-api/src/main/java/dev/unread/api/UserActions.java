@@ -1,33 +1,32 @@
 package dev.unread.api;
 
-import static dev.unread.api.StateQueryApi.body;
-import static dev.unread.api.StateQueryApi.caller;
-import static dev.unread.api.StateQueryApi.userParam;
+import static dev.unread.api.AccessControl.caller;
+import static dev.unread.api.AccessControl.userParam;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.contract.EventJson;
 import io.javalin.http.Context;
-import io.javalin.router.Endpoint;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The routes that publish a user's action to {@code chat-reads} (docs/contract.md, "Action
  * stamps"): an inbox open, a conversation read, a count preference, a mark, a thread read and a
  * follow, each stamped with the user's action stamp and, with a user token, taken only where the
- * user takes part. Apart from {@link StateQueryApi}, which routes to them, as one concern.
+ * user takes part.
  */
 final class UserActions {
 
     private final ObjectMapper json;
-    private final RedisUnread redis;
+    private final RedisWrites redis;
     private final KafkaReads kafka;
+    private final AccessControl access;
 
-    UserActions(ObjectMapper json, RedisUnread redis, KafkaReads kafka) {
+    UserActions(ObjectMapper json, RedisWrites redis, KafkaReads kafka, AccessControl access) {
         this.json = json;
         this.redis = redis;
         this.kafka = kafka;
+        this.access = access;
     }
 
     void inboxOpened(Context ctx) {
@@ -37,13 +36,13 @@ final class UserActions {
 
     void conversationRead(Context ctx) {
         // The body first: an oversized one is a 413 whatever else is wrong, as with a length.
-        byte[] bytes = body(ctx);
+        byte[] bytes = Bodies.read(ctx);
         long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
         JsonNode body = Params.jsonObject(json, bytes);
         long userId = Params.longField(body, "userId", 1);
         long readSeq = Params.longField(body, "readSeq", 0);
         caller(ctx).require(userId);
-        requireTakesPart(ctx, conversationId, userId);
+        access.requireTakesPart(ctx, conversationId, 0, userId);
         publish(
                 ctx,
                 userId,
@@ -65,44 +64,16 @@ final class UserActions {
         return stamp;
     }
 
-    /** The routes that read a JSON body. */
-    private static final Set<String> BODY_ROUTES =
-            Set.of(
-                    "/api/conversations/{cid}/read",
-                    "/api/users/{userId}/conversations/{cid}/preference",
-                    "/api/users/{userId}/conversations/{cid}/threads/{threadSeq}/read",
-                    "/api/users/{userId}/conversations/{cid}/threads/{threadSeq}/follow");
-
-    /**
-     * 415 unless a write's body is declared {@code application/json} (a route that reads none may
-     * come without a type): a page of another site may send a form or {@code text/plain} to any
-     * address without asking, which with auth off on loopback would act for any user, but never
-     * JSON without a CORS preflight, which the API does not grant.
-     */
-    static void requireJson(Context ctx) {
-        Endpoint endpoint = ctx.endpoints().matchedHttpEndpoint();
-        String method = endpoint == null ? "" : endpoint.method.name();
-        if (!method.equals("POST") && !method.equals("PUT")) {
-            return;
-        }
-        String type = ctx.header("Content-Type");
-        boolean json =
-                type != null && type.split(";", 2)[0].trim().equalsIgnoreCase(StateQueryApi.JSON);
-        if (!json && (type != null || BODY_ROUTES.contains(endpoint.path))) {
-            throw new ApiError(415, "Content-Type must be " + StateQueryApi.JSON);
-        }
-    }
-
     private static final List<String> COUNT_PREFERENCES =
             List.of(EventJson.ALL, EventJson.MENTIONS, EventJson.NONE);
 
     void countPreference(Context ctx) {
-        byte[] bytes = body(ctx);
+        byte[] bytes = Bodies.read(ctx);
         long userId = userParam(ctx);
         long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
         JsonNode body = Params.jsonObject(json, bytes);
         String preference = Params.oneOf(body, "countPreference", COUNT_PREFERENCES);
-        requireTakesPart(ctx, conversationId, userId);
+        access.requireTakesPart(ctx, conversationId, 0, userId);
         publish(
                 ctx,
                 userId,
@@ -113,7 +84,7 @@ final class UserActions {
     void markUnread(Context ctx) {
         long userId = userParam(ctx);
         long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
-        requireTakesPart(ctx, conversationId, userId);
+        access.requireTakesPart(ctx, conversationId, 0, userId);
         publish(
                 ctx,
                 userId,
@@ -122,12 +93,12 @@ final class UserActions {
     }
 
     void threadRead(Context ctx) {
-        byte[] bytes = body(ctx);
+        byte[] bytes = Bodies.read(ctx);
         long userId = userParam(ctx);
         long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
         long threadSeq = Params.id("threadSeq", ctx.pathParam("threadSeq"));
         long readSeq = Params.longField(Params.jsonObject(json, bytes), "readSeq", 0);
-        requireTakesPart(ctx, conversationId, threadSeq, userId);
+        access.requireTakesPart(ctx, conversationId, threadSeq, userId);
         publish(
                 ctx,
                 userId,
@@ -136,12 +107,12 @@ final class UserActions {
     }
 
     void threadFollow(Context ctx) {
-        byte[] bytes = body(ctx);
+        byte[] bytes = Bodies.read(ctx);
         long userId = userParam(ctx);
         long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
         long threadSeq = Params.id("threadSeq", ctx.pathParam("threadSeq"));
         boolean following = Params.booleanField(Params.jsonObject(json, bytes), "following");
-        requireTakesPart(ctx, conversationId, threadSeq, userId);
+        access.requireTakesPart(ctx, conversationId, threadSeq, userId);
         publish(
                 ctx,
                 userId,
@@ -149,27 +120,8 @@ final class UserActions {
                         userId, conversationId, threadSeq, following, actionStamp(ctx, userId)));
     }
 
-    /**
-     * 403 for a user token unless {@code userId} has a read cursor or an unread count in the
-     * conversation: a user's own writes create state and Redis members per conversation, so they
-     * are taken only where the user takes part; the service token (the chat server) acts anywhere.
-     */
-    private void requireTakesPart(Context ctx, long conversationId, long userId) {
-        requireTakesPart(ctx, conversationId, 0, userId);
-    }
-
-    /**
-     * As {@link #requireTakesPart(Context, long, long)}; for a thread's route ({@code threadSeq}
-     * above 0) a count in that thread is taking part too.
-     */
-    void requireTakesPart(Context ctx, long conversationId, long threadSeq, long userId) {
-        if (caller(ctx).userId() != 0 && !redis.concerns(conversationId, threadSeq, userId)) {
-            throw new ApiError(403, "the token's user has no part in this conversation");
-        }
-    }
-
     private void publish(Context ctx, long userId, String text) {
         kafka.publish(userId, text);
-        ctx.status(202).contentType(StateQueryApi.JSON).result(text);
+        ctx.status(202).contentType(Responses.JSON).result(text);
     }
 }

@@ -15,8 +15,10 @@ class ActionStampsTest {
     private static final long SKEW_MS = 10_000;
 
     private static TestStores stores;
-    private static RedisUnread ahead;
-    private static RedisUnread behind;
+    private static RedisUnread aheadRedis;
+    private static RedisUnread behindRedis;
+    private static RedisWrites ahead;
+    private static RedisWrites behind;
 
     @BeforeAll
     static void start() throws Exception {
@@ -26,14 +28,16 @@ class ActionStampsTest {
                         .redisUrl(TestStores.REDIS_URL)
                         .redisKeyPrefix(stores.keyPrefix)
                         .build();
-        ahead = new RedisUnread(config);
-        behind = new RedisUnread(config);
+        aheadRedis = new RedisUnread(config);
+        behindRedis = new RedisUnread(config);
+        ahead = new RedisWrites(aheadRedis, stores.keyPrefix);
+        behind = new RedisWrites(behindRedis, stores.keyPrefix);
     }
 
     @AfterAll
     static void stop() throws Exception {
-        ahead.close();
-        behind.close();
+        aheadRedis.close();
+        behindRedis.close();
         stores.close();
     }
 
@@ -55,17 +59,17 @@ class ActionStampsTest {
     /**
      * Issue 33: a user sending over a thousand actions a second pushed its stamp ahead of the clock
      * without bound, until the job dead-lettered its actions for a day. Stamps stay increasing and
-     * at most {@link RedisUnread#MAX_STAMP_AHEAD_MS} ahead; past that an action gets none.
+     * at most {@link RedisWrites#MAX_STAMP_AHEAD_MS} ahead; past that an action gets none.
      */
     @Test
     void aStampNeverRunsMoreThanTheBoundAheadOfTheClock() {
         long now = System.currentTimeMillis();
         long last = 0;
-        for (int i = 0; i <= RedisUnread.MAX_STAMP_AHEAD_MS; i++) {
+        for (int i = 0; i <= RedisWrites.MAX_STAMP_AHEAD_MS; i++) {
             long stamp = behind.actionStamp(10, now);
             assertThat(stamp)
                     .isGreaterThan(last)
-                    .isLessThanOrEqualTo(now + RedisUnread.MAX_STAMP_AHEAD_MS);
+                    .isLessThanOrEqualTo(now + RedisWrites.MAX_STAMP_AHEAD_MS);
             last = stamp;
         }
         assertThat(behind.actionStamp(10, now)).as("none past the bound").isZero();

@@ -133,7 +133,7 @@ class AuthITCase {
 
     @Test
     void authenticationComesBeforeTheBodyLimit() {
-        String big = "x".repeat(StateQueryApi.MAX_BODY_BYTES + 1);
+        String big = "x".repeat(Bodies.MAX_BODY_BYTES + 1);
 
         assertError(http.post("/api/conversations/1/read", big), 401);
         assertError(
@@ -145,7 +145,7 @@ class AuthITCase {
     void aRefusedBodyStillGetsItsAnswerEveryTime() {
         // Refused before its body is read, a request whose connection closed with unread bytes
         // was reset, and the reset could overtake the answer: the client saw no bytes at all.
-        String big = "x".repeat(StateQueryApi.MAX_BODY_BYTES * 4);
+        String big = "x".repeat(Bodies.MAX_BODY_BYTES * 4);
         for (int i = 0; i < 200; i++) {
             assertError(http.post("/api/conversations/1/read", big), 401);
             assertError(http.post("/api/nothing", big, "Authorization", "Bearer " + TOKEN), 404);

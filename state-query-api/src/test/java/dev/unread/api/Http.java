@@ -50,7 +50,7 @@ final class Http {
         }
         String[] typed = java.util.Arrays.copyOf(headers, headers.length + 2);
         typed[headers.length] = "Content-Type";
-        typed[headers.length + 1] = StateQueryApi.JSON;
+        typed[headers.length + 1] = Responses.JSON;
         return typed;
     }
 

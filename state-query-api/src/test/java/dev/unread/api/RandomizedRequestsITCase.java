@@ -55,7 +55,7 @@ class RandomizedRequestsITCase {
     private static final int REQUESTS = 3000;
     private static final int REQUESTS_WITH_STORES_DOWN = 150;
     private static final int READ_TIMEOUT_MS = 20_000;
-    private static final int MAX_BODY = StateQueryApi.MAX_BODY_BYTES;
+    private static final int MAX_BODY = Bodies.MAX_BODY_BYTES;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Set<String> ORDINARY_METHODS =
             Set.of("GET", "POST", "PUT", "DELETE", "PATCH");
@@ -99,7 +99,7 @@ class RandomizedRequestsITCase {
         String readsTopic = KafkaBroker.createTopic();
         try (StateQueryApi api =
                 StateQueryApi.start(stores.config(readsTopic).token(TOKEN).build())) {
-            Run run = new Run(api.port(), seed, Set.of());
+            Run run = new Run(api, seed, Set.of());
             run.send(REQUESTS);
 
             run.assertNoViolation();
@@ -143,7 +143,7 @@ class RandomizedRequestsITCase {
                                             + "\r\nContent-Length: 0\r\n\r\n")
                                     .getBytes(UTF_8));
             assertThat(warm.status).as(warm.text()).isEqualTo(503);
-            Run run = new Run(api.port(), seed, Set.of("redis", "mysql"));
+            Run run = new Run(api, seed, Set.of("redis", "mysql"));
             run.send(REQUESTS_WITH_STORES_DOWN);
 
             run.assertNoViolation();
@@ -198,32 +198,71 @@ class RandomizedRequestsITCase {
         }
     }
 
-    /** The routes of docs/contract.md; {@code {id}} is where generated ids go. */
-    private enum Route {
-        USER_UNREAD("GET", "/api/users/{id}/unread", "redis"),
-        USERS_UNREAD("GET", "/api/unread", "redis"),
-        CURSORS("GET", "/api/users/{id}/cursors", "mysql"),
-        // An action takes its stamp from Redis before Kafka has it (docs/contract.md).
-        INBOX_OPENED("POST", "/api/users/{id}/inbox/opened", "redis", "kafka"),
-        CONVERSATION_READ("POST", "/api/conversations/{id}/read", "redis", "kafka"),
-        HEALTH("GET", "/health"),
-        METRICS("GET", "/metrics"),
-        OPENAPI("GET", "/openapi.json");
+    /** What a route reads besides the ids of its path. */
+    private enum Input {
+        NONE,
+        USER_IDS_QUERY,
+        SEQ_QUERY,
+        READ_BODY,
+        PREFERENCE_BODY,
+        THREAD_READ_BODY,
+        FOLLOW_BODY,
+        /** Never asked for as {@code text/event-stream}, so no stream is opened: 406. */
+        EVENT_STREAM;
 
-        final String method;
-        final String template;
-        final Set<String> dependencies;
-
-        Route(String method, String template, String... dependencies) {
-            this.method = method;
-            this.template = template;
-            this.dependencies = Set.of(dependencies);
-        }
-
-        boolean open() {
-            return dependencies.isEmpty();
+        boolean jsonBody() {
+            return this == READ_BODY
+                    || this == PREFERENCE_BODY
+                    || this == THREAD_READ_BODY
+                    || this == FOLLOW_BODY;
         }
     }
+
+    /** What this test knows of a route of the API's table: its input and the stores it needs. */
+    private record Known(Input input, Set<String> dependencies) {}
+
+    private static Known known(Input input, String... dependencies) {
+        return new Known(input, Set.of(dependencies));
+    }
+
+    /**
+     * Every route of {@link ApiRoutes}, which the requests are made from; a route served but not
+     * here fails the test, so that a new route is fuzzed from the day it is added.
+     */
+    private static final Map<String, Known> KNOWN =
+            Map.ofEntries(
+                    Map.entry("GET /api/users/{userId}/unread", known(Input.NONE, "redis")),
+                    Map.entry("GET /api/unread", known(Input.USER_IDS_QUERY, "redis")),
+                    Map.entry("GET /api/users/{userId}/cursors", known(Input.NONE, "mysql")),
+                    // An action takes its stamp from Redis before Kafka has it (docs/contract.md).
+                    Map.entry(
+                            "POST /api/users/{userId}/inbox/opened",
+                            known(Input.NONE, "redis", "kafka")),
+                    Map.entry(
+                            "POST /api/conversations/{cid}/read",
+                            known(Input.READ_BODY, "redis", "kafka")),
+                    Map.entry(
+                            "PUT /api/users/{userId}/conversations/{cid}/preference",
+                            known(Input.PREFERENCE_BODY, "redis", "kafka")),
+                    Map.entry(
+                            "POST /api/users/{userId}/conversations/{cid}/unread",
+                            known(Input.NONE, "redis", "kafka")),
+                    Map.entry(
+                            "POST /api/users/{userId}/conversations/{cid}/threads/{threadSeq}/read",
+                            known(Input.THREAD_READ_BODY, "redis", "kafka")),
+                    Map.entry(
+                            "PUT /api/users/{userId}/conversations/{cid}/threads/{threadSeq}/follow",
+                            known(Input.FOLLOW_BODY, "redis", "kafka")),
+                    Map.entry("GET /api/users/{userId}/events", known(Input.EVENT_STREAM)),
+                    Map.entry(
+                            "GET /api/conversations/{cid}/readers",
+                            known(Input.SEQ_QUERY, "redis")),
+                    Map.entry("GET /health", known(Input.NONE)),
+                    Map.entry("GET /metrics", known(Input.NONE)),
+                    Map.entry("GET /openapi.json", known(Input.NONE)),
+                    Map.entry("GET /", known(Input.NONE)));
+
+    private static final Pattern PATH_PARAM = Pattern.compile("\\{[^}]+}");
 
     /** A generated request and what is known about it in advance. */
     private static final class Request {
@@ -239,7 +278,7 @@ class RandomizedRequestsITCase {
         boolean tokenRight;
 
         /** Null unless the request is plain enough for its route to be certain. */
-        Route route;
+        ApiRoute route;
 
         boolean idValid;
         boolean queryValid;
@@ -293,6 +332,7 @@ class RandomizedRequestsITCase {
         final int port;
         final long seed;
         final Set<String> down;
+        final List<ApiRoute> routes;
         final Random random;
         final Map<Integer, Integer> statuses = new TreeMap<>();
         final List<String> violations = new ArrayList<>();
@@ -300,11 +340,15 @@ class RandomizedRequestsITCase {
         int checkedExactly;
         final long started = System.nanoTime();
 
-        Run(int port, long seed, Set<String> down) {
-            this.port = port;
+        Run(StateQueryApi api, long seed, Set<String> down) {
+            this.port = api.port();
             this.seed = seed;
             this.down = down;
+            this.routes = api.routeTable();
             this.random = new Random(seed);
+            assertThat(routes.stream().map(ApiRoute::key))
+                    .as("the routes served are the routes this test knows")
+                    .containsExactlyInAnyOrderElementsOf(KNOWN.keySet());
         }
 
         void send(int n) throws IOException {
@@ -397,44 +441,53 @@ class RandomizedRequestsITCase {
          * order StateQueryApi documents). Null when not certain.
          */
         Integer expectedStatus(Request r) {
-            Route route = r.route;
+            ApiRoute route = r.route;
             if (route == null || !ORDINARY_METHODS.contains(r.method)) {
                 return null;
             }
-            if (!r.method.equals(route.method)) {
+            if (!r.method.equals(route.method().name())) {
                 return 405;
             }
             boolean bodyTooLong = r.body != null && !r.chunked && r.body.length > MAX_BODY;
-            if (route.open()) {
+            if (route.access() == Access.OPEN) {
                 if (bodyTooLong) {
                     return 413;
                 }
-                return route == Route.HEALTH && !down.isEmpty() ? 503 : 200;
+                return route.path().equals("/health") && !down.isEmpty() ? 503 : 200;
             }
             if (!r.tokenRight) {
                 return 401;
             }
-            if ("POST".equals(route.method)) {
+            if (route.write()) {
                 Boolean json = declaredJson(r);
                 if (json == null) {
                     return null;
                 }
                 // A write that reads a body needs one declared JSON; any write a type, if any.
-                if (!json && (route == Route.CONVERSATION_READ || hasHeader(r, "Content-Type"))) {
+                if (!json && (route.readsJson() || hasHeader(r, "Content-Type"))) {
                     return 415;
                 }
             }
             if (bodyTooLong) {
                 return 413;
             }
+            Known known = KNOWN.get(route.key());
             int ok =
-                    route.dependencies.stream().anyMatch(down::contains)
+                    known.dependencies.stream().anyMatch(down::contains)
                             ? 503
-                            : "POST".equals(route.method) ? 202 : 200;
-            switch (route) {
-                case USERS_UNREAD:
+                            : route.write() ? 202 : 200;
+            switch (known.input) {
+                case USER_IDS_QUERY:
                     return r.queryValid ? ok : 400;
-                case CONVERSATION_READ:
+                case SEQ_QUERY:
+                    return r.idValid && r.queryValid ? ok : 400;
+                case EVENT_STREAM:
+                    return r.idValid ? 406 : 400;
+                case READ_BODY:
+                case PREFERENCE_BODY:
+                case THREAD_READ_BODY:
+                case FOLLOW_BODY:
+                    // The body is read first: too long is a 413 whatever else is wrong.
                     if (r.body != null && r.body.length > MAX_BODY) {
                         return 413;
                     }
@@ -529,18 +582,22 @@ class RandomizedRequestsITCase {
         }
 
         void routeRequest(Request r) {
-            Route route = Route.values()[random.nextInt(Route.values().length)];
+            ApiRoute route = routes.get(random.nextInt(routes.size()));
+            Input input = KNOWN.get(route.key()).input;
             boolean plain = true;
             int m = random.nextInt(100);
             if (m < 80) {
-                r.method = route.method;
+                r.method = route.method().name();
             } else if (m < 95) {
                 r.method = pick("GET", "POST", "PUT", "DELETE", "PATCH");
             } else {
                 r.method = pick("HEAD", "OPTIONS", "TRACE", "FOO", "get", "Post");
             }
-            String path = route.template;
-            if (path.contains("{id}")) {
+            String path = route.path();
+            List<String> params = PATH_PARAM.matcher(path).results().map(p -> p.group()).toList();
+            if (!params.isEmpty()) {
+                // One id of every shape; the others are plain valid ids.
+                String tried = params.get(random.nextInt(params.size()));
                 String id;
                 if (random.nextInt(100) < 65) {
                     id = plainId();
@@ -549,28 +606,38 @@ class RandomizedRequestsITCase {
                     plain = false;
                 }
                 r.idValid = valid(id);
-                path = path.replace("{id}", id);
+                for (String param : params) {
+                    path =
+                            path.replace(
+                                    param,
+                                    param.equals(tried)
+                                            ? id
+                                            : String.valueOf(1 + random.nextInt(1_000_000)));
+                }
             }
             if (random.nextInt(10) == 0) {
                 path = mutate(path);
                 plain = false;
             }
             String query = "";
-            if (route == Route.USERS_UNREAD) {
+            if (input == Input.USER_IDS_QUERY) {
                 query = userIdsQuery(r);
                 if (query == null) {
                     plain = false;
                     query = "?" + junkQuery();
                 }
+            } else if (input == Input.SEQ_QUERY) {
+                query = seqQuery(r);
             } else if (random.nextInt(7) == 0) {
                 query = "?" + plainJunkQuery();
             }
             r.target = path + query;
             plain &= commonHeaders(r);
-            if (route == Route.CONVERSATION_READ && "POST".equals(r.method)) {
-                readBody(r);
+            boolean write = "POST".equals(r.method) || "PUT".equals(r.method);
+            if (input.jsonBody() && r.method.equals(route.method().name())) {
+                jsonBody(r, input);
             } else {
-                maybeBody(r, "POST".equals(r.method) || random.nextInt(15) == 0);
+                maybeBody(r, write || random.nextInt(15) == 0);
             }
             r.route = plain ? route : null;
         }
@@ -672,66 +739,19 @@ class RandomizedRequestsITCase {
             r.chunked = random.nextInt(10) == 0;
         }
 
-        /** The body of {@code POST /api/conversations/{cid}/read}, and whether it is valid. */
-        void readBody(Request r) {
+        /** The JSON body of a route that reads one, and whether it is valid. */
+        void jsonBody(Request r, Input input) {
             // As a client sends it, mostly: the checks of the body come after its type's (415).
             if (!hasHeader(r, "Content-Type") && random.nextInt(10) > 0) {
                 r.headers.add("Content-Type: application/json");
             }
             int b = random.nextInt(100);
-            String userId = String.valueOf(1 + random.nextInt(1_000_000));
-            String readSeq = String.valueOf(random.nextInt(1000));
             if (b < 45) {
                 String extra = random.nextBoolean() ? "" : ",\"note\":[1,{\"a\":null}]";
-                r.body =
-                        (random.nextBoolean()
-                                        ? "{\"userId\":"
-                                                + userId
-                                                + ",\"readSeq\":"
-                                                + readSeq
-                                                + extra
-                                                + "}"
-                                        : "{ \"readSeq\" : "
-                                                + pick(readSeq, "0", "9223372036854775807")
-                                                + extra
-                                                + " ,\n\"userId\":"
-                                                + userId
-                                                + "}")
-                                .getBytes(UTF_8);
+                r.body = validBody(input, extra).getBytes(UTF_8);
                 r.bodyValid = true;
             } else if (b < 85) {
-                r.body =
-                        pick(
-                                        "{\"userId\":0,\"readSeq\":1}",
-                                        "{\"userId\":-5,\"readSeq\":1}",
-                                        "{\"userId\":\"" + userId + "\",\"readSeq\":1}",
-                                        "{\"userId\":" + userId + ".0,\"readSeq\":1}",
-                                        "{\"userId\":1e3,\"readSeq\":1}",
-                                        "{\"userId\":true,\"readSeq\":1}",
-                                        "{\"userId\":null,\"readSeq\":1}",
-                                        "{\"userId\":[1],\"readSeq\":1}",
-                                        "{\"userId\":{},\"readSeq\":1}",
-                                        "{\"readSeq\":1}",
-                                        "{\"userId\":" + userId + "}",
-                                        "{\"userId\":" + userId + ",\"readSeq\":-1}",
-                                        "{\"userId\":"
-                                                + userId
-                                                + ",\"readSeq\":9223372036854775808}",
-                                        "{\"userId\":99999999999999999999999,\"readSeq\":1}",
-                                        "{\"userId\":1,\"userId\":2,\"readSeq\":1}",
-                                        "{\"userId\":1,\"readSeq\":1}x",
-                                        "{\"userId\":1,\"readSeq\":1}{}",
-                                        "[{\"userId\":1,\"readSeq\":1}]",
-                                        "\"userId\"",
-                                        "null",
-                                        "",
-                                        "{",
-                                        "{\"userId\":1,\"readSeq\":1",
-                                        "{'userId':1,'readSeq':1}",
-                                        "{userId:1,readSeq:1}",
-                                        "{\"userId\":" + "[".repeat(3000) + "]".repeat(3000) + "}",
-                                        "{\"userId\":NaN,\"readSeq\":1}")
-                                .getBytes(UTF_8);
+                r.body = pick(invalidBodies(input)).getBytes(UTF_8);
                 r.bodyValid = false;
             } else if (b < 92) {
                 r.body = new byte[1 + random.nextInt(100)];
@@ -741,22 +761,169 @@ class RandomizedRequestsITCase {
             } else if (b < 96) {
                 // A byte order mark, then a valid object: parsers differ on it.
                 byte[] bom = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
-                byte[] json = ("{\"userId\":" + userId + ",\"readSeq\":1}").getBytes(UTF_8);
+                byte[] json = validBody(input, "").getBytes(UTF_8);
                 r.body = new byte[bom.length + json.length];
                 System.arraycopy(bom, 0, r.body, 0, bom.length);
                 System.arraycopy(json, 0, r.body, bom.length, json.length);
                 r.bodyValid = null;
             } else {
                 r.body =
-                        ("{\"userId\":"
-                                        + userId
-                                        + ",\"readSeq\":1,\"pad\":\""
-                                        + "p".repeat(MAX_BODY)
-                                        + "\"}")
+                        validBody(input, ",\"pad\":\"" + "p".repeat(MAX_BODY) + "\"")
                                 .getBytes(UTF_8);
                 r.bodyValid = false;
             }
             r.chunked = random.nextInt(8) == 0;
+        }
+
+        /** A body the route takes, with {@code extra} fields it ignores. */
+        String validBody(Input input, String extra) {
+            String userId = String.valueOf(1 + random.nextInt(1_000_000));
+            String readSeq = String.valueOf(random.nextInt(1000));
+            switch (input) {
+                case READ_BODY:
+                    return random.nextBoolean()
+                            ? "{\"userId\":" + userId + ",\"readSeq\":" + readSeq + extra + "}"
+                            : "{ \"readSeq\" : "
+                                    + pick(readSeq, "0", "9223372036854775807")
+                                    + extra
+                                    + " ,\n\"userId\":"
+                                    + userId
+                                    + "}";
+                case PREFERENCE_BODY:
+                    return "{\"countPreference\":\""
+                            + pick("ALL", "MENTIONS", "NONE")
+                            + "\""
+                            + extra
+                            + "}";
+                case THREAD_READ_BODY:
+                    return "{\"readSeq\":"
+                            + pick(readSeq, "0", "9223372036854775807")
+                            + extra
+                            + "}";
+                case FOLLOW_BODY:
+                    return "{\"following\":" + pick("true", "false") + extra + "}";
+                default:
+                    throw new IllegalArgumentException(input + " reads no body");
+            }
+        }
+
+        /** Bodies the route refuses with 400. */
+        String[] invalidBodies(Input input) {
+            String userId = String.valueOf(1 + random.nextInt(1_000_000));
+            String[] malformed = {
+                "null",
+                "",
+                "{",
+                "\"userId\"",
+                "{'a':1}",
+                "{a:1}",
+                "{}x",
+                "[{}]",
+                "{\"a\":" + "[".repeat(3000) + "]".repeat(3000) + "}"
+            };
+            String[] wrong;
+            switch (input) {
+                case READ_BODY:
+                    wrong =
+                            new String[] {
+                                "{\"userId\":0,\"readSeq\":1}",
+                                "{\"userId\":-5,\"readSeq\":1}",
+                                "{\"userId\":\"" + userId + "\",\"readSeq\":1}",
+                                "{\"userId\":" + userId + ".0,\"readSeq\":1}",
+                                "{\"userId\":1e3,\"readSeq\":1}",
+                                "{\"userId\":true,\"readSeq\":1}",
+                                "{\"userId\":null,\"readSeq\":1}",
+                                "{\"userId\":[1],\"readSeq\":1}",
+                                "{\"userId\":{},\"readSeq\":1}",
+                                "{\"readSeq\":1}",
+                                "{\"userId\":" + userId + "}",
+                                "{\"userId\":" + userId + ",\"readSeq\":-1}",
+                                "{\"userId\":" + userId + ",\"readSeq\":9223372036854775808}",
+                                "{\"userId\":99999999999999999999999,\"readSeq\":1}",
+                                "{\"userId\":1,\"userId\":2,\"readSeq\":1}",
+                                "{\"userId\":1,\"readSeq\":1}x",
+                                "{\"userId\":1,\"readSeq\":1}{}",
+                                "[{\"userId\":1,\"readSeq\":1}]",
+                                "{\"userId\":1,\"readSeq\":1",
+                                "{\"userId\":NaN,\"readSeq\":1}"
+                            };
+                    break;
+                case PREFERENCE_BODY:
+                    wrong =
+                            new String[] {
+                                "{}",
+                                "{\"countPreference\":\"all\"}",
+                                "{\"countPreference\":\"Mentions\"}",
+                                "{\"countPreference\":\" ALL\"}",
+                                "{\"countPreference\":\"SOME\"}",
+                                "{\"countPreference\":null}",
+                                "{\"countPreference\":1}",
+                                "{\"countPreference\":[\"ALL\"]}",
+                                "{\"preference\":\"ALL\"}",
+                                "{\"countPreference\":\"ALL\",\"countPreference\":\"NONE\"}",
+                                "{\"countPreference\":\"ALL\"}{}"
+                            };
+                    break;
+                case THREAD_READ_BODY:
+                    wrong =
+                            new String[] {
+                                "{}",
+                                "{\"readSeq\":-1}",
+                                "{\"readSeq\":\"1\"}",
+                                "{\"readSeq\":1.0}",
+                                "{\"readSeq\":1e3}",
+                                "{\"readSeq\":true}",
+                                "{\"readSeq\":null}",
+                                "{\"readSeq\":[1]}",
+                                "{\"readSeq\":9223372036854775808}",
+                                "{\"readSeq\":1,\"readSeq\":2}",
+                                "{\"readSeq\":NaN}"
+                            };
+                    break;
+                case FOLLOW_BODY:
+                    wrong =
+                            new String[] {
+                                "{}",
+                                "{\"following\":\"true\"}",
+                                "{\"following\":1}",
+                                "{\"following\":0}",
+                                "{\"following\":null}",
+                                "{\"following\":\"yes\"}",
+                                "{\"following\":[true]}",
+                                "{\"following\":true,\"following\":false}",
+                                "{\"following\":true}x"
+                            };
+                    break;
+                default:
+                    throw new IllegalArgumentException(input + " reads no body");
+            }
+            String[] all = Arrays.copyOf(wrong, wrong.length + malformed.length);
+            System.arraycopy(malformed, 0, all, wrong.length, malformed.length);
+            return all;
+        }
+
+        /** {@code ?seq=...} of plain characters, with {@code queryValid}. */
+        String seqQuery(Request r) {
+            int q = random.nextInt(100);
+            String seq =
+                    random.nextInt(10) == 0
+                            ? plainId()
+                            : String.valueOf(1 + random.nextInt(1_000_000));
+            String query;
+            if (q < 80) {
+                query = "?seq=" + seq;
+            } else if (q < 88) {
+                query = "?seq=" + seq + "&seq=1";
+            } else if (q < 94) {
+                query = "?Seq=" + seq;
+            } else {
+                query = "";
+            }
+            if (random.nextInt(5) == 0) {
+                query += (query.isEmpty() ? "?" : "&") + plainJunkQuery();
+            }
+            r.queryValid = q < 80 && valid(seq);
+            return query;
         }
 
         /** Requests that break HTTP itself: the server must still answer in its JSON shape. */

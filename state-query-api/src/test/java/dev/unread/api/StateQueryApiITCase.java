@@ -718,7 +718,7 @@ class StateQueryApiITCase {
 
     @Test
     void aBodyOver16KiBGets413WithOrWithoutContentLength() {
-        String padding = "x".repeat(StateQueryApi.MAX_BODY_BYTES);
+        String padding = "x".repeat(Bodies.MAX_BODY_BYTES);
         String big = "{\"userId\":1,\"readSeq\":1,\"pad\":\"" + padding + "\"}";
 
         assertError(http.post("/api/conversations/1/read", big), 413);
@@ -730,8 +730,8 @@ class StateQueryApiITCase {
     @Test
     void aBodyOfExactly16KiBIsAccepted() {
         String head = "{\"userId\":1,\"readSeq\":1,\"pad\":\"";
-        String body = head + "x".repeat(StateQueryApi.MAX_BODY_BYTES - head.length() - 2) + "\"}";
-        assertThat(body.getBytes(StandardCharsets.UTF_8)).hasSize(StateQueryApi.MAX_BODY_BYTES);
+        String body = head + "x".repeat(Bodies.MAX_BODY_BYTES - head.length() - 2) + "\"}";
+        assertThat(body.getBytes(StandardCharsets.UTF_8)).hasSize(Bodies.MAX_BODY_BYTES);
 
         assertThat(http.post("/api/conversations/1/read", body).statusCode()).isEqualTo(202);
     }
