@@ -1,7 +1,5 @@
 package dev.unread.bench;
 
-import dev.unread.counter.Threads;
-
 import static dev.unread.bench.BenchReport.bytes;
 import static dev.unread.bench.BenchReport.line;
 

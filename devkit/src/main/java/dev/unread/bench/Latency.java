@@ -1,7 +1,5 @@
 package dev.unread.bench;
 
-import dev.unread.counter.UnreadCounter;
-
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.ChatEvent;

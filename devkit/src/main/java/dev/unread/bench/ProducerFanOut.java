@@ -1,7 +1,5 @@
 package dev.unread.bench;
 
-import dev.unread.counter.Deletions;
-
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.events.ConversationEvent;

@@ -1,7 +1,5 @@
 package dev.unread.bench;
 
-import dev.unread.counter.UnreadCounter;
-
 import dev.unread.counter.ConversationSeqs;
 import dev.unread.seqs.UnreadChunks;
 import dev.unread.state.ConversationState;

@@ -1,7 +1,5 @@
 package dev.unread.cli;
 
-import dev.unread.counter.Share;
-
 import dev.unread.UnreadJob;
 import dev.unread.api.ApiConfig;
 import dev.unread.api.HealthCheck;

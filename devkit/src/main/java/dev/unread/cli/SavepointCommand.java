@@ -1,7 +1,5 @@
 package dev.unread.cli;
 
-import dev.unread.counter.UnreadCounter;
-
 import dev.unread.config.UnreadConfig;
 import dev.unread.ops.SavepointInspect;
 import dev.unread.ops.SavepointRepublish;

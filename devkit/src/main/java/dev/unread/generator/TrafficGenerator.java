@@ -1,8 +1,5 @@
 package dev.unread.generator;
 
-import dev.unread.counter.Threads;
-import dev.unread.counter.Share;
-
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.events.ConversationEvent;

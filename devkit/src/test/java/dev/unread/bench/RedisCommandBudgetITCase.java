@@ -1,7 +1,5 @@
 package dev.unread.bench;
 
-import dev.unread.counter.Threads;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.config.UnreadConfig;

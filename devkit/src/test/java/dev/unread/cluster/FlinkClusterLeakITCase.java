@@ -1,7 +1,5 @@
 package dev.unread.cluster;
 
-import dev.unread.counter.Threads;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.config.FlinkConf;

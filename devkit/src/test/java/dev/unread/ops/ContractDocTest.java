@@ -1,7 +1,5 @@
 package dev.unread.ops;
 
-import dev.unread.counter.Totals;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

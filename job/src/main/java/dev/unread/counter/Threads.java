@@ -1,7 +1,5 @@
 package dev.unread.counter;
 
-import dev.unread.groups.GroupFanOut;
-
 import dev.unread.contract.Count;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;

@@ -1,8 +1,5 @@
 package dev.unread.events;
 
-import dev.unread.groups.GroupFanOut;
-import dev.unread.counter.Threads;
-
 import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
 

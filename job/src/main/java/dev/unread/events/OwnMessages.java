@@ -1,7 +1,5 @@
 package dev.unread.events;
 
-import dev.unread.counter.Threads;
-
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.util.Collector;
 

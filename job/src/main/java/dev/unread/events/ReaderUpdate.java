@@ -1,7 +1,5 @@
 package dev.unread.events;
 
-import dev.unread.counter.UnreadCounter;
-
 import java.util.Objects;
 
 /**

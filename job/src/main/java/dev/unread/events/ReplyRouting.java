@@ -1,7 +1,5 @@
 package dev.unread.events;
 
-import dev.unread.groups.GroupFanOut;
-
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;

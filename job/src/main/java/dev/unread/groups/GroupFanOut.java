@@ -1,9 +1,5 @@
 package dev.unread.groups;
 
-import dev.unread.counter.UnreadCounter;
-import dev.unread.counter.Deletions;
-import dev.unread.counter.Threads;
-
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
 import dev.unread.state.Memberships;

@@ -1,7 +1,5 @@
 package dev.unread.seqs;
 
-import dev.unread.counter.ConversationSeqs;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Arrays;

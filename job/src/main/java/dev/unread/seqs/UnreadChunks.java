@@ -1,8 +1,5 @@
 package dev.unread.seqs;
 
-import dev.unread.counter.ConversationSeqs;
-import dev.unread.state.StateSchema;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

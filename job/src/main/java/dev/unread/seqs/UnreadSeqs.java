@@ -1,7 +1,5 @@
 package dev.unread.seqs;
 
-import dev.unread.counter.ConversationSeqs;
-
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;

@@ -1,10 +1,5 @@
 package dev.unread.state;
 
-import dev.unread.counter.ConversationSeqs;
-import dev.unread.counter.UnreadCounter;
-import dev.unread.counter.Threads;
-import dev.unread.counter.ThreadSets;
-
 import dev.unread.seqs.UnreadSeqs;
 
 /**

@@ -1,7 +1,5 @@
 package dev.unread.state;
 
-import dev.unread.counter.ConversationSeqs;
-
 import dev.unread.seqs.UnreadSeqs;
 import java.util.Arrays;
 

@@ -1,8 +1,5 @@
 package dev.unread.state;
 
-import dev.unread.counter.UnreadCounter;
-import dev.unread.counter.Share;
-
 /**
  * Per user: the inbox watermark and the size of the sender set, kept together so that a message
  * costs one read of it. Java-bean POJO so that Flink's POJO serializer (and its schema evolution)

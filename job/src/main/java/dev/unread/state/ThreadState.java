@@ -1,8 +1,5 @@
 package dev.unread.state;
 
-import dev.unread.counter.UnreadCounter;
-import dev.unread.counter.Threads;
-
 /**
  * Per user, conversation and thread (see {@code Threads}). Java-bean POJO so that Flink's POJO
  * serializer (and its schema evolution) applies.

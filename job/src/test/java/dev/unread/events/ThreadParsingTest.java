@@ -1,7 +1,5 @@
 package dev.unread.events;
 
-import dev.unread.counter.Threads;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

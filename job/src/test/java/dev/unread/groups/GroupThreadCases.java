@@ -1,7 +1,5 @@
 package dev.unread.groups;
 
-import dev.unread.counter.Threads;
-
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
 import dev.unread.testing.GroupStreams;

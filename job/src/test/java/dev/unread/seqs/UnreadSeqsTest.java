@@ -1,7 +1,5 @@
 package dev.unread.seqs;
 
-import dev.unread.counter.UnreadCounter;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

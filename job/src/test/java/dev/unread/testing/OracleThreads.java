@@ -1,7 +1,5 @@
 package dev.unread.testing;
 
-import dev.unread.counter.Threads;
-
 import dev.unread.events.ChatEvent;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -1,7 +1,5 @@
 package dev.unread.testing;
 
-import dev.unread.counter.Threads;
-
 import dev.unread.events.ChatEvent;
 import dev.unread.events.OwnMessages;
 import java.util.ArrayList;

@@ -1,8 +1,5 @@
 package dev.unread.ops;
 
-import dev.unread.groups.ConversationReaders;
-import dev.unread.counter.UnreadCounter;
-
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.MySqlSchema;
 import dev.unread.counter.ConversationSeqs;

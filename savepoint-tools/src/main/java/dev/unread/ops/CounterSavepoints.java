@@ -1,9 +1,5 @@
 package dev.unread.ops;
 
-import dev.unread.groups.GroupFanOut;
-import dev.unread.groups.ConversationReaders;
-import dev.unread.counter.UnreadCounter;
-
 import dev.unread.UnreadJob;
 import java.io.IOException;
 import java.util.Optional;

@@ -1,7 +1,5 @@
 package dev.unread.ops;
 
-import dev.unread.groups.ConversationReaders;
-
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Count;
 import dev.unread.counter.ConversationSeqs;

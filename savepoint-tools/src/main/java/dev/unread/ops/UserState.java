@@ -1,7 +1,5 @@
 package dev.unread.ops;
 
-import dev.unread.counter.UnreadCounter;
-
 /**
  * What UnreadCounter holds for one user, as read from a savepoint.
  *

@@ -1,7 +1,5 @@
 package dev.unread.ops;
 
-import dev.unread.counter.UnreadCounter;
-
 import dev.unread.counter.ConversationSeqs;
 import dev.unread.counter.Totals;
 import dev.unread.events.ChatEvent;

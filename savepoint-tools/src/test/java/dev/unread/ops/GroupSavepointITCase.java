@@ -1,9 +1,5 @@
 package dev.unread.ops;
 
-import dev.unread.groups.GroupFanOut;
-import dev.unread.groups.ConversationReaders;
-import dev.unread.counter.UnreadCounter;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.config.UnreadConfig;

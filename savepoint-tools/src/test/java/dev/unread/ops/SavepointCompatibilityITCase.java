@@ -1,7 +1,5 @@
 package dev.unread.ops;
 
-import dev.unread.counter.Threads;
-
 import static dev.unread.ops.StoredSavepoints.config;
 import static dev.unread.ops.StoredSavepoints.copy;
 import static dev.unread.ops.StoredSavepoints.events;

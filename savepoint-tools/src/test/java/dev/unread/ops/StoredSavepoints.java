@@ -1,7 +1,5 @@
 package dev.unread.ops;
 
-import dev.unread.counter.Threads;
-
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
