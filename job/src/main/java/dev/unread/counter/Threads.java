@@ -1,6 +1,5 @@
 package dev.unread.counter;
 
-import dev.unread.contract.Count;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
 import dev.unread.seqs.UnreadChunks;
@@ -232,7 +231,7 @@ public final class Threads {
 
     /**
      * The user's membership of the conversation went from shown to hidden or back: every followed
-     * thread of it with counts writes them again, as 0 or as they are.
+     * thread of it with counts shows them again, or nothing.
      */
     void membershipChanged(
             long user,
@@ -244,37 +243,38 @@ public final class Threads {
         sets.build(conversationId, conversation);
         for (long threadSeq : sets.withUnread(conversationId, conversation)) {
             ThreadState t = sets.visit(Tuple2.of(conversationId, threadSeq));
-            if (t != null && t.followedUnread() > 0) {
-                emit(
+            if (t != null) {
+                Projection.thread(
                         user,
-                        Count.THREAD,
                         conversationId,
                         threadSeq,
-                        shown ? t.followedUnread() : 0,
-                        out);
-                emit(
-                        user,
-                        Count.THREAD_MENTIONS,
-                        conversationId,
-                        threadSeq,
-                        shown ? t.followedMentions() : 0,
+                        ThreadView.of(t, !shown),
+                        ThreadView.of(t, shown),
+                        false,
                         out);
             }
         }
     }
 
-    /** Forgets the user's threads, writing 0 for every count they show. */
-    void expire(long user, Collector<UnreadCount> out) throws Exception {
+    /**
+     * Forgets the user's threads, writing out that they show nothing; {@code conversations} tells
+     * which conversations the user has left, whose threads show nothing already.
+     */
+    void expire(
+            long user, MapState<Long, ConversationState> conversations, Collector<UnreadCount> out)
+            throws Exception {
         for (Map.Entry<Tuple2<Long, Long>, ThreadState> entry : threads.entries()) {
-            ThreadState t = entry.getValue();
-            if (t.followedUnread() > 0) {
-                long conversationId = entry.getKey().f0;
-                long threadSeq = entry.getKey().f1;
-                emit(user, Count.THREAD, conversationId, threadSeq, 0, out);
-                if (t.followedMentions() > 0) {
-                    emit(user, Count.THREAD_MENTIONS, conversationId, threadSeq, 0, out);
-                }
-            }
+            long conversationId = entry.getKey().f0;
+            ConversationState conversation = conversations.get(conversationId);
+            boolean shown = conversation == null || conversation.membership >= 0;
+            Projection.thread(
+                    user,
+                    conversationId,
+                    entry.getKey().f1,
+                    ThreadView.of(entry.getValue(), shown),
+                    ThreadView.NONE,
+                    false,
+                    out);
         }
         threads.clear();
         seqs.clear();
@@ -334,12 +334,14 @@ public final class Threads {
         if (refresh) {
             t.refreshedIn = incarnation;
         }
-        if (refresh || unread != unreadBefore) {
-            emit(user, Count.THREAD, key.f0, key.f1, shown ? unread : 0, out);
-        }
-        if (refresh || mentions != mentionsBefore) {
-            emit(user, Count.THREAD_MENTIONS, key.f0, key.f1, shown ? mentions : 0, out);
-        }
+        Projection.thread(
+                user,
+                key.f0,
+                key.f1,
+                shown ? new ThreadView(unreadBefore, mentionsBefore) : ThreadView.NONE,
+                ThreadView.of(t, shown),
+                refresh,
+                out);
         if (t.isEmpty()) {
             threads.remove(key);
         } else if (stored || refresh) {
@@ -354,16 +356,6 @@ public final class Threads {
 
     private static long signum(long count) {
         return count > 0 ? 1 : 0;
-    }
-
-    private static void emit(
-            long user,
-            Count kind,
-            long conversationId,
-            long threadSeq,
-            long count,
-            Collector<UnreadCount> out) {
-        out.collect(UnreadCount.thread(user, kind, conversationId, threadSeq, count));
     }
 
     private boolean contains(ThreadState t, long set, long count, long seq) throws Exception {

@@ -1,9 +1,10 @@
 package dev.unread.ops;
 
 import dev.unread.config.UnreadConfig;
-import dev.unread.contract.Count;
-import dev.unread.counter.ConversationSeqs;
-import dev.unread.counter.Totals;
+import dev.unread.counter.ConversationView;
+import dev.unread.counter.Projection;
+import dev.unread.counter.Share;
+import dev.unread.counter.ThreadView;
 import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
 import dev.unread.sinks.RedisCounts;
@@ -155,83 +156,45 @@ public final class SavepointRepublish {
             for (Long ignored : senders.keys()) {
                 badge++;
             }
-            if (badge > 0) {
-                emit(UnreadCount.senders(userId, badge), out);
-            }
-            long messages = 0;
-            long mentioned = 0;
-            long shown = 0;
-            long shownThreads = 0;
+            Collector<UnreadCount> counted = counter(out);
+            Projection.senders(userId, 0, badge, false, counted);
+            Share totals = Share.NONE;
             for (Map.Entry<Long, ConversationState> entry : conversations.entries()) {
-                ConversationState state = entry.getValue();
-                long unread = ConversationSeqs.visibleCount(state);
-                long mentions = Totals.visibleMentions(state);
-                boolean marked = Totals.marked(state);
-                if (unread > 0) {
-                    emit(UnreadCount.conversation(userId, entry.getKey(), unread), out);
-                }
-                if (mentions > 0) {
-                    emit(UnreadCount.mentions(userId, entry.getKey(), mentions), out);
-                }
-                if (marked) {
-                    emit(UnreadCount.marked(userId, entry.getKey(), true), out);
-                }
-                messages += Totals.messages(unread, state.preference);
-                mentioned += Totals.mentions(mentions, state.preference);
-                shown += Totals.conversations(unread, mentions, state.preference, marked);
-                mentioned += Totals.threadMentions(state);
-                shownThreads += Totals.threads(state);
+                ConversationView view = ConversationView.of(entry.getValue());
+                Projection.conversation(
+                        userId, entry.getKey(), ConversationView.NONE, view, false, counted);
+                totals = totals.plus(view.share());
             }
-            emitThreads(userId, out);
-            if (messages > 0) {
-                emit(UnreadCount.total(userId, Count.TOTAL_MESSAGES, messages), out);
-            }
-            if (mentioned > 0) {
-                emit(UnreadCount.total(userId, Count.TOTAL_MENTIONS, mentioned), out);
-            }
-            if (shown > 0) {
-                emit(UnreadCount.total(userId, Count.TOTAL_CONVERSATIONS, shown), out);
-            }
-            if (shownThreads > 0) {
-                emit(UnreadCount.total(userId, Count.TOTAL_THREADS, shownThreads), out);
-            }
-        }
-
-        /** The followed threads' counts, none of a conversation the user has left. */
-        private void emitThreads(long userId, Collector<UnreadCount> out) throws Exception {
             for (Map.Entry<Tuple2<Long, Long>, ThreadState> entry : threads.entries()) {
                 long conversationId = entry.getKey().f0;
-                long threadSeq = entry.getKey().f1;
-                ThreadState thread = entry.getValue();
                 ConversationState conversation = conversations.get(conversationId);
-                if (thread.followedUnread() == 0
-                        || (conversation != null && conversation.membership < 0)) {
-                    continue;
-                }
-                emit(
-                        UnreadCount.thread(
-                                userId,
-                                Count.THREAD,
-                                conversationId,
-                                threadSeq,
-                                thread.followedUnread()),
-                        out);
-                if (thread.followedMentions() > 0) {
-                    emit(
-                            UnreadCount.thread(
-                                    userId,
-                                    Count.THREAD_MENTIONS,
-                                    conversationId,
-                                    threadSeq,
-                                    thread.followedMentions()),
-                            out);
-                }
+                boolean shown = conversation == null || conversation.membership >= 0;
+                Projection.thread(
+                        userId,
+                        conversationId,
+                        entry.getKey().f1,
+                        ThreadView.NONE,
+                        ThreadView.of(entry.getValue(), shown),
+                        false,
+                        counted);
             }
+            Projection.totals(userId, Share.NONE, totals, false, counted);
         }
 
-        private void emit(UnreadCount count, Collector<UnreadCount> out) {
-            written.add(1);
-            out.collect(count);
+        /** {@code out}, counting what goes through it. */
+        private Collector<UnreadCount> counter(Collector<UnreadCount> out) {
+            return new Collector<>() {
+                @Override
+                public void collect(UnreadCount count) {
+                    written.add(1);
+                    out.collect(count);
+                }
+
+                @Override
+                public void close() {
+                    out.close();
+                }
+            };
         }
     }
 }

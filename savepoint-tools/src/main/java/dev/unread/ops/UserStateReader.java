@@ -1,7 +1,7 @@
 package dev.unread.ops;
 
 import dev.unread.counter.ConversationSeqs;
-import dev.unread.counter.Totals;
+import dev.unread.counter.ConversationView;
 import dev.unread.events.ChatEvent;
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
@@ -47,7 +47,7 @@ final class UserStateReader extends KeyedStateReaderFunction<Long, UserState> {
             }
             unreadSeqs += ConversationSeqs.count(entry.getValue());
             mentions += entry.getValue().mentionCount;
-            marked += Totals.marked(entry.getValue()) ? 1 : 0;
+            marked += ConversationView.of(entry.getValue()).marked() ? 1 : 0;
             quieted += entry.getValue().preference != ChatEvent.ALL ? 1 : 0;
         }
         out.collect(

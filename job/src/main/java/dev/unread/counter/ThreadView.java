@@ -1,0 +1,17 @@
+package dev.unread.counter;
+
+import dev.unread.state.ThreadState;
+
+/**
+ * What one thread shows its user: its unread replies and those that mention the user if the user
+ * follows it and has not left its conversation, else nothing (docs/contract.md, "Threads").
+ */
+public record ThreadView(long unread, long mentions) {
+
+    public static final ThreadView NONE = new ThreadView(0, 0);
+
+    /** {@code shown}: the user has not left the thread's conversation. */
+    public static ThreadView of(ThreadState thread, boolean shown) {
+        return shown ? new ThreadView(thread.followedUnread(), thread.followedMentions()) : NONE;
+    }
+}
