@@ -91,7 +91,8 @@ public enum Count {
         };
     }
 
-    private String totalField() {
+    /** The field of a total in the totals' hash: {@code messages}, {@code mentions}... */
+    public String totalField() {
         return switch (this) {
             case TOTAL_MESSAGES -> RedisNames.TOTAL_MESSAGES;
             case TOTAL_MENTIONS -> RedisNames.TOTAL_MENTIONS;

@@ -2,7 +2,8 @@ package dev.unread.contract;
 
 /**
  * The Redis keys and channels of the contract (docs/contract.md, "Output"). Every name takes the
- * deployment's key prefix (empty by default), so tenants and tests can share one Redis.
+ * deployment's key prefix (empty by default), so tenants and tests can share one Redis. A count's
+ * key and field are the catalog's ({@link Count#key}, {@link Count#field}).
  */
 public final class RedisNames {
 
@@ -85,31 +86,6 @@ public final class RedisNames {
 
     private RedisNames() {}
 
-    /** {@code prefix + "unread:senders:" + userId}. */
-    public static String sendersKey(String prefix, long userId) {
-        return prefix + SENDERS + userId;
-    }
-
-    /** {@code prefix + "chat:unread:" + userId}. */
-    public static String conversationsKey(String prefix, long userId) {
-        return prefix + CONVERSATIONS + userId;
-    }
-
-    /** {@code prefix + "chat:mentions:" + userId}. */
-    public static String mentionsKey(String prefix, long userId) {
-        return prefix + MENTIONS + userId;
-    }
-
-    /** {@code prefix + "chat:threads:" + userId}. */
-    public static String threadsKey(String prefix, long userId) {
-        return prefix + THREADS + userId;
-    }
-
-    /** {@code prefix + "chat:thread-mentions:" + userId}. */
-    public static String threadMentionsKey(String prefix, long userId) {
-        return prefix + THREAD_MENTIONS + userId;
-    }
-
     /**
      * {@code conversationId + ":" + threadSeq}: a thread's field in {@link #THREADS} and {@link
      * #THREAD_MENTIONS}, and its key in UNREAD_CHANGED's {@code threads} and {@code
@@ -117,16 +93,6 @@ public final class RedisNames {
      */
     public static String threadField(long conversationId, long threadSeq) {
         return conversationId + ":" + threadSeq;
-    }
-
-    /** {@code prefix + "chat:marked-unread:" + userId}. */
-    public static String markedUnreadKey(String prefix, long userId) {
-        return prefix + MARKED_UNREAD + userId;
-    }
-
-    /** {@code prefix + "unread:totals:" + userId}. */
-    public static String totalsKey(String prefix, long userId) {
-        return prefix + TOTALS + userId;
     }
 
     /** {@code prefix + "chat:readers:" + conversationId}. */

@@ -1,7 +1,7 @@
 package dev.unread.bench;
 
 import dev.unread.config.UnreadConfig;
-import dev.unread.contract.RedisNames;
+import dev.unread.contract.Count;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.generator.TrafficGenerator;
@@ -182,7 +182,7 @@ final class Latency {
                 double[] latencies) {
             this.config = config;
             for (int u = 0; u < PROBE_USERS; u++) {
-                keys[u] = RedisNames.sendersKey(config.redisKeyPrefix, firstProbeUser + u);
+                keys[u] = Count.SENDERS.key(config.redisKeyPrefix, firstProbeUser + u);
             }
             this.sentAt = sentAt;
             this.latencies = latencies;

@@ -1,7 +1,7 @@
 package dev.unread.bench;
 
+import dev.unread.contract.Count;
 import dev.unread.contract.RedisEndpoint;
-import dev.unread.contract.RedisNames;
 import dev.unread.events.ChatEvent;
 import dev.unread.generator.TrafficGenerator;
 import dev.unread.generator.Workload;
@@ -451,7 +451,7 @@ public final class SqlBaseline {
 
     /** The badge of {@code receiver} as the job's readers read it; null when the key is absent. */
     static String badge(Jedis jedis, String keyPrefix, long receiver) {
-        return jedis.get(RedisNames.sendersKey(keyPrefix, receiver));
+        return jedis.get(Count.SENDERS.key(keyPrefix, receiver));
     }
 
     /** Microseconds per GET for the timed part of {@code sample}, after the same warm-up. */

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.Count;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
@@ -247,7 +248,7 @@ class LocalStackITCase {
                 DEADLINE,
                 () -> JSON.readTree(get(unread)).path("unreadSenders").asLong() == 0 ? true : null);
         try (Jedis jedis = new Jedis("127.0.0.1", 6379)) {
-            assertThat(jedis.exists(RedisNames.sendersKey(PREFIX, user))).isFalse();
+            assertThat(jedis.exists(Count.SENDERS.key(PREFIX, user))).isFalse();
         }
     }
 
@@ -326,7 +327,7 @@ class LocalStackITCase {
                 ChatEventJson.key(message),
                 ChatEventJson.value(message));
 
-        String key = RedisNames.sendersKey(PREFIX, receiver);
+        String key = Count.SENDERS.key(PREFIX, receiver);
         try (Jedis jedis = new Jedis("127.0.0.1", 6379)) {
             assertThat(Poll.until(key + " in Redis", DEADLINE, () -> jedis.get(key)))
                     .isEqualTo("1");

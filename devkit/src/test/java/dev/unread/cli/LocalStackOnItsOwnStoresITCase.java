@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
-import dev.unread.contract.RedisNames;
+import dev.unread.contract.Count;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.local.RedisProcess;
@@ -107,7 +107,7 @@ class LocalStackOnItsOwnStoresITCase {
                                 : null;
                     });
             try (Jedis jedis = new Jedis("127.0.0.1", redisPort)) {
-                assertThat(jedis.get(RedisNames.sendersKey("", BOB))).isEqualTo("2");
+                assertThat(jedis.get(Count.SENDERS.key("", BOB))).isEqualTo("2");
             }
 
             publish(

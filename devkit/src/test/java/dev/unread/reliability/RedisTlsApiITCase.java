@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.api.ApiConfig;
 import dev.unread.api.StateQueryApi;
+import dev.unread.contract.Count;
 import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.RedisNames;
 import dev.unread.testing.TestRedis;
@@ -53,12 +54,12 @@ class RedisTlsApiITCase {
         RedisEndpoint redis = RedisEndpoint.of(TLS.url(), "", TLS.caFile().toString());
         try (Jedis jedis = redis.connect("test", 5000);
                 StateQueryApi api = StateQueryApi.start(config)) {
-            jedis.set(RedisNames.sendersKey(prefix, 10086), "3");
-            jedis.hset(RedisNames.conversationsKey(prefix, 10086), "80001", "18");
-            jedis.hset(RedisNames.mentionsKey(prefix, 10086), "80001", "2");
-            jedis.sadd(RedisNames.markedUnreadKey(prefix, 10086), "80002");
+            jedis.set(Count.SENDERS.key(prefix, 10086), "3");
+            jedis.hset(Count.CONVERSATION.key(prefix, 10086), "80001", "18");
+            jedis.hset(Count.MENTIONS.key(prefix, 10086), "80001", "2");
+            jedis.sadd(Count.MARKED.key(prefix, 10086), "80002");
             jedis.hset(
-                    RedisNames.totalsKey(prefix, 10086),
+                    Count.TOTAL_MESSAGES.key(prefix, 10086),
                     Map.of(
                             RedisNames.TOTAL_MESSAGES, "18",
                             RedisNames.TOTAL_MENTIONS, "2",
@@ -82,11 +83,11 @@ class RedisTlsApiITCase {
                                         + "\"threads\":{},\"threadMentions\":{}}]}");
             } finally {
                 jedis.del(
-                        RedisNames.sendersKey(prefix, 10086),
-                        RedisNames.conversationsKey(prefix, 10086),
-                        RedisNames.mentionsKey(prefix, 10086),
-                        RedisNames.markedUnreadKey(prefix, 10086),
-                        RedisNames.totalsKey(prefix, 10086));
+                        Count.SENDERS.key(prefix, 10086),
+                        Count.CONVERSATION.key(prefix, 10086),
+                        Count.MENTIONS.key(prefix, 10086),
+                        Count.MARKED.key(prefix, 10086),
+                        Count.TOTAL_MESSAGES.key(prefix, 10086));
             }
         }
     }

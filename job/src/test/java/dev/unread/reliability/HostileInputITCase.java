@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
-import dev.unread.contract.RedisNames;
+import dev.unread.contract.Count;
 import dev.unread.events.ChatEventJson;
 import dev.unread.events.EventParser;
 import dev.unread.testing.BadRecords;
@@ -94,7 +94,7 @@ class HostileInputITCase {
             // leftover, or another application's): the job must replace it, not crash-loop.
             Map.Entry<Long, Map<Long, Long>> foreign =
                     traffic.oracle().conversationUnread().entrySet().iterator().next();
-            String foreignKey = RedisNames.conversationsKey(prefix, foreign.getKey());
+            String foreignKey = Count.CONVERSATION.key(prefix, foreign.getKey());
             try (Jedis jedis = TestRedis.connect(0)) {
                 jedis.set(foreignKey, "another application's");
             }

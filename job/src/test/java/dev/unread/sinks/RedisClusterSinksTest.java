@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.Count;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.ReadReceipt;
 import dev.unread.events.UnreadCount;
@@ -109,10 +110,10 @@ class RedisClusterSinksTest {
             counts.write(UnreadCount.senders(user, user % 7), null);
             counts.write(UnreadCount.conversation(user, 80_000 + user % 3, user % 5 + 1), null);
             if (user % 7 != 0) {
-                badges.put(RedisNames.sendersKey(prefix, user), String.valueOf(user % 7));
+                badges.put(Count.SENDERS.key(prefix, user), String.valueOf(user % 7));
             }
             conversations.put(
-                    RedisNames.conversationsKey(prefix, user),
+                    Count.CONVERSATION.key(prefix, user),
                     Map.of(String.valueOf(80_000 + user % 3), String.valueOf(user % 5 + 1)));
         }
         counts.flush(false);
@@ -143,11 +144,11 @@ class RedisClusterSinksTest {
     @Test
     void aUsersVersionIsWrittenOnlyOnceTheCountsItStandsForAre() throws Exception {
         long user = 1;
-        while (CLUSTER.primaryOwning(RedisNames.sendersKey(prefix, user))
+        while (CLUSTER.primaryOwning(Count.SENDERS.key(prefix, user))
                 == CLUSTER.primaryOwning(RedisNames.versionKey(prefix, user))) {
             user++;
         }
-        String badge = RedisNames.sendersKey(prefix, user);
+        String badge = Count.SENDERS.key(prefix, user);
         String version = RedisNames.versionKey(prefix, user);
         live(user);
         counts.write(UnreadCount.senders(user, 3), null);
@@ -288,7 +289,7 @@ class RedisClusterSinksTest {
 
     @Test
     void aSlotThatMovedBetweenFlushesIsWrittenAtItsNewPrimary() throws Exception {
-        String key = RedisNames.sendersKey(prefix, 10086);
+        String key = Count.SENDERS.key(prefix, 10086);
         counts.write(UnreadCount.senders(10086, 1), null);
         counts.flush(false);
         int primary = ownerOf(key);
@@ -310,7 +311,7 @@ class RedisClusterSinksTest {
 
     @Test
     void aKeyWhoseSlotIsBeingMigratedIsWrittenWhereAskSends() throws Exception {
-        String key = RedisNames.sendersKey(prefix, 20_000);
+        String key = Count.SENDERS.key(prefix, 20_000);
         int slot = JedisClusterCRC16.getSlot(key);
         int source = ownerOf(key);
         int target =

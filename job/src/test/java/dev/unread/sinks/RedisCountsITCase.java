@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
-import dev.unread.contract.RedisNames;
+import dev.unread.contract.Count;
 import dev.unread.events.UnreadCount;
 import dev.unread.testing.TestRedis;
 import java.util.ArrayList;
@@ -94,7 +94,7 @@ class RedisCountsITCase {
         badges.forEach(
                 (userId, count) -> {
                     if (count > 0) {
-                        expected.put(RedisNames.sendersKey(prefix, userId), String.valueOf(count));
+                        expected.put(Count.SENDERS.key(prefix, userId), String.valueOf(count));
                     }
                 });
         conversations.forEach(
@@ -108,7 +108,7 @@ class RedisCountsITCase {
                                 }
                             });
                     if (!fields.isEmpty()) {
-                        expected.put(RedisNames.conversationsKey(prefix, userId), fields);
+                        expected.put(Count.CONVERSATION.key(prefix, userId), fields);
                     }
                 });
         return expected;

@@ -76,11 +76,11 @@ class RedisCountsTest {
     }
 
     private String badge(long userId) {
-        return redis.get(RedisNames.sendersKey(prefix, userId));
+        return redis.get(Count.SENDERS.key(prefix, userId));
     }
 
     private Map<String, String> conversations(long userId) {
-        return redis.hgetAll(RedisNames.conversationsKey(prefix, userId));
+        return redis.hgetAll(Count.CONVERSATION.key(prefix, userId));
     }
 
     /**
@@ -136,10 +136,9 @@ class RedisCountsTest {
                         Map.entry("80003", "3"),
                         Map.entry("80004", "4"),
                         Map.entry("80005", "5"));
-        assertThat(redis.hgetAll(RedisNames.totalsKey(prefix, USER)))
+        assertThat(redis.hgetAll(Count.TOTAL_MESSAGES.key(prefix, USER)))
                 .containsOnly(Map.entry("messages", "15"), Map.entry("conversations", "5"));
-        assertThat(redis.smembers(RedisNames.markedUnreadKey(prefix, USER)))
-                .containsOnly("80001", "80002");
+        assertThat(redis.smembers(Count.MARKED.key(prefix, USER))).containsOnly("80001", "80002");
         // HSET and HDEL of the conversations, HSET of the totals, SADD of the marks.
         assertThat(context.counter("redisCommands")).isEqualTo(4 + PUSH + LIVE);
     }
@@ -148,11 +147,11 @@ class RedisCountsTest {
     void manyFieldsOfOneKeyAreSetInCommandsOfBoundedSize() throws Exception {
         // A republish writes every conversation of a user at once; one command of them all would
         // hold Redis (and a wrong-type script's Lua stack) for as long as it takes.
-        int fields = 2 * RedisCounts.FIELDS_PER_COMMAND + 1;
+        int fields = 2 * KeyCommands.FIELDS_PER_COMMAND + 1;
         for (int c = 1; c <= fields; c++) {
             writer.write(UnreadCount.conversation(USER, c, c), null);
         }
-        redis.set(RedisNames.conversationsKey(prefix, USER), "not a hash");
+        redis.set(Count.CONVERSATION.key(prefix, USER), "not a hash");
         writer.flush(false);
 
         assertThat(conversations(USER)).hasSize(fields).containsEntry("1", "1");
@@ -213,7 +212,7 @@ class RedisCountsTest {
         writer.write(UnreadCount.conversation(USER, CONVERSATION, 0), null);
         writer.flush(false);
 
-        assertThat(redis.exists(RedisNames.sendersKey(prefix, USER))).isFalse();
+        assertThat(redis.exists(Count.SENDERS.key(prefix, USER))).isFalse();
         assertThat(conversations(USER)).containsExactly(Map.entry("80002", "1"));
     }
 
@@ -225,7 +224,7 @@ class RedisCountsTest {
         writer.write(UnreadCount.conversation(USER, CONVERSATION, 0), null);
         writer.flush(false);
 
-        assertThat(redis.exists(RedisNames.conversationsKey(prefix, USER))).isFalse();
+        assertThat(redis.exists(Count.CONVERSATION.key(prefix, USER))).isFalse();
         assertThat(context.counter("redisCommands")).isEqualTo(2 * (1 + PUSH + LIVE));
     }
 
@@ -299,7 +298,7 @@ class RedisCountsTest {
             db2.write(UnreadCount.senders(USER, 7), null);
             db2.flush(false);
 
-            assertThat(redis2.get(RedisNames.sendersKey(prefix, USER))).isEqualTo("7");
+            assertThat(redis2.get(Count.SENDERS.key(prefix, USER))).isEqualTo("7");
             assertThat(badge(USER)).isNull();
         } finally {
             TestRedis.deleteKeys(2, prefix);
@@ -344,10 +343,10 @@ class RedisCountsTest {
         // Issue 17, item 7: leftovers or another application's keys where the job writes.
         long other = USER + 1;
         long third = USER + 2;
-        redis.set(RedisNames.conversationsKey(prefix, USER), "not a hash");
-        redis.sadd(RedisNames.conversationsKey(prefix, other), "a set");
-        redis.rpush(RedisNames.conversationsKey(prefix, third), "a list");
-        redis.rpush(RedisNames.sendersKey(prefix, USER), "a list");
+        redis.set(Count.CONVERSATION.key(prefix, USER), "not a hash");
+        redis.sadd(Count.CONVERSATION.key(prefix, other), "a set");
+        redis.rpush(Count.CONVERSATION.key(prefix, third), "a list");
+        redis.rpush(Count.SENDERS.key(prefix, USER), "a list");
         writer.write(UnreadCount.conversation(USER, CONVERSATION, 3), null);
         writer.write(UnreadCount.conversation(other, CONVERSATION, 0), null);
         writer.write(UnreadCount.conversation(third, CONVERSATION, 2), null);
@@ -357,7 +356,7 @@ class RedisCountsTest {
         writer.flush(false);
 
         assertThat(conversations(USER)).containsExactly(Map.entry("80001", "3"));
-        assertThat(redis.exists(RedisNames.conversationsKey(prefix, other))).isFalse();
+        assertThat(redis.exists(Count.CONVERSATION.key(prefix, other))).isFalse();
         assertThat(conversations(third))
                 .containsOnly(Map.entry("80001", "2"), Map.entry("80002", "4"));
         assertThat(badge(USER)).isEqualTo("5");
@@ -380,11 +379,10 @@ class RedisCountsTest {
         writer.write(UnreadCount.total(USER, Count.TOTAL_CONVERSATIONS, 0), null);
         writer.flush(false);
 
-        assertThat(redis.hgetAll(RedisNames.mentionsKey(prefix, USER)))
+        assertThat(redis.hgetAll(Count.MENTIONS.key(prefix, USER)))
                 .containsExactly(Map.entry("80001", "2"));
-        assertThat(redis.smembers(RedisNames.markedUnreadKey(prefix, USER)))
-                .containsExactly("80001");
-        assertThat(redis.hgetAll(RedisNames.totalsKey(prefix, USER)))
+        assertThat(redis.smembers(Count.MARKED.key(prefix, USER))).containsExactly("80001");
+        assertThat(redis.hgetAll(Count.TOTAL_MESSAGES.key(prefix, USER)))
                 .containsOnly(Map.entry("messages", "7"), Map.entry("mentions", "2"));
         // A command to set and one to delete per key: 2 mentions, 2 marks, 2 totals.
         assertThat(context.counter("redisCommands")).isEqualTo(6 + PUSH + LIVE);
@@ -395,22 +393,21 @@ class RedisCountsTest {
         writer.write(UnreadCount.total(USER, Count.TOTAL_MENTIONS, 0), null);
         writer.flush(false);
 
-        assertThat(redis.exists(RedisNames.markedUnreadKey(prefix, USER))).isFalse();
-        assertThat(redis.exists(RedisNames.mentionsKey(prefix, USER))).isFalse();
-        assertThat(redis.exists(RedisNames.totalsKey(prefix, USER))).isFalse();
+        assertThat(redis.exists(Count.MARKED.key(prefix, USER))).isFalse();
+        assertThat(redis.exists(Count.MENTIONS.key(prefix, USER))).isFalse();
+        assertThat(redis.exists(Count.TOTAL_MESSAGES.key(prefix, USER))).isFalse();
     }
 
     @Test
     void aMarkedUnreadKeyOfTheWrongTypeIsReplacedByTheSet() throws Exception {
-        redis.set(RedisNames.markedUnreadKey(prefix, USER), "not a set");
-        redis.rpush(RedisNames.totalsKey(prefix, USER), "a list");
+        redis.set(Count.MARKED.key(prefix, USER), "not a set");
+        redis.rpush(Count.TOTAL_MESSAGES.key(prefix, USER), "a list");
         writer.write(UnreadCount.marked(USER, CONVERSATION, true), null);
         writer.write(UnreadCount.total(USER, Count.TOTAL_MESSAGES, 4), null);
         writer.flush(false);
 
-        assertThat(redis.smembers(RedisNames.markedUnreadKey(prefix, USER)))
-                .containsExactly("80001");
-        assertThat(redis.hgetAll(RedisNames.totalsKey(prefix, USER)))
+        assertThat(redis.smembers(Count.MARKED.key(prefix, USER))).containsExactly("80001");
+        assertThat(redis.hgetAll(Count.TOTAL_MESSAGES.key(prefix, USER)))
                 .containsExactly(Map.entry("messages", "4"));
         assertThat(context.counter("redisWrongTypeKeysReplaced")).isEqualTo(2);
     }
@@ -614,7 +611,7 @@ class RedisCountsTest {
 
             assertThat(versions).isSorted().doesNotHaveDuplicates();
             assertThat(counts).containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
-            assertThat(redis.get(RedisNames.sendersKey(prefix, USER))).isEqualTo("6");
+            assertThat(redis.get(Count.SENDERS.key(prefix, USER))).isEqualTo("6");
         }
     }
 

@@ -3,7 +3,7 @@ package dev.unread.sinks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.unread.contract.RedisNames;
+import dev.unread.contract.Count;
 import dev.unread.events.UnreadCount;
 import dev.unread.testing.TcpProxy;
 import dev.unread.testing.TestRedis;
@@ -60,7 +60,7 @@ class RedisOutageTest {
     }
 
     private String badge(long userId) {
-        return redis.get(RedisNames.sendersKey(prefix, userId));
+        return redis.get(Count.SENDERS.key(prefix, userId));
     }
 
     @Test
@@ -110,7 +110,7 @@ class RedisOutageTest {
 
         flush.get(10, TimeUnit.SECONDS);
         assertThat(badge(USER)).isEqualTo("2");
-        assertThat(redis.hgetAll(RedisNames.conversationsKey(prefix, USER)))
+        assertThat(redis.hgetAll(Count.CONVERSATION.key(prefix, USER)))
                 .containsExactly(Map.entry("80001", "3"));
         // What the alert on a failing Redis reads (monitoring/): the attempts that failed, and the
         // second flush's time, which spans its backoffs.

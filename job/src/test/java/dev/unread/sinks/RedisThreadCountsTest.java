@@ -73,14 +73,14 @@ class RedisThreadCountsTest {
             writer.write(UnreadCount.total(USER, Count.TOTAL_MENTIONS, 1), null);
             writer.flush(false);
 
-            assertThat(redis.hgetAll(RedisNames.threadsKey(prefix, USER)))
+            assertThat(redis.hgetAll(Count.THREAD.key(prefix, USER)))
                     .containsOnly(
                             Map.entry("80001:1038", "2"),
                             Map.entry("80001:1040", "5"),
                             Map.entry("80002:7", "1"));
-            assertThat(redis.hgetAll(RedisNames.threadMentionsKey(prefix, USER)))
+            assertThat(redis.hgetAll(Count.THREAD_MENTIONS.key(prefix, USER)))
                     .containsOnly(Map.entry("80001:1038", "1"));
-            assertThat(redis.hgetAll(RedisNames.totalsKey(prefix, USER)))
+            assertThat(redis.hgetAll(Count.TOTAL_MESSAGES.key(prefix, USER)))
                     .containsOnly(Map.entry("threads", "3"), Map.entry("mentions", "1"));
             // HSET and HDEL of the threads, HSET of the thread mentions, HSET of the totals.
             assertThat(context.counter("redisCommands")).isEqualTo(4 + LIVE_AND_PUSH);
@@ -104,25 +104,25 @@ class RedisThreadCountsTest {
         writer.write(threadMentions(CONVERSATION, 1038, 2), null);
         writer.write(UnreadCount.total(USER, Count.TOTAL_THREADS, 1), null);
         writer.flush(false);
-        assertThat(redis.exists(RedisNames.threadsKey(prefix, USER))).isTrue();
+        assertThat(redis.exists(Count.THREAD.key(prefix, USER))).isTrue();
 
         writer.write(thread(CONVERSATION, 1038, 0), null);
         writer.write(threadMentions(CONVERSATION, 1038, 0), null);
         writer.write(UnreadCount.total(USER, Count.TOTAL_THREADS, 0), null);
         writer.flush(false);
 
-        assertThat(redis.exists(RedisNames.threadsKey(prefix, USER))).isFalse();
-        assertThat(redis.exists(RedisNames.threadMentionsKey(prefix, USER))).isFalse();
-        assertThat(redis.exists(RedisNames.totalsKey(prefix, USER))).isFalse();
+        assertThat(redis.exists(Count.THREAD.key(prefix, USER))).isFalse();
+        assertThat(redis.exists(Count.THREAD_MENTIONS.key(prefix, USER))).isFalse();
+        assertThat(redis.exists(Count.TOTAL_MESSAGES.key(prefix, USER))).isFalse();
     }
 
     @Test
     void aThreadsKeyOfTheWrongTypeIsReplacedByTheHash() throws Exception {
-        redis.set(RedisNames.threadsKey(prefix, USER), "not a hash");
+        redis.set(Count.THREAD.key(prefix, USER), "not a hash");
         writer.write(thread(CONVERSATION, 1038, 4), null);
         writer.flush(false);
 
-        assertThat(redis.hgetAll(RedisNames.threadsKey(prefix, USER)))
+        assertThat(redis.hgetAll(Count.THREAD.key(prefix, USER)))
                 .containsExactly(Map.entry("80001:1038", "4"));
         assertThat(context.counter("redisWrongTypeKeysReplaced")).isEqualTo(1);
     }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.unread.config.UnreadConfig;
-import dev.unread.contract.RedisNames;
+import dev.unread.contract.Count;
 import dev.unread.events.UnreadCount;
 import dev.unread.testing.TestRedis;
 import dev.unread.testing.TlsRedisServer;
@@ -42,7 +42,7 @@ class RedisTlsTest {
             writer.flush(false);
         }
         try (Jedis redis = config.redisEndpoint().connect("test", 5000)) {
-            String key = RedisNames.sendersKey(config.redisKeyPrefix, 10086);
+            String key = Count.SENDERS.key(config.redisKeyPrefix, 10086);
             assertThat(redis.get(key)).isEqualTo("3");
             assertThat(redis.aclWhoAmI()).isEqualTo(TlsRedisServer.USER);
             redis.del(key);

@@ -3,6 +3,7 @@ package dev.unread.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.Count;
 import dev.unread.contract.RedisNames;
 import dev.unread.counter.ConversationSeqs;
 import dev.unread.state.ConversationState;
@@ -104,13 +105,13 @@ class GroupSavepointITCase {
         assertThat(TestRedis.hashes(prefix))
                 .isEqualTo(
                         Map.of(
-                                RedisNames.conversationsKey(prefix, 2),
+                                Count.CONVERSATION.key(prefix, 2),
                                 Map.of("7", "2"),
-                                RedisNames.conversationsKey(prefix, 3),
+                                Count.CONVERSATION.key(prefix, 3),
                                 Map.of("9", "2"),
-                                RedisNames.totalsKey(prefix, 2),
+                                Count.TOTAL_MESSAGES.key(prefix, 2),
                                 Map.of("messages", "2", "conversations", "1"),
-                                RedisNames.totalsKey(prefix, 3),
+                                Count.TOTAL_MESSAGES.key(prefix, 3),
                                 Map.of("messages", "2", "conversations", "1")));
         assertThat(TestRedis.sortedSets(prefix))
                 .isEqualTo(

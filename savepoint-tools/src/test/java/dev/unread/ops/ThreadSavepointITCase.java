@@ -3,7 +3,7 @@ package dev.unread.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.config.UnreadConfig;
-import dev.unread.contract.RedisNames;
+import dev.unread.contract.Count;
 import dev.unread.state.ConversationState;
 import dev.unread.state.StateSchema;
 import dev.unread.state.ThreadState;
@@ -76,11 +76,11 @@ class ThreadSavepointITCase {
         assertThat(TestRedis.hashes(prefix))
                 .isEqualTo(
                         Map.of(
-                                RedisNames.threadsKey(prefix, 1),
+                                Count.THREAD.key(prefix, 1),
                                 Map.of("7:2", "3"),
-                                RedisNames.threadMentionsKey(prefix, 1),
+                                Count.THREAD_MENTIONS.key(prefix, 1),
                                 Map.of("7:2", "1"),
-                                RedisNames.totalsKey(prefix, 1),
+                                Count.TOTAL_MESSAGES.key(prefix, 1),
                                 Map.of("mentions", "1", "threads", "1")));
         assertThat(written).isEqualTo(new SavepointRepublish.Written(4, 0));
     }

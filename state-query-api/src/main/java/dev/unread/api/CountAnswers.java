@@ -2,6 +2,7 @@ package dev.unread.api;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.unread.contract.Count;
 import dev.unread.contract.MessageTypes;
 import dev.unread.contract.RedisNames;
 import java.util.ArrayList;
@@ -63,21 +64,21 @@ final class CountAnswers {
                             .put("type", MessageTypes.SNAPSHOT)
                             .put("userId", counts.userId())
                             .put("version", version)
-                            .put("unreadSenders", counts.unreadSenders());
-            ObjectNode conversations = node.putObject("conversations");
+                            .put(Count.SENDERS.section(), counts.unreadSenders());
+            ObjectNode conversations = node.putObject(Count.CONVERSATION.section());
             counts.conversations().forEach((c, n) -> conversations.put(c.toString(), n));
-            ObjectNode mentions = node.putObject("mentions");
+            ObjectNode mentions = node.putObject(Count.MENTIONS.section());
             counts.mentions().forEach((c, n) -> mentions.put(c.toString(), n));
-            node.putObject("totals")
-                    .put("messages", counts.totals().messages())
-                    .put("mentions", counts.totals().mentions())
-                    .put("conversations", counts.totals().conversations())
-                    .put("threads", counts.totals().threads());
-            ObjectNode marked = node.putObject("markedUnread");
+            node.putObject(Count.TOTAL_MESSAGES.section())
+                    .put(Count.TOTAL_MESSAGES.totalField(), counts.totals().messages())
+                    .put(Count.TOTAL_MENTIONS.totalField(), counts.totals().mentions())
+                    .put(Count.TOTAL_CONVERSATIONS.totalField(), counts.totals().conversations())
+                    .put(Count.TOTAL_THREADS.totalField(), counts.totals().threads());
+            ObjectNode marked = node.putObject(Count.MARKED.section());
             counts.markedUnread().forEach(c -> marked.put(c.toString(), true));
-            ObjectNode threads = node.putObject("threads");
+            ObjectNode threads = node.putObject(Count.THREAD.section());
             counts.threads().forEach(threads::put);
-            ObjectNode threadMentions = node.putObject("threadMentions");
+            ObjectNode threadMentions = node.putObject(Count.THREAD_MENTIONS.section());
             counts.threadMentions().forEach(threadMentions::put);
             return node.toString();
         }
@@ -106,13 +107,13 @@ final class CountAnswers {
 
         UserReads(AbstractPipeline pipeline, String keyPrefix, long userId) {
             this.userId = userId;
-            senders = pipeline.get(RedisNames.sendersKey(keyPrefix, userId));
-            conversations = pipeline.hgetAll(RedisNames.conversationsKey(keyPrefix, userId));
-            mentions = pipeline.hgetAll(RedisNames.mentionsKey(keyPrefix, userId));
-            totals = pipeline.hgetAll(RedisNames.totalsKey(keyPrefix, userId));
-            marked = pipeline.smembers(RedisNames.markedUnreadKey(keyPrefix, userId));
-            threads = pipeline.hgetAll(RedisNames.threadsKey(keyPrefix, userId));
-            threadMentions = pipeline.hgetAll(RedisNames.threadMentionsKey(keyPrefix, userId));
+            senders = pipeline.get(Count.SENDERS.key(keyPrefix, userId));
+            conversations = pipeline.hgetAll(Count.CONVERSATION.key(keyPrefix, userId));
+            mentions = pipeline.hgetAll(Count.MENTIONS.key(keyPrefix, userId));
+            totals = pipeline.hgetAll(Count.TOTAL_MESSAGES.key(keyPrefix, userId));
+            marked = pipeline.smembers(Count.MARKED.key(keyPrefix, userId));
+            threads = pipeline.hgetAll(Count.THREAD.key(keyPrefix, userId));
+            threadMentions = pipeline.hgetAll(Count.THREAD_MENTIONS.key(keyPrefix, userId));
         }
 
         /**
@@ -133,10 +134,10 @@ final class CountAnswers {
                     counts(conversations.get()),
                     counts(mentions.get()),
                     new Totals(
-                            count(total.get(RedisNames.TOTAL_MESSAGES)),
-                            count(total.get(RedisNames.TOTAL_MENTIONS)),
-                            count(total.get(RedisNames.TOTAL_CONVERSATIONS)),
-                            count(total.get(RedisNames.TOTAL_THREADS))),
+                            count(total.get(Count.TOTAL_MESSAGES.totalField())),
+                            count(total.get(Count.TOTAL_MENTIONS.totalField())),
+                            count(total.get(Count.TOTAL_CONVERSATIONS.totalField())),
+                            count(total.get(Count.TOTAL_THREADS.totalField()))),
                     markedIds,
                     threadCounts(threads.get()),
                     threadCounts(threadMentions.get()));

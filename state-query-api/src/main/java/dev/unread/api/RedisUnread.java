@@ -1,5 +1,6 @@
 package dev.unread.api;
 
+import dev.unread.contract.Count;
 import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.RedisNames;
 import java.time.Duration;
@@ -205,7 +206,7 @@ final class RedisUnread implements AutoCloseable {
             if (threadSeq > 0) {
                 inThread =
                         pipeline.hexists(
-                                RedisNames.threadsKey(keyPrefix, userId),
+                                Count.THREAD.key(keyPrefix, userId),
                                 RedisNames.threadField(conversationId, threadSeq));
             }
             score =
@@ -214,7 +215,7 @@ final class RedisUnread implements AutoCloseable {
                             Long.toString(userId));
             counted =
                     pipeline.hexists(
-                            RedisNames.conversationsKey(keyPrefix, userId),
+                            Count.CONVERSATION.key(keyPrefix, userId),
                             Long.toString(conversationId));
         } catch (JedisRedirectionException moved) {
             throw cluster == null ? notACluster(moved) : moved;
@@ -232,7 +233,7 @@ final class RedisUnread implements AutoCloseable {
 
     /** Whether the user's {@code chat:threads} has a field of the conversation: a scan of it. */
     private boolean countsAThreadOf(long conversationId, long userId) {
-        String key = RedisNames.threadsKey(keyPrefix, userId);
+        String key = Count.THREAD.key(keyPrefix, userId);
         ScanParams match = new ScanParams().match(conversationId + ":*").count(1000);
         return withRedirection(
                 () -> {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.PlainJWT;
+import dev.unread.contract.Count;
 import dev.unread.contract.RedisNames;
 import dev.unread.local.Await;
 import java.net.URLEncoder;
@@ -190,7 +191,7 @@ class AuthITCase {
     void aUserTokenReachesThatUsersData() {
         String jwt = "Bearer " + Jwts.forUser(7);
         // User 7 takes part in conversation 2: it has an unread count there.
-        stores.redis.hset(RedisNames.conversationsKey(stores.keyPrefix, 7), "2", "1");
+        stores.redis.hset(Count.CONVERSATION.key(stores.keyPrefix, 7), "2", "1");
 
         assertThat(http.get("/api/users/7/unread", "Authorization", jwt).statusCode())
                 .isEqualTo(200);
@@ -236,7 +237,7 @@ class AuthITCase {
         stores.redis.zadd(RedisNames.readersKey(stores.keyPrefix, countOnly), 9, "8");
         stores.redis.zadd(RedisNames.readersKey(stores.keyPrefix, neither), 9, "8");
         stores.redis.hset(
-                RedisNames.conversationsKey(stores.keyPrefix, 7), Long.toString(countOnly), "2");
+                Count.CONVERSATION.key(stores.keyPrefix, 7), Long.toString(countOnly), "2");
         String jwt = "Bearer " + Jwts.forUser(7);
 
         assertThat(readers(cursorOnly, jwt).statusCode()).isEqualTo(200);
@@ -252,7 +253,7 @@ class AuthITCase {
         long madeUp = 90013;
         stores.redis.zadd(RedisNames.readersKey(stores.keyPrefix, cursorOnly), 4, "7");
         stores.redis.hset(
-                RedisNames.conversationsKey(stores.keyPrefix, 7), Long.toString(countOnly), "2");
+                Count.CONVERSATION.key(stores.keyPrefix, 7), Long.toString(countOnly), "2");
         String jwt = "Bearer " + Jwts.forUser(7);
 
         for (long taken : List.of(cursorOnly, countOnly)) {

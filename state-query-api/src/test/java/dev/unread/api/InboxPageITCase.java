@@ -3,6 +3,7 @@ package dev.unread.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.unread.contract.Count;
 import dev.unread.contract.EventJson;
 import dev.unread.contract.RedisNames;
 import dev.unread.local.Await;
@@ -115,7 +116,7 @@ class InboxPageITCase {
 
     /** The job's sink in one flush: the user's counts, the version, then UNREAD_CHANGED. */
     private void jobFlush(long version, long badge, String conversations) {
-        stores.redis.set(RedisNames.sendersKey(stores.keyPrefix, USER), Long.toString(badge));
+        stores.redis.set(Count.SENDERS.key(stores.keyPrefix, USER), Long.toString(badge));
         stores.redis.setex(
                 RedisNames.versionKey(stores.keyPrefix, USER),
                 RedisNames.VERSION_TTL_SECONDS,
@@ -134,8 +135,8 @@ class InboxPageITCase {
 
     @Test
     void openInboxTakesTheBadgeToZeroWithoutAReload() throws Exception {
-        stores.redis.hset(RedisNames.conversationsKey(stores.keyPrefix, USER), "80001", "4");
-        stores.redis.hset(RedisNames.conversationsKey(stores.keyPrefix, USER), "80002", "1");
+        stores.redis.hset(Count.CONVERSATION.key(stores.keyPrefix, USER), "80001", "4");
+        stores.redis.hset(Count.CONVERSATION.key(stores.keyPrefix, USER), "80002", "1");
         jobFlush(100, 3, "");
         browser.get("http://127.0.0.1:" + api.port() + "/");
         browser.findElement(By.id("user")).clear();
@@ -174,13 +175,13 @@ class InboxPageITCase {
 
     @Test
     void followedThreadsShowUnderTheirConversationLiveAndCanBeReadAndUnfollowed() throws Exception {
-        stores.redis.hset(RedisNames.conversationsKey(stores.keyPrefix, THREAD_USER), "80001", "2");
+        stores.redis.hset(Count.CONVERSATION.key(stores.keyPrefix, THREAD_USER), "80001", "2");
         stores.redis.hset(
-                RedisNames.threadsKey(stores.keyPrefix, THREAD_USER),
+                Count.THREAD.key(stores.keyPrefix, THREAD_USER),
                 Map.of("80001:1038", "4", "80001:1040", "1"));
         stores.redis.hset(
-                RedisNames.threadMentionsKey(stores.keyPrefix, THREAD_USER), "80001:1038", "1");
-        stores.redis.hset(RedisNames.totalsKey(stores.keyPrefix, THREAD_USER), "threads", "2");
+                Count.THREAD_MENTIONS.key(stores.keyPrefix, THREAD_USER), "80001:1038", "1");
+        stores.redis.hset(Count.TOTAL_MESSAGES.key(stores.keyPrefix, THREAD_USER), "threads", "2");
         browser.get("http://127.0.0.1:" + api.port() + "/");
         browser.findElement(By.id("user")).clear();
         browser.findElement(By.id("user")).sendKeys(Long.toString(THREAD_USER));
@@ -269,7 +270,7 @@ class InboxPageITCase {
     @Test
     void idsPastTwoToTheFiftyThirdStayExact() throws Exception {
         stores.redis.hset(
-                RedisNames.conversationsKey(stores.keyPrefix, BIG_USER),
+                Count.CONVERSATION.key(stores.keyPrefix, BIG_USER),
                 Long.toString(BIG_CONVERSATION),
                 "2");
         browser.get("http://127.0.0.1:" + api.port() + "/");

@@ -3,6 +3,7 @@ package dev.unread.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.unread.contract.Count;
 import dev.unread.contract.RedisNames;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -72,12 +73,12 @@ class LiveStreamsITCase {
     private void jobFlush(long userId, long version, long badge, long conversation, long count) {
         try (AbstractPipeline p = stores.redis.pipelined()) {
             if (badge >= 0) {
-                p.set(RedisNames.sendersKey(stores.keyPrefix, userId), Long.toString(badge));
+                p.set(Count.SENDERS.key(stores.keyPrefix, userId), Long.toString(badge));
             }
             String fields = "";
             if (conversation > 0) {
                 p.hset(
-                        RedisNames.conversationsKey(stores.keyPrefix, userId),
+                        Count.CONVERSATION.key(stores.keyPrefix, userId),
                         Long.toString(conversation),
                         Long.toString(count));
                 fields = ",\"conversations\":{\"" + conversation + "\":" + count + "}";
@@ -140,10 +141,10 @@ class LiveStreamsITCase {
     void theSnapshotCarriesTheFollowedThreadsAsUnreadChangedDoes() throws Exception {
         long user = 111;
         stores.redis.hset(
-                RedisNames.threadsKey(stores.keyPrefix, user),
+                Count.THREAD.key(stores.keyPrefix, user),
                 Map.of("80001:1038", "4", "80001:9", "1"));
-        stores.redis.hset(RedisNames.threadMentionsKey(stores.keyPrefix, user), "80001:1038", "2");
-        stores.redis.hset(RedisNames.totalsKey(stores.keyPrefix, user), "threads", "2");
+        stores.redis.hset(Count.THREAD_MENTIONS.key(stores.keyPrefix, user), "80001:1038", "2");
+        stores.redis.hset(Count.TOTAL_MESSAGES.key(stores.keyPrefix, user), "threads", "2");
         try (LiveClient sse = sse(user)) {
             JsonNode snapshot = sse.next();
             assertThat(snapshot.get("threads"))

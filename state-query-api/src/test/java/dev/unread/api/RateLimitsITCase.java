@@ -3,7 +3,7 @@ package dev.unread.api;
 import static dev.unread.api.Http.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.unread.contract.RedisNames;
+import dev.unread.contract.Count;
 import java.net.http.HttpResponse;
 import java.util.Collections;
 import java.util.HashMap;
@@ -144,6 +144,6 @@ class RateLimitsITCase {
         for (int c = 1; c <= count; c++) {
             counts.put(Long.toString(1_000_000_000L + c), Integer.toString(c));
         }
-        stores.redis.hset(RedisNames.conversationsKey(stores.keyPrefix, user), counts);
+        stores.redis.hset(Count.CONVERSATION.key(stores.keyPrefix, user), counts);
     }
 }

@@ -4,6 +4,7 @@ import static dev.unread.api.Http.assertError;
 import static dev.unread.api.Http.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.contract.Count;
 import dev.unread.contract.RedisNames;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -85,11 +86,11 @@ class ThreadRoutesITCase {
     @Test
     void unreadAnswersTheFollowedThreadsInNumericOrderAndTheThreadsTotal() {
         stores.redis.hset(
-                RedisNames.threadsKey(stores.keyPrefix, 801),
+                Count.THREAD.key(stores.keyPrefix, 801),
                 Map.of("80001:1038", "4", "80001:9", "2", "7:20", "1"));
-        stores.redis.hset(RedisNames.threadMentionsKey(stores.keyPrefix, 801), "80001:1038", "1");
+        stores.redis.hset(Count.THREAD_MENTIONS.key(stores.keyPrefix, 801), "80001:1038", "1");
         stores.redis.hset(
-                RedisNames.totalsKey(stores.keyPrefix, 801),
+                Count.TOTAL_MESSAGES.key(stores.keyPrefix, 801),
                 Map.of("threads", "3", "mentions", "1"));
 
         String expected =
@@ -105,7 +106,7 @@ class ThreadRoutesITCase {
 
     @Test
     void aThreadFieldThatIsNotTheJobsMakesItsUserUnreadable() {
-        stores.redis.hset(RedisNames.threadsKey(stores.keyPrefix, 802), "80001", "4");
+        stores.redis.hset(Count.THREAD.key(stores.keyPrefix, 802), "80001", "4");
 
         HttpResponse<String> batch = http.get("/api/unread?userIds=802,803");
 
@@ -201,7 +202,7 @@ class ThreadRoutesITCase {
         long madeUp = 90023;
         stores.redis.zadd(RedisNames.readersKey(stores.keyPrefix, withCursor), 4, "7");
         stores.redis.hset(
-                RedisNames.threadsKey(stores.keyPrefix, 7),
+                Count.THREAD.key(stores.keyPrefix, 7),
                 RedisNames.threadField(withThreadCount, 5),
                 "2");
         String jwt = "Bearer " + Jwts.forUser(7);

@@ -1,0 +1,226 @@
+package dev.unread.sinks;
+
+import dev.unread.contract.Count;
+import dev.unread.contract.RedisNames;
+import dev.unread.events.UnreadCount;
+import dev.unread.sinks.KeyCommands.KeyCommand;
+import dev.unread.sinks.KeyCommands.KeyWrites;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
+
+/**
+ * The counts sink's buffer: the latest value of each count since the last flush, and the commands
+ * that write them (see {@link RedisCounts} for the keys and the order of the commands).
+ */
+final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
+    /**
+     * {@code conversationId} is {@link UnreadCount#SENDER_BADGE} for the badge and the totals;
+     * {@code kind} is the count's; {@code threadSeq} is a thread count's root, 0 otherwise. A class
+     * rather than a record: the record's generated equals showed in the counting task's profile,
+     * and this hash mixes the ids instead of summing them.
+     */
+    private static final class Target {
+        private final long userId;
+        private final long conversationId;
+        private final Count kind;
+        private final long threadSeq;
+
+        Target(long userId, long conversationId, Count kind, long threadSeq) {
+            this.userId = userId;
+            this.conversationId = conversationId;
+            this.kind = kind;
+            this.threadSeq = threadSeq;
+        }
+
+        long userId() {
+            return userId;
+        }
+
+        long conversationId() {
+            return conversationId;
+        }
+
+        Count kind() {
+            return kind;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Target t
+                    && t.userId == userId
+                    && t.conversationId == conversationId
+                    && t.kind == kind
+                    && t.threadSeq == threadSeq;
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(
+                    ((userId * 0x9E3779B97F4A7C15L + conversationId) * 31 + kind.ordinal()) * 31
+                            + threadSeq);
+        }
+    }
+
+    private final String prefix;
+
+    /** On a cluster: UNREAD_CHANGED goes out with SPUBLISH, a shard channel. */
+    private final boolean sharded;
+
+    private final Map<Target, Long> latest = new HashMap<>();
+
+    /** Shared with the writer's other buffer; used by one thread at a time, as they are. */
+    private final ChangeVersions versions;
+
+    CountBuffer(String prefix, boolean sharded, ChangeVersions versions) {
+        this.prefix = prefix;
+        this.sharded = sharded;
+        this.versions = versions;
+    }
+
+    @Override
+    public boolean add(UnreadCount count) {
+        return latest.put(
+                        new Target(count.userId, count.conversationId, count.kind, count.threadSeq),
+                        count.count)
+                != null;
+    }
+
+    @Override
+    public int size() {
+        return latest.size();
+    }
+
+    @Override
+    public List<RedisConnection.Command> commands() {
+        List<RedisConnection.Command> commands = new ArrayList<>(latest.size() * 2);
+        Map<String, KeyWrites> hashes = new HashMap<>();
+        Map<String, KeyWrites> sets = new HashMap<>();
+        Map<Long, UnreadChanged> changes = new HashMap<>();
+        latest.forEach(
+                (target, count) -> {
+                    write(target, count, commands, hashes, sets);
+                    changes.computeIfAbsent(target.userId(), UnreadChanged::new)
+                            .add(target.kind(), target.conversationId(), target.threadSeq, count);
+                });
+        hashes.forEach(
+                (key, writes) ->
+                        writes.commandsTo(commands, key, KeyCommand.Op.HSET, KeyCommand.Op.HDEL));
+        sets.forEach(
+                (key, writes) ->
+                        writes.commandsTo(commands, key, KeyCommand.Op.SADD, KeyCommand.Op.SREM));
+        if (sharded) {
+            // On a cluster a user's version and counts sit on different primaries, answered
+            // in any order: who is live is read (and the versions and messages sent) only once
+            // the counts are written, so counts read after a version are at least as new as it.
+            commands.add(RedisConnection.BARRIER);
+        }
+        if (!changes.isEmpty()) {
+            // One version for the whole flush: it only has to rise per user.
+            commands.add(new PushToLiveUsers(changes.values(), versions.next()));
+        }
+        return commands;
+    }
+
+    /**
+     * ZMSCORE of the flush's changed users in {@link RedisNames#LIVE_USERS}, after their counts;
+     * then, for each user live at that moment, {@code SET unread:version:{userId} EX} and PUBLISH
+     * of its UNREAD_CHANGED. A user the API adds as live after this read is added before its
+     * stream's snapshot is read, so after these counts were written: the snapshot has them, and
+     * nothing is missed by not publishing them (docs/contract.md, "Live push").
+     */
+    private final class PushToLiveUsers implements RedisConnection.Then {
+        private static final String REPLACE_SCRIPT = RedisConnection.replacingScript("zset", "");
+
+        private final List<UnreadChanged> changes;
+        private final long version;
+        private final String key = RedisNames.liveUsersKey(prefix);
+
+        PushToLiveUsers(Collection<UnreadChanged> changes, long version) {
+            this.changes = new ArrayList<>(changes);
+            this.version = version;
+        }
+
+        @Override
+        public Response<?> appendTo(AbstractPipeline pipeline) {
+            String[] users = new String[changes.size()];
+            for (int i = 0; i < users.length; i++) {
+                users[i] = Long.toString(changes.get(i).userId);
+            }
+            return pipeline.zmscore(key, users);
+        }
+
+        /** Another type's key there is replaced, and then nobody is live. */
+        @Override
+        public RedisConnection.Command replacingWrongType() {
+            return p -> p.eval(REPLACE_SCRIPT, List.of(key), List.of());
+        }
+
+        @Override
+        public List<RedisConnection.Command> then(Object reply) {
+            if (!(reply instanceof List<?> scores)) {
+                return List.of();
+            }
+            long now = System.currentTimeMillis();
+            String value = Long.toString(version);
+            List<RedisConnection.Command> pushes = new ArrayList<>();
+            for (int i = 0; i < changes.size(); i++) {
+                if (scores.get(i) instanceof Double until && until > now) {
+                    UnreadChanged change = changes.get(i);
+                    String versionKey = RedisNames.versionKey(prefix, change.userId);
+                    String channel = RedisNames.unreadChangedChannel(prefix, change.userId);
+                    String message = change.json(version);
+                    pushes.add(p -> p.setex(versionKey, RedisNames.VERSION_TTL_SECONDS, value));
+                    pushes.add(RedisConnection.publish(sharded, channel, message));
+                }
+            }
+            return pushes;
+        }
+    }
+
+    /**
+     * The badge's SET or DEL goes straight to {@code commands}; a field of a hash or a member of a
+     * set joins the other writes of its key.
+     */
+    private void write(
+            Target target,
+            long count,
+            List<RedisConnection.Command> commands,
+            Map<String, KeyWrites> hashes,
+            Map<String, KeyWrites> sets) {
+        Count kind = target.kind();
+        String key = kind.key(prefix, target.userId());
+        String field = kind.field(target.conversationId(), target.threadSeq);
+        switch (kind.shape()) {
+            case STRING -> {
+                String value = Long.toString(count);
+                commands.add(count == 0 ? p -> p.del(key) : p -> p.set(key, value));
+            }
+            case HASH -> {
+                KeyWrites writes = hashes.computeIfAbsent(key, k -> new KeyWrites());
+                if (count == 0) {
+                    writes.unset(field);
+                } else {
+                    writes.set(field, Long.toString(count));
+                }
+            }
+            case SET -> {
+                KeyWrites members = sets.computeIfAbsent(key, k -> new KeyWrites());
+                if (count == 0) {
+                    members.unset(field);
+                } else {
+                    members.add(field);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void clear() {
+        latest.clear();
+    }
+}

@@ -1,0 +1,126 @@
+package dev.unread.sinks;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
+
+/**
+ * The hash and set commands a flush of counts sends: a command per key rather than per field, each
+ * carrying at most {@link #FIELDS_PER_COMMAND} fields.
+ */
+final class KeyCommands {
+
+    private KeyCommands() {}
+
+    /**
+     * Fields a single HSET or HDEL (members a single SADD or SREM) carries at most: a republish
+     * writes all of a user's conversations at once, and one command of them all would hold Redis,
+     * and a wrong-type script's Lua stack, for as long as it takes.
+     */
+    static final int FIELDS_PER_COMMAND = 500;
+
+    /**
+     * One command of a flush on one hash or set key: HSET of fields to their counts, HDEL of fields
+     * whose count went to 0, SADD of marked conversations, SREM of unmarked ones. A user's
+     * conversations, its followed threads, and the four totals, change several fields in one flush;
+     * a command per key rather than per field cut the full workload's HSET and HDEL (issue 24).
+     */
+    static final class KeyCommand implements RedisConnection.Command {
+        enum Op {
+            HSET("hash"),
+            HDEL("hash"),
+            SADD("set"),
+            SREM("set");
+
+            /** Deletes KEYS[1] unless it is of the op's type, then runs the op with ARGV. */
+            final String replaceScript;
+
+            Op(String type) {
+                replaceScript =
+                        RedisConnection.replacingScript(
+                                type, "redis.call('" + name() + "', KEYS[1], unpack(ARGV))\n");
+            }
+        }
+
+        private final Op op;
+        private final String key;
+
+        /** Field, value, field, value... for HSET; fields or members for the others. */
+        private final String[] args;
+
+        private KeyCommand(Op op, String key, List<String> args) {
+            this.op = op;
+            this.key = key;
+            this.args = args.toArray(new String[0]);
+        }
+
+        @Override
+        public Response<?> appendTo(AbstractPipeline pipeline) {
+            switch (op) {
+                case HSET:
+                    Map<String, String> fields = new HashMap<>(args.length);
+                    for (int i = 0; i < args.length; i += 2) {
+                        fields.put(args[i], args[i + 1]);
+                    }
+                    return pipeline.hset(key, fields);
+                case HDEL:
+                    return pipeline.hdel(key, args);
+                case SADD:
+                    return pipeline.sadd(key, args);
+                default:
+                    return pipeline.srem(key, args);
+            }
+        }
+
+        @Override
+        public RedisConnection.Command replacingWrongType() {
+            List<String> argv = List.of(args);
+            return p -> p.eval(op.replaceScript, List.of(key), argv);
+        }
+    }
+
+    /** What one flush writes to one hash or set key, sent as at most two commands per chunk. */
+    static final class KeyWrites {
+        private final List<String> set = new ArrayList<>();
+        private final List<String> unset = new ArrayList<>();
+
+        void set(String field, String value) {
+            set.add(field);
+            set.add(value);
+        }
+
+        void add(String member) {
+            set.add(member);
+        }
+
+        void unset(String field) {
+            unset.add(field);
+        }
+
+        void commandsTo(
+                List<RedisConnection.Command> commands,
+                String key,
+                KeyCommand.Op setOp,
+                KeyCommand.Op unsetOp) {
+            int step = setOp == KeyCommand.Op.HSET ? 2 : 1;
+            chunk(commands, key, setOp, set, step * FIELDS_PER_COMMAND);
+            chunk(commands, key, unsetOp, unset, FIELDS_PER_COMMAND);
+        }
+
+        private static void chunk(
+                List<RedisConnection.Command> commands,
+                String key,
+                KeyCommand.Op op,
+                List<String> args,
+                int size) {
+            for (int from = 0; from < args.size(); from += size) {
+                commands.add(
+                        new KeyCommand(
+                                op, key, args.subList(from, Math.min(args.size(), from + size))));
+            }
+        }
+    }
+}
