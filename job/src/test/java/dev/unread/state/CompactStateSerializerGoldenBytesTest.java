@@ -1,14 +1,45 @@
 package dev.unread.state;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.config.FlinkConf;
 import dev.unread.testing.GoldenBytesTestBase;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot;
+import org.apache.flink.api.java.typeutils.runtime.PojoSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputViewStreamWrapper;
+import org.apache.flink.runtime.checkpoint.Checkpoints;
+import org.apache.flink.runtime.checkpoint.OperatorState;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
+import org.apache.flink.runtime.state.KeyGroupsStateHandle;
+import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The keyed state's records as version 3 wrote them with {@link CompactStateSerializer}; savepoints
  * of version 3 hold these bytes, so they must read and write the same in every later build. See
- * {@link GoldenBytesTestBase} for what is checked and how a new version is stored.
+ * {@link GoldenBytesTestBase} for what is checked and how a new version is stored. The records of
+ * versions 1 and 2, which the POJO serializer wrote, are pinned by their snapshots only: a restore
+ * reads them with the POJO serializer those restore, and the stored savepoints of savepoint-tools
+ * check that end to end.
  */
 class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
 
@@ -26,6 +57,100 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                         "inbox-state", "v3", InboxStateSerializer.INSTANCE, inboxesOfVersion3()),
                 new Format<>(
                         "thread-state", "v3", ThreadStateSerializer.INSTANCE, threadsOfVersion3()));
+    }
+
+    /**
+     * Versions 1 and 2 wrote the inbox and conversation records with Flink's POJO serializer. Their
+     * snapshots, as those versions' savepoints hold them, must take this build's serializer after a
+     * migration: that is how a restore brings their records into the compact form.
+     */
+    Stream<Arguments> pojoVersions() {
+        return Stream.of("v1", "v2")
+                .flatMap(
+                        v ->
+                                Stream.of(
+                                        Arguments.of(
+                                                "inbox-state", v, InboxStateSerializer.INSTANCE),
+                                        Arguments.of(
+                                                "conversation-state",
+                                                v,
+                                                ConversationStateSerializer.INSTANCE)));
+    }
+
+    @ParameterizedTest(name = "{0}/{1}")
+    @MethodSource("pojoVersions")
+    <T> void aPojoSnapshotOfAnEarlierVersionMigrates(
+            String name, String version, CompactStateSerializer<T> serializer) throws IOException {
+        TypeSerializerSnapshot<T> restored = readSnapshot(name, version);
+
+        assertThat(restored).isInstanceOf(PojoSerializerSnapshot.class);
+        assertThat(
+                        serializer
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(restored)
+                                .isCompatibleAfterMigration())
+                .isTrue();
+        assertThat(restored.restoreSerializer().createInstance())
+                .isExactlyInstanceOf(serializer.createInstance().getClass());
+    }
+
+    /**
+     * Copies those snapshots out of the stored savepoint of version 1 or 2 (savepoint-tools'
+     * savepoints/v1 and v2), where the counter's keyed state names its serializers.
+     */
+    @Test
+    @EnabledIfSystemProperty(named = REGENERATE, matches = "v[12]")
+    void copyThePojoSnapshotsOfAStoredSavepoint() throws IOException {
+        String version = System.getProperty(REGENERATE);
+        Path metadata =
+                FlinkConf.findDir()
+                        .resolveSibling("savepoint-tools/src/test/resources/savepoints")
+                        .resolve(version)
+                        .resolve("savepoint/_metadata");
+        Map<String, StateMetaInfoSnapshot> states = counterStates(metadata);
+        writeSnapshot(
+                "inbox-state",
+                version,
+                states.get("inbox")
+                        .getTypeSerializerSnapshot(
+                                StateMetaInfoSnapshot.CommonSerializerKeys.VALUE_SERIALIZER));
+        MapSerializerSnapshot<?, ?> conversations =
+                (MapSerializerSnapshot<?, ?>)
+                        states.get("conversations")
+                                .getTypeSerializerSnapshot(
+                                        StateMetaInfoSnapshot.CommonSerializerKeys
+                                                .VALUE_SERIALIZER);
+        writeSnapshot(
+                "conversation-state", version, conversations.getNestedSerializerSnapshots()[1]);
+    }
+
+    /** The keyed states, by name, of the operator that holds {@code inbox}. */
+    private static Map<String, StateMetaInfoSnapshot> counterStates(Path metadata)
+            throws IOException {
+        ClassLoader loader = CompactStateSerializerGoldenBytesTest.class.getClassLoader();
+        CheckpointMetadata savepoint;
+        try (DataInputStream in = new DataInputStream(Files.newInputStream(metadata))) {
+            savepoint =
+                    Checkpoints.loadCheckpointMetadata(
+                            in, loader, metadata.getParent().toUri().toString());
+        }
+        for (OperatorState operator : savepoint.getOperatorStates()) {
+            for (OperatorSubtaskState subtask : operator.getSubtaskStates().values()) {
+                for (KeyedStateHandle handle : subtask.getManagedKeyedState()) {
+                    Map<String, StateMetaInfoSnapshot> states = new HashMap<>();
+                    try (InputStream in = ((KeyGroupsStateHandle) handle).openInputStream()) {
+                        KeyedBackendSerializationProxy<?> proxy =
+                                new KeyedBackendSerializationProxy<>(loader);
+                        proxy.read(new DataInputViewStreamWrapper(in));
+                        proxy.getStateMetaInfoSnapshots().forEach(s -> states.put(s.getName(), s));
+                    }
+                    if (states.containsKey("inbox")) {
+                        return states;
+                    }
+                }
+            }
+        }
+        throw new AssertionError("no keyed state named inbox in " + metadata);
     }
 
     private static List<Case<ConversationState>> conversationsOfVersion3() {

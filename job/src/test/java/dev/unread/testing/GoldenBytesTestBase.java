@@ -36,17 +36,17 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the new version's files:
  *
  * <pre>
- * mvn -B -pl job test-compile surefire:test -Dtest='*GoldenBytesTest' \
- *     -Dunread.serializers.regenerate=v4
+ * mvn -B -pl job -am test-compile surefire:test -Dtest='*GoldenBytesTest' \
+ *     -Dsurefire.failIfNoSpecifiedTests=false -Dunread.serializers.regenerate=v4
  * </pre>
  *
- * Regenerating a version that is already stored would make the test agree with whatever the code
- * does now, which is what it is here to prevent.
+ * then run the tests again without the property. A version already stored is refused: rewriting it
+ * would make the test agree with whatever the code does now, which is what it is here to prevent.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class GoldenBytesTestBase {
 
-    static final String REGENERATE = "unread.serializers.regenerate";
+    protected static final String REGENERATE = "unread.serializers.regenerate";
 
     private static final String SNAPSHOT = "serializer-snapshot";
 
@@ -63,10 +63,6 @@ public abstract class GoldenBytesTestBase {
     /** A serializer's format as one version stored it: {@code serializers/<name>/<version>}. */
     public record Format<T>(
             String name, String version, TypeSerializer<T> serializer, List<Case<T>> cases) {
-
-        String resource(String file) {
-            return "/serializers/" + name + "/" + version + "/" + file;
-        }
 
         @Override
         public String toString() {
@@ -96,7 +92,9 @@ public abstract class GoldenBytesTestBase {
     @ParameterizedTest(name = "{1}")
     @MethodSource("cases")
     <T> void theStoredBytesReadAsTheValue(Format<T> format, Case<T> c) throws IOException {
-        DataInputDeserializer in = new DataInputDeserializer(stored(format, c.name() + ".bytes"));
+        DataInputDeserializer in =
+                new DataInputDeserializer(
+                        stored(resource(format.name(), format.version(), c.name() + ".bytes")));
 
         T read = format.serializer().deserialize(in);
 
@@ -108,7 +106,7 @@ public abstract class GoldenBytesTestBase {
     @ParameterizedTest(name = "{1}")
     @MethodSource("cases")
     <T> void theValueWritesExactlyTheStoredBytes(Format<T> format, Case<T> c) throws IOException {
-        byte[] stored = stored(format, c.name() + ".bytes");
+        byte[] stored = stored(resource(format.name(), format.version(), c.name() + ".bytes"));
 
         assertThat(bytes(format.serializer(), c.written())).isEqualTo(stored);
         DataOutputSerializer copied = new DataOutputSerializer(stored.length);
@@ -119,10 +117,7 @@ public abstract class GoldenBytesTestBase {
     @ParameterizedTest(name = "{0}")
     @MethodSource("storedFormats")
     <T> void theStoredSnapshotRestoresThisSerializerAsItIs(Format<T> format) throws IOException {
-        TypeSerializerSnapshot<T> restored =
-                TypeSerializerSnapshotSerializationUtil.readSerializerSnapshot(
-                        new DataInputDeserializer(stored(format, SNAPSHOT)),
-                        getClass().getClassLoader());
+        TypeSerializerSnapshot<T> restored = readSnapshot(format.name(), format.version());
 
         assertThat(restored.restoreSerializer()).isSameAs(format.serializer());
         assertThat(
@@ -144,17 +139,44 @@ public abstract class GoldenBytesTestBase {
         }
     }
 
+    /** The stored {@code serializer-snapshot} of {@code serializers/<name>/<version>}. */
+    protected static <T> TypeSerializerSnapshot<T> readSnapshot(String name, String version)
+            throws IOException {
+        return TypeSerializerSnapshotSerializationUtil.readSerializerSnapshot(
+                new DataInputDeserializer(stored(resource(name, version, SNAPSHOT))),
+                GoldenBytesTestBase.class.getClassLoader());
+    }
+
+    /** Writes {@code serializers/<name>/<version>/serializer-snapshot}, of a version not stored. */
+    protected static void writeSnapshot(String name, String version, TypeSerializerSnapshot<?> s)
+            throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        TypeSerializerSnapshotSerializationUtil.writeSerializerSnapshot(out, s);
+        Files.write(newVersion(name, version).resolve(SNAPSHOT), out.getCopyOfBuffer());
+    }
+
     private static <T> void write(Format<T> format) throws IOException {
-        Path resources = FlinkConf.findDir().resolveSibling("job/src/test/resources");
-        Path dir = resources.resolve(format.resource("").substring(1));
-        Files.createDirectories(dir);
-        DataOutputSerializer snapshot = new DataOutputSerializer(64);
-        TypeSerializerSnapshotSerializationUtil.writeSerializerSnapshot(
-                snapshot, format.serializer().snapshotConfiguration());
-        Files.write(dir.resolve(SNAPSHOT), snapshot.getCopyOfBuffer());
+        writeSnapshot(format.name(), format.version(), format.serializer().snapshotConfiguration());
+        Path dir = source(format.name(), format.version());
         for (Case<T> c : format.cases()) {
             Files.write(dir.resolve(c.name() + ".bytes"), bytes(format.serializer(), c.written()));
         }
+    }
+
+    private static Path newVersion(String name, String version) throws IOException {
+        Path dir = source(name, version);
+        assertThat(dir).as("a stored version is never rewritten").doesNotExist();
+        return Files.createDirectories(dir);
+    }
+
+    private static Path source(String name, String version) {
+        return FlinkConf.findDir()
+                .resolveSibling("job/src/test/resources")
+                .resolve(resource(name, version, "").substring(1));
+    }
+
+    private static String resource(String name, String version, String file) {
+        return "/serializers/" + name + "/" + version + "/" + file;
     }
 
     private static <T> byte[] bytes(TypeSerializer<T> serializer, T value) throws IOException {
@@ -163,10 +185,9 @@ public abstract class GoldenBytesTestBase {
         return out.getCopyOfBuffer();
     }
 
-    private static byte[] stored(Format<?> format, String file) throws IOException {
-        try (InputStream in =
-                GoldenBytesTestBase.class.getResourceAsStream(format.resource(file))) {
-            assertThat(in).as("stored %s", format.resource(file)).isNotNull();
+    private static byte[] stored(String resource) throws IOException {
+        try (InputStream in = GoldenBytesTestBase.class.getResourceAsStream(resource)) {
+            assertThat(in).as("stored %s", resource).isNotNull();
             return in.readAllBytes();
         }
     }
