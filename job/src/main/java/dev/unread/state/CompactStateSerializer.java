@@ -1,7 +1,15 @@
 package dev.unread.state;
 
+import dev.unread.seqs.UnreadSeqs;
 import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.ObjLongConsumer;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
@@ -16,44 +24,110 @@ import org.apache.flink.core.memory.DataOutputView;
  * are not zero, then each of those as a zigzag varint. Most of a record's fields are 0 (no mention,
  * preference, mark, deletion or thread) and the rest are small counts and seqs, so a record takes
  * about a tenth of what Flink's POJO serializer writes (a null flag and 8 bytes for every field). A
- * record may carry byte arrays too, each as the field whose bit it takes.
+ * record may carry byte arrays too, each as its length and bytes, written unless empty.
  *
- * <p>A field added to a record takes the next bit: records written before it have that bit clear
- * and read as 0, so the format grows without a migration; a bit this build does not know is a
- * record of a newer build, refused rather than misread. Records written by the POJO serializer
- * (versions 1 and 2) are migrated on restore: Flink reads them with the POJO serializer their
- * snapshot restores and writes them again with this one.
+ * <p>Each serializer lists its record's fields once, in bit order ({@link Field}); serializing,
+ * deserializing and copying all walk that list. A field added to a record takes the next bit, at
+ * the end of the list: records written before it have that bit clear and read as 0, so the format
+ * grows without a migration; a bit this build does not know is a record of a newer build, refused
+ * rather than misread. A field's place in the list is its format: moving one misreads every stored
+ * record, which the golden bytes in {@code job/src/test/resources/serializers} catch. Records
+ * written by the POJO serializer (versions 1 and 2) are migrated on restore: Flink reads them with
+ * the POJO serializer their snapshot restores and writes them again with this one.
  */
 abstract class CompactStateSerializer<T> extends TypeSerializerSingleton<T> {
 
-    private final int fields;
+    /**
+     * One field of a record: whether it holds its default (then it is not written, and reads as the
+     * record's constructor leaves it), and how it is written, read and copied.
+     */
+    interface Field<T> {
+        boolean isDefault(T record);
 
-    CompactStateSerializer(int fields) {
-        this.fields = fields;
+        void write(T record, DataOutputView out) throws IOException;
+
+        void read(DataInputView in, T record) throws IOException;
+
+        void copy(T from, T to);
     }
 
-    /** The fields in bit order; the byte arrays' slots, if any, hold 0. */
-    abstract long[] values(T record);
+    /** A long, written as a zigzag varint. */
+    static <T> Field<T> number(ToLongFunction<T> get, ObjLongConsumer<T> set) {
+        return new Field<>() {
+            @Override
+            public boolean isDefault(T record) {
+                return get.applyAsLong(record) == 0;
+            }
+
+            @Override
+            public void write(T record, DataOutputView out) throws IOException {
+                long v = get.applyAsLong(record);
+                writeVarLong(out, (v << 1) ^ (v >> 63));
+            }
+
+            @Override
+            public void read(DataInputView in, T record) throws IOException {
+                long v = readVarLong(in);
+                set.accept(record, (v >>> 1) ^ -(v & 1));
+            }
+
+            @Override
+            public void copy(T from, T to) {
+                set.accept(to, get.applyAsLong(from));
+            }
+        };
+    }
+
+    /** A boolean, written as the number 1 when true; any other number reads as true too. */
+    static <T> Field<T> flag(Predicate<T> get, BiConsumer<T, Boolean> set) {
+        return number(r -> get.test(r) ? 1 : 0, (r, v) -> set.accept(r, v != 0));
+    }
 
     /**
-     * A record of these field values and byte arrays ({@code bytes[field]}, null for a field that
-     * is no byte array or was not written).
+     * A seq set kept in the record (see ConversationSeqs): its length, then its bytes; not written
+     * when null or {@link UnreadSeqs#EMPTY}, either of which reads and copies as EMPTY.
      */
-    abstract T of(long[] values, byte[][] bytes);
+    static <T> Field<T> seqs(Function<T, byte[]> get, BiConsumer<T, byte[]> set) {
+        return new Field<>() {
+            @Override
+            public boolean isDefault(T record) {
+                byte[] seqs = get.apply(record);
+                return seqs == null || Arrays.equals(seqs, UnreadSeqs.EMPTY);
+            }
 
-    /** Whether the field of this bit is a byte array. */
-    boolean isBytes(int field) {
-        return false;
+            @Override
+            public void write(T record, DataOutputView out) throws IOException {
+                byte[] seqs = get.apply(record);
+                writeVarLong(out, seqs.length);
+                out.write(seqs);
+            }
+
+            @Override
+            public void read(DataInputView in, T record) throws IOException {
+                byte[] seqs = new byte[Math.toIntExact(readVarLong(in))];
+                in.readFully(seqs);
+                set.accept(record, seqs);
+            }
+
+            @Override
+            public void copy(T from, T to) {
+                set.accept(to, isDefault(from) ? UnreadSeqs.EMPTY : get.apply(from).clone());
+            }
+        };
     }
 
-    /** The record's byte array of a field, written unless {@link #isDefault}. */
-    byte[] bytes(T record, int field) {
-        return null;
-    }
+    /** A record with every field at its default, which a field not written keeps. */
+    private final Supplier<T> empty;
 
-    /** Whether a byte array is a field's default, which is not written. */
-    boolean isDefault(byte[] bytes) {
-        return true;
+    /** The fields in bit order: a field's index is its bit in the mask. */
+    private final List<Field<T>> fields;
+
+    CompactStateSerializer(Supplier<T> empty, List<Field<T>> fields) {
+        if (fields.size() > Long.SIZE) {
+            throw new IllegalArgumentException("the mask is one long: at most 64 fields");
+        }
+        this.empty = empty;
+        this.fields = List.copyOf(fields);
     }
 
     @Override
@@ -63,17 +137,16 @@ abstract class CompactStateSerializer<T> extends TypeSerializerSingleton<T> {
 
     @Override
     public final T createInstance() {
-        return of(new long[fields], new byte[fields][]);
+        return empty.get();
     }
 
     @Override
     public final T copy(T from) {
-        byte[][] bytes = new byte[fields][];
-        for (int i = 0; i < fields; i++) {
-            byte[] b = isBytes(i) ? bytes(from, i) : null;
-            bytes[i] = b == null || isDefault(b) ? null : b.clone();
+        T to = empty.get();
+        for (Field<T> field : fields) {
+            field.copy(from, to);
         }
-        return of(values(from), bytes);
+        return to;
     }
 
     @Override
@@ -88,24 +161,16 @@ abstract class CompactStateSerializer<T> extends TypeSerializerSingleton<T> {
 
     @Override
     public final void serialize(T record, DataOutputView out) throws IOException {
-        long[] values = values(record);
         long mask = 0;
-        for (int i = 0; i < values.length; i++) {
-            if (isBytes(i) ? !isDefault(bytes(record, i)) : values[i] != 0) {
+        for (int i = 0; i < fields.size(); i++) {
+            if (!fields.get(i).isDefault(record)) {
                 mask |= 1L << i;
             }
         }
         writeVarLong(out, mask);
-        for (int i = 0; i < values.length; i++) {
-            if ((mask & 1L << i) == 0) {
-                continue;
-            }
-            if (isBytes(i)) {
-                byte[] bytes = bytes(record, i);
-                writeVarLong(out, bytes.length);
-                out.write(bytes);
-            } else {
-                writeVarLong(out, (values[i] << 1) ^ (values[i] >> 63));
+        for (int i = 0; i < fields.size(); i++) {
+            if ((mask & 1L << i) != 0) {
+                fields.get(i).write(record, out);
             }
         }
     }
@@ -113,28 +178,21 @@ abstract class CompactStateSerializer<T> extends TypeSerializerSingleton<T> {
     @Override
     public final T deserialize(DataInputView in) throws IOException {
         long mask = readVarLong(in);
-        long[] values = new long[fields];
-        byte[][] bytes = new byte[fields][];
+        T record = empty.get();
         for (int i = 0; mask >>> i != 0; i++) {
             if ((mask & 1L << i) == 0) {
                 continue;
             }
-            if (i >= values.length) {
+            if (i >= fields.size()) {
                 throw new IOException(
                         getClass().getSimpleName()
                                 + ": a record with field "
                                 + i
                                 + ", written by a newer build");
             }
-            if (isBytes(i)) {
-                bytes[i] = new byte[Math.toIntExact(readVarLong(in))];
-                in.readFully(bytes[i]);
-            } else {
-                long v = readVarLong(in);
-                values[i] = (v >>> 1) ^ -(v & 1);
-            }
+            fields.get(i).read(in, record);
         }
-        return of(values, bytes);
+        return record;
     }
 
     @Override

@@ -1,44 +1,26 @@
 package dev.unread.state;
 
+import java.util.List;
+
 /** {@link InboxState} in keyed state; see {@link CompactStateSerializer}. */
 public final class InboxStateSerializer extends CompactStateSerializer<InboxState> {
 
     public static final InboxStateSerializer INSTANCE = new InboxStateSerializer();
 
     private InboxStateSerializer() {
-        super(10);
-    }
-
-    @Override
-    long[] values(InboxState s) {
-        return new long[] {
-            s.lastReadAt,
-            s.unreadSenders,
-            s.lastActiveDay,
-            s.refreshedIn,
-            s.totalMessages,
-            s.totalMentions,
-            s.totalConversations,
-            s.totalThreads,
-            s.totalsKept ? 1 : 0,
-            s.totalsRefreshedIn
-        };
-    }
-
-    @Override
-    InboxState of(long[] v, byte[][] none) {
-        InboxState s = new InboxState();
-        s.lastReadAt = v[0];
-        s.unreadSenders = v[1];
-        s.lastActiveDay = v[2];
-        s.refreshedIn = v[3];
-        s.totalMessages = v[4];
-        s.totalMentions = v[5];
-        s.totalConversations = v[6];
-        s.totalThreads = v[7];
-        s.totalsKept = v[8] != 0;
-        s.totalsRefreshedIn = v[9];
-        return s;
+        super(
+                InboxState::new,
+                List.of(
+                        number(s -> s.lastReadAt, (s, v) -> s.lastReadAt = v),
+                        number(s -> s.unreadSenders, (s, v) -> s.unreadSenders = v),
+                        number(s -> s.lastActiveDay, (s, v) -> s.lastActiveDay = v),
+                        number(s -> s.refreshedIn, (s, v) -> s.refreshedIn = v),
+                        number(s -> s.totalMessages, (s, v) -> s.totalMessages = v),
+                        number(s -> s.totalMentions, (s, v) -> s.totalMentions = v),
+                        number(s -> s.totalConversations, (s, v) -> s.totalConversations = v),
+                        number(s -> s.totalThreads, (s, v) -> s.totalThreads = v),
+                        flag(s -> s.totalsKept, (s, v) -> s.totalsKept = v),
+                        number(s -> s.totalsRefreshedIn, (s, v) -> s.totalsRefreshedIn = v)));
     }
 
     @Override

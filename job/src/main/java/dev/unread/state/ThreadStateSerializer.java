@@ -1,42 +1,25 @@
 package dev.unread.state;
 
+import java.util.List;
+
 /** {@link ThreadState} in keyed state; see {@link CompactStateSerializer}. */
 public final class ThreadStateSerializer extends CompactStateSerializer<ThreadState> {
 
     public static final ThreadStateSerializer INSTANCE = new ThreadStateSerializer();
 
     private ThreadStateSerializer() {
-        super(9);
-    }
-
-    @Override
-    long[] values(ThreadState s) {
-        return new long[] {
-            s.sets,
-            s.cursor,
-            s.unreadCount,
-            s.mentionCount,
-            s.deletedCount,
-            s.following,
-            s.followSetAt,
-            s.involved ? 1 : 0,
-            s.refreshedIn
-        };
-    }
-
-    @Override
-    ThreadState of(long[] v, byte[][] none) {
-        ThreadState s = new ThreadState();
-        s.sets = v[0];
-        s.cursor = v[1];
-        s.unreadCount = v[2];
-        s.mentionCount = v[3];
-        s.deletedCount = v[4];
-        s.following = v[5];
-        s.followSetAt = v[6];
-        s.involved = v[7] != 0;
-        s.refreshedIn = v[8];
-        return s;
+        super(
+                ThreadState::new,
+                List.of(
+                        number(s -> s.sets, (s, v) -> s.sets = v),
+                        number(s -> s.cursor, (s, v) -> s.cursor = v),
+                        number(s -> s.unreadCount, (s, v) -> s.unreadCount = v),
+                        number(s -> s.mentionCount, (s, v) -> s.mentionCount = v),
+                        number(s -> s.deletedCount, (s, v) -> s.deletedCount = v),
+                        number(s -> s.following, (s, v) -> s.following = v),
+                        number(s -> s.followSetAt, (s, v) -> s.followSetAt = v),
+                        flag(s -> s.involved, (s, v) -> s.involved = v),
+                        number(s -> s.refreshedIn, (s, v) -> s.refreshedIn = v)));
     }
 
     @Override

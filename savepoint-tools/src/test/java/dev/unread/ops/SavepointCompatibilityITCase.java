@@ -6,7 +6,6 @@ import static dev.unread.ops.StoredSavepoints.events;
 import static dev.unread.ops.StoredSavepoints.publish;
 import static dev.unread.ops.StoredSavepoints.readRecords;
 import static dev.unread.ops.StoredSavepoints.records;
-import static dev.unread.ops.StoredSavepoints.writeRecords;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.config.UnreadConfig;
@@ -17,8 +16,6 @@ import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Oracle;
 import dev.unread.testing.TestRedis;
-import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +23,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.util.FileUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -49,8 +45,9 @@ import redis.clients.jedis.Jedis;
  * older savepoints no longer restore):
  *
  * <pre>
- * mvn -B -pl job verify -Dtest=none -Dit.test=SavepointCompatibilityITCase \
- *     -Dunread.savepoint.regenerate=true -Dsurefire.failIfNoSpecifiedTests=false
+ * mvn -B -pl savepoint-tools -am verify -Dtest=none -Dit.test=SavepointCompatibilityITCase \
+ *     -Dunread.savepoint.regenerate=true -Dsurefire.failIfNoSpecifiedTests=false \
+ *     -Dfailsafe.failIfNoSpecifiedTests=false
  * </pre>
  */
 class SavepointCompatibilityITCase {
@@ -111,10 +108,7 @@ class SavepointCompatibilityITCase {
                         readers.size());
 
                 // Threads too: version 1 had none, they count from the first event after.
-                List<ChatEvent> after =
-                        StoredSavepoints.withThreadsAfterTheUpgrade(
-                                SEED_AFTER,
-                                new EventStreams(SEED_AFTER).withIds(30_000, 95_000).events(300));
+                List<ChatEvent> after = StoredSavepoints.eventsAfter(SEED_AFTER);
                 publish(KAFKA, config, records(after));
                 List<ChatEvent> all = new ArrayList<>(before);
                 all.addAll(after);
@@ -133,24 +127,11 @@ class SavepointCompatibilityITCase {
     @Test
     @EnabledIfSystemProperty(named = REGENERATE, matches = "true")
     void regenerateTheStoredSavepoint(@TempDir Path work) throws Exception {
-        List<ChatEvent> events = new EventStreams(SEED_BEFORE).withIds(30_000, 95_000).events(300);
-        List<Record> records = records(events);
-        String prefix = TestRedis.uniquePrefix();
-        try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
-            UnreadConfig config = config(KAFKA, db, prefix);
-            publish(KAFKA, config, records);
-            ProductionJob job = ProductionJob.start(config, 2, null);
-            ProductionJob.awaitRedis(config, Oracle.of(events));
-            String savepoint = job.stopWithSavepoint(work);
-
-            if (Files.exists(STORED)) {
-                FileUtils.deleteDirectory(STORED.toFile());
-            }
-            copy(Path.of(URI.create(savepoint)), SAVEPOINT);
-            writeRecords(RECORDS, records);
-        } finally {
-            TestRedis.deleteKeys(prefix);
-        }
+        StoredSavepoints.store(
+                KAFKA,
+                STORED,
+                new EventStreams(SEED_BEFORE).withIds(30_000, 95_000).events(300),
+                work);
     }
 
     /**

@@ -6,10 +6,14 @@ import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.events.EventParser;
 import dev.unread.kafka.EmbeddedKafka;
+import dev.unread.testing.EventStreams;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
+import dev.unread.testing.Oracle;
+import dev.unread.testing.TestRedis;
 import dev.unread.testing.ThreadStreams;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,8 +23,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.Function;
 import java.util.stream.Stream;
+import org.apache.flink.util.FileUtils;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import redis.clients.jedis.Jedis;
 
 /**
  * Savepoints of earlier versions kept in {@code savepoint-tools/src/test/resources/savepoints},
@@ -61,12 +68,114 @@ final class StoredSavepoints {
     }
 
     /**
+     * Restores {@code stored}, a savepoint of a version that had the readers stage (2 or later),
+     * over Redis as that version left it, and checks that Redis stays so before any new event (the
+     * restored state needs no upgrade step that writes: no reader that version did not have, since
+     * its readers stage kept who takes part) and that the events {@code after} the stored ones
+     * count as the oracle says over everything, threads included.
+     */
+    static void restoreAndCountOn(
+            KafkaBroker kafka,
+            Path stored,
+            Function<List<ChatEvent>, List<ChatEvent>> after,
+            Path work)
+            throws Exception {
+        List<Record> records = readRecords(stored.resolve("records.tsv"));
+        List<ChatEvent> before = events(records);
+        Oracle old = Oracle.of(before);
+        // The job may claim files of the savepoint it starts from: it gets a copy.
+        Path savepoint = work.resolve(stored.getFileName().toString());
+        copy(stored.resolve("savepoint"), savepoint);
+
+        String prefix = TestRedis.uniquePrefix();
+        try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
+            UnreadConfig config = config(kafka, db, prefix);
+            publish(kafka, config, records);
+            writeWhatItWrote(prefix, old);
+
+            ProductionJob job = ProductionJob.start(config, 3, savepoint.toUri().toString());
+            try {
+                ProductionJob.awaitRedis(config, old);
+                ProductionJob.awaitReaders(prefix, old.redisReaders(prefix));
+
+                List<ChatEvent> more = after.apply(before);
+                publish(kafka, config, records(more));
+                List<ChatEvent> all = new ArrayList<>(before);
+                all.addAll(more);
+                Oracle now = Oracle.of(all);
+                if (now.redisThreadHashes(prefix, false).isEmpty()) {
+                    throw new AssertionError("the events after the restore make no thread count");
+                }
+                ProductionJob.awaitRedis(config, now);
+                ProductionJob.awaitReaders(prefix, now.redisReaders(prefix));
+            } finally {
+                job.cancel();
+            }
+        } finally {
+            TestRedis.deleteKeys(prefix);
+        }
+    }
+
+    /**
+     * Redis as a job of version 2 or later leaves it after {@code old}'s events: every count,
+     * mention, total, thread count, mark and reader.
+     */
+    private static void writeWhatItWrote(String prefix, Oracle old) {
+        try (Jedis jedis = TestRedis.connect(0)) {
+            old.redisSenderKeys(prefix).forEach(jedis::set);
+            old.redisConversationHashes(prefix).forEach(jedis::hset);
+            old.redisMentionHashes(prefix).forEach(jedis::hset);
+            old.redisTotals(prefix).forEach(jedis::hset);
+            old.redisThreadHashes(prefix, false).forEach(jedis::hset);
+            old.redisThreadHashes(prefix, true).forEach(jedis::hset);
+            old.redisMarkedSets(prefix)
+                    .forEach((key, members) -> jedis.sadd(key, members.toArray(String[]::new)));
+            old.redisReaders(prefix).forEach(jedis::zadd);
+        }
+    }
+
+    /**
+     * Runs this build's production job on {@code events} from empty state at parallelism 2, stops
+     * it with a savepoint once Redis holds what the events make, and stores that savepoint in
+     * {@code stored} beside the records it read.
+     */
+    static void store(KafkaBroker kafka, Path stored, List<ChatEvent> events, Path work)
+            throws Exception {
+        List<Record> records = records(events);
+        String prefix = TestRedis.uniquePrefix();
+        try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
+            UnreadConfig config = config(kafka, db, prefix);
+            publish(kafka, config, records);
+            ProductionJob job = ProductionJob.start(config, 2, null);
+            ProductionJob.awaitRedis(config, Oracle.of(events));
+            String savepoint = job.stopWithSavepoint(work);
+
+            if (Files.exists(stored)) {
+                FileUtils.deleteDirectory(stored.toFile());
+            }
+            copy(Path.of(URI.create(savepoint)), stored.resolve("savepoint"));
+            writeRecords(stored.resolve("records.tsv"), records);
+        } finally {
+            TestRedis.deleteKeys(prefix);
+        }
+    }
+
+    /**
+     * 300 events in the stored savepoints' conversations, with threads on roots of their own (see
+     * {@link #withThreadsAfterTheUpgrade}).
+     */
+    static List<ChatEvent> eventsAfter(long seed) {
+        return withThreadsAfterTheUpgrade(
+                seed, new EventStreams(seed).withIds(30_000, 95_000).events(300));
+    }
+
+    /**
      * {@code after} moved past every seq an earlier version saw (its messages' seqs and its reads'
      * cursors raised by a million), with threads in its conversations: a root published before an
      * upgrade makes no follower (docs/contract.md, "Threads", Upgrade), so the threads a test
      * counts after a restore are on roots published after it.
      */
-    static List<ChatEvent> withThreadsAfterTheUpgrade(long seed, List<ChatEvent> after) {
+    private static List<ChatEvent> withThreadsAfterTheUpgrade(long seed, List<ChatEvent> after) {
         List<ChatEvent> moved = new ArrayList<>(after.size());
         for (ChatEvent e : after) {
             boolean seqOfTheConversation =
