@@ -169,7 +169,7 @@ class UnreadChunksTest {
         for (long chunk : byChunk.keySet()) {
             for (int level = 1; level <= levels; level++) {
                 nodes.computeIfAbsent(
-                                UnreadChunks.nodeKey(conversation, level, chunk >>> 16 * level),
+                                ChunkStore.nodeKey(conversation, level, chunk >>> 16 * level),
                                 k -> new TreeSet<>())
                         .add((int) (chunk >>> 16 * (level - 1) & 0xFFFF));
             }
@@ -265,7 +265,7 @@ class UnreadChunksTest {
             oracle.add(seq);
             assertThat(treeEntries(11)).as("after %d", seq).hasSize(1);
         }
-        assertThat(tree.get(UnreadChunks.nodeKey(11, 1, 0))).isNotNull();
+        assertThat(tree.get(ChunkStore.nodeKey(11, 1, 0))).isNotNull();
         assertStored(11, oracle);
 
         long tall = CHUNK << 16;
