@@ -2,11 +2,7 @@ package dev.unread.events;
 
 import java.io.IOException;
 import java.lang.reflect.Type;
-import java.util.List;
 import java.util.Map;
-import java.util.function.BiConsumer;
-import java.util.function.ObjLongConsumer;
-import java.util.function.ToLongFunction;
 import org.apache.flink.api.common.serialization.SerializerConfig;
 import org.apache.flink.api.common.typeinfo.TypeInfoFactory;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -22,7 +18,9 @@ import org.apache.flink.core.memory.DataOutputView;
  * its user: this writes it as a kind byte, six longs and a flag byte, without the reflection
  * Flink's POJO serializer pays per field, which a profile showed as a tenth of the counting task's
  * time. ChatEvent is never kept in state, so the format may change freely between versions. The
- * fields are listed once ({@link #FIELDS}), for writing, reading and copying alike.
+ * fields are written one by one, not walked from a list as the state serializers do: every event
+ * passes here, and walking a list of lambdas cost the pass-through ceilings about a tenth of their
+ * rate (docs/benchmarks.md, issue 34); ChatEventSerializerTest and the golden bytes pin the order.
  */
 public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent> {
 
@@ -30,66 +28,11 @@ public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent
 
     private static final ChatEvent.Kind[] KINDS = ChatEvent.Kind.values();
 
+    /** A kind byte, six longs and a byte of flags. */
+    private static final int LENGTH = 1 + 6 * Long.BYTES + 1;
+
     private static final int MENTIONED = 1;
     private static final int DELETED = 2;
-
-    /** A field of the event at a fixed width, in the order it is written. */
-    private record Field(
-            int width, Writer write, Reader read, BiConsumer<ChatEvent, ChatEvent> copy) {}
-
-    private interface Writer {
-        void write(ChatEvent event, DataOutputView target) throws IOException;
-    }
-
-    private interface Reader {
-        void read(DataInputView source, ChatEvent event) throws IOException;
-    }
-
-    private static final List<Field> FIELDS =
-            List.of(
-                    new Field(
-                            Byte.BYTES,
-                            (e, out) -> out.writeByte(e.kind.ordinal()),
-                            (in, e) -> e.kind = kind(in.readUnsignedByte()),
-                            (from, to) -> to.kind = from.kind),
-                    number(e -> e.userId, (e, v) -> e.userId = v),
-                    number(e -> e.senderId, (e, v) -> e.senderId = v),
-                    number(e -> e.conversationId, (e, v) -> e.conversationId = v),
-                    number(e -> e.seq, (e, v) -> e.seq = v),
-                    number(e -> e.time, (e, v) -> e.time = v),
-                    new Field(
-                            Byte.BYTES,
-                            (e, out) ->
-                                    out.writeByte(
-                                            (e.mentioned ? MENTIONED : 0)
-                                                    | (e.deleted ? DELETED : 0)),
-                            (in, e) -> {
-                                int flags = in.readUnsignedByte();
-                                e.mentioned = (flags & MENTIONED) != 0;
-                                e.deleted = (flags & DELETED) != 0;
-                            },
-                            (from, to) -> {
-                                to.mentioned = from.mentioned;
-                                to.deleted = from.deleted;
-                            }),
-                    number(e -> e.threadSeq, (e, v) -> e.threadSeq = v));
-
-    private static final int LENGTH = FIELDS.stream().mapToInt(Field::width).sum();
-
-    private static Field number(ToLongFunction<ChatEvent> get, ObjLongConsumer<ChatEvent> set) {
-        return new Field(
-                Long.BYTES,
-                (e, out) -> out.writeLong(get.applyAsLong(e)),
-                (in, e) -> set.accept(e, in.readLong()),
-                (from, to) -> set.accept(to, get.applyAsLong(from)));
-    }
-
-    private static ChatEvent.Kind kind(int ordinal) throws IOException {
-        if (ordinal >= KINDS.length) {
-            throw new IOException("corrupt ChatEvent: kind " + ordinal);
-        }
-        return KINDS[ordinal];
-    }
 
     @Override
     public boolean isImmutableType() {
@@ -108,9 +51,15 @@ public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent
 
     @Override
     public ChatEvent copy(ChatEvent from, ChatEvent reuse) {
-        for (Field field : FIELDS) {
-            field.copy().accept(from, reuse);
-        }
+        reuse.kind = from.kind;
+        reuse.userId = from.userId;
+        reuse.senderId = from.senderId;
+        reuse.conversationId = from.conversationId;
+        reuse.seq = from.seq;
+        reuse.time = from.time;
+        reuse.mentioned = from.mentioned;
+        reuse.deleted = from.deleted;
+        reuse.threadSeq = from.threadSeq;
         return reuse;
     }
 
@@ -121,9 +70,14 @@ public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent
 
     @Override
     public void serialize(ChatEvent event, DataOutputView target) throws IOException {
-        for (Field field : FIELDS) {
-            field.write().write(event, target);
-        }
+        target.writeByte(event.kind.ordinal());
+        target.writeLong(event.userId);
+        target.writeLong(event.senderId);
+        target.writeLong(event.conversationId);
+        target.writeLong(event.seq);
+        target.writeLong(event.time);
+        target.writeByte((event.mentioned ? MENTIONED : 0) | (event.deleted ? DELETED : 0));
+        target.writeLong(event.threadSeq);
     }
 
     @Override
@@ -133,9 +87,20 @@ public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent
 
     @Override
     public ChatEvent deserialize(ChatEvent reuse, DataInputView source) throws IOException {
-        for (Field field : FIELDS) {
-            field.read().read(source, reuse);
+        int kind = source.readUnsignedByte();
+        if (kind >= KINDS.length) {
+            throw new IOException("corrupt ChatEvent: kind " + kind);
         }
+        reuse.kind = KINDS[kind];
+        reuse.userId = source.readLong();
+        reuse.senderId = source.readLong();
+        reuse.conversationId = source.readLong();
+        reuse.seq = source.readLong();
+        reuse.time = source.readLong();
+        int flags = source.readUnsignedByte();
+        reuse.mentioned = (flags & MENTIONED) != 0;
+        reuse.deleted = (flags & DELETED) != 0;
+        reuse.threadSeq = source.readLong();
         return reuse;
     }
 
