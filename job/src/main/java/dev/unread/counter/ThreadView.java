@@ -1,5 +1,6 @@
 package dev.unread.counter;
 
+import dev.unread.state.ConversationState;
 import dev.unread.state.ThreadState;
 
 /**
@@ -13,5 +14,10 @@ public record ThreadView(long unread, long mentions) {
     /** {@code shown}: the user has not left the thread's conversation. */
     public static ThreadView of(ThreadState thread, boolean shown) {
         return shown ? new ThreadView(thread.followedUnread(), thread.followedMentions()) : NONE;
+    }
+
+    /** {@code conversation}: the record of the thread's conversation, null when none is kept. */
+    public static ThreadView of(ThreadState thread, ConversationState conversation) {
+        return of(thread, conversation == null || conversation.membership >= 0);
     }
 }

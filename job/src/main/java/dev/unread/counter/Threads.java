@@ -265,13 +265,11 @@ public final class Threads {
             throws Exception {
         for (Map.Entry<Tuple2<Long, Long>, ThreadState> entry : threads.entries()) {
             long conversationId = entry.getKey().f0;
-            ConversationState conversation = conversations.get(conversationId);
-            boolean shown = conversation == null || conversation.membership >= 0;
             Projection.thread(
                     user,
                     conversationId,
                     entry.getKey().f1,
-                    ThreadView.of(entry.getValue(), shown),
+                    ThreadView.of(entry.getValue(), conversations.get(conversationId)),
                     ThreadView.NONE,
                     false,
                     out);

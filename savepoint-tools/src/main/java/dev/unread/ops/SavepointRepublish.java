@@ -167,14 +167,12 @@ public final class SavepointRepublish {
             }
             for (Map.Entry<Tuple2<Long, Long>, ThreadState> entry : threads.entries()) {
                 long conversationId = entry.getKey().f0;
-                ConversationState conversation = conversations.get(conversationId);
-                boolean shown = conversation == null || conversation.membership >= 0;
                 Projection.thread(
                         userId,
                         conversationId,
                         entry.getKey().f1,
                         ThreadView.NONE,
-                        ThreadView.of(entry.getValue(), shown),
+                        ThreadView.of(entry.getValue(), conversations.get(conversationId)),
                         false,
                         counted);
             }
