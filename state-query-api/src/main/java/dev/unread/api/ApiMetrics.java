@@ -70,7 +70,9 @@ final class ApiMetrics {
     private final Gauge streams =
             Gauge.builder()
                     .name("unread_api_streams")
-                    .help("Open live streams (Server-Sent Events and WebSocket)")
+                    .help(
+                            "Live streams holding a slot of the instance's cap (Server-Sent Events"
+                                    + " and WebSocket)")
                     .withoutExemplars()
                     .register(registry);
 
@@ -114,12 +116,12 @@ final class ApiMetrics {
         dependencyErrors.labelValues(dependency).inc();
     }
 
-    void streamOpened() {
-        streams.inc();
-    }
-
-    void streamClosed() {
-        streams.dec();
+    /**
+     * Read from the count the cap is checked against, not counted apart: a slot the cap still holds
+     * is then a stream here too, and a leak of slots shows before the instance refuses everyone.
+     */
+    void streamsHeld(int held) {
+        streams.set(held);
     }
 
     void streamCutOff(String reason) {

@@ -195,8 +195,8 @@ final class LiveStreams implements AutoCloseable {
                                     sharded != null
                                             ? sharded.subscribe(userId, channels(userId))
                                             : node.subscribe(channels(userId)));
+            metrics.streamsHeld(users.streams());
         }
-        metrics.streamOpened();
         client.onClosed(() -> leave(client));
         try {
             subscribed.get(config.timeoutMs, TimeUnit.MILLISECONDS);
@@ -219,10 +219,10 @@ final class LiveStreams implements AutoCloseable {
     }
 
     private void leave(StreamClient client) {
-        metrics.streamClosed();
         long until;
         synchronized (lock) {
             OptionalLong last = users.remove(client);
+            metrics.streamsHeld(users.streams());
             if (last.isEmpty()) {
                 return;
             }
@@ -326,6 +326,7 @@ final class LiveStreams implements AutoCloseable {
                     sharded.unsubscribe(channels(userId));
                 }
             }
+            metrics.streamsHeld(users.streams());
         }
         for (StreamClient client : cut) {
             if (!closed) {
@@ -343,6 +344,7 @@ final class LiveStreams implements AutoCloseable {
                 node.reset();
             }
             all = users.removeAll();
+            metrics.streamsHeld(users.streams());
         }
         for (StreamClient client : all) {
             if (!closed) {

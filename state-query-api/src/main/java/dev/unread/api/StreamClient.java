@@ -75,9 +75,19 @@ abstract class StreamClient {
     /** Closes the connection; {@code hard}: without waiting for anything still being sent. */
     abstract void disconnect(boolean hard);
 
-    /** Runs once, when the stream has ended for whatever reason. */
-    synchronized void onClosed(Runnable action) {
-        this.onClosed = action;
+    /**
+     * Runs once, when the stream has ended for whatever reason; at once if it has already: it is
+     * set after the stream is registered, and a cut-off or a client gone in between would otherwise
+     * keep its slot.
+     */
+    void onClosed(Runnable action) {
+        synchronized (this) {
+            if (state != State.CLOSED) {
+                this.onClosed = action;
+                return;
+            }
+        }
+        action.run();
     }
 
     /** From the Redis thread: queues {@code message}, or keeps it aside until the snapshot. */

@@ -105,16 +105,26 @@ final class StreamUsers {
         return OptionalLong.of(user.liveUntil);
     }
 
-    /** Forgets {@code userId}; its streams, or null when it had none. */
+    /**
+     * Forgets {@code userId} and frees its streams' slots now: once forgotten, a stream's own
+     * {@link #remove} finds nothing to free, so the slots would otherwise stay taken for good.
+     *
+     * @return its streams, or null when it had none
+     */
     List<StreamClient> removeUser(long userId) {
         User user = users.remove(userId);
-        return user == null ? null : List.copyOf(user.clients);
+        if (user == null) {
+            return null;
+        }
+        streams -= user.clients.size();
+        return List.copyOf(user.clients);
     }
 
-    /** Forgets every user; their streams. */
+    /** Forgets every user and frees every slot, as {@link #removeUser} does; their streams. */
     List<StreamClient> removeAll() {
         List<StreamClient> all = all();
         users.clear();
+        streams = 0;
         return all;
     }
 
@@ -127,6 +137,11 @@ final class StreamUsers {
         List<StreamClient> all = new ArrayList<>();
         users.values().forEach(user -> all.addAll(user.clients));
         return all;
+    }
+
+    /** The streams registered, of every user: what the instance's cap is checked against. */
+    int streams() {
+        return streams;
     }
 
     List<Long> userIds() {
