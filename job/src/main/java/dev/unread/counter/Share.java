@@ -59,6 +59,15 @@ public record Share(long messages, long mentions, long conversations, long threa
         inbox.totalThreads = threads;
     }
 
+    /**
+     * Whether every part is 0. Compared field by field, not with the record's {@code equals}: that
+     * is bound through {@code java.lang.runtime.ObjectMethods}, which kept the job's class loader
+     * alive on the TaskManager after the job stopped (FlinkClusterLeakITCase).
+     */
+    boolean isNone() {
+        return messages == 0 && mentions == 0 && conversations == 0 && threads == 0;
+    }
+
     public Share plus(Share other) {
         return new Share(
                 messages + other.messages,

@@ -30,7 +30,7 @@ final class UserTotals {
         Share after = before.plus(change);
         after.storeIn(inbox);
         Projection.totals(user, before, after, refresh, out);
-        return refresh || !change.equals(Share.NONE);
+        return refresh || !change.isNone();
     }
 
     /**
