@@ -103,11 +103,6 @@ public enum Count {
         };
     }
 
-    /** Whether the count is per conversation (or thread) rather than one per user. */
-    public boolean perConversation() {
-        return field == Field.CONVERSATION || field == Field.THREAD;
-    }
-
     /** Whether the count is per thread. */
     public boolean perThread() {
         return field == Field.THREAD;

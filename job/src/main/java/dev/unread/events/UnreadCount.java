@@ -62,12 +62,6 @@ public class UnreadCount {
         return c;
     }
 
-    /** Any count of the catalog, its ids as {@link Count#field} takes them. */
-    public static UnreadCount of(
-            long userId, Count kind, long conversationId, long threadSeq, long count) {
-        return thread(userId, kind, conversationId, threadSeq, count);
-    }
-
     public boolean isSenderBadge() {
         return kind == Count.SENDERS;
     }
