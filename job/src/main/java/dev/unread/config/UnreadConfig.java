@@ -32,6 +32,11 @@ public final class UnreadConfig implements Serializable {
             Setting.text("group-id", "unread").described("Kafka consumer group");
     public static final Setting<Long> FLUSH_INTERVAL_MS =
             Setting.wholeNumber("flush-interval-ms", 100, 1);
+    public static final Setting<Long> BACKGROUND_FLUSH_INTERVAL_MS =
+            Setting.wholeNumber("background-flush-interval-ms", 1000, 1)
+                    .described(
+                            "counts of users without a live stream are written this often;"
+                                    + " at most `--flush-interval-ms`: every flush writes them");
     public static final Setting<Long> PARALLELISM =
             Setting.wholeNumber("parallelism", 0, 0)
                     .described("at most `--max-parallelism`; 0: the cluster's default");
@@ -84,6 +89,7 @@ public final class UnreadConfig implements Serializable {
                     Settings.JDBC_USER,
                     Settings.JDBC_PASSWORD,
                     FLUSH_INTERVAL_MS,
+                    BACKGROUND_FLUSH_INTERVAL_MS,
                     PARALLELISM,
                     MAX_PARALLELISM,
                     CHECKPOINT_INTERVAL_MS,
@@ -139,6 +145,12 @@ public final class UnreadConfig implements Serializable {
     /** Changes to one Redis key within this interval go out as one command. */
     public final long flushIntervalMs;
 
+    /**
+     * Counts of users nobody watches (no live stream) are written this often, and at every
+     * checkpoint; live users' every {@link #flushIntervalMs}.
+     */
+    public final long backgroundFlushIntervalMs;
+
     /** 0: the cluster's default. */
     public final int parallelism;
 
@@ -186,6 +198,7 @@ public final class UnreadConfig implements Serializable {
         jdbcUser = get(Settings.JDBC_USER);
         jdbcPassword = get(Settings.JDBC_PASSWORD);
         flushIntervalMs = get(FLUSH_INTERVAL_MS);
+        backgroundFlushIntervalMs = get(BACKGROUND_FLUSH_INTERVAL_MS);
         maxParallelism = Math.toIntExact(get(MAX_PARALLELISM));
         long asked = get(PARALLELISM);
         if (asked > maxParallelism) {

@@ -10,21 +10,32 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 
 /**
  * The counts sink's buffer: the latest value of each count since the last flush, and the commands
- * that write them (see {@link RedisCounts} for the keys and the order of the commands).
+ * that write them (see {@link RedisCounts} for the keys, the order of the commands, and which
+ * counts a flush writes).
  */
 final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
+    /**
+     * Counts held back for the background flush, at most this many (about 120 bytes each, so about
+     * 12 MB a writer): past it, the flush of the interval writes them all. A user's counts are
+     * coalesced whatever their number, so this is reached only by more distinct counts changing
+     * within a background interval than the bound, and costs commands, never a count.
+     */
+    static final int MAX_HELD = 10 * RedisWriter.MAX_BUFFERED;
+
     /**
      * {@code conversationId} is {@link UnreadCount#SENDER_BADGE} for the badge and the totals;
      * {@code kind} is the count's; {@code threadSeq} is a thread count's root, 0 otherwise. A class
      * rather than a record: the record's generated equals showed in the counting task's profile,
      * and this hash mixes the ids instead of summing them.
      */
-    private static final class Target {
+    static final class Target {
         private final long userId;
         private final long conversationId;
         private final Count kind;
@@ -66,19 +77,27 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
         }
     }
 
+    private static final String REPLACE_LIVE_USERS_SCRIPT =
+            RedisConnection.replacingScript("zset", "");
+
     private final String prefix;
 
     /** On a cluster: UNREAD_CHANGED goes out with SPUBLISH, a shard channel. */
     private final boolean sharded;
 
+    /** What the task buffered since this buffer was last handed to a flush. */
     private final Map<Target, Long> latest = new HashMap<>();
+
+    /** Shared with the writer's other buffer; used by one thread at a time, as they are. */
+    private final HeldCounts held;
 
     /** Shared with the writer's other buffer; used by one thread at a time, as they are. */
     private final ChangeVersions versions;
 
-    CountBuffer(String prefix, boolean sharded, ChangeVersions versions) {
+    CountBuffer(String prefix, boolean sharded, HeldCounts held, ChangeVersions versions) {
         this.prefix = prefix;
         this.sharded = sharded;
+        this.held = held;
         this.versions = versions;
     }
 
@@ -96,23 +115,17 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
     }
 
     @Override
+    public int held() {
+        return held.size();
+    }
+
+    /** Every count, held ones included; {@link #clear} once Redis acknowledged them. */
+    @Override
     public List<RedisConnection.Command> commands() {
-        List<RedisConnection.Command> commands = new ArrayList<>(latest.size() * 2);
-        Map<String, KeyWrites> hashes = new HashMap<>();
-        Map<String, KeyWrites> sets = new HashMap<>();
+        takeLatest();
         Map<Long, UnreadChanged> changes = new HashMap<>();
-        latest.forEach(
-                (target, count) -> {
-                    write(target, count, commands, hashes, sets);
-                    changes.computeIfAbsent(target.userId(), UnreadChanged::new)
-                            .add(target.kind(), target.conversationId(), target.threadSeq, count);
-                });
-        hashes.forEach(
-                (key, writes) ->
-                        writes.commandsTo(commands, key, KeyCommand.Op.HSET, KeyCommand.Op.HDEL));
-        sets.forEach(
-                (key, writes) ->
-                        writes.commandsTo(commands, key, KeyCommand.Op.SADD, KeyCommand.Op.SREM));
+        List<RedisConnection.Command> commands = new ArrayList<>(held.size() * 2);
+        writes(held::forEach, commands, changes);
         if (sharded) {
             // On a cluster a user's version and counts sit on different primaries, answered
             // in any order: who is live is read (and the versions and messages sent) only once
@@ -127,6 +140,134 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
     }
 
     /**
+     * The counts of the users live now; the others are held for the background flush, or written
+     * too when more than {@link #MAX_HELD} are held. Takes what it returns out of the buffer.
+     */
+    @Override
+    public List<RedisConnection.Command> dueCommands() {
+        takeLatest();
+        if (held.size() == 0) {
+            return List.of();
+        }
+        if (held.size() > MAX_HELD) {
+            List<RedisConnection.Command> all = commands();
+            held.clear();
+            return all;
+        }
+        return List.of(new WriteLiveUsers(held.users()));
+    }
+
+    /** Newer than anything held: they replace it. */
+    private void takeLatest() {
+        latest.forEach(held::put);
+        latest.clear();
+    }
+
+    /** The commands writing {@code counts}, and each user's change message in {@code changes}. */
+    private void writes(
+            Consumer<BiConsumer<Target, Long>> counts,
+            List<RedisConnection.Command> commands,
+            Map<Long, UnreadChanged> changes) {
+        Map<String, KeyWrites> hashes = new HashMap<>();
+        Map<String, KeyWrites> sets = new HashMap<>();
+        counts.accept(
+                (target, count) -> {
+                    write(target, count, commands, hashes, sets);
+                    changes.computeIfAbsent(target.userId(), UnreadChanged::new)
+                            .add(target.kind(), target.conversationId(), target.threadSeq, count);
+                });
+        hashes.forEach(
+                (key, writes) ->
+                        writes.commandsTo(commands, key, KeyCommand.Op.HSET, KeyCommand.Op.HDEL));
+        sets.forEach(
+                (key, writes) ->
+                        writes.commandsTo(commands, key, KeyCommand.Op.SADD, KeyCommand.Op.SREM));
+    }
+
+    /** A user's score in the live users: live until then, in epoch milliseconds. */
+    private static boolean isLive(Object score, long now) {
+        return score instanceof Double until && until > now;
+    }
+
+    /**
+     * The fast flush: ZMSCORE of the users with held counts in {@link RedisNames#LIVE_USERS}, then
+     * the held counts of those live, and for each of them {@code SET unread:version:{userId} EX}
+     * and PUBLISH of its UNREAD_CHANGED. A user added as live after this read reads its snapshot
+     * without the counts still held, and gets them, with their message, at the next fast flush or
+     * the background one, whichever comes first (docs/contract.md, "Live push").
+     */
+    private final class WriteLiveUsers implements RedisConnection.Then {
+        private final String key = RedisNames.liveUsersKey(prefix);
+        private final long[] users;
+
+        /** What the last answer took out of the held counts; put back if it is asked again. */
+        private Map<Target, Long> taken = Map.of();
+
+        WriteLiveUsers(long[] users) {
+            this.users = users;
+        }
+
+        @Override
+        public Response<?> appendTo(AbstractPipeline pipeline) {
+            String[] members = new String[users.length];
+            for (int i = 0; i < users.length; i++) {
+                members[i] = Long.toString(users[i]);
+            }
+            return pipeline.zmscore(key, members);
+        }
+
+        /** Another type's key there is replaced, and then nobody is live. */
+        @Override
+        public RedisConnection.Command replacingWrongType() {
+            return p -> p.eval(REPLACE_LIVE_USERS_SCRIPT, List.of(key), List.of());
+        }
+
+        /**
+         * A failed send is sent again whole by the writer's next flush, this read of who is live
+         * with it: what the first answer took and never wrote goes back first.
+         */
+        @Override
+        public List<RedisConnection.Command> then(Object reply) {
+            held.putBack(taken);
+            taken = new HashMap<>();
+            if (!(reply instanceof List<?> scores)) {
+                return List.of();
+            }
+            long now = System.currentTimeMillis();
+            for (int i = 0; i < users.length; i++) {
+                if (isLive(scores.get(i), now)) {
+                    taken.putAll(held.take(users[i]));
+                }
+            }
+            if (taken.isEmpty()) {
+                return List.of();
+            }
+            Map<Long, UnreadChanged> changes = new HashMap<>();
+            List<RedisConnection.Command> commands = new ArrayList<>(taken.size() * 2);
+            writes(taken::forEach, commands, changes);
+            if (sharded) {
+                commands.add(RedisConnection.BARRIER);
+            }
+            long version = versions.next();
+            for (UnreadChanged change : changes.values()) {
+                pushTo(change, version, commands);
+            }
+            return commands;
+        }
+    }
+
+    /** The user's version, then its change message with that version. */
+    private void pushTo(
+            UnreadChanged change, long version, List<RedisConnection.Command> commands) {
+        String versionKey = RedisNames.versionKey(prefix, change.userId);
+        String channel = RedisNames.unreadChangedChannel(prefix, change.userId);
+        String message = change.json(version);
+        String value = Long.toString(version);
+        commands.add(p -> p.setex(versionKey, RedisNames.VERSION_TTL_SECONDS, value));
+        commands.add(RedisConnection.publish(sharded, channel, message));
+    }
+
+    /**
      * ZMSCORE of the flush's changed users in {@link RedisNames#LIVE_USERS}, after their counts;
      * then, for each user live at that moment, {@code SET unread:version:{userId} EX} and PUBLISH
      * of its UNREAD_CHANGED. A user the API adds as live after this read is added before its
@@ -134,8 +275,6 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
      * nothing is missed by not publishing them (docs/contract.md, "Live push").
      */
     private final class PushToLiveUsers implements RedisConnection.Then {
-        private static final String REPLACE_SCRIPT = RedisConnection.replacingScript("zset", "");
-
         private final List<UnreadChanged> changes;
         private final long version;
         private final String key = RedisNames.liveUsersKey(prefix);
@@ -157,7 +296,7 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
         /** Another type's key there is replaced, and then nobody is live. */
         @Override
         public RedisConnection.Command replacingWrongType() {
-            return p -> p.eval(REPLACE_SCRIPT, List.of(key), List.of());
+            return p -> p.eval(REPLACE_LIVE_USERS_SCRIPT, List.of(key), List.of());
         }
 
         @Override
@@ -166,16 +305,10 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
                 return List.of();
             }
             long now = System.currentTimeMillis();
-            String value = Long.toString(version);
             List<RedisConnection.Command> pushes = new ArrayList<>();
             for (int i = 0; i < changes.size(); i++) {
-                if (scores.get(i) instanceof Double until && until > now) {
-                    UnreadChanged change = changes.get(i);
-                    String versionKey = RedisNames.versionKey(prefix, change.userId);
-                    String channel = RedisNames.unreadChangedChannel(prefix, change.userId);
-                    String message = change.json(version);
-                    pushes.add(p -> p.setex(versionKey, RedisNames.VERSION_TTL_SECONDS, value));
-                    pushes.add(RedisConnection.publish(sharded, channel, message));
+                if (isLive(scores.get(i), now)) {
+                    pushTo(changes.get(i), version, pushes);
                 }
             }
             return pushes;
@@ -219,8 +352,10 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
         }
     }
 
+    /** Drops what was handed to Redis: the held counts, and anything the task buffered. */
     @Override
     public void clear() {
         latest.clear();
+        held.clear();
     }
 }

@@ -48,6 +48,17 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
  * (docs/contract.md, "Live push"). On a Redis Cluster one pipeline's primaries answer in any order,
  * so there who is live is read only once every count is acknowledged. Users nobody watches cost no
  * change messages: on the full workload they were a third of the job's commands (issue 24).
+ *
+ * <p>Counts are written fast only for who watches. Each flush of the interval reads, with one
+ * ZMSCORE, which users holding buffered counts are live, and writes only theirs (then their
+ * versions and change messages, as above); the other users' counts stay held, coalescing further,
+ * and are written with everything else {@link UnreadConfig#backgroundFlushIntervalMs} after the
+ * first record that followed the last such flush, at every checkpoint (before its barrier, so
+ * restores replay as before), at the end of input, and early when more than {@link
+ * CountBuffer#MAX_HELD} are held. While counts are held, flushes of the interval go on without new
+ * records, so a user who becomes live gets what is held at the next one. Before this every changed
+ * count cost a write every interval, watched or not (issue 35); most users have no live stream, and
+ * a count changed several times within the background interval is written once.
  */
 public class RedisCounts implements Sink<UnreadCount> {
     private static final long serialVersionUID = 1L;
@@ -86,11 +97,13 @@ public class RedisCounts implements Sink<UnreadCount> {
         RedisConnection connection = new RedisConnection(config.redisEndpoint());
         // One clock for both buffers: a user's versions rise across them.
         ChangeVersions versions = new ChangeVersions();
+        HeldCounts held = new HeldCounts();
         return new RedisWriter<>(
-                () -> new CountBuffer(config.redisKeyPrefix, connection.sharded(), versions),
+                () -> new CountBuffer(config.redisKeyPrefix, connection.sharded(), held, versions),
                 connection,
                 context,
-                config.flushIntervalMs);
+                config.flushIntervalMs,
+                config.backgroundFlushIntervalMs);
     }
 
     /**
@@ -101,7 +114,11 @@ public class RedisCounts implements Sink<UnreadCount> {
     public static Batch batch(UnreadConfig config) {
         RedisConnection connection = new RedisConnection(config.redisEndpoint());
         return new Batch(
-                new CountBuffer(config.redisKeyPrefix, connection.sharded(), new ChangeVersions()),
+                new CountBuffer(
+                        config.redisKeyPrefix,
+                        connection.sharded(),
+                        new HeldCounts(),
+                        new ChangeVersions()),
                 connection);
     }
 

@@ -52,8 +52,30 @@ final class RedisWriter<T> implements SinkWriter<T> {
 
         int size();
 
-        /** The buffered updates as commands, one per key or field, in no particular order. */
+        /**
+         * Every buffered update as commands, one per key or field, in no particular order; {@link
+         * #clear} once Redis acknowledged them.
+         */
         List<RedisConnection.Command> commands();
+
+        /**
+         * What the flush of the interval or of a full buffer writes, taken out of the buffer: all
+         * of it, unless the buffer holds some back for the background flush (the counts of users
+         * nobody watches, {@link CountBuffer}).
+         */
+        default List<RedisConnection.Command> dueCommands() {
+            List<RedisConnection.Command> commands = commands();
+            clear();
+            return commands;
+        }
+
+        /**
+         * Updates held back by {@link #dueCommands} for a later flush; read only while no send uses
+         * the buffers.
+         */
+        default int held() {
+            return 0;
+        }
 
         void clear();
     }
@@ -85,6 +107,10 @@ final class RedisWriter<T> implements SinkWriter<T> {
     private final RedisConnection connection;
     private final ProcessingTimeService timeService;
     private final long flushIntervalMs;
+
+    /** 0: no background flush, every flush writes everything. */
+    private final long backgroundFlushIntervalMs;
+
     private final Counter commandsSent;
     private final Counter updatesCoalesced;
     private final Counter wrongTypeKeysReplaced;
@@ -94,6 +120,13 @@ final class RedisWriter<T> implements SinkWriter<T> {
     private final Histogram flushMillis;
 
     private ScheduledFuture<?> flushTimer;
+
+    /**
+     * Set with the first record after a flush of everything, for the next one: while it is, the
+     * buffer may hold updates back, and flushes of the interval go on without new records, so a
+     * user who becomes live gets what is held within one interval.
+     */
+    private ScheduledFuture<?> backgroundTimer;
 
     /** Sends flushes in the background; one thread, so they reach Redis in order. */
     private final ExecutorService sender =
@@ -121,11 +154,27 @@ final class RedisWriter<T> implements SinkWriter<T> {
             RedisConnection connection,
             WriterInitContext context,
             long flushIntervalMs) {
+        this(buffers, connection, context, flushIntervalMs, flushIntervalMs);
+    }
+
+    /**
+     * @param backgroundFlushIntervalMs everything held back by {@link Buffer#dueCommands} is
+     *     written at most this long after the first record buffered after the last such flush; at
+     *     most {@code flushIntervalMs}: every flush writes everything
+     */
+    RedisWriter(
+            Supplier<Buffer<T>> buffers,
+            RedisConnection connection,
+            WriterInitContext context,
+            long flushIntervalMs,
+            long backgroundFlushIntervalMs) {
         this.buffer = buffers.get();
         this.sending = buffers.get();
         this.connection = connection;
         this.timeService = context.getProcessingTimeService();
         this.flushIntervalMs = flushIntervalMs;
+        this.backgroundFlushIntervalMs =
+                backgroundFlushIntervalMs > flushIntervalMs ? backgroundFlushIntervalMs : 0;
         this.commandsSent = context.metricGroup().counter(COMMANDS_METRIC);
         this.updatesCoalesced = context.metricGroup().counter(COALESCED_METRIC);
         this.wrongTypeKeysReplaced = context.metricGroup().counter(WRONG_TYPE_METRIC);
@@ -145,17 +194,33 @@ final class RedisWriter<T> implements SinkWriter<T> {
             updatesCoalesced.inc();
         }
         if (buffer.size() >= MAX_BUFFERED) {
-            sendInBackground();
+            sendInBackground(false);
         } else if (flushTimer == null) {
             // The interval starts with the first buffered update, so an idle writer has no timer.
-            flushTimer =
+            startInterval();
+        }
+        if (backgroundFlushIntervalMs > 0 && backgroundTimer == null) {
+            backgroundTimer =
                     timeService.registerTimer(
-                            timeService.getCurrentProcessingTime() + flushIntervalMs,
+                            timeService.getCurrentProcessingTime() + backgroundFlushIntervalMs,
                             time -> {
-                                flushTimer = null;
-                                sendInBackground();
+                                backgroundTimer = null;
+                                sendInBackground(true);
                             });
         }
+    }
+
+    private void startInterval() {
+        flushTimer =
+                timeService.registerTimer(
+                        timeService.getCurrentProcessingTime() + flushIntervalMs,
+                        time -> {
+                            flushTimer = null;
+                            sendInBackground(false);
+                            if (backgroundTimer != null && flushTimer == null) {
+                                startInterval();
+                            }
+                        });
     }
 
     @Override
@@ -166,7 +231,8 @@ final class RedisWriter<T> implements SinkWriter<T> {
             unsent = List.of();
         }
         endInterval();
-        if (buffer.size() > 0) {
+        endBackgroundInterval();
+        if (buffer.size() > 0 || buffer.held() > 0) {
             // Cleared only once Redis acknowledged: a failed flush keeps its updates.
             send(buffer.commands());
             buffer.clear();
@@ -176,13 +242,18 @@ final class RedisWriter<T> implements SinkWriter<T> {
     /**
      * Hands the buffer (after what a failed send left) to the sender, and takes the other one;
      * waits only when the previous send is still going.
+     *
+     * @param everything whether what the buffer holds back goes too
      */
-    private void sendInBackground() throws IOException, InterruptedException {
+    private void sendInBackground(boolean everything) throws IOException, InterruptedException {
         awaitInFlight();
         endInterval();
+        if (everything) {
+            endBackgroundInterval();
+        }
         List<RedisConnection.Command> retry = unsent;
         unsent = List.of();
-        if (buffer.size() == 0 && retry.isEmpty()) {
+        if (buffer.size() == 0 && buffer.held() == 0 && retry.isEmpty()) {
             return;
         }
         Buffer<T> full = buffer;
@@ -193,11 +264,17 @@ final class RedisWriter<T> implements SinkWriter<T> {
                 sender.submit(
                         () -> {
                             List<RedisConnection.Command> commands = new ArrayList<>(retry);
-                            commands.addAll(full.commands());
-                            full.clear();
+                            if (everything) {
+                                commands.addAll(full.commands());
+                                full.clear();
+                            } else {
+                                commands.addAll(full.dueCommands());
+                            }
                             // Read by the task only after the send was awaited.
                             inFlightCommands = commands;
-                            send(commands);
+                            if (!commands.isEmpty()) {
+                                send(commands);
+                            }
                             return null;
                         });
     }
@@ -249,12 +326,17 @@ final class RedisWriter<T> implements SinkWriter<T> {
         }
     }
 
+    private void endBackgroundInterval() {
+        if (backgroundTimer != null) {
+            backgroundTimer.cancel(false);
+            backgroundTimer = null;
+        }
+    }
+
     @Override
     public void close() {
-        if (flushTimer != null) {
-            flushTimer.cancel(false);
-            flushTimer = null;
-        }
+        endInterval();
+        endBackgroundInterval();
         sender.shutdownNow();
         try {
             sender.awaitTermination(10, TimeUnit.SECONDS);
