@@ -22,6 +22,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -86,7 +87,9 @@ public final class Bench {
             boolean redisCluster,
             long warmUpEvents,
             Duration latencyWarmUp,
-            Workload deletedWorkload) {}
+            Workload deletedWorkload,
+            double liveShare,
+            Duration sustainWindow) {}
 
     /** One workload's records as published: the counts the figures are divided by. */
     public record Traffic(
@@ -262,6 +265,11 @@ public final class Bench {
             if (options.deletedWorkload() != null) {
                 jobs.add(runDeleted(kafka, dataDir.resolve("deleted")));
             }
+            List<JobFigures> liveJobs = new ArrayList<>();
+            if (options.liveShare() > 0) {
+                liveJobs.add(runLive(kafka, "badge", badge, dataDir.resolve("badge-live")));
+                liveJobs.add(runLive(kafka, "full", full, dataDir.resolve("full-live")));
+            }
             GroupBench.Result groups =
                     options.groups() == null
                             ? null
@@ -304,9 +312,13 @@ public final class Bench {
             Latency.Result latency = null;
             if (!options.latency().isZero()) {
                 say(
-                        "latency: %,.0f records/s for %d s after %d s, restored from the full run's"
-                                + " savepoint",
-                        rate, options.latency().toSeconds(), options.latencyWarmUp().toSeconds());
+                        "latency: for %d s after %d s, restored from the full run's savepoint, at"
+                                + " %s",
+                        options.latency().toSeconds(),
+                        options.latencyWarmUp().toSeconds(),
+                        options.latencyRecordsPerSecond() > 0 || options.sustainWindow().isZero()
+                                ? String.format(Locale.ROOT, "%,.0f records/s", rate)
+                                : "0.8x the rate the job sustains");
                 latency =
                         measureLatency(
                                 config(
@@ -318,8 +330,9 @@ public final class Bench {
                                                 Long.toString(LATENCY_CHECKPOINT_INTERVAL_MS))),
                                 fullTraffic,
                                 rate,
-                                fullJob.savepoint(),
+                                fullJob,
                                 dataDir.resolve("latency"));
+                rate = latency.recordsPerSecond();
             }
 
             LiveLoad.Result live =
@@ -360,7 +373,8 @@ public final class Bench {
                     Instant.now().truncatedTo(ChronoUnit.SECONDS),
                     groups,
                     cluster,
-                    live);
+                    live,
+                    liveJobs);
         } finally {
             TempDirs.delete(dataDir);
         }
@@ -398,6 +412,32 @@ public final class Bench {
                 config,
                 traffic,
                 traffic.counterEvents() - generator.deletions() + generator.deletionDeliveries(),
+                dataDir);
+    }
+
+    /**
+     * The job on {@code workload}'s records again, with {@link Options#liveShare} of the receivers
+     * registered live before it starts: what users with a live stream cost beside the run with
+     * none, whose counts wait for the background flush.
+     */
+    JobFigures runLive(EmbeddedKafka kafka, String workload, Traffic traffic, Path dataDir)
+            throws Exception {
+        UnreadConfig config = config(kafka, workload, workload + "-live", Map.of());
+        int users =
+                RedisKeys.registerLive(
+                        config.redisEndpoint(),
+                        config.redisKeyPrefix,
+                        traffic.workload(),
+                        options.liveShare());
+        say("%,d users live (%.0f%% of the receivers)", users, options.liveShare() * 100);
+        return runJob(
+                config,
+                traffic.named(
+                        String.format(
+                                Locale.ROOT,
+                                "%s, %.0f%% live",
+                                traffic.name(),
+                                options.liveShare() * 100)),
                 dataDir);
     }
 
@@ -468,11 +508,26 @@ public final class Bench {
             UnreadConfig config,
             TrafficGenerator traffic,
             double rate,
-            String savepoint,
+            JobFigures full,
             Path dataDir)
             throws Exception {
-        try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, savepoint)) {
+        try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, full.savepoint())) {
             job.awaitRunning(START_TIMEOUT);
+            double sustained = Double.NaN;
+            if (options.latencyRecordsPerSecond() == 0 && !options.sustainWindow().isZero()) {
+                Traffic published = full.traffic();
+                sustained =
+                        SustainedRate.find(
+                                job,
+                                config,
+                                traffic,
+                                published.records() * 1e9 / full.nanos(),
+                                (double) published.counterEvents() / published.records(),
+                                options.sustainWindow(),
+                                line -> say("%s", line));
+                rate = SustainedRate.LATENCY_SHARE * sustained;
+                say("latency at %,.0f records/s", rate);
+            }
             long firstProbeUser =
                     options.fullWorkload().firstUserId()
                             + options.fullWorkload().receivers()
@@ -484,7 +539,8 @@ public final class Bench {
                     options.probesPerSecond(),
                     options.latencyWarmUp(),
                     options.latency(),
-                    firstProbeUser);
+                    firstProbeUser,
+                    sustained);
         }
     }
 

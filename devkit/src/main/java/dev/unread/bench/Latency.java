@@ -2,6 +2,7 @@ package dev.unread.bench;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Count;
+import dev.unread.contract.RedisNames;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.generator.TrafficGenerator;
@@ -14,6 +15,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntPredicate;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -36,6 +39,12 @@ final class Latency {
     /** Users the probes go to: few enough for one MGET, enough that each gets a probe rarely. */
     static final int PROBE_USERS = 50;
 
+    /**
+     * The first half of the probe users are registered live, so their counts are written every
+     * flush interval; the others' wait for the background flush (issue 35).
+     */
+    static final int LIVE_PROBE_USERS = PROBE_USERS / 2;
+
     private static final long PROBE_SENDER_BASE = 9_000_000_000_000_000L;
     private static final long WATCH_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
@@ -48,13 +57,22 @@ final class Latency {
      */
     record Window(int probes, int landed, double p50Millis, double p99Millis, double maxMillis) {
         static Window of(double[] latencies, int from, int to) {
+            return of(latencies, from, to, probe -> true);
+        }
+
+        /** The probes from {@code from} to {@code to} that {@code which} takes. */
+        static Window of(double[] latencies, int from, int to, IntPredicate which) {
+            int[] probes = IntStream.range(from, to).filter(which).toArray();
             double[] seen =
-                    Arrays.stream(latencies, from, to).filter(l -> !Double.isNaN(l)).toArray();
+                    Arrays.stream(probes)
+                            .mapToDouble(p -> latencies[p])
+                            .filter(l -> !Double.isNaN(l))
+                            .toArray();
             if (seen.length == 0) {
-                return new Window(to - from, 0, Double.NaN, Double.NaN, Double.NaN);
+                return new Window(probes.length, 0, Double.NaN, Double.NaN, Double.NaN);
             }
             return new Window(
-                    to - from,
+                    probes.length,
                     seen.length,
                     Percentiles.nearestRank(seen, 50),
                     Percentiles.nearestRank(seen, 99),
@@ -66,8 +84,18 @@ final class Latency {
      * @param afterRestore the probes sent while the restored job caught up with its first touches
      *     (rewriting every count it meets once, see UnreadCounter) and the JIT compiled it
      * @param steady the probes sent after that: the job as it runs, through its checkpoints
+     * @param steadyLive of those, the probes to live users
+     * @param steadyOther of those, the probes to users nobody watches
+     * @param sustainedRecordsPerSecond the rate the job sustained ({@link SustainedRate}), which
+     *     {@code recordsPerSecond} is a share of; NaN when the rate was given
      */
-    record Result(double recordsPerSecond, Window afterRestore, Window steady) {
+    record Result(
+            double recordsPerSecond,
+            Window afterRestore,
+            Window steady,
+            Window steadyLive,
+            Window steadyOther,
+            double sustainedRecordsPerSecond) {
         int probes() {
             return afterRestore.probes() + steady.probes();
         }
@@ -103,8 +131,10 @@ final class Latency {
             double probesPerSecond,
             Duration warmUp,
             Duration duration,
-            long firstProbeUser)
+            long firstProbeUser,
+            double sustainedRecordsPerSecond)
             throws Exception {
+        registerLiveProbeUsers(config, firstProbeUser);
         int warmUpProbes = (int) (probesPerSecond * warmUp.toMillis() / 1000);
         int probes = warmUpProbes + (int) Math.max(1, probesPerSecond * duration.toMillis() / 1000);
         AtomicLongArray sentAt = new AtomicLongArray(probes);
@@ -151,7 +181,28 @@ final class Latency {
         return new Result(
                 recordsPerSecond,
                 Window.of(latencies, 0, warmUpProbes),
-                Window.of(latencies, warmUpProbes, probes));
+                Window.of(latencies, warmUpProbes, probes),
+                Window.of(latencies, warmUpProbes, probes, Latency::toLiveUser),
+                Window.of(latencies, warmUpProbes, probes, p -> !toLiveUser(p)),
+                sustainedRecordsPerSecond);
+    }
+
+    private static boolean toLiveUser(int probe) {
+        return probe % PROBE_USERS < LIVE_PROBE_USERS;
+    }
+
+    /** For an hour, longer than any run: as the API does for a stream that stays open. */
+    private static void registerLiveProbeUsers(UnreadConfig config, long firstProbeUser) {
+        double until = System.currentTimeMillis() + 60 * 60 * 1000.0;
+        Map<String, Double> live = new HashMap<>();
+        for (int u = 0; u < LIVE_PROBE_USERS; u++) {
+            live.put(Long.toString(firstProbeUser + u), until);
+        }
+        try (UnifiedJedis redis =
+                config.redisEndpoint()
+                        .client("unread-bench-latency", 2000, new ConnectionPoolConfig())) {
+            redis.zadd(RedisNames.liveUsersKey(config.redisKeyPrefix), live);
+        }
     }
 
     private static KafkaProducer<byte[], byte[]> probeProducer(UnreadConfig config) {

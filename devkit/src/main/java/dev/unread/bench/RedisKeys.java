@@ -1,6 +1,9 @@
 package dev.unread.bench;
 
 import dev.unread.contract.RedisEndpoint;
+import dev.unread.contract.RedisNames;
+import dev.unread.generator.Workload;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -142,6 +145,30 @@ final class RedisKeys {
                     }
                 });
         return between;
+    }
+
+    /**
+     * Adds {@code share} of {@code workload}'s receivers to the live users under {@code prefix} for
+     * a day, as the API does for a stream that stays open (every fifth for 0.2, spread over the
+     * receivers, whose activity falls with their id): the job writes their counts every flush
+     * interval and publishes their changes, everyone else's every background interval.
+     *
+     * @return the users added
+     */
+    static int registerLive(RedisEndpoint redis, String prefix, Workload workload, double share) {
+        double until = System.currentTimeMillis() + 24 * 60 * 60 * 1000.0;
+        Map<String, Double> live = new HashMap<>();
+        for (long i = 0; i < workload.receivers(); i++) {
+            if (Math.floor((i + 1) * share) > Math.floor(i * share)) {
+                live.put(Long.toString(workload.firstUserId() + i), until);
+            }
+        }
+        if (!live.isEmpty()) {
+            try (UnifiedJedis jedis = connect(redis)) {
+                jedis.zadd(RedisNames.liveUsersKey(prefix), live);
+            }
+        }
+        return live.size();
     }
 
     private static UnifiedJedis connect(RedisEndpoint redis) {

@@ -222,7 +222,8 @@ public final class BenchCommand implements Callable<Integer> {
             paramLabel = "N",
             defaultValue = "0",
             description =
-                    "its background records/s (default ${DEFAULT-VALUE}: half the"
+                    "its background records/s (default ${DEFAULT-VALUE}: 0.8 times the rate the"
+                            + " job sustains, see --sustain-seconds; with that 0 too, half the"
                             + " measured rate)")
     long latencyRate;
 
@@ -302,6 +303,27 @@ public final class BenchCommand implements Callable<Integer> {
                     "share of conversation messages deleted in one more run of the full records,"
                             + " for what deletions cost (default ${DEFAULT-VALUE}; 0: skip)")
     double deletedShare;
+
+    @Option(
+            names = "--sustain-seconds",
+            paramLabel = "S",
+            defaultValue = "60",
+            description =
+                    "how long each try publishes while the bench looks for the rate the job"
+                            + " sustains with the producer running; latency is measured at 0.8"
+                            + " times it (default ${DEFAULT-VALUE}; 0, or --latency-rate: no"
+                            + " search)")
+    long sustainSeconds;
+
+    @Option(
+            names = "--live-share",
+            paramLabel = "F",
+            defaultValue = "0.2",
+            description =
+                    "share of the receivers registered live in one more run of each workload, whose"
+                            + " counts are written every flush interval, beside the runs with none"
+                            + " (default ${DEFAULT-VALUE}; 0: skip)")
+    double liveShare;
 
     @Option(
             names = "--out",
@@ -501,7 +523,16 @@ public final class BenchCommand implements Callable<Integer> {
                 redisCluster,
                 atLeast("--warm-up-events", warmUpEvents, 0),
                 Duration.ofSeconds(atLeast("--latency-warm-up-seconds", latencyWarmUpSeconds, 0)),
-                deletedShare > 0 ? full.toBuilder().deletedShare(deletedShare).build() : null);
+                deletedShare > 0 ? full.toBuilder().deletedShare(deletedShare).build() : null,
+                share("--live-share", liveShare),
+                Duration.ofSeconds(atLeast("--sustain-seconds", sustainSeconds, 0)));
+    }
+
+    private static double share(String flag, double value) {
+        if (value < 0 || value > 1) {
+            throw new IllegalArgumentException(flag + " must be within 0..1, was " + value);
+        }
+        return value;
     }
 
     private static long atLeast(String flag, long value, long min) {

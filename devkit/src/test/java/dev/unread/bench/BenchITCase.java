@@ -61,7 +61,9 @@ class BenchITCase {
                         true,
                         WARM_UP_EVENTS,
                         Duration.ofSeconds(1),
-                        full.toBuilder().deletedShare(0.02).build());
+                        full.toBuilder().deletedShare(0.02).build(),
+                        0.2,
+                        Duration.ofSeconds(2));
         String prefix = TestRedis.uniquePrefix();
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         BenchReport report;
@@ -96,6 +98,14 @@ class BenchITCase {
             assertThat(job.commandsBySink()).containsKey("Redis counts: Writer");
             assertThat(job.commandsBySink().values().stream().mapToLong(Long::longValue).sum())
                     .isEqualTo(job.redisCommands());
+        }
+        // The same records again with a fifth of the receivers live: their counts written every
+        // flush interval, with their versions and change messages.
+        assertThat(report.liveJobs()).hasSize(2);
+        for (Bench.JobFigures live : report.liveJobs()) {
+            assertThat(live.traffic().records()).isEqualTo(RECORDS);
+            assertThat(live.callsByCommand()).containsKey("publish");
+            assertThat(live.state().badgeMismatches()).isZero();
         }
         assertThat(badgeJob.badgeKeys().keys()).isPositive();
         assertThat(badgeJob.badgeKeys().bytesPerKey()).isPositive();

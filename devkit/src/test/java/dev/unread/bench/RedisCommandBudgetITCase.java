@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.assertj.core.api.Condition;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,10 +24,13 @@ import org.junit.jupiter.api.Test;
  * that the cost of version 2 cannot creep back unnoticed: a new command per user, field or flush
  * shows here as a rise of its share of the commands.
  *
- * <p>Not timed, and not at the mercy of flush timing: the flush interval is an hour and the first
- * checkpoint comes after the records are counted, so the sinks send each key's last value once (and
- * when a buffer fills, at points set by the records). The budgets are this build's counts with a
- * tenth on top; lower them when a change lowers the counts.
+ * <p>Not timed, and not at the mercy of flush timing: the flush interval is an hour, the background
+ * interval two, and the first checkpoint comes after the records are counted, so the sinks send
+ * each key's last value once (and when a buffer fills, at points set by the records: there, the
+ * live users' counts). Each workload runs twice: with no user live, and with a fifth of the
+ * receivers live (issue 35), whose counts each full buffer writes with their versions and change
+ * messages. The budgets are this build's counts with a tenth on top; lower them when a change
+ * lowers the counts.
  */
 class RedisCommandBudgetITCase {
 
@@ -50,10 +54,18 @@ class RedisCommandBudgetITCase {
 
     private static final double BADGE_MEASURED = 0.0256;
 
-    /** The same, 10% on top. */
-    private static final double FULL_BUDGET = FULL_MEASURED * 1.1;
+    /**
+     * The same with a fifth of the receivers live: full 0.2538, badge-only 0.0358. A live user's
+     * counts are written at every full buffer with its version and message (SETEX, PUBLISH), so
+     * they are coalesced over a buffer, not over the run; with no user live the background tier
+     * holds every count to the checkpoint, as the hour-long interval did before it, so the figures
+     * without live users are unchanged (0.2430 and 0.0256 measured with it).
+     */
+    private static final double FULL_LIVE_MEASURED = 0.2538;
 
-    private static final double BADGE_BUDGET = BADGE_MEASURED * 1.1;
+    private static final double BADGE_LIVE_MEASURED = 0.0358;
+
+    private static final double LIVE_SHARE = 0.2;
 
     @Test
     void theJobSendsNoMoreRedisCommandsPerMessageThanItsBudget() throws Exception {
@@ -68,6 +80,7 @@ class RedisCommandBudgetITCase {
             settings.put("jdbc-url", db.jdbcUrl());
             settings.put("jdbc-user", db.name);
             settings.put("flush-interval-ms", "3600000");
+            settings.put("background-flush-interval-ms", "7200000");
             settings.put("checkpoint-interval-ms", "15000");
             ByteArrayOutputStream progress = new ByteArrayOutputStream();
             Bench bench =
@@ -84,17 +97,25 @@ class RedisCommandBudgetITCase {
                 Bench.JobFigures job = bench.runJob(config, traffic, dataDir.resolve(name));
                 perMessage.put(name, job.commandsPerMessage());
                 RedisKeys.deleteUnder(config.redisEndpoint(), config.redisKeyPrefix);
+                Bench.JobFigures live =
+                        bench.runLive(kafka, name, traffic, dataDir.resolve(name + "-live"));
+                perMessage.put(name + ", live", live.commandsPerMessage());
             }
         } finally {
             TempDirs.delete(dataDir);
         }
 
-        assertThat(perMessage.get("badge-only"))
-                .as("Redis commands per message, badge-only (%s)", perMessage)
-                .isLessThanOrEqualTo(BADGE_BUDGET);
-        assertThat(perMessage.get("full"))
-                .as("Redis commands per message, full (%s)", perMessage)
-                .isLessThanOrEqualTo(FULL_BUDGET);
+        assertThat(perMessage)
+                .as("Redis commands per message, at most a tenth over this build's")
+                .hasEntrySatisfying("badge-only", within(BADGE_MEASURED))
+                .hasEntrySatisfying("full", within(FULL_MEASURED))
+                .hasEntrySatisfying("badge-only, live", within(BADGE_LIVE_MEASURED))
+                .hasEntrySatisfying("full, live", within(FULL_LIVE_MEASURED));
+    }
+
+    private static Condition<Double> within(double measured) {
+        return new Condition<>(
+                perMessage -> perMessage <= measured * 1.1, "at most %.4f", measured * 1.1);
     }
 
     private static Bench.Options options(Workload badge, Workload full) {
@@ -114,6 +135,8 @@ class RedisCommandBudgetITCase {
                 false,
                 0,
                 Duration.ZERO,
-                null);
+                null,
+                LIVE_SHARE,
+                Duration.ZERO);
     }
 }

@@ -32,6 +32,12 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  * silently; what it held is replayed from the last checkpoint. Timers run in the task's thread,
  * never alongside {@link #write}.
  *
+ * <p>A buffer may hold some updates back from the flushes of the interval ({@link
+ * Buffer#dueCommands}: the counts of users nobody watches); with a background interval longer than
+ * the flush interval, everything it holds is sent one background interval after the first record
+ * that followed the last such send, and at every {@link #flush}, so a checkpoint still completes
+ * only after everything before its barrier is in Redis.
+ *
  * <p>Metrics on the writer's group: {@value #COMMANDS_METRIC} (commands Redis acknowledged),
  * {@value #COALESCED_METRIC} (updates absorbed by a later one), {@value #WRONG_TYPE_METRIC} (keys
  * of the wrong type replaced, see {@link RedisConnection}), {@value #FLUSHES_METRIC} and {@value
