@@ -91,8 +91,11 @@ public final class Oracle {
     /** conversationId → participants(C): none whose newest membership event is MEMBER_LEFT. */
     private final Map<Long, Set<Long>> participants = new TreeMap<>();
 
-    /** userId → the conversations the user sent a reply in. */
-    private final Map<Long, Set<Long>> repliesSentIn = new TreeMap<>();
+    /**
+     * userId → the conversations the user sent a reply in, or a message to themselves that mentions
+     * them.
+     */
+    private final Map<Long, Set<Long>> ownMessagesIn = new TreeMap<>();
 
     private final OracleThreads threads;
 
@@ -117,8 +120,8 @@ public final class Oracle {
                 Set<Long> p = participants.computeIfAbsent(e.conversationId, c -> new TreeSet<>());
                 p.add(e.senderId);
                 p.add(e.userId);
-                if (e.isReply()) {
-                    repliesSentIn
+                if (e.isReply() || (e.senderId == e.userId && e.mentioned)) {
+                    ownMessagesIn
                             .computeIfAbsent(e.senderId, u -> new TreeSet<>())
                             .add(e.conversationId);
                 }
@@ -144,7 +147,7 @@ public final class Oracle {
                 continue;
             }
             if (e.threadSeq > 0) {
-                repliesSentIn
+                ownMessagesIn
                         .computeIfAbsent(e.senderId, u -> new TreeSet<>())
                         .add(e.conversationId);
             }
@@ -398,11 +401,12 @@ public final class Oracle {
     }
 
     /**
-     * userId → the conversations the user sent a reply in, sorted: the job keeps the reply's
-     * thread, which the user follows, in the record of its conversation.
+     * userId → the conversations the user sent a reply in, or a message to themselves that mentions
+     * them, sorted: the job keeps the reply's thread, which the user follows, or the root that
+     * names them, in the record of its conversation.
      */
-    public Map<Long, Set<Long>> repliesSentIn() {
-        return Collections.unmodifiableMap(repliesSentIn);
+    public Map<Long, Set<Long>> ownMessagesIn() {
+        return Collections.unmodifiableMap(ownMessagesIn);
     }
 
     /**

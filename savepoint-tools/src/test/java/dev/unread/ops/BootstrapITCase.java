@@ -624,8 +624,8 @@ class BootstrapITCase {
                         .addAll(oracle.conversationsOf(user));
             }
             // A user's own reply is kept, in a thread the user follows, in the record of the
-            // conversation it was sent in.
-            oracle.repliesSentIn()
+            // conversation it was sent in; so is a message to themselves that mentions them.
+            oracle.ownMessagesIn()
                     .forEach(
                             (user, sentIn) ->
                                     conversations
