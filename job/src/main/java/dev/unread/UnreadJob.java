@@ -108,6 +108,9 @@ public final class UnreadJob {
     private final long maxFutureSkewMs;
     private final int maxReceiptParticipants;
 
+    /** See {@link UnreadConfig#TRACK_ROOT_SENDERS}. */
+    private boolean trackRootSenders;
+
     /** A job that keeps every user's state forever, with the default bound on future times. */
     public UnreadJob(
             Source<RawRecord, ?, ?> messages,
@@ -146,22 +149,32 @@ public final class UnreadJob {
         this.maxReceiptParticipants = maxReceiptParticipants;
     }
 
+    /**
+     * Whether a root's sender follows its thread by default when the replies do not name them
+     * ({@code --track-root-senders}): every conversation message then goes to its sender's key too.
+     */
+    public UnreadJob trackingRootSenders(boolean track) {
+        this.trackRootSenders = track;
+        return this;
+    }
+
     /** The production wiring: Kafka in, Redis, MySQL and Kafka out. */
     public static UnreadJob forProduction(UnreadConfig config) {
         return new UnreadJob(
-                KafkaRawRecords.source(config, config.messagesTopic),
-                KafkaRawRecords.source(config, config.readsTopic),
-                KafkaRawRecords.source(config, config.conversationsTopic),
-                new Outputs(
-                        new RedisCounts(config),
-                        new RedisReceipts(config),
-                        MySqlCursors.userActivity(config),
-                        MySqlCursors.conversationMember(config),
-                        new RedisReaders(config),
-                        KafkaDeadLetters.sink(config)),
-                config.idleStateDays,
-                config.maxFutureSkewMs,
-                config.receiptParticipantsMax);
+                        KafkaRawRecords.source(config, config.messagesTopic),
+                        KafkaRawRecords.source(config, config.readsTopic),
+                        KafkaRawRecords.source(config, config.conversationsTopic),
+                        new Outputs(
+                                new RedisCounts(config),
+                                new RedisReceipts(config),
+                                MySqlCursors.userActivity(config),
+                                MySqlCursors.conversationMember(config),
+                                new RedisReaders(config),
+                                KafkaDeadLetters.sink(config)),
+                        config.idleStateDays,
+                        config.maxFutureSkewMs,
+                        config.receiptParticipantsMax)
+                .trackingRootSenders(config.trackRootSenders);
     }
 
     public static void main(String[] args) throws Exception {
@@ -284,13 +297,13 @@ public final class UnreadJob {
                 conversationEvents
                         .union(fanOutParticipants, toCounter.getSideOutput(ReplyRouting.REPLIES))
                         .keyBy(event -> event.conversationId, Types.LONG)
-                        .process(new GroupFanOut())
+                        .process(new GroupFanOut(trackRootSenders))
                         .uid(FAN_OUT_UID)
                         .name(FAN_OUT_NAME);
 
         DataStream<ChatEvent> ownMessages =
                 messageEvents
-                        .flatMap(new OwnMessages())
+                        .flatMap(new OwnMessages(trackRootSenders))
                         .uid(OWN_MESSAGES_UID)
                         .name("own messages to their senders");
 
@@ -301,7 +314,7 @@ public final class UnreadJob {
                         .transform(
                                 COUNTER_NAME,
                                 TypeInformation.of(UnreadCount.class),
-                                new UnreadCounterOperator(idleStateDays))
+                                new UnreadCounterOperator(idleStateDays, trackRootSenders))
                         .uid(COUNTER_UID)
                         .name(COUNTER_NAME);
 

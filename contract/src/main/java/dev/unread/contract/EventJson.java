@@ -213,6 +213,14 @@ public final class EventJson {
         return message.substring(0, message.length() - 1) + ",\"threadSeq\":" + threadSeq + "}";
     }
 
+    /**
+     * {@code reply}, a reply on either topic, naming its root's sender: {@code "rootSenderId"}
+     * appended, whatever its value.
+     */
+    public static String withRootSender(String reply, long rootSenderId) {
+        return reply.substring(0, reply.length() - 1) + ",\"rootSenderId\":" + rootSenderId + "}";
+    }
+
     /** A {@code chat-reads} THREAD_READ value. */
     public static String threadRead(
             long userId, long conversationId, long threadSeq, long readSeq, long readAt) {

@@ -71,6 +71,14 @@ public final class UnreadConfig implements Serializable {
                                     + " participant it concerns in conversations of at most this"
                                     + " many participants");
 
+    public static final Setting<Boolean> TRACK_ROOT_SENDERS =
+            Setting.bool("track-root-senders", false)
+                    .described(
+                            "`true`: a root's sender follows its thread by default though its"
+                                    + " replies carry no `rootSenderId` (producers of version 3),"
+                                    + " at the cost of every conversation message reaching its"
+                                    + " sender's state");
+
     /** Every setting of the job, in the order help and docs/contract.md list them. */
     private static final List<Setting<?>> SETTINGS =
             List.of(
@@ -95,7 +103,8 @@ public final class UnreadConfig implements Serializable {
                     CHECKPOINT_INTERVAL_MS,
                     IDLE_STATE_DAYS,
                     MAX_FUTURE_SKEW_MS,
-                    RECEIPT_PARTICIPANTS_MAX);
+                    RECEIPT_PARTICIPANTS_MAX,
+                    TRACK_ROOT_SENDERS);
 
     /** The settings a flag may give (no secret), by flag name, with their defaults. */
     private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
@@ -171,6 +180,9 @@ public final class UnreadConfig implements Serializable {
      */
     public final int receiptParticipantsMax;
 
+    /** A root's sender follows its thread though the replies do not name them; see the setting. */
+    public final boolean trackRootSenders;
+
     /** Every setting's text as read, for the tools that must configure another part alike. */
     private final HashMap<String, String> texts = new HashMap<>();
 
@@ -228,6 +240,7 @@ public final class UnreadConfig implements Serializable {
         maxFutureSkewMs = get(MAX_FUTURE_SKEW_MS);
         // A limit past what an int holds is no limit: no conversation has that many participants.
         receiptParticipantsMax = (int) Math.min(get(RECEIPT_PARTICIPANTS_MAX), Integer.MAX_VALUE);
+        trackRootSenders = get(TRACK_ROOT_SENDERS);
     }
 
     /**

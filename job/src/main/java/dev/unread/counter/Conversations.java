@@ -36,6 +36,9 @@ final class Conversations {
     private final UserStates states;
     private final UserTotals totals;
 
+    /** Whether sending a root makes its sender follow its thread by default. */
+    private final boolean trackRootSenders;
+
     /** The conversation being changed: one event at a time. */
     private long conversationId;
 
@@ -47,9 +50,10 @@ final class Conversations {
     /** What it showed before the event. */
     private ConversationView before;
 
-    Conversations(UserStates states, UserTotals totals) {
+    Conversations(UserStates states, UserTotals totals, boolean trackRootSenders) {
         this.states = states;
         this.totals = totals;
+        this.trackRootSenders = trackRootSenders;
     }
 
     /**
@@ -86,12 +90,16 @@ final class Conversations {
     }
 
     /**
-     * A user's own conversation message counts toward nothing: it is noted in the conversation's
-     * record as a root the user follows by default, without the counts being read or written out,
-     * unless a thread of it came first and must learn so.
+     * A user's own conversation message counts toward nothing. When root senders are tracked, or it
+     * mentions the user, it is noted in the conversation's record as a root the user follows by
+     * default, without the counts being read or written out, unless a thread of it came first and
+     * must learn so.
      */
     private boolean ownMessage(ChatEvent message, InboxState user, Collector<UnreadCount> out)
             throws Exception {
+        if (!trackRootSenders && !message.mentioned) {
+            return false;
+        }
         ConversationState own = states.conversation(message.conversationId);
         if (!states.threads.noteInvolved(message, own)) {
             return false;

@@ -50,7 +50,11 @@ public final class ThreadSets {
 
     /** Kept only for a thread cursor or a follow fact: nothing unread, no deletion, no part. */
     static boolean isBare(ThreadState t) {
-        return !t.isEmpty() && t.unreadCount == 0 && t.deletedCount == 0 && !t.involved;
+        return !t.isEmpty()
+                && t.unreadCount == 0
+                && t.deletedCount == 0
+                && !t.involved
+                && t.tookPartAt == 0;
     }
 
     /**

@@ -26,14 +26,18 @@ import org.apache.flink.util.Collector;
  * difference each thread event makes, so the totals never walk the threads; {@link Totals} applies
  * the membership and the preference to it, as it does to the conversation's own counts.
  *
- * <p>Who follows by default: the sender of the root or of a reply, and whoever either mentions. A
- * reply carries its thread, so a reply the user sent (the copy every message sends to its sender's
- * key, see GroupFanOut and OwnMessages) or that mentions them marks the thread. A root does not
- * know it is one until a reply comes, possibly long after, or before it; so the seqs of the
- * conversation messages the user sent or was mentioned in are kept (a {@link ConversationSeqs} set
- * in the conversation's record while small, in {@link StateSchema#INVOLVED} past that, a few bytes
- * a seq) and a thread's first reply looks its root up there. That set grows with the user's own
- * messages and mentions, never with other people's messages.
+ * <p>Who follows: the user's newest fact about the thread, an explicit {@code THREAD_FOLLOWED} at
+ * its {@code setAt}, or a reply the user sent or is mentioned in at its {@code sentAt} (the
+ * explicit one on a tie); with no fact, the default ({@link ThreadState#follows}). Each is a
+ * maximum or a flag, so any order of the facts ends the same. A reply carries its thread, so a
+ * reply the user sent (the copy a reply sends to its sender's key, see GroupFanOut and OwnMessages)
+ * or that mentions them is a fact at once, and one naming the user as its root's sender ({@code
+ * rootSenderId}) makes the default. A root does not know it is one until a reply comes, possibly
+ * long after, or before it; so the seqs of the conversation messages the user was mentioned in
+ * (and, with {@code --track-root-senders}, sent) are kept (a {@link ConversationSeqs} set in the
+ * conversation's record while small, in {@link StateSchema#INVOLVED} past that, a few bytes a seq)
+ * and a thread's first reply looks its root up there. That set grows with the user's mentions (and
+ * tracked own messages), never with other people's messages.
  *
  * <p>State is bounded per user by the threads with unread replies (their seqs in the same
  * compressed sets as conversations), plus the threads the user took part in, plus at most {@link
@@ -91,9 +95,9 @@ public final class Threads {
     }
 
     /**
-     * A conversation message the user sent or is mentioned in: keeps its seq in the conversation's
-     * state as a root the user follows by default; true when it was not kept yet, and the state
-     * must be stored.
+     * A conversation message that makes the user follow its thread by default (it mentions them, or
+     * they sent it and root senders are tracked): keeps its seq in the conversation's state; true
+     * when it was not kept yet, and the state must be stored.
      */
     boolean noteInvolved(ChatEvent m, ConversationState conversation) throws Exception {
         return involved.add(m.conversationId, conversation, m.seq);
@@ -133,7 +137,11 @@ public final class Threads {
         Tuple2<Long, Long> key = Tuple2.of(m.conversationId, m.threadSeq);
         ThreadState t = begin(key);
         boolean stored = create(key, t, conversation);
-        if ((own || m.mentioned) && !t.involved) {
+        if ((own || m.mentioned) && m.time > t.tookPartAt) {
+            t.tookPartAt = m.time;
+            stored = true;
+        }
+        if (m.rootSenderId == m.userId && !t.involved) {
             t.involved = true;
             stored = true;
         }
@@ -175,7 +183,10 @@ public final class Threads {
         return settle(read.userId, key, t, stored, conversation, out) | indexed;
     }
 
-    /** THREAD_FOLLOWED: the largest {@code setAt} wins, and on a tie not following. */
+    /**
+     * THREAD_FOLLOWED: the largest {@code setAt} wins, and on a tie not following; it holds against
+     * the user's part in replies up to its {@code setAt} (see {@link ThreadState#follows}).
+     */
     boolean follow(ChatEvent follow, ConversationState conversation, Collector<UnreadCount> out)
             throws Exception {
         boolean indexed = sets.build(follow.conversationId, conversation);

@@ -63,6 +63,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     /** Idle days after which a user's state is cleared; 0 keeps state forever. */
     private final long idleStateDays;
 
+    private final boolean trackRootSenders;
+
     private transient UserStates states;
     private transient Badge badge;
     private transient UserTotals totals;
@@ -75,6 +77,15 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     }
 
     public UnreadCounter(long idleStateDays) {
+        this(idleStateDays, false);
+    }
+
+    /**
+     * {@code trackRootSenders}: a conversation message's sender follows its threads by default
+     * (version 3's way, {@code --track-root-senders}), for producers whose replies do not name
+     * their root's sender; the job then also sends every conversation message to its sender's key.
+     */
+    public UnreadCounter(long idleStateDays, boolean trackRootSenders) {
         if (idleStateDays < 0 || idleStateDays > MAX_IDLE_STATE_DAYS) {
             throw new IllegalArgumentException(
                     "idleStateDays must be >= 0 and at most "
@@ -84,6 +95,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                             + "; 0 keeps state forever");
         }
         this.idleStateDays = idleStateDays;
+        this.trackRootSenders = trackRootSenders;
     }
 
     @Override
@@ -95,7 +107,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         states = new UserStates(getRuntimeContext(), incarnation);
         badge = new Badge(states);
         totals = new UserTotals(states);
-        conversations = new Conversations(states, totals);
+        conversations = new Conversations(states, totals, trackRootSenders);
         expiry = new Expiry(states, idleStateDays);
     }
 

@@ -62,8 +62,14 @@ public final class UnreadCounterOperator
     private transient boolean stateOlder;
     private transient boolean stateOfVersion1;
 
+    /** Without {@code --track-root-senders}. */
     public UnreadCounterOperator(long idleStateDays) {
-        super(new UnreadCounter(idleStateDays));
+        this(idleStateDays, false);
+    }
+
+    /** {@code trackRootSenders}: see {@link UnreadCounter#UnreadCounter(long, boolean)}. */
+    public UnreadCounterOperator(long idleStateDays, boolean trackRootSenders) {
+        super(new UnreadCounter(idleStateDays, trackRootSenders));
         this.idleStateDays = idleStateDays;
     }
 

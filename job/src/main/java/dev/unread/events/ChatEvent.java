@@ -33,6 +33,8 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  *       makes followers as any message does, and toward no unread, mention or thread count.
  *   <li>{@code threadSeq}: MESSAGE: the root's seq of a reply, 0 for a conversation message;
  *       THREAD_READ, THREAD_FOLLOWED: the thread's root seq; 0 otherwise.
+ *   <li>{@code rootSenderId}: MESSAGE of a reply: the sender of its root when the producer named it
+ *       (whoever it is makes the thread followed by default), 0 when not; 0 otherwise.
  * </ul>
  *
  * <p>Crosses the network with {@link ChatEventSerializer}.
@@ -69,6 +71,7 @@ public class ChatEvent {
     public boolean mentioned;
     public boolean deleted;
     public long threadSeq;
+    public long rootSenderId;
 
     public ChatEvent() {}
 
@@ -189,13 +192,23 @@ public class ChatEvent {
                 && time == that.time
                 && mentioned == that.mentioned
                 && deleted == that.deleted
-                && threadSeq == that.threadSeq;
+                && threadSeq == that.threadSeq
+                && rootSenderId == that.rootSenderId;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(
-                kind, userId, senderId, conversationId, seq, time, mentioned, deleted, threadSeq);
+                kind,
+                userId,
+                senderId,
+                conversationId,
+                seq,
+                time,
+                mentioned,
+                deleted,
+                threadSeq,
+                rootSenderId);
     }
 
     @Override
@@ -208,6 +221,7 @@ public class ChatEvent {
                         + userId
                         + (hasConversation() ? " c" + conversationId + "#" + seq : "")
                         + (isReply() ? " in " + threadSeq : "")
+                        + (rootSenderId > 0 ? " root by " + rootSenderId : "")
                         + (mentioned ? " mentioned" : "")
                         + (deleted ? " deleted" : "")
                         + " @"

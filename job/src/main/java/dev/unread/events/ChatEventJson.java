@@ -24,14 +24,19 @@ public final class ChatEventJson {
         switch (event.kind) {
             case MESSAGE:
                 if (event.isReply()) {
-                    return dev.unread.contract.EventJson.reply(
-                            event.senderId,
-                            event.userId,
-                            event.time,
-                            event.conversationId,
-                            event.seq,
-                            event.threadSeq,
-                            event.mentioned);
+                    String reply =
+                            dev.unread.contract.EventJson.reply(
+                                    event.senderId,
+                                    event.userId,
+                                    event.time,
+                                    event.conversationId,
+                                    event.seq,
+                                    event.threadSeq,
+                                    event.mentioned);
+                    return event.rootSenderId > 0
+                            ? dev.unread.contract.EventJson.withRootSender(
+                                    reply, event.rootSenderId)
+                            : reply;
                 }
                 return event.hasConversation()
                         ? dev.unread.contract.EventJson.message(

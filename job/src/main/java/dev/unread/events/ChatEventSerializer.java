@@ -15,12 +15,12 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Every {@link ChatEvent} crosses the network once, from the parsing tasks to the counting task of
- * its user: this writes it as a kind byte, six longs and a flag byte, without the reflection
- * Flink's POJO serializer pays per field, which a profile showed as a tenth of the counting task's
- * time. ChatEvent is never kept in state, so the format may change freely between versions. The
- * fields are written one by one, not walked from a list as the state serializers do: every event
- * passes here, and walking a list of lambdas cost the pass-through ceilings about a tenth of their
- * rate (docs/benchmarks.md, issue 34); ChatEventSerializerTest and the golden bytes pin the order.
+ * its user: this writes it as a kind byte, longs and a flag byte, without the reflection Flink's
+ * POJO serializer pays per field, which a profile showed as a tenth of the counting task's time.
+ * ChatEvent is never kept in state, so the format may change freely between versions. The fields
+ * are written one by one, not walked from a list as the state serializers do: every event passes
+ * here, and walking a list of lambdas cost the pass-through ceilings about a tenth of their rate
+ * (docs/benchmarks.md, issue 34); ChatEventSerializerTest and the golden bytes pin the order.
  */
 public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent> {
 
@@ -28,8 +28,8 @@ public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent
 
     private static final ChatEvent.Kind[] KINDS = ChatEvent.Kind.values();
 
-    /** A kind byte, six longs and a byte of flags. */
-    private static final int LENGTH = 1 + 6 * Long.BYTES + 1;
+    /** A kind byte, seven longs and a byte of flags. */
+    private static final int LENGTH = 1 + 7 * Long.BYTES + 1;
 
     private static final int MENTIONED = 1;
     private static final int DELETED = 2;
@@ -60,6 +60,7 @@ public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent
         reuse.mentioned = from.mentioned;
         reuse.deleted = from.deleted;
         reuse.threadSeq = from.threadSeq;
+        reuse.rootSenderId = from.rootSenderId;
         return reuse;
     }
 
@@ -78,6 +79,7 @@ public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent
         target.writeLong(event.time);
         target.writeByte((event.mentioned ? MENTIONED : 0) | (event.deleted ? DELETED : 0));
         target.writeLong(event.threadSeq);
+        target.writeLong(event.rootSenderId);
     }
 
     @Override
@@ -101,6 +103,7 @@ public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent
         reuse.mentioned = (flags & MENTIONED) != 0;
         reuse.deleted = (flags & DELETED) != 0;
         reuse.threadSeq = source.readLong();
+        reuse.rootSenderId = source.readLong();
         return reuse;
     }
 

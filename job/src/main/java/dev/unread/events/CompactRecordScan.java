@@ -143,6 +143,9 @@ final class CompactRecordScan {
             case 10:
                 bit = 1;
                 break;
+            case 12:
+                bit = 16;
+                break;
             case 14:
                 bit = 3;
                 break;

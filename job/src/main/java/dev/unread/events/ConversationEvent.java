@@ -22,6 +22,8 @@ import java.util.Objects;
  *       the receiver when the reply mentions them; empty when none and for the other kinds.
  *   <li>{@code threadSeq}: MESSAGE: the root's seq of a reply, 0 for a conversation message;
  *       RECEIVED_REPLY: the root's seq.
+ *   <li>{@code rootSenderId}: MESSAGE and RECEIVED_REPLY of a reply: its root's sender when the
+ *       producer named it, 0 when not.
  * </ul>
  *
  * <p>Never kept in state; crosses the network once, from parsing to the conversation's fan-out,
@@ -55,6 +57,7 @@ public class ConversationEvent {
     public long sentAt;
     public long[] mentions = NONE;
     public long threadSeq;
+    public long rootSenderId;
 
     public ConversationEvent() {}
 
@@ -105,6 +108,7 @@ public class ConversationEvent {
         e.conversationId = reply.conversationId;
         e.seq = reply.seq;
         e.threadSeq = reply.threadSeq;
+        e.rootSenderId = reply.rootSenderId;
         e.userId = reply.userId;
         e.senderId = reply.senderId;
         e.sentAt = reply.time;
@@ -169,12 +173,21 @@ public class ConversationEvent {
                 && senderId == that.senderId
                 && sentAt == that.sentAt
                 && threadSeq == that.threadSeq
+                && rootSenderId == that.rootSenderId
                 && Arrays.equals(mentions, that.mentions);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(kind, conversationId, seq, userId, senderId, sentAt, threadSeq)
+        return Objects.hash(
+                        kind,
+                        conversationId,
+                        seq,
+                        userId,
+                        senderId,
+                        sentAt,
+                        threadSeq,
+                        rootSenderId)
                 + 31 * Arrays.hashCode(mentions);
     }
 
@@ -186,6 +199,7 @@ public class ConversationEvent {
                         + "#"
                         + seq
                         + (threadSeq > 0 ? " in " + threadSeq : "")
+                        + (rootSenderId > 0 ? " root by " + rootSenderId : "")
                         + " from "
                         + senderId
                         + " @"
@@ -199,6 +213,7 @@ public class ConversationEvent {
                                 + seq
                                 + " in "
                                 + threadSeq
+                                + (rootSenderId > 0 ? " root by " + rootSenderId : "")
                                 + " "
                                 + senderId
                                 + "->"

@@ -34,7 +34,8 @@ public final class ConversationParser {
                     "senderId",
                     "sentAt",
                     "deletedAt",
-                    "threadSeq");
+                    "threadSeq",
+                    "rootSenderId");
 
     private final JsonFactory json =
             JsonFactory.builder()
@@ -88,6 +89,12 @@ public final class ConversationParser {
                     if (longs.containsKey("threadSeq") || errors.containsKey("threadSeq")) {
                         message.threadSeq =
                                 EventParser.threadSeq(requirePositive("threadSeq"), seq);
+                    }
+                    if (longs.containsKey("rootSenderId") || errors.containsKey("rootSenderId")) {
+                        if (message.threadSeq == 0) {
+                            throw new InvalidRecordException(EventParser.NO_THREAD_FOR_ROOT_SENDER);
+                        }
+                        message.rootSenderId = requirePositive("rootSenderId");
                     }
                     return message;
                 }

@@ -9,6 +9,7 @@ import static dev.unread.events.RecordFields.MESSAGE_ID;
 import static dev.unread.events.RecordFields.READ_AT;
 import static dev.unread.events.RecordFields.READ_SEQ;
 import static dev.unread.events.RecordFields.RECEIVER_ID;
+import static dev.unread.events.RecordFields.ROOT_SENDER_ID;
 import static dev.unread.events.RecordFields.SENDER_ID;
 import static dev.unread.events.RecordFields.SENT_AT;
 import static dev.unread.events.RecordFields.SEQ;
@@ -55,6 +56,9 @@ public final class EventParser {
                     .maxNumberLength(MAX_RECORD_BYTES)
                     .build();
 
+    /** Only a reply names its root's sender, on either topic. */
+    static final String NO_THREAD_FOR_ROOT_SENDER = "rootSenderId: needs threadSeq";
+
     private final JacksonRecordReader jackson = new JacksonRecordReader();
 
     /** False only in tests, which compare the compact scan with Jackson's parse. */
@@ -88,8 +92,11 @@ public final class EventParser {
             throw new InvalidRecordException("conversationId and seq must come together");
         }
         if (!conversation) {
-            if (((fields.present | fields.invalid) & THREAD_SEQ) != 0) {
+            if ((given & THREAD_SEQ) != 0) {
                 throw new InvalidRecordException("threadSeq: needs conversationId and seq");
+            }
+            if ((given & ROOT_SENDER_ID) != 0) {
+                throw new InvalidRecordException(NO_THREAD_FOR_ROOT_SENDER);
             }
             return ChatEvent.message(senderId, receiverId, sentAt);
         }
@@ -99,8 +106,14 @@ public final class EventParser {
         message.mentioned =
                 (fields.present & MENTIONED) != 0
                         && fields.values[RecordFields.bit(MENTIONED)] == 1;
-        if (((fields.present | fields.invalid) & THREAD_SEQ) != 0) {
+        if ((given & THREAD_SEQ) != 0) {
             message.threadSeq = threadSeq(fields.requirePositive("threadSeq", THREAD_SEQ), seq);
+        }
+        if ((given & ROOT_SENDER_ID) != 0) {
+            if (!message.isReply()) {
+                throw new InvalidRecordException(NO_THREAD_FOR_ROOT_SENDER);
+            }
+            message.rootSenderId = fields.requirePositive("rootSenderId", ROOT_SENDER_ID);
         }
         return message;
     }

@@ -35,9 +35,11 @@ import org.apache.flink.util.Collector;
  * message is kept to do either). A late MEMBER_LEFT still hides the leaver's counts at once, as any
  * newest LEFT does.
  *
- * <p>Every message also goes to its sender's own key, where it counts toward nothing but tells the
- * sender's thread state that the sender wrote it (see {@code Threads}): one record more per
- * message, whatever the group's size.
+ * <p>Every reply also goes to its sender's own key, where it counts toward nothing but tells the
+ * sender's thread state that the sender wrote it (see {@code Threads}): one record more per reply,
+ * whatever the group's size. A root's sender learns it follows from the replies that name it
+ * ({@code rootSenderId}); with {@code trackRootSenders} every message goes to its sender, so that
+ * the sender of a root follows its thread when the replies do not name them (version 3's way).
  *
  * <p>A duplicate or replayed message fans out again to the same members: the per-user state is a
  * set of seqs, so a repeated delivery changes nothing. A message to N members is N records, emitted
@@ -59,6 +61,8 @@ import org.apache.flink.util.Collector;
  */
 public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, ChatEvent> {
 
+    private final boolean trackRootSenders;
+
     private transient MapState<Long, long[]> members;
     private transient MapState<Long, Boolean> current;
     private transient ValueState<Long> lastMembershipSeq;
@@ -69,6 +73,15 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
 
     /** Emitted for every delivery: the record is serialized at once (the next stage is keyed). */
     private transient ChatEvent delivery;
+
+    /** Sends replies alone to their senders, as a job without {@code --track-root-senders}. */
+    public GroupFanOut() {
+        this(false);
+    }
+
+    public GroupFanOut(boolean trackRootSenders) {
+        this.trackRootSenders = trackRootSenders;
+    }
 
     @Override
     public void open(OpenContext openContext) {
@@ -120,13 +133,15 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
 
     private void fanOut(ConversationEvent message, Collector<ChatEvent> out) throws Exception {
         startDelivery(message);
-        delivery.userId = message.senderId;
-        delivery.mentioned = false;
-        out.collect(delivery);
+        if (message.threadSeq > 0 || trackRootSenders) {
+            delivery.userId = message.senderId;
+            delivery.mentioned = false;
+            out.collect(delivery);
+        }
         forEachMemberAt(
                 message.seq,
                 user -> {
-                    // The sender had its own copy above.
+                    // The sender had its own copy above, if any.
                     if (user != message.senderId) {
                         delivery.userId = user;
                         delivery.mentioned = message.mentions(user);
@@ -200,6 +215,7 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         delivery.seq = message.seq;
         delivery.time = message.sentAt;
         delivery.threadSeq = message.threadSeq;
+        delivery.rootSenderId = message.rootSenderId;
     }
 
     /**
@@ -225,6 +241,7 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         delivery.mentioned = false;
         delivery.deleted = false;
         delivery.threadSeq = 0;
+        delivery.rootSenderId = 0;
         out.collect(delivery);
     }
 

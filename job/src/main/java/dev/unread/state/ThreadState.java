@@ -13,8 +13,12 @@ package dev.unread.state;
  *       cursor are kept so that they never count again.
  *   <li>{@code following}, {@code followSetAt}: the {@code THREAD_FOLLOWED} with the largest {@code
  *       setAt} (false on a tie): 1 following, -1 not, 0 when none.
- *   <li>{@code involved}: the user sent the root or a reply, or is mentioned in one: whom a thread
- *       is followed by when no {@code THREAD_FOLLOWED} says otherwise.
+ *   <li>{@code involved}: a follow by default, older than any fact: a reply named the user as its
+ *       root's sender ({@code rootSenderId}), the root as sent mentioned the user, or (with {@code
+ *       --track-root-senders}) the user sent the root. In a record of version 3, whatever made the
+ *       user a follower but an explicit follow: the upgrade keeps it as a default.
+ *   <li>{@code tookPartAt}: the largest {@code sentAt} of a reply the user sent or is mentioned in,
+ *       an implicit follow at that time; 0 when none (a {@code sentAt} is at least 1).
  * </ul>
  */
 public class ThreadState {
@@ -30,11 +34,19 @@ public class ThreadState {
     /** The counter incarnation that last wrote the thread's counts out; see UnreadCounter. */
     public long refreshedIn;
 
+    public long tookPartAt;
+
     public ThreadState() {}
 
-    /** follows(U,C,T). */
+    /**
+     * follows(U,C,T): the newest fact, the explicit one on a tie with an implicit one; with no
+     * fact, the default.
+     */
     public boolean follows() {
-        return following != 0 ? following > 0 : involved;
+        if (following != 0 && followSetAt >= tookPartAt) {
+            return following > 0;
+        }
+        return tookPartAt > 0 || involved;
     }
 
     /**
@@ -52,6 +64,11 @@ public class ThreadState {
 
     /** Nothing that a later event needs: the entry can go. */
     public boolean isEmpty() {
-        return unreadCount == 0 && deletedCount == 0 && cursor == 0 && following == 0 && !involved;
+        return unreadCount == 0
+                && deletedCount == 0
+                && cursor == 0
+                && following == 0
+                && !involved
+                && tookPartAt == 0;
     }
 }

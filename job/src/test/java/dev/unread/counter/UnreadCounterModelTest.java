@@ -70,24 +70,27 @@ class UnreadCounterModelTest {
     @MethodSource("seeds")
     void everyArrivalOrderWithDuplicatesEndsInTheOraclesState(long seed) throws Exception {
         EventStreams streams = new EventStreams(seed);
+        // Every other seed as a job with --track-root-senders.
+        boolean track = seed % 2 == 0;
         List<ChatEvent> events =
                 ThreadStreams.withOwnCopies(
                         withDeletions(
                                 streams.random(),
-                                ThreadStreams.withThreads(streams.random(), streams.events())));
+                                ThreadStreams.withThreads(streams.random(), streams.events())),
+                        track);
         List<List<ChatEvent>> orders =
                 streams.orders(events, 3 + (int) (seed % 3), DUPLICATE_SHARE);
         boolean rocksDb = seed % ROCKSDB_EVERY == 0;
 
         try (KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness =
-                harness(rocksDb)) {
+                harness(rocksDb, track)) {
             for (int i = 0; i < orders.size(); i++) {
                 List<ChatEvent> order =
                         EventStreams.withUsersMovedBy(orders.get(i), (i + 1) * USERS_PER_ORDER);
                 for (ChatEvent e : order) {
                     harness.processElement(e, 0L);
                 }
-                Run run = new Run(seed, i, rocksDb, order);
+                Run run = new Run(seed, i, rocksDb, track, order);
                 run.check(
                         drain(harness.getOutput()),
                         drain(harness.getSideOutput(UnreadCounter.INBOX_CURSORS)),
@@ -137,10 +140,12 @@ class UnreadCounterModelTest {
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness(
-            boolean rocksDb) throws Exception {
+            boolean rocksDb, boolean track) throws Exception {
         KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
+                        new KeyedProcessOperator<>(new UnreadCounter(0, track)),
+                        e -> e.userId,
+                        Types.LONG);
         // The job's own settings (object reuse on, Kryo fallback off) so that the counter's
         // state types are checked the way production creates them.
         harness.getExecutionConfig()
@@ -177,15 +182,17 @@ class UnreadCounterModelTest {
         final long seed;
         final int orderIndex;
         final boolean rocksDb;
+        final boolean track;
         final List<ChatEvent> order;
         final Oracle oracle;
 
-        Run(long seed, int orderIndex, boolean rocksDb, List<ChatEvent> order) {
+        Run(long seed, int orderIndex, boolean rocksDb, boolean track, List<ChatEvent> order) {
             this.seed = seed;
             this.orderIndex = orderIndex;
             this.rocksDb = rocksDb;
+            this.track = track;
             this.order = order;
-            this.oracle = Oracle.of(order);
+            this.oracle = Oracle.of(order, List.of(), track);
         }
 
         void check(
@@ -363,6 +370,7 @@ class UnreadCounterModelTest {
                                 .append(", order ")
                                 .append(orderIndex)
                                 .append(rocksDb ? " (RocksDB)" : " (heap)")
+                                .append(track ? " --track-root-senders" : "")
                                 .append(" [rerun: -Dunread.seed=")
                                 .append(seed)
                                 .append("] ")

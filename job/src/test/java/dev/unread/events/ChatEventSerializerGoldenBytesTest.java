@@ -4,10 +4,11 @@ import dev.unread.testing.GoldenBytesTestBase;
 import java.util.List;
 
 /**
- * ChatEvents as version 3 writes them with {@link ChatEventSerializer}: one of each kind, both
- * flags, and the extreme longs. No state holds a ChatEvent, so a new format needs no migration, but
- * it is a new version here all the same: a change to the bytes is then one made on purpose. See
- * {@link GoldenBytesTestBase}.
+ * ChatEvents as version 4 writes them with {@link ChatEventSerializer}: one of each kind, both
+ * flags, a reply naming its root's sender, and the extreme longs. No state holds a ChatEvent, so a
+ * new format needs no migration and no build reads an older one (version 3's went with {@code
+ * rootSenderId}), but it is a new version here all the same: a change to the bytes is then one made
+ * on purpose. See {@link GoldenBytesTestBase}.
  */
 class ChatEventSerializerGoldenBytesTest extends GoldenBytesTestBase {
 
@@ -18,7 +19,7 @@ class ChatEventSerializerGoldenBytesTest extends GoldenBytesTestBase {
         return List.of(
                 new Format<>(
                         "chat-event",
-                        "v3",
+                        "v4",
                         ChatEventSerializer.INSTANCE,
                         List.of(
                                 Case.of("message", ChatEvent.message(10087, 10086, SENT_AT)),
@@ -34,6 +35,12 @@ class ChatEventSerializerGoldenBytesTest extends GoldenBytesTestBase {
                                                 ChatEvent.reply(
                                                         10087, 10086, 80001, 1061, 1038, SENT_AT,
                                                         true))),
+                                Case.of(
+                                        "reply-naming-its-root-sender",
+                                        namingRootSender(
+                                                ChatEvent.reply(
+                                                        10087, 10086, 80001, 1062, 1038, SENT_AT,
+                                                        false))),
                                 Case.of("inbox-opened", ChatEvent.inboxOpened(10086, SENT_AT)),
                                 Case.of(
                                         "conversation-read",
@@ -69,9 +76,15 @@ class ChatEventSerializerGoldenBytesTest extends GoldenBytesTestBase {
         return message;
     }
 
+    private static ChatEvent namingRootSender(ChatEvent reply) {
+        reply.rootSenderId = 10088;
+        return reply;
+    }
+
     private static ChatEvent everyLong(long v) {
         ChatEvent e = ChatEvent.reply(v, v, v, v, v, v, true);
         e.deleted = true;
+        e.rootSenderId = v;
         return e;
     }
 }

@@ -70,4 +70,68 @@ class ThreadParsingTest {
                 .isInstanceOf(InvalidRecordException.class)
                 .hasMessage("following: must be true or false");
     }
+
+    @Test
+    void aReplyOnEitherTopicMayNameItsRootsSender() throws Exception {
+        ChatEvent reply = ChatEvent.reply(2, 1, 80001, 60, 38, 100, false);
+        reply.rootSenderId = 7;
+        assertThat(
+                        parser.parseMessage(
+                                utf8(
+                                        EventJson.withRootSender(
+                                                EventJson.reply(2, 1, 100, 80001, 60, 38, false),
+                                                7))))
+                .isEqualTo(reply);
+        assertThat(
+                        new EventParser(false)
+                                .parseMessage(
+                                        utf8(
+                                                EventJson.withRootSender(
+                                                        EventJson.reply(
+                                                                2, 1, 100, 80001, 60, 38, false),
+                                                        7))))
+                .isEqualTo(reply);
+        ConversationEvent group = ConversationEvent.reply(80001, 60, 38, 2, 100, 1);
+        group.rootSenderId = 7;
+        assertThat(
+                        conversations.parse(
+                                utf8(
+                                        EventJson.withRootSender(
+                                                EventJson.groupReply(80001, 60, 38, 2, 100, 1),
+                                                7))))
+                .isEqualTo(group);
+        assertThat(ConversationEvent.receivedReply(reply).rootSenderId).isEqualTo(7);
+    }
+
+    @Test
+    void aRootSenderWithoutAThreadOrOutOfRangeIsADeadLetter() {
+        String root = EventJson.message(2, 1, 100, 80001, 60, false);
+        String noConversation = EventJson.message(2, 1, 100);
+        String group = EventJson.groupMessage(80001, 60, 2, 100);
+        for (String record :
+                new String[] {
+                    EventJson.withRootSender(root, 7), EventJson.withRootSender(noConversation, 7)
+                }) {
+            assertThatThrownBy(() -> parser.parseMessage(utf8(record)))
+                    .isInstanceOf(InvalidRecordException.class)
+                    .hasMessage("rootSenderId: needs threadSeq");
+        }
+        assertThatThrownBy(() -> conversations.parse(utf8(EventJson.withRootSender(group, 7))))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessage("rootSenderId: needs threadSeq");
+        String reply = EventJson.reply(2, 1, 100, 80001, 60, 38, false);
+        assertThatThrownBy(() -> parser.parseMessage(utf8(EventJson.withRootSender(reply, 0))))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessage("rootSenderId: must be > 0, was 0");
+        String tooLarge =
+                reply.substring(0, reply.length() - 1) + ",\"rootSenderId\":9223372036854775808}";
+        assertThatThrownBy(() -> parser.parseMessage(utf8(tooLarge)))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageStartingWith("rootSenderId: ");
+        String groupReply = EventJson.groupReply(80001, 60, 38, 2, 100);
+        assertThatThrownBy(
+                        () -> conversations.parse(utf8(EventJson.withRootSender(groupReply, -3))))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessage("rootSenderId: must be > 0, was -3");
+    }
 }

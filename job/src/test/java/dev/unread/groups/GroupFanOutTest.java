@@ -91,7 +91,9 @@ class GroupFanOutTest {
                 assertThat(receivers.add(e.userId)).as("one delivery per member").isTrue();
             }
         }
-        assertThat(ownCopies).as("the sender's own copy, for its threads").isEqualTo(1);
+        assertThat(ownCopies)
+                .as("the sender's own copy of a reply, for its threads; none of a root")
+                .isEqualTo(message.threadSeq > 0 ? 1 : 0);
         return receivers;
     }
 
@@ -111,6 +113,37 @@ class GroupFanOutTest {
                         ChatEvent.membership(true, BOB, GROUP, 2),
                         ChatEvent.membership(true, CAROL, GROUP, 3));
         assertThat(receiversOf(msg(4, BOB))).containsExactly(ALICE, CAROL);
+    }
+
+    /**
+     * docs/contract.md, "Replies name their root's sender": a reply reaches its sender and every
+     * member with the root's sender it names; a root reaches its sender only when root senders are
+     * tracked.
+     */
+    @Test
+    void aReplyReachesItsSenderNamingItsRootsSenderAndARootOnlyWhenTracked() throws Exception {
+        send(ConversationEvent.joined(GROUP, ALICE, 1), ConversationEvent.joined(GROUP, BOB, 2));
+        ConversationEvent reply = ConversationEvent.reply(GROUP, 5, 3, BOB, 1005);
+        reply.rootSenderId = CAROL;
+        output();
+        send(reply);
+        assertThat(output())
+                .extracting(e -> e.userId + "/" + e.rootSenderId)
+                .containsExactlyInAnyOrder(BOB + "/" + CAROL, ALICE + "/" + CAROL);
+
+        try (KeyedOneInputStreamOperatorTestHarness<Long, ConversationEvent, ChatEvent> tracking =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new GroupFanOut(true)),
+                        e -> e.conversationId,
+                        Types.LONG)) {
+            tracking.open();
+            tracking.processElement(ConversationEvent.joined(GROUP, ALICE, 1), 0L);
+            tracking.getOutput().clear();
+            tracking.processElement(msg(4, BOB), 0L);
+            assertThat(tracking.extractOutputValues())
+                    .extracting(e -> e.userId)
+                    .containsExactlyInAnyOrder(BOB, ALICE);
+        }
     }
 
     @Test

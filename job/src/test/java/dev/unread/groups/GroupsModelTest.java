@@ -134,9 +134,9 @@ class GroupsModelTest {
                         ConversationEvent.joined(group, carol, 3),
                         ConversationEvent.joined(group, dave, 4),
                         ConversationEvent.message(group, 5, bob, t),
-                        ConversationEvent.reply(group, 6, 5, alice, t + 1),
-                        ConversationEvent.reply(group, 7, 5, bob, t + 2),
-                        ConversationEvent.reply(group, 8, 5, carol, t + 3));
+                        namingRootSender(ConversationEvent.reply(group, 6, 5, alice, t + 1), bob),
+                        namingRootSender(ConversationEvent.reply(group, 7, 5, bob, t + 2), bob),
+                        namingRootSender(ConversationEvent.reply(group, 8, 5, carol, t + 3), bob));
         List<ChatEvent> fannedOut =
                 run(
                                 new KeyedProcessOperator<>(new GroupFanOut()),
@@ -172,13 +172,19 @@ class GroupsModelTest {
         counted.harness.close();
     }
 
+    private static ConversationEvent namingRootSender(ConversationEvent reply, long rootSender) {
+        reply.rootSenderId = rootSender;
+        return reply;
+    }
+
     /**
      * docs/contract.md, "Threads": mentioned in a group MESSAGE means as fanned out. Carol, named
      * in the root's mentions before she joined, is no follower of its thread once she is a member;
-     * Dave wrote the root before he joined and follows it. Both then get the same two replies.
+     * Dave wrote the root before he joined and follows it, as the replies name him its sender. Both
+     * then get the same two replies.
      */
     @Test
-    void aGroupMessageMakesItsSenderAFollowerButNotAMentionedNonMember() throws Exception {
+    void aRootsSenderFollowsButNotAMentionedNonMember() throws Exception {
         long group = 90_002;
         long alice = 1;
         long bob = 2;
@@ -192,8 +198,8 @@ class GroupsModelTest {
                         ConversationEvent.message(group, 3, dave, t, carol),
                         ConversationEvent.joined(group, carol, 4),
                         ConversationEvent.joined(group, dave, 5),
-                        ConversationEvent.reply(group, 6, 3, alice, t + 1),
-                        ConversationEvent.reply(group, 7, 3, bob, t + 2));
+                        namingRootSender(ConversationEvent.reply(group, 6, 3, alice, t + 1), dave),
+                        namingRootSender(ConversationEvent.reply(group, 7, 3, bob, t + 2), dave));
         List<ChatEvent> fannedOut =
                 run(
                                 new KeyedProcessOperator<>(new GroupFanOut()),
@@ -342,7 +348,15 @@ class GroupsModelTest {
             List<ChatEvent> perReceiver,
             GroupStreams.Traffic traffic)
             throws Exception {
-        String context = "seed " + seed + " [rerun: -Dunread.seed=" + seed + "]";
+        // Every other seed as a job with --track-root-senders.
+        boolean track = seed % 2 == 0;
+        String context =
+                "seed "
+                        + seed
+                        + (track ? " --track-root-senders" : "")
+                        + " [rerun: -Dunread.seed="
+                        + seed
+                        + "]";
         boolean rocksDb = seed % ROCKSDB_EVERY == 0;
         List<ConversationEvent> published = groups.published(traffic.records(), DUPLICATE_SHARE);
 
@@ -358,11 +372,12 @@ class GroupsModelTest {
                     streams.random().nextInt(toFanOut.size() + 1),
                     ConversationEvent.participant(p.conversationId, p.userId));
         }
-        // As the job does: every chat-messages message also to its sender's key, and replies to
-        // others through the fan-out.
+        // As the job does: every chat-messages reply (every message, when tracking root senders)
+        // also to its sender's key, and replies to others through the fan-out.
         List<ChatEvent> straight = new ArrayList<>(traffic.reads());
         for (ChatEvent e :
-                ThreadStreams.withOwnCopies(streams.withDuplicates(perReceiver, DUPLICATE_SHARE))) {
+                ThreadStreams.withOwnCopies(
+                        streams.withDuplicates(perReceiver, DUPLICATE_SHARE), track)) {
             if (ReplyRouting.viaConversation(e)) {
                 toFanOut.add(
                         streams.random().nextInt(toFanOut.size() + 1),
@@ -373,7 +388,7 @@ class GroupsModelTest {
         }
         List<ChatEvent> fannedOut =
                 run(
-                                new KeyedProcessOperator<>(new GroupFanOut()),
+                                new KeyedProcessOperator<>(new GroupFanOut(track)),
                                 e -> e.conversationId,
                                 toFanOut,
                                 rocksDb)
@@ -386,7 +401,7 @@ class GroupsModelTest {
                         fannedOut);
         Run<ChatEvent, UnreadCount> counted =
                 run(
-                        new KeyedProcessOperator<>(new UnreadCounter()),
+                        new KeyedProcessOperator<>(new UnreadCounter(0, track)),
                         e -> e.userId,
                         toUsers,
                         rocksDb);
@@ -411,7 +426,7 @@ class GroupsModelTest {
                                 rocksDb)
                         .output;
 
-        Oracle oracle = Oracle.of(concat(perReceiver, traffic.reads()), traffic.records());
+        Oracle oracle = Oracle.of(concat(perReceiver, traffic.reads()), traffic.records(), track);
         RedisModel redis = new RedisModel();
         counted.output.forEach(redis::apply);
         assertThat(redis.senders).as(context).isEqualTo(oracle.redisSenderKeys());

@@ -56,7 +56,9 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                 new Format<>(
                         "inbox-state", "v3", InboxStateSerializer.INSTANCE, inboxesOfVersion3()),
                 new Format<>(
-                        "thread-state", "v3", ThreadStateSerializer.INSTANCE, threadsOfVersion3()));
+                        "thread-state", "v3", ThreadStateSerializer.INSTANCE, threadsOfVersion3()),
+                new Format<>(
+                        "thread-state", "v4", ThreadStateSerializer.INSTANCE, threadsOfVersion4()));
     }
 
     /**
@@ -344,6 +346,36 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                                 })),
                 Case.of("max-longs", thread(s -> everyLong(s, Long.MAX_VALUE))),
                 Case.of("min-longs", thread(s -> everyLong(s, Long.MIN_VALUE))));
+    }
+
+    /** Version 4 adds {@code tookPartAt}, the newest reply the user sent or is named in. */
+    private static List<Case<ThreadState>> threadsOfVersion4() {
+        return List.of(
+                Case.of(
+                        "unfollowed-then-replied",
+                        thread(
+                                s -> {
+                                    s.sets = 2;
+                                    s.unreadCount = 1;
+                                    s.following = -1;
+                                    s.followSetAt = SENT_AT;
+                                    s.refreshedIn = 3;
+                                    s.tookPartAt = SENT_AT + 1;
+                                })),
+                Case.of(
+                        "max-longs",
+                        thread(
+                                s -> {
+                                    everyLong(s, Long.MAX_VALUE);
+                                    s.tookPartAt = Long.MAX_VALUE;
+                                })),
+                Case.of(
+                        "min-longs",
+                        thread(
+                                s -> {
+                                    everyLong(s, Long.MIN_VALUE);
+                                    s.tookPartAt = Long.MIN_VALUE;
+                                })));
     }
 
     private static void everyLong(ThreadState s, long v) {

@@ -3,7 +3,9 @@ package dev.unread.testing;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 /**
@@ -67,6 +69,9 @@ public final class GroupStreams {
 
         /** Per conversation, the seqs of its messages that are no reply: the roots to pick. */
         final List<List<Long>> roots = new ArrayList<>();
+
+        /** "conversation:seq" of each root → its sender. */
+        final Map<String, Long> rootSenders = new HashMap<>();
 
         final List<ConversationEvent> records = new ArrayList<>();
         final List<ChatEvent> reads = new ArrayList<>();
@@ -139,8 +144,14 @@ public final class GroupStreams {
                 // Now and then a thread whose root is no message, as nothing forbids.
                 message.threadSeq =
                         random.nextInt(8) == 0 ? 1 + random.nextInt((int) seq - 1) : root(c);
+                // Named by a producer of version 4, not by one of version 3.
+                Long rootSender = rootSenders.get(conversation + ":" + message.threadSeq);
+                if (rootSender != null && random.nextInt(3) != 0) {
+                    message.rootSenderId = rootSender;
+                }
             } else {
                 roots.get(c).add(seq);
+                rootSenders.put(conversation + ":" + seq, user);
             }
             records.add(message);
             if (random.nextInt(4) == 0) {
@@ -156,7 +167,7 @@ public final class GroupStreams {
          */
         void follow(int c, long conversation, long user) {
             long root = root(c);
-            long setAt = setAt();
+            long setAt = followAt();
             if (random.nextInt(4) == 0) {
                 reads.add(ChatEvent.threadFollowed(user, conversation, root, false, setAt));
                 reads.add(ChatEvent.threadFollowed(user, conversation, root, true, setAt + 1));
@@ -178,6 +189,14 @@ public final class GroupStreams {
         /** A seq up to {@code seq}, from 0. */
         long seq(long seq) {
             return random.nextInt((int) seq + 1);
+        }
+
+        /**
+         * About the clock the replies are sent at, in its ticks: a follow ties with a reply, or
+         * comes a tick before or after it.
+         */
+        long followAt() {
+            return clock + (random.nextInt(3) - 1) * EventStreams.TICK_MS;
         }
 
         /** From a few values, so that two settings tie. */
@@ -234,6 +253,7 @@ public final class GroupStreams {
         c.sentAt = e.sentAt;
         c.mentions = e.mentions.clone();
         c.threadSeq = e.threadSeq;
+        c.rootSenderId = e.rootSenderId;
         return c;
     }
 }

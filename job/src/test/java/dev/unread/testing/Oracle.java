@@ -91,10 +91,13 @@ public final class Oracle {
     /** conversationId → participants(C): none whose newest membership event is MEMBER_LEFT. */
     private final Map<Long, Set<Long>> participants = new TreeMap<>();
 
-    /** userId → the conversations the user sent a message in that is no reply. */
-    private final Map<Long, Set<Long>> rootsSentIn = new TreeMap<>();
+    /**
+     * userId → the conversations the user sent a reply in, or a message to themselves that mentions
+     * them.
+     */
+    private final Map<Long, Set<Long>> ownMessagesIn = new TreeMap<>();
 
-    private final OracleThreads threads = new OracleThreads();
+    private final OracleThreads threads;
 
     /** Expected Redis hash of a user's followed threads' unread replies. */
     public static final String THREADS_KEY = "chat:threads:";
@@ -102,14 +105,23 @@ public final class Oracle {
     /** Expected Redis hash of a user's followed threads' mentions. */
     public static final String THREAD_MENTIONS_KEY = "chat:thread-mentions:";
 
-    private Oracle(Collection<ChatEvent> events, Collection<ConversationEvent> conversations) {
+    /**
+     * {@code beforeUpgrade}: events (among {@code events}) that a job of version 3 took before a
+     * job of this version restored its savepoint.
+     */
+    private Oracle(
+            Collection<ChatEvent> events,
+            Collection<ConversationEvent> conversations,
+            boolean trackRootSenders,
+            Set<ChatEvent> beforeUpgrade) {
+        threads = new OracleThreads(trackRootSenders);
         for (ChatEvent e : events) {
             if (e.kind == ChatEvent.Kind.MESSAGE && e.conversationId > 0) {
                 Set<Long> p = participants.computeIfAbsent(e.conversationId, c -> new TreeSet<>());
                 p.add(e.senderId);
                 p.add(e.userId);
-                if (!e.isReply()) {
-                    rootsSentIn
+                if (e.isReply() || (e.senderId == e.userId && e.mentioned)) {
+                    ownMessagesIn
                             .computeIfAbsent(e.senderId, u -> new TreeSet<>())
                             .add(e.conversationId);
                 }
@@ -134,13 +146,16 @@ public final class Oracle {
             if (!e.isMessage()) {
                 continue;
             }
-            if (e.threadSeq == 0) {
-                rootsSentIn.computeIfAbsent(e.senderId, u -> new TreeSet<>()).add(e.conversationId);
+            if (e.threadSeq > 0) {
+                ownMessagesIn
+                        .computeIfAbsent(e.senderId, u -> new TreeSet<>())
+                        .add(e.conversationId);
             }
             // "Sending means ... a group MESSAGE with senderId U".
             ChatEvent sent =
                     ChatEvent.message(e.senderId, e.senderId, e.conversationId, e.seq, e.sentAt);
             sent.threadSeq = e.threadSeq;
+            sent.rootSenderId = e.rootSenderId;
             threads.message(sent);
             // "counts, for every member U != senderId at its seq, exactly as the chat-messages
             // record {senderId, receiverId: U, sentAt, conversationId, seq} would".
@@ -161,6 +176,7 @@ public final class Oracle {
                                     java.util.Arrays.stream(e.mentions)
                                             .anyMatch(m -> m == member.userId());
                             delivery.threadSeq = e.threadSeq;
+                            delivery.rootSenderId = e.rootSenderId;
                             all.add(delivery);
                         }
                     });
@@ -209,7 +225,9 @@ public final class Oracle {
                     threads.follow(e);
                     break;
                 case MESSAGE:
-                    if (e.conversationId > 0) {
+                    if (e.conversationId > 0 && beforeUpgrade.contains(e)) {
+                        threads.messageBeforeUpgrade(e);
+                    } else if (e.conversationId > 0) {
                         threads.message(e);
                     }
                     if (e.senderId == e.userId) {
@@ -242,13 +260,32 @@ public final class Oracle {
 
     /** The expected outcome after every event in {@code events} was processed at least once. */
     public static Oracle of(Collection<ChatEvent> events) {
-        return new Oracle(events, List.of());
+        return new Oracle(events, List.of(), false, Set.of());
     }
 
     /** The same with the {@code chat-conversations} records {@code conversations}. */
     public static Oracle of(
             Collection<ChatEvent> events, Collection<ConversationEvent> conversations) {
-        return new Oracle(events, conversations);
+        return new Oracle(events, conversations, false, Set.of());
+    }
+
+    /** The same for a job that runs with {@code --track-root-senders} or not. */
+    public static Oracle of(
+            Collection<ChatEvent> events,
+            Collection<ConversationEvent> conversations,
+            boolean trackRootSenders) {
+        return new Oracle(events, conversations, trackRootSenders, Set.of());
+    }
+
+    /**
+     * The outcome of {@code before}, taken by a job of version 3 whose savepoint a job of this
+     * version restored, and {@code after} taken by it: "a follow that older state holds keeps its
+     * value; an explicit one keeps its setAt, an implicit one counts as a default".
+     */
+    public static Oracle afterUpgrade(List<ChatEvent> before, List<ChatEvent> after) {
+        List<ChatEvent> all = new ArrayList<>(before);
+        all.addAll(after);
+        return new Oracle(all, List.of(), false, new HashSet<>(before));
     }
 
     /**
@@ -364,11 +401,12 @@ public final class Oracle {
     }
 
     /**
-     * userId → the conversations the user sent a message in that is no reply, sorted: each such
-     * message is a root the user follows by default (see "Threads" in the contract).
+     * userId → the conversations the user sent a reply in, or a message to themselves that mentions
+     * them, sorted: the job keeps the reply's thread, which the user follows, or the root that
+     * names them, in the record of its conversation.
      */
-    public Map<Long, Set<Long>> rootsSentIn() {
-        return Collections.unmodifiableMap(rootsSentIn);
+    public Map<Long, Set<Long>> ownMessagesIn() {
+        return Collections.unmodifiableMap(ownMessagesIn);
     }
 
     /**

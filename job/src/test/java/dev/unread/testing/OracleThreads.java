@@ -2,6 +2,7 @@ package dev.unread.testing;
 
 import dev.unread.events.ChatEvent;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -11,9 +12,10 @@ import java.util.TreeSet;
 import java.util.function.BiPredicate;
 
 /**
- * The threads of {@link Oracle}, straight from docs/contract.md, "Threads": which replies each user
- * received per thread, their thread reads and follows, and whom the sending and mentioning made a
- * follower. A pure function of the set of events it is given, as the rest of the oracle.
+ * The threads of {@link Oracle}, straight from docs/contract.md, "Threads" and "Who follows a
+ * thread": which replies each user received per thread, their thread reads and follows, and the
+ * facts and defaults that decide who follows. A pure function of the set of events it is given, as
+ * the rest of the oracle.
  */
 final class OracleThreads {
 
@@ -33,32 +35,75 @@ final class OracleThreads {
         }
     }
 
+    /** "With --track-root-senders the root's own senderId also makes its sender a follower". */
+    private final boolean trackRootSenders;
+
     private final Map<Thread, TreeSet<Long>> replies = new TreeMap<>();
     private final Map<Thread, TreeSet<Long>> mentionedReplies = new TreeMap<>();
     private final Map<Thread, Long> cursors = new TreeMap<>();
     private final Map<Thread, List<long[]>> follows = new TreeMap<>();
 
-    /** (C, T, U): U sent or was mentioned in a reply of T, or in the message at seq T. */
-    private final Set<Thread> involved = new HashSet<>();
+    /** (C, T, U) → the newest sentAt of a reply of T that U sent or is named in. */
+    private final Map<Thread, Long> repliedAt = new HashMap<>();
+
+    /** (C, T, U) that U follows by default: older than any fact. */
+    private final Set<Thread> defaults = new HashSet<>();
+
+    OracleThreads(boolean trackRootSenders) {
+        this.trackRootSenders = trackRootSenders;
+    }
 
     /**
      * A message with a conversation as some user's state receives it: {@code e.userId} its receiver
      * (the sender for a message to oneself).
      */
     void message(ChatEvent e) {
-        // "U sent the root or a reply of T, or is mentioned in one of them."
-        long thread = e.isReply() ? e.threadSeq : e.seq;
-        involved.add(new Thread(e.conversationId, thread, e.senderId));
-        if (e.mentioned) {
-            involved.add(new Thread(e.conversationId, thread, e.userId));
+        if (!e.isReply()) {
+            // "U was named in the root as it was sent", where the message reaches U.
+            if (e.mentioned) {
+                defaults.add(new Thread(e.conversationId, e.seq, e.userId));
+            }
+            if (trackRootSenders) {
+                defaults.add(new Thread(e.conversationId, e.seq, e.senderId));
+            }
+            return;
         }
-        if (!e.isReply() || e.senderId == e.userId) {
+        // "U sent a reply of T" and "U is named in a reply of T": facts at the reply's sentAt.
+        repliedAt.merge(new Thread(e.conversationId, e.threadSeq, e.senderId), e.time, Math::max);
+        if (e.mentioned) {
+            repliedAt.merge(new Thread(e.conversationId, e.threadSeq, e.userId), e.time, Math::max);
+        }
+        // "Some reply of T carries rootSenderId = U", read as a reply that reaches U.
+        if (e.rootSenderId != 0 && e.rootSenderId == e.userId) {
+            defaults.add(new Thread(e.conversationId, e.threadSeq, e.userId));
+        }
+        if (e.senderId == e.userId) {
             return;
         }
         Thread t = new Thread(e.conversationId, e.threadSeq, e.userId);
         replies.computeIfAbsent(t, k -> new TreeSet<>()).add(e.seq);
         if (e.mentioned) {
             mentionedReplies.computeIfAbsent(t, k -> new TreeSet<>()).add(e.seq);
+        }
+    }
+
+    /**
+     * A message as a job of version 3 took it before the upgrade: "an implicit follow counts as a
+     * default", and version 3 followed the threads whose root or replies U sent or was mentioned
+     * in.
+     */
+    void messageBeforeUpgrade(ChatEvent e) {
+        long thread = e.isReply() ? e.threadSeq : e.seq;
+        defaults.add(new Thread(e.conversationId, thread, e.senderId));
+        if (e.mentioned) {
+            defaults.add(new Thread(e.conversationId, thread, e.userId));
+        }
+        if (e.isReply() && e.senderId != e.userId) {
+            Thread t = new Thread(e.conversationId, e.threadSeq, e.userId);
+            replies.computeIfAbsent(t, k -> new TreeSet<>()).add(e.seq);
+            if (e.mentioned) {
+                mentionedReplies.computeIfAbsent(t, k -> new TreeSet<>()).add(e.seq);
+            }
         }
     }
 
@@ -72,21 +117,27 @@ final class OracleThreads {
                 .add(new long[] {e.time, e.seq});
     }
 
-    /** follows(U,C,T): the largest setAt, false on a tie; else whether U took part. */
+    /**
+     * follows(U,C,T): U's newest fact (the explicit one on a tie with an implicit one; two explicit
+     * ones tied: false); with none, the default.
+     */
     boolean follows(Thread t) {
+        Long replied = repliedAt.get(t);
         List<long[]> set = follows.get(t);
-        if (set == null) {
-            return involved.contains(t);
-        }
-        long bestAt = -1;
-        long best = 0;
-        for (long[] f : set) {
-            if (f[0] > bestAt || (f[0] == bestAt && f[1] < best)) {
-                bestAt = f[0];
-                best = f[1];
+        if (set != null) {
+            long bestAt = -1;
+            long best = 0;
+            for (long[] f : set) {
+                if (f[0] > bestAt || (f[0] == bestAt && f[1] < best)) {
+                    bestAt = f[0];
+                    best = f[1];
+                }
+            }
+            if (replied == null || bestAt >= replied) {
+                return best == 1;
             }
         }
-        return best == 1;
+        return replied != null || defaults.contains(t);
     }
 
     /** threadUnread(U,C,T): the replies to U past the thread cursor, not deleted. */

@@ -17,10 +17,11 @@ public final class ThreadStreams {
 
     /**
      * The events with threads in their conversations: replies to some of each conversation's
-     * messages between its users, some mentioning their receiver, thread reads and follows (setAt
-     * from a few values, so ties happen). Reply seqs lie past every seq and readSeq the events
-     * have, so no conversation read of these events passes a reply; {@link #readsPastReplies} adds
-     * such reads.
+     * messages between its users, some mentioning their receiver, some naming their root's sender
+     * ({@code rootSenderId}) and some not, thread reads and follows (setAt from a few values about
+     * the replies' sentAt, so follows tie with each other and with replies, and come before and
+     * after them). Reply seqs lie past every seq and readSeq the events have, so no conversation
+     * read of these events passes a reply; {@link #readsPastReplies} adds such reads.
      */
     public static List<ChatEvent> withThreads(Random random, List<ChatEvent> events) {
         List<ChatEvent> result = new ArrayList<>(events);
@@ -46,6 +47,7 @@ public final class ThreadStreams {
         Map<Long, TreeSet<Long>> users = new TreeMap<>();
         Map<Long, TreeSet<Long>> roots = new TreeMap<>();
         Map<Long, Long> top = new TreeMap<>();
+        Map<String, Long> senders = new TreeMap<>();
         long time = 1;
         for (ChatEvent e : events) {
             time = Math.max(time, e.time);
@@ -58,6 +60,7 @@ public final class ThreadStreams {
                 in.add(e.userId);
                 in.add(e.senderId);
                 roots.computeIfAbsent(e.conversationId, c -> new TreeSet<>()).add(e.seq);
+                senders.putIfAbsent(e.conversationId + ":" + e.seq, e.senderId);
             }
         }
         List<ChatEvent> result = new ArrayList<>();
@@ -74,17 +77,24 @@ public final class ThreadStreams {
                 long root = candidates[random.nextInt(Math.min(2, candidates.length))];
                 long sender = who[random.nextInt(who.length)];
                 seq++;
+                long sentAt = time + random.nextInt(5);
+                // A producer of version 4 names the root's sender; one of version 3 does not.
+                boolean named = random.nextBoolean();
                 for (long receiver : who) {
                     if (receiver != sender && random.nextInt(3) != 0) {
-                        result.add(
+                        ChatEvent reply =
                                 ChatEvent.reply(
                                         sender,
                                         receiver,
                                         c,
                                         seq,
                                         root,
-                                        time + random.nextInt(5),
-                                        random.nextInt(4) == 0));
+                                        sentAt,
+                                        random.nextInt(4) == 0);
+                        if (named && random.nextInt(4) != 0) {
+                            reply.rootSenderId = senders.get(c + ":" + root);
+                        }
+                        result.add(reply);
                     }
                 }
             }
@@ -106,7 +116,7 @@ public final class ThreadStreams {
                                 c,
                                 root,
                                 random.nextBoolean(),
-                                1 + random.nextInt(3)));
+                                time + random.nextInt(5)));
             }
         }
         return result;
@@ -135,10 +145,18 @@ public final class ThreadStreams {
         return reads;
     }
 
-    /** The events with the copies the job sends each message's sender ({@link OwnMessages}). */
+    /**
+     * The events with the copies the job sends each reply's sender ({@link OwnMessages}), as a job
+     * without {@code --track-root-senders}.
+     */
     public static List<ChatEvent> withOwnCopies(List<ChatEvent> events) {
+        return withOwnCopies(events, false);
+    }
+
+    /** The same for a job with {@code --track-root-senders} ({@code track}) or without. */
+    public static List<ChatEvent> withOwnCopies(List<ChatEvent> events, boolean track) {
         List<ChatEvent> result = new ArrayList<>(events);
-        OwnMessages own = new OwnMessages();
+        OwnMessages own = new OwnMessages(track);
         Collector<ChatEvent> out =
                 new Collector<>() {
                     @Override

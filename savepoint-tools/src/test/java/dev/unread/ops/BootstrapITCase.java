@@ -623,9 +623,9 @@ class BootstrapITCase {
                         .computeIfAbsent(user, u -> new TreeSet<>())
                         .addAll(oracle.conversationsOf(user));
             }
-            // A user's own message is kept, as a root the user follows, in the record of the
-            // conversation it was sent in.
-            oracle.rootsSentIn()
+            // A user's own reply is kept, in a thread the user follows, in the record of the
+            // conversation it was sent in; so is a message to themselves that mentions them.
+            oracle.ownMessagesIn()
                     .forEach(
                             (user, sentIn) ->
                                     conversations

@@ -72,7 +72,8 @@ final class StoredSavepoints {
      * over Redis as that version left it, and checks that Redis stays so before any new event (the
      * restored state needs no upgrade step that writes: no reader that version did not have, since
      * its readers stage kept who takes part) and that the events {@code after} the stored ones
-     * count as the oracle says over everything, threads included.
+     * count as the oracle says over everything, threads included (follows the stored state holds
+     * keep their value, those made by taking part as defaults).
      */
     static void restoreAndCountOn(
             KafkaBroker kafka,
@@ -100,9 +101,8 @@ final class StoredSavepoints {
 
                 List<ChatEvent> more = after.apply(before);
                 publish(kafka, config, records(more));
-                List<ChatEvent> all = new ArrayList<>(before);
-                all.addAll(more);
-                Oracle now = Oracle.of(all);
+                // Who follows a thread from before the restore as the stored version kept it.
+                Oracle now = Oracle.afterUpgrade(before, more);
                 if (now.redisThreadHashes(prefix, false).isEmpty()) {
                     throw new AssertionError("the events after the restore make no thread count");
                 }
