@@ -32,8 +32,17 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  *       delivered it (see dev.unread.groups.GroupFanOut); it counts toward the sender badge and
  *       makes followers as any message does, and toward no unread, mention or thread count.
  *   <li>{@code threadSeq}: MESSAGE: the root's seq of a reply, 0 for a conversation message;
- *       THREAD_READ, THREAD_FOLLOWED: the thread's root seq; 0 otherwise.
+ *       THREAD_READ, THREAD_FOLLOWED: the thread's root seq; MESSAGE_EDITED: the root's seq when
+ *       the edited message is a reply; 0 otherwise.
+ *   <li>{@code mentionsAll}: MESSAGE and MESSAGE_EDITED: the message (as sent, or as edited)
+ *       mentions the whole channel (@all, @channel, @here); CONVERSATION_PREFERENCE: the value of
+ *       {@code ignoreChannelMentions}, which the event carries when its {@code mentioned} is set.
  * </ul>
+ *
+ * <p>MESSAGE_EDITED: {@code seq} is the edited message's seq, {@code time} the {@code editedAt},
+ * {@code mentioned} whether the edit names the receiver; {@code deleted} as for MESSAGE. A
+ * CONVERSATION_PREFERENCE without a {@code countPreference} has {@link #NO_COUNT_PREFERENCE} in
+ * {@code seq}.
  *
  * <p>Crosses the network with {@link ChatEventSerializer}.
  */
@@ -51,7 +60,8 @@ public class ChatEvent {
         CONVERSATION_MARKED_UNREAD,
         MESSAGE_DELETED,
         THREAD_READ,
-        THREAD_FOLLOWED
+        THREAD_FOLLOWED,
+        MESSAGE_EDITED
     }
 
     /** Count preferences, in {@code seq}: a greater value is quieter. */
@@ -59,6 +69,9 @@ public class ChatEvent {
 
     public static final long MENTIONS = 1;
     public static final long NONE = 2;
+
+    /** In a CONVERSATION_PREFERENCE's {@code seq}: the event carries no {@code countPreference}. */
+    public static final long NO_COUNT_PREFERENCE = -1;
 
     public Kind kind;
     public long userId;
@@ -69,6 +82,7 @@ public class ChatEvent {
     public boolean mentioned;
     public boolean deleted;
     public long threadSeq;
+    public boolean mentionsAll;
 
     public ChatEvent() {}
 
@@ -132,6 +146,45 @@ public class ChatEvent {
         return new ChatEvent(Kind.MESSAGE_DELETED, userId, 0, conversationId, seq, 0);
     }
 
+    /**
+     * U's CONVERSATION_PREFERENCE that carries {@code ignoreChannelMentions} and, unless {@code
+     * preference} is {@link #NO_COUNT_PREFERENCE}, a {@code countPreference} too.
+     */
+    public static ChatEvent ignoreChannelMentions(
+            long userId, long conversationId, long preference, boolean ignore, long setAt) {
+        ChatEvent e = preference(userId, conversationId, preference, setAt);
+        e.mentioned = true;
+        e.mentionsAll = ignore;
+        return e;
+    }
+
+    /** An edit of message {@code seq} (a reply of {@code threadSeq}, or 0), to its receiver. */
+    public static ChatEvent edited(
+            long receiverId,
+            long conversationId,
+            long seq,
+            long threadSeq,
+            long editedAt,
+            boolean mentioned,
+            boolean mentionsAll) {
+        ChatEvent e =
+                new ChatEvent(Kind.MESSAGE_EDITED, receiverId, 0, conversationId, seq, editedAt);
+        e.threadSeq = threadSeq;
+        e.mentioned = mentioned;
+        e.mentionsAll = mentionsAll;
+        return e;
+    }
+
+    /** Whether this CONVERSATION_PREFERENCE carries a {@code countPreference}. */
+    public boolean carriesCountPreference() {
+        return seq != NO_COUNT_PREFERENCE;
+    }
+
+    /** Whether this CONVERSATION_PREFERENCE carries {@code ignoreChannelMentions}. */
+    public boolean carriesIgnoreChannelMentions() {
+        return mentioned;
+    }
+
     /** A reply in thread {@code threadSeq} of the conversation. */
     public static ChatEvent reply(
             long senderId,
@@ -189,13 +242,23 @@ public class ChatEvent {
                 && time == that.time
                 && mentioned == that.mentioned
                 && deleted == that.deleted
-                && threadSeq == that.threadSeq;
+                && threadSeq == that.threadSeq
+                && mentionsAll == that.mentionsAll;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(
-                kind, userId, senderId, conversationId, seq, time, mentioned, deleted, threadSeq);
+                kind,
+                userId,
+                senderId,
+                conversationId,
+                seq,
+                time,
+                mentioned,
+                deleted,
+                threadSeq,
+                mentionsAll);
     }
 
     @Override
@@ -209,6 +272,21 @@ public class ChatEvent {
                         + (hasConversation() ? " c" + conversationId + "#" + seq : "")
                         + (isReply() ? " in " + threadSeq : "")
                         + (mentioned ? " mentioned" : "")
+                        + (mentionsAll ? " @all" : "")
+                        + (deleted ? " deleted" : "")
+                        + " @"
+                        + time
+                        + ")";
+            case MESSAGE_EDITED:
+                return "EDITED("
+                        + userId
+                        + " c"
+                        + conversationId
+                        + "#"
+                        + seq
+                        + (isReply() ? " in " + threadSeq : "")
+                        + (mentioned ? " mentioned" : "")
+                        + (mentionsAll ? " @all" : "")
                         + (deleted ? " deleted" : "")
                         + " @"
                         + time
@@ -224,7 +302,10 @@ public class ChatEvent {
                         + " c"
                         + conversationId
                         + " "
-                        + (seq == ALL ? "ALL" : seq == MENTIONS ? "MENTIONS" : "NONE")
+                        + (seq == ALL
+                                ? "ALL"
+                                : seq == MENTIONS ? "MENTIONS" : seq == NONE ? "NONE" : "-")
+                        + (mentioned ? (mentionsAll ? " ignore@all" : " heed@all") : "")
                         + " @"
                         + time
                         + ")";

@@ -22,7 +22,12 @@ import java.util.Objects;
  *       the receiver when the reply mentions them; empty when none and for the other kinds.
  *   <li>{@code threadSeq}: MESSAGE: the root's seq of a reply, 0 for a conversation message;
  *       RECEIVED_REPLY: the root's seq.
+ *   <li>{@code mentionsAll}: MESSAGE, RECEIVED_REPLY, MESSAGE_EDITED: the message mentions the
+ *       whole channel (@all, @channel, @here).
  * </ul>
+ *
+ * <p>MESSAGE_EDITED: {@code seq} is the edited message's, {@code sentAt} holds the {@code
+ * editedAt}, {@code mentions} whom the message names after the edit.
  *
  * <p>Never kept in state; crosses the network once, from parsing to the conversation's fan-out,
  * with Flink's POJO serializer (an enum, longs and a primitive array: no Kryo).
@@ -42,7 +47,8 @@ public class ConversationEvent {
         MESSAGE,
         MESSAGE_DELETED,
         PARTICIPANT,
-        RECEIVED_REPLY
+        RECEIVED_REPLY,
+        MESSAGE_EDITED
     }
 
     private static final long[] NONE = new long[0];
@@ -55,6 +61,7 @@ public class ConversationEvent {
     public long sentAt;
     public long[] mentions = NONE;
     public long threadSeq;
+    public boolean mentionsAll;
 
     public ConversationEvent() {}
 
@@ -109,6 +116,16 @@ public class ConversationEvent {
         e.senderId = reply.senderId;
         e.sentAt = reply.time;
         e.mentions = reply.mentioned ? new long[] {reply.userId} : NONE;
+        e.mentionsAll = reply.mentionsAll;
+        return e;
+    }
+
+    /** An edit of message {@code seq}: whom it mentions after it; {@code mentions} as below. */
+    public static ConversationEvent edited(
+            long conversationId, long seq, long editedAt, boolean mentionsAll, long... mentions) {
+        ConversationEvent e = message(conversationId, seq, 0, editedAt, mentions);
+        e.kind = Kind.MESSAGE_EDITED;
+        e.mentionsAll = mentionsAll;
         return e;
     }
 
@@ -169,12 +186,14 @@ public class ConversationEvent {
                 && senderId == that.senderId
                 && sentAt == that.sentAt
                 && threadSeq == that.threadSeq
+                && mentionsAll == that.mentionsAll
                 && Arrays.equals(mentions, that.mentions);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(kind, conversationId, seq, userId, senderId, sentAt, threadSeq)
+        return Objects.hash(
+                        kind, conversationId, seq, userId, senderId, sentAt, threadSeq, mentionsAll)
                 + 31 * Arrays.hashCode(mentions);
     }
 
@@ -191,24 +210,42 @@ public class ConversationEvent {
                         + " @"
                         + sentAt
                         + (mentions.length > 0 ? " @" + Arrays.toString(mentions) : "")
+                        + (mentionsAll ? " @all" : "")
                         + ")"
-                : kind == Kind.RECEIVED_REPLY
-                        ? "RECEIVED_REPLY(c"
+                : kind == Kind.MESSAGE_EDITED
+                        ? "MESSAGE_EDITED(c"
                                 + conversationId
                                 + "#"
                                 + seq
-                                + " in "
-                                + threadSeq
-                                + " "
-                                + senderId
-                                + "->"
-                                + userId
-                                + (mentions.length > 0 ? " mentioned" : "")
                                 + " @"
                                 + sentAt
+                                + (mentions.length > 0 ? " @" + Arrays.toString(mentions) : "")
+                                + (mentionsAll ? " @all" : "")
                                 + ")"
-                        : kind == Kind.MESSAGE_DELETED
-                                ? "MESSAGE_DELETED(c" + conversationId + "#" + seq + ")"
-                                : kind + "(c" + conversationId + " u" + userId + " #" + seq + ")";
+                        : kind == Kind.RECEIVED_REPLY
+                                ? "RECEIVED_REPLY(c"
+                                        + conversationId
+                                        + "#"
+                                        + seq
+                                        + " in "
+                                        + threadSeq
+                                        + " "
+                                        + senderId
+                                        + "->"
+                                        + userId
+                                        + (mentions.length > 0 ? " mentioned" : "")
+                                        + " @"
+                                        + sentAt
+                                        + ")"
+                                : kind == Kind.MESSAGE_DELETED
+                                        ? "MESSAGE_DELETED(c" + conversationId + "#" + seq + ")"
+                                        : kind
+                                                + "(c"
+                                                + conversationId
+                                                + " u"
+                                                + userId
+                                                + " #"
+                                                + seq
+                                                + ")";
     }
 }

@@ -13,6 +13,9 @@ package dev.unread.state;
  *       cursor are kept so that they never count again.
  *   <li>{@code following}, {@code followSetAt}: the {@code THREAD_FOLLOWED} with the largest {@code
  *       setAt} (false on a tie): 1 following, -1 not, 0 when none.
+ *   <li>{@code channelMentionCount}: how many of the unread replies mention the user only
+ *       channel-wide (@all, @channel, @here); they count as thread mentions unless the user ignores
+ *       channel mentions in the conversation.
  *   <li>{@code involved}: the user sent the root or a reply, or is mentioned in one: whom a thread
  *       is followed by when no {@code THREAD_FOLLOWED} says otherwise.
  * </ul>
@@ -30,6 +33,8 @@ public class ThreadState {
     /** The counter incarnation that last wrote the thread's counts out; see UnreadCounter. */
     public long refreshedIn;
 
+    public long channelMentionCount;
+
     public ThreadState() {}
 
     /** follows(U,C,T). */
@@ -45,9 +50,12 @@ public class ThreadState {
         return follows() ? unreadCount : 0;
     }
 
-    /** threadMentions as followed. */
-    public long followedMentions() {
-        return follows() ? mentionCount : 0;
+    /**
+     * threadMentions as followed, with the channel-wide mentions unless {@code ignoreChannel}
+     * (ignoreChannelMentions of the thread's conversation).
+     */
+    public long followedMentions(boolean ignoreChannel) {
+        return follows() ? mentionCount + (ignoreChannel ? 0 : channelMentionCount) : 0;
     }
 
     /** Nothing that a later event needs: the entry can go. */

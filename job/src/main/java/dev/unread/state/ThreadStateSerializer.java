@@ -19,7 +19,8 @@ public final class ThreadStateSerializer extends CompactStateSerializer<ThreadSt
                         number(s -> s.following, (s, v) -> s.following = v),
                         number(s -> s.followSetAt, (s, v) -> s.followSetAt = v),
                         flag(s -> s.involved, (s, v) -> s.involved = v),
-                        number(s -> s.refreshedIn, (s, v) -> s.refreshedIn = v)));
+                        number(s -> s.refreshedIn, (s, v) -> s.refreshedIn = v),
+                        number(s -> s.channelMentionCount, (s, v) -> s.channelMentionCount = v)));
     }
 
     @Override

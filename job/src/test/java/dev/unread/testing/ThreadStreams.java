@@ -17,10 +17,10 @@ public final class ThreadStreams {
 
     /**
      * The events with threads in their conversations: replies to some of each conversation's
-     * messages between its users, some mentioning their receiver, thread reads and follows (setAt
-     * from a few values, so ties happen). Reply seqs lie past every seq and readSeq the events
-     * have, so no conversation read of these events passes a reply; {@link #readsPastReplies} adds
-     * such reads.
+     * messages between its users, some mentioning their receiver or the whole channel, edits of
+     * them (some tied), thread reads and follows (setAt from a few values, so ties happen). Reply
+     * seqs lie past every seq and readSeq the events have, so no conversation read of these events
+     * passes a reply; {@link #readsPastReplies} adds such reads.
      */
     public static List<ChatEvent> withThreads(Random random, List<ChatEvent> events) {
         List<ChatEvent> result = new ArrayList<>(events);
@@ -74,9 +74,10 @@ public final class ThreadStreams {
                 long root = candidates[random.nextInt(Math.min(2, candidates.length))];
                 long sender = who[random.nextInt(who.length)];
                 seq++;
+                boolean mentionsAll = random.nextInt(5) == 0;
                 for (long receiver : who) {
                     if (receiver != sender && random.nextInt(3) != 0) {
-                        result.add(
+                        ChatEvent reply =
                                 ChatEvent.reply(
                                         sender,
                                         receiver,
@@ -84,6 +85,20 @@ public final class ThreadStreams {
                                         seq,
                                         root,
                                         time + random.nextInt(5),
+                                        random.nextInt(4) == 0);
+                        reply.mentionsAll = mentionsAll;
+                        result.add(reply);
+                    }
+                    // Edits of the reply, to receivers it reached or not, tied now and then.
+                    for (int e = random.nextInt(6) == 0 ? 1 + random.nextInt(2) : 0; e > 0; e--) {
+                        result.add(
+                                ChatEvent.edited(
+                                        receiver,
+                                        c,
+                                        seq,
+                                        root,
+                                        time + random.nextInt(3),
+                                        random.nextInt(3) == 0,
                                         random.nextInt(4) == 0));
                     }
                 }
