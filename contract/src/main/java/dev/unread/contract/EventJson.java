@@ -23,6 +23,7 @@ public final class EventJson {
     public static final String MEMBER_LEFT = "MEMBER_LEFT";
     public static final String MESSAGE = "MESSAGE";
     public static final String MESSAGE_DELETED = "MESSAGE_DELETED";
+    public static final String MESSAGE_EDITED = "MESSAGE_EDITED";
 
     private EventJson() {}
 
@@ -255,6 +256,94 @@ public final class EventJson {
                 + ",\"setAt\":"
                 + setAt
                 + "}";
+    }
+
+    /**
+     * A {@code chat-reads} CONVERSATION_PREFERENCE value that carries {@code
+     * ignoreChannelMentions}, and {@code countPreference} too unless it is null.
+     */
+    public static String ignoreChannelMentions(
+            long userId, long conversationId, String countPreference, boolean ignore, long setAt) {
+        return "{\"type\":\""
+                + CONVERSATION_PREFERENCE
+                + "\",\"userId\":"
+                + userId
+                + ",\"conversationId\":"
+                + conversationId
+                + (countPreference == null
+                        ? ""
+                        : ",\"countPreference\":\"" + countPreference + "\"")
+                + ",\"ignoreChannelMentions\":"
+                + ignore
+                + ",\"setAt\":"
+                + setAt
+                + "}";
+    }
+
+    /**
+     * A {@code chat-messages} MESSAGE_EDITED value: message {@code seq} (a reply of {@code
+     * threadSeq}, or 0 for none) as edited, to one receiver; {@code "mentionsAll"} is left out when
+     * false.
+     */
+    public static String edited(
+            long receiverId,
+            long conversationId,
+            long seq,
+            long threadSeq,
+            long editedAt,
+            boolean mentioned,
+            boolean mentionsAll) {
+        return "{\"type\":\""
+                + MESSAGE_EDITED
+                + "\",\"receiverId\":"
+                + receiverId
+                + ",\"conversationId\":"
+                + conversationId
+                + ",\"seq\":"
+                + seq
+                + (threadSeq > 0 ? ",\"threadSeq\":" + threadSeq : "")
+                + ",\"mentioned\":"
+                + mentioned
+                + (mentionsAll ? ",\"mentionsAll\":true" : "")
+                + ",\"editedAt\":"
+                + editedAt
+                + "}";
+    }
+
+    /**
+     * A {@code chat-conversations} MESSAGE_EDITED value: whom message {@code seq} mentions after
+     * the edit; {@code mentions} may be empty, and is then left out, as is a false {@code
+     * mentionsAll}.
+     */
+    public static String groupEdited(
+            long conversationId, long seq, long editedAt, boolean mentionsAll, long... mentions) {
+        StringBuilder json =
+                new StringBuilder(96 + 12 * mentions.length)
+                        .append("{\"type\":\"")
+                        .append(MESSAGE_EDITED)
+                        .append("\",\"conversationId\":")
+                        .append(conversationId)
+                        .append(",\"seq\":")
+                        .append(seq);
+        if (mentions.length > 0) {
+            json.append(",\"mentions\":[");
+            for (int i = 0; i < mentions.length; i++) {
+                json.append(i == 0 ? "" : ",").append(mentions[i]);
+            }
+            json.append(']');
+        }
+        if (mentionsAll) {
+            json.append(",\"mentionsAll\":true");
+        }
+        return json.append(",\"editedAt\":").append(editedAt).append('}').toString();
+    }
+
+    /**
+     * {@code json}, a message of either topic, with {@code "mentionsAll":true}: it mentions the
+     * whole channel (@all, @channel, @here).
+     */
+    public static String mentioningAll(String json) {
+        return json.substring(0, json.length() - 1) + ",\"mentionsAll\":true}";
     }
 
     /** A record key: an id as decimal text. */

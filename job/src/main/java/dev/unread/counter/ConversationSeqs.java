@@ -64,7 +64,12 @@ public final class ConversationSeqs {
                 s -> s.bareThreadSeqs,
                 (s, v) -> s.bareThreadSeqs = v,
                 s -> s.bareThreadCount,
-                (s, n) -> s.bareThreadCount = n);
+                (s, n) -> s.bareThreadCount = n),
+        CHANNEL_MENTIONS(
+                s -> s.channelMentionSeqs,
+                (s, v) -> s.channelMentionSeqs = v,
+                s -> s.channelMentionCount,
+                (s, n) -> s.channelMentionCount = n);
 
         private final Function<ConversationState, byte[]> seqs;
         private final BiConsumer<ConversationState, byte[]> setSeqs;
@@ -120,6 +125,12 @@ public final class ConversationSeqs {
     /** The unread seqs that mention the user, in the states UnreadCounter declares for them. */
     public static ConversationSeqs mentions(RuntimeContext context) {
         return new ConversationSeqs(StateSchema.MENTIONS.open(context), Field.MENTIONS);
+    }
+
+    /** The unread seqs that mention the user only channel-wide. */
+    public static ConversationSeqs channelMentions(RuntimeContext context) {
+        return new ConversationSeqs(
+                StateSchema.CHANNEL_MENTIONS.open(context), Field.CHANNEL_MENTIONS);
     }
 
     /** The number of unread seqs in a conversation's state, whichever build wrote it. */

@@ -16,7 +16,7 @@ public record ConversationView(long unread, long mentions, boolean marked, Share
 
     public static ConversationView of(ConversationState state) {
         long unread = ConversationSeqs.visibleCount(state);
-        long mentions = state.membership < 0 ? 0 : state.mentionCount;
+        long mentions = state.membership < 0 ? 0 : state.mentions();
         // markedUnread(U,C): the newest mark is newer than the newest read.
         boolean marked = state.markedAt > state.lastReadAt;
         return new ConversationView(

@@ -66,8 +66,15 @@ final class Conversations {
         }
         boolean dirty = totals.keep(user);
         begin(message.conversationId);
+        int mention =
+                states.edits.mention(
+                        message.conversationId,
+                        state,
+                        message.seq,
+                        message.threadSeq,
+                        Edits.of(message.mentioned, message.mentionsAll));
         if (message.isReply()) {
-            stored |= states.threads.reply(message, state, states.deletions, out);
+            stored |= states.threads.reply(message, mention, state, states.deletions, out);
             return settle(message.userId, user, out) | dirty;
         }
         if (message.mentioned && states.threads.noteInvolved(message, state)) {
@@ -82,11 +89,81 @@ final class Conversations {
                 && !message.deleted
                 && !states.deletions.isDeleted(message.conversationId, state, message.seq)) {
             stored |= states.unreadSeqs.add(message.conversationId, state, message.seq);
-            if (message.mentioned) {
-                stored |= states.mentionSeqs.add(message.conversationId, state, message.seq);
+            // Also for a duplicate or another record of the message: see Edits.after. A record
+            // that mentions nobody adds nothing, unless an edit says so.
+            if (mention != Edits.NONE) {
+                stored |= mark(message.seq, Edits.after(mentionOf(message.seq), mention));
             }
         }
         return settle(message.userId, user, out) | dirty;
+    }
+
+    /**
+     * MESSAGE_EDITED: kept if it is the message's newest edit (see {@link Edits}), and the unread
+     * message, if it is, mentions the user as it says. An edit of a read or deleted message changes
+     * nothing and is not kept; one whose message has not come is kept until it comes and is read.
+     */
+    boolean edit(ChatEvent edit, InboxState user, Collector<UnreadCount> out) throws Exception {
+        if (edit.deleted) {
+            return false;
+        }
+        boolean dirty = totals.keep(user);
+        begin(edit.conversationId);
+        long cursor =
+                edit.isReply()
+                        ? states.threads.cursor(edit.conversationId, edit.threadSeq)
+                        : state.lastReadSeq;
+        if (edit.seq > cursor
+                && !states.deletions.isDeleted(edit.conversationId, state, edit.seq)) {
+            int mention = states.edits.apply(edit, state);
+            if (mention >= 0) {
+                stored = true;
+                if (edit.isReply()) {
+                    states.threads.edit(
+                            edit.userId,
+                            edit.conversationId,
+                            edit.threadSeq,
+                            edit.seq,
+                            mention,
+                            state,
+                            out);
+                } else if (states.unreadSeqs.contains(edit.conversationId, state, edit.seq)) {
+                    mark(edit.seq, mention);
+                }
+            }
+        }
+        return settle(edit.userId, user, out) | dirty;
+    }
+
+    /** Whom unread seq {@code seq} mentions now, as its sets say. */
+    private int mentionOf(long seq) throws Exception {
+        if (state.mentionCount > 0 && states.mentionSeqs.contains(conversationId, state, seq)) {
+            return Edits.BY_ID;
+        }
+        return state.channelMentionCount > 0
+                        && states.channelMentionSeqs.contains(conversationId, state, seq)
+                ? Edits.CHANNEL
+                : Edits.NONE;
+    }
+
+    /**
+     * Puts unread seq {@code seq} in the mention set {@code mention} says, out of the other; true
+     * when a set changed.
+     */
+    private boolean mark(long seq, int mention) throws Exception {
+        boolean changed = false;
+        if (mention != Edits.BY_ID && state.mentionCount > 0) {
+            changed |= states.mentionSeqs.remove(conversationId, state, seq);
+        }
+        if (mention != Edits.CHANNEL && state.channelMentionCount > 0) {
+            changed |= states.channelMentionSeqs.remove(conversationId, state, seq);
+        }
+        if (mention == Edits.BY_ID) {
+            changed |= states.mentionSeqs.add(conversationId, state, seq);
+        } else if (mention == Edits.CHANNEL) {
+            changed |= states.channelMentionSeqs.add(conversationId, state, seq);
+        }
+        return changed;
     }
 
     /**
@@ -161,7 +238,9 @@ final class Conversations {
             state.lastReadSeq = read.seq;
             states.unreadSeqs.removeUpTo(read.conversationId, state, read.seq);
             states.mentionSeqs.removeUpTo(read.conversationId, state, read.seq);
+            states.channelMentionSeqs.removeUpTo(read.conversationId, state, read.seq);
             states.deletions.cut(read.conversationId, state, read.seq);
+            states.edits.cut(read.conversationId, state, 0, read.seq);
             stored = true;
         }
         dirty |= settle(read.userId, user, out);
@@ -186,7 +265,8 @@ final class Conversations {
                         state,
                         event.seq,
                         states.unreadSeqs,
-                        states.mentionSeqs);
+                        states.mentionSeqs,
+                        states.channelMentionSeqs);
         stored |= states.threads.delete(event.userId, event.conversationId, event.seq, state, out);
         return settle(event.userId, user, out) | dirty;
     }
@@ -195,23 +275,48 @@ final class Conversations {
     boolean thread(ChatEvent event, InboxState user, Collector<UnreadCount> out) throws Exception {
         boolean dirty = totals.keep(user);
         begin(event.conversationId);
-        stored |=
-                event.kind == ChatEvent.Kind.THREAD_READ
-                        ? states.threads.read(event, state, out)
-                        : states.threads.follow(event, state, out);
+        if (event.kind == ChatEvent.Kind.THREAD_READ) {
+            stored |= states.threads.read(event, state, out);
+            stored |=
+                    states.edits.cut(
+                            event.conversationId,
+                            state,
+                            event.threadSeq,
+                            states.threads.cursor(event.conversationId, event.threadSeq));
+        } else {
+            stored |= states.threads.follow(event, state, out);
+        }
         return settle(event.userId, user, out) | dirty;
     }
 
-    /** CONVERSATION_PREFERENCE: the newest setAt wins; on a tie the quieter (greater) value. */
+    /**
+     * CONVERSATION_PREFERENCE: each field it carries is decided on its own by the newest setAt; on
+     * a tie the quieter count preference (greater value), and ignoring channel mentions.
+     */
     boolean preference(ChatEvent event, InboxState user, Collector<UnreadCount> out)
             throws Exception {
         boolean dirty = totals.keep(user);
         begin(event.conversationId);
-        if (event.time > state.preferenceSetAt
-                || (event.time == state.preferenceSetAt && event.seq > state.preference)) {
+        if (event.carriesCountPreference()
+                && (event.time > state.preferenceSetAt
+                        || (event.time == state.preferenceSetAt && event.seq > state.preference))) {
             state.preferenceSetAt = event.time;
             state.preference = event.seq;
             stored = true;
+        }
+        long ignore = event.mentionsAll ? 1 : -1;
+        if (event.carriesIgnoreChannelMentions()
+                && (event.time > state.ignoreChannelMentionsSetAt
+                        || (event.time == state.ignoreChannelMentionsSetAt
+                                && ignore > state.ignoreChannelMentions))) {
+            boolean ignored = state.ignoresChannelMentions();
+            state.ignoreChannelMentionsSetAt = event.time;
+            state.ignoreChannelMentions = ignore;
+            stored = true;
+            if (ignored != state.ignoresChannelMentions()) {
+                states.threads.channelMentionsToggled(
+                        event.userId, event.conversationId, state, out);
+            }
         }
         return settle(event.userId, user, out) | dirty;
     }

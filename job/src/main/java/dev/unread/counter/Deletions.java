@@ -49,15 +49,18 @@ public final class Deletions {
             ConversationState state,
             long seq,
             ConversationSeqs unread,
-            ConversationSeqs mentions)
+            ConversationSeqs mentions,
+            ConversationSeqs channelMentions)
             throws Exception {
         if (seq <= state.lastReadSeq || !deleted.addSeq(conversationId, seq)) {
             return false;
         }
         state.deletedCount++;
-        // Mentioned seqs are a subset of the unread ones.
+        // Mentioned seqs, by id or channel-wide, are a subset of the unread ones.
         if (unread.remove(conversationId, state, seq)) {
-            mentions.remove(conversationId, state, seq);
+            if (!mentions.remove(conversationId, state, seq)) {
+                channelMentions.remove(conversationId, state, seq);
+            }
         }
         return true;
     }

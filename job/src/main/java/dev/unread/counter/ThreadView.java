@@ -11,13 +11,20 @@ public record ThreadView(long unread, long mentions) {
 
     public static final ThreadView NONE = new ThreadView(0, 0);
 
-    /** {@code shown}: the user has not left the thread's conversation. */
-    public static ThreadView of(ThreadState thread, boolean shown) {
-        return shown ? new ThreadView(thread.followedUnread(), thread.followedMentions()) : NONE;
+    /**
+     * {@code shown}: the user has not left the thread's conversation; {@code ignoreChannel}: the
+     * user ignores channel-wide mentions in it.
+     */
+    public static ThreadView of(ThreadState thread, boolean shown, boolean ignoreChannel) {
+        return shown
+                ? new ThreadView(thread.followedUnread(), thread.followedMentions(ignoreChannel))
+                : NONE;
     }
 
     /** {@code conversation}: the record of the thread's conversation, null when none is kept. */
     public static ThreadView of(ThreadState thread, ConversationState conversation) {
-        return of(thread, conversation == null || conversation.membership >= 0);
+        return conversation == null
+                ? of(thread, true, false)
+                : of(thread, conversation.membership >= 0, conversation.ignoresChannelMentions());
     }
 }

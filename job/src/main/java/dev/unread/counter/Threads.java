@@ -63,6 +63,9 @@ public final class Threads {
     private static final long MENTIONED = 1;
     private static final long DELETED = 2;
 
+    /** The unread replies that mention the user only channel-wide (@all, @channel, @here). */
+    private static final long CHANNEL_MENTIONED = 3;
+
     private final MapState<Tuple2<Long, Long>, ThreadState> threads;
     private final UnreadChunks seqs;
     private final ConversationSeqs involved;
@@ -121,21 +124,25 @@ public final class Threads {
             Collector<UnreadCount> out)
             throws Exception {
         Tuple2<Long, Long> key = Tuple2.of(conversationId, seq);
-        ThreadState t = begin(key);
+        ThreadState t = begin(key, conversation);
         t.involved = true;
         return settle(user, key, t, true, conversation, out);
     }
 
-    /** A reply to or from the user; true when the conversation's state changed. */
+    /**
+     * A reply to or from the user; true when the conversation's state changed. {@code mention}:
+     * whom the reply mentions as its newest edit says, else as sent (see {@link Edits}).
+     */
     boolean reply(
             ChatEvent m,
+            int mention,
             ConversationState conversation,
             Deletions deletions,
             Collector<UnreadCount> out)
             throws Exception {
         boolean own = m.senderId == m.userId;
         Tuple2<Long, Long> key = Tuple2.of(m.conversationId, m.threadSeq);
-        ThreadState t = begin(key);
+        ThreadState t = begin(key, conversation);
         boolean stored = create(key, t, conversation);
         if ((own || m.mentioned) && m.time > t.tookPartAt) {
             t.tookPartAt = m.time;
@@ -154,12 +161,15 @@ public final class Threads {
                 seqs.addSeq(id(t, DELETED), m.seq);
                 t.deletedCount++;
                 stored = true;
-            } else if (seqs.addSeq(id(t, UNREAD), m.seq)) {
-                t.unreadCount++;
-                if (m.mentioned && seqs.addSeq(id(t, MENTIONED), m.seq)) {
-                    t.mentionCount++;
+            } else {
+                if (seqs.addSeq(id(t, UNREAD), m.seq)) {
+                    t.unreadCount++;
+                    stored = true;
                 }
-                stored = true;
+                // Also for a duplicate or another record of the reply: see Edits.after.
+                if (mention != Edits.NONE) {
+                    stored |= mark(t, m.seq, Edits.after(mentionOf(t, m.seq), mention));
+                }
             }
         }
         return settle(m.userId, key, t, stored, conversation, out);
@@ -170,13 +180,15 @@ public final class Threads {
             throws Exception {
         boolean indexed = sets.build(read.conversationId, conversation);
         Tuple2<Long, Long> key = Tuple2.of(read.conversationId, read.threadSeq);
-        ThreadState t = begin(key);
+        ThreadState t = begin(key, conversation);
         boolean stored = false;
         if (read.seq > t.cursor) {
             create(key, t, conversation);
             t.cursor = read.seq;
             t.unreadCount -= seqs.removeSeqsUpTo(id(t, UNREAD), t.unreadCount, read.seq);
             t.mentionCount -= seqs.removeSeqsUpTo(id(t, MENTIONED), t.mentionCount, read.seq);
+            t.channelMentionCount -=
+                    seqs.removeSeqsUpTo(id(t, CHANNEL_MENTIONED), t.channelMentionCount, read.seq);
             t.deletedCount -= seqs.removeSeqsUpTo(id(t, DELETED), t.deletedCount, read.seq);
             stored = true;
         }
@@ -191,7 +203,7 @@ public final class Threads {
             throws Exception {
         boolean indexed = sets.build(follow.conversationId, conversation);
         Tuple2<Long, Long> key = Tuple2.of(follow.conversationId, follow.threadSeq);
-        ThreadState t = begin(key);
+        ThreadState t = begin(key, conversation);
         long following = follow.seq == 1 ? 1 : -1;
         boolean stored = false;
         if (follow.time > t.followSetAt
@@ -228,16 +240,116 @@ public final class Threads {
         if (key == null) {
             return indexed;
         }
-        ThreadState t = begin(key);
+        ThreadState t = begin(key, conversation);
         seqs.removeSeq(id(t, UNREAD), seq);
         t.unreadCount--;
-        if (seqs.removeSeq(id(t, MENTIONED), seq)) {
-            t.mentionCount--;
-        }
+        mark(t, seq, Edits.NONE);
         if (seqs.addSeq(id(t, DELETED), seq)) {
             t.deletedCount++;
         }
         return settle(user, key, t, true, conversation, out);
+    }
+
+    /** threadCursor(U,C,T): 0 when the thread is not kept. */
+    long cursor(long conversationId, long threadSeq) throws Exception {
+        ThreadState t = threads.get(Tuple2.of(conversationId, threadSeq));
+        return t == null ? 0 : t.cursor;
+    }
+
+    /**
+     * An edit of reply {@code seq} of thread {@code threadSeq}: if the reply is unread, it now
+     * mentions the user as {@code mention} says; true when the conversation's state changed.
+     */
+    boolean edit(
+            long user,
+            long conversationId,
+            long threadSeq,
+            long seq,
+            int mention,
+            ConversationState conversation,
+            Collector<UnreadCount> out)
+            throws Exception {
+        Tuple2<Long, Long> key = Tuple2.of(conversationId, threadSeq);
+        ThreadState stored = threads.get(key);
+        if (stored == null
+                || seq <= stored.cursor
+                || !contains(stored, UNREAD, stored.unreadCount, seq)) {
+            return false;
+        }
+        ThreadState t = begin(key, conversation);
+        return settle(user, key, t, mark(t, seq, mention), conversation, out);
+    }
+
+    /**
+     * The conversation's ignoreChannelMentions changed (the record holds the new value): every
+     * thread of it with unread replies shows its mentions again, and the record's share moves.
+     */
+    void channelMentionsToggled(
+            long user,
+            long conversationId,
+            ConversationState conversation,
+            Collector<UnreadCount> out)
+            throws Exception {
+        boolean shown = conversation.membership >= 0;
+        boolean ignore = conversation.ignoresChannelMentions();
+        sets.build(conversationId, conversation);
+        for (long threadSeq : sets.withUnread(conversationId, conversation)) {
+            ThreadState t = sets.visit(Tuple2.of(conversationId, threadSeq));
+            if (t == null || t.channelMentionCount == 0) {
+                continue;
+            }
+            long before = t.followedMentions(!ignore);
+            long after = t.followedMentions(ignore);
+            conversation.followedMentionThreads += signum(after) - signum(before);
+            conversation.followedThreadMentions += after - before;
+            if (shown) {
+                Projection.thread(
+                        user,
+                        conversationId,
+                        threadSeq,
+                        ThreadView.of(t, true, !ignore),
+                        ThreadView.of(t, true, ignore),
+                        false,
+                        out);
+            }
+        }
+    }
+
+    /** Whom unread reply {@code seq} mentions now, as the thread's sets say. */
+    private int mentionOf(ThreadState t, long seq) throws Exception {
+        if (contains(t, MENTIONED, t.mentionCount, seq)) {
+            return Edits.BY_ID;
+        }
+        return contains(t, CHANNEL_MENTIONED, t.channelMentionCount, seq)
+                ? Edits.CHANNEL
+                : Edits.NONE;
+    }
+
+    /**
+     * Puts unread reply {@code seq} in the mention set {@code mention} says, out of the other; true
+     * when a set changed.
+     */
+    private boolean mark(ThreadState t, long seq, int mention) throws Exception {
+        boolean changed = false;
+        if (mention != Edits.BY_ID && t.mentionCount > 0 && seqs.removeSeq(id(t, MENTIONED), seq)) {
+            t.mentionCount--;
+            changed = true;
+        }
+        if (mention != Edits.CHANNEL
+                && t.channelMentionCount > 0
+                && seqs.removeSeq(id(t, CHANNEL_MENTIONED), seq)) {
+            t.channelMentionCount--;
+            changed = true;
+        }
+        if (mention == Edits.BY_ID && seqs.addSeq(id(t, MENTIONED), seq)) {
+            t.mentionCount++;
+            changed = true;
+        }
+        if (mention == Edits.CHANNEL && seqs.addSeq(id(t, CHANNEL_MENTIONED), seq)) {
+            t.channelMentionCount++;
+            changed = true;
+        }
+        return changed;
     }
 
     /**
@@ -259,8 +371,8 @@ public final class Threads {
                         user,
                         conversationId,
                         threadSeq,
-                        ThreadView.of(t, !shown),
-                        ThreadView.of(t, shown),
+                        ThreadView.of(t, !shown, conversation.ignoresChannelMentions()),
+                        ThreadView.of(t, shown, conversation.ignoresChannelMentions()),
                         false,
                         out);
             }
@@ -311,13 +423,14 @@ public final class Threads {
     }
 
     /** The thread's state (new when none), noting what it shows now. */
-    private ThreadState begin(Tuple2<Long, Long> key) throws Exception {
+    private ThreadState begin(Tuple2<Long, Long> key, ConversationState conversation)
+            throws Exception {
         ThreadState t = threads.get(key);
         if (t == null) {
             t = new ThreadState();
         }
         unreadBefore = t.followedUnread();
-        mentionsBefore = t.followedMentions();
+        mentionsBefore = t.followedMentions(conversation.ignoresChannelMentions());
         allUnreadBefore = t.unreadCount;
         bareBefore = ThreadSets.isBare(t);
         return t;
@@ -337,7 +450,7 @@ public final class Threads {
             Collector<UnreadCount> out)
             throws Exception {
         long unread = t.followedUnread();
-        long mentions = t.followedMentions();
+        long mentions = t.followedMentions(conversation.ignoresChannelMentions());
         boolean shown = conversation.membership >= 0;
         boolean refresh = t.refreshedIn != incarnation;
         if (refresh) {
@@ -348,7 +461,7 @@ public final class Threads {
                 key.f0,
                 key.f1,
                 shown ? new ThreadView(unreadBefore, mentionsBefore) : ThreadView.NONE,
-                ThreadView.of(t, shown),
+                ThreadView.of(t, shown, conversation.ignoresChannelMentions()),
                 refresh,
                 out);
         if (t.isEmpty()) {

@@ -139,6 +139,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                     case CONVERSATION_PREFERENCE -> conversations.preference(event, user, out);
                     case CONVERSATION_MARKED_UNREAD -> conversations.mark(event, user, out);
                     case MESSAGE_DELETED -> conversations.delete(event, user, out);
+                    case MESSAGE_EDITED -> conversations.edit(event, user, out);
                 };
         if (dirty) {
             states.inbox.update(user);

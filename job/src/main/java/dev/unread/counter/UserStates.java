@@ -42,6 +42,8 @@ final class UserStates {
     final MapState<Long, ConversationState> conversations;
     final ConversationSeqs unreadSeqs;
     final ConversationSeqs mentionSeqs;
+    final ConversationSeqs channelMentionSeqs;
+    final Edits edits;
     final Deletions deletions;
     final Threads threads;
 
@@ -52,6 +54,8 @@ final class UserStates {
         conversations = context.getMapState(StateSchema.CONVERSATIONS);
         unreadSeqs = ConversationSeqs.unread(context);
         mentionSeqs = ConversationSeqs.mentions(context);
+        channelMentionSeqs = ConversationSeqs.channelMentions(context);
+        edits = new Edits(context);
         deletions = new Deletions(context);
         threads = new Threads(context, incarnation);
     }
@@ -86,6 +90,8 @@ final class UserStates {
         conversations.clear();
         unreadSeqs.clear();
         mentionSeqs.clear();
+        channelMentionSeqs.clear();
+        edits.clear();
         deletions.clear();
     }
 }

@@ -32,10 +32,19 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  *       delivered it (see dev.unread.groups.GroupFanOut); it counts toward the sender badge and
  *       makes followers as any message does, and toward no unread, mention or thread count.
  *   <li>{@code threadSeq}: MESSAGE: the root's seq of a reply, 0 for a conversation message;
- *       THREAD_READ, THREAD_FOLLOWED: the thread's root seq; 0 otherwise.
+ *       THREAD_READ, THREAD_FOLLOWED: the thread's root seq; MESSAGE_EDITED: the root's seq when
+ *       the edited message is a reply; 0 otherwise.
+ *   <li>{@code mentionsAll}: MESSAGE and MESSAGE_EDITED: the message (as sent, or as edited)
+ *       mentions the whole channel (@all, @channel, @here); CONVERSATION_PREFERENCE: the value of
+ *       {@code ignoreChannelMentions}, which the event carries when its {@code mentioned} is set.
  *   <li>{@code rootSenderId}: MESSAGE of a reply: the sender of its root when the producer named it
  *       (whoever it is makes the thread followed by default), 0 when not; 0 otherwise.
  * </ul>
+ *
+ * <p>MESSAGE_EDITED: {@code seq} is the edited message's seq, {@code time} the {@code editedAt},
+ * {@code mentioned} whether the edit names the receiver; {@code deleted} as for MESSAGE. A
+ * CONVERSATION_PREFERENCE without a {@code countPreference} has {@link #NO_COUNT_PREFERENCE} in
+ * {@code seq}.
  *
  * <p>Crosses the network with {@link ChatEventSerializer}.
  */
@@ -53,7 +62,8 @@ public class ChatEvent {
         CONVERSATION_MARKED_UNREAD,
         MESSAGE_DELETED,
         THREAD_READ,
-        THREAD_FOLLOWED
+        THREAD_FOLLOWED,
+        MESSAGE_EDITED
     }
 
     /** Count preferences, in {@code seq}: a greater value is quieter. */
@@ -61,6 +71,9 @@ public class ChatEvent {
 
     public static final long MENTIONS = 1;
     public static final long NONE = 2;
+
+    /** In a CONVERSATION_PREFERENCE's {@code seq}: the event carries no {@code countPreference}. */
+    public static final long NO_COUNT_PREFERENCE = -1;
 
     public Kind kind;
     public long userId;
@@ -72,6 +85,7 @@ public class ChatEvent {
     public boolean deleted;
     public long threadSeq;
     public long rootSenderId;
+    public boolean mentionsAll;
 
     public ChatEvent() {}
 
@@ -135,6 +149,45 @@ public class ChatEvent {
         return new ChatEvent(Kind.MESSAGE_DELETED, userId, 0, conversationId, seq, 0);
     }
 
+    /**
+     * U's CONVERSATION_PREFERENCE that carries {@code ignoreChannelMentions} and, unless {@code
+     * preference} is {@link #NO_COUNT_PREFERENCE}, a {@code countPreference} too.
+     */
+    public static ChatEvent ignoreChannelMentions(
+            long userId, long conversationId, long preference, boolean ignore, long setAt) {
+        ChatEvent e = preference(userId, conversationId, preference, setAt);
+        e.mentioned = true;
+        e.mentionsAll = ignore;
+        return e;
+    }
+
+    /** An edit of message {@code seq} (a reply of {@code threadSeq}, or 0), to its receiver. */
+    public static ChatEvent edited(
+            long receiverId,
+            long conversationId,
+            long seq,
+            long threadSeq,
+            long editedAt,
+            boolean mentioned,
+            boolean mentionsAll) {
+        ChatEvent e =
+                new ChatEvent(Kind.MESSAGE_EDITED, receiverId, 0, conversationId, seq, editedAt);
+        e.threadSeq = threadSeq;
+        e.mentioned = mentioned;
+        e.mentionsAll = mentionsAll;
+        return e;
+    }
+
+    /** Whether this CONVERSATION_PREFERENCE carries a {@code countPreference}. */
+    public boolean carriesCountPreference() {
+        return seq != NO_COUNT_PREFERENCE;
+    }
+
+    /** Whether this CONVERSATION_PREFERENCE carries {@code ignoreChannelMentions}. */
+    public boolean carriesIgnoreChannelMentions() {
+        return mentioned;
+    }
+
     /** A reply in thread {@code threadSeq} of the conversation. */
     public static ChatEvent reply(
             long senderId,
@@ -193,7 +246,8 @@ public class ChatEvent {
                 && mentioned == that.mentioned
                 && deleted == that.deleted
                 && threadSeq == that.threadSeq
-                && rootSenderId == that.rootSenderId;
+                && rootSenderId == that.rootSenderId
+                && mentionsAll == that.mentionsAll;
     }
 
     @Override
@@ -208,7 +262,8 @@ public class ChatEvent {
                 mentioned,
                 deleted,
                 threadSeq,
-                rootSenderId);
+                rootSenderId,
+                mentionsAll);
     }
 
     @Override
@@ -223,6 +278,21 @@ public class ChatEvent {
                         + (isReply() ? " in " + threadSeq : "")
                         + (rootSenderId > 0 ? " root by " + rootSenderId : "")
                         + (mentioned ? " mentioned" : "")
+                        + (mentionsAll ? " @all" : "")
+                        + (deleted ? " deleted" : "")
+                        + " @"
+                        + time
+                        + ")";
+            case MESSAGE_EDITED:
+                return "EDITED("
+                        + userId
+                        + " c"
+                        + conversationId
+                        + "#"
+                        + seq
+                        + (isReply() ? " in " + threadSeq : "")
+                        + (mentioned ? " mentioned" : "")
+                        + (mentionsAll ? " @all" : "")
                         + (deleted ? " deleted" : "")
                         + " @"
                         + time
@@ -238,7 +308,10 @@ public class ChatEvent {
                         + " c"
                         + conversationId
                         + " "
-                        + (seq == ALL ? "ALL" : seq == MENTIONS ? "MENTIONS" : "NONE")
+                        + (seq == ALL
+                                ? "ALL"
+                                : seq == MENTIONS ? "MENTIONS" : seq == NONE ? "NONE" : "-")
+                        + (mentioned ? (mentionsAll ? " ignore@all" : " heed@all") : "")
                         + " @"
                         + time
                         + ")";

@@ -21,7 +21,23 @@ public final class ChatEventJson {
     }
 
     public static String text(ChatEvent event) {
+        if (event.kind == ChatEvent.Kind.MESSAGE && event.mentionsAll) {
+            return dev.unread.contract.EventJson.mentioningAll(plainText(event));
+        }
+        return plainText(event);
+    }
+
+    private static String plainText(ChatEvent event) {
         switch (event.kind) {
+            case MESSAGE_EDITED:
+                return dev.unread.contract.EventJson.edited(
+                        event.userId,
+                        event.conversationId,
+                        event.seq,
+                        event.threadSeq,
+                        event.time,
+                        event.mentioned,
+                        event.mentionsAll);
             case MESSAGE:
                 if (event.isReply()) {
                     String reply =
@@ -54,15 +70,16 @@ public final class ChatEventJson {
                 return dev.unread.contract.EventJson.conversationRead(
                         event.userId, event.conversationId, event.seq, event.time);
             case CONVERSATION_PREFERENCE:
+                if (event.carriesIgnoreChannelMentions()) {
+                    return dev.unread.contract.EventJson.ignoreChannelMentions(
+                            event.userId,
+                            event.conversationId,
+                            event.carriesCountPreference() ? countPreference(event) : null,
+                            event.mentionsAll,
+                            event.time);
+                }
                 return dev.unread.contract.EventJson.conversationPreference(
-                        event.userId,
-                        event.conversationId,
-                        event.seq == ChatEvent.ALL
-                                ? dev.unread.contract.EventJson.ALL
-                                : event.seq == ChatEvent.MENTIONS
-                                        ? dev.unread.contract.EventJson.MENTIONS
-                                        : dev.unread.contract.EventJson.NONE,
-                        event.time);
+                        event.userId, event.conversationId, countPreference(event), event.time);
             case CONVERSATION_MARKED_UNREAD:
                 return dev.unread.contract.EventJson.conversationMarkedUnread(
                         event.userId, event.conversationId, event.time);
@@ -81,8 +98,16 @@ public final class ChatEventJson {
         }
     }
 
+    private static String countPreference(ChatEvent event) {
+        return event.seq == ChatEvent.ALL
+                ? dev.unread.contract.EventJson.ALL
+                : event.seq == ChatEvent.MENTIONS
+                        ? dev.unread.contract.EventJson.MENTIONS
+                        : dev.unread.contract.EventJson.NONE;
+    }
+
     /** True for events published on {@code chat-messages}, false for {@code chat-reads}. */
     public static boolean isMessage(ChatEvent event) {
-        return event.kind == ChatEvent.Kind.MESSAGE;
+        return event.kind == ChatEvent.Kind.MESSAGE || event.kind == ChatEvent.Kind.MESSAGE_EDITED;
     }
 }

@@ -33,6 +33,7 @@ public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent
 
     private static final int MENTIONED = 1;
     private static final int DELETED = 2;
+    private static final int MENTIONS_ALL = 4;
 
     @Override
     public boolean isImmutableType() {
@@ -61,6 +62,7 @@ public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent
         reuse.deleted = from.deleted;
         reuse.threadSeq = from.threadSeq;
         reuse.rootSenderId = from.rootSenderId;
+        reuse.mentionsAll = from.mentionsAll;
         return reuse;
     }
 
@@ -77,7 +79,10 @@ public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent
         target.writeLong(event.conversationId);
         target.writeLong(event.seq);
         target.writeLong(event.time);
-        target.writeByte((event.mentioned ? MENTIONED : 0) | (event.deleted ? DELETED : 0));
+        target.writeByte(
+                (event.mentioned ? MENTIONED : 0)
+                        | (event.deleted ? DELETED : 0)
+                        | (event.mentionsAll ? MENTIONS_ALL : 0));
         target.writeLong(event.threadSeq);
         target.writeLong(event.rootSenderId);
     }
@@ -102,6 +107,7 @@ public final class ChatEventSerializer extends TypeSerializerSingleton<ChatEvent
         int flags = source.readUnsignedByte();
         reuse.mentioned = (flags & MENTIONED) != 0;
         reuse.deleted = (flags & DELETED) != 0;
+        reuse.mentionsAll = (flags & MENTIONS_ALL) != 0;
         reuse.threadSeq = source.readLong();
         reuse.rootSenderId = source.readLong();
         return reuse;

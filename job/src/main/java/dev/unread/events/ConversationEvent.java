@@ -24,7 +24,12 @@ import java.util.Objects;
  *       RECEIVED_REPLY: the root's seq.
  *   <li>{@code rootSenderId}: MESSAGE and RECEIVED_REPLY of a reply: its root's sender when the
  *       producer named it, 0 when not.
+ *   <li>{@code mentionsAll}: MESSAGE, RECEIVED_REPLY, MESSAGE_EDITED: the message mentions the
+ *       whole channel (@all, @channel, @here).
  * </ul>
+ *
+ * <p>MESSAGE_EDITED: {@code seq} is the edited message's, {@code sentAt} holds the {@code
+ * editedAt}, {@code mentions} whom the message names after the edit.
  *
  * <p>Never kept in state; crosses the network once, from parsing to the conversation's fan-out,
  * with Flink's POJO serializer (an enum, longs and a primitive array: no Kryo).
@@ -44,7 +49,8 @@ public class ConversationEvent {
         MESSAGE,
         MESSAGE_DELETED,
         PARTICIPANT,
-        RECEIVED_REPLY
+        RECEIVED_REPLY,
+        MESSAGE_EDITED
     }
 
     private static final long[] NONE = new long[0];
@@ -58,6 +64,7 @@ public class ConversationEvent {
     public long[] mentions = NONE;
     public long threadSeq;
     public long rootSenderId;
+    public boolean mentionsAll;
 
     public ConversationEvent() {}
 
@@ -113,6 +120,16 @@ public class ConversationEvent {
         e.senderId = reply.senderId;
         e.sentAt = reply.time;
         e.mentions = reply.mentioned ? new long[] {reply.userId} : NONE;
+        e.mentionsAll = reply.mentionsAll;
+        return e;
+    }
+
+    /** An edit of message {@code seq}: whom it mentions after it; {@code mentions} as below. */
+    public static ConversationEvent edited(
+            long conversationId, long seq, long editedAt, boolean mentionsAll, long... mentions) {
+        ConversationEvent e = message(conversationId, seq, 0, editedAt, mentions);
+        e.kind = Kind.MESSAGE_EDITED;
+        e.mentionsAll = mentionsAll;
         return e;
     }
 
@@ -174,6 +191,7 @@ public class ConversationEvent {
                 && sentAt == that.sentAt
                 && threadSeq == that.threadSeq
                 && rootSenderId == that.rootSenderId
+                && mentionsAll == that.mentionsAll
                 && Arrays.equals(mentions, that.mentions);
     }
 
@@ -187,7 +205,8 @@ public class ConversationEvent {
                         senderId,
                         sentAt,
                         threadSeq,
-                        rootSenderId)
+                        rootSenderId,
+                        mentionsAll)
                 + 31 * Arrays.hashCode(mentions);
     }
 
@@ -205,25 +224,43 @@ public class ConversationEvent {
                         + " @"
                         + sentAt
                         + (mentions.length > 0 ? " @" + Arrays.toString(mentions) : "")
+                        + (mentionsAll ? " @all" : "")
                         + ")"
-                : kind == Kind.RECEIVED_REPLY
-                        ? "RECEIVED_REPLY(c"
+                : kind == Kind.MESSAGE_EDITED
+                        ? "MESSAGE_EDITED(c"
                                 + conversationId
                                 + "#"
                                 + seq
-                                + " in "
-                                + threadSeq
-                                + (rootSenderId > 0 ? " root by " + rootSenderId : "")
-                                + " "
-                                + senderId
-                                + "->"
-                                + userId
-                                + (mentions.length > 0 ? " mentioned" : "")
                                 + " @"
                                 + sentAt
+                                + (mentions.length > 0 ? " @" + Arrays.toString(mentions) : "")
+                                + (mentionsAll ? " @all" : "")
                                 + ")"
-                        : kind == Kind.MESSAGE_DELETED
-                                ? "MESSAGE_DELETED(c" + conversationId + "#" + seq + ")"
-                                : kind + "(c" + conversationId + " u" + userId + " #" + seq + ")";
+                        : kind == Kind.RECEIVED_REPLY
+                                ? "RECEIVED_REPLY(c"
+                                        + conversationId
+                                        + "#"
+                                        + seq
+                                        + " in "
+                                        + threadSeq
+                                        + (rootSenderId > 0 ? " root by " + rootSenderId : "")
+                                        + " "
+                                        + senderId
+                                        + "->"
+                                        + userId
+                                        + (mentions.length > 0 ? " mentioned" : "")
+                                        + " @"
+                                        + sentAt
+                                        + ")"
+                                : kind == Kind.MESSAGE_DELETED
+                                        ? "MESSAGE_DELETED(c" + conversationId + "#" + seq + ")"
+                                        : kind
+                                                + "(c"
+                                                + conversationId
+                                                + " u"
+                                                + userId
+                                                + " #"
+                                                + seq
+                                                + ")";
     }
 }

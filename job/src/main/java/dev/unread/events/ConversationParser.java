@@ -35,7 +35,8 @@ public final class ConversationParser {
                     "sentAt",
                     "deletedAt",
                     "threadSeq",
-                    "rootSenderId");
+                    "rootSenderId",
+                    "editedAt");
 
     private final JsonFactory json =
             JsonFactory.builder()
@@ -50,6 +51,7 @@ public final class ConversationParser {
     private final Set<String> present = new HashSet<>();
     private String type;
     private long[] mentions;
+    private boolean mentionsAll;
 
     /** A {@code chat-conversations} value. */
     public ConversationEvent parse(byte[] value) throws InvalidRecordException {
@@ -79,6 +81,7 @@ public final class ConversationParser {
                     long sentAt = requirePositive("sentAt");
                     checkOptional("messageId");
                     checkOptional("mentions");
+                    checkOptional("mentionsAll");
                     ConversationEvent message =
                             ConversationEvent.message(
                                     conversationId,
@@ -86,6 +89,7 @@ public final class ConversationParser {
                                     senderId,
                                     sentAt,
                                     mentions == null ? new long[0] : mentions);
+                    message.mentionsAll = mentionsAll;
                     if (longs.containsKey("threadSeq") || errors.containsKey("threadSeq")) {
                         message.threadSeq =
                                 EventParser.threadSeq(requirePositive("threadSeq"), seq);
@@ -105,6 +109,20 @@ public final class ConversationParser {
                     // Checked as the contract gives it, though no count depends on it.
                     requirePositive("deletedAt");
                     return ConversationEvent.deleted(conversationId, seq);
+                }
+            case dev.unread.contract.EventJson.MESSAGE_EDITED:
+                {
+                    long conversationId = requirePositive("conversationId");
+                    long seq = requirePositive("seq");
+                    long editedAt = requirePositive("editedAt");
+                    checkOptional("mentions");
+                    checkOptional("mentionsAll");
+                    return ConversationEvent.edited(
+                            conversationId,
+                            seq,
+                            editedAt,
+                            mentionsAll,
+                            mentions == null ? new long[0] : mentions);
                 }
             default:
                 throw new InvalidRecordException("type: unknown " + EventParser.clip(type));
@@ -127,6 +145,7 @@ public final class ConversationParser {
         present.clear();
         type = null;
         mentions = null;
+        mentionsAll = false;
         try (JsonParser p = json.createParser(value)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new InvalidRecordException("not a JSON object");
@@ -142,6 +161,8 @@ public final class ConversationParser {
                     checkMessageId(p, token);
                 } else if (name.equals("mentions")) {
                     readMentions(p, token);
+                } else if (name.equals("mentionsAll")) {
+                    readMentionsAll(p, token);
                 } else {
                     // Unknown fields are allowed by the contract; skip them unread.
                     p.skipChildren();
@@ -198,6 +219,19 @@ public final class ConversationParser {
                     "messageId",
                     "messageId: longer than " + EventParser.MAX_MESSAGE_ID_CHARS + " characters");
         }
+    }
+
+    /** true or false; null leaves it absent (false). */
+    private void readMentionsAll(JsonParser p, JsonToken token) throws IOException {
+        if (token == JsonToken.VALUE_NULL) {
+            return;
+        }
+        if (token != JsonToken.VALUE_TRUE && token != JsonToken.VALUE_FALSE) {
+            errors.put("mentionsAll", "mentionsAll: must be true or false");
+            p.skipChildren();
+            return;
+        }
+        mentionsAll = token == JsonToken.VALUE_TRUE;
     }
 
     /** An array of at most {@link #MAX_MENTIONS} user ids (integers > 0). */

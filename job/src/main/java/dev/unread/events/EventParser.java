@@ -2,9 +2,12 @@ package dev.unread.events;
 
 import static dev.unread.events.RecordFields.CONVERSATION_ID;
 import static dev.unread.events.RecordFields.COUNT_PREFERENCE;
+import static dev.unread.events.RecordFields.EDITED_AT;
 import static dev.unread.events.RecordFields.FOLLOWING;
+import static dev.unread.events.RecordFields.IGNORE_CHANNEL_MENTIONS;
 import static dev.unread.events.RecordFields.MARKED_AT;
 import static dev.unread.events.RecordFields.MENTIONED;
+import static dev.unread.events.RecordFields.MENTIONS_ALL;
 import static dev.unread.events.RecordFields.MESSAGE_ID;
 import static dev.unread.events.RecordFields.READ_AT;
 import static dev.unread.events.RecordFields.READ_SEQ;
@@ -74,9 +77,15 @@ public final class EventParser {
         this.scanCompact = scanCompact;
     }
 
-    /** A {@code chat-messages} value. */
+    /**
+     * A {@code chat-messages} value: a message, or with {@code "type":"MESSAGE_EDITED"} an edit.
+     * Any other {@code type} is an unknown field to a message, as before edits existed.
+     */
     public ChatEvent parseMessage(byte[] value) throws InvalidRecordException {
         read(value);
+        if ((fields.present & TYPE) != 0 && fields.readKind == ChatEvent.Kind.MESSAGE_EDITED) {
+            return edit();
+        }
         long senderId = fields.requirePositive("senderId", SENDER_ID);
         long receiverId = fields.requirePositive("receiverId", RECEIVER_ID);
         long sentAt = fields.requirePositive("sentAt", SENT_AT);
@@ -86,6 +95,7 @@ public final class EventParser {
         if ((fields.invalid & MENTIONED) != 0) {
             throw fields.refused("mentioned", MENTIONED);
         }
+        boolean mentionsAll = fields.flag("mentionsAll", MENTIONS_ALL);
         int given = fields.present | fields.invalid;
         boolean conversation = (given & CONVERSATION_ID) != 0;
         if (conversation != ((given & SEQ) != 0)) {
@@ -106,6 +116,7 @@ public final class EventParser {
         message.mentioned =
                 (fields.present & MENTIONED) != 0
                         && fields.values[RecordFields.bit(MENTIONED)] == 1;
+        message.mentionsAll = mentionsAll;
         if ((given & THREAD_SEQ) != 0) {
             message.threadSeq = threadSeq(fields.requirePositive("threadSeq", THREAD_SEQ), seq);
         }
@@ -116,6 +127,22 @@ public final class EventParser {
             message.rootSenderId = fields.requirePositive("rootSenderId", ROOT_SENDER_ID);
         }
         return message;
+    }
+
+    /** A {@code chat-messages} MESSAGE_EDITED: whom one receiver's copy mentions after the edit. */
+    private ChatEvent edit() throws InvalidRecordException {
+        long receiverId = fields.requirePositive("receiverId", RECEIVER_ID);
+        long conversationId = fields.requirePositive("conversationId", CONVERSATION_ID);
+        long seq = fields.requirePositive("seq", SEQ);
+        long editedAt = fields.requirePositive("editedAt", EDITED_AT);
+        boolean mentioned = fields.flag("mentioned", MENTIONED);
+        boolean mentionsAll = fields.flag("mentionsAll", MENTIONS_ALL);
+        long threadSeq = 0;
+        if (((fields.present | fields.invalid) & THREAD_SEQ) != 0) {
+            threadSeq = threadSeq(fields.requirePositive("threadSeq", THREAD_SEQ), seq);
+        }
+        return ChatEvent.edited(
+                receiverId, conversationId, seq, threadSeq, editedAt, mentioned, mentionsAll);
     }
 
     /** A {@code chat-reads} value. */
@@ -142,9 +169,25 @@ public final class EventParser {
         if (fields.readKind == ChatEvent.Kind.CONVERSATION_PREFERENCE) {
             long userId = fields.requirePositive("userId", USER_ID);
             long conversationId = fields.requirePositive("conversationId", CONVERSATION_ID);
-            long preference = fields.require("countPreference", COUNT_PREFERENCE);
+            if ((fields.invalid & COUNT_PREFERENCE) != 0) {
+                throw fields.refused("countPreference", COUNT_PREFERENCE);
+            }
+            boolean ignore = fields.flag("ignoreChannelMentions", IGNORE_CHANNEL_MENTIONS);
+            boolean carriesPreference = (fields.present & COUNT_PREFERENCE) != 0;
+            boolean carriesIgnore = (fields.present & IGNORE_CHANNEL_MENTIONS) != 0;
+            if (!carriesPreference && !carriesIgnore) {
+                throw new InvalidRecordException(
+                        "countPreference, ignoreChannelMentions: neither given");
+            }
+            long preference =
+                    carriesPreference
+                            ? fields.values[RecordFields.bit(COUNT_PREFERENCE)]
+                            : ChatEvent.NO_COUNT_PREFERENCE;
             long setAt = fields.requirePositive("setAt", SET_AT);
-            return ChatEvent.preference(userId, conversationId, preference, setAt);
+            return carriesIgnore
+                    ? ChatEvent.ignoreChannelMentions(
+                            userId, conversationId, preference, ignore, setAt)
+                    : ChatEvent.preference(userId, conversationId, preference, setAt);
         }
         if (fields.readKind == ChatEvent.Kind.CONVERSATION_MARKED_UNREAD) {
             long userId = fields.requirePositive("userId", USER_ID);
@@ -169,7 +212,13 @@ public final class EventParser {
             return ChatEvent.threadFollowed(
                     userId, conversationId, threadSeq, following == 1, setAt);
         }
-        throw new InvalidRecordException("type: unknown " + clip(fields.unknownType));
+        // MESSAGE_EDITED is a type of chat-messages, not of this topic.
+        throw new InvalidRecordException(
+                "type: unknown "
+                        + clip(
+                                fields.unknownType != null
+                                        ? fields.unknownType
+                                        : fields.readKind.name()));
     }
 
     /**

@@ -2,7 +2,9 @@ package dev.unread.events;
 
 import static dev.unread.events.RecordFields.COUNT_PREFERENCE;
 import static dev.unread.events.RecordFields.FOLLOWING;
+import static dev.unread.events.RecordFields.IGNORE_CHANNEL_MENTIONS;
 import static dev.unread.events.RecordFields.MENTIONED;
+import static dev.unread.events.RecordFields.MENTIONS_ALL;
 import static dev.unread.events.RecordFields.MESSAGE_ID;
 import static dev.unread.events.RecordFields.TYPE;
 
@@ -39,6 +41,8 @@ final class JacksonRecordReader {
             dev.unread.contract.EventJson.THREAD_READ.toCharArray();
     private static final char[] THREAD_FOLLOWED =
             dev.unread.contract.EventJson.THREAD_FOLLOWED.toCharArray();
+    private static final char[] MESSAGE_EDITED =
+            dev.unread.contract.EventJson.MESSAGE_EDITED.toCharArray();
 
     /** The count preferences, at their value's index (ChatEvent.ALL, MENTIONS, NONE). */
     private static final char[][] PREFERENCES = {
@@ -73,7 +77,10 @@ final class JacksonRecordReader {
                     readType(fields, p, token);
                 } else if (field == MESSAGE_ID) {
                     checkMessageId(fields, p, token);
-                } else if (field == MENTIONED || field == FOLLOWING) {
+                } else if (field == MENTIONED
+                        || field == FOLLOWING
+                        || field == MENTIONS_ALL
+                        || field == IGNORE_CHANNEL_MENTIONS) {
                     readFlag(fields, field, p, token);
                 } else if (field == COUNT_PREFERENCE) {
                     readPreference(fields, p, token);
@@ -143,6 +150,8 @@ final class JacksonRecordReader {
             fields.readKind = ChatEvent.Kind.THREAD_READ;
         } else if (matches(THREAD_FOLLOWED, chars, offset, length)) {
             fields.readKind = ChatEvent.Kind.THREAD_FOLLOWED;
+        } else if (matches(MESSAGE_EDITED, chars, offset, length)) {
+            fields.readKind = ChatEvent.Kind.MESSAGE_EDITED;
         } else {
             fields.unknownType = new String(chars, offset, length);
         }
@@ -153,7 +162,7 @@ final class JacksonRecordReader {
                 && Arrays.equals(expected, 0, length, chars, offset, offset + length);
     }
 
-    /** {@code mentioned} or {@code following}: true or false; null leaves it absent. */
+    /** A flag ({@code mentioned}, {@code following}, ...): true or false; null leaves it absent. */
     private static void readFlag(RecordFields fields, int field, JsonParser p, JsonToken token)
             throws IOException {
         if (token == JsonToken.VALUE_NULL) {

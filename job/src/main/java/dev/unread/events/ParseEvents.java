@@ -67,6 +67,8 @@ public class ParseEvents extends ProcessFunction<RawRecord, ChatEvent> {
                 return "setAt";
             case CONVERSATION_MARKED_UNREAD:
                 return "markedAt";
+            case MESSAGE_EDITED:
+                return "editedAt";
             default:
                 return "readAt";
         }

@@ -30,9 +30,12 @@ final class RecordFields {
     static final int THREAD_SEQ = 1 << 14;
     static final int FOLLOWING = 1 << 15;
     static final int ROOT_SENDER_ID = 1 << 16;
+    static final int EDITED_AT = 1 << 17;
+    static final int MENTIONS_ALL = 1 << 18;
+    static final int IGNORE_CHANNEL_MENTIONS = 1 << 19;
 
     /** Bits of the fields; the array slots per field. */
-    private static final int FIELDS = 17;
+    private static final int FIELDS = 20;
 
     /** The known names, at the index of their field's bit. */
     static final String[] NAMES = {
@@ -52,7 +55,10 @@ final class RecordFields {
         "markedAt",
         "threadSeq",
         "following",
-        "rootSenderId"
+        "rootSenderId",
+        "editedAt",
+        "mentionsAll",
+        "ignoreChannelMentions"
     };
 
     int seen;
@@ -63,8 +69,8 @@ final class RecordFields {
     private final String[] problems = new String[FIELDS];
 
     /**
-     * Indexed by the field's bit number: integers as they are, {@code mentioned} as 1 or 0, {@code
-     * countPreference} as ChatEvent's value for it.
+     * Indexed by the field's bit number: integers as they are, flags ({@code mentioned}, {@code
+     * mentionsAll}, ...) as 1 or 0, {@code countPreference} as ChatEvent's value for it.
      */
     final long[] values = new long[FIELDS];
 
@@ -118,6 +124,12 @@ final class RecordFields {
                 return FOLLOWING;
             case "rootSenderId":
                 return ROOT_SENDER_ID;
+            case "editedAt":
+                return EDITED_AT;
+            case "mentionsAll":
+                return MENTIONS_ALL;
+            case "ignoreChannelMentions":
+                return IGNORE_CHANNEL_MENTIONS;
             default:
                 return 0;
         }
@@ -139,6 +151,14 @@ final class RecordFields {
 
     InvalidRecordException refused(String name, int field) {
         return new InvalidRecordException(name + ": " + problems[bit(field)]);
+    }
+
+    /** An optional flag: false when absent, refused when not a boolean. */
+    boolean flag(String name, int field) throws InvalidRecordException {
+        if ((invalid & field) != 0) {
+            throw refused(name, field);
+        }
+        return (present & field) != 0 && values[bit(field)] == 1;
     }
 
     long requirePositive(String name, int field) throws InvalidRecordException {

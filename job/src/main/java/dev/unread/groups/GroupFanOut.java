@@ -35,6 +35,12 @@ import org.apache.flink.util.Collector;
  * message is kept to do either). A late MEMBER_LEFT still hides the leaver's counts at once, as any
  * newest LEFT does.
  *
+ * <p>A {@code MESSAGE_EDITED} goes to the members the message reached but its sender, each with
+ * whether the edit names them ({@code Edits} in the counter decides which edit is newest). An edit
+ * names neither the sender nor the thread, so every message keeps both here ({@link
+ * StateSchema#CONVERSATION_MESSAGES}): one entry of two longs per group message, for the life of
+ * the conversation's state, the one part of this state that grows with messages.
+ *
  * <p>Every reply also goes to its sender's own key, where it counts toward nothing but tells the
  * sender's thread state that the sender wrote it (see {@code Threads}): one record more per reply,
  * whatever the group's size. A root's sender learns it follows from the replies that name it
@@ -67,6 +73,7 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
     private transient MapState<Long, Boolean> current;
     private transient ValueState<Long> lastMembershipSeq;
     private transient DeletionsToCome toCome;
+    private transient MapState<Long, long[]> messages;
 
     /** Users walked to deliver a message or a deletion: the work, for tests that bound it. */
     private long membersVisited;
@@ -89,6 +96,7 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         current = getRuntimeContext().getMapState(StateSchema.CURRENT_MEMBERS);
         lastMembershipSeq = getRuntimeContext().getState(StateSchema.LAST_MEMBERSHIP_SEQ);
         toCome = new DeletionsToCome(getRuntimeContext());
+        messages = getRuntimeContext().getMapState(StateSchema.CONVERSATION_MESSAGES);
         delivery = new ChatEvent();
     }
 
@@ -104,6 +112,9 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
                 return;
             case RECEIVED_REPLY:
                 deliverReply(event, out);
+                return;
+            case MESSAGE_EDITED:
+                edit(event, out);
                 return;
             case PARTICIPANT:
                 toCome.participant(
@@ -132,6 +143,7 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
     }
 
     private void fanOut(ConversationEvent message, Collector<ChatEvent> out) throws Exception {
+        messages.put(message.seq, new long[] {message.senderId, message.threadSeq});
         startDelivery(message);
         if (message.threadSeq > 0 || trackRootSenders) {
             delivery.userId = message.senderId;
@@ -145,6 +157,36 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
                     if (user != message.senderId) {
                         delivery.userId = user;
                         delivery.mentioned = message.mentions(user);
+                        out.collect(delivery);
+                    }
+                });
+    }
+
+    /**
+     * A MESSAGE_EDITED, to the members its message reached but its sender, each with whether the
+     * edit names them. The precondition (the edit comes after its message, on this partition) makes
+     * the message's record here the test of "seen": an edit of a seq without one changes nothing.
+     */
+    private void edit(ConversationEvent edit, Collector<ChatEvent> out) throws Exception {
+        long[] message = messages.get(edit.seq);
+        if (message == null) {
+            return;
+        }
+        long senderId = message[0];
+        delivery.kind = ChatEvent.Kind.MESSAGE_EDITED;
+        delivery.deleted = toCome.isDeleted(edit.conversationId, edit.seq);
+        delivery.senderId = 0;
+        delivery.conversationId = edit.conversationId;
+        delivery.seq = edit.seq;
+        delivery.time = edit.sentAt;
+        delivery.threadSeq = message[1];
+        delivery.mentionsAll = edit.mentionsAll;
+        forEachMemberAt(
+                edit.seq,
+                user -> {
+                    if (user != senderId) {
+                        delivery.userId = user;
+                        delivery.mentioned = edit.mentions(user);
                         out.collect(delivery);
                     }
                 });
@@ -216,6 +258,7 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         delivery.time = message.sentAt;
         delivery.threadSeq = message.threadSeq;
         delivery.rootSenderId = message.rootSenderId;
+        delivery.mentionsAll = message.mentionsAll;
     }
 
     /**
@@ -242,6 +285,7 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         delivery.deleted = false;
         delivery.threadSeq = 0;
         delivery.rootSenderId = 0;
+        delivery.mentionsAll = false;
         out.collect(delivery);
     }
 

@@ -46,6 +46,15 @@ import dev.unread.seqs.UnreadSeqs;
  *       conversation kept only for a thread cursor or a follow fact (nothing unread, no deletion
  *       kept, no part taken), at most 1,024 (the counter\'s ThreadSets.MAX_BARE_THREADS); kept and
  *       built as the set above.
+ *   <li>{@code channelMentionCount}, {@code channelMentionSeqs}: the unread seqs that mention the
+ *       user only channel-wide (@all, @channel, @here), not by id: they count as mentions unless
+ *       {@code ignoreChannelMentions}; the seqs while they are few, else in {@link
+ *       StateSchema#CHANNEL_MENTIONS}. Disjoint from the mention seqs.
+ *   <li>{@code ignoreChannelMentions}, {@code ignoreChannelMentionsSetAt}: the newest {@code
+ *       ignoreChannelMentions} of a CONVERSATION_PREFERENCE (true on a tie): 1 true, -1 false, 0
+ *       none (false).
+ *   <li>{@code editCount}: how many edits the user keeps for the conversation's messages (see
+ *       {@link StateSchema#EDITS}), so that a message looks for one only when there are some.
  * </ul>
  *
  * <p>The five before it were added after savepoints/v1 and the groups' build: POJO schema evolution
@@ -83,7 +92,25 @@ public class ConversationState {
     public long bareThreadCount;
     public byte[] bareThreadSeqs = UnreadSeqs.EMPTY;
 
+    public long channelMentionCount;
+    public byte[] channelMentionSeqs = UnreadSeqs.EMPTY;
+    public long ignoreChannelMentions;
+    public long ignoreChannelMentionsSetAt;
+    public long editCount;
+
     public ConversationState() {}
+
+    /** ignoreChannelMentions(U,C): channel-wide mentions do not count as mentions. */
+    public boolean ignoresChannelMentions() {
+        return ignoreChannelMentions > 0;
+    }
+
+    /**
+     * mentions(U,C) as kept, before the membership rule: by id, and channel-wide unless ignored.
+     */
+    public long mentions() {
+        return mentionCount + (ignoresChannelMentions() ? 0 : channelMentionCount);
+    }
 
     /** A record new to state: no thread of its conversation is kept, so the index is complete. */
     public static ConversationState fresh() {

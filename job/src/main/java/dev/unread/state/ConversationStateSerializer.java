@@ -36,7 +36,14 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
                         number(s -> s.unreadThreadCount, (s, v) -> s.unreadThreadCount = v),
                         seqs(s -> s.unreadThreadSeqs, (s, v) -> s.unreadThreadSeqs = v),
                         number(s -> s.bareThreadCount, (s, v) -> s.bareThreadCount = v),
-                        seqs(s -> s.bareThreadSeqs, (s, v) -> s.bareThreadSeqs = v)));
+                        seqs(s -> s.bareThreadSeqs, (s, v) -> s.bareThreadSeqs = v),
+                        number(s -> s.channelMentionCount, (s, v) -> s.channelMentionCount = v),
+                        seqs(s -> s.channelMentionSeqs, (s, v) -> s.channelMentionSeqs = v),
+                        number(s -> s.ignoreChannelMentions, (s, v) -> s.ignoreChannelMentions = v),
+                        number(
+                                s -> s.ignoreChannelMentionsSetAt,
+                                (s, v) -> s.ignoreChannelMentionsSetAt = v),
+                        number(s -> s.editCount, (s, v) -> s.editCount = v)));
     }
 
     @Override

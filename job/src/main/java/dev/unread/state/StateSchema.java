@@ -87,6 +87,19 @@ public final class StateSchema {
     /** The unread seqs that mention the user, a subset of {@link #UNREAD}. */
     public static final ChunkedSet MENTIONS = ChunkedSet.withFlatIndex("mention");
 
+    /** The unread seqs that mention the user only channel-wide, disjoint from {@link #MENTIONS}. */
+    public static final ChunkedSet CHANNEL_MENTIONS = ChunkedSet.named("channel-mention");
+
+    /**
+     * Conversation id → the edits the user keeps for its messages, ordered by seq and thread, four
+     * longs each: the message's seq, its thread's root seq (0 for a conversation message), the
+     * newest {@code editedAt} and what the edits at that time say (see dev.unread.counter.Edits).
+     * An edit is kept while the cursor that governs its seq has not passed it.
+     */
+    public static final MapStateDescriptor<Long, long[]> EDITS =
+            new MapStateDescriptor<>(
+                    "edits", Types.LONG, PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+
     /** The deleted seqs past the conversation cursor, so that they never count. */
     public static final ChunkedSet DELETED = ChunkedSet.named("deleted");
 
@@ -144,6 +157,16 @@ public final class StateSchema {
     /** userId → true: the users {@code chat-messages} records named in the conversation. */
     public static final MapStateDescriptor<Long, Boolean> PARTICIPANTS =
             new MapStateDescriptor<>("conversation-participants", Types.LONG, Types.BOOLEAN);
+
+    /**
+     * Seq → the message's sender and its thread's root seq (0 for none): what an edit of it, which
+     * names neither, needs to reach the members the message reached.
+     */
+    public static final MapStateDescriptor<Long, long[]> CONVERSATION_MESSAGES =
+            new MapStateDescriptor<>(
+                    "conversation-messages",
+                    Types.LONG,
+                    PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
 
     /** Every deleted seq of the conversation (set id: the conversation). */
     public static final ChunkedSet CONVERSATION_DELETED = ChunkedSet.named("conversation-deleted");

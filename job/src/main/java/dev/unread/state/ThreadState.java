@@ -13,6 +13,9 @@ package dev.unread.state;
  *       cursor are kept so that they never count again.
  *   <li>{@code following}, {@code followSetAt}: the {@code THREAD_FOLLOWED} with the largest {@code
  *       setAt} (false on a tie): 1 following, -1 not, 0 when none.
+ *   <li>{@code channelMentionCount}: how many of the unread replies mention the user only
+ *       channel-wide (@all, @channel, @here); they count as thread mentions unless the user ignores
+ *       channel mentions in the conversation.
  *   <li>{@code involved}: a follow by default, older than any fact: a reply named the user as its
  *       root's sender ({@code rootSenderId}), the root as sent mentioned the user, or (with {@code
  *       --track-root-senders}) the user sent the root. In a record of version 3, whatever made the
@@ -35,6 +38,7 @@ public class ThreadState {
     public long refreshedIn;
 
     public long tookPartAt;
+    public long channelMentionCount;
 
     public ThreadState() {}
 
@@ -57,9 +61,12 @@ public class ThreadState {
         return follows() ? unreadCount : 0;
     }
 
-    /** threadMentions as followed. */
-    public long followedMentions() {
-        return follows() ? mentionCount : 0;
+    /**
+     * threadMentions as followed, with the channel-wide mentions unless {@code ignoreChannel}
+     * (ignoreChannelMentions of the thread's conversation).
+     */
+    public long followedMentions(boolean ignoreChannel) {
+        return follows() ? mentionCount + (ignoreChannel ? 0 : channelMentionCount) : 0;
     }
 
     /** Nothing that a later event needs: the entry can go. */

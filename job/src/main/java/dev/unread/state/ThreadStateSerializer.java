@@ -20,7 +20,8 @@ public final class ThreadStateSerializer extends CompactStateSerializer<ThreadSt
                         number(s -> s.followSetAt, (s, v) -> s.followSetAt = v),
                         flag(s -> s.involved, (s, v) -> s.involved = v),
                         number(s -> s.refreshedIn, (s, v) -> s.refreshedIn = v),
-                        number(s -> s.tookPartAt, (s, v) -> s.tookPartAt = v)));
+                        number(s -> s.tookPartAt, (s, v) -> s.tookPartAt = v),
+                        number(s -> s.channelMentionCount, (s, v) -> s.channelMentionCount = v)));
     }
 
     @Override

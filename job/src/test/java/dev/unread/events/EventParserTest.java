@@ -166,7 +166,7 @@ class EventParserTest {
     @CsvSource(
             delimiter = '|',
             value = {
-                "{\"type\":\"CONVERSATION_PREFERENCE\",\"userId\":1,\"conversationId\":4,\"setAt\":2} | countPreference: missing",
+                "{\"type\":\"CONVERSATION_PREFERENCE\",\"userId\":1,\"conversationId\":4,\"setAt\":2} | countPreference, ignoreChannelMentions: neither given",
                 "{\"type\":\"CONVERSATION_PREFERENCE\",\"userId\":1,\"conversationId\":4,\"countPreference\":\"all\",\"setAt\":2} | countPreference: must be",
                 "{\"type\":\"CONVERSATION_PREFERENCE\",\"userId\":1,\"conversationId\":4,\"countPreference\":1,\"setAt\":2} | countPreference: must be",
                 "{\"type\":\"CONVERSATION_PREFERENCE\",\"userId\":1,\"conversationId\":4,\"countPreference\":\"ALL\"} | setAt: missing",

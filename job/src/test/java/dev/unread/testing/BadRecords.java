@@ -273,9 +273,13 @@ public final class BadRecords {
                 extra.append(
                         event.kind == ChatEvent.Kind.MESSAGE
                                 ? "\"type\":5,\"userId\":\"u-1\",\"readAt\":1.5,\"readSeq\":{\"x\":[1]}"
-                                : "\"senderId\":\"bob\",\"sentAt\":[1],\"seq\":-1,\"messageId\":\""
-                                        + "m".repeat(200)
-                                        + "\"");
+                                : event.kind == ChatEvent.Kind.MESSAGE_EDITED
+                                        // An edit names no sender, no sentAt and no message id.
+                                        ? "\"userId\":\"u-1\",\"readSeq\":{\"x\":[1]},\"senderId\":\"bob\","
+                                                + "\"sentAt\":[1],\"messageId\":7"
+                                        : "\"senderId\":\"bob\",\"sentAt\":[1],\"seq\":-1,\"messageId\":\""
+                                                + "m".repeat(200)
+                                                + "\"");
                 if (event.kind == ChatEvent.Kind.INBOX_OPENED) {
                     extra.append(",\"conversationId\":\"c-9\",\"readSeq\":null");
                 }

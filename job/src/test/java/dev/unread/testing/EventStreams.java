@@ -16,8 +16,9 @@ import java.util.Random;
  * nobody wrote in, cursor regressions, resets older than the messages they follow (late resets) and
  * messages older than the resets they follow (late messages), mentions (a seq mentioned on one
  * record and not on another), count preferences with tied {@code setAt}s, marks older, newer and as
- * old as the reads, and times and seqs on a coarse grid so that {@code sentAt == readAt} and {@code
- * seq == readSeq} are common.
+ * old as the reads, channel-wide mentions and the preference that ignores them, edits that add or
+ * take away a mention (before and after their message, tied, of read and unknown seqs), and times
+ * and seqs on a coarse grid so that {@code sentAt == readAt} and {@code seq == readSeq} are common.
  *
  * <p>One instance is one {@link Random}: the same seed and the same calls give the same events, so
  * a failure reproduces from its seed alone.
@@ -71,13 +72,15 @@ public final class EventStreams {
         int conversationReads = random.nextInt(6);
         int preferences = random.nextInt(3);
         int marks = random.nextInt(3);
+        int edits = random.nextInt(4);
         int total =
                 conversationMessages
                         + plainMessages
                         + inboxOpens
                         + conversationReads
                         + preferences
-                        + marks;
+                        + marks
+                        + edits;
         while (s.out.size() < count) {
             if (random.nextInt(2) == 0) {
                 s.clock++;
@@ -92,10 +95,12 @@ public final class EventStreams {
             } else if (pick
                     < conversationMessages + plainMessages + inboxOpens + conversationReads) {
                 s.conversationRead();
-            } else if (pick < total - marks) {
+            } else if (pick < total - marks - edits) {
                 s.preference();
-            } else {
+            } else if (pick < total - edits) {
                 s.mark();
+            } else {
+                s.edit();
             }
         }
         return s.out;
@@ -268,15 +273,53 @@ public final class EventStreams {
                 long sender, long receiver, long conversationId, long seq, long sentAt) {
             ChatEvent message = ChatEvent.message(sender, receiver, conversationId, seq, sentAt);
             message.mentioned = random.nextInt(4) == 0;
+            message.mentionsAll = random.nextInt(6) == 0;
             return message;
         }
 
-        /** A member's preference, at a time often shared with another one's. */
+        /**
+         * A member's preference, at a time often shared with another one's: a count preference,
+         * whether channel mentions are ignored, or both.
+         */
         void preference() {
             int c = random.nextInt(members.length);
             long user = chattyUser(members[c]);
             long setAt = T0 + (clock / 2 + random.nextInt(2)) * TICK_MS;
-            out.add(ChatEvent.preference(user, firstConversationId + c, random.nextInt(3), setAt));
+            int carries = random.nextInt(3);
+            long preference = carries == 1 ? ChatEvent.NO_COUNT_PREFERENCE : random.nextInt(3);
+            out.add(
+                    carries == 0
+                            ? ChatEvent.preference(user, firstConversationId + c, preference, setAt)
+                            : ChatEvent.ignoreChannelMentions(
+                                    user,
+                                    firstConversationId + c,
+                                    preference,
+                                    random.nextBoolean(),
+                                    setAt));
+        }
+
+        /**
+         * An edit of a message to a member, usually one that was sent (maybe still to come in
+         * another order), sometimes an unknown seq; at a time on a coarse grid so edits tie.
+         */
+        void edit() {
+            int c = random.nextInt(members.length);
+            List<Long> seqs = sent.get(c);
+            long seq =
+                    seqs.isEmpty() || random.nextInt(6) == 0
+                            ? 1 + random.nextInt((int) head[c] + 3)
+                            : seqs.get(random.nextInt(seqs.size()));
+            long user = random.nextInt(8) == 0 ? anyUser() : chattyUser(members[c]);
+            long editedAt = T0 + (clock / 2 + random.nextInt(2)) * TICK_MS;
+            out.add(
+                    ChatEvent.edited(
+                            user,
+                            firstConversationId + c,
+                            seq,
+                            0,
+                            editedAt,
+                            random.nextInt(3) == 0,
+                            random.nextInt(4) == 0));
         }
 
         /** A member marks a conversation unread, around the time of the reads. */

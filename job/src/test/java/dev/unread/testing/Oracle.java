@@ -70,11 +70,27 @@ public final class Oracle {
     /** Distinct seqs from others per (conversation, receiver), whatever the cursor. */
     private final Map<Member, TreeSet<Long>> seqsFromOthers = new TreeMap<>();
 
-    /** Distinct seqs per (conversation, receiver) with some record from others mentioned. */
-    private final Map<Member, TreeSet<Long>> mentionedSeqs = new TreeMap<>();
+    /**
+     * (seq, threadSeq) of conversation messages and replies per (conversation, receiver) with some
+     * record from others that names the receiver (mentioned), as sent.
+     */
+    private final Map<Member, Set<List<Long>>> namedSeqs = new TreeMap<>();
 
-    /** The (setAt, preference) of each user's preference event per conversation. */
+    /** The same for records that mention the whole channel (mentionsAll), as sent. */
+    private final Map<Member, Set<List<Long>>> channelSeqs = new TreeMap<>();
+
+    /**
+     * Per (conversation, receiver) and seq, the receiver's edits of that seq: {editedAt, 1 if it
+     * names the receiver, 1 if it mentions the whole channel, the thread it says the message is a
+     * reply of (0: none)}.
+     */
+    private final Map<Member, Map<Long, List<long[]>>> edits = new TreeMap<>();
+
+    /** The (setAt, preference) of each user's countPreference per conversation. */
     private final Map<Member, List<long[]>> preferences = new TreeMap<>();
+
+    /** The (setAt, 1 or 0) of each user's ignoreChannelMentions per conversation. */
+    private final Map<Member, List<long[]>> ignoreChannelMentions = new TreeMap<>();
 
     /** max markedAt per (conversation, user). */
     private final Map<Member, Long> markedAt = new TreeMap<>();
@@ -142,6 +158,40 @@ public final class Oracle {
             }
         }
         List<ChatEvent> all = new ArrayList<>(events);
+        Map<Long, Map<Long, ConversationEvent>> groupMessages = new HashMap<>();
+        for (ConversationEvent e : conversations) {
+            if (e.isMessage()) {
+                groupMessages.computeIfAbsent(e.conversationId, c -> new HashMap<>()).put(e.seq, e);
+            }
+        }
+        for (ConversationEvent e : conversations) {
+            if (e.kind != ConversationEvent.Kind.MESSAGE_EDITED) {
+                continue;
+            }
+            // "an edit of a seq the job has not seen changes nothing".
+            ConversationEvent message =
+                    groupMessages.getOrDefault(e.conversationId, Map.of()).get(e.seq);
+            if (message == null) {
+                continue;
+            }
+            // An edit reaches whom its message reached: the members at its seq but the sender.
+            memberships.forEach(
+                    (member, changes) -> {
+                        if (member.conversationId() == e.conversationId
+                                && member.userId() != message.senderId
+                                && isMember(changes, e.seq)) {
+                            all.add(
+                                    ChatEvent.edited(
+                                            member.userId(),
+                                            e.conversationId,
+                                            e.seq,
+                                            message.threadSeq,
+                                            e.sentAt,
+                                            e.mentions(member.userId()),
+                                            e.mentionsAll));
+                        }
+                    });
+        }
         for (ConversationEvent e : conversations) {
             if (!e.isMessage()) {
                 continue;
@@ -177,6 +227,7 @@ public final class Oracle {
                                             .anyMatch(m -> m == member.userId());
                             delivery.threadSeq = e.threadSeq;
                             delivery.rootSenderId = e.rootSenderId;
+                            delivery.mentionsAll = e.mentionsAll;
                             all.add(delivery);
                         }
                     });
@@ -202,10 +253,34 @@ public final class Oracle {
                             new Member(e.conversationId, e.userId), e.time, Math::max);
                     break;
                 case CONVERSATION_PREFERENCE:
-                    preferences
-                            .computeIfAbsent(
-                                    new Member(e.conversationId, e.userId), m -> new ArrayList<>())
-                            .add(new long[] {e.time, e.seq});
+                    // "Each of its two fields is decided on its own by the newest event that
+                    // carries it."
+                    if (e.carriesCountPreference()) {
+                        preferences
+                                .computeIfAbsent(
+                                        new Member(e.conversationId, e.userId),
+                                        m -> new ArrayList<>())
+                                .add(new long[] {e.time, e.seq});
+                    }
+                    if (e.carriesIgnoreChannelMentions()) {
+                        ignoreChannelMentions
+                                .computeIfAbsent(
+                                        new Member(e.conversationId, e.userId),
+                                        m -> new ArrayList<>())
+                                .add(new long[] {e.time, e.mentionsAll ? 1 : 0});
+                    }
+                    break;
+                case MESSAGE_EDITED:
+                    edits.computeIfAbsent(
+                                    new Member(e.conversationId, e.userId), m -> new TreeMap<>())
+                            .computeIfAbsent(e.seq, q -> new ArrayList<>())
+                            .add(
+                                    new long[] {
+                                        e.time,
+                                        e.mentioned ? 1 : 0,
+                                        e.mentionsAll ? 1 : 0,
+                                        e.threadSeq
+                                    });
                     break;
                 case CONVERSATION_MARKED_UNREAD:
                     markedAt.merge(new Member(e.conversationId, e.userId), e.time, Math::max);
@@ -235,6 +310,20 @@ public final class Oracle {
                         break;
                     }
                     messagesFromOthers.computeIfAbsent(e.userId, u -> new ArrayList<>()).add(e);
+                    // "counts only on a record that carries conversationId and seq".
+                    if (e.conversationId > 0) {
+                        Member member = new Member(e.conversationId, e.userId);
+                        if (e.mentioned) {
+                            namedSeqs
+                                    .computeIfAbsent(member, m -> new HashSet<>())
+                                    .add(List.of(e.seq, e.threadSeq));
+                        }
+                        if (e.mentionsAll) {
+                            channelSeqs
+                                    .computeIfAbsent(member, m -> new HashSet<>())
+                                    .add(List.of(e.seq, e.threadSeq));
+                        }
+                    }
                     // "A reply never counts toward unread(U,C) or mentions(U,C)".
                     if (e.conversationId > 0 && !e.isReply()) {
                         seqsFromOthers
@@ -242,14 +331,6 @@ public final class Oracle {
                                         new Member(e.conversationId, e.userId),
                                         m -> new TreeSet<>())
                                 .add(e.seq);
-                        // "counts only on a record that carries conversationId and seq".
-                        if (e.mentioned) {
-                            mentionedSeqs
-                                    .computeIfAbsent(
-                                            new Member(e.conversationId, e.userId),
-                                            m -> new TreeSet<>())
-                                    .add(e.seq);
-                        }
                     }
                     break;
                 default:
@@ -373,8 +454,58 @@ public final class Oracle {
         if (left.contains(member)) {
             return 0;
         }
-        return notDeleted(
-                conversationId, mentionedSeqs.get(member), lastReadSeq(userId, conversationId));
+        TreeSet<Long> seqs = seqsFromOthers.get(member);
+        if (seqs == null) {
+            return 0;
+        }
+        TreeSet<Long> mentioned = new TreeSet<>();
+        for (long seq : seqs) {
+            if (mentioned(userId, conversationId, seq, 0)) {
+                mentioned.add(seq);
+            }
+        }
+        return notDeleted(conversationId, mentioned, lastReadSeq(userId, conversationId));
+    }
+
+    /**
+     * mentioned(U,C,s): by U's newest edits of (C,s) (largest editedAt; tied edits mention U only
+     * if each does), else by the message as sent (some record of it to U mentions U); a
+     * channel-wide mention counts unless ignoreChannelMentions(U,C). {@code threadSeq}: the
+     * message's thread (0 for a conversation message); an edit that names another edits another
+     * message.
+     */
+    public boolean mentioned(long userId, long conversationId, long seq, long threadSeq) {
+        Member member = new Member(conversationId, userId);
+        boolean heedAll = !ignoresChannelMentions(userId, conversationId);
+        List<long[]> its =
+                edits.getOrDefault(member, Map.of()).getOrDefault(seq, List.of()).stream()
+                        .filter(e -> e[3] == threadSeq)
+                        .toList();
+        if (its.isEmpty()) {
+            // The message's (seq, thread): the generated traffic reuses a seq across the
+            // conversation and a thread, as two messages.
+            List<Long> message = List.of(seq, threadSeq);
+            return namedSeqs.getOrDefault(member, Set.of()).contains(message)
+                    || (heedAll && channelSeqs.getOrDefault(member, Set.of()).contains(message));
+        }
+        long newest = its.stream().mapToLong(e -> e[0]).max().getAsLong();
+        return its.stream()
+                .filter(e -> e[0] == newest)
+                .allMatch(e -> e[1] == 1 || (heedAll && e[2] == 1));
+    }
+
+    /** ignoreChannelMentions(U,C): of the newest event that carries it, true on a tie. */
+    public boolean ignoresChannelMentions(long userId, long conversationId) {
+        long bestAt = -1;
+        long best = 0;
+        for (long[] p :
+                ignoreChannelMentions.getOrDefault(new Member(conversationId, userId), List.of())) {
+            if (p[0] > bestAt || (p[0] == bestAt && p[1] > best)) {
+                bestAt = p[0];
+                best = p[1];
+            }
+        }
+        return best == 1;
     }
 
     /**
@@ -476,7 +607,12 @@ public final class Oracle {
     }
 
     private long threadMentions(OracleThreads.Thread t) {
-        return shown(t) ? threads.mentions(t, this::deleted) : 0;
+        return shown(t)
+                ? threads.mentions(
+                        t,
+                        this::deleted,
+                        s -> mentioned(t.userId(), t.conversationId(), s, t.threadSeq()))
+                : 0;
     }
 
     private boolean shown(OracleThreads.Thread t) {
@@ -539,7 +675,7 @@ public final class Oracle {
      */
     public Map<String, Map<String, String>> redisMentionHashes(String prefix) {
         Map<String, Map<String, String>> keys = new TreeMap<>();
-        for (Member member : mentionedSeqs.keySet()) {
+        for (Member member : seqsFromOthers.keySet()) {
             long n = mentions(member.userId(), member.conversationId());
             if (n > 0) {
                 keys.computeIfAbsent(prefix + MENTIONS_KEY + member.userId(), k -> new TreeMap<>())

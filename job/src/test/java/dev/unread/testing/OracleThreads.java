@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.BiPredicate;
+import java.util.function.LongPredicate;
 
 /**
  * The threads of {@link Oracle}, straight from docs/contract.md, "Threads" and "Who follows a
@@ -39,7 +40,6 @@ final class OracleThreads {
     private final boolean trackRootSenders;
 
     private final Map<Thread, TreeSet<Long>> replies = new TreeMap<>();
-    private final Map<Thread, TreeSet<Long>> mentionedReplies = new TreeMap<>();
     private final Map<Thread, Long> cursors = new TreeMap<>();
     private final Map<Thread, List<long[]>> follows = new TreeMap<>();
 
@@ -82,9 +82,6 @@ final class OracleThreads {
         }
         Thread t = new Thread(e.conversationId, e.threadSeq, e.userId);
         replies.computeIfAbsent(t, k -> new TreeSet<>()).add(e.seq);
-        if (e.mentioned) {
-            mentionedReplies.computeIfAbsent(t, k -> new TreeSet<>()).add(e.seq);
-        }
     }
 
     /**
@@ -101,9 +98,6 @@ final class OracleThreads {
         if (e.isReply() && e.senderId != e.userId) {
             Thread t = new Thread(e.conversationId, e.threadSeq, e.userId);
             replies.computeIfAbsent(t, k -> new TreeSet<>()).add(e.seq);
-            if (e.mentioned) {
-                mentionedReplies.computeIfAbsent(t, k -> new TreeSet<>()).add(e.seq);
-            }
         }
     }
 
@@ -145,8 +139,19 @@ final class OracleThreads {
         return past(t, replies.get(t), deleted);
     }
 
-    long mentions(Thread t, BiPredicate<Long, Long> deleted) {
-        return past(t, mentionedReplies.get(t), deleted);
+    /** threadMentions(U,C,T): those of the replies that {@code mentioned} says mention U. */
+    long mentions(Thread t, BiPredicate<Long, Long> deleted, LongPredicate mentioned) {
+        TreeSet<Long> seqs = replies.get(t);
+        if (seqs == null) {
+            return 0;
+        }
+        TreeSet<Long> named = new TreeSet<>();
+        for (long seq : seqs) {
+            if (mentioned.test(seq)) {
+                named.add(seq);
+            }
+        }
+        return past(t, named, deleted);
     }
 
     private long past(Thread t, TreeSet<Long> seqs, BiPredicate<Long, Long> deleted) {

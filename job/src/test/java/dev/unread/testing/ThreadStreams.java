@@ -17,11 +17,12 @@ public final class ThreadStreams {
 
     /**
      * The events with threads in their conversations: replies to some of each conversation's
-     * messages between its users, some mentioning their receiver, some naming their root's sender
-     * ({@code rootSenderId}) and some not, thread reads and follows (setAt from a few values about
-     * the replies' sentAt, so follows tie with each other and with replies, and come before and
-     * after them). Reply seqs lie past every seq and readSeq the events have, so no conversation
-     * read of these events passes a reply; {@link #readsPastReplies} adds such reads.
+     * messages between its users, some mentioning their receiver or the whole channel, some naming
+     * their root's sender ({@code rootSenderId}) and some not, edits of them (some tied), thread
+     * reads and follows (setAt from a few values about the replies' sentAt, so follows tie with
+     * each other and with replies, and come before and after them). Reply seqs lie past every seq
+     * and readSeq the events have, so no conversation read of these events passes a reply; {@link
+     * #readsPastReplies} adds such reads.
      */
     public static List<ChatEvent> withThreads(Random random, List<ChatEvent> events) {
         List<ChatEvent> result = new ArrayList<>(events);
@@ -80,6 +81,7 @@ public final class ThreadStreams {
                 long sentAt = time + random.nextInt(5);
                 // A producer of version 4 names the root's sender; one of version 3 does not.
                 boolean named = random.nextBoolean();
+                boolean mentionsAll = random.nextInt(5) == 0;
                 for (long receiver : who) {
                     if (receiver != sender && random.nextInt(3) != 0) {
                         ChatEvent reply =
@@ -94,7 +96,20 @@ public final class ThreadStreams {
                         if (named && random.nextInt(4) != 0) {
                             reply.rootSenderId = senders.get(c + ":" + root);
                         }
+                        reply.mentionsAll = mentionsAll;
                         result.add(reply);
+                    }
+                    // Edits of the reply, to receivers it reached or not, tied now and then.
+                    for (int e = random.nextInt(6) == 0 ? 1 + random.nextInt(2) : 0; e > 0; e--) {
+                        result.add(
+                                ChatEvent.edited(
+                                        receiver,
+                                        c,
+                                        seq,
+                                        root,
+                                        time + random.nextInt(3),
+                                        random.nextInt(3) == 0,
+                                        random.nextInt(4) == 0));
                     }
                 }
             }

@@ -46,7 +46,7 @@ final class UserStateReader extends KeyedStateReaderFunction<Long, UserState> {
                 cursors++;
             }
             unreadSeqs += ConversationSeqs.count(entry.getValue());
-            mentions += entry.getValue().mentionCount;
+            mentions += entry.getValue().mentions();
             marked += ConversationView.of(entry.getValue()).marked() ? 1 : 0;
             quieted += entry.getValue().preference != ChatEvent.ALL ? 1 : 0;
         }
