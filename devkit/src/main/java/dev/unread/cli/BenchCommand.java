@@ -304,6 +304,15 @@ public final class BenchCommand implements Callable<Integer> {
     double deletedShare;
 
     @Option(
+            names = "--all-read-share",
+            paramLabel = "F",
+            defaultValue = "0.1",
+            description =
+                    "share of the read steps sent as ALL_READ in one more run of the full records,"
+                            + " for what mark-all-read costs (default ${DEFAULT-VALUE}; 0: skip)")
+    double allReadShare;
+
+    @Option(
             names = "--out",
             paramLabel = "FILE",
             defaultValue = "bench-results.md",
@@ -501,7 +510,8 @@ public final class BenchCommand implements Callable<Integer> {
                 redisCluster,
                 atLeast("--warm-up-events", warmUpEvents, 0),
                 Duration.ofSeconds(atLeast("--latency-warm-up-seconds", latencyWarmUpSeconds, 0)),
-                deletedShare > 0 ? full.toBuilder().deletedShare(deletedShare).build() : null);
+                deletedShare > 0 ? full.toBuilder().deletedShare(deletedShare).build() : null,
+                allReadShare > 0 ? full.toBuilder().allReadShare(allReadShare).build() : null);
     }
 
     private static long atLeast(String flag, long value, long min) {

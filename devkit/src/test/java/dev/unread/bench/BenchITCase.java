@@ -61,7 +61,8 @@ class BenchITCase {
                         true,
                         WARM_UP_EVENTS,
                         Duration.ofSeconds(1),
-                        full.toBuilder().deletedShare(0.02).build());
+                        full.toBuilder().deletedShare(0.02).build(),
+                        full.toBuilder().allReadShare(0.1).build());
         String prefix = TestRedis.uniquePrefix();
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         BenchReport report;

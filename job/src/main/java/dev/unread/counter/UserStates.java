@@ -43,6 +43,7 @@ final class UserStates {
     final ConversationSeqs unreadSeqs;
     final ConversationSeqs mentionSeqs;
     final Deletions deletions;
+    final SentAts sentAts;
     final Threads threads;
 
     UserStates(RuntimeContext context, long incarnation) {
@@ -53,7 +54,8 @@ final class UserStates {
         unreadSeqs = ConversationSeqs.unread(context);
         mentionSeqs = ConversationSeqs.mentions(context);
         deletions = new Deletions(context);
-        threads = new Threads(context, incarnation);
+        sentAts = new SentAts(context);
+        threads = new Threads(context, sentAts, incarnation);
     }
 
     /**
@@ -87,5 +89,6 @@ final class UserStates {
         unreadSeqs.clear();
         mentionSeqs.clear();
         deletions.clear();
+        sentAts.clear();
     }
 }

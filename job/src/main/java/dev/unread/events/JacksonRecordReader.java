@@ -39,6 +39,7 @@ final class JacksonRecordReader {
             dev.unread.contract.EventJson.THREAD_READ.toCharArray();
     private static final char[] THREAD_FOLLOWED =
             dev.unread.contract.EventJson.THREAD_FOLLOWED.toCharArray();
+    private static final char[] ALL_READ = dev.unread.contract.EventJson.ALL_READ.toCharArray();
 
     /** The count preferences, at their value's index (ChatEvent.ALL, MENTIONS, NONE). */
     private static final char[][] PREFERENCES = {
@@ -143,6 +144,8 @@ final class JacksonRecordReader {
             fields.readKind = ChatEvent.Kind.THREAD_READ;
         } else if (matches(THREAD_FOLLOWED, chars, offset, length)) {
             fields.readKind = ChatEvent.Kind.THREAD_FOLLOWED;
+        } else if (matches(ALL_READ, chars, offset, length)) {
+            fields.readKind = ChatEvent.Kind.ALL_READ;
         } else {
             fields.unknownType = new String(chars, offset, length);
         }

@@ -46,6 +46,10 @@ import dev.unread.seqs.UnreadSeqs;
  *       conversation kept only for a thread cursor or a follow fact (nothing unread, no deletion
  *       kept, no part taken), at most 1,024 (the counter\'s ThreadSets.MAX_BARE_THREADS); kept and
  *       built as the set above.
+ *   <li>{@code sentAtKept}: 1 once the {@code sentAt} of every unread message of the conversation
+ *       is kept (see {@code SentAts}); a record of a build before ALL_READ has 0 until its first
+ *       touch. {@code sentAts}: those {@code sentAt}s while few, else a marker and the {@code
+ *       sentAt}s in {@link StateSchema#SENT_AT} (see {@code SentAts}).
  * </ul>
  *
  * <p>The five before it were added after savepoints/v1 and the groups' build: POJO schema evolution
@@ -83,12 +87,16 @@ public class ConversationState {
     public long bareThreadCount;
     public byte[] bareThreadSeqs = UnreadSeqs.EMPTY;
 
+    public long sentAtKept;
+    public byte[] sentAts = UnreadSeqs.EMPTY;
+
     public ConversationState() {}
 
     /** A record new to state: no thread of its conversation is kept, so the index is complete. */
     public static ConversationState fresh() {
         ConversationState s = new ConversationState();
         s.threadsIndexed = 1;
+        s.sentAtKept = 1;
         return s;
     }
 }

@@ -36,7 +36,9 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
                         number(s -> s.unreadThreadCount, (s, v) -> s.unreadThreadCount = v),
                         seqs(s -> s.unreadThreadSeqs, (s, v) -> s.unreadThreadSeqs = v),
                         number(s -> s.bareThreadCount, (s, v) -> s.bareThreadCount = v),
-                        seqs(s -> s.bareThreadSeqs, (s, v) -> s.bareThreadSeqs = v)));
+                        seqs(s -> s.bareThreadSeqs, (s, v) -> s.bareThreadSeqs = v),
+                        number(s -> s.sentAtKept, (s, v) -> s.sentAtKept = v),
+                        seqs(s -> s.sentAts, (s, v) -> s.sentAts = v)));
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.unread.state;
 
+import dev.unread.seqs.UnreadSeqs;
+
 /**
  * Per user, conversation and thread (see {@code Threads}). Java-bean POJO so that Flink's POJO
  * serializer (and its schema evolution) applies.
@@ -15,6 +17,10 @@ package dev.unread.state;
  *       setAt} (false on a tie): 1 following, -1 not, 0 when none.
  *   <li>{@code involved}: the user sent the root or a reply, or is mentioned in one: whom a thread
  *       is followed by when no {@code THREAD_FOLLOWED} says otherwise.
+ *   <li>{@code sentAtKept}: the {@code sentAt} of every unread reply is kept (see {@code SentAts});
+ *       false in a record of a build before ALL_READ until its first touch. {@code sentAts}: those
+ *       {@code sentAt}s while few, else a marker and the {@code sentAt}s in {@link
+ *       StateSchema#SENT_AT}.
  * </ul>
  */
 public class ThreadState {
@@ -29,6 +35,9 @@ public class ThreadState {
 
     /** The counter incarnation that last wrote the thread's counts out; see UnreadCounter. */
     public long refreshedIn;
+
+    public boolean sentAtKept;
+    public byte[] sentAts = UnreadSeqs.EMPTY;
 
     public ThreadState() {}
 
@@ -52,6 +61,18 @@ public class ThreadState {
 
     /** Nothing that a later event needs: the entry can go. */
     public boolean isEmpty() {
-        return unreadCount == 0 && deletedCount == 0 && cursor == 0 && following == 0 && !involved;
+        return unreadCount == 0
+                && deletedCount == 0
+                && cursor == 0
+                && following == 0
+                && !involved
+                && !keepsSentAts();
+    }
+
+    /** Whether the {@code sentAt} of some reply past the cursor is kept. */
+    public boolean keepsSentAts() {
+        return sentAts != null
+                && sentAts.length > 0
+                && !java.util.Arrays.equals(sentAts, UnreadSeqs.EMPTY);
     }
 }

@@ -19,7 +19,9 @@ public final class ThreadStateSerializer extends CompactStateSerializer<ThreadSt
                         number(s -> s.following, (s, v) -> s.following = v),
                         number(s -> s.followSetAt, (s, v) -> s.followSetAt = v),
                         flag(s -> s.involved, (s, v) -> s.involved = v),
-                        number(s -> s.refreshedIn, (s, v) -> s.refreshedIn = v)));
+                        number(s -> s.refreshedIn, (s, v) -> s.refreshedIn = v),
+                        flag(s -> s.sentAtKept, (s, v) -> s.sentAtKept = v),
+                        seqs(s -> s.sentAts, (s, v) -> s.sentAts = v)));
     }
 
     @Override
