@@ -55,7 +55,8 @@ public final class AllReadStreams {
             for (int i = 0; i < reads; i++) {
                 long at = times.get(random.nextInt(times.size()));
                 if (random.nextInt(3) == 0) {
-                    at += random.nextBoolean() ? 1 : -1;
+                    // readAt is positive: a time of 1 gets no earlier neighbour.
+                    at = Math.max(1, at + (random.nextBoolean() ? 1 : -1));
                 }
                 result.add(random.nextInt(result.size() + 1), ChatEvent.allRead(user, at));
             }
