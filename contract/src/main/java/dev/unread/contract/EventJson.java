@@ -12,6 +12,7 @@ public final class EventJson {
     public static final String CONVERSATION_MARKED_UNREAD = "CONVERSATION_MARKED_UNREAD";
     public static final String THREAD_READ = "THREAD_READ";
     public static final String THREAD_FOLLOWED = "THREAD_FOLLOWED";
+    public static final String ALL_READ = "ALL_READ";
 
     /** The values of {@code countPreference}, loudest first. */
     public static final String ALL = "ALL";
@@ -74,6 +75,17 @@ public final class EventJson {
     public static String inboxOpened(long userId, long readAt) {
         return "{\"type\":\""
                 + INBOX_OPENED
+                + "\",\"userId\":"
+                + userId
+                + ",\"readAt\":"
+                + readAt
+                + "}";
+    }
+
+    /** A {@code chat-reads} ALL_READ value: everything the user had received is read. */
+    public static String allRead(long userId, long readAt) {
+        return "{\"type\":\""
+                + ALL_READ
                 + "\",\"userId\":"
                 + userId
                 + ",\"readAt\":"

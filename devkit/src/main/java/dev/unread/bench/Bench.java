@@ -89,7 +89,8 @@ public final class Bench {
             Duration latencyWarmUp,
             Workload deletedWorkload,
             double liveShare,
-            Duration sustainWindow) {}
+            Duration sustainWindow,
+            Workload allReadWorkload) {}
 
     /** One workload's records as published: the counts the figures are divided by. */
     public record Traffic(
@@ -265,6 +266,9 @@ public final class Bench {
             if (options.deletedWorkload() != null) {
                 jobs.add(runDeleted(kafka, dataDir.resolve("deleted")));
             }
+            if (options.allReadWorkload() != null) {
+                jobs.add(runAllRead(kafka, dataDir.resolve("all-read")));
+            }
             List<JobFigures> liveJobs = new ArrayList<>();
             if (options.liveShare() > 0) {
                 liveJobs.add(runLive(kafka, "badge", badge, dataDir.resolve("badge-live")));
@@ -407,7 +411,7 @@ public final class Bench {
         say(
                 "publishing %,d records of full traffic, %.0f%% of conversation messages deleted",
                 options.records(), options.deletedWorkload().deletedShare() * 100);
-        Traffic traffic = publish(kafka, config, "full, deleted", generator);
+        Traffic traffic = publish(kafka, config, DELETED_RUN, generator);
         return runJob(
                 config,
                 traffic,
@@ -440,6 +444,24 @@ public final class Bench {
                                 options.liveShare() * 100)),
                 dataDir);
     }
+
+    /**
+     * The full records with a share of the read steps sent as ALL_READ, for what mark-all-read
+     * costs beside the full run: each one passes over its user's conversations and threads.
+     */
+    private JobFigures runAllRead(EmbeddedKafka kafka, Path dataDir) throws Exception {
+        UnreadConfig config = config(kafka, "all-read");
+        TrafficGenerator generator = generator(options.allReadWorkload());
+        say(
+                "publishing %,d records of full traffic, %.0f%% of read steps ALL_READ",
+                options.records(), options.allReadWorkload().allReadShare() * 100);
+        return runJob(config, publish(kafka, config, ALL_READ_RUN, generator), dataDir);
+    }
+
+    /** The names of the runs beside the full one, as their figures carry them. */
+    static final String DELETED_RUN = "full, deleted";
+
+    static final String ALL_READ_RUN = "full, all read";
 
     JobFigures runJob(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
         return runJob(config, traffic, traffic.counterEvents(), dataDir);

@@ -51,8 +51,13 @@ public record BenchReport(
         comparison(md);
         RivalsReport.section(md, jobs.get(0), rivals);
         job(md);
-        if (jobs.size() > 2) {
-            deletions(md, jobs.get(1), jobs.get(2));
+        Bench.JobFigures deleted = run(Bench.DELETED_RUN);
+        if (deleted != null) {
+            deletions(md, jobs.get(1), deleted);
+        }
+        Bench.JobFigures allRead = run(Bench.ALL_READ_RUN);
+        if (allRead != null) {
+            allReads(md, jobs.get(1), allRead);
         }
         if (!liveJobs.isEmpty()) {
             liveShare(md);
@@ -420,6 +425,44 @@ public record BenchReport(
                     run.redisCpuMicrosPerMessage(),
                     perMessage(run.callsByCommand(), run.traffic().messages()));
         }
+    }
+
+    /** The run beside the full one named {@code name}, or null when the bench skipped it. */
+    private Bench.JobFigures run(String name) {
+        return jobs.stream().filter(j -> j.traffic().name().equals(name)).findFirst().orElse(null);
+    }
+
+    /** Issue 37: the full records against the same with a share of read steps as ALL_READ. */
+    private void allReads(StringBuilder md, Bench.JobFigures full, Bench.JobFigures allRead) {
+        line(
+                md,
+                "## Mark all as read: %.0f%% of the read steps ALL_READ (full records)",
+                options.allReadWorkload().allReadShare() * 100);
+        line(md, "");
+        line(md, "| run | messages/s | Redis commands per message | savepoint | bytes per entry |");
+        line(md, "|---|--:|--:|--:|--:|");
+        for (Bench.JobFigures job : List.of(full, allRead)) {
+            line(
+                    md,
+                    "| %s | %,.0f | %.4f | %s | %.1f |",
+                    job.traffic().name(),
+                    job.messagesPerSecond(),
+                    job.commandsPerMessage(),
+                    bytes(job.savepointBytes()),
+                    job.bytesPerEntry());
+        }
+        line(
+                md,
+                "| all read / full | %.2f | %.2f | %.2f | %.2f |",
+                allRead.messagesPerSecond() / full.messagesPerSecond(),
+                allRead.commandsPerMessage() / full.commandsPerMessage(),
+                (double) allRead.savepointBytes() / full.savepointBytes(),
+                allRead.bytesPerEntry() / full.bytesPerEntry());
+        line(md, "");
+        line(
+                md,
+                "Both runs keep the sentAt of every unread message; an ALL_READ passes once over"
+                        + " its user's conversations and threads.");
         line(md, "");
     }
 

@@ -326,6 +326,15 @@ public final class BenchCommand implements Callable<Integer> {
     double liveShare;
 
     @Option(
+            names = "--all-read-share",
+            paramLabel = "F",
+            defaultValue = "0.1",
+            description =
+                    "share of the read steps sent as ALL_READ in one more run of the full records,"
+                            + " for what mark-all-read costs (default ${DEFAULT-VALUE}; 0: skip)")
+    double allReadShare;
+
+    @Option(
             names = "--out",
             paramLabel = "FILE",
             defaultValue = "bench-results.md",
@@ -525,7 +534,8 @@ public final class BenchCommand implements Callable<Integer> {
                 Duration.ofSeconds(atLeast("--latency-warm-up-seconds", latencyWarmUpSeconds, 0)),
                 deletedShare > 0 ? full.toBuilder().deletedShare(deletedShare).build() : null,
                 share("--live-share", liveShare),
-                Duration.ofSeconds(atLeast("--sustain-seconds", sustainSeconds, 0)));
+                Duration.ofSeconds(atLeast("--sustain-seconds", sustainSeconds, 0)),
+                allReadShare > 0 ? full.toBuilder().allReadShare(allReadShare).build() : null);
     }
 
     private static double share(String flag, double value) {

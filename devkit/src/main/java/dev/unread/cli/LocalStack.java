@@ -71,6 +71,9 @@ public final class LocalStack implements AutoCloseable {
      */
     private static final double REPLY_SHARE = 0.3;
 
+    /** Of the read steps, the share that mark everything read. */
+    private static final double ALL_READ_SHARE = 0.02;
+
     private static final Duration STARTUP_TIMEOUT = Duration.ofMinutes(3);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
@@ -329,6 +332,7 @@ public final class LocalStack implements AutoCloseable {
                                         .publishedGroupShare(PUBLISHED_GROUP_SHARE)
                                         .deletedShare(DELETED_SHARE)
                                         .replyShare(REPLY_SHARE)
+                                        .allReadShare(ALL_READ_SHARE)
                                         .build(),
                                 System::currentTimeMillis);
                 traffic =

@@ -191,6 +191,7 @@ public final class TrafficGenerator {
     private long messages;
     private long redundant;
     private long inboxOpens;
+    private long allReads;
     private long conversationReads;
     private long preferences;
     private long marks;
@@ -373,6 +374,11 @@ public final class TrafficGenerator {
     /** CONVERSATION_MARKED_UNREAD events generated (in place of some conversation reads). */
     public long marks() {
         return marks;
+    }
+
+    /** ALL_READ records generated so far. */
+    public long allReads() {
+        return allReads;
     }
 
     public long conversationReads() {
@@ -649,6 +655,9 @@ public final class TrafficGenerator {
 
     private TrafficRecord inboxOpen() {
         int user = recentReceiver();
+        if (allReadStep()) {
+            return allRead(user);
+        }
         Arrays.fill(wroteSinceOpen, user * words, (user + 1) * words, 0L);
         inboxOpens++;
         long t = now();
@@ -657,9 +666,26 @@ public final class TrafficGenerator {
         return valid(ChatEvent.inboxOpened(userId(user), t));
     }
 
+    /** Whether a read step is an ALL_READ, for the workload's share; draws nothing at share 0. */
+    private boolean allReadStep() {
+        return workload.allReadShare() > 0 && extras.nextDouble() < workload.allReadShare();
+    }
+
+    /** An ALL_READ: an inbox open that also reads everything the user received before it. */
+    private TrafficRecord allRead(int user) {
+        Arrays.fill(wroteSinceOpen, user * words, (user + 1) * words, 0L);
+        allReads++;
+        long t = now();
+        floor = t + 1;
+        return valid(ChatEvent.allRead(userId(user), t));
+    }
+
     /** Null when the drawn reader has had no conversation message yet. */
     private TrafficRecord conversationRead() {
         int user = recentReceiver();
+        if (allReadStep()) {
+            return allRead(user);
+        }
         long conversation = lastConversation[user];
         if (conversation == 0) {
             return null;

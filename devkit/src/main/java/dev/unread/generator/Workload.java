@@ -46,6 +46,8 @@ package dev.unread.generator;
  *   <li>{@code seed}: the same seed (and clock) gives the same records.
  *   <li>{@code firstUserId}: the most active receiver's id; the others follow it in order of
  *       activity (Zipf rank).
+ *   <li>{@code allReadShare}: share of the read steps (inbox opens and conversation reads) sent as
+ *       an ALL_READ of the same user instead; 0 leaves the traffic of a seed as it was.
  * </ul>
  */
 public record Workload(
@@ -65,7 +67,8 @@ public record Workload(
         double replyShare,
         double malformedShare,
         long seed,
-        long firstUserId) {
+        long firstUserId,
+        double allReadShare) {
 
     public Workload {
         if (friends < 1) {
@@ -103,6 +106,7 @@ public record Workload(
         share("publishedGroupShare", publishedGroupShare);
         share("deletedShare", deletedShare);
         share("replyShare", replyShare);
+        share("allReadShare", allReadShare);
         if (publishedGroups < 1) {
             throw new IllegalArgumentException(
                     "publishedGroups must be >= 1, was " + publishedGroups);
@@ -133,7 +137,7 @@ public record Workload(
     public static Workload defaults() {
         return new Workload(
                 10_000, 20, 1.0, 0.9, 0.02, 0.05, 0.8, 0.25, 8, 0, 64, 2_000, 0, 0, 0.002, 1,
-                10_001);
+                10_001, 0);
     }
 
     /** A builder starting from these settings. */
@@ -177,6 +181,7 @@ public record Workload(
         private double malformedShare;
         private long seed;
         private long firstUserId;
+        private double allReadShare;
 
         private Builder(Workload w) {
             receivers = w.receivers;
@@ -196,6 +201,13 @@ public record Workload(
             malformedShare = w.malformedShare;
             seed = w.seed;
             firstUserId = w.firstUserId;
+            allReadShare = w.allReadShare;
+        }
+
+        /** Share of the read steps (inbox opens and conversation reads) sent as ALL_READ. */
+        public Builder allReadShare(double allReadShare) {
+            this.allReadShare = allReadShare;
+            return this;
         }
 
         public Builder receivers(int receivers) {
@@ -301,7 +313,8 @@ public record Workload(
                     replyShare,
                     malformedShare,
                     seed,
-                    firstUserId);
+                    firstUserId,
+                    allReadShare);
         }
     }
 }

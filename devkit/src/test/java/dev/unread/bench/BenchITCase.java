@@ -63,7 +63,8 @@ class BenchITCase {
                         Duration.ofSeconds(1),
                         full.toBuilder().deletedShare(0.02).build(),
                         0.2,
-                        Duration.ofSeconds(2));
+                        Duration.ofSeconds(2),
+                        full.toBuilder().allReadShare(0.1).build());
         String prefix = TestRedis.uniquePrefix();
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         BenchReport report;

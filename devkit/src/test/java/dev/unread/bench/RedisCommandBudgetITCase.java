@@ -137,6 +137,7 @@ class RedisCommandBudgetITCase {
                 Duration.ZERO,
                 null,
                 LIVE_SHARE,
-                Duration.ZERO);
+                Duration.ZERO,
+                null);
     }
 }

@@ -377,6 +377,43 @@ class TrafficGeneratorTest {
     }
 
     @Test
+    void aShareOfTheReadStepsMarkAllReadAndNoneWithoutIt() {
+        TrafficGenerator without =
+                TrafficGenerator.synthetic(Workload.builder().seed(23).build(), START, 1000);
+        TrafficGenerator with =
+                TrafficGenerator.synthetic(
+                        Workload.builder().seed(23).allReadShare(0.5).build(), START, 1000);
+        long allReads = 0;
+        long reads = 0;
+        long lastAllRead = 0;
+        for (int i = 0; i < RECORDS; i++) {
+            assertThat(without.next().event())
+                    .satisfiesAnyOf(
+                            e -> assertThat(e).isNull(),
+                            e -> assertThat(e.kind).isNotEqualTo(ChatEvent.Kind.ALL_READ));
+            ChatEvent e = with.next().event();
+            if (e == null) {
+                continue;
+            }
+            if (e.kind == ChatEvent.Kind.ALL_READ) {
+                allReads++;
+                lastAllRead = e.time;
+            } else {
+                // Everything after a mark is later than it, so it covers what came before.
+                assertThat(e.time).isGreaterThan(lastAllRead);
+            }
+            reads +=
+                    e.kind == ChatEvent.Kind.INBOX_OPENED
+                                    || e.kind == ChatEvent.Kind.CONVERSATION_READ
+                            ? 1
+                            : 0;
+        }
+        assertThat(allReads).isEqualTo(with.allReads());
+        assertThat((double) allReads / (allReads + reads)).isBetween(0.35, 0.65);
+        assertThat(without.allReads()).isZero();
+    }
+
+    @Test
     void theSyntheticClockStampsRecordsAtTheGivenRate() {
         TrafficGenerator generator =
                 TrafficGenerator.synthetic(

@@ -47,6 +47,9 @@ final class Conversations {
     /** Whether its record must be stored. */
     private boolean stored;
 
+    /** The largest unread seq {@link #begin} found in a record of an earlier build, else 0. */
+    private long restored;
+
     /** What it showed before the event. */
     private ConversationView before;
 
@@ -58,8 +61,14 @@ final class Conversations {
 
     /**
      * A conversation message to, from or mentioning the user; true when the inbox state changed.
+     * One from another user sent by the user's newest ALL_READ is read by it ({@link AllRead}): it
+     * moves the cursor to its seq, whenever it arrives.
      */
-    boolean message(ChatEvent message, InboxState user, Collector<UnreadCount> out)
+    boolean message(
+            ChatEvent message,
+            InboxState user,
+            Consumer<ConversationCursor> cursors,
+            Collector<UnreadCount> out)
             throws Exception {
         if (message.senderId == message.userId && !message.isReply()) {
             return ownMessage(message, user, out);
@@ -74,7 +83,9 @@ final class Conversations {
                         message.threadSeq,
                         Edits.of(message.mentioned, message.mentionsAll));
         if (message.isReply()) {
-            stored |= states.threads.reply(message, mention, state, states.deletions, out);
+            stored |=
+                    states.threads.reply(
+                            message, mention, state, states.deletions, user.allReadAt, out);
             return settle(message.userId, user, out) | dirty;
         }
         if (message.mentioned && states.threads.noteInvolved(message, state)) {
@@ -84,6 +95,18 @@ final class Conversations {
                         states.threads.involveThread(
                                 message.userId, message.conversationId, message.seq, state, out);
             }
+        }
+        if (message.seq > state.lastReadSeq && message.time <= user.allReadAt) {
+            moveCursor(message.seq);
+            dirty |= settle(message.userId, user, out);
+            emitCursor(message.userId, cursors);
+            return dirty;
+        }
+        if (message.seq > state.lastReadSeq) {
+            byte[] sentAts =
+                    states.sentAts.add(conversationId, 0, state.sentAts, message.seq, message.time);
+            stored |= sentAts != state.sentAts;
+            state.sentAts = sentAts;
         }
         if (message.seq > state.lastReadSeq
                 && !message.deleted
@@ -235,24 +258,66 @@ final class Conversations {
         }
         boolean advanced = read.seq > state.lastReadSeq;
         if (advanced) {
-            state.lastReadSeq = read.seq;
-            states.unreadSeqs.removeUpTo(read.conversationId, state, read.seq);
-            states.mentionSeqs.removeUpTo(read.conversationId, state, read.seq);
-            states.channelMentionSeqs.removeUpTo(read.conversationId, state, read.seq);
-            states.deletions.cut(read.conversationId, state, read.seq);
-            states.edits.cut(read.conversationId, state, 0, read.seq);
-            stored = true;
+            moveCursor(read.seq);
         }
         dirty |= settle(read.userId, user, out);
         if (advanced) {
-            cursors.accept(
-                    new ConversationCursor(
-                            read.userId,
-                            read.conversationId,
-                            read.seq,
-                            ConversationSeqs.visibleCount(state)));
+            emitCursor(read.userId, cursors);
         }
         return dirty;
+    }
+
+    /**
+     * An ALL_READ's read of one conversation ({@link AllRead}): the cursor moves to {@code seq}, or
+     * to the largest unread seq of a record an earlier build kept; a mark made by {@code readAt} is
+     * cleared.
+     */
+    boolean allRead(
+            long user,
+            long id,
+            long seq,
+            long readAt,
+            InboxState inbox,
+            Consumer<ConversationCursor> cursors,
+            Collector<UnreadCount> out)
+            throws Exception {
+        boolean dirty = totals.keep(inbox);
+        begin(id);
+        if (state.markedAt > state.lastReadAt && readAt > state.lastReadAt) {
+            state.lastReadAt = readAt;
+            stored = true;
+        }
+        long cursor = Math.max(seq, restored);
+        boolean advanced = cursor > state.lastReadSeq;
+        if (advanced) {
+            moveCursor(cursor);
+        }
+        dirty |= settle(user, inbox, out);
+        if (advanced) {
+            emitCursor(user, cursors);
+        }
+        return dirty;
+    }
+
+    /** Moves the cursor forward to {@code seq}; the seqs up to it go. */
+    private void moveCursor(long seq) throws Exception {
+        state.lastReadSeq = seq;
+        states.unreadSeqs.removeUpTo(conversationId, state, seq);
+        states.mentionSeqs.removeUpTo(conversationId, state, seq);
+        states.channelMentionSeqs.removeUpTo(conversationId, state, seq);
+        states.deletions.cut(conversationId, state, seq);
+        states.edits.cut(conversationId, state, 0, seq);
+        state.sentAts = states.sentAts.cut(conversationId, 0, state.sentAts, seq);
+        stored = true;
+    }
+
+    private void emitCursor(long user, Consumer<ConversationCursor> cursors) {
+        cursors.accept(
+                new ConversationCursor(
+                        user,
+                        conversationId,
+                        state.lastReadSeq,
+                        ConversationSeqs.visibleCount(state)));
     }
 
     /** See {@link Deletions}: the message leaves every count, whenever it comes. */
@@ -321,11 +386,14 @@ final class Conversations {
         return settle(event.userId, user, out) | dirty;
     }
 
-    /** CONVERSATION_MARKED_UNREAD: the newest mark counts. */
+    /**
+     * CONVERSATION_MARKED_UNREAD: the newest mark counts; one made by the user's newest ALL_READ is
+     * cleared by it, whenever it arrives.
+     */
     boolean mark(ChatEvent event, InboxState user, Collector<UnreadCount> out) throws Exception {
         boolean dirty = totals.keep(user);
         begin(event.conversationId);
-        if (event.time > state.markedAt) {
+        if (event.time > state.markedAt && event.time > user.allReadAt) {
             state.markedAt = event.time;
             stored = true;
         }
@@ -338,7 +406,30 @@ final class Conversations {
         state = states.conversation(id);
         // A set an earlier build kept is stored upgraded even if the event changes nothing else.
         stored = states.unreadSeqs.upgrade(id, state);
+        restored = 0;
+        if (state.sentAtKept == 0) {
+            restored = restoredUnread(id, state);
+            if (restored > 0) {
+                state.sentAts = states.sentAts.add(id, 0, state.sentAts, restored, 0);
+            }
+            state.sentAtKept = 1;
+            stored = true;
+        }
         before = ConversationView.of(state);
+    }
+
+    /**
+     * The largest unread seq of a record an earlier build kept, which kept no {@code sentAt}: the
+     * cursor an ALL_READ moves it to (see {@link SentAts}); 0 when none is, or the record is of
+     * this build. After {@link ConversationSeqs#upgrade}.
+     */
+    long restoredUnread(long id, ConversationState conversation) throws Exception {
+        if (conversation.sentAtKept != 0 || ConversationSeqs.count(conversation) == 0) {
+            return 0;
+        }
+        long[] largest = {0};
+        states.unreadSeqs.forEach(id, conversation, seq -> largest[0] = Math.max(largest[0], seq));
+        return largest[0];
     }
 
     /**

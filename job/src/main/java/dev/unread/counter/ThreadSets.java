@@ -48,13 +48,17 @@ public final class ThreadSets {
                         ConversationSeqs.Field.BARE_THREADS);
     }
 
-    /** Kept only for a thread cursor or a follow fact: nothing unread, no deletion, no part. */
+    /**
+     * Kept only for a thread cursor or a follow fact: nothing unread, no deletion, no part, no
+     * reply past the cursor (one delivered deleted keeps its sentAt, see SentAts).
+     */
     static boolean isBare(ThreadState t) {
         return !t.isEmpty()
                 && t.unreadCount == 0
                 && t.deletedCount == 0
                 && !t.involved
-                && t.tookPartAt == 0;
+                && t.tookPartAt == 0
+                && !t.keepsSentAts();
     }
 
     /**

@@ -6,7 +6,9 @@ import dev.unread.seqs.UnreadChunks;
 import dev.unread.state.ConversationState;
 import dev.unread.state.StateSchema;
 import dev.unread.state.ThreadState;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.function.LongConsumer;
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
@@ -71,6 +73,7 @@ public final class Threads {
     private final ConversationSeqs involved;
     private final ThreadSets sets;
     private final ValueState<Long> setIds;
+    private final SentAts sentAts;
     private final long incarnation;
 
     /** What the thread being changed showed before the change, as followed counts. */
@@ -84,8 +87,11 @@ public final class Threads {
     /** Whether it was bare before the change (see {@link ThreadSets}). */
     private boolean bareBefore;
 
+    /** Whether {@link #begin} gave a record of an earlier build its kept sentAt. */
+    private boolean upgraded;
+
     /** {@code incarnation}: the counter's, see UnreadCounter. */
-    Threads(RuntimeContext context, long incarnation) {
+    Threads(RuntimeContext context, SentAts sentAts, long incarnation) {
         threads = context.getMapState(StateSchema.THREADS);
         // No earlier build wrote these, so there is no flat index to move.
         seqs = StateSchema.THREAD_SEQS.open(context);
@@ -94,6 +100,7 @@ public final class Threads {
                         StateSchema.INVOLVED.open(context), ConversationSeqs.Field.INVOLVED);
         sets = new ThreadSets(context, threads);
         setIds = context.getState(StateSchema.THREAD_SET_IDS);
+        this.sentAts = sentAts;
         this.incarnation = incarnation;
     }
 
@@ -131,13 +138,16 @@ public final class Threads {
 
     /**
      * A reply to or from the user; true when the conversation's state changed. {@code mention}:
-     * whom the reply mentions as its newest edit says, else as sent (see {@link Edits}).
+     * whom the reply mentions as its newest edit says, else as sent (see {@link Edits}). One from
+     * another user sent by {@code allReadAt} (the user's newest ALL_READ) is read by it: it moves
+     * the thread's cursor to its seq, whenever it arrives.
      */
     boolean reply(
             ChatEvent m,
             int mention,
             ConversationState conversation,
             Deletions deletions,
+            long allReadAt,
             Collector<UnreadCount> out)
             throws Exception {
         boolean own = m.senderId == m.userId;
@@ -151,6 +161,18 @@ public final class Threads {
         if (m.rootSenderId == m.userId && !t.involved) {
             t.involved = true;
             stored = true;
+        }
+        if (!own && m.seq > t.cursor && m.time <= allReadAt) {
+            create(key, t, conversation);
+            moveCursor(key, t, m.seq);
+            stored = true;
+        } else if (!own && m.seq > t.cursor) {
+            byte[] kept = sentAts.add(key.f0, key.f1, t.sentAts, m.seq, m.time);
+            if (kept != t.sentAts) {
+                create(key, t, conversation);
+                t.sentAts = kept;
+                stored = true;
+            }
         }
         if (!own
                 && !m.deleted
@@ -184,15 +206,34 @@ public final class Threads {
         boolean stored = false;
         if (read.seq > t.cursor) {
             create(key, t, conversation);
-            t.cursor = read.seq;
-            t.unreadCount -= seqs.removeSeqsUpTo(id(t, UNREAD), t.unreadCount, read.seq);
-            t.mentionCount -= seqs.removeSeqsUpTo(id(t, MENTIONED), t.mentionCount, read.seq);
-            t.channelMentionCount -=
-                    seqs.removeSeqsUpTo(id(t, CHANNEL_MENTIONED), t.channelMentionCount, read.seq);
-            t.deletedCount -= seqs.removeSeqsUpTo(id(t, DELETED), t.deletedCount, read.seq);
+            moveCursor(key, t, read.seq);
             stored = true;
         }
         return settle(read.userId, key, t, stored, conversation, out) | indexed;
+    }
+
+    private void moveCursor(Tuple2<Long, Long> key, ThreadState t, long cursor) throws Exception {
+        t.cursor = cursor;
+        t.unreadCount -= seqs.removeSeqsUpTo(id(t, UNREAD), t.unreadCount, cursor);
+        t.mentionCount -= seqs.removeSeqsUpTo(id(t, MENTIONED), t.mentionCount, cursor);
+        t.channelMentionCount -=
+                seqs.removeSeqsUpTo(id(t, CHANNEL_MENTIONED), t.channelMentionCount, cursor);
+        t.deletedCount -= seqs.removeSeqsUpTo(id(t, DELETED), t.deletedCount, cursor);
+        t.sentAts = sentAts.cut(key.f0, key.f1, t.sentAts, cursor);
+    }
+
+    /**
+     * The largest unread reply of a thread an earlier build kept, which kept no {@code sentAt}: the
+     * cursor an ALL_READ moves it to (see {@link SentAts}); 0 when none is, or the thread is not of
+     * such a build.
+     */
+    long restoredUnread(ThreadState t) throws Exception {
+        if (t.sentAtKept || t.unreadCount == 0) {
+            return 0;
+        }
+        long[] largest = {0};
+        seqs.forEachSeq(id(t, UNREAD), seq -> largest[0] = Math.max(largest[0], seq));
+        return largest[0];
     }
 
     /**
@@ -399,9 +440,33 @@ public final class Threads {
         }
         threads.clear();
         seqs.clear();
+        sentAts.clear();
         involved.clear();
         sets.clear();
         setIds.clear();
+    }
+
+    /**
+     * One pass over the user's threads, for an ALL_READ at {@code time}: (conversation, root) → the
+     * cursor it moves the thread to, for each thread whose cursor it moves; {@code visits} is told
+     * how many state entries it read.
+     */
+    Map<Tuple2<Long, Long>, Long> readBy(long time, LongConsumer visits) throws Exception {
+        Map<Tuple2<Long, Long>, Long> result = new HashMap<>();
+        long n = 0;
+        for (Map.Entry<Tuple2<Long, Long>, ThreadState> entry : threads.entries()) {
+            ThreadState t = entry.getValue();
+            n += SentAts.inState(t.sentAts) ? 2 : 1;
+            long cursor =
+                    Math.max(
+                            sentAts.sentBy(entry.getKey().f0, entry.getKey().f1, t.sentAts, time),
+                            restoredUnread(t));
+            if (cursor > t.cursor) {
+                result.put(entry.getKey(), cursor);
+            }
+        }
+        visits.accept(n);
+        return result;
     }
 
     long threadsVisited() {
@@ -419,6 +484,7 @@ public final class Threads {
         }
         t.sets = nextSets();
         t.involved = involved.contains(key.f0, conversation, key.f1);
+        t.sentAtKept = true;
         return true;
     }
 
@@ -428,6 +494,15 @@ public final class Threads {
         ThreadState t = threads.get(key);
         if (t == null) {
             t = new ThreadState();
+        }
+        upgraded = false;
+        if (t.sets != 0 && !t.sentAtKept) {
+            long restored = restoredUnread(t);
+            if (restored > 0) {
+                t.sentAts = sentAts.add(key.f0, key.f1, t.sentAts, restored, 0);
+            }
+            t.sentAtKept = true;
+            upgraded = true;
         }
         unreadBefore = t.followedUnread();
         mentionsBefore = t.followedMentions(conversation.ignoresChannelMentions());
@@ -466,7 +541,7 @@ public final class Threads {
                 out);
         if (t.isEmpty()) {
             threads.remove(key);
-        } else if (stored || refresh) {
+        } else if (stored || refresh || upgraded) {
             threads.put(key, t);
         }
         conversation.followedUnreadThreads += signum(unread) - signum(unreadBefore);

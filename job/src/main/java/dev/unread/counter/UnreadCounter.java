@@ -70,6 +70,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     private transient UserTotals totals;
     private transient Conversations conversations;
     private transient Expiry expiry;
+    private transient AllRead allRead;
 
     /** Keeps every user's state forever. */
     public UnreadCounter() {
@@ -109,6 +110,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         totals = new UserTotals(states);
         conversations = new Conversations(states, totals, trackRootSenders);
         expiry = new Expiry(states, idleStateDays);
+        allRead = new AllRead(states, badge, conversations);
     }
 
     /** Bytes of unread seqs read and written so far: the work, for tests that bound it. */
@@ -121,6 +123,11 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         return states.threads.threadsVisited();
     }
 
+    /** State entries the ALL_READ passes read so far: the work, for tests that bound it. */
+    public long allReadVisits() {
+        return allRead.visited();
+    }
+
     @Override
     public void processElement(ChatEvent event, Context ctx, Collector<UnreadCount> out)
             throws Exception {
@@ -128,7 +135,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         boolean dirty = expiry.markActive(ctx.timerService(), user);
         dirty |=
                 switch (event.kind) {
-                    case MESSAGE -> message(event, user, out);
+                    case MESSAGE ->
+                            message(event, user, c -> ctx.output(CONVERSATION_CURSORS, c), out);
                     case INBOX_OPENED ->
                             badge.open(event, user, c -> ctx.output(INBOX_CURSORS, c), out);
                     case CONVERSATION_READ ->
@@ -140,13 +148,24 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                     case CONVERSATION_MARKED_UNREAD -> conversations.mark(event, user, out);
                     case MESSAGE_DELETED -> conversations.delete(event, user, out);
                     case MESSAGE_EDITED -> conversations.edit(event, user, out);
+                    case ALL_READ ->
+                            allRead.apply(
+                                    event,
+                                    user,
+                                    c -> ctx.output(INBOX_CURSORS, c),
+                                    c -> ctx.output(CONVERSATION_CURSORS, c),
+                                    out);
                 };
         if (dirty) {
             states.inbox.update(user);
         }
     }
 
-    private boolean message(ChatEvent event, InboxState user, Collector<UnreadCount> out)
+    private boolean message(
+            ChatEvent event,
+            InboxState user,
+            Consumer<ConversationCursor> cursors,
+            Collector<UnreadCount> out)
             throws Exception {
         boolean dirty = false;
         // A user's own message counts toward nothing; it only tells the user's threads.
@@ -154,7 +173,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             dirty = badge.count(event, user, out);
         }
         if (event.hasConversation()) {
-            dirty |= conversations.message(event, user, out);
+            dirty |= conversations.message(event, user, cursors, out);
         }
         return dirty;
     }

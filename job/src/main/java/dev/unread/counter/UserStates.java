@@ -45,6 +45,7 @@ final class UserStates {
     final ConversationSeqs channelMentionSeqs;
     final Edits edits;
     final Deletions deletions;
+    final SentAts sentAts;
     final Threads threads;
 
     UserStates(RuntimeContext context, long incarnation) {
@@ -57,7 +58,8 @@ final class UserStates {
         channelMentionSeqs = ConversationSeqs.channelMentions(context);
         edits = new Edits(context);
         deletions = new Deletions(context);
-        threads = new Threads(context, incarnation);
+        sentAts = new SentAts(context);
+        threads = new Threads(context, sentAts, incarnation);
     }
 
     /**
@@ -93,5 +95,6 @@ final class UserStates {
         channelMentionSeqs.clear();
         edits.clear();
         deletions.clear();
+        sentAts.clear();
     }
 }

@@ -17,7 +17,7 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  *       the job's copy of a message for its sender's own state (see dev.unread.counter.Threads),
  *       which counts toward nothing.
  *   <li>{@code conversationId}: MESSAGE (0 when the message has none), and every other kind but
- *       INBOX_OPENED.
+ *       INBOX_OPENED and ALL_READ.
  *   <li>{@code seq}: MESSAGE: the message's seq in its conversation (0 when none);
  *       CONVERSATION_READ: {@code readSeq}; MEMBER_JOINED, MEMBER_LEFT: the change's seq;
  *       CONVERSATION_PREFERENCE: the {@code countPreference}, {@link #ALL}, {@link #MENTIONS} or
@@ -63,7 +63,8 @@ public class ChatEvent {
         MESSAGE_DELETED,
         THREAD_READ,
         THREAD_FOLLOWED,
-        MESSAGE_EDITED
+        MESSAGE_EDITED,
+        ALL_READ
     }
 
     /** Count preferences, in {@code seq}: a greater value is quieter. */
@@ -131,6 +132,11 @@ public class ChatEvent {
 
     public static ChatEvent inboxOpened(long userId, long readAt) {
         return new ChatEvent(Kind.INBOX_OPENED, userId, 0, 0, 0, readAt);
+    }
+
+    /** ALL_READ: everything sent to the user up to {@code readAt} is read, see Conversations. */
+    public static ChatEvent allRead(long userId, long readAt) {
+        return new ChatEvent(Kind.ALL_READ, userId, 0, 0, 0, readAt);
     }
 
     public static ChatEvent conversationRead(
@@ -299,6 +305,8 @@ public class ChatEvent {
                         + ")";
             case INBOX_OPENED:
                 return "INBOX_OPENED(" + userId + " @" + time + ")";
+            case ALL_READ:
+                return "ALL_READ(" + userId + " @" + time + ")";
             case MEMBER_JOINED:
             case MEMBER_LEFT:
                 return kind + "(" + userId + " c" + conversationId + "#" + seq + ")";

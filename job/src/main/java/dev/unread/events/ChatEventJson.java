@@ -66,6 +66,8 @@ public final class ChatEventJson {
                                 event.senderId, event.userId, event.time);
             case INBOX_OPENED:
                 return dev.unread.contract.EventJson.inboxOpened(event.userId, event.time);
+            case ALL_READ:
+                return dev.unread.contract.EventJson.allRead(event.userId, event.time);
             case CONVERSATION_READ:
                 return dev.unread.contract.EventJson.conversationRead(
                         event.userId, event.conversationId, event.seq, event.time);

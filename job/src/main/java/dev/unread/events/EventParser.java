@@ -159,6 +159,11 @@ public final class EventParser {
                     fields.requirePositive("userId", USER_ID),
                     fields.requirePositive("readAt", READ_AT));
         }
+        if (fields.readKind == ChatEvent.Kind.ALL_READ) {
+            return ChatEvent.allRead(
+                    fields.requirePositive("userId", USER_ID),
+                    fields.requirePositive("readAt", READ_AT));
+        }
         if (fields.readKind == ChatEvent.Kind.CONVERSATION_READ) {
             long userId = fields.requirePositive("userId", USER_ID);
             long conversationId = fields.requirePositive("conversationId", CONVERSATION_ID);

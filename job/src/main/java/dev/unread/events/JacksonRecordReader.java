@@ -43,6 +43,7 @@ final class JacksonRecordReader {
             dev.unread.contract.EventJson.THREAD_FOLLOWED.toCharArray();
     private static final char[] MESSAGE_EDITED =
             dev.unread.contract.EventJson.MESSAGE_EDITED.toCharArray();
+    private static final char[] ALL_READ = dev.unread.contract.EventJson.ALL_READ.toCharArray();
 
     /** The count preferences, at their value's index (ChatEvent.ALL, MENTIONS, NONE). */
     private static final char[][] PREFERENCES = {
@@ -152,6 +153,8 @@ final class JacksonRecordReader {
             fields.readKind = ChatEvent.Kind.THREAD_FOLLOWED;
         } else if (matches(MESSAGE_EDITED, chars, offset, length)) {
             fields.readKind = ChatEvent.Kind.MESSAGE_EDITED;
+        } else if (matches(ALL_READ, chars, offset, length)) {
+            fields.readKind = ChatEvent.Kind.ALL_READ;
         } else {
             fields.unknownType = new String(chars, offset, length);
         }

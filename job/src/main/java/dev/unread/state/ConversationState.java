@@ -55,6 +55,10 @@ import dev.unread.seqs.UnreadSeqs;
  *       none (false).
  *   <li>{@code editCount}: how many edits the user keeps for the conversation's messages (see
  *       {@link StateSchema#EDITS}), so that a message looks for one only when there are some.
+ *   <li>{@code sentAtKept}: 1 once the {@code sentAt} of every unread message of the conversation
+ *       is kept (see {@code SentAts}); a record of a build before ALL_READ has 0 until its first
+ *       touch. {@code sentAts}: those {@code sentAt}s while few, else a marker and the {@code
+ *       sentAt}s in {@link StateSchema#SENT_AT} (see {@code SentAts}).
  * </ul>
  *
  * <p>The five before it were added after savepoints/v1 and the groups' build: POJO schema evolution
@@ -97,6 +101,8 @@ public class ConversationState {
     public long ignoreChannelMentions;
     public long ignoreChannelMentionsSetAt;
     public long editCount;
+    public long sentAtKept;
+    public byte[] sentAts = UnreadSeqs.EMPTY;
 
     public ConversationState() {}
 
@@ -116,6 +122,7 @@ public class ConversationState {
     public static ConversationState fresh() {
         ConversationState s = new ConversationState();
         s.threadsIndexed = 1;
+        s.sentAtKept = 1;
         return s;
     }
 }

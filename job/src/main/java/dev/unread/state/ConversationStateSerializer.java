@@ -43,7 +43,9 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
                         number(
                                 s -> s.ignoreChannelMentionsSetAt,
                                 (s, v) -> s.ignoreChannelMentionsSetAt = v),
-                        number(s -> s.editCount, (s, v) -> s.editCount = v)));
+                        number(s -> s.editCount, (s, v) -> s.editCount = v),
+                        number(s -> s.sentAtKept, (s, v) -> s.sentAtKept = v),
+                        seqs(s -> s.sentAts, (s, v) -> s.sentAts = v)));
     }
 
     @Override

@@ -17,6 +17,7 @@ package dev.unread.state;
  *   <li>{@code totalsKept}: whether the totals hold every conversation's share. False in states
  *       written before the totals existed (POJO schema evolution restores it so) and in those the
  *       savepoint tools build: the first conversation event of such a user sums the shares once.
+ *   <li>{@code allReadAt}: newest {@code ALL_READ.readAt}, epoch ms; 0 when none.
  * </ul>
  */
 public class InboxState {
@@ -35,6 +36,8 @@ public class InboxState {
 
     /** The counter incarnation that last wrote the totals out; see UnreadCounter. */
     public long totalsRefreshedIn;
+
+    public long allReadAt;
 
     public InboxState() {}
 }

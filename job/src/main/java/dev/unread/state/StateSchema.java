@@ -133,6 +133,16 @@ public final class StateSchema {
     /** The roots of the threads kept only for a cursor or a follow. */
     public static final ChunkedSet BARE_THREADS = ChunkedSet.named("bare-thread");
 
+    /**
+     * (Conversation id, thread's root seq or 0 for the conversation) → the {@code sentAt} of the
+     * unread messages an ALL_READ may read (see dev.unread.seqs.SentAtFrontier).
+     */
+    public static final MapStateDescriptor<Tuple2<Long, Long>, byte[]> SENT_AT =
+            new MapStateDescriptor<>(
+                    "sent-at",
+                    Types.TUPLE(Types.LONG, Types.LONG),
+                    PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
+
     // The conversations' stage, keyed by conversation (uid group-fan-out).
 
     /**

@@ -1,5 +1,7 @@
 package dev.unread.state;
 
+import dev.unread.seqs.UnreadSeqs;
+
 /**
  * Per user, conversation and thread (see {@code Threads}). Java-bean POJO so that Flink's POJO
  * serializer (and its schema evolution) applies.
@@ -22,6 +24,10 @@ package dev.unread.state;
  *       user a follower but an explicit follow: the upgrade keeps it as a default.
  *   <li>{@code tookPartAt}: the largest {@code sentAt} of a reply the user sent or is mentioned in,
  *       an implicit follow at that time; 0 when none (a {@code sentAt} is at least 1).
+ *   <li>{@code sentAtKept}: the {@code sentAt} of every unread reply is kept (see {@code SentAts});
+ *       false in a record of a build before ALL_READ until its first touch. {@code sentAts}: those
+ *       {@code sentAt}s while few, else a marker and the {@code sentAt}s in {@link
+ *       StateSchema#SENT_AT}.
  * </ul>
  */
 public class ThreadState {
@@ -39,6 +45,8 @@ public class ThreadState {
 
     public long tookPartAt;
     public long channelMentionCount;
+    public boolean sentAtKept;
+    public byte[] sentAts = UnreadSeqs.EMPTY;
 
     public ThreadState() {}
 
@@ -76,6 +84,14 @@ public class ThreadState {
                 && cursor == 0
                 && following == 0
                 && !involved
-                && tookPartAt == 0;
+                && tookPartAt == 0
+                && !keepsSentAts();
+    }
+
+    /** Whether the {@code sentAt} of some reply past the cursor is kept. */
+    public boolean keepsSentAts() {
+        return sentAts != null
+                && sentAts.length > 0
+                && !java.util.Arrays.equals(sentAts, UnreadSeqs.EMPTY);
     }
 }

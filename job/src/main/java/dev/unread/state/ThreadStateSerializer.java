@@ -21,7 +21,9 @@ public final class ThreadStateSerializer extends CompactStateSerializer<ThreadSt
                         flag(s -> s.involved, (s, v) -> s.involved = v),
                         number(s -> s.refreshedIn, (s, v) -> s.refreshedIn = v),
                         number(s -> s.tookPartAt, (s, v) -> s.tookPartAt = v),
-                        number(s -> s.channelMentionCount, (s, v) -> s.channelMentionCount = v)));
+                        number(s -> s.channelMentionCount, (s, v) -> s.channelMentionCount = v),
+                        flag(s -> s.sentAtKept, (s, v) -> s.sentAtKept = v),
+                        seqs(s -> s.sentAts, (s, v) -> s.sentAts = v)));
     }
 
     @Override

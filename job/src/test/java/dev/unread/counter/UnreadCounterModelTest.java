@@ -9,6 +9,7 @@ import dev.unread.events.ConversationCursor;
 import dev.unread.events.InboxCursor;
 import dev.unread.events.UnreadCount;
 import dev.unread.groups.GroupFanOut;
+import dev.unread.testing.AllReadStreams;
 import dev.unread.testing.EventStreams;
 import dev.unread.testing.Oracle;
 import dev.unread.testing.Oracle.Member;
@@ -40,7 +41,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and everything the counter emits, applied the way the sinks apply it, must equal what the {@link
  * Oracle} derives from the contract alone. The set includes deletions, as the fan-out tells them to
  * each participant: of messages (mentions among them), of seqs nobody received, and of seqs past
- * every message, arriving before or after their message, duplicated, and replayed.
+ * every message, arriving before or after their message, duplicated, and replayed; and, in three
+ * seeds of four, ALL_READs ({@link AllReadStreams}) before and after the messages they cover.
  *
  * <p>Every order of one seed runs through one harness, each under its own user ids (moved by {@link
  * #USERS_PER_ORDER}), so the orders cannot see each other's state and the harness, slow to create
@@ -78,6 +80,9 @@ class UnreadCounterModelTest {
                                 streams.random(),
                                 ThreadStreams.withThreads(streams.random(), streams.events())),
                         track);
+        if (seed % 4 != 1) {
+            events = AllReadStreams.withAllReads(streams.random(), events);
+        }
         List<List<ChatEvent>> orders =
                 streams.orders(events, 3 + (int) (seed % 3), DUPLICATE_SHARE);
         boolean rocksDb = seed % ROCKSDB_EVERY == 0;

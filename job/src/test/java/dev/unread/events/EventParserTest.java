@@ -84,6 +84,18 @@ class EventParserTest {
                 .isEqualTo(ChatEvent.conversationRead(10086, 80001, 1038, 1767225600000L));
     }
 
+    @Test
+    void allReadParses() throws Exception {
+        assertThat(read("{\"type\":\"ALL_READ\",\"userId\":10086,\"readAt\":1767225600000}"))
+                .isEqualTo(ChatEvent.allRead(10086, 1767225600000L));
+        // Through Jackson too: whitespace and an unknown field leave the compact scan.
+        assertThat(
+                        read(
+                                "{ \"type\": \"ALL_READ\", \"userId\": 10086, \"x\": [1],"
+                                        + " \"readAt\": 1767225600000 }"))
+                .isEqualTo(ChatEvent.allRead(10086, 1767225600000L));
+    }
+
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(
             delimiter = '|',
@@ -192,6 +204,11 @@ class EventParserTest {
                 "{\"type\":7,\"userId\":1,\"readAt\":2}                       | type: must be text",
                 "{\"type\":\"INBOX_OPENED\",\"readAt\":2}                     | userId: missing",
                 "{\"type\":\"INBOX_OPENED\",\"userId\":1,\"readAt\":-2}       | readAt: must be > 0",
+                "{\"type\":\"ALL_READ\",\"userId\":1}                         | readAt: missing",
+                "{\"type\":\"ALL_READ\",\"userId\":1,\"readAt\":\"today\"}    | readAt: must be",
+                "{\"type\":\"ALL_READ\",\"userId\":1,\"readAt\":1.5}        | readAt: must be",
+                "{\"type\":\"ALL_READ\",\"userId\":1,\"readAt\":0}          | readAt: must be > 0",
+                "{\"type\":\"ALL_READ\",\"readAt\":2}                         | userId: missing",
                 "{\"type\":\"CONVERSATION_READ\",\"userId\":1,\"readSeq\":3,\"readAt\":2} | conversationId: missing",
                 "{\"type\":\"CONVERSATION_READ\",\"userId\":1,\"conversationId\":4,\"readSeq\":-1,\"readAt\":2} | readSeq: must be >= 0",
                 "{\"type\":\"CONVERSATION_READ\",\"userId\":1,\"conversationId\":4,\"readAt\":2} | readSeq: missing",

@@ -109,9 +109,13 @@ public final class BadRecords {
                                         + "\",\"receiverId\":"
                                         + id
                                         + ",\"sentAt\":1}"
-                                : "{\"type\":\"INBOX_OPENED\",\"userId\":"
-                                        + id
-                                        + ",\"readAt\":1.5}");
+                                : id % 2 == 0
+                                        ? "{\"type\":\"ALL_READ\",\"userId\":"
+                                                + id
+                                                + ",\"readAt\":\"2026-01-01T00:00:00Z\"}"
+                                        : "{\"type\":\"INBOX_OPENED\",\"userId\":"
+                                                + id
+                                                + ",\"readAt\":1.5}");
             case BEYOND_LONG:
                 return utf8(
                         toMessages
@@ -147,9 +151,11 @@ public final class BadRecords {
                 return utf8(
                         toMessages
                                 ? "{\"senderId\":" + id + ",\"sentAt\":1}"
-                                : "{\"type\":\"CONVERSATION_READ\",\"userId\":"
-                                        + id
-                                        + ",\"readAt\":1}");
+                                : id % 2 == 0
+                                        ? "{\"type\":\"ALL_READ\",\"userId\":" + id + "}"
+                                        : "{\"type\":\"CONVERSATION_READ\",\"userId\":"
+                                                + id
+                                                + ",\"readAt\":1}");
             case EMPTY:
                 return new byte[0];
             case OVERSIZED:

@@ -159,7 +159,8 @@ public final class JobHarness {
 
     /**
      * {@code eventCount} valid events from {@code seed}, a fifth as many {@code chat-conversations}
-     * records in the same conversations (with their members' reads), and {@code bad} mixed in.
+     * records in the same conversations (with their members' reads), ALL_READs of most users, and
+     * {@code bad} mixed in.
      */
     public static Traffic traffic(
             UnreadConfig config, long seed, int eventCount, List<BadRecords.Bad> bad) {
@@ -194,6 +195,8 @@ public final class JobHarness {
         events.addAll(group.reads());
         List<ConversationEvent> conversations =
                 DeletionStreams.among(group.records(), events, streams.random());
+        // Mark all as read among the rest, before and after the messages it covers.
+        events = AllReadStreams.withAllReads(streams.random(), events);
         List<ChatEvent> order = streams.orders(events, 1, 0.2).get(0);
         List<ProducerRecord<byte[], byte[]>> messagesAndReads = new ArrayList<>(order.size());
         for (ChatEvent event : order) {

@@ -241,6 +241,7 @@ public final class Oracle {
                         participants.get(member.conversationId()).remove(member.userId());
                     }
                 });
+        all.addAll(allReads(all));
         for (ChatEvent e : all) {
             addressed.add(e.userId);
             switch (e.kind) {
@@ -287,6 +288,7 @@ public final class Oracle {
                     break;
                 case MEMBER_JOINED:
                 case MEMBER_LEFT:
+                case ALL_READ:
                     break;
                 case MESSAGE_DELETED:
                     // A deletion as the fan-out tells it to one participant: it stands for the
@@ -337,6 +339,69 @@ public final class Oracle {
                     throw new IllegalArgumentException("unknown kind " + e.kind);
             }
         }
+    }
+
+    /**
+     * The reads an ALL_READ stands for ("Mark all as read"), at allReadAt(U), the largest {@code
+     * readAt}: an INBOX_OPENED; for every conversation of U a CONVERSATION_READ up to the largest
+     * conversation message from another user delivered to U with {@code sentAt <= allReadAt}
+     * (deleted or not; 0 if none, which still clears a mark); for every thread a THREAD_READ up to
+     * the largest such reply. {@code delivered}: every per-user event, group deliveries included.
+     */
+    private static List<ChatEvent> allReads(List<ChatEvent> delivered) {
+        Map<Long, Long> allReadAt = new TreeMap<>();
+        for (ChatEvent e : delivered) {
+            if (e.kind == ChatEvent.Kind.ALL_READ) {
+                allReadAt.merge(e.userId, e.time, Math::max);
+            }
+        }
+        Map<List<Long>, Long> conversationCursors = new TreeMap<>(Oracle::compareKeys);
+        Map<List<Long>, Long> threadCursors = new TreeMap<>(Oracle::compareKeys);
+        for (ChatEvent e : delivered) {
+            Long at = allReadAt.get(e.userId);
+            if (at == null || !e.hasConversation()) {
+                continue;
+            }
+            if (e.kind == ChatEvent.Kind.CONVERSATION_MARKED_UNREAD) {
+                conversationCursors.merge(List.of(e.userId, e.conversationId), 0L, Math::max);
+            }
+            if (e.kind != ChatEvent.Kind.MESSAGE || e.senderId == e.userId || e.time > at) {
+                continue;
+            }
+            if (e.isReply()) {
+                threadCursors.merge(
+                        List.of(e.userId, e.conversationId, e.threadSeq), e.seq, Math::max);
+            } else {
+                conversationCursors.merge(List.of(e.userId, e.conversationId), e.seq, Math::max);
+            }
+        }
+        List<ChatEvent> reads = new ArrayList<>();
+        allReadAt.forEach((user, at) -> reads.add(ChatEvent.inboxOpened(user, at)));
+        conversationCursors.forEach(
+                (k, seq) ->
+                        reads.add(
+                                ChatEvent.conversationRead(
+                                        k.get(0), k.get(1), seq, allReadAt.get(k.get(0)))));
+        threadCursors.forEach(
+                (k, seq) ->
+                        reads.add(
+                                ChatEvent.threadRead(
+                                        k.get(0),
+                                        k.get(1),
+                                        k.get(2),
+                                        seq,
+                                        allReadAt.get(k.get(0)))));
+        return reads;
+    }
+
+    private static int compareKeys(List<Long> a, List<Long> b) {
+        for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+            int c = Long.compare(a.get(i), b.get(i));
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(a.size(), b.size());
     }
 
     /** The expected outcome after every event in {@code events} was processed at least once. */
@@ -852,10 +917,13 @@ public final class Oracle {
      */
     public static Map<Member, Long> unreadAfterLastRead(List<ChatEvent> order) {
         Map<Member, Long> finalCursor = of(order).conversationMemberRows();
-        Map<Member, TreeSet<Long>> seen = new HashMap<>();
+        Map<Member, TreeMap<Long, Long>> seen = new HashMap<>();
         Map<Member, Set<Long>> deletedBefore = new HashMap<>();
+        Map<Member, Long> readSeq = new HashMap<>();
+        Map<Long, Long> allReadAt = new HashMap<>();
         Map<Member, Long> result = new TreeMap<>();
         for (ChatEvent e : order) {
+            List<Member> moved = new ArrayList<>();
             if (e.kind == ChatEvent.Kind.MESSAGE_DELETED) {
                 deletedBefore
                         .computeIfAbsent(
@@ -865,21 +933,42 @@ public final class Oracle {
                     && e.conversationId > 0
                     && e.senderId != e.userId
                     && !e.isReply()) {
-                seen.computeIfAbsent(new Member(e.conversationId, e.userId), m -> new TreeSet<>())
-                        .add(e.seq);
+                Member member = new Member(e.conversationId, e.userId);
+                // The earliest sentAt of a seq: a resend sent later reads it no later.
+                seen.computeIfAbsent(member, m -> new TreeMap<>()).merge(e.seq, e.time, Math::min);
+                moved.add(member);
             } else if (e.kind == ChatEvent.Kind.CONVERSATION_READ) {
                 Member member = new Member(e.conversationId, e.userId);
+                readSeq.merge(member, e.seq, Math::max);
+                moved.add(member);
+            } else if (e.kind == ChatEvent.Kind.ALL_READ) {
+                allReadAt.merge(e.userId, e.time, Math::max);
+                for (Member member : seen.keySet()) {
+                    if (member.userId() == e.userId) {
+                        moved.add(member);
+                    }
+                }
+            }
+            for (Member member : moved) {
                 Long target = finalCursor.get(member);
-                if (target != null && e.seq == target && !result.containsKey(member)) {
-                    TreeSet<Long> seqs = seen.get(member);
+                if (target == null || result.containsKey(member)) {
+                    continue;
+                }
+                TreeMap<Long, Long> seqs = seen.getOrDefault(member, new TreeMap<>());
+                long cursor = readSeq.getOrDefault(member, 0L);
+                long at = allReadAt.getOrDefault(member.userId(), 0L);
+                for (Map.Entry<Long, Long> m : seqs.entrySet()) {
+                    if (m.getValue() <= at) {
+                        cursor = Math.max(cursor, m.getKey());
+                    }
+                }
+                if (cursor == target) {
                     Set<Long> gone = deletedBefore.getOrDefault(member, Set.of());
                     result.put(
                             member,
-                            seqs == null
-                                    ? 0L
-                                    : seqs.tailSet(target, false).stream()
-                                            .filter(s -> !gone.contains(s))
-                                            .count());
+                            seqs.tailMap(target, false).keySet().stream()
+                                    .filter(s -> !gone.contains(s))
+                                    .count());
                 }
             }
         }

@@ -181,4 +181,72 @@ class OracleTest {
         // The bound of conversation_member.unread_count keeps them: a read may come first.
         assertThat(oracle.unreadCountUpperBound(new Member(C, ME), 0)).isEqualTo(3);
     }
+
+    @Test
+    void allReadReadsWhatWasSentBeforeItWheneverItArrives() {
+        ChatEvent allRead = ChatEvent.allRead(ME, 100);
+        ChatEvent before = message(ANN, ME, C, 5, 90);
+        ChatEvent after = message(ANN, ME, C, 6, 110);
+        ChatEvent earlierSeqSentLater = message(BOB, ME, C, 4, 120);
+        for (List<ChatEvent> order :
+                List.of(
+                        List.of(before, after, earlierSeqSentLater, allRead),
+                        List.of(allRead, earlierSeqSentLater, after, before))) {
+            Oracle oracle = Oracle.of(order);
+            // Seq 5 was sent by the mark: the cursor goes to 5 and hides seq 4, sent after it.
+            assertThat(oracle.lastReadSeq(ME, C)).isEqualTo(5);
+            assertThat(oracle.unread(ME, C)).isEqualTo(1);
+            assertThat(oracle.lastReadAt(ME)).isEqualTo(100);
+            assertThat(oracle.badge(ME)).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void allReadCountsADeletedMessageAndClearsOlderMarksOnly() {
+        Oracle oracle =
+                Oracle.of(
+                        List.of(
+                                message(ANN, ME, C, 7, 90),
+                                ChatEvent.deleted(ME, C, 7),
+                                message(BOB, ME, C, 6, 150),
+                                ChatEvent.markedUnread(ME, C, 80),
+                                ChatEvent.markedUnread(ME, C + 1, 100),
+                                ChatEvent.markedUnread(ME, C + 2, 101),
+                                ChatEvent.allRead(ME, 100)));
+        // The deleted seq 7 counts toward the cursor: seq 6, sent after the mark, lies below it.
+        assertThat(oracle.lastReadSeq(ME, C)).isEqualTo(7);
+        assertThat(oracle.unread(ME, C)).isZero();
+        assertThat(oracle.markedUnread(ME, C)).isFalse();
+        assertThat(oracle.markedUnread(ME, C + 1)).isFalse();
+        assertThat(oracle.markedUnread(ME, C + 2)).isTrue();
+        // Its own messages move nothing, and only the newest ALL_READ counts.
+        Oracle own =
+                Oracle.of(
+                        List.of(
+                                message(ME, ANN, C, 3, 50),
+                                message(ANN, ME, C, 2, 50),
+                                message(ANN, ME, C, 4, 150),
+                                ChatEvent.allRead(ME, 60),
+                                ChatEvent.allRead(ME, 40)));
+        assertThat(own.lastReadSeq(ME, C)).isEqualTo(2);
+        assertThat(own.unread(ME, C)).isEqualTo(1);
+    }
+
+    @Test
+    void allReadReadsThreadsUpToTheirNewestReplySentBeforeIt() {
+        ChatEvent root = message(ME, ANN, C, 1, 10);
+        Oracle oracle =
+                Oracle.of(
+                        List.of(
+                                root,
+                                ChatEvent.reply(ANN, ME, C, 2, 1, 20, false),
+                                ChatEvent.reply(ANN, ME, C, 4, 1, 30, false),
+                                ChatEvent.reply(BOB, ME, C, 3, 1, 40, true),
+                                ChatEvent.reply(BOB, ME, C, 5, 1, 40, false),
+                                ChatEvent.allRead(ME, 30)));
+        // Reply 4 was sent by the mark: replies 2 to 4 are read, reply 5 is not.
+        assertThat(oracle.threadUnread(ME, C, 1)).isEqualTo(1);
+        assertThat(oracle.threadMentions(ME, C, 1)).isZero();
+        assertThat(oracle.unread(ME, C)).isZero();
+    }
 }

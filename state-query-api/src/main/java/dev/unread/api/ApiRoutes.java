@@ -47,6 +47,7 @@ final class ApiRoutes {
                 route(GET, USER + "/cursors", BEARER, counts::cursors),
                 // A user's actions, published to chat-reads.
                 route(POST, USER + "/inbox/opened", BEARER, actions::inboxOpened),
+                route(POST, USER + "/read-all", BEARER, actions::readAll),
                 withJsonBody(POST, CONVERSATION + "/read", BEARER, actions::conversationRead),
                 withJsonBody(
                         PUT, USER_CONVERSATION + "/preference", BEARER, actions::countPreference),

@@ -34,6 +34,12 @@ final class UserActions {
         publish(ctx, userId, EventJson.inboxOpened(userId, actionStamp(ctx, userId)));
     }
 
+    /** Everything the user received so far is read (ALL_READ, docs/contract.md). */
+    void readAll(Context ctx) {
+        long userId = userParam(ctx);
+        publish(ctx, userId, EventJson.allRead(userId, actionStamp(ctx, userId)));
+    }
+
     void conversationRead(Context ctx) {
         // The body first: an oversized one is a 413 whatever else is wrong, as with a length.
         byte[] bytes = Bodies.read(ctx);

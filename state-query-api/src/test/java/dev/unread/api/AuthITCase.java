@@ -201,6 +201,8 @@ class AuthITCase {
                 .isEqualTo(200);
         assertThat(http.post("/api/users/7/inbox/opened", "", "Authorization", jwt).statusCode())
                 .isEqualTo(202);
+        assertThat(http.post("/api/users/7/read-all", "", "Authorization", jwt).statusCode())
+                .isEqualTo(202);
         assertThat(
                         http.post(
                                         "/api/conversations/2/read",
@@ -219,6 +221,12 @@ class AuthITCase {
         assertError(http.get("/api/users/8/cursors", "Authorization", jwt), 403);
         assertError(http.get("/api/unread?userIds=7,8", "Authorization", jwt), 403);
         assertError(http.post("/api/users/8/inbox/opened", "", "Authorization", jwt), 403);
+        assertError(http.post("/api/users/8/read-all", "", "Authorization", jwt), 403);
+        // The service token acts for any user.
+        assertThat(
+                        http.post("/api/users/8/read-all", "", "Authorization", "Bearer " + TOKEN)
+                                .statusCode())
+                .isEqualTo(202);
         assertError(
                 http.post(
                         "/api/conversations/2/read",

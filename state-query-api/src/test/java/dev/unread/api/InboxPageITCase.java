@@ -134,6 +134,30 @@ class InboxPageITCase {
     }
 
     @Test
+    void markAllAsReadPublishesAllReadForTheUser() throws Exception {
+        browser.get("http://127.0.0.1:" + api.port() + "/");
+        browser.findElement(By.id("user")).clear();
+        browser.findElement(By.id("user")).sendKeys(Long.toString(USER));
+        browser.findElement(By.id("connectButton")).click();
+        WebDriverWait wait = new WebDriverWait(browser, WAIT);
+        wait.until(b -> b.findElement(By.id("readAll")).isEnabled());
+
+        browser.findElement(By.id("readAll")).click();
+
+        ConsumerRecord<String, String> allRead =
+                Await.until(
+                        "the page's mark all as read in Kafka",
+                        WAIT,
+                        () ->
+                                KafkaBroker.consumeAll(topic).stream()
+                                        .filter(r -> r.value().contains(EventJson.ALL_READ))
+                                        .findFirst()
+                                        .orElse(null));
+        assertThat(allRead.key()).isEqualTo(Long.toString(USER));
+        assertThat(Http.JSON.readTree(allRead.value()).get("userId").asLong()).isEqualTo(USER);
+    }
+
+    @Test
     void openInboxTakesTheBadgeToZeroWithoutAReload() throws Exception {
         stores.redis.hset(Count.CONVERSATION.key(stores.keyPrefix, USER), "80001", "4");
         stores.redis.hset(Count.CONVERSATION.key(stores.keyPrefix, USER), "80002", "1");

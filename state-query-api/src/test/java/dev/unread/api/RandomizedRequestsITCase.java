@@ -239,6 +239,9 @@ class RandomizedRequestsITCase {
                             "POST /api/users/{userId}/inbox/opened",
                             known(Input.NONE, "redis", "kafka")),
                     Map.entry(
+                            "POST /api/users/{userId}/read-all",
+                            known(Input.NONE, "redis", "kafka")),
+                    Map.entry(
                             "POST /api/conversations/{cid}/read",
                             known(Input.READ_BODY, "redis", "kafka")),
                     Map.entry(

@@ -370,6 +370,27 @@ class StateQueryApiITCase {
     }
 
     @Test
+    void readAllPublishesAllReadKeyedByUserOnce() throws Exception {
+        String topic = KafkaBroker.createTopic();
+        try (StateQueryApi own = StateQueryApi.start(stores.config(topic).build())) {
+            long before = System.currentTimeMillis();
+            HttpResponse<String> response = new Http(own).post("/api/users/10086/read-all", "");
+            long after = System.currentTimeMillis();
+
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
+            long readAt = json(response).get("readAt").asLong();
+            assertThat(readAt).isBetween(before, after);
+            String expected = "{\"type\":\"ALL_READ\",\"userId\":10086,\"readAt\":" + readAt + "}";
+            assertThat(response.body()).isEqualTo(expected);
+
+            List<ConsumerRecord<String, String>> records = KafkaBroker.consumeAll(topic);
+            assertThat(records).hasSize(1);
+            assertThat(records.get(0).key()).isEqualTo("10086");
+            assertThat(records.get(0).value()).isEqualTo(expected);
+        }
+    }
+
+    @Test
     void conversationReadPublishesTheEventKeyedByUserOnce() throws Exception {
         String topic = KafkaBroker.createTopic();
         try (StateQueryApi own = StateQueryApi.start(stores.config(topic).build())) {

@@ -1,0 +1,67 @@
+package dev.unread.seqs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/** {@link SentAtFrontier} against the plain answer over every message it was given. */
+class SentAtFrontierTest {
+
+    @Test
+    void answersAsEveryMessageWouldThroughEncodingAndCuts() {
+        for (long seed = 1; seed <= 300; seed++) {
+            Random random = new Random(seed);
+            TreeMap<Long, Long> earliest = new TreeMap<>();
+            byte[] bytes = SentAtFrontier.EMPTY;
+            long cursor = 0;
+            for (int i = 0; i < 200; i++) {
+                if (random.nextInt(10) == 0) {
+                    cursor = Math.max(cursor, random.nextInt(60));
+                    earliest.headMap(cursor, true).clear();
+                    SentAtFrontier f = SentAtFrontier.decode(bytes);
+                    f.cut(cursor);
+                    bytes = f.encode();
+                    continue;
+                }
+                long seq = 1 + random.nextInt(60);
+                long sentAt = random.nextInt(8) == 0 ? 0 : 1_767_225_600_000L + random.nextInt(90);
+                if (seq <= cursor) {
+                    continue;
+                }
+                earliest.merge(seq, sentAt, Math::min);
+                SentAtFrontier f = SentAtFrontier.decode(bytes);
+                f.add(seq, sentAt);
+                bytes = f.encode();
+            }
+            SentAtFrontier f = SentAtFrontier.decode(bytes);
+            for (long time = 0;
+                    time < 1_767_225_600_100L;
+                    time += time == 0 ? 1_767_225_599_990L : 3) {
+                long expected = 0;
+                for (var e : earliest.entrySet()) {
+                    if (e.getValue() <= time) {
+                        expected = e.getKey();
+                    }
+                }
+                assertThat(f.largestSentBy(time))
+                        .as("seed %d, time %d", seed, time)
+                        .isEqualTo(expected);
+            }
+            assertThat(f.size()).isLessThanOrEqualTo(earliest.size());
+        }
+    }
+
+    @Test
+    void aMessageBeatenByALaterSeqSentNoLaterIsNotKept() {
+        SentAtFrontier f = SentAtFrontier.decode(SentAtFrontier.EMPTY);
+        assertThat(f.add(5, 100)).isTrue();
+        assertThat(f.add(3, 100)).isFalse();
+        assertThat(f.add(5, 120)).isFalse();
+        assertThat(f.add(7, 90)).isTrue();
+        assertThat(f.size()).isEqualTo(1);
+        assertThat(f.largestSentBy(89)).isZero();
+        assertThat(f.largestSentBy(90)).isEqualTo(7);
+    }
+}
