@@ -12,6 +12,7 @@ public final class EventJson {
     public static final String CONVERSATION_MARKED_UNREAD = "CONVERSATION_MARKED_UNREAD";
     public static final String THREAD_READ = "THREAD_READ";
     public static final String THREAD_FOLLOWED = "THREAD_FOLLOWED";
+    public static final String USER_ERASED = "USER_ERASED";
 
     /** The values of {@code countPreference}, loudest first. */
     public static final String ALL = "ALL";
@@ -246,6 +247,17 @@ public final class EventJson {
                 + following
                 + ",\"setAt\":"
                 + setAt
+                + "}";
+    }
+
+    /** A {@code chat-reads} USER_ERASED value. */
+    public static String userErased(long userId, long erasedAt) {
+        return "{\"type\":\""
+                + USER_ERASED
+                + "\",\"userId\":"
+                + userId
+                + ",\"erasedAt\":"
+                + erasedAt
                 + "}";
     }
 

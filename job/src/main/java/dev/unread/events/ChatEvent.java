@@ -25,8 +25,8 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  *       MESSAGE_DELETED: the deleted message's seq; THREAD_READ: {@code readSeq}; THREAD_FOLLOWED:
  *       1 for {@code following} true, 0 for false.
  *   <li>{@code time}: epoch milliseconds; {@code sentAt} of a message, {@code readAt} of a read,
- *       {@code setAt} of a preference or a follow, {@code markedAt} of a mark; 0 for membership
- *       changes.
+ *       {@code setAt} of a preference or a follow, {@code markedAt} of a mark, {@code erasedAt} of
+ *       an erasure; 0 for membership changes and deletions.
  *   <li>{@code mentioned}: MESSAGE only: the message mentions its receiver.
  *   <li>{@code deleted}: MESSAGE only: the conversation's stage knew the message deleted when it
  *       delivered it (see dev.unread.groups.GroupFanOut); it counts toward the sender badge and
@@ -51,7 +51,8 @@ public class ChatEvent {
         CONVERSATION_MARKED_UNREAD,
         MESSAGE_DELETED,
         THREAD_READ,
-        THREAD_FOLLOWED
+        THREAD_FOLLOWED,
+        USER_ERASED
     }
 
     /** Count preferences, in {@code seq}: a greater value is quieter. */
@@ -145,6 +146,11 @@ public class ChatEvent {
         e.threadSeq = threadSeq;
         e.mentioned = mentioned;
         return e;
+    }
+
+    /** U is erased at {@code erasedAt} (see dev.unread.counter.Erasure). */
+    public static ChatEvent userErased(long userId, long erasedAt) {
+        return new ChatEvent(Kind.USER_ERASED, userId, 0, 0, 0, erasedAt);
     }
 
     public static ChatEvent threadRead(
@@ -255,6 +261,8 @@ public class ChatEvent {
                         + " @"
                         + time
                         + ")";
+            case USER_ERASED:
+                return "USER_ERASED(" + userId + " @" + time + ")";
             default:
                 return "CONVERSATION_READ("
                         + userId

@@ -2,6 +2,7 @@ package dev.unread.events;
 
 import static dev.unread.events.RecordFields.CONVERSATION_ID;
 import static dev.unread.events.RecordFields.COUNT_PREFERENCE;
+import static dev.unread.events.RecordFields.ERASED_AT;
 import static dev.unread.events.RecordFields.FOLLOWING;
 import static dev.unread.events.RecordFields.MARKED_AT;
 import static dev.unread.events.RecordFields.MENTIONED;
@@ -155,6 +156,11 @@ public final class EventParser {
             long setAt = fields.requirePositive("setAt", SET_AT);
             return ChatEvent.threadFollowed(
                     userId, conversationId, threadSeq, following == 1, setAt);
+        }
+        if (fields.readKind == ChatEvent.Kind.USER_ERASED) {
+            return ChatEvent.userErased(
+                    fields.requirePositive("userId", USER_ID),
+                    fields.requirePositive("erasedAt", ERASED_AT));
         }
         throw new InvalidRecordException("type: unknown " + clip(fields.unknownType));
     }

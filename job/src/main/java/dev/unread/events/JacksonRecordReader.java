@@ -39,6 +39,8 @@ final class JacksonRecordReader {
             dev.unread.contract.EventJson.THREAD_READ.toCharArray();
     private static final char[] THREAD_FOLLOWED =
             dev.unread.contract.EventJson.THREAD_FOLLOWED.toCharArray();
+    private static final char[] USER_ERASED =
+            dev.unread.contract.EventJson.USER_ERASED.toCharArray();
 
     /** The count preferences, at their value's index (ChatEvent.ALL, MENTIONS, NONE). */
     private static final char[][] PREFERENCES = {
@@ -143,6 +145,8 @@ final class JacksonRecordReader {
             fields.readKind = ChatEvent.Kind.THREAD_READ;
         } else if (matches(THREAD_FOLLOWED, chars, offset, length)) {
             fields.readKind = ChatEvent.Kind.THREAD_FOLLOWED;
+        } else if (matches(USER_ERASED, chars, offset, length)) {
+            fields.readKind = ChatEvent.Kind.USER_ERASED;
         } else {
             fields.unknownType = new String(chars, offset, length);
         }

@@ -29,9 +29,10 @@ final class RecordFields {
     static final int MARKED_AT = 1 << 13;
     static final int THREAD_SEQ = 1 << 14;
     static final int FOLLOWING = 1 << 15;
+    static final int ERASED_AT = 1 << 16;
 
     /** Bits of the fields; the array slots per field. */
-    private static final int FIELDS = 16;
+    private static final int FIELDS = 17;
 
     /** The known names, at the index of their field's bit. */
     static final String[] NAMES = {
@@ -50,7 +51,8 @@ final class RecordFields {
         "setAt",
         "markedAt",
         "threadSeq",
-        "following"
+        "following",
+        "erasedAt"
     };
 
     int seen;
@@ -114,6 +116,8 @@ final class RecordFields {
                 return THREAD_SEQ;
             case "following":
                 return FOLLOWING;
+            case "erasedAt":
+                return ERASED_AT;
             default:
                 return 0;
         }

@@ -8,8 +8,11 @@ import dev.unread.sinks.KeyCommands.KeyWrites;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 
@@ -66,12 +69,23 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
         }
     }
 
+    /** ZREM of an erased user from the live users, replacing a key of another type. */
+    private static final String UNREGISTER_SCRIPT =
+            RedisConnection.replacingScript("zset", "redis.call('ZREM', KEYS[1], ARGV[1])\n");
+
     private final String prefix;
 
     /** On a cluster: UNREAD_CHANGED goes out with SPUBLISH, a shard channel. */
     private final boolean sharded;
 
     private final Map<Target, Long> latest = new HashMap<>();
+
+    /**
+     * The users erased since the last flush, whose keys go before the counts are written: a count
+     * of one that arrived before the erasure was dropped from {@link #latest} with it, so what is
+     * left there came after it.
+     */
+    private final Set<Long> erased = new HashSet<>();
 
     /** Shared with the writer's other buffer; used by one thread at a time, as they are. */
     private final ChangeVersions versions;
@@ -84,6 +98,12 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
 
     @Override
     public boolean add(UnreadCount count) {
+        if (count.erased) {
+            // Rare, and proportional to the buffer: the buffer is not indexed by user for it.
+            latest.keySet().removeIf(target -> target.userId() == count.userId);
+            erased.add(count.userId);
+            return false;
+        }
         return latest.put(
                         new Target(count.userId, count.conversationId, count.kind, count.threadSeq),
                         count.count)
@@ -92,12 +112,15 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
 
     @Override
     public int size() {
-        return latest.size();
+        return latest.size() + erased.size();
     }
 
     @Override
     public List<RedisConnection.Command> commands() {
         List<RedisConnection.Command> commands = new ArrayList<>(latest.size() * 2);
+        for (long user : erased) {
+            erase(user, commands);
+        }
         Map<String, KeyWrites> hashes = new HashMap<>();
         Map<String, KeyWrites> sets = new HashMap<>();
         Map<Long, UnreadChanged> changes = new HashMap<>();
@@ -219,8 +242,41 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
         }
     }
 
+    /**
+     * Deletes every key of an erased user, one command per key, so that on a cluster each goes to
+     * its own slot's primary: the counts' keys, the version, the API's action stamp, and the user's
+     * live registration. On one connection (per primary) they are sent before the counts of the
+     * same flush, and a later flush's counts after them.
+     */
+    private void erase(long user, List<RedisConnection.Command> commands) {
+        Set<String> keys = new LinkedHashSet<>();
+        for (Count kind : Count.values()) {
+            keys.add(kind.key(prefix, user));
+        }
+        keys.add(RedisNames.versionKey(prefix, user));
+        keys.add(RedisNames.actionStampKey(prefix, user));
+        for (String key : keys) {
+            commands.add(p -> p.del(key));
+        }
+        String liveUsers = RedisNames.liveUsersKey(prefix);
+        String member = Long.toString(user);
+        commands.add(
+                new RedisConnection.Command() {
+                    @Override
+                    public Response<?> appendTo(AbstractPipeline pipeline) {
+                        return pipeline.zrem(liveUsers, member);
+                    }
+
+                    @Override
+                    public RedisConnection.Command replacingWrongType() {
+                        return p -> p.eval(UNREGISTER_SCRIPT, List.of(liveUsers), List.of(member));
+                    }
+                });
+    }
+
     @Override
     public void clear() {
         latest.clear();
+        erased.clear();
     }
 }

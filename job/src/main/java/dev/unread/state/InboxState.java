@@ -17,6 +17,10 @@ package dev.unread.state;
  *   <li>{@code totalsKept}: whether the totals hold every conversation's share. False in states
  *       written before the totals existed (POJO schema evolution restores it so) and in those the
  *       savepoint tools build: the first conversation event of such a user sums the shares once.
+ *   <li>{@code erasedAt}: the newest {@code USER_ERASED.erasedAt} of the user; 0 when never erased.
+ *       Events of the user with a time at or before it change nothing (see {@code Erasure}); it is
+ *       all an erasure keeps, and it outlives idle expiry. Added with erasure: old records read it
+ *       as 0.
  * </ul>
  */
 public class InboxState {
@@ -36,5 +40,19 @@ public class InboxState {
     /** The counter incarnation that last wrote the totals out; see UnreadCounter. */
     public long totalsRefreshedIn;
 
+    public long erasedAt;
+
     public InboxState() {}
+
+    /**
+     * Forgets everything but the processing-time bookkeeping of idle expiry ({@code lastActiveDay})
+     * and records the erasure's time: what a user keeps after an erasure. A field added here is
+     * forgotten by the copy from a new record, so it needs no line of its own.
+     */
+    public void erase(long erasedAt) {
+        InboxState blank = new InboxState();
+        blank.lastActiveDay = lastActiveDay;
+        blank.erasedAt = erasedAt;
+        InboxStateSerializer.INSTANCE.copyInto(blank, this);
+    }
 }

@@ -40,7 +40,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and everything the counter emits, applied the way the sinks apply it, must equal what the {@link
  * Oracle} derives from the contract alone. The set includes deletions, as the fan-out tells them to
  * each participant: of messages (mentions among them), of seqs nobody received, and of seqs past
- * every message, arriving before or after their message, duplicated, and replayed.
+ * every message, arriving before or after their message, duplicated, and replayed. And it erases
+ * about one user in {@link #ERASED_ONE_IN}: the user's events it covers arrive before and after it,
+ * duplicated; its later ones after it (see {@link EventStreams#withErasuresInPlace}).
  *
  * <p>Every order of one seed runs through one harness, each under its own user ids (moved by {@link
  * #USERS_PER_ORDER}), so the orders cannot see each other's state and the harness, slow to create
@@ -56,6 +58,7 @@ class UnreadCounterModelTest {
     private static final int ROCKSDB_EVERY = 8;
     private static final long USERS_PER_ORDER = 1_000_000;
     private static final double DUPLICATE_SHARE = 0.2;
+    private static final int ERASED_ONE_IN = 4;
 
     static Stream<Long> seeds() {
         String one = System.getProperty("unread.seed");
@@ -71,10 +74,13 @@ class UnreadCounterModelTest {
     void everyArrivalOrderWithDuplicatesEndsInTheOraclesState(long seed) throws Exception {
         EventStreams streams = new EventStreams(seed);
         List<ChatEvent> events =
-                ThreadStreams.withOwnCopies(
-                        withDeletions(
-                                streams.random(),
-                                ThreadStreams.withThreads(streams.random(), streams.events())));
+                streams.withErasures(
+                        ThreadStreams.withOwnCopies(
+                                withDeletions(
+                                        streams.random(),
+                                        ThreadStreams.withThreads(
+                                                streams.random(), streams.events()))),
+                        ERASED_ONE_IN);
         List<List<ChatEvent>> orders =
                 streams.orders(events, 3 + (int) (seed % 3), DUPLICATE_SHARE);
         boolean rocksDb = seed % ROCKSDB_EVERY == 0;
@@ -83,7 +89,9 @@ class UnreadCounterModelTest {
                 harness(rocksDb)) {
             for (int i = 0; i < orders.size(); i++) {
                 List<ChatEvent> order =
-                        EventStreams.withUsersMovedBy(orders.get(i), (i + 1) * USERS_PER_ORDER);
+                        EventStreams.withErasuresInPlace(
+                                EventStreams.withUsersMovedBy(
+                                        orders.get(i), (i + 1) * USERS_PER_ORDER));
                 for (ChatEvent e : order) {
                     harness.processElement(e, 0L);
                 }
@@ -225,6 +233,11 @@ class UnreadCounterModelTest {
             Map<String, Long> last = new HashMap<>();
             for (int i = 0; i < counts.size(); i++) {
                 UnreadCount c = counts.get(i);
+                if (c.erased) {
+                    // Every key of the user goes.
+                    last.clear();
+                    continue;
+                }
                 int at = i;
                 assertThat(c.count).as(context(user, () -> "emission " + at)).isNotNegative();
                 // The first emission of a key since the counter opened may repeat a value: it
@@ -308,6 +321,10 @@ class UnreadCounterModelTest {
         void checkInboxCursors(long user, List<InboxCursor> cursors) {
             long greatest = 0;
             for (InboxCursor c : cursors) {
+                if (c.erased) {
+                    greatest = 0;
+                    continue;
+                }
                 long before = greatest;
                 assertThat(c.lastReadAt)
                         .as(context(user, () -> c + " does not advance past " + before))
@@ -321,7 +338,15 @@ class UnreadCounterModelTest {
 
         void checkConversationCursors(long user, List<ConversationCursor> cursors) {
             Map<Member, ConversationCursor> rows = new TreeMap<>();
-            for (ConversationCursor c : cursors) {
+            // A cursor before the user's last erasure counted messages the erasure covers; its
+            // row is gone with them.
+            int lastErasure = -1;
+            for (int i = 0; i < cursors.size(); i++) {
+                if (cursors.get(i).erased) {
+                    lastErasure = i;
+                }
+            }
+            for (ConversationCursor c : cursors.subList(lastErasure + 1, cursors.size())) {
                 Member member = new Member(c.conversationId, c.userId);
                 ConversationCursor before = rows.get(member);
                 long beforeSeq = before == null ? 0 : before.lastReadSeq;

@@ -20,8 +20,12 @@ import java.util.TreeSet;
  * compares the two can catch a wrong idea as well as a wrong line.
  *
  * <p>Everything except {@link #unreadAfterLastRead(List)} is a pure function of the <em>set</em> of
- * events: duplicates and order are ignored by construction. Maps returned are sorted so that a
- * failing {@code assertEquals} prints a readable diff.
+ * events: duplicates and order are ignored by construction. An erasure is not, by nature
+ * ("Erasure"): the oracle takes the set to hold every event of an erased user with a time after
+ * {@code erasedAt} (and every deletion told to the user) only after the erasure arrived, which the
+ * generators arrange, and then the erasure is the same as leaving out the user's events with a time
+ * at or before it. Maps returned are sorted so that a failing {@code assertEquals} prints a
+ * readable diff.
  */
 public final class Oracle {
 
@@ -102,7 +106,15 @@ public final class Oracle {
     /** Expected Redis hash of a user's followed threads' mentions. */
     public static final String THREAD_MENTIONS_KEY = "chat:thread-mentions:";
 
+    /** userId → the newest {@code erasedAt} of the user's USER_ERASED events. */
+    private final Map<Long, Long> erasedAt = new TreeMap<>();
+
     private Oracle(Collection<ChatEvent> events, Collection<ConversationEvent> conversations) {
+        for (ChatEvent e : events) {
+            if (e.kind == ChatEvent.Kind.USER_ERASED) {
+                erasedAt.merge(e.userId, e.time, Math::max);
+            }
+        }
         for (ChatEvent e : events) {
             if (e.kind == ChatEvent.Kind.MESSAGE && e.conversationId > 0) {
                 Set<Long> p = participants.computeIfAbsent(e.conversationId, c -> new TreeSet<>());
@@ -141,7 +153,9 @@ public final class Oracle {
             ChatEvent sent =
                     ChatEvent.message(e.senderId, e.senderId, e.conversationId, e.seq, e.sentAt);
             sent.threadSeq = e.threadSeq;
-            threads.message(sent);
+            if (!erased(sent)) {
+                threads.message(sent, true);
+            }
             // "counts, for every member U != senderId at its seq, exactly as the chat-messages
             // record {senderId, receiverId: U, sentAt, conversationId, seq} would".
             memberships.forEach(
@@ -174,6 +188,9 @@ public final class Oracle {
                         participants.get(member.conversationId()).remove(member.userId());
                     }
                 });
+        // "an event that concerns U as receiver or actor and carries a time at or before
+        // erasedAt changes nothing for U"; the erasure itself counts toward nothing.
+        all.removeIf(e -> erased(e) || e.kind == ChatEvent.Kind.USER_ERASED);
         for (ChatEvent e : all) {
             addressed.add(e.userId);
             switch (e.kind) {
@@ -210,7 +227,8 @@ public final class Oracle {
                     break;
                 case MESSAGE:
                     if (e.conversationId > 0) {
-                        threads.message(e);
+                        // Taking part in a thread is the sender's as much as a reply of its own.
+                        threads.message(e, e.time > erasedAt(e.senderId));
                     }
                     if (e.senderId == e.userId) {
                         // "senderId == receiverId is valid and counts toward nothing".
@@ -238,6 +256,16 @@ public final class Oracle {
                     throw new IllegalArgumentException("unknown kind " + e.kind);
             }
         }
+    }
+
+    /** The newest {@code erasedAt} of the user, 0 when never erased. */
+    public long erasedAt(long userId) {
+        return erasedAt.getOrDefault(userId, 0L);
+    }
+
+    /** Whether the user's erasure covers {@code e}: it carries a time at or before it. */
+    private boolean erased(ChatEvent e) {
+        return e.time > 0 && e.time <= erasedAt(e.userId);
     }
 
     /** The expected outcome after every event in {@code events} was processed at least once. */
@@ -681,8 +709,18 @@ public final class Oracle {
         Map<Member, TreeSet<Long>> seen = new HashMap<>();
         Map<Member, Set<Long>> deletedBefore = new HashMap<>();
         Map<Member, Long> result = new TreeMap<>();
+        Map<Long, Long> erasedAt = new HashMap<>();
         for (ChatEvent e : order) {
-            if (e.kind == ChatEvent.Kind.MESSAGE_DELETED) {
+            if (e.time > 0 && e.time <= erasedAt.getOrDefault(e.userId, 0L)) {
+                continue;
+            }
+            if (e.kind == ChatEvent.Kind.USER_ERASED) {
+                // The rows go, and what the user's state held with them.
+                erasedAt.put(e.userId, e.time);
+                seen.keySet().removeIf(m -> m.userId() == e.userId);
+                deletedBefore.keySet().removeIf(m -> m.userId() == e.userId);
+                result.keySet().removeIf(m -> m.userId() == e.userId);
+            } else if (e.kind == ChatEvent.Kind.MESSAGE_DELETED) {
                 deletedBefore
                         .computeIfAbsent(
                                 new Member(e.conversationId, e.userId), m -> new HashSet<>())

@@ -43,12 +43,15 @@ final class OracleThreads {
 
     /**
      * A message with a conversation as some user's state receives it: {@code e.userId} its receiver
-     * (the sender for a message to oneself).
+     * (the sender for a message to oneself); {@code bySender}: whether it makes its sender take
+     * part (not when the sender's erasure covers it).
      */
-    void message(ChatEvent e) {
+    void message(ChatEvent e, boolean bySender) {
         // "U sent the root or a reply of T, or is mentioned in one of them."
         long thread = e.isReply() ? e.threadSeq : e.seq;
-        involved.add(new Thread(e.conversationId, thread, e.senderId));
+        if (bySender) {
+            involved.add(new Thread(e.conversationId, thread, e.senderId));
+        }
         if (e.mentioned) {
             involved.add(new Thread(e.conversationId, thread, e.userId));
         }
