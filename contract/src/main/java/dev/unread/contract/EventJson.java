@@ -13,6 +13,7 @@ public final class EventJson {
     public static final String THREAD_READ = "THREAD_READ";
     public static final String THREAD_FOLLOWED = "THREAD_FOLLOWED";
     public static final String ALL_READ = "ALL_READ";
+    public static final String USER_ERASED = "USER_ERASED";
 
     /** The values of {@code countPreference}, loudest first. */
     public static final String ALL = "ALL";
@@ -356,6 +357,17 @@ public final class EventJson {
      */
     public static String mentioningAll(String json) {
         return json.substring(0, json.length() - 1) + ",\"mentionsAll\":true}";
+    }
+
+    /** A {@code chat-reads} USER_ERASED value. */
+    public static String userErased(long userId, long erasedAt) {
+        return "{\"type\":\""
+                + USER_ERASED
+                + "\",\"userId\":"
+                + userId
+                + ",\"erasedAt\":"
+                + erasedAt
+                + "}";
     }
 
     /** A record key: an id as decimal text. */

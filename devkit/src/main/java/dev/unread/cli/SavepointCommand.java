@@ -3,6 +3,7 @@ package dev.unread.cli;
 import dev.unread.config.UnreadConfig;
 import dev.unread.ops.SavepointInspect;
 import dev.unread.ops.SavepointRepublish;
+import dev.unread.ops.SavepointUser;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -39,7 +40,9 @@ final class SavepointCommand implements Callable<Integer> {
             name = "inspect",
             description = {
                 "What UnreadCounter's state in a savepoint or retained checkpoint holds: users,"
-                        + " senders, conversations, unread seqs, and the largest users."
+                        + " senders, conversations, unread seqs, and the largest users. With"
+                        + " --user U: whether it holds anything of user U, operator by operator"
+                        + " (after an erasure, which savepoints still keep the user)."
             },
             descriptionHeading = "%n",
             optionListHeading = "%nFlags:%n")
@@ -58,6 +61,12 @@ final class SavepointCommand implements Callable<Integer> {
         int top;
 
         @Option(
+                names = "--user",
+                paramLabel = "U",
+                description = "what the savepoint holds of user U, state by state, instead")
+        Long user;
+
+        @Option(
                 names = {"-h", "--help"},
                 usageHelp = true,
                 description = "this help")
@@ -67,6 +76,14 @@ final class SavepointCommand implements Callable<Integer> {
         public Integer call() throws Exception {
             if (top < 0) {
                 throw new UsageException("--top must be >= 0, was " + top);
+            }
+            if (user != null) {
+                if (user <= 0) {
+                    throw new UsageException("--user must be > 0, was " + user);
+                }
+                SavepointUser.print(
+                        path, SavepointUser.inspect(path, user), Unread.session(spec).out());
+                return Unread.OK;
             }
             SavepointInspect.print(
                     path, SavepointInspect.inspect(path, top), Unread.session(spec).out());

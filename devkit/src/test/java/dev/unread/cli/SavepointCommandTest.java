@@ -41,6 +41,20 @@ class SavepointCommandTest {
     }
 
     @Test
+    void inspectTakesAUserToAskAbout() {
+        CommandLine inspect = tool("savepoint", "inspect", "/tmp/sp", "--user", "10086");
+        assertThat(((SavepointCommand.Inspect) inspect.getCommand()).user).isEqualTo(10086L);
+        assertThat(
+                        ((SavepointCommand.Inspect)
+                                        tool("savepoint", "inspect", "/tmp/sp").getCommand())
+                                .user)
+                .isNull();
+        assertRefused(
+                List.of("savepoint", "inspect", "/tmp/sp", "--user", "0"),
+                "--user must be > 0, was 0");
+    }
+
+    @Test
     void aFlagWithoutItsValueIsRefused() {
         assertRefused(
                 List.of("savepoint", "inspect", "/tmp/sp", "--top"),

@@ -102,6 +102,12 @@ final class Expiry {
         }
         states.threads.expire(user, states.conversations, out);
         states.forget(user);
+        if (inbox != null && inbox.erasedAt != 0) {
+            // An erasure holds back older events for good, idle or not.
+            InboxState erased = new InboxState();
+            erased.erase(inbox.erasedAt);
+            states.keep(user, erased);
+        }
     }
 
     private long lastActiveDay(InboxState state) {

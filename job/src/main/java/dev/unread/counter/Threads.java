@@ -438,6 +438,11 @@ public final class Threads {
                     false,
                     out);
         }
+        clear();
+    }
+
+    /** Forgets the user's threads, writing nothing out. */
+    void clear() {
         threads.clear();
         seqs.clear();
         sentAts.clear();

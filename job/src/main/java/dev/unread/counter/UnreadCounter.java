@@ -21,9 +21,10 @@ import org.apache.flink.util.OutputTag;
  * The semantics of docs/contract.md, per user (the key), in parts each readable alone: the
  * distinct-sender badge ({@link Badge}); each conversation's unread and mention counts, preference,
  * mark, membership and deletions ({@link Conversations}), its threads ({@link Threads}); the
- * app-icon totals ({@link UserTotals}); and forgetting idle users ({@link Expiry}). What the user
- * sees is derived from state in one place ({@link ConversationView}, {@link ThreadView}, {@link
- * Share}) and written out as the difference between two views ({@link Projection}).
+ * app-icon totals ({@link UserTotals}); forgetting idle users ({@link Expiry}) and erased ones
+ * ({@link Erasure}). What the user sees is derived from state in one place ({@link
+ * ConversationView}, {@link ThreadView}, {@link Share}) and written out as the difference between
+ * two views ({@link Projection}).
  *
  * <p>State holds only what can still count: senders whose newest message is newer than the inbox
  * watermark, and seqs past the conversation cursor. Anything at or behind a watermark or cursor is
@@ -71,6 +72,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     private transient Conversations conversations;
     private transient Expiry expiry;
     private transient AllRead allRead;
+    private transient Erasure erasure;
 
     /** Keeps every user's state forever. */
     public UnreadCounter() {
@@ -111,6 +113,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         conversations = new Conversations(states, totals, trackRootSenders);
         expiry = new Expiry(states, idleStateDays);
         allRead = new AllRead(states, badge, conversations);
+        erasure = new Erasure(states);
     }
 
     /** Bytes of unread seqs read and written so far: the work, for tests that bound it. */
@@ -128,10 +131,18 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         return allRead.visited();
     }
 
+    /** Conversations the last erasure walked: the work, for tests that bound it. */
+    public long erasureVisited() {
+        return erasure.visited();
+    }
+
     @Override
     public void processElement(ChatEvent event, Context ctx, Collector<UnreadCount> out)
             throws Exception {
         InboxState user = states.inbox(ctx.getCurrentKey());
+        if (Erasure.covers(event, user)) {
+            return;
+        }
         boolean dirty = expiry.markActive(ctx.timerService(), user);
         dirty |=
                 switch (event.kind) {
@@ -155,6 +166,15 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                                     c -> ctx.output(INBOX_CURSORS, c),
                                     c -> ctx.output(CONVERSATION_CURSORS, c),
                                     out);
+                    case USER_ERASED -> {
+                        erasure.erase(
+                                event,
+                                user,
+                                c -> ctx.output(INBOX_CURSORS, c),
+                                c -> ctx.output(CONVERSATION_CURSORS, c),
+                                out);
+                        yield true;
+                    }
                 };
         if (dirty) {
             states.inbox.update(user);

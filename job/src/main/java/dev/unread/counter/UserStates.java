@@ -78,13 +78,19 @@ final class UserStates {
         return state;
     }
 
+    /** Stores {@code state} as the user's inbox state, a record {@link #forget} let go of. */
+    void keep(long user, InboxState state) throws Exception {
+        inbox.update(state);
+        inboxCache.put(user, state);
+    }
+
     /** The conversation's state, new when none. */
     ConversationState conversation(long conversationId) throws Exception {
         ConversationState state = conversations.get(conversationId);
         return state == null ? ConversationState.fresh() : state;
     }
 
-    /** Clears all of the current user's state. */
+    /** Clears all of the current user's state but its threads ({@link Threads#clear}). */
     void forget(long user) throws Exception {
         inbox.clear();
         inboxCache.remove(user);

@@ -25,8 +25,8 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  *       MESSAGE_DELETED: the deleted message's seq; THREAD_READ: {@code readSeq}; THREAD_FOLLOWED:
  *       1 for {@code following} true, 0 for false.
  *   <li>{@code time}: epoch milliseconds; {@code sentAt} of a message, {@code readAt} of a read,
- *       {@code setAt} of a preference or a follow, {@code markedAt} of a mark; 0 for membership
- *       changes.
+ *       {@code setAt} of a preference or a follow, {@code markedAt} of a mark, {@code erasedAt} of
+ *       an erasure; 0 for membership changes and deletions.
  *   <li>{@code mentioned}: MESSAGE only: the message mentions its receiver.
  *   <li>{@code deleted}: MESSAGE only: the conversation's stage knew the message deleted when it
  *       delivered it (see dev.unread.groups.GroupFanOut); it counts toward the sender badge and
@@ -64,7 +64,8 @@ public class ChatEvent {
         THREAD_READ,
         THREAD_FOLLOWED,
         MESSAGE_EDITED,
-        ALL_READ
+        ALL_READ,
+        USER_ERASED
     }
 
     /** Count preferences, in {@code seq}: a greater value is quieter. */
@@ -209,6 +210,11 @@ public class ChatEvent {
         return e;
     }
 
+    /** U is erased at {@code erasedAt} (see dev.unread.counter.Erasure). */
+    public static ChatEvent userErased(long userId, long erasedAt) {
+        return new ChatEvent(Kind.USER_ERASED, userId, 0, 0, 0, erasedAt);
+    }
+
     public static ChatEvent threadRead(
             long userId, long conversationId, long threadSeq, long readSeq, long readAt) {
         ChatEvent e = new ChatEvent(Kind.THREAD_READ, userId, 0, conversationId, readSeq, readAt);
@@ -350,6 +356,8 @@ public class ChatEvent {
                         + " @"
                         + time
                         + ")";
+            case USER_ERASED:
+                return "USER_ERASED(" + userId + " @" + time + ")";
             default:
                 return "CONVERSATION_READ("
                         + userId

@@ -95,6 +95,8 @@ public final class ChatEventJson {
                         event.threadSeq,
                         event.seq == 1,
                         event.time);
+            case USER_ERASED:
+                return dev.unread.contract.EventJson.userErased(event.userId, event.time);
             default:
                 throw new IllegalArgumentException("unknown kind " + event.kind);
         }

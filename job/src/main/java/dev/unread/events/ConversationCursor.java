@@ -11,6 +11,10 @@ import java.util.Objects;
  *   <li>{@code lastReadSeq}: the new cursor, larger than any before it.
  *   <li>{@code unreadCount}: unread messages in the conversation right after this read, as the job
  *       knew them at that moment.
+ *   <li>{@code erased}: instead of a cursor, the user was erased: its rows of {@code
+ *       conversation_member} go, after every cursor written before (see {@code JdbcCursorSink}),
+ *       and with a {@code conversationId}, its cursor and score in that conversation's readers;
+ *       {@code conversationId} 0 stands for the rows alone.
  * </ul>
  */
 public class ConversationCursor {
@@ -18,6 +22,7 @@ public class ConversationCursor {
     public long conversationId;
     public long lastReadSeq;
     public long unreadCount;
+    public boolean erased;
 
     public ConversationCursor() {}
 
@@ -27,6 +32,13 @@ public class ConversationCursor {
         this.conversationId = conversationId;
         this.lastReadSeq = lastReadSeq;
         this.unreadCount = unreadCount;
+    }
+
+    /** The user was erased; see {@link #erased}. */
+    public static ConversationCursor erasure(long userId, long conversationId) {
+        ConversationCursor c = new ConversationCursor(userId, conversationId, 0, 0);
+        c.erased = true;
+        return c;
     }
 
     @Override
@@ -41,16 +53,20 @@ public class ConversationCursor {
         return userId == that.userId
                 && conversationId == that.conversationId
                 && lastReadSeq == that.lastReadSeq
-                && unreadCount == that.unreadCount;
+                && unreadCount == that.unreadCount
+                && erased == that.erased;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(userId, conversationId, lastReadSeq, unreadCount);
+        return Objects.hash(userId, conversationId, lastReadSeq, unreadCount, erased);
     }
 
     @Override
     public String toString() {
+        if (erased) {
+            return "ConversationCursor(" + userId + " c" + conversationId + " erased)";
+        }
         return "ConversationCursor("
                 + userId
                 + " c"

@@ -3,6 +3,7 @@ package dev.unread.events;
 import static dev.unread.events.RecordFields.CONVERSATION_ID;
 import static dev.unread.events.RecordFields.COUNT_PREFERENCE;
 import static dev.unread.events.RecordFields.EDITED_AT;
+import static dev.unread.events.RecordFields.ERASED_AT;
 import static dev.unread.events.RecordFields.FOLLOWING;
 import static dev.unread.events.RecordFields.IGNORE_CHANNEL_MENTIONS;
 import static dev.unread.events.RecordFields.MARKED_AT;
@@ -216,6 +217,11 @@ public final class EventParser {
             long setAt = fields.requirePositive("setAt", SET_AT);
             return ChatEvent.threadFollowed(
                     userId, conversationId, threadSeq, following == 1, setAt);
+        }
+        if (fields.readKind == ChatEvent.Kind.USER_ERASED) {
+            return ChatEvent.userErased(
+                    fields.requirePositive("userId", USER_ID),
+                    fields.requirePositive("erasedAt", ERASED_AT));
         }
         // MESSAGE_EDITED is a type of chat-messages, not of this topic.
         throw new InvalidRecordException(

@@ -44,6 +44,8 @@ final class JacksonRecordReader {
     private static final char[] MESSAGE_EDITED =
             dev.unread.contract.EventJson.MESSAGE_EDITED.toCharArray();
     private static final char[] ALL_READ = dev.unread.contract.EventJson.ALL_READ.toCharArray();
+    private static final char[] USER_ERASED =
+            dev.unread.contract.EventJson.USER_ERASED.toCharArray();
 
     /** The count preferences, at their value's index (ChatEvent.ALL, MENTIONS, NONE). */
     private static final char[][] PREFERENCES = {
@@ -155,6 +157,8 @@ final class JacksonRecordReader {
             fields.readKind = ChatEvent.Kind.MESSAGE_EDITED;
         } else if (matches(ALL_READ, chars, offset, length)) {
             fields.readKind = ChatEvent.Kind.ALL_READ;
+        } else if (matches(USER_ERASED, chars, offset, length)) {
+            fields.readKind = ChatEvent.Kind.USER_ERASED;
         } else {
             fields.unknownType = new String(chars, offset, length);
         }

@@ -9,12 +9,12 @@ import org.apache.flink.util.OutputTag;
  * Turns raw Kafka records of one topic into {@link ChatEvent}s; every record that breaks the
  * contract goes to {@link #DEAD_LETTERS} instead, so input can never fail the job.
  *
- * <p>A {@code sentAt}, {@code readAt}, {@code setAt} or {@code markedAt} more than {@code
- * maxFutureSkewMs} after the Kafka record's own timestamp is refused too: a time far in the future
- * (or in microseconds) would otherwise keep a sender counted after every inbox open, or silence a
- * badge for good. The record's timestamp, unlike the job's clock, is the same on every replay, so
- * the decision is too. A record without one (only the pre-0.10 message format had none) cannot be
- * bounded and is refused.
+ * <p>A {@code sentAt}, {@code readAt}, {@code setAt}, {@code markedAt} or {@code erasedAt} (which
+ * would hold back every event of its user until then) more than {@code maxFutureSkewMs} after the
+ * Kafka record's own timestamp is refused too: a time far in the future (or in microseconds) would
+ * otherwise keep a sender counted after every inbox open, or silence a badge for good. The record's
+ * timestamp, unlike the job's clock, is the same on every replay, so the decision is too. A record
+ * without one (only the pre-0.10 message format had none) cannot be bounded and is refused.
  */
 public class ParseEvents extends ProcessFunction<RawRecord, ChatEvent> {
 
@@ -69,6 +69,8 @@ public class ParseEvents extends ProcessFunction<RawRecord, ChatEvent> {
                 return "markedAt";
             case MESSAGE_EDITED:
                 return "editedAt";
+            case USER_ERASED:
+                return "erasedAt";
             default:
                 return "readAt";
         }

@@ -18,8 +18,10 @@ import java.util.Objects;
  *       event;
  *   <li>out: {@code participant} true, {@code lastReadSeq} > 0: a participant's score, which only
  *       rises;
- *   <li>out: {@code participant} false: {@code userId} is no longer a participant (it left): its
- *       score goes.
+ *   <li>in: {@code erased}: {@code userId} was erased: its cursor is forgotten (a participant stays
+ *       one, with no cursor), and its score goes;
+ *   <li>out: {@code participant} false: {@code userId} is no longer a participant (it left) or has
+ *       no cursor any more (it was erased): its score goes.
  * </ul>
  */
 public class ReaderUpdate {
@@ -30,6 +32,9 @@ public class ReaderUpdate {
 
     /** A membership event's seq, negated for MEMBER_LEFT; 0 for every other update. */
     public long membership;
+
+    /** The user was erased; see the class comment. */
+    public boolean erased;
 
     public ReaderUpdate() {}
 
@@ -58,7 +63,10 @@ public class ReaderUpdate {
     }
 
     public static ReaderUpdate cursor(ConversationCursor cursor) {
-        return new ReaderUpdate(cursor.conversationId, cursor.userId, cursor.lastReadSeq, false);
+        ReaderUpdate update =
+                new ReaderUpdate(cursor.conversationId, cursor.userId, cursor.lastReadSeq, false);
+        update.erased = cursor.erased;
+        return update;
     }
 
     @Override
@@ -74,16 +82,20 @@ public class ReaderUpdate {
                 && userId == that.userId
                 && lastReadSeq == that.lastReadSeq
                 && participant == that.participant
-                && membership == that.membership;
+                && membership == that.membership
+                && erased == that.erased;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(conversationId, userId, lastReadSeq, participant, membership);
+        return Objects.hash(conversationId, userId, lastReadSeq, participant, membership, erased);
     }
 
     @Override
     public String toString() {
+        if (erased) {
+            return "Erased(c" + conversationId + " u" + userId + ")";
+        }
         return (participant ? "Participant(" : "Cursor(")
                 + "c"
                 + conversationId

@@ -33,9 +33,10 @@ final class RecordFields {
     static final int EDITED_AT = 1 << 17;
     static final int MENTIONS_ALL = 1 << 18;
     static final int IGNORE_CHANNEL_MENTIONS = 1 << 19;
+    static final int ERASED_AT = 1 << 20;
 
     /** Bits of the fields; the array slots per field. */
-    private static final int FIELDS = 20;
+    private static final int FIELDS = 21;
 
     /** The known names, at the index of their field's bit. */
     static final String[] NAMES = {
@@ -58,7 +59,8 @@ final class RecordFields {
         "rootSenderId",
         "editedAt",
         "mentionsAll",
-        "ignoreChannelMentions"
+        "ignoreChannelMentions",
+        "erasedAt"
     };
 
     int seen;
@@ -130,6 +132,8 @@ final class RecordFields {
                 return MENTIONS_ALL;
             case "ignoreChannelMentions":
                 return IGNORE_CHANNEL_MENTIONS;
+            case "erasedAt":
+                return ERASED_AT;
             default:
                 return 0;
         }

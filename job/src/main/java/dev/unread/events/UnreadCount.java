@@ -13,6 +13,9 @@ import java.util.Objects;
  *       {@link #SENDER_BADGE} (0, never a valid conversation id).
  *   <li>{@code threadSeq}: the thread's root seq for the thread counts; 0 otherwise.
  *   <li>{@code count}: the absolute count; 0 means the Redis key, field or member is deleted.
+ *   <li>{@code erased}: not a count but the user's erasure ({@link #erasure}): every Redis key of
+ *       the user goes, in order with the counts around it. Its other fields are the badge's at 0,
+ *       so a reader that knew no erasure would still only drop a key of the user.
  * </ul>
  */
 public class UnreadCount {
@@ -23,6 +26,7 @@ public class UnreadCount {
     public long count;
     public Count kind;
     public long threadSeq;
+    public boolean erased;
 
     public UnreadCount() {}
 
@@ -62,6 +66,13 @@ public class UnreadCount {
         return c;
     }
 
+    /** The user was erased: every Redis key of the user goes (see dev.unread.counter.Erasure). */
+    public static UnreadCount erasure(long userId) {
+        UnreadCount c = senders(userId, 0);
+        c.erased = true;
+        return c;
+    }
+
     public boolean isSenderBadge() {
         return kind == Count.SENDERS;
     }
@@ -79,16 +90,20 @@ public class UnreadCount {
                 && kind == that.kind
                 && conversationId == that.conversationId
                 && threadSeq == that.threadSeq
-                && count == that.count;
+                && count == that.count
+                && erased == that.erased;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(userId, kind, conversationId, threadSeq, count);
+        return Objects.hash(userId, kind, conversationId, threadSeq, count, erased);
     }
 
     @Override
     public String toString() {
+        if (erased) {
+            return "ERASED(" + userId + ")";
+        }
         String field = kind.field(conversationId, threadSeq);
         return kind + "(" + userId + (field == null ? "" : " " + field) + ")=" + count;
     }

@@ -61,6 +61,10 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
     @Override
     public void processElement(ReaderUpdate update, Context ctx, Collector<ReaderUpdate> out)
             throws Exception {
+        if (update.erased) {
+            erase(update, out);
+            return;
+        }
         Long newest = memberships.get(update.userId);
         if (update.membership != 0) {
             if (newest != null && !Memberships.after(update.membership, newest)) {
@@ -137,6 +141,25 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
             } else {
                 readers.put(update.userId, -known);
             }
+        }
+        out.collect(ReaderUpdate.removed(update.conversationId, update.userId));
+    }
+
+    /**
+     * The user was erased: its cursor is forgotten, so that no later update brings the score back,
+     * and its score goes. A participant stays one (its membership is the conversation's fact), with
+     * no cursor; its membership event stays too. Conversation 0 stands for none (the MySQL sink's
+     * erasure of every row), and has nothing here.
+     */
+    private void erase(ReaderUpdate update, Collector<ReaderUpdate> out) throws Exception {
+        if (update.conversationId == 0) {
+            return;
+        }
+        Long known = readers.get(update.userId);
+        if (known != null && known > 0) {
+            readers.put(update.userId, 0L);
+        } else if (known != null && known < 0) {
+            readers.remove(update.userId);
         }
         out.collect(ReaderUpdate.removed(update.conversationId, update.userId));
     }

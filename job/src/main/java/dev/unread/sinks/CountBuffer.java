@@ -8,8 +8,11 @@ import dev.unread.sinks.KeyCommands.KeyWrites;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import redis.clients.jedis.AbstractPipeline;
@@ -80,6 +83,10 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
     private static final String REPLACE_LIVE_USERS_SCRIPT =
             RedisConnection.replacingScript("zset", "");
 
+    /** ZREM of an erased user from the live users, replacing a key of another type. */
+    private static final String UNREGISTER_SCRIPT =
+            RedisConnection.replacingScript("zset", "redis.call('ZREM', KEYS[1], ARGV[1])\n");
+
     private final String prefix;
 
     /** On a cluster: UNREAD_CHANGED goes out with SPUBLISH, a shard channel. */
@@ -87,6 +94,13 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
 
     /** What the task buffered since this buffer was last handed to a flush. */
     private final Map<Target, Long> latest = new HashMap<>();
+
+    /**
+     * The users erased since the last flush, whose keys go before the counts are written: a count
+     * of one that arrived before the erasure was dropped from {@link #latest} with it, so what is
+     * left there came after it.
+     */
+    private final Set<Long> erased = new HashSet<>();
 
     /** Shared with the writer's other buffer; used by one thread at a time, as they are. */
     private final HeldCounts held;
@@ -103,6 +117,13 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
 
     @Override
     public boolean add(UnreadCount count) {
+        if (count.erased) {
+            // Rare, and proportional to the buffer: the buffer is not indexed by user for it.
+            latest.keySet().removeIf(target -> target.userId() == count.userId);
+            held.take(count.userId);
+            erased.add(count.userId);
+            return false;
+        }
         return latest.put(
                         new Target(count.userId, count.conversationId, count.kind, count.threadSeq),
                         count.count)
@@ -111,7 +132,7 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
 
     @Override
     public int size() {
-        return latest.size();
+        return latest.size() + erased.size();
     }
 
     @Override
@@ -123,8 +144,9 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
     @Override
     public List<RedisConnection.Command> commands() {
         takeLatest();
-        Map<Long, UnreadChanged> changes = new HashMap<>();
         List<RedisConnection.Command> commands = new ArrayList<>(held.size() * 2);
+        eraseAll(commands);
+        Map<Long, UnreadChanged> changes = new HashMap<>();
         writes(held::forEach, commands, changes);
         if (sharded) {
             // On a cluster a user's version and counts sit on different primaries, answered
@@ -146,15 +168,24 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
     @Override
     public List<RedisConnection.Command> dueCommands() {
         takeLatest();
-        if (held.size() == 0) {
-            return List.of();
-        }
+        // An erasure is never held: its deletes go at the next flush, before any later count.
+        List<RedisConnection.Command> due = new ArrayList<>();
+        eraseAll(due);
         if (held.size() > MAX_HELD) {
-            List<RedisConnection.Command> all = commands();
+            due.addAll(commands());
             held.clear();
-            return all;
+        } else if (held.size() > 0) {
+            due.add(new WriteLiveUsers(held.users()));
         }
-        return List.of(new WriteLiveUsers(held.users()));
+        return due;
+    }
+
+    /** The deletes of the users erased since the last flush, taken out of the buffer. */
+    private void eraseAll(List<RedisConnection.Command> commands) {
+        for (long user : erased) {
+            erase(user, commands);
+        }
+        erased.clear();
     }
 
     /** Newer than anything held: they replace it. */
@@ -352,10 +383,43 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
         }
     }
 
+    /**
+     * Deletes every key of an erased user, one command per key, so that on a cluster each goes to
+     * its own slot's primary: the counts' keys, the version, the API's action stamp, and the user's
+     * live registration. On one connection (per primary) they are sent before the counts of the
+     * same flush, and a later flush's counts after them.
+     */
+    private void erase(long user, List<RedisConnection.Command> commands) {
+        Set<String> keys = new LinkedHashSet<>();
+        for (Count kind : Count.values()) {
+            keys.add(kind.key(prefix, user));
+        }
+        keys.add(RedisNames.versionKey(prefix, user));
+        keys.add(RedisNames.actionStampKey(prefix, user));
+        for (String key : keys) {
+            commands.add(p -> p.del(key));
+        }
+        String liveUsers = RedisNames.liveUsersKey(prefix);
+        String member = Long.toString(user);
+        commands.add(
+                new RedisConnection.Command() {
+                    @Override
+                    public Response<?> appendTo(AbstractPipeline pipeline) {
+                        return pipeline.zrem(liveUsers, member);
+                    }
+
+                    @Override
+                    public RedisConnection.Command replacingWrongType() {
+                        return p -> p.eval(UNREGISTER_SCRIPT, List.of(liveUsers), List.of(member));
+                    }
+                });
+    }
+
     /** Drops what was handed to Redis: the held counts, and anything the task buffered. */
     @Override
     public void clear() {
         latest.clear();
         held.clear();
+        erased.clear();
     }
 }

@@ -2,9 +2,14 @@ package dev.unread.sinks;
 
 import dev.unread.contract.MySqlSchema;
 import java.io.IOException;
+import java.io.Serializable;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
@@ -24,7 +29,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The JDBC connector's at-least-once {@link JdbcSink} with four additions.
+ * The JDBC connector's at-least-once {@link JdbcSink} with five additions.
  *
  * <ul>
  *   <li>The MySQL driver is let go of when the job's class loader is released ({@link
@@ -45,6 +50,12 @@ import org.slf4j.LoggerFactory;
  *   <li>Batches the connector retried are counted as {@value
  *       RetryCountingConnectionProvider#RETRIES_METRIC} on the writer's metric group (the connector
  *       counts nothing), for the alert on a failing MySQL (monitoring/).
+ *   <li>A record that stands for a user's erasure ({@link Erasures}) deletes the user's rows
+ *       instead of being written: after the connector's batch holding the cursors that came before
+ *       it, and before any that come after it, so that an earlier cursor can never bring a row
+ *       back. Consecutive erasures go in one batch; the writer's flush (every checkpoint) runs them
+ *       too, so none waits past a checkpoint. A delete that fails its retries fails the task, and
+ *       the restore replays the erasure.
  * </ul>
  *
  * <p>It implements every interface {@link JdbcSink} does ({@link SupportsWriterState} and {@link
@@ -59,7 +70,18 @@ final class JdbcCursorSink<IN>
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(JdbcCursorSink.class);
 
+    /** Which records are erasures, and the statement that deletes a user's rows. */
+    interface Erasures<IN> extends Serializable {
+        /** The user {@code record} erases, 0 when it is a cursor to write. */
+        long erasedUser(IN record);
+
+        /** A DELETE whose one parameter is the user. */
+        String delete();
+    }
+
     private final JdbcSink<IN> delegate;
+
+    private final Erasures<IN> erasures;
 
     /**
      * The very provider {@code delegate} writes through: Java serialization keeps the two
@@ -73,8 +95,12 @@ final class JdbcCursorSink<IN>
 
     /** {@code delegate} must have been built on {@code connection}. */
     JdbcCursorSink(
-            JdbcSink<IN> delegate, RetryCountingConnectionProvider connection, String table) {
+            JdbcSink<IN> delegate,
+            RetryCountingConnectionProvider connection,
+            String table,
+            Erasures<IN> erasures) {
         this.delegate = delegate;
+        this.erasures = erasures;
         this.connection = connection;
         this.table = table;
     }
@@ -85,7 +111,7 @@ final class JdbcCursorSink<IN>
         connection.countRetriesIn(
                 context.metricGroup().counter(RetryCountingConnectionProvider.RETRIES_METRIC));
         createTableIfAbsent();
-        return new Writer<>(delegate.createWriter(context), connection);
+        return new Writer<>(delegate.createWriter(context), connection, erasures);
     }
 
     @Override
@@ -96,7 +122,7 @@ final class JdbcCursorSink<IN>
         connection.countRetriesIn(
                 context.metricGroup().counter(RetryCountingConnectionProvider.RETRIES_METRIC));
         createTableIfAbsent();
-        return new Writer<>(delegate.restoreWriter(context, recoveredState), connection);
+        return new Writer<>(delegate.restoreWriter(context, recoveredState), connection, erasures);
     }
 
     @Override
@@ -132,20 +158,63 @@ final class JdbcCursorSink<IN>
 
         private final JdbcWriter<IN> delegate;
         private final JdbcConnectionProvider connection;
+        private final Erasures<IN> erasures;
 
-        Writer(JdbcWriter<IN> delegate, JdbcConnectionProvider connection) {
+        /** Erased users whose rows go before the next cursor is written. */
+        private final Set<Long> erased = new LinkedHashSet<>();
+
+        Writer(JdbcWriter<IN> delegate, JdbcConnectionProvider connection, Erasures<IN> erasures) {
             this.delegate = delegate;
             this.connection = connection;
+            this.erasures = erasures;
         }
 
         @Override
         public void write(IN element, Context context) throws IOException, InterruptedException {
+            long user = erasures.erasedUser(element);
+            if (user != 0) {
+                erased.add(user);
+                return;
+            }
+            deleteErased();
             delegate.write(element, context);
         }
 
         @Override
         public void flush(boolean endOfInput) throws IOException, InterruptedException {
             delegate.flush(endOfInput);
+            deleteErased();
+        }
+
+        /** Writes the cursors buffered before the erasures, then deletes the erased users' rows. */
+        private void deleteErased() throws IOException, InterruptedException {
+            if (erased.isEmpty()) {
+                return;
+            }
+            delegate.flush(false);
+            for (int attempt = 0; ; attempt++) {
+                try {
+                    Connection c = connection.getOrEstablishConnection();
+                    try (PreparedStatement delete = c.prepareStatement(erasures.delete())) {
+                        for (long user : erased) {
+                            delete.setLong(1, user);
+                            delete.addBatch();
+                        }
+                        delete.executeBatch();
+                    }
+                    if (!c.getAutoCommit()) {
+                        c.commit();
+                    }
+                    erased.clear();
+                    return;
+                } catch (SQLException | ClassNotFoundException e) {
+                    if (attempt >= MySqlCursors.MAX_RETRIES) {
+                        throw new IOException("could not delete the rows of erased users", e);
+                    }
+                    connection.closeConnection();
+                    Thread.sleep(1000L * attempt);
+                }
+            }
         }
 
         @Override

@@ -79,18 +79,37 @@ public final class MySqlCursors {
 
     private MySqlCursors() {}
 
-    /** Upserts {@code user_activity}, creating it if absent. */
+    static final String DELETE_USER_ACTIVITY = "DELETE FROM user_activity WHERE user_id = ?";
+
+    /** By the table's user index. */
+    static final String DELETE_CONVERSATION_MEMBER =
+            "DELETE FROM conversation_member WHERE user_id = ?";
+
+    /** Upserts {@code user_activity}, creating it if absent; deletes an erased user's row. */
     public static Sink<InboxCursor> userActivity(UnreadConfig config) {
-        return sink(config, new UserActivityUpsert(), MySqlSchema.USER_ACTIVITY);
+        return sink(
+                config,
+                new UserActivityUpsert(),
+                MySqlSchema.USER_ACTIVITY,
+                new UserActivityErasures());
     }
 
-    /** Upserts {@code conversation_member}, creating it if absent. */
+    /**
+     * Upserts {@code conversation_member}, creating it if absent; deletes an erased user's rows.
+     */
     public static Sink<ConversationCursor> conversationMember(UnreadConfig config) {
-        return sink(config, new ConversationMemberUpsert(), MySqlSchema.CONVERSATION_MEMBER);
+        return sink(
+                config,
+                new ConversationMemberUpsert(),
+                MySqlSchema.CONVERSATION_MEMBER,
+                new ConversationMemberErasures());
     }
 
     private static <T> Sink<T> sink(
-            UnreadConfig config, JdbcQueryStatement<T> upsert, String table) {
+            UnreadConfig config,
+            JdbcQueryStatement<T> upsert,
+            String table,
+            JdbcCursorSink.Erasures<T> erasures) {
         RetryCountingConnectionProvider connection =
                 new RetryCountingConnectionProvider(connectionOptions(config));
         JdbcSink<T> jdbc =
@@ -98,7 +117,7 @@ public final class MySqlCursors {
                         .withQueryStatement(upsert)
                         .withExecutionOptions(executionOptions())
                         .buildAtLeastOnce(connection);
-        return new JdbcCursorSink<>(jdbc, connection, table);
+        return new JdbcCursorSink<>(jdbc, connection, table, erasures);
     }
 
     static JdbcExecutionOptions executionOptions() {
@@ -153,6 +172,36 @@ public final class MySqlCursors {
         long clamped = Math.min(epochMillis, MAX_DATETIME_MILLIS);
         return DATETIME_3.format(
                 LocalDateTime.ofInstant(Instant.ofEpochMilli(clamped), ZoneOffset.UTC));
+    }
+
+    static final class UserActivityErasures implements JdbcCursorSink.Erasures<InboxCursor> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public long erasedUser(InboxCursor cursor) {
+            return cursor.erased ? cursor.userId : 0;
+        }
+
+        @Override
+        public String delete() {
+            return DELETE_USER_ACTIVITY;
+        }
+    }
+
+    /** Every erasure of a user deletes all of its rows: one per conversation does no harm. */
+    static final class ConversationMemberErasures
+            implements JdbcCursorSink.Erasures<ConversationCursor> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public long erasedUser(ConversationCursor cursor) {
+            return cursor.erased ? cursor.userId : 0;
+        }
+
+        @Override
+        public String delete() {
+            return DELETE_CONVERSATION_MEMBER;
+        }
     }
 
     /** Binds an {@link InboxCursor} to {@link #UPSERT_USER_ACTIVITY}. */

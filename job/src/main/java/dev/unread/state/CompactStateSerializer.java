@@ -143,10 +143,15 @@ abstract class CompactStateSerializer<T> extends TypeSerializerSingleton<T> {
     @Override
     public final T copy(T from) {
         T to = empty.get();
+        copyInto(from, to);
+        return to;
+    }
+
+    /** Sets every field of {@code to} to {@code from}'s: the record kept, its content replaced. */
+    public final void copyInto(T from, T to) {
         for (Field<T> field : fields) {
             field.copy(from, to);
         }
-        return to;
     }
 
     @Override

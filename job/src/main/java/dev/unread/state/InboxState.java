@@ -18,6 +18,10 @@ package dev.unread.state;
  *       written before the totals existed (POJO schema evolution restores it so) and in those the
  *       savepoint tools build: the first conversation event of such a user sums the shares once.
  *   <li>{@code allReadAt}: newest {@code ALL_READ.readAt}, epoch ms; 0 when none.
+ *   <li>{@code erasedAt}: the newest {@code USER_ERASED.erasedAt} of the user; 0 when never erased.
+ *       Events of the user with a time at or before it change nothing (see {@code Erasure}); it is
+ *       all an erasure keeps, and it outlives idle expiry. Added with erasure: old records read it
+ *       as 0.
  * </ul>
  */
 public class InboxState {
@@ -38,6 +42,19 @@ public class InboxState {
     public long totalsRefreshedIn;
 
     public long allReadAt;
+    public long erasedAt;
 
     public InboxState() {}
+
+    /**
+     * Forgets everything but the processing-time bookkeeping of idle expiry ({@code lastActiveDay})
+     * and records the erasure's time: what a user keeps after an erasure. A field added here is
+     * forgotten by the copy from a new record, so it needs no line of its own.
+     */
+    public void erase(long erasedAt) {
+        InboxState blank = new InboxState();
+        blank.lastActiveDay = lastActiveDay;
+        blank.erasedAt = erasedAt;
+        InboxStateSerializer.INSTANCE.copyInto(blank, this);
+    }
 }

@@ -21,7 +21,8 @@ public final class InboxStateSerializer extends CompactStateSerializer<InboxStat
                         number(s -> s.totalThreads, (s, v) -> s.totalThreads = v),
                         flag(s -> s.totalsKept, (s, v) -> s.totalsKept = v),
                         number(s -> s.totalsRefreshedIn, (s, v) -> s.totalsRefreshedIn = v),
-                        number(s -> s.allReadAt, (s, v) -> s.allReadAt = v)));
+                        number(s -> s.allReadAt, (s, v) -> s.allReadAt = v),
+                        number(s -> s.erasedAt, (s, v) -> s.erasedAt = v)));
     }
 
     @Override

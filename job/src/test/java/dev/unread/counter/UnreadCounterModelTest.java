@@ -41,8 +41,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and everything the counter emits, applied the way the sinks apply it, must equal what the {@link
  * Oracle} derives from the contract alone. The set includes deletions, as the fan-out tells them to
  * each participant: of messages (mentions among them), of seqs nobody received, and of seqs past
- * every message, arriving before or after their message, duplicated, and replayed; and, in three
- * seeds of four, ALL_READs ({@link AllReadStreams}) before and after the messages they cover.
+ * every message, arriving before or after their message, duplicated, and replayed; in three seeds
+ * of four, ALL_READs ({@link AllReadStreams}) before and after the messages they cover. And it
+ * erases about one user in {@link #ERASED_ONE_IN}: the user's events it covers arrive before and
+ * after it, duplicated; its later ones after it (see {@link EventStreams#withErasuresInPlace}).
  *
  * <p>Every order of one seed runs through one harness, each under its own user ids (moved by {@link
  * #USERS_PER_ORDER}), so the orders cannot see each other's state and the harness, slow to create
@@ -58,6 +60,7 @@ class UnreadCounterModelTest {
     private static final int ROCKSDB_EVERY = 8;
     private static final long USERS_PER_ORDER = 1_000_000;
     private static final double DUPLICATE_SHARE = 0.2;
+    private static final int ERASED_ONE_IN = 4;
 
     static Stream<Long> seeds() {
         String one = System.getProperty("unread.seed");
@@ -75,11 +78,14 @@ class UnreadCounterModelTest {
         // Every other seed as a job with --track-root-senders.
         boolean track = seed % 2 == 0;
         List<ChatEvent> events =
-                ThreadStreams.withOwnCopies(
-                        withDeletions(
-                                streams.random(),
-                                ThreadStreams.withThreads(streams.random(), streams.events())),
-                        track);
+                streams.withErasures(
+                        ThreadStreams.withOwnCopies(
+                                withDeletions(
+                                        streams.random(),
+                                        ThreadStreams.withThreads(
+                                                streams.random(), streams.events())),
+                                track),
+                        ERASED_ONE_IN);
         if (seed % 4 != 1) {
             events = AllReadStreams.withAllReads(streams.random(), events);
         }
@@ -91,7 +97,9 @@ class UnreadCounterModelTest {
                 harness(rocksDb, track)) {
             for (int i = 0; i < orders.size(); i++) {
                 List<ChatEvent> order =
-                        EventStreams.withUsersMovedBy(orders.get(i), (i + 1) * USERS_PER_ORDER);
+                        EventStreams.withErasuresInPlace(
+                                EventStreams.withUsersMovedBy(
+                                        orders.get(i), (i + 1) * USERS_PER_ORDER));
                 for (ChatEvent e : order) {
                     harness.processElement(e, 0L);
                 }
@@ -237,6 +245,11 @@ class UnreadCounterModelTest {
             Map<String, Long> last = new HashMap<>();
             for (int i = 0; i < counts.size(); i++) {
                 UnreadCount c = counts.get(i);
+                if (c.erased) {
+                    // Every key of the user goes.
+                    last.clear();
+                    continue;
+                }
                 int at = i;
                 assertThat(c.count).as(context(user, () -> "emission " + at)).isNotNegative();
                 // The first emission of a key since the counter opened may repeat a value: it
@@ -320,6 +333,10 @@ class UnreadCounterModelTest {
         void checkInboxCursors(long user, List<InboxCursor> cursors) {
             long greatest = 0;
             for (InboxCursor c : cursors) {
+                if (c.erased) {
+                    greatest = 0;
+                    continue;
+                }
                 long before = greatest;
                 assertThat(c.lastReadAt)
                         .as(context(user, () -> c + " does not advance past " + before))
@@ -333,7 +350,15 @@ class UnreadCounterModelTest {
 
         void checkConversationCursors(long user, List<ConversationCursor> cursors) {
             Map<Member, ConversationCursor> rows = new TreeMap<>();
-            for (ConversationCursor c : cursors) {
+            // A cursor before the user's last erasure counted messages the erasure covers; its
+            // row is gone with them.
+            int lastErasure = -1;
+            for (int i = 0; i < cursors.size(); i++) {
+                if (cursors.get(i).erased) {
+                    lastErasure = i;
+                }
+            }
+            for (ConversationCursor c : cursors.subList(lastErasure + 1, cursors.size())) {
                 Member member = new Member(c.conversationId, c.userId);
                 ConversationCursor before = rows.get(member);
                 long beforeSeq = before == null ? 0 : before.lastReadSeq;

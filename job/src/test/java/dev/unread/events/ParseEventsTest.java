@@ -2,6 +2,7 @@ package dev.unread.events;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.contract.EventJson;
 import dev.unread.testing.BadRecords;
 import dev.unread.testing.EventStreams;
 import java.nio.charset.StandardCharsets;
@@ -71,6 +72,25 @@ class ParseEventsTest {
                         r ->
                                 assertThat(r)
                                         .startsWith("readAt: ")
+                                        .contains("after the record's timestamp 1767225600000"));
+    }
+
+    /** An erasure in the future would hold back every event of its user until then. */
+    @Test
+    void anErasureFromTheFarFutureIsRefused() throws Exception {
+        Outcome out =
+                run(
+                        ParseEvents.Topic.READS,
+                        DAY,
+                        record(STAMP, EventJson.userErased(1, STAMP + 2 * DAY)),
+                        record(STAMP, EventJson.userErased(1, STAMP)));
+        assertThat(out.events).containsExactly(ChatEvent.userErased(1, STAMP));
+        assertThat(out.reasons)
+                .singleElement()
+                .satisfies(
+                        r ->
+                                assertThat(r)
+                                        .startsWith("erasedAt: ")
                                         .contains("after the record's timestamp 1767225600000"));
     }
 

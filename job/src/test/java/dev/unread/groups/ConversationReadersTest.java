@@ -64,6 +64,56 @@ class ConversationReadersTest {
                 .isEqualTo(Map.of(3L, 9L));
     }
 
+    private static ReaderUpdate erased(long user) {
+        ReaderUpdate update = new ReaderUpdate(GROUP, user, 0, false);
+        update.erased = true;
+        return update;
+    }
+
+    /**
+     * An erasure removes the user's score and forgets its cursor, so a later participant notice
+     * brings no score back; a participant stays one (receipts of others still reach it), and a
+     * cursor after the erasure scores again from nothing.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void anErasureRemovesTheScoreAndForgetsTheCursor() throws Exception {
+        try (KeyedOneInputStreamOperatorTestHarness<Long, ReaderUpdate, ReaderUpdate> harness =
+                harness(ConversationReaders.DEFAULT_MAX_RECEIPT_PARTICIPANTS)) {
+            for (ReaderUpdate u :
+                    List.of(
+                            participant(GROUP, 1),
+                            participant(GROUP, 2),
+                            cursor(1, 5),
+                            cursor(3, 9),
+                            erased(1),
+                            erased(3),
+                            participant(GROUP, 1),
+                            participant(GROUP, 3))) {
+                harness.processElement(u, 0L);
+            }
+            List<ReaderUpdate> out = new ArrayList<>();
+            harness.getOutput().forEach(o -> out.add(((StreamRecord<ReaderUpdate>) o).getValue()));
+            assertThat(out)
+                    .containsExactly(
+                            new ReaderUpdate(GROUP, 1, 5, true),
+                            ReaderUpdate.removed(GROUP, 1),
+                            ReaderUpdate.removed(GROUP, 3));
+            harness.getSideOutput(ConversationReaders.RECEIPTS).clear();
+            harness.getOutput().clear();
+
+            harness.processElement(cursor(2, 6), 0L);
+            assertThat(harness.getSideOutput(ConversationReaders.RECEIPTS))
+                    .as("the erased participant still gets others' receipts")
+                    .extracting(r -> ((StreamRecord<ReadReceipt>) r).getValue().recipientId)
+                    .contains(1L);
+            harness.processElement(cursor(1, 2), 0L);
+            assertThat(harness.getOutput())
+                    .extracting(o -> ((StreamRecord<ReaderUpdate>) o).getValue())
+                    .contains(new ReaderUpdate(GROUP, 1, 2, true));
+        }
+    }
+
     /** A participant with its cursor, as restored from an older version's state. */
     private static ReaderUpdate restored(long user, long seq) {
         return new ReaderUpdate(GROUP, user, seq, true);

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 
 /**
  * Seeded random event streams that look like chat traffic but go out of their way to hit the
@@ -153,6 +154,66 @@ public final class EventStreams {
             orders.add(order);
         }
         return orders;
+    }
+
+    /**
+     * The events with about one user in {@code oneIn} erased once: at the time of one of the user's
+     * own timed events, so that the user has events before, at and after it (the one at it is
+     * covered). Put each order through {@link #withErasuresInPlace} before it is processed.
+     */
+    public List<ChatEvent> withErasures(List<ChatEvent> events, int oneIn) {
+        Map<Long, List<Long>> times = new TreeMap<>();
+        for (ChatEvent e : events) {
+            if (e.time > 0) {
+                times.computeIfAbsent(e.userId, u -> new ArrayList<>()).add(e.time);
+            }
+        }
+        List<ChatEvent> result = new ArrayList<>(events);
+        times.forEach(
+                (user, at) -> {
+                    if (random.nextInt(oneIn) == 0) {
+                        result.add(ChatEvent.userErased(user, at.get(random.nextInt(at.size()))));
+                    }
+                });
+        return result;
+    }
+
+    /**
+     * The order with each user's first USER_ERASED moved, where it is not already, before the
+     * user's first event that must come after it: one with a time after {@code erasedAt}, or a
+     * deletion (which has no time, so it may be of such a message). That is the precondition under
+     * which an erasure is a function of the set (see {@link Oracle}); the events it covers stay
+     * where they were, before and after it, duplicates and replays included.
+     */
+    public static List<ChatEvent> withErasuresInPlace(List<ChatEvent> order) {
+        List<ChatEvent> result = new ArrayList<>(order);
+        Map<Long, Long> erasedAt = new TreeMap<>();
+        for (ChatEvent e : order) {
+            if (e.kind == ChatEvent.Kind.USER_ERASED) {
+                erasedAt.putIfAbsent(e.userId, e.time);
+            }
+        }
+        erasedAt.forEach(
+                (user, at) -> {
+                    int erasure = -1;
+                    int first = -1;
+                    for (int i = 0; i < result.size() && (erasure < 0 || first < 0); i++) {
+                        ChatEvent e = result.get(i);
+                        if (e.userId != user) {
+                            continue;
+                        }
+                        if (erasure < 0 && e.kind == ChatEvent.Kind.USER_ERASED) {
+                            erasure = i;
+                        } else if (first < 0
+                                && (e.time > at || e.kind == ChatEvent.Kind.MESSAGE_DELETED)) {
+                            first = i;
+                        }
+                    }
+                    if (first >= 0 && first < erasure) {
+                        result.add(first, result.remove(erasure));
+                    }
+                });
+        return result;
     }
 
     /** A new event with the same fields. */

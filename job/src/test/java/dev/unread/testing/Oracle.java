@@ -20,8 +20,12 @@ import java.util.TreeSet;
  * compares the two can catch a wrong idea as well as a wrong line.
  *
  * <p>Everything except {@link #unreadAfterLastRead(List)} is a pure function of the <em>set</em> of
- * events: duplicates and order are ignored by construction. Maps returned are sorted so that a
- * failing {@code assertEquals} prints a readable diff.
+ * events: duplicates and order are ignored by construction. An erasure is not, by nature
+ * ("Erasure"): the oracle takes the set to hold every event of an erased user with a time after
+ * {@code erasedAt} (and every deletion told to the user) only after the erasure arrived, which the
+ * generators arrange, and then the erasure is the same as leaving out the user's events with a time
+ * at or before it. Maps returned are sorted so that a failing {@code assertEquals} prints a
+ * readable diff.
  */
 public final class Oracle {
 
@@ -121,6 +125,9 @@ public final class Oracle {
     /** Expected Redis hash of a user's followed threads' mentions. */
     public static final String THREAD_MENTIONS_KEY = "chat:thread-mentions:";
 
+    /** userId → the newest {@code erasedAt} of the user's USER_ERASED events. */
+    private final Map<Long, Long> erasedAt = new TreeMap<>();
+
     /**
      * {@code beforeUpgrade}: events (among {@code events}) that a job of version 3 took before a
      * job of this version restored its savepoint.
@@ -131,6 +138,11 @@ public final class Oracle {
             boolean trackRootSenders,
             Set<ChatEvent> beforeUpgrade) {
         threads = new OracleThreads(trackRootSenders);
+        for (ChatEvent e : events) {
+            if (e.kind == ChatEvent.Kind.USER_ERASED) {
+                erasedAt.merge(e.userId, e.time, Math::max);
+            }
+        }
         for (ChatEvent e : events) {
             if (e.kind == ChatEvent.Kind.MESSAGE && e.conversationId > 0) {
                 Set<Long> p = participants.computeIfAbsent(e.conversationId, c -> new TreeSet<>());
@@ -206,7 +218,7 @@ public final class Oracle {
                     ChatEvent.message(e.senderId, e.senderId, e.conversationId, e.seq, e.sentAt);
             sent.threadSeq = e.threadSeq;
             sent.rootSenderId = e.rootSenderId;
-            threads.message(sent);
+            threads.message(sent, !erased(sent));
             // "counts, for every member U != senderId at its seq, exactly as the chat-messages
             // record {senderId, receiverId: U, sentAt, conversationId, seq} would".
             memberships.forEach(
@@ -241,6 +253,10 @@ public final class Oracle {
                         participants.get(member.conversationId()).remove(member.userId());
                     }
                 });
+        // "an event that concerns U as receiver or actor and carries a time at or before
+        // erasedAt changes nothing for U"; the erasure itself counts toward nothing. So an
+        // ALL_READ after it reads only the messages sent after it.
+        all.removeIf(e -> erased(e) || e.kind == ChatEvent.Kind.USER_ERASED);
         all.addAll(allReads(all));
         for (ChatEvent e : all) {
             addressed.add(e.userId);
@@ -305,7 +321,8 @@ public final class Oracle {
                     if (e.conversationId > 0 && beforeUpgrade.contains(e)) {
                         threads.messageBeforeUpgrade(e);
                     } else if (e.conversationId > 0) {
-                        threads.message(e);
+                        // Taking part in a thread is the sender's as much as a reply of its own.
+                        threads.message(e, e.time > erasedAt(e.senderId));
                     }
                     if (e.senderId == e.userId) {
                         // "senderId == receiverId is valid and counts toward nothing".
@@ -402,6 +419,16 @@ public final class Oracle {
             }
         }
         return Integer.compare(a.size(), b.size());
+    }
+
+    /** The newest {@code erasedAt} of the user, 0 when never erased. */
+    public long erasedAt(long userId) {
+        return erasedAt.getOrDefault(userId, 0L);
+    }
+
+    /** Whether the user's erasure covers {@code e}: it carries a time at or before it. */
+    private boolean erased(ChatEvent e) {
+        return e.time > 0 && e.time <= erasedAt(e.userId);
     }
 
     /** The expected outcome after every event in {@code events} was processed at least once. */
@@ -922,9 +949,21 @@ public final class Oracle {
         Map<Member, Long> readSeq = new HashMap<>();
         Map<Long, Long> allReadAt = new HashMap<>();
         Map<Member, Long> result = new TreeMap<>();
+        Map<Long, Long> erasedAt = new HashMap<>();
         for (ChatEvent e : order) {
             List<Member> moved = new ArrayList<>();
-            if (e.kind == ChatEvent.Kind.MESSAGE_DELETED) {
+            if (e.time > 0 && e.time <= erasedAt.getOrDefault(e.userId, 0L)) {
+                continue;
+            }
+            if (e.kind == ChatEvent.Kind.USER_ERASED) {
+                // The rows go, and what the user's state held with them.
+                erasedAt.put(e.userId, e.time);
+                seen.keySet().removeIf(m -> m.userId() == e.userId);
+                deletedBefore.keySet().removeIf(m -> m.userId() == e.userId);
+                result.keySet().removeIf(m -> m.userId() == e.userId);
+                readSeq.keySet().removeIf(m -> m.userId() == e.userId);
+                allReadAt.remove(e.userId);
+            } else if (e.kind == ChatEvent.Kind.MESSAGE_DELETED) {
                 deletedBefore
                         .computeIfAbsent(
                                 new Member(e.conversationId, e.userId), m -> new HashSet<>())

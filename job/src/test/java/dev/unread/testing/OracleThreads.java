@@ -55,21 +55,25 @@ final class OracleThreads {
 
     /**
      * A message with a conversation as some user's state receives it: {@code e.userId} its receiver
-     * (the sender for a message to oneself).
+     * (the sender for a message to oneself); {@code bySender}: whether it makes its sender take
+     * part (not when the sender's erasure covers it).
      */
-    void message(ChatEvent e) {
+    void message(ChatEvent e, boolean bySender) {
         if (!e.isReply()) {
             // "U was named in the root as it was sent", where the message reaches U.
             if (e.mentioned) {
                 defaults.add(new Thread(e.conversationId, e.seq, e.userId));
             }
-            if (trackRootSenders) {
+            if (trackRootSenders && bySender) {
                 defaults.add(new Thread(e.conversationId, e.seq, e.senderId));
             }
             return;
         }
         // "U sent a reply of T" and "U is named in a reply of T": facts at the reply's sentAt.
-        repliedAt.merge(new Thread(e.conversationId, e.threadSeq, e.senderId), e.time, Math::max);
+        if (bySender) {
+            repliedAt.merge(
+                    new Thread(e.conversationId, e.threadSeq, e.senderId), e.time, Math::max);
+        }
         if (e.mentioned) {
             repliedAt.merge(new Thread(e.conversationId, e.threadSeq, e.userId), e.time, Math::max);
         }

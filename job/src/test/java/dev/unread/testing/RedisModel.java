@@ -1,6 +1,7 @@
 package dev.unread.testing;
 
 import dev.unread.events.UnreadCount;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -17,6 +18,21 @@ public final class RedisModel {
     public final Map<String, Map<String, String>> threadMentions = new TreeMap<>();
 
     public void apply(UnreadCount c) {
+        if (c.erased) {
+            // Every key of the user, by its exact name: a longer id is another user.
+            for (Map<String, ?> keys :
+                    List.of(
+                            senders,
+                            conversations,
+                            mentions,
+                            marked,
+                            totals,
+                            threads,
+                            threadMentions)) {
+                keys.keySet().removeIf(key -> key.endsWith(":" + c.userId));
+            }
+            return;
+        }
         switch (c.kind) {
             case MENTIONS:
                 hashField(

@@ -2,6 +2,7 @@ package dev.unread.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Count;
 import dev.unread.contract.RedisNames;
@@ -129,6 +130,36 @@ class GroupSavepointITCase {
         assertThat(summary.groups()).isEqualTo(new SavepointInspect.Groups(1, 2, 1, 2, 3, 2));
         assertThat(summary.users()).isEqualTo(3);
         assertThat(summary.unreadSeqs()).isEqualTo(6);
+    }
+
+    /**
+     * {@code inspect --user}: user 1's conversation and cursor are its own data, its membership
+     * events a fact of conversation 7; user 4 has only membership events, which an erasure keeps;
+     * user 6 has nothing.
+     */
+    @Test
+    void inspectOfOneUserTellsItsOwnDataFromConversationFacts() throws Exception {
+        SavepointUser.Report one = SavepointUser.inspect(savepoint, 1);
+        assertThat(one.holdsUsersData()).isTrue();
+        assertThat(one.holdings())
+                .containsExactlyInAnyOrder(
+                        new SavepointUser.Holding(
+                                UnreadJob.COUNTER_UID, StateSchema.CONVERSATIONS.getName(), 1, 1),
+                        new SavepointUser.Holding(
+                                UnreadJob.FAN_OUT_UID, StateSchema.MEMBERS.getName(), 1, 0),
+                        new SavepointUser.Holding(
+                                UnreadJob.READERS_UID, StateSchema.READERS.getName(), 1, 1));
+
+        SavepointUser.Report four = SavepointUser.inspect(savepoint, 4);
+        assertThat(four.holdsUsersData()).isFalse();
+        assertThat(four.holdings())
+                .containsExactly(
+                        new SavepointUser.Holding(
+                                UnreadJob.FAN_OUT_UID, StateSchema.MEMBERS.getName(), 1, 0));
+
+        SavepointUser.Report six = SavepointUser.inspect(savepoint, 6);
+        assertThat(six.holdsUsersData()).isFalse();
+        assertThat(six.holdings()).isEmpty();
     }
 
     /** Each row: a member of conversation 7 and their membership events. */

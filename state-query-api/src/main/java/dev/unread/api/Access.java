@@ -20,7 +20,13 @@ enum Access implements RouteRole {
      * As {@link #BEARER}, or a user's JWT as {@code ?access_token=}: EventSource and WebSocket
      * cannot set headers. Only the stream routes, so that tokens stay out of other URLs.
      */
-    BEARER_OR_URL;
+    BEARER_OR_URL,
+
+    /**
+     * The service token alone, in {@code Authorization}: what the chat platform's operator does to
+     * a user and no user token may, an erasure.
+     */
+    SERVICE;
 
     /** The access of a route declared with these roles; none is refused as needing a token. */
     static Access of(Set<? extends RouteRole> roles) {

@@ -36,6 +36,7 @@ final class AccessControl {
                             case OPEN -> Auth.Caller.SERVICE;
                             case BEARER -> bearer(ctx, false);
                             case BEARER_OR_URL -> bearer(ctx, true);
+                            case SERVICE -> service(ctx);
                         };
         ctx.attribute(CALLER, caller);
     }
@@ -62,6 +63,14 @@ final class AccessControl {
             ctx.header("WWW-Authenticate", "Bearer");
             throw e;
         }
+    }
+
+    private Auth.Caller service(Context ctx) {
+        Auth.Caller caller = bearer(ctx, false);
+        if (caller.userId() != 0) {
+            throw new ApiError(403, "only the service token may do this");
+        }
+        return caller;
     }
 
     /** The path parameter {@code userId}, which the caller must be allowed to touch. */

@@ -33,7 +33,7 @@ final class ApiMetrics {
     static final String CUT_OFF_REDIS = "redis";
 
     /** The methods the API routes; every other one, whatever its name, is counted as OTHER. */
-    static final Set<String> ROUTED_METHODS = Set.of("GET", "PUT", "POST");
+    static final Set<String> ROUTED_METHODS = Set.of("GET", "PUT", "POST", "DELETE");
 
     static final String OTHER_METHOD = "OTHER";
 

@@ -24,7 +24,9 @@ record ApiRoute(HandlerType method, String path, Access access, boolean readsJso
 
     /** A write: the methods rate-limited per user and refused unless declared JSON. */
     boolean write() {
-        return method.equals(HandlerType.POST) || method.equals(HandlerType.PUT);
+        return method.equals(HandlerType.POST)
+                || method.equals(HandlerType.PUT)
+                || method.equals(HandlerType.DELETE);
     }
 
     Endpoint endpoint() {

@@ -3,6 +3,8 @@ package dev.unread.api;
 import static dev.unread.api.Access.BEARER;
 import static dev.unread.api.Access.BEARER_OR_URL;
 import static dev.unread.api.Access.OPEN;
+import static dev.unread.api.Access.SERVICE;
+import static io.javalin.http.HandlerType.DELETE;
 import static io.javalin.http.HandlerType.GET;
 import static io.javalin.http.HandlerType.POST;
 import static io.javalin.http.HandlerType.PUT;
@@ -54,6 +56,8 @@ final class ApiRoutes {
                 route(POST, USER_CONVERSATION + "/unread", BEARER, actions::markUnread),
                 withJsonBody(POST, USER_THREAD + "/read", BEARER, actions::threadRead),
                 withJsonBody(PUT, USER_THREAD + "/follow", BEARER, actions::threadFollow),
+                // The operator erases a user, published to chat-reads too.
+                route(DELETE, USER, SERVICE, actions::erase),
                 // A user's live stream; its WebSocket twin is registered below.
                 route(GET, EVENTS, BEARER_OR_URL, streams::events),
                 // A conversation's readers.

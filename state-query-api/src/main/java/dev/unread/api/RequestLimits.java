@@ -11,7 +11,7 @@ import java.util.Set;
  */
 final class RequestLimits {
 
-    private static final Set<String> WRITE_METHODS = Set.of("POST", "PUT");
+    private static final Set<String> WRITE_METHODS = Set.of("POST", "PUT", "DELETE");
 
     private final RateLimiter userWrites;
     private final RateLimiter userStreamOpens;

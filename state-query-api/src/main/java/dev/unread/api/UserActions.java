@@ -13,7 +13,7 @@ import java.util.List;
  * The routes that publish a user's action to {@code chat-reads} (docs/contract.md, "Action
  * stamps"): an inbox open, a conversation read, a count preference, a mark, a thread read and a
  * follow, each stamped with the user's action stamp and, with a user token, taken only where the
- * user takes part.
+ * user takes part; and, for the service token alone, the user's erasure.
  */
 final class UserActions {
 
@@ -124,6 +124,15 @@ final class UserActions {
                 userId,
                 EventJson.threadFollowed(
                         userId, conversationId, threadSeq, following, actionStamp(ctx, userId)));
+    }
+
+    /**
+     * USER_ERASED: stamped as the user's actions are, so that it comes after every action of the
+     * user this API published before it, whatever the clock says.
+     */
+    void erase(Context ctx) {
+        long userId = userParam(ctx);
+        publish(ctx, userId, EventJson.userErased(userId, actionStamp(ctx, userId)));
     }
 
     private void publish(Context ctx, long userId, String text) {

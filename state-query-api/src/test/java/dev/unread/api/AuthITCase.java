@@ -213,6 +213,30 @@ class AuthITCase {
                 .isEqualTo(202);
     }
 
+    /** An erasure is the operator's: not even the user's own token may ask for it. */
+    @Test
+    void onlyTheServiceTokenErasesAUser() {
+        HttpResponse<String> own =
+                http.send(
+                        "DELETE",
+                        "/api/users/7",
+                        HttpRequest.BodyPublishers.noBody(),
+                        "Authorization",
+                        "Bearer " + Jwts.forUser(7));
+        assertError(own, 403);
+        assertError(http.send("DELETE", "/api/users/7", HttpRequest.BodyPublishers.noBody()), 401);
+        HttpResponse<String> service =
+                http.send(
+                        "DELETE",
+                        "/api/users/7",
+                        HttpRequest.BodyPublishers.noBody(),
+                        "Authorization",
+                        "Bearer " + TOKEN);
+        assertThat(service.statusCode()).isEqualTo(202);
+        assertThat(service.body())
+                .startsWith("{\"type\":\"USER_ERASED\",\"userId\":7,\"erasedAt\":");
+    }
+
     @Test
     void aUserTokenGets403ForAnotherUsersData() {
         String jwt = "Bearer " + Jwts.forUser(7);

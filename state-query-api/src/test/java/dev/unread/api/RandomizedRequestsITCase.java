@@ -256,6 +256,7 @@ class RandomizedRequestsITCase {
                     Map.entry(
                             "PUT /api/users/{userId}/conversations/{cid}/threads/{threadSeq}/follow",
                             known(Input.FOLLOW_BODY, "redis", "kafka")),
+                    Map.entry("DELETE /api/users/{userId}", known(Input.NONE, "redis", "kafka")),
                     Map.entry("GET /api/users/{userId}/events", known(Input.EVENT_STREAM)),
                     Map.entry(
                             "GET /api/conversations/{cid}/readers",
@@ -636,7 +637,8 @@ class RandomizedRequestsITCase {
             }
             r.target = path + query;
             plain &= commonHeaders(r);
-            boolean write = "POST".equals(r.method) || "PUT".equals(r.method);
+            boolean write =
+                    "POST".equals(r.method) || "PUT".equals(r.method) || "DELETE".equals(r.method);
             if (input.jsonBody() && r.method.equals(route.method().name())) {
                 jsonBody(r, input);
             } else {

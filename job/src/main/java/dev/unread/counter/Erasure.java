@@ -1,0 +1,88 @@
+package dev.unread.counter;
+
+import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationCursor;
+import dev.unread.events.InboxCursor;
+import dev.unread.events.UnreadCount;
+import dev.unread.state.ConversationState;
+import dev.unread.state.InboxState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.apache.flink.util.Collector;
+
+/**
+ * A user's erasure (docs/contract.md, "Erasure"): {@code USER_ERASED} drops everything the counter
+ * holds of the user but {@code erasedAt} and the user's membership of each conversation (a fact of
+ * the conversation, which decides whether the user's later messages of a group count), and sends
+ * each output the erasure in order with the user's earlier records there: the Redis sink deletes
+ * every key of the user, the MySQL sinks the user's rows, the readers stage the user's cursor and
+ * score in each conversation the user has. Afterwards every event of the user with a time at or
+ * before {@code erasedAt} changes nothing ({@link #covers}); later ones start the user afresh.
+ *
+ * <p>Its cost is one pass over the user's conversations and a clear of each of the user's states;
+ * for every other event, one comparison with a field of the inbox state the event reads anyway.
+ */
+final class Erasure {
+
+    private final UserStates states;
+
+    /** The conversations the last erasure walked, for tests that bound its work. */
+    private long visited;
+
+    Erasure(UserStates states) {
+        this.states = states;
+    }
+
+    /**
+     * Whether {@code event} is one the user's erasure covers: it carries a time at or before the
+     * newest {@code erasedAt}. The one guard of every kind, those to come included; membership
+     * changes and deletions carry no time and are facts of the conversation, so they pass. An
+     * erasure that is not newer is covered too: a duplicate changes nothing.
+     */
+    static boolean covers(ChatEvent event, InboxState user) {
+        return event.time > 0 && event.time <= user.erasedAt;
+    }
+
+    /** USER_ERASED, newer than any before it; the caller stores {@code user}. */
+    void erase(
+            ChatEvent erasure,
+            InboxState user,
+            Consumer<InboxCursor> inboxCursors,
+            Consumer<ConversationCursor> conversationCursors,
+            Collector<UnreadCount> out)
+            throws Exception {
+        long userId = erasure.userId;
+        visited = 0;
+        // Every key of the user goes, whatever state holds: a key may outlive what wrote it
+        // (an idle expiry's deletes lost to a restore, another version's keys).
+        out.collect(UnreadCount.erasure(userId));
+        inboxCursors.accept(InboxCursor.erasure(userId));
+        conversationCursors.accept(ConversationCursor.erasure(userId, 0));
+        List<long[]> memberships = new ArrayList<>();
+        for (Map.Entry<Long, ConversationState> entry : states.conversations.entries()) {
+            visited++;
+            long conversationId = entry.getKey();
+            conversationCursors.accept(ConversationCursor.erasure(userId, conversationId));
+            long membership = entry.getValue().membership;
+            if (membership != 0) {
+                memberships.add(new long[] {conversationId, membership});
+            }
+        }
+        states.forget(userId);
+        states.threads.clear();
+        user.erase(erasure.time);
+        states.keep(userId, user);
+        for (long[] kept : memberships) {
+            ConversationState conversation = ConversationState.fresh();
+            conversation.membership = kept[1];
+            states.conversations.put(kept[0], conversation);
+        }
+    }
+
+    /** Conversations the last erasure visited: the work, for tests that bound it. */
+    long visited() {
+        return visited;
+    }
+}

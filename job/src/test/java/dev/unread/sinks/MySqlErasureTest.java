@@ -1,0 +1,93 @@
+package dev.unread.sinks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.events.ConversationCursor;
+import dev.unread.events.InboxCursor;
+import dev.unread.testing.MySqlTestDatabase;
+import org.apache.flink.api.common.serialization.SerializerConfigImpl;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A user's erasure through the MySQL sinks' writers, against the real server: the user's rows go
+ * from both tables, after the cursors buffered before the erasure (which would otherwise bring a
+ * row back when their batch is written later) and before those after it; other users' rows stay.
+ */
+class MySqlErasureTest {
+
+    private static final long USER = 10086;
+    private static final long OTHER = 10087;
+
+    private MySqlTestDatabase db;
+    private SinkWriter<ConversationCursor> members;
+    private SinkWriter<InboxCursor> activity;
+
+    @BeforeEach
+    void open() throws Exception {
+        db = MySqlTestDatabase.create();
+        // With object reuse, as in the job, the connector's writer copies each record it buffers.
+        members =
+                MySqlCursors.conversationMember(db.config())
+                        .createWriter(
+                                new TestWriterContext(
+                                        TypeInformation.of(ConversationCursor.class)
+                                                .createSerializer(new SerializerConfigImpl())));
+        activity =
+                MySqlCursors.userActivity(db.config())
+                        .createWriter(
+                                new TestWriterContext(
+                                        TypeInformation.of(InboxCursor.class)
+                                                .createSerializer(new SerializerConfigImpl())));
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        members.close();
+        activity.close();
+        db.close();
+    }
+
+    @Test
+    void theUsersRowsGoAfterItsEarlierCursorsAndBeforeItsLaterOnes() throws Exception {
+        for (long user : new long[] {USER, OTHER}) {
+            members.write(new ConversationCursor(user, 80001, 5, 1), null);
+            activity.write(new InboxCursor(user, 1_767_225_600_000L), null);
+        }
+        members.flush(false);
+        activity.flush(false);
+        assertThat(rowsOf(USER)).isEqualTo(2);
+
+        // Buffered, unwritten, when the erasure comes: written first, then deleted.
+        members.write(new ConversationCursor(USER, 80002, 3, 0), null);
+        activity.write(new InboxCursor(USER, 1_767_225_700_000L), null);
+        members.write(ConversationCursor.erasure(USER, 0), null);
+        members.write(ConversationCursor.erasure(USER, 80001), null);
+        members.write(ConversationCursor.erasure(USER, 80002), null);
+        activity.write(InboxCursor.erasure(USER), null);
+        members.flush(false);
+        activity.flush(false);
+        assertThat(rowsOf(USER)).as("every row of the erased user").isZero();
+        assertThat(rowsOf(OTHER)).as("another user's rows").isEqualTo(2);
+
+        // A cursor after the erasure starts the user afresh.
+        members.write(ConversationCursor.erasure(USER, 0), null);
+        members.write(new ConversationCursor(USER, 80003, 2, 0), null);
+        members.flush(false);
+        assertThat(
+                        db.queryLong(
+                                "SELECT COUNT(*) FROM conversation_member WHERE user_id = "
+                                        + USER
+                                        + " AND conversation_id = 80003"))
+                .isEqualTo(1);
+        assertThat(rowsOf(USER)).isEqualTo(1);
+    }
+
+    private long rowsOf(long user) throws Exception {
+        return db.queryLong("SELECT COUNT(*) FROM conversation_member WHERE user_id = " + user)
+                + db.queryLong("SELECT COUNT(*) FROM user_activity WHERE user_id = " + user);
+    }
+}
