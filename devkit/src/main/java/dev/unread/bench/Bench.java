@@ -109,8 +109,9 @@ public final class Bench {
 
         /**
          * What the counting operator takes in: the valid records and the copies the job makes of
-         * the messages with a conversation for their senders (TrafficGenerator#ownCopies), which
-         * count toward nothing but tell the sender's thread state who wrote.
+         * the replies (every message with a conversation, with {@code --track-root-senders}) for
+         * their senders (TrafficGenerator#ownCopies), which count toward nothing but tell the
+         * sender's thread state who wrote.
          */
         long counterEvents() {
             return validEvents() + ownCopies;
@@ -609,7 +610,7 @@ public final class Bench {
         long reads = generator.conversationReads();
         long malformed = generator.malformedRecords();
         long redundant = generator.redundantMessages();
-        long ownCopies = generator.ownCopies();
+        long ownCopies = ownCopies(generator, config);
         try (TrafficProducer producer =
                 new TrafficProducer(
                         kafka.bootstrapServers(),
@@ -638,7 +639,16 @@ public final class Bench {
                 opens,
                 reads,
                 malformed,
-                generator.ownCopies() - ownCopies);
+                ownCopies(generator, config) - ownCopies);
+    }
+
+    /**
+     * The copies a job with {@code config} makes of the generator's records so far for their
+     * senders' keys: of the replies, or with {@code --track-root-senders} of every message with a
+     * conversation.
+     */
+    static long ownCopies(TrafficGenerator generator, UnreadConfig config) {
+        return config.trackRootSenders ? generator.trackedOwnCopies() : generator.ownCopies();
     }
 
     Options options() {

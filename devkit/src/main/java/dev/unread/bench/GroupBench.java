@@ -169,10 +169,14 @@ public final class GroupBench {
         long delivered = fanOut.deliveries();
         // The job hands the counting operator a delivery per member and each membership event.
         long otherEvents = onceValid - groupMessages - memberships;
-        // And a copy of every message with a conversation for its sender: published once, one
-        // per group message; fanned out by the producer, one per delivery record, each of which
-        // the job copies on its own (the sender's state takes the same fact again, idempotently).
-        long producerCopies = generator.ownCopies() - groupMessages + delivered;
+        // And a copy of every reply (every message, tracking root senders) for its sender:
+        // published once, one per group message; fanned out by the producer, one per delivery
+        // record, each of which the job copies on its own (the sender's state takes the same fact
+        // again, idempotently).
+        long producerCopies =
+                producerConfig.trackRootSenders
+                        ? generator.trackedOwnCopies() - groupMessages + delivered
+                        : generator.ownCopies() - fanOut.replies() + fanOut.replyDeliveries();
         Run onceRun =
                 runOnce(
                         bench,
@@ -190,7 +194,7 @@ public final class GroupBench {
                         memberships,
                         bench.runJob(
                                 producerConfig,
-                                traffic(generator, delivered)
+                                traffic(generator, delivered, producerConfig)
                                         .named("groups fanned out by the producer"),
                                 producerValid[0] + producerCopies,
                                 dataDir.resolve("group-producer")));
@@ -248,12 +252,16 @@ public final class GroupBench {
                 generator.memberships(),
                 bench.runJob(
                         config,
-                        traffic(generator, delivered).named("groups " + name),
-                        valid - generator.publishedMessages() + delivered + generator.ownCopies(),
+                        traffic(generator, delivered, config).named("groups " + name),
+                        valid
+                                - generator.publishedMessages()
+                                + delivered
+                                + Bench.ownCopies(generator, config),
                         dataDir));
     }
 
-    private static Bench.Traffic traffic(TrafficGenerator generator, long delivered) {
+    private static Bench.Traffic traffic(
+            TrafficGenerator generator, long delivered, UnreadConfig config) {
         return new Bench.Traffic(
                 "group",
                 generator.workload(),
@@ -263,7 +271,7 @@ public final class GroupBench {
                 generator.inboxOpens(),
                 generator.conversationReads(),
                 generator.malformedRecords(),
-                generator.ownCopies());
+                Bench.ownCopies(generator, config));
     }
 
     private static int sizeClass(int members) {

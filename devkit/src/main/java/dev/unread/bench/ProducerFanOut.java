@@ -22,6 +22,8 @@ final class ProducerFanOut {
     private final Map<Long, Set<Long>> members = new HashMap<>();
 
     private long deliveries;
+    private long replies;
+    private long replyDeliveries;
 
     /**
      * Hands {@code out} what the producer publishes for {@code record}: nothing for a membership
@@ -43,6 +45,9 @@ final class ProducerFanOut {
             // Deletions stay on chat-conversations, for any conversation.
             case MESSAGE_DELETED -> out.accept(record);
             case MESSAGE -> {
+                if (event.threadSeq > 0) {
+                    replies++;
+                }
                 for (long member : members.getOrDefault(event.conversationId, Set.of())) {
                     if (member != event.senderId) {
                         ChatEvent delivery =
@@ -53,7 +58,11 @@ final class ProducerFanOut {
                                         event.seq,
                                         event.sentAt);
                         delivery.threadSeq = event.threadSeq;
+                        delivery.rootSenderId = event.rootSenderId;
                         deliveries++;
+                        if (event.threadSeq > 0) {
+                            replyDeliveries++;
+                        }
                         out.accept(
                                 new TrafficRecord(
                                         TrafficRecord.Topic.MESSAGES,
@@ -66,6 +75,16 @@ final class ProducerFanOut {
                 }
             }
         }
+    }
+
+    /** The replies among the group messages so far. */
+    long replies() {
+        return replies;
+    }
+
+    /** Records made of replies so far: the job copies each for its sender. */
+    long replyDeliveries() {
+        return replyDeliveries;
     }
 
     /** Records made of group messages so far: one per member but the sender. */

@@ -33,13 +33,15 @@ import java.util.function.LongSupplier;
  * #THREAD_BLOCK} seqs, its first message's seq on; the first of a block is a thread's root and
  * never a reply, any other message replies in its block's thread with probability {@code
  * replyShare} (every record of a group message alike). So a reply's root is always a conversation
- * message of the same conversation, sent before it, and no state is kept per thread. Of the
- * conversation read steps, {@link #THREAD_READ_SHARE} read the thread of the conversation's newest
- * message up to it and {@link #THREAD_FOLLOW_SHARE} follow it (one in five unfollows); a reader who
- * wrote in a thread follows it anyway, as the contract says. A published group has no read steps
- * (its members are no recent receivers), so each of its replies is followed, for the same shares,
- * by a random member's read of the thread up to it or follow of it: records added to the traffic,
- * that take no draw of the messages' own, so the messages stay what they were.
+ * message of the same conversation, sent before it, and the only state kept per thread is its
+ * root's sender, per conversation (the current block's), which every reply names ({@code
+ * rootSenderId}) as a producer of version 4 does. Of the conversation read steps, {@link
+ * #THREAD_READ_SHARE} read the thread of the conversation's newest message up to it and {@link
+ * #THREAD_FOLLOW_SHARE} follow it (one in five unfollows); a reader who replies in a thread after
+ * unfollowing it follows it again, as the contract says. A published group has no read steps (its
+ * members are no recent receivers), so each of its replies is followed, for the same shares, by a
+ * random member's read of the thread up to it or follow of it: records added to the traffic, that
+ * take no draw of the messages' own, so the messages stay what they were.
  *
  * <p>Besides, a share of message steps ({@code publishedGroupShare}) is a group message published
  * once, on {@code chat-conversations}, from a member of one of {@code publishedGroups} groups
@@ -148,6 +150,15 @@ public final class TrafficGenerator {
 
     private final int[] groupSeq;
 
+    /**
+     * The sender (ring position) of the current thread root of each pair, group and published
+     * group: what its replies name as {@code rootSenderId}.
+     */
+    private final int[] pairRootSender;
+
+    private final int[] groupRootSender;
+    private final int[] publishedRootSender;
+
     /** Conversation ids: pairs 1..pairSeq.length, then groups. */
     private final long firstGroupConversation;
 
@@ -169,6 +180,7 @@ public final class TrafficGenerator {
     private long pendingConversation;
     private long pendingSeq;
     private long pendingThread;
+    private long pendingRootSender;
     private long pendingTime;
 
     /** Published-once groups by activity rank: members, first ring position, current seq. */
@@ -201,6 +213,7 @@ public final class TrafficGenerator {
     private long deletions;
     private long deletionDeliveries;
     private long ownCopies;
+    private long trackedOwnCopies;
     private long replies;
     private long threadReads;
     private long threadFollows;
@@ -256,8 +269,10 @@ public final class TrafficGenerator {
         this.words = (2 * reach + 63) / 64;
         this.wroteSinceOpen = new long[n * words];
         this.pairSeq = new int[n * ahead];
+        this.pairRootSender = new int[workload.replyShare() > 0 ? pairSeq.length : 0];
         boolean groups = workload.conversationShare() > 0 && workload.groupShare() > 0;
         this.groupSeq = new int[groups ? n / workload.groupSize() : 0];
+        this.groupRootSender = new int[workload.replyShare() > 0 ? groupSeq.length : 0];
         this.firstGroupConversation = pairSeq.length + 1L;
         this.lastConversation = new long[n];
         this.pending = new int[workload.groupSize()];
@@ -266,6 +281,7 @@ public final class TrafficGenerator {
         this.publishedSize = new int[published];
         this.publishedStart = new int[published];
         this.publishedSeq = new long[published];
+        this.publishedRootSender = new int[workload.replyShare() > 0 ? published : 0];
         this.publishedZipf = new ZipfSampler(published, workload.receiverSkew());
         this.firstPublishedConversation = firstGroupConversation + groupSeq.length;
         // Sizes on a log scale from 3 up, handed to the ranks in a scattered order, so that
@@ -409,12 +425,20 @@ public final class TrafficGenerator {
 
     /**
      * Copies the job makes of the records so far for their senders' own keys (docs/contract.md,
-     * "Threads"): one per message with a conversation, whether a {@code chat-messages} record (a
+     * "Replies name their root's sender"): one per reply, whether a {@code chat-messages} record (a
      * group's fanned-out deliveries each have one) or a group message published once. The counting
      * operator takes them in besides the records, so a run that waits for its count needs them.
      */
     public long ownCopies() {
         return ownCopies;
+    }
+
+    /**
+     * The same for a job with {@code --track-root-senders}: one per message with a conversation,
+     * reply or not, as version 3 made them.
+     */
+    public long trackedOwnCopies() {
+        return trackedOwnCopies;
     }
 
     /**
@@ -494,9 +518,14 @@ public final class TrafficGenerator {
                 ChatEvent.message(userId(sender), userId(receiver), conversation, seq, t);
         message.mentioned = extras.nextDouble() < MENTION_SHARE;
         message.threadSeq = threadOf(seq, 1);
+        if (message.threadSeq > 0) {
+            message.rootSenderId = userId(pairRootSender[slot]);
+        } else if (pairRootSender.length > 0 && rootOf(seq, 1) == seq) {
+            pairRootSender[slot] = sender;
+        }
         // The sender and the receiver are the conversation's participants.
         maybeDelete(conversation, seq, 2);
-        ownCopies++;
+        ownCopy(message.threadSeq);
         return valid(message);
     }
 
@@ -508,6 +537,10 @@ public final class TrafficGenerator {
         pendingConversation = conversation;
         pendingSeq = ++groupSeq[group];
         pendingThread = threadOf(pendingSeq, 1);
+        if (groupRootSender.length > 0 && rootOf(pendingSeq, 1) == pendingSeq) {
+            groupRootSender[group] = sender;
+        }
+        pendingRootSender = pendingThread > 0 ? userId(groupRootSender[group]) : 0;
         pendingTime = now();
         pendingCount = 0;
         pendingNext = 0;
@@ -532,7 +565,8 @@ public final class TrafficGenerator {
                         pendingTime);
         message.mentioned = extras.nextDouble() < MENTION_SHARE;
         message.threadSeq = pendingThread;
-        ownCopies++;
+        message.rootSenderId = pendingRootSender;
+        ownCopy(pendingThread);
         return valid(message);
     }
 
@@ -552,18 +586,21 @@ public final class TrafficGenerator {
     private TrafficRecord publishedMessage(int group) {
         int sender = wrap(publishedStart[group] + random.nextInt(publishedSize[group]));
         publishedMessages++;
-        ownCopies++;
         long seq = ++publishedSeq[group];
         // Seq 1 is the members' join: the group's messages, and so its threads, start at 2.
         long thread = threadOf(seq, 2);
+        ownCopy(thread);
         if (thread > 0) {
             pendingThreadStep = publishedThreadStep(group, thread, seq);
+        } else if (publishedRootSender.length > 0 && rootOf(seq, 2) == seq) {
+            publishedRootSender[group] = sender;
         }
         maybeDelete(publishedGroupConversation(group), seq, publishedSize[group]);
         ConversationEvent message =
                 ConversationEvent.message(
                         publishedGroupConversation(group), seq, userId(sender), now());
         message.threadSeq = thread;
+        message.rootSenderId = thread > 0 ? userId(publishedRootSender[group]) : 0;
         return conversationRecord(message);
     }
 
@@ -604,6 +641,14 @@ public final class TrafficGenerator {
         return root;
     }
 
+    /** The job's copy of a message with a conversation for its sender, per setting. */
+    private void ownCopy(long thread) {
+        trackedOwnCopies++;
+        if (thread > 0) {
+            ownCopies++;
+        }
+    }
+
     private static long rootOf(long seq, long firstSeq) {
         return firstSeq + (seq - firstSeq) / THREAD_BLOCK * THREAD_BLOCK;
     }
@@ -624,12 +669,14 @@ public final class TrafficGenerator {
         String value =
                 event.kind == ConversationEvent.Kind.MESSAGE
                         ? event.threadSeq > 0
-                                ? dev.unread.contract.EventJson.groupReply(
-                                        event.conversationId,
-                                        event.seq,
-                                        event.threadSeq,
-                                        event.senderId,
-                                        event.sentAt)
+                                ? dev.unread.contract.EventJson.withRootSender(
+                                        dev.unread.contract.EventJson.groupReply(
+                                                event.conversationId,
+                                                event.seq,
+                                                event.threadSeq,
+                                                event.senderId,
+                                                event.sentAt),
+                                        event.rootSenderId)
                                 : dev.unread.contract.EventJson.groupMessage(
                                         event.conversationId,
                                         event.seq,

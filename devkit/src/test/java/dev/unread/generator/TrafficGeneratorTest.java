@@ -560,8 +560,11 @@ class TrafficGeneratorTest {
 
         assertThat(wrong).isEmpty();
         assertThat(messages).isEqualTo(generator.publishedMessages()).isPositive();
-        // The job copies each message with a conversation to its sender, on either topic.
-        assertThat(generator.ownCopies()).isEqualTo(inConversations + messages);
+        // A job tracking root senders copies each message with a conversation to its sender, on
+        // either topic; one that does not, only the replies, of which this traffic has none.
+        assertThat(generator.trackedOwnCopies()).isEqualTo(inConversations + messages);
+        assertThat(generator.replies()).isZero();
+        assertThat(generator.ownCopies()).isZero();
         // About 2% of the conversation messages, one-to-one and published.
         assertThat(deletions).isEqualTo(generator.deletions());
         assertThat(deletionReceivers).isEqualTo(generator.deletionDeliveries());

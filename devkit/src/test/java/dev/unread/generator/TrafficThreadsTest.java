@@ -65,6 +65,9 @@ class TrafficThreadsTest {
         ConversationParser conversations = new ConversationParser();
         // Conversation -> seq -> whether that message replies; a group's records repeat a seq.
         Map<Long, Map<Long, Boolean>> sent = new HashMap<>();
+        // "conversation:seq" of each message -> its sender, to check what replies name.
+        Map<String, Long> senders = new HashMap<>();
+        long ownCopies = 0;
         List<String> wrong = new ArrayList<>();
         Set<String> groupMessages = new HashSet<>();
         long messages = 0;
@@ -81,6 +84,8 @@ class TrafficThreadsTest {
             long conversation;
             long seq;
             long thread;
+            long sender;
+            long rootSender;
             if (record.topic() == Topic.CONVERSATIONS) {
                 ConversationEvent event = conversations.parse(record.value());
                 if (event.kind != ConversationEvent.Kind.MESSAGE) {
@@ -89,6 +94,8 @@ class TrafficThreadsTest {
                 conversation = event.conversationId;
                 seq = event.seq;
                 thread = event.threadSeq;
+                sender = event.senderId;
+                rootSender = event.rootSenderId;
             } else {
                 ChatEvent event =
                         record.topic() == Topic.MESSAGES
@@ -115,7 +122,16 @@ class TrafficThreadsTest {
                 conversation = event.conversationId;
                 seq = event.seq;
                 thread = event.threadSeq;
+                sender = event.senderId;
+                rootSender = event.rootSenderId;
             }
+            if (thread > 0) {
+                ownCopies++;
+                if (!Long.valueOf(rootSender).equals(senders.get(conversation + ":" + thread))) {
+                    wrong.add(record + ": names another than its root's sender");
+                }
+            }
+            senders.putIfAbsent(conversation + ":" + seq, sender);
             Map<Long, Boolean> seqs = sent.computeIfAbsent(conversation, c -> new HashMap<>());
             Boolean before = seqs.put(seq, thread > 0);
             if (before != null) {
@@ -137,6 +153,8 @@ class TrafficThreadsTest {
 
         assertThat(wrong).isEmpty();
         assertThat(replies).isEqualTo(generator.replies());
+        // The job copies each reply record to its sender (each of a fanned-out group's records).
+        assertThat(ownCopies).isEqualTo(generator.ownCopies()).isPositive();
         assertThat(threadReads).isEqualTo(generator.threadReads()).isPositive();
         assertThat(threadFollows).isEqualTo(generator.threadFollows()).isPositive();
         assertThat(unfollows).isPositive().isLessThan(threadFollows / 2);

@@ -27,7 +27,17 @@ final class GroupThreadCases {
             "a message's deletion arrives before the join of a member at its seq";
     static final String READ_PAST_DELETED_REPLY =
             "a conversation read passes a deleted reply, and may come before it";
+    static final String FOLLOWED_AGAIN =
+            "an unfollow, then a reply its user sends or is named in after it";
+    static final String EXPLICIT_TIES_IMPLICIT =
+            "a follow or unfollow at the sentAt of a reply its user sends or is named in";
+    static final String ROOT_SENDER_SHOWN = "a thread shown to its root's sender, named by a reply";
+    static final String REPLY_WITHOUT_ROOT_SENDER = "a reply of a named root without rootSenderId";
     static final String[] ALL = {
+        FOLLOWED_AGAIN,
+        EXPLICIT_TIES_IMPLICIT,
+        ROOT_SENDER_SHOWN,
+        REPLY_WITHOUT_ROOT_SENDER,
         DELETED_BEFORE_JOIN,
         READ_PAST_DELETED_REPLY,
         REPLY_BEFORE_ROOT,
@@ -48,6 +58,7 @@ final class GroupThreadCases {
             Oracle oracle,
             Set<String> seen) {
         Set<String> deletedReplies = orderAndDeletions(traffic.records(), published, seen);
+        Set<String> rootSenders = follows(traffic, seen);
         Set<String> follows = new HashSet<>();
         for (ChatEvent e : traffic.reads()) {
             if (e.kind == ChatEvent.Kind.CONVERSATION_READ
@@ -69,6 +80,9 @@ final class GroupThreadCases {
                         (key, fields) -> {
                             String user = key.substring(Oracle.THREADS_KEY.length());
                             for (String thread : fields.keySet()) {
+                                if (rootSenders.contains(user + "/" + thread)) {
+                                    seen.add(ROOT_SENDER_SHOWN);
+                                }
                                 seen.add(
                                         follows.contains(user + "/" + thread)
                                                 ? FOLLOWED_LATE
@@ -81,6 +95,53 @@ final class GroupThreadCases {
         if (oracle.redisTotals("").values().stream().anyMatch(t -> t.containsKey("threads"))) {
             seen.add(THREADS_TOTAL);
         }
+    }
+
+    /**
+     * Adds the cases of follows against replies by time; the root senders replies name, as "U/C:T".
+     */
+    private static Set<String> follows(GroupStreams.Traffic traffic, Set<String> seen) {
+        // "U/C:T" -> the sentAts of the replies U sent or is named in.
+        Map<String, Set<Long>> tookPart = new HashMap<>();
+        Set<String> rootSenders = new HashSet<>();
+        Set<String> namedRoots = new HashSet<>();
+        for (ConversationEvent e : traffic.records()) {
+            if (!e.isMessage() || e.threadSeq == 0) {
+                continue;
+            }
+            String thread = e.conversationId + ":" + e.threadSeq;
+            tookPart.computeIfAbsent(e.senderId + "/" + thread, k -> new HashSet<>()).add(e.sentAt);
+            for (long named : e.mentions) {
+                tookPart.computeIfAbsent(named + "/" + thread, k -> new HashSet<>()).add(e.sentAt);
+            }
+            if (e.rootSenderId > 0) {
+                rootSenders.add(e.rootSenderId + "/" + thread);
+                namedRoots.add(thread);
+            }
+        }
+        for (ConversationEvent e : traffic.records()) {
+            if (e.isMessage()
+                    && e.threadSeq > 0
+                    && e.rootSenderId == 0
+                    && namedRoots.contains(e.conversationId + ":" + e.threadSeq)) {
+                seen.add(REPLY_WITHOUT_ROOT_SENDER);
+            }
+        }
+        for (ChatEvent e : traffic.reads()) {
+            if (e.kind != ChatEvent.Kind.THREAD_FOLLOWED) {
+                continue;
+            }
+            Set<Long> at =
+                    tookPart.getOrDefault(
+                            e.userId + "/" + e.conversationId + ":" + e.threadSeq, Set.of());
+            if (at.contains(e.time)) {
+                seen.add(EXPLICIT_TIES_IMPLICIT);
+            }
+            if (e.seq == 0 && at.stream().anyMatch(t -> t > e.time)) {
+                seen.add(FOLLOWED_AGAIN);
+            }
+        }
+        return rootSenders;
     }
 
     /** Adds the cases of arrival order and deletions; the deleted replies, as "C:s". */
