@@ -71,13 +71,13 @@ public final class Oracle {
     private final Map<Member, TreeSet<Long>> seqsFromOthers = new TreeMap<>();
 
     /**
-     * Seqs (conversation messages and replies) per (conversation, receiver) with some record from
+     * Messages, as (seq, thread: 0 for none), per (conversation, receiver) with some record from
      * others that names the receiver (mentioned), as sent.
      */
-    private final Map<Member, Set<Long>> namedSeqs = new TreeMap<>();
+    private final Map<Member, Set<List<Long>>> namedSeqs = new TreeMap<>();
 
     /** The same for records that mention the whole channel (mentionsAll), as sent. */
-    private final Map<Member, Set<Long>> channelSeqs = new TreeMap<>();
+    private final Map<Member, Set<List<Long>>> channelSeqs = new TreeMap<>();
 
     /**
      * Per (conversation, receiver) and seq, the receiver's edits of that seq: {editedAt, 1 if it
@@ -296,10 +296,14 @@ public final class Oracle {
                     if (e.conversationId > 0) {
                         Member member = new Member(e.conversationId, e.userId);
                         if (e.mentioned) {
-                            namedSeqs.computeIfAbsent(member, m -> new HashSet<>()).add(e.seq);
+                            namedSeqs
+                                    .computeIfAbsent(member, m -> new HashSet<>())
+                                    .add(List.of(e.seq, e.threadSeq));
                         }
                         if (e.mentionsAll) {
-                            channelSeqs.computeIfAbsent(member, m -> new HashSet<>()).add(e.seq);
+                            channelSeqs
+                                    .computeIfAbsent(member, m -> new HashSet<>())
+                                    .add(List.of(e.seq, e.threadSeq));
                         }
                     }
                     // "A reply never counts toward unread(U,C) or mentions(U,C)".
@@ -441,8 +445,9 @@ public final class Oracle {
                         .filter(e -> e[3] == threadSeq)
                         .toList();
         if (its.isEmpty()) {
-            return namedSeqs.getOrDefault(member, Set.of()).contains(seq)
-                    || (heedAll && channelSeqs.getOrDefault(member, Set.of()).contains(seq));
+            List<Long> message = List.of(seq, threadSeq);
+            return namedSeqs.getOrDefault(member, Set.of()).contains(message)
+                    || (heedAll && channelSeqs.getOrDefault(member, Set.of()).contains(message));
         }
         long newest = its.stream().mapToLong(e -> e[0]).max().getAsLong();
         return its.stream()
