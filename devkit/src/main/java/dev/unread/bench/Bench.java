@@ -86,7 +86,8 @@ public final class Bench {
             boolean redisCluster,
             long warmUpEvents,
             Duration latencyWarmUp,
-            Workload deletedWorkload) {}
+            Workload deletedWorkload,
+            Workload editedWorkload) {}
 
     /** One workload's records as published: the counts the figures are divided by. */
     public record Traffic(
@@ -262,6 +263,9 @@ public final class Bench {
             if (options.deletedWorkload() != null) {
                 jobs.add(runDeleted(kafka, dataDir.resolve("deleted")));
             }
+            if (options.editedWorkload() != null) {
+                jobs.add(runEdited(kafka, dataDir.resolve("edited")));
+            }
             GroupBench.Result groups =
                     options.groups() == null
                             ? null
@@ -387,19 +391,41 @@ public final class Bench {
      * full run. The counting operator takes a deletion in once per participant or member, not as
      * the one record published.
      */
+    /** The name of the run with deletions, which the report finds it by. */
+    static final String DELETED = "full, deleted";
+
     private JobFigures runDeleted(EmbeddedKafka kafka, Path dataDir) throws Exception {
         UnreadConfig config = config(kafka, "deleted");
         TrafficGenerator generator = generator(options.deletedWorkload());
         say(
                 "publishing %,d records of full traffic, %.0f%% of conversation messages deleted",
                 options.records(), options.deletedWorkload().deletedShare() * 100);
-        Traffic traffic = publish(kafka, config, "full, deleted", generator);
+        Traffic traffic = publish(kafka, config, DELETED, generator);
         return runJob(
                 config,
                 traffic,
                 traffic.counterEvents() - generator.deletions() + generator.deletionDeliveries(),
                 dataDir);
     }
+
+    /**
+     * The full records with some conversation messages edited right after them and as many
+     * mentioning the whole channel, for what edits and channel-wide mentions cost beside the full
+     * run. Each edit is one chat-messages record to one receiver.
+     */
+    private JobFigures runEdited(EmbeddedKafka kafka, Path dataDir) throws Exception {
+        UnreadConfig config = config(kafka, "edited");
+        TrafficGenerator generator = generator(options.editedWorkload());
+        say(
+                "publishing %,d records of full traffic, %.0f%% of conversation messages edited"
+                        + " and as many mentioning the whole channel",
+                options.records(), options.editedWorkload().editShare() * 100);
+        Traffic traffic = publish(kafka, config, EDITED, generator);
+        return runJob(config, traffic, dataDir);
+    }
+
+    /** The name of the run with edits, which the report finds it by. */
+    static final String EDITED = "full, edited";
 
     JobFigures runJob(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
         return runJob(config, traffic, traffic.counterEvents(), dataDir);

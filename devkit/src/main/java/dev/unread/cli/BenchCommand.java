@@ -304,6 +304,16 @@ public final class BenchCommand implements Callable<Integer> {
     double deletedShare;
 
     @Option(
+            names = "--edit-share",
+            paramLabel = "F",
+            defaultValue = "0.02",
+            description =
+                    "share of conversation messages edited, and as many mentioning the whole"
+                            + " channel, in one more run of the full records, for what edits and"
+                            + " channel-wide mentions cost (default ${DEFAULT-VALUE}; 0: skip)")
+    double editShare;
+
+    @Option(
             names = "--out",
             paramLabel = "FILE",
             defaultValue = "bench-results.md",
@@ -501,7 +511,8 @@ public final class BenchCommand implements Callable<Integer> {
                 redisCluster,
                 atLeast("--warm-up-events", warmUpEvents, 0),
                 Duration.ofSeconds(atLeast("--latency-warm-up-seconds", latencyWarmUpSeconds, 0)),
-                deletedShare > 0 ? full.toBuilder().deletedShare(deletedShare).build() : null);
+                deletedShare > 0 ? full.toBuilder().deletedShare(deletedShare).build() : null,
+                editShare > 0 ? full.toBuilder().editShare(editShare).build() : null);
     }
 
     private static long atLeast(String flag, long value, long min) {

@@ -169,6 +169,7 @@ public final class TrafficGenerator {
     private long pendingConversation;
     private long pendingSeq;
     private long pendingThread;
+    private boolean pendingMentionsAll;
     private long pendingTime;
 
     /** Published-once groups by activity rank: members, first ring position, current seq. */
@@ -199,10 +200,14 @@ public final class TrafficGenerator {
     private long memberships;
     private long deletions;
     private long deletionDeliveries;
+    private long edits;
     private long ownCopies;
     private long replies;
     private long threadReads;
     private long threadFollows;
+
+    /** The edit that goes out with the next record, or null. */
+    private TrafficRecord edit;
 
     /** The deletion that goes out with the next record, or null. */
     private ConversationEvent deletion;
@@ -305,6 +310,11 @@ public final class TrafficGenerator {
         if (workload.malformedShare() > 0 && random.nextDouble() < workload.malformedShare()) {
             return malformed();
         }
+        if (edit != null) {
+            TrafficRecord record = edit;
+            edit = null;
+            return record;
+        }
         if (deletion != null) {
             TrafficRecord record = conversationRecord(deletion);
             deletion = null;
@@ -386,6 +396,11 @@ public final class TrafficGenerator {
     /** Group messages published once on chat-conversations. */
     public long publishedMessages() {
         return publishedMessages;
+    }
+
+    /** MESSAGE_EDITED records, on chat-messages (one-to-one) and chat-conversations (groups). */
+    public long edits() {
+        return edits;
     }
 
     /** MESSAGE_DELETED records on chat-conversations. */
@@ -488,6 +503,19 @@ public final class TrafficGenerator {
                 ChatEvent.message(userId(sender), userId(receiver), conversation, seq, t);
         message.mentioned = extras.nextDouble() < MENTION_SHARE;
         message.threadSeq = threadOf(seq, 1);
+        message.mentionsAll = mentionsAll();
+        if (drawEdit()) {
+            edit =
+                    valid(
+                            ChatEvent.edited(
+                                    userId(receiver),
+                                    conversation,
+                                    seq,
+                                    message.threadSeq,
+                                    now(),
+                                    !message.mentioned,
+                                    mentionsAll()));
+        }
         // The sender and the receiver are the conversation's participants.
         maybeDelete(conversation, seq, 2);
         ownCopies++;
@@ -502,6 +530,7 @@ public final class TrafficGenerator {
         pendingConversation = conversation;
         pendingSeq = ++groupSeq[group];
         pendingThread = threadOf(pendingSeq, 1);
+        pendingMentionsAll = mentionsAll();
         pendingTime = now();
         pendingCount = 0;
         pendingNext = 0;
@@ -526,6 +555,7 @@ public final class TrafficGenerator {
                         pendingTime);
         message.mentioned = extras.nextDouble() < MENTION_SHARE;
         message.threadSeq = pendingThread;
+        message.mentionsAll = pendingMentionsAll;
         ownCopies++;
         return valid(message);
     }
@@ -558,6 +588,21 @@ public final class TrafficGenerator {
                 ConversationEvent.message(
                         publishedGroupConversation(group), seq, userId(sender), now());
         message.threadSeq = thread;
+        message.mentionsAll = mentionsAll();
+        if (drawEdit()) {
+            // Names a member now and then; @channel otherwise.
+            ConversationEvent edited =
+                    ConversationEvent.edited(
+                            publishedGroupConversation(group),
+                            seq,
+                            now(),
+                            !message.mentionsAll,
+                            userId(
+                                    wrap(
+                                            publishedStart[group]
+                                                    + extras.nextInt(publishedSize[group]))));
+            edit = conversationRecord(edited);
+        }
         return conversationRecord(message);
     }
 
@@ -602,6 +647,20 @@ public final class TrafficGenerator {
         return firstSeq + (seq - firstSeq) / THREAD_BLOCK * THREAD_BLOCK;
     }
 
+    /** For the workload's {@code editShare}: a message that mentions the whole channel. */
+    private boolean mentionsAll() {
+        return workload.editShare() > 0 && extras.nextDouble() < workload.editShare();
+    }
+
+    /** For the workload's {@code editShare}: the message is edited with the next record. */
+    private boolean drawEdit() {
+        if (workload.editShare() > 0 && extras.nextDouble() < workload.editShare()) {
+            edits++;
+            return true;
+        }
+        return false;
+    }
+
     /**
      * Deletes the message with the next record, for the workload's {@code deletedShare}; the job
      * tells each of the conversation's {@code receivers} (participants or members) once.
@@ -615,28 +674,10 @@ public final class TrafficGenerator {
     }
 
     private TrafficRecord conversationRecord(ConversationEvent event) {
-        String value =
-                event.kind == ConversationEvent.Kind.MESSAGE
-                        ? event.threadSeq > 0
-                                ? dev.unread.contract.EventJson.groupReply(
-                                        event.conversationId,
-                                        event.seq,
-                                        event.threadSeq,
-                                        event.senderId,
-                                        event.sentAt)
-                                : dev.unread.contract.EventJson.groupMessage(
-                                        event.conversationId,
-                                        event.seq,
-                                        event.senderId,
-                                        event.sentAt)
-                        : event.kind == ConversationEvent.Kind.MESSAGE_DELETED
-                                ? dev.unread.contract.EventJson.messageDeleted(
-                                        event.conversationId, event.seq, now())
-                                : dev.unread.contract.EventJson.membership(
-                                        event.kind == ConversationEvent.Kind.MEMBER_JOINED,
-                                        event.conversationId,
-                                        event.userId,
-                                        event.seq);
+        String value = conversationValue(event);
+        if (event.mentionsAll && event.kind == ConversationEvent.Kind.MESSAGE) {
+            value = dev.unread.contract.EventJson.mentioningAll(value);
+        }
         return new TrafficRecord(
                 Topic.CONVERSATIONS,
                 dev.unread.contract.EventJson.key(event.conversationId)
@@ -645,6 +686,35 @@ public final class TrafficGenerator {
                 null,
                 event,
                 null);
+    }
+
+    private String conversationValue(ConversationEvent event) {
+        if (event.kind == ConversationEvent.Kind.MESSAGE_EDITED) {
+            return dev.unread.contract.EventJson.groupEdited(
+                    event.conversationId,
+                    event.seq,
+                    event.sentAt,
+                    event.mentionsAll,
+                    event.mentions);
+        }
+        return event.kind == ConversationEvent.Kind.MESSAGE
+                ? event.threadSeq > 0
+                        ? dev.unread.contract.EventJson.groupReply(
+                                event.conversationId,
+                                event.seq,
+                                event.threadSeq,
+                                event.senderId,
+                                event.sentAt)
+                        : dev.unread.contract.EventJson.groupMessage(
+                                event.conversationId, event.seq, event.senderId, event.sentAt)
+                : event.kind == ConversationEvent.Kind.MESSAGE_DELETED
+                        ? dev.unread.contract.EventJson.messageDeleted(
+                                event.conversationId, event.seq, now())
+                        : dev.unread.contract.EventJson.membership(
+                                event.kind == ConversationEvent.Kind.MEMBER_JOINED,
+                                event.conversationId,
+                                event.userId,
+                                event.seq);
     }
 
     private TrafficRecord inboxOpen() {

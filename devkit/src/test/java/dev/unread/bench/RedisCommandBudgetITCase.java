@@ -114,6 +114,7 @@ class RedisCommandBudgetITCase {
                 false,
                 0,
                 Duration.ZERO,
+                null,
                 null);
     }
 }
