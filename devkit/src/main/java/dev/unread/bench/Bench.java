@@ -90,7 +90,8 @@ public final class Bench {
             Workload deletedWorkload,
             double liveShare,
             Duration sustainWindow,
-            Workload allReadWorkload) {}
+            Workload allReadWorkload,
+            Workload editedWorkload) {}
 
     /** One workload's records as published: the counts the figures are divided by. */
     public record Traffic(
@@ -270,6 +271,9 @@ public final class Bench {
             if (options.allReadWorkload() != null) {
                 jobs.add(runAllRead(kafka, dataDir.resolve("all-read")));
             }
+            if (options.editedWorkload() != null) {
+                jobs.add(runEdited(kafka, dataDir.resolve("edited")));
+            }
             List<JobFigures> liveJobs = new ArrayList<>();
             if (options.liveShare() > 0) {
                 liveJobs.add(runLive(kafka, "badge", badge, dataDir.resolve("badge-live")));
@@ -406,6 +410,9 @@ public final class Bench {
      * full run. The counting operator takes a deletion in once per participant or member, not as
      * the one record published.
      */
+    /** The name of the run with deletions, which the report finds it by. */
+    static final String DELETED = "full, deleted";
+
     private JobFigures runDeleted(EmbeddedKafka kafka, Path dataDir) throws Exception {
         UnreadConfig config = config(kafka, "deleted");
         TrafficGenerator generator = generator(options.deletedWorkload());
@@ -463,6 +470,25 @@ public final class Bench {
     static final String DELETED_RUN = "full, deleted";
 
     static final String ALL_READ_RUN = "full, all read";
+
+    /**
+     * The full records with some conversation messages edited right after them and as many
+     * mentioning the whole channel, for what edits and channel-wide mentions cost beside the full
+     * run. Each edit is one chat-messages record to one receiver.
+     */
+    private JobFigures runEdited(EmbeddedKafka kafka, Path dataDir) throws Exception {
+        UnreadConfig config = config(kafka, "edited");
+        TrafficGenerator generator = generator(options.editedWorkload());
+        say(
+                "publishing %,d records of full traffic, %.0f%% of conversation messages edited"
+                        + " and as many mentioning the whole channel",
+                options.records(), options.editedWorkload().editShare() * 100);
+        Traffic traffic = publish(kafka, config, EDITED_RUN, generator);
+        return runJob(config, traffic, dataDir);
+    }
+
+    /** The name of the run with edits, which the report finds it by. */
+    static final String EDITED_RUN = "full, edited";
 
     JobFigures runJob(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
         return runJob(config, traffic, traffic.counterEvents(), dataDir);

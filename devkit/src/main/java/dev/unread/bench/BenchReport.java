@@ -59,6 +59,10 @@ public record BenchReport(
         if (allRead != null) {
             allReads(md, jobs.get(1), allRead);
         }
+        Bench.JobFigures edited = run(Bench.EDITED_RUN);
+        if (edited != null) {
+            edits(md, jobs.get(1), edited);
+        }
         if (!liveJobs.isEmpty()) {
             liveShare(md);
         }
@@ -430,6 +434,46 @@ public record BenchReport(
     /** The run beside the full one named {@code name}, or null when the bench skipped it. */
     private Bench.JobFigures run(String name) {
         return jobs.stream().filter(j -> j.traffic().name().equals(name)).findFirst().orElse(null);
+    }
+
+    /** Issue 36: the full records against the same with edits and channel-wide mentions. */
+    private void edits(StringBuilder md, Bench.JobFigures full, Bench.JobFigures edited) {
+        line(
+                md,
+                "## Edits and channel-wide mentions: %.0f%% of the conversation messages edited,"
+                        + " as many mentioning the whole channel (full records)",
+                options.editedWorkload().editShare() * 100);
+        line(md, "");
+        line(
+                md,
+                "| run | messages/s | Redis commands per message | Redis CPU µs per message |"
+                        + " savepoint | bytes per entry |");
+        line(md, "|---|--:|--:|--:|--:|--:|");
+        for (Bench.JobFigures job : List.of(full, edited)) {
+            line(
+                    md,
+                    "| %s | %,.0f | %.4f | %.3f | %s | %.1f |",
+                    job.traffic().name(),
+                    job.messagesPerSecond(),
+                    job.commandsPerMessage(),
+                    job.redisCpuMicrosPerMessage(),
+                    bytes(job.savepointBytes()),
+                    job.bytesPerEntry());
+        }
+        line(
+                md,
+                "| edited / full | %.2f | %.2f | %.2f | %.2f | %.2f |",
+                edited.messagesPerSecond() / full.messagesPerSecond(),
+                edited.commandsPerMessage() / full.commandsPerMessage(),
+                edited.redisCpuMicrosPerMessage() / full.redisCpuMicrosPerMessage(),
+                (double) edited.savepointBytes() / full.savepointBytes(),
+                edited.bytesPerEntry() / full.bytesPerEntry());
+        line(md, "");
+        line(
+                md,
+                "An edit is one chat-messages record to one receiver; the receiver keeps its newest"
+                        + " time and verdict only while the message is unread.");
+        line(md, "");
     }
 
     /** Issue 37: the full records against the same with a share of read steps as ALL_READ. */

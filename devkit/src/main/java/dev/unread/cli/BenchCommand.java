@@ -335,6 +335,16 @@ public final class BenchCommand implements Callable<Integer> {
     double allReadShare;
 
     @Option(
+            names = "--edit-share",
+            paramLabel = "F",
+            defaultValue = "0.02",
+            description =
+                    "share of conversation messages edited, and as many mentioning the whole"
+                            + " channel, in one more run of the full records, for what edits and"
+                            + " channel-wide mentions cost (default ${DEFAULT-VALUE}; 0: skip)")
+    double editShare;
+
+    @Option(
             names = "--out",
             paramLabel = "FILE",
             defaultValue = "bench-results.md",
@@ -535,7 +545,8 @@ public final class BenchCommand implements Callable<Integer> {
                 deletedShare > 0 ? full.toBuilder().deletedShare(deletedShare).build() : null,
                 share("--live-share", liveShare),
                 Duration.ofSeconds(atLeast("--sustain-seconds", sustainSeconds, 0)),
-                allReadShare > 0 ? full.toBuilder().allReadShare(allReadShare).build() : null);
+                allReadShare > 0 ? full.toBuilder().allReadShare(allReadShare).build() : null,
+                editShare > 0 ? full.toBuilder().editShare(editShare).build() : null);
     }
 
     private static double share(String flag, double value) {

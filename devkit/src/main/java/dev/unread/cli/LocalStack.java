@@ -65,6 +65,9 @@ public final class LocalStack implements AutoCloseable {
     /** Share of the conversation messages deleted right after them, so deletions show too. */
     private static final double DELETED_SHARE = 0.02;
 
+    /** Edits and @channel messages among them: the inbox shows mentions come and go. */
+    private static final double EDIT_SHARE = 0.02;
+
     /**
      * Share of the conversation messages that reply in a thread, with thread reads and follows
      * among the read steps, so that a newcomer sees thread counts on the inbox page.
@@ -331,6 +334,7 @@ public final class LocalStack implements AutoCloseable {
                                         .seed(options.seed())
                                         .publishedGroupShare(PUBLISHED_GROUP_SHARE)
                                         .deletedShare(DELETED_SHARE)
+                                        .editShare(EDIT_SHARE)
                                         .replyShare(REPLY_SHARE)
                                         .allReadShare(ALL_READ_SHARE)
                                         .build(),

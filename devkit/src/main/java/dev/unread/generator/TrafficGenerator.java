@@ -181,6 +181,7 @@ public final class TrafficGenerator {
     private long pendingSeq;
     private long pendingThread;
     private long pendingRootSender;
+    private boolean pendingMentionsAll;
     private long pendingTime;
 
     /** Published-once groups by activity rank: members, first ring position, current seq. */
@@ -212,11 +213,15 @@ public final class TrafficGenerator {
     private long memberships;
     private long deletions;
     private long deletionDeliveries;
+    private long edits;
     private long ownCopies;
     private long trackedOwnCopies;
     private long replies;
     private long threadReads;
     private long threadFollows;
+
+    /** The edit that goes out with the next record, or null. */
+    private TrafficRecord edit;
 
     /** The deletion that goes out with the next record, or null. */
     private ConversationEvent deletion;
@@ -322,6 +327,11 @@ public final class TrafficGenerator {
         if (workload.malformedShare() > 0 && random.nextDouble() < workload.malformedShare()) {
             return malformed();
         }
+        if (edit != null) {
+            TrafficRecord record = edit;
+            edit = null;
+            return record;
+        }
         if (deletion != null) {
             TrafficRecord record = conversationRecord(deletion);
             deletion = null;
@@ -408,6 +418,11 @@ public final class TrafficGenerator {
     /** Group messages published once on chat-conversations. */
     public long publishedMessages() {
         return publishedMessages;
+    }
+
+    /** MESSAGE_EDITED records, on chat-messages (one-to-one) and chat-conversations (groups). */
+    public long edits() {
+        return edits;
     }
 
     /** MESSAGE_DELETED records on chat-conversations. */
@@ -523,6 +538,19 @@ public final class TrafficGenerator {
         } else if (pairRootSender.length > 0 && rootOf(seq, 1) == seq) {
             pairRootSender[slot] = sender;
         }
+        message.mentionsAll = mentionsAll();
+        if (drawEdit()) {
+            edit =
+                    valid(
+                            ChatEvent.edited(
+                                    userId(receiver),
+                                    conversation,
+                                    seq,
+                                    message.threadSeq,
+                                    now(),
+                                    !message.mentioned,
+                                    mentionsAll()));
+        }
         // The sender and the receiver are the conversation's participants.
         maybeDelete(conversation, seq, 2);
         ownCopy(message.threadSeq);
@@ -541,6 +569,7 @@ public final class TrafficGenerator {
             groupRootSender[group] = sender;
         }
         pendingRootSender = pendingThread > 0 ? userId(groupRootSender[group]) : 0;
+        pendingMentionsAll = mentionsAll();
         pendingTime = now();
         pendingCount = 0;
         pendingNext = 0;
@@ -566,6 +595,7 @@ public final class TrafficGenerator {
         message.mentioned = extras.nextDouble() < MENTION_SHARE;
         message.threadSeq = pendingThread;
         message.rootSenderId = pendingRootSender;
+        message.mentionsAll = pendingMentionsAll;
         ownCopy(pendingThread);
         return valid(message);
     }
@@ -601,6 +631,21 @@ public final class TrafficGenerator {
                         publishedGroupConversation(group), seq, userId(sender), now());
         message.threadSeq = thread;
         message.rootSenderId = thread > 0 ? userId(publishedRootSender[group]) : 0;
+        message.mentionsAll = mentionsAll();
+        if (drawEdit()) {
+            // Names a member now and then; @channel otherwise.
+            ConversationEvent edited =
+                    ConversationEvent.edited(
+                            publishedGroupConversation(group),
+                            seq,
+                            now(),
+                            !message.mentionsAll,
+                            userId(
+                                    wrap(
+                                            publishedStart[group]
+                                                    + extras.nextInt(publishedSize[group]))));
+            edit = conversationRecord(edited);
+        }
         return conversationRecord(message);
     }
 
@@ -653,6 +698,20 @@ public final class TrafficGenerator {
         return firstSeq + (seq - firstSeq) / THREAD_BLOCK * THREAD_BLOCK;
     }
 
+    /** For the workload's {@code editShare}: a message that mentions the whole channel. */
+    private boolean mentionsAll() {
+        return workload.editShare() > 0 && extras.nextDouble() < workload.editShare();
+    }
+
+    /** For the workload's {@code editShare}: the message is edited with the next record. */
+    private boolean drawEdit() {
+        if (workload.editShare() > 0 && extras.nextDouble() < workload.editShare()) {
+            edits++;
+            return true;
+        }
+        return false;
+    }
+
     /**
      * Deletes the message with the next record, for the workload's {@code deletedShare}; the job
      * tells each of the conversation's {@code receivers} (participants or members) once.
@@ -666,30 +725,10 @@ public final class TrafficGenerator {
     }
 
     private TrafficRecord conversationRecord(ConversationEvent event) {
-        String value =
-                event.kind == ConversationEvent.Kind.MESSAGE
-                        ? event.threadSeq > 0
-                                ? dev.unread.contract.EventJson.withRootSender(
-                                        dev.unread.contract.EventJson.groupReply(
-                                                event.conversationId,
-                                                event.seq,
-                                                event.threadSeq,
-                                                event.senderId,
-                                                event.sentAt),
-                                        event.rootSenderId)
-                                : dev.unread.contract.EventJson.groupMessage(
-                                        event.conversationId,
-                                        event.seq,
-                                        event.senderId,
-                                        event.sentAt)
-                        : event.kind == ConversationEvent.Kind.MESSAGE_DELETED
-                                ? dev.unread.contract.EventJson.messageDeleted(
-                                        event.conversationId, event.seq, now())
-                                : dev.unread.contract.EventJson.membership(
-                                        event.kind == ConversationEvent.Kind.MEMBER_JOINED,
-                                        event.conversationId,
-                                        event.userId,
-                                        event.seq);
+        String value = conversationValue(event);
+        if (event.mentionsAll && event.kind == ConversationEvent.Kind.MESSAGE) {
+            value = dev.unread.contract.EventJson.mentioningAll(value);
+        }
         return new TrafficRecord(
                 Topic.CONVERSATIONS,
                 dev.unread.contract.EventJson.key(event.conversationId)
@@ -698,6 +737,37 @@ public final class TrafficGenerator {
                 null,
                 event,
                 null);
+    }
+
+    private String conversationValue(ConversationEvent event) {
+        if (event.kind == ConversationEvent.Kind.MESSAGE_EDITED) {
+            return dev.unread.contract.EventJson.groupEdited(
+                    event.conversationId,
+                    event.seq,
+                    event.sentAt,
+                    event.mentionsAll,
+                    event.mentions);
+        }
+        return event.kind == ConversationEvent.Kind.MESSAGE
+                ? event.threadSeq > 0
+                        ? dev.unread.contract.EventJson.withRootSender(
+                                dev.unread.contract.EventJson.groupReply(
+                                        event.conversationId,
+                                        event.seq,
+                                        event.threadSeq,
+                                        event.senderId,
+                                        event.sentAt),
+                                event.rootSenderId)
+                        : dev.unread.contract.EventJson.groupMessage(
+                                event.conversationId, event.seq, event.senderId, event.sentAt)
+                : event.kind == ConversationEvent.Kind.MESSAGE_DELETED
+                        ? dev.unread.contract.EventJson.messageDeleted(
+                                event.conversationId, event.seq, now())
+                        : dev.unread.contract.EventJson.membership(
+                                event.kind == ConversationEvent.Kind.MEMBER_JOINED,
+                                event.conversationId,
+                                event.userId,
+                                event.seq);
     }
 
     private TrafficRecord inboxOpen() {

@@ -42,6 +42,10 @@ package dev.unread.generator;
  *       read or follow a thread instead, and some replies in a published group are followed by a
  *       member's read or follow of their thread; 0 (the default) keeps the traffic of builds before
  *       threads, record for record.
+ *   <li>{@code editShare}: share of conversation messages (one-to-one and published groups) edited
+ *       right after them (a {@code MESSAGE_EDITED} that moves their mentions) and, as many again,
+ *       of conversation messages that mention the whole channel ({@code mentionsAll}); 0 (the
+ *       default) keeps the traffic of builds before edits, record for record.
  *   <li>{@code malformedShare}: share of all records that break the input contract.
  *   <li>{@code seed}: the same seed (and clock) gives the same records.
  *   <li>{@code firstUserId}: the most active receiver's id; the others follow it in order of
@@ -68,7 +72,8 @@ public record Workload(
         double malformedShare,
         long seed,
         long firstUserId,
-        double allReadShare) {
+        double allReadShare,
+        double editShare) {
 
     public Workload {
         if (friends < 1) {
@@ -107,6 +112,7 @@ public record Workload(
         share("deletedShare", deletedShare);
         share("replyShare", replyShare);
         share("allReadShare", allReadShare);
+        share("editShare", editShare);
         if (publishedGroups < 1) {
             throw new IllegalArgumentException(
                     "publishedGroups must be >= 1, was " + publishedGroups);
@@ -137,7 +143,7 @@ public record Workload(
     public static Workload defaults() {
         return new Workload(
                 10_000, 20, 1.0, 0.9, 0.02, 0.05, 0.8, 0.25, 8, 0, 64, 2_000, 0, 0, 0.002, 1,
-                10_001, 0);
+                10_001, 0, 0);
     }
 
     /** A builder starting from these settings. */
@@ -182,6 +188,7 @@ public record Workload(
         private long seed;
         private long firstUserId;
         private double allReadShare;
+        private double editShare;
 
         private Builder(Workload w) {
             receivers = w.receivers;
@@ -202,6 +209,7 @@ public record Workload(
             seed = w.seed;
             firstUserId = w.firstUserId;
             allReadShare = w.allReadShare;
+            editShare = w.editShare;
         }
 
         /** Share of the read steps (inbox opens and conversation reads) sent as ALL_READ. */
@@ -280,6 +288,11 @@ public record Workload(
             return this;
         }
 
+        public Builder editShare(double editShare) {
+            this.editShare = editShare;
+            return this;
+        }
+
         public Builder malformedShare(double malformedShare) {
             this.malformedShare = malformedShare;
             return this;
@@ -314,7 +327,8 @@ public record Workload(
                     malformedShare,
                     seed,
                     firstUserId,
-                    allReadShare);
+                    allReadShare,
+                    editShare);
         }
     }
 }

@@ -64,7 +64,9 @@ class BenchITCase {
                         full.toBuilder().deletedShare(0.02).build(),
                         0.2,
                         Duration.ofSeconds(2),
-                        full.toBuilder().allReadShare(0.1).build());
+                        full.toBuilder().allReadShare(0.1).build(),
+                        full.toBuilder().editShare(0.02).build());
+
         String prefix = TestRedis.uniquePrefix();
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         BenchReport report;
@@ -176,6 +178,8 @@ class BenchITCase {
                 .contains("## Groups published once", "## Redis Cluster", "## Live push")
                 .contains("### The same groups with threads")
                 .contains("## Deleted messages: 2% of the conversation messages deleted")
+                .contains("## Edits and channel-wide mentions: 2% of the conversation messages")
+                .contains("| edited / full |")
                 .contains(String.format("%,d", RECORDS));
         assertThat(TestRedis.keys(TestRedis.connect(0), prefix)).isEmpty();
         assertThat(progress.toString(StandardCharsets.UTF_8))

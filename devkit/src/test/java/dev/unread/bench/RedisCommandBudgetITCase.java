@@ -153,6 +153,7 @@ class RedisCommandBudgetITCase {
                 null,
                 LIVE_SHARE,
                 Duration.ZERO,
+                null,
                 null);
     }
 }

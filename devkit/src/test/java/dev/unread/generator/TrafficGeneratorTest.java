@@ -580,6 +580,82 @@ class TrafficGeneratorTest {
                         lastSeq.values().stream().mapToLong(Long::longValue).max().orElseThrow());
     }
 
+    /**
+     * Edits come right after the message they edit (on chat-messages to its receiver, on
+     * chat-conversations for a published group, as the precondition wants), parse as what they are,
+     * and about as many messages mention the whole channel.
+     */
+    @Test
+    void editsFollowTheirMessageAndChannelWideMentionsParse() throws Exception {
+        Workload workload =
+                Workload.builder()
+                        .seed(13)
+                        .receivers(5_000)
+                        .publishedGroupShare(0.2)
+                        .publishedGroups(12)
+                        .publishedGroupMaxSize(200)
+                        .editShare(0.05)
+                        .build();
+        TrafficGenerator generator = TrafficGenerator.synthetic(workload, START, 1000);
+        EventParser parser = new EventParser();
+        ConversationParser conversations = new ConversationParser();
+        List<String> wrong = new ArrayList<>();
+        long edits = 0;
+        long messages = 0;
+        long mentionsAll = 0;
+        long lastConversation = -1;
+        long lastSeq = -1;
+        for (int i = 0; i < RECORDS; i++) {
+            TrafficRecord record = generator.next();
+            long conversation;
+            long seq;
+            boolean edit;
+            if (record.topic() == Topic.CONVERSATIONS) {
+                ConversationEvent event = conversations.parse(record.value());
+                if (event.kind != ConversationEvent.Kind.MESSAGE
+                        && event.kind != ConversationEvent.Kind.MESSAGE_EDITED) {
+                    continue;
+                }
+                conversation = event.conversationId;
+                seq = event.seq;
+                edit = event.kind == ConversationEvent.Kind.MESSAGE_EDITED;
+                mentionsAll += !edit && event.mentionsAll ? 1 : 0;
+            } else {
+                if (!record.valid() || record.topic() != Topic.MESSAGES) {
+                    continue;
+                }
+                ChatEvent event = parser.parseMessage(record.value());
+                if (!event.hasConversation()) {
+                    continue;
+                }
+                if (!event.equals(record.event())) {
+                    wrong.add(record + " parsed as " + event);
+                }
+                conversation = event.conversationId;
+                seq = event.seq;
+                edit = event.kind == ChatEvent.Kind.MESSAGE_EDITED;
+                mentionsAll += !edit && event.mentionsAll ? 1 : 0;
+            }
+            if (edit) {
+                edits++;
+                if (conversation != lastConversation || seq != lastSeq) {
+                    wrong.add(record + ": edits no message just sent");
+                }
+            } else {
+                messages++;
+            }
+            lastConversation = conversation;
+            lastSeq = seq;
+        }
+
+        assertThat(wrong).isEmpty();
+        assertThat(edits).isEqualTo(generator.edits());
+        // Records of the groups the producer fans out are never edited (only one-to-one and
+        // published messages are) but count among the messages here: fewer than 5%.
+        assertThat((double) edits / messages).isBetween(0.01, 0.07);
+        assertThat((double) mentionsAll / messages).isBetween(0.01, 0.1);
+    }
+
     @Test
     void withoutPublishedGroupsNothingGoesToTheConversationsTopic() {
         assertThat(generate(Workload.builder().seed(5).build(), 50_000))

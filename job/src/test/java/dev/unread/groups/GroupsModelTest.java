@@ -442,9 +442,9 @@ class GroupsModelTest {
         assertThat(redis.conversations).as(context).isEqualTo(oracle.redisConversationHashes());
         assertThat(redis.mentions).as(context).isEqualTo(oracle.redisMentionHashes(""));
         assertThat(redis.marked).as(context).isEqualTo(oracle.redisMarkedSets(""));
-        assertThat(redis.totals).as(context).isEqualTo(oracle.redisTotals(""));
         assertThat(redis.threads).as(context).isEqualTo(oracle.redisThreadHashes("", false));
         assertThat(redis.threadMentions).as(context).isEqualTo(oracle.redisThreadHashes("", true));
+        assertThat(redis.totals).as(context).isEqualTo(oracle.redisTotals(""));
         Map<String, Map<String, Double>> scores = new TreeMap<>();
         for (ReaderUpdate r : readers) {
             // As the sink writes them: ZADD GT, or ZREM of a member who left.

@@ -47,16 +47,22 @@ public final class ChatRecords {
         for (ConversationEvent e : events) {
             String json =
                     e.isMessage()
-                            ? dev.unread.contract.EventJson.groupMessage(
-                                    e.conversationId, e.seq, e.senderId, e.sentAt, e.mentions)
-                            : e.kind == ConversationEvent.Kind.MESSAGE_DELETED
-                                    ? dev.unread.contract.EventJson.messageDeleted(
-                                            e.conversationId, e.seq, EventStreams.T0)
-                                    : dev.unread.contract.EventJson.membership(
-                                            e.kind == ConversationEvent.Kind.MEMBER_JOINED,
+                            ? message(e)
+                            : e.kind == ConversationEvent.Kind.MESSAGE_EDITED
+                                    ? dev.unread.contract.EventJson.groupEdited(
                                             e.conversationId,
-                                            e.userId,
-                                            e.seq);
+                                            e.seq,
+                                            e.sentAt,
+                                            e.mentionsAll,
+                                            e.mentions)
+                                    : e.kind == ConversationEvent.Kind.MESSAGE_DELETED
+                                            ? dev.unread.contract.EventJson.messageDeleted(
+                                                    e.conversationId, e.seq, EventStreams.T0)
+                                            : dev.unread.contract.EventJson.membership(
+                                                    e.kind == ConversationEvent.Kind.MEMBER_JOINED,
+                                                    e.conversationId,
+                                                    e.userId,
+                                                    e.seq);
             records.add(
                     new ProducerRecord<>(
                             config.conversationsTopic,
@@ -64,5 +70,20 @@ public final class ChatRecords {
                             json.getBytes(UTF_8)));
         }
         return records;
+    }
+
+    private static String message(ConversationEvent e) {
+        String json =
+                e.threadSeq > 0
+                        ? dev.unread.contract.EventJson.groupReply(
+                                e.conversationId,
+                                e.seq,
+                                e.threadSeq,
+                                e.senderId,
+                                e.sentAt,
+                                e.mentions)
+                        : dev.unread.contract.EventJson.groupMessage(
+                                e.conversationId, e.seq, e.senderId, e.sentAt, e.mentions);
+        return e.mentionsAll ? dev.unread.contract.EventJson.mentioningAll(json) : json;
     }
 }

@@ -4,9 +4,11 @@ import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 
 /**
  * Seeded random {@code chat-conversations} traffic for the same users and conversation ids as
@@ -14,13 +16,15 @@ import java.util.Random;
  * leaving and coming back, a join and a leave at one seq, messages from members and from outsiders
  * with mentions, gaps in the seqs, deletions (of messages, of membership seqs, of seqs in the gaps
  * and of seqs only the per-receiver traffic uses), and the members' reads of those conversations;
- * with {@link #threadTraffic}, replies, thread reads and follows, and count preferences too.
+ * with {@link #threadTraffic}, replies, thread reads and follows, count preferences, channel-wide
+ * mentions, the preference that ignores them, and edits of messages, replies and unknown seqs.
  *
  * <p>{@link #published} gives arrival orders that keep the contract's one precondition and nothing
  * more: a membership event arrives before every message with a higher seq, while messages may
  * arrive late (behind later changes, and behind their own deletion; a root behind its replies),
  * deletions early (before their message and before the joins of members at their seq) and anything
- * may arrive again later.
+ * may arrive again later. An edit arrives after the first arrival of its message (the precondition
+ * edits share with memberships), in any order against the other edits.
  */
 public final class GroupStreams {
 
@@ -73,6 +77,9 @@ public final class GroupStreams {
         /** "conversation:seq" of each root → its sender. */
         final Map<String, Long> rootSenders = new HashMap<>();
 
+        /** Per conversation, the seqs of all its messages: the ones to edit. */
+        final List<List<Long>> sent = new ArrayList<>();
+
         final List<ConversationEvent> records = new ArrayList<>();
         final List<ChatEvent> reads = new ArrayList<>();
         long clock = EventStreams.T0;
@@ -83,6 +90,7 @@ public final class GroupStreams {
             this.seqs = new long[conversations];
             for (int c = 0; c < conversations; c++) {
                 roots.add(new ArrayList<>());
+                sent.add(new ArrayList<>());
             }
         }
 
@@ -94,7 +102,7 @@ public final class GroupStreams {
             long user = user();
             clock += random.nextInt(2) * EventStreams.TICK_MS;
             // Without threads, the draws of the traffic before them, record for record.
-            int pick = random.nextInt(threads ? 13 : 10);
+            int pick = random.nextInt(threads ? 15 : 10);
             if (pick < 3) {
                 membership(conversation, user, seq);
             } else if (pick < 8) {
@@ -110,9 +118,48 @@ public final class GroupStreams {
                 reads.add(ChatEvent.threadRead(user, conversation, root(c), seq(seq), clock));
             } else if (pick == 11) {
                 follow(c, conversation, user);
-            } else {
+            } else if (pick == 12) {
                 reads.add(ChatEvent.preference(user, conversation, random.nextInt(3), setAt()));
+            } else if (pick == 13) {
+                reads.add(
+                        ChatEvent.ignoreChannelMentions(
+                                user,
+                                conversation,
+                                random.nextBoolean()
+                                        ? ChatEvent.NO_COUNT_PREFERENCE
+                                        : random.nextInt(3),
+                                random.nextBoolean(),
+                                setAt()));
+            } else {
+                edit(c, conversation, seq);
             }
+        }
+
+        /**
+         * An edit of one of the conversation's messages (now and then of a seq no message has), at
+         * an editedAt from a few values, so that edits tie.
+         */
+        void edit(int c, long conversation, long seq) {
+            List<Long> candidates = sent.get(c);
+            long edited =
+                    candidates.isEmpty() || random.nextInt(8) == 0
+                            ? 1 + random.nextInt((int) seq)
+                            : candidates.get(random.nextInt(candidates.size()));
+            records.add(
+                    ConversationEvent.edited(
+                            conversation,
+                            edited,
+                            clock + random.nextInt(3) * EventStreams.TICK_MS,
+                            random.nextInt(4) == 0,
+                            mentions()));
+        }
+
+        long[] mentions() {
+            long[] mentions = new long[random.nextInt(3)];
+            for (int m = 0; m < mentions.length; m++) {
+                mentions[m] = user();
+            }
+            return mentions;
         }
 
         long user() {
@@ -152,6 +199,10 @@ public final class GroupStreams {
             } else {
                 roots.get(c).add(seq);
                 rootSenders.put(conversation + ":" + seq, user);
+            }
+            if (threads) {
+                message.mentionsAll = random.nextInt(6) == 0;
+                sent.get(c).add(seq);
             }
             records.add(message);
             if (random.nextInt(4) == 0) {
@@ -233,6 +284,7 @@ public final class GroupStreams {
             }
         }
         order.addAll(held);
+        order = editsAfterTheirMessages(order);
         int size = order.size();
         for (int i = 0; i < size; i++) {
             if (random.nextDouble() < duplicateShare) {
@@ -241,6 +293,37 @@ public final class GroupStreams {
             }
         }
         return order;
+    }
+
+    /**
+     * {@code order} with each edit moved, if it came first, to just after the first arrival of its
+     * message: the precondition. An edit of a seq no message has stays where it is.
+     */
+    private static List<ConversationEvent> editsAfterTheirMessages(List<ConversationEvent> order) {
+        List<ConversationEvent> result = new ArrayList<>(order.size());
+        Map<String, List<ConversationEvent>> waiting = new HashMap<>();
+        Set<String> arrived = new HashSet<>();
+        Set<String> messages = new HashSet<>();
+        for (ConversationEvent e : order) {
+            if (e.isMessage()) {
+                messages.add(e.conversationId + "#" + e.seq);
+            }
+        }
+        for (ConversationEvent e : order) {
+            String key = e.conversationId + "#" + e.seq;
+            if (e.kind == ConversationEvent.Kind.MESSAGE_EDITED
+                    && messages.contains(key)
+                    && !arrived.contains(key)) {
+                waiting.computeIfAbsent(key, k -> new ArrayList<>()).add(e);
+                continue;
+            }
+            result.add(e);
+            if (e.isMessage() && arrived.add(key)) {
+                result.addAll(waiting.getOrDefault(key, List.of()));
+                waiting.remove(key);
+            }
+        }
+        return result;
     }
 
     private static ConversationEvent copy(ConversationEvent e) {
@@ -254,6 +337,7 @@ public final class GroupStreams {
         c.mentions = e.mentions.clone();
         c.threadSeq = e.threadSeq;
         c.rootSenderId = e.rootSenderId;
+        c.mentionsAll = e.mentionsAll;
         return c;
     }
 }

@@ -75,8 +75,8 @@ public final class Oracle {
     private final Map<Member, TreeSet<Long>> seqsFromOthers = new TreeMap<>();
 
     /**
-     * (seq, threadSeq) of conversation messages and replies per (conversation, receiver) with some
-     * record from others that names the receiver (mentioned), as sent.
+     * Messages, as (seq, thread: 0 for none), per (conversation, receiver) with some record from
+     * others that names the receiver (mentioned), as sent.
      */
     private final Map<Member, Set<List<Long>>> namedSeqs = new TreeMap<>();
 
@@ -574,8 +574,6 @@ public final class Oracle {
                         .filter(e -> e[3] == threadSeq)
                         .toList();
         if (its.isEmpty()) {
-            // The message's (seq, thread): the generated traffic reuses a seq across the
-            // conversation and a thread, as two messages.
             List<Long> message = List.of(seq, threadSeq);
             return namedSeqs.getOrDefault(member, Set.of()).contains(message)
                     || (heedAll && channelSeqs.getOrDefault(member, Set.of()).contains(message));

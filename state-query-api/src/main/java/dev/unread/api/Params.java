@@ -92,6 +92,12 @@ final class Params {
         return field.longValue();
     }
 
+    /** Whether {@code body} has the field with a value other than null. */
+    static boolean has(JsonNode body, String name) {
+        JsonNode field = body.get(name);
+        return field != null && !field.isNull();
+    }
+
     /** A required field of {@code body}, {@code true} or {@code false} (JSON booleans only). */
     static boolean booleanField(JsonNode body, String name) {
         JsonNode field = body.get(name);

@@ -73,18 +73,31 @@ final class UserActions {
     private static final List<String> COUNT_PREFERENCES =
             List.of(EventJson.ALL, EventJson.MENTIONS, EventJson.NONE);
 
+    /**
+     * {@code countPreference}, {@code ignoreChannelMentions} or both; the event carries what the
+     * body gave, since each field is decided on its own by the newest event that carries it.
+     */
     void countPreference(Context ctx) {
         byte[] bytes = Bodies.read(ctx);
         long userId = userParam(ctx);
         long conversationId = Params.id("conversationId", ctx.pathParam("cid"));
         JsonNode body = Params.jsonObject(json, bytes);
-        String preference = Params.oneOf(body, "countPreference", COUNT_PREFERENCES);
+        boolean carriesIgnore = Params.has(body, "ignoreChannelMentions");
+        String preference =
+                carriesIgnore && !Params.has(body, "countPreference")
+                        ? null
+                        : Params.oneOf(body, "countPreference", COUNT_PREFERENCES);
+        Boolean ignore = carriesIgnore ? Params.booleanField(body, "ignoreChannelMentions") : null;
         access.requireTakesPart(ctx, conversationId, 0, userId);
+        long setAt = actionStamp(ctx, userId);
         publish(
                 ctx,
                 userId,
-                EventJson.conversationPreference(
-                        userId, conversationId, preference, actionStamp(ctx, userId)));
+                ignore == null
+                        ? EventJson.conversationPreference(
+                                userId, conversationId, preference, setAt)
+                        : EventJson.ignoreChannelMentions(
+                                userId, conversationId, preference, ignore, setAt));
     }
 
     void markUnread(Context ctx) {

@@ -453,6 +453,49 @@ class StateQueryApiITCase {
     }
 
     @Test
+    void ignoreChannelMentionsPublishesWhatTheBodyGaveAlone() throws Exception {
+        String topic = KafkaBroker.createTopic();
+        try (StateQueryApi own = StateQueryApi.start(stores.config(topic).build())) {
+            Http client = new Http(own);
+            HttpResponse<String> alone =
+                    client.send(
+                            "PUT",
+                            "/api/users/10086/conversations/80001/preference",
+                            HttpRequest.BodyPublishers.ofString(
+                                    "{\"ignoreChannelMentions\":true,\"countPreference\":null}"),
+                            "Content-Type",
+                            "application/json");
+            HttpResponse<String> both =
+                    client.send(
+                            "PUT",
+                            "/api/users/10086/conversations/80001/preference",
+                            HttpRequest.BodyPublishers.ofString(
+                                    "{\"ignoreChannelMentions\":false,\"countPreference\":\"NONE\"}"),
+                            "Content-Type",
+                            "application/json");
+
+            assertThat(alone.statusCode()).as(alone.body()).isEqualTo(202);
+            assertThat(both.statusCode()).as(both.body()).isEqualTo(202);
+            String expectedAlone =
+                    "{\"type\":\"CONVERSATION_PREFERENCE\",\"userId\":10086,"
+                            + "\"conversationId\":80001,\"ignoreChannelMentions\":true,\"setAt\":"
+                            + json(alone).get("setAt").asLong()
+                            + "}";
+            String expectedBoth =
+                    "{\"type\":\"CONVERSATION_PREFERENCE\",\"userId\":10086,"
+                            + "\"conversationId\":80001,\"countPreference\":\"NONE\","
+                            + "\"ignoreChannelMentions\":false,\"setAt\":"
+                            + json(both).get("setAt").asLong()
+                            + "}";
+            assertThat(alone.body()).isEqualTo(expectedAlone);
+            assertThat(both.body()).isEqualTo(expectedBoth);
+            assertThat(KafkaBroker.consumeAll(topic))
+                    .extracting(ConsumerRecord::value)
+                    .containsExactly(expectedAlone, expectedBoth);
+        }
+    }
+
+    @Test
     void markUnreadPublishesTheEventKeyedByUserOnce() throws Exception {
         String topic = KafkaBroker.createTopic();
         try (StateQueryApi own = StateQueryApi.start(stores.config(topic).build())) {
@@ -484,6 +527,10 @@ class StateQueryApiITCase {
                     "{\"countPreference\":null}",
                     "{\"countPreference\":\"mentions\"}",
                     "{\"countPreference\":1}",
+                    "{\"ignoreChannelMentions\":\"true\"}",
+                    "{\"ignoreChannelMentions\":1,\"countPreference\":\"ALL\"}",
+                    "{\"ignoreChannelMentions\":true,\"countPreference\":\"all\"}",
+                    "{\"ignoreChannelMentions\":null}",
                     "[]",
                     "not json"
                 }) {
