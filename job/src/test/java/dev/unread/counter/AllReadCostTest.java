@@ -69,8 +69,8 @@ class AllReadCostTest {
             send(ChatEvent.message(BOB, ALICE, c, 2, T0 + 1000));
             send(ChatEvent.message(BOB, ALICE, c, 3, T0 + 2000));
             for (long r = 0; r < threadsEach; r++) {
-                send(ChatEvent.reply(BOB, ALICE, c, 4 + 2 * r, 1, T0 + 3000, false));
-                send(ChatEvent.reply(BOB, ALICE, c, 5 + 2 * r, 1, T0 + 4000, false));
+                send(rootByAlice(ChatEvent.reply(BOB, ALICE, c, 4 + 2 * r, 1, T0 + 3000, false)));
+                send(rootByAlice(ChatEvent.reply(BOB, ALICE, c, 5 + 2 * r, 1, T0 + 4000, false)));
             }
         }
         // Few unread messages each: their sentAts are in the records, no entry of their own.
@@ -122,7 +122,7 @@ class AllReadCostTest {
         visitsBefore = counter.allReadVisits();
         harness.getOutput().clear();
         send(ChatEvent.message(BOB, ALICE, 1, 9, T0 + 9_000));
-        send(ChatEvent.reply(BOB, ALICE, 1, 10, 1, T0 + 9_000, false));
+        send(rootByAlice(ChatEvent.reply(BOB, ALICE, 1, 10, 1, T0 + 9_000, false)));
         assertThat(counter.allReadVisits()).isEqualTo(visitsBefore);
         assertThat(cursors()).extracting(c -> c.lastReadSeq).containsExactly(9L);
         assertThat(harness.extractOutputValues())
@@ -183,5 +183,11 @@ class AllReadCostTest {
 
     private void send(ChatEvent e) throws Exception {
         harness.processElement(e, 0L);
+    }
+
+    /** A reply that names Alice its root's sender: she follows its thread (version 4). */
+    private static ChatEvent rootByAlice(ChatEvent reply) {
+        reply.rootSenderId = ALICE;
+        return reply;
     }
 }

@@ -65,7 +65,7 @@ class UnreadCounterAllReadTest {
         send(ChatEvent.message(BOB, ALICE, CHAT, 5, 900));
         send(ChatEvent.message(BOB, ALICE, OTHER, 3, 900));
         send(ChatEvent.message(ALICE, ALICE, OTHER, 10, 10));
-        send(ChatEvent.reply(BOB, ALICE, OTHER, 11, 10, 900, false));
+        send(rootByAlice(ChatEvent.reply(BOB, ALICE, OTHER, 11, 10, 900, false)));
         assertThat(lastThread(OTHER, 10)).isEqualTo(1);
         asAnEarlierBuildKeptIt();
 
@@ -136,5 +136,11 @@ class UnreadCounterAllReadTest {
             }
         }
         return values;
+    }
+
+    /** A reply that names Alice its root's sender: she follows its thread (version 4). */
+    private static ChatEvent rootByAlice(ChatEvent reply) {
+        reply.rootSenderId = ALICE;
+        return reply;
     }
 }
