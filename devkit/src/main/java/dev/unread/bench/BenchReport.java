@@ -438,91 +438,71 @@ public record BenchReport(
 
     /** Issue 36: the full records against the same with edits and channel-wide mentions. */
     private void edits(StringBuilder md, Bench.JobFigures full, Bench.JobFigures edited) {
-        line(
+        besideFull(
                 md,
-                "## Edits and channel-wide mentions: %.0f%% of the conversation messages edited,"
-                        + " as many mentioning the whole channel (full records)",
-                options.editedWorkload().editShare() * 100);
-        line(md, "");
-        line(
-                md,
-                "| run | messages/s | Redis commands per message | Redis CPU µs per message |"
-                        + " savepoint | bytes per entry |");
-        line(md, "|---|--:|--:|--:|--:|--:|");
-        for (Bench.JobFigures job : List.of(full, edited)) {
-            line(
-                    md,
-                    "| %s | %,.0f | %.4f | %.3f | %s | %.1f |",
-                    job.traffic().name(),
-                    job.messagesPerSecond(),
-                    job.commandsPerMessage(),
-                    job.redisCpuMicrosPerMessage(),
-                    bytes(job.savepointBytes()),
-                    job.bytesPerEntry());
-        }
-        line(
-                md,
-                "| edited / full | %.2f | %.2f | %.2f | %.2f | %.2f |",
-                edited.messagesPerSecond() / full.messagesPerSecond(),
-                edited.commandsPerMessage() / full.commandsPerMessage(),
-                edited.redisCpuMicrosPerMessage() / full.redisCpuMicrosPerMessage(),
-                (double) edited.savepointBytes() / full.savepointBytes(),
-                edited.bytesPerEntry() / full.bytesPerEntry());
-        line(md, "");
-        line(
-                md,
+                String.format(
+                        Locale.ROOT,
+                        "Edits and channel-wide mentions: %.0f%% of the conversation messages"
+                                + " edited, as many mentioning the whole channel",
+                        options.editedWorkload().editShare() * 100),
+                "edited",
+                full,
+                edited,
                 "An edit is one chat-messages record to one receiver; the receiver keeps its newest"
                         + " time and verdict only while the message is unread.");
-        line(md, "");
     }
 
     /** Issue 37: the full records against the same with a share of read steps as ALL_READ. */
     private void allReads(StringBuilder md, Bench.JobFigures full, Bench.JobFigures allRead) {
-        line(
+        besideFull(
                 md,
-                "## Mark all as read: %.0f%% of the read steps ALL_READ (full records)",
-                options.allReadWorkload().allReadShare() * 100);
-        line(md, "");
-        line(md, "| run | messages/s | Redis commands per message | savepoint | bytes per entry |");
-        line(md, "|---|--:|--:|--:|--:|");
-        for (Bench.JobFigures job : List.of(full, allRead)) {
-            line(
-                    md,
-                    "| %s | %,.0f | %.4f | %s | %.1f |",
-                    job.traffic().name(),
-                    job.messagesPerSecond(),
-                    job.commandsPerMessage(),
-                    bytes(job.savepointBytes()),
-                    job.bytesPerEntry());
-        }
-        line(
-                md,
-                "| all read / full | %.2f | %.2f | %.2f | %.2f |",
-                allRead.messagesPerSecond() / full.messagesPerSecond(),
-                allRead.commandsPerMessage() / full.commandsPerMessage(),
-                (double) allRead.savepointBytes() / full.savepointBytes(),
-                allRead.bytesPerEntry() / full.bytesPerEntry());
-        line(md, "");
-        line(
-                md,
+                String.format(
+                        Locale.ROOT,
+                        "Mark all as read: %.0f%% of the read steps ALL_READ",
+                        options.allReadWorkload().allReadShare() * 100),
+                "all read",
+                full,
+                allRead,
                 "Both runs keep the sentAt of every unread message; an ALL_READ passes once over"
                         + " its user's conversations and threads.");
-        line(md, "");
     }
 
     /** Issue 26: the full records against the same with some messages deleted. */
     private void deletions(StringBuilder md, Bench.JobFigures full, Bench.JobFigures deleted) {
-        line(
+        besideFull(
                 md,
-                "## Deleted messages: %.0f%% of the conversation messages deleted (full records)",
-                options.deletedWorkload().deletedShare() * 100);
+                String.format(
+                        Locale.ROOT,
+                        "Deleted messages: %.0f%% of the conversation messages deleted",
+                        options.deletedWorkload().deletedShare() * 100),
+                "deleted",
+                full,
+                deleted,
+                "A deletion is published once and taken in by the counting operator once per"
+                        + " participant; each user keeps a deleted seq only while it is past"
+                        + " the user's cursor.");
+    }
+
+    /**
+     * A run of the full records with one feature's traffic in them ({@code other}, its row named
+     * {@code label}) beside the full run of the same bench, each figure as a ratio to the full
+     * run's.
+     */
+    private void besideFull(
+            StringBuilder md,
+            String title,
+            String label,
+            Bench.JobFigures full,
+            Bench.JobFigures other,
+            String note) {
+        line(md, "## %s (full records)", title);
         line(md, "");
         line(
                 md,
                 "| run | messages/s | Redis commands per message | Redis CPU µs per message |"
                         + " savepoint | bytes per entry |");
         line(md, "|---|--:|--:|--:|--:|--:|");
-        for (Bench.JobFigures job : List.of(full, deleted)) {
+        for (Bench.JobFigures job : List.of(full, other)) {
             line(
                     md,
                     "| %s | %,.0f | %.4f | %.3f | %s | %.1f |",
@@ -535,18 +515,15 @@ public record BenchReport(
         }
         line(
                 md,
-                "| deleted / full | %.2f | %.2f | %.2f | %.2f | %.2f |",
-                deleted.messagesPerSecond() / full.messagesPerSecond(),
-                deleted.commandsPerMessage() / full.commandsPerMessage(),
-                deleted.redisCpuMicrosPerMessage() / full.redisCpuMicrosPerMessage(),
-                (double) deleted.savepointBytes() / full.savepointBytes(),
-                deleted.bytesPerEntry() / full.bytesPerEntry());
+                "| %s / full | %.2f | %.2f | %.2f | %.2f | %.2f |",
+                label,
+                other.messagesPerSecond() / full.messagesPerSecond(),
+                other.commandsPerMessage() / full.commandsPerMessage(),
+                other.redisCpuMicrosPerMessage() / full.redisCpuMicrosPerMessage(),
+                (double) other.savepointBytes() / full.savepointBytes(),
+                other.bytesPerEntry() / full.bytesPerEntry());
         line(md, "");
-        line(
-                md,
-                "A deletion is published once and taken in by the counting operator once per"
-                        + " participant; each user keeps a deleted seq only while it is past"
-                        + " the user's cursor.");
+        line(md, "%s", note);
         line(md, "");
     }
 
