@@ -637,7 +637,13 @@ public final class Oracle {
     public Set<Long> conversationsOf(long userId) {
         Set<Long> result = new TreeSet<>();
         for (Map<Member, ?> map :
-                List.of(seqsFromOthers, preferences, markedAt, conversationReadAt)) {
+                List.of(
+                        seqsFromOthers,
+                        preferences,
+                        ignoreChannelMentions,
+                        markedAt,
+                        conversationReadAt,
+                        edits)) {
             map.keySet()
                     .forEach(
                             m -> {

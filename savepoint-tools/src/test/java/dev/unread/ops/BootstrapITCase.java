@@ -136,6 +136,7 @@ class BootstrapITCase {
                         || e.kind == ChatEvent.Kind.CONVERSATION_READ) {
                     ChatEvent copy = EventStreams.copy(e);
                     copy.mentioned = false;
+                    copy.mentionsAll = false;
                     kept.add(copy);
                 }
             }

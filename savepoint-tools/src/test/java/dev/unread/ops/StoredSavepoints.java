@@ -83,7 +83,8 @@ final class StoredSavepoints {
             throws Exception {
         List<Record> records = readRecords(stored.resolve("records.tsv"));
         List<ChatEvent> before = events(records);
-        Oracle old = Oracle.of(before);
+        // What the stored version wrote: its follows, which version 4 keeps as they were.
+        Oracle old = Oracle.afterUpgrade(before, List.of());
         // The job may claim files of the savepoint it starts from: it gets a copy.
         Path savepoint = work.resolve(stored.getFileName().toString());
         copy(stored.resolve("savepoint"), savepoint);
