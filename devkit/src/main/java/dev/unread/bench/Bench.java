@@ -410,9 +410,6 @@ public final class Bench {
      * full run. The counting operator takes a deletion in once per participant or member, not as
      * the one record published.
      */
-    /** The name of the run with deletions, which the report finds it by. */
-    static final String DELETED = "full, deleted";
-
     private JobFigures runDeleted(EmbeddedKafka kafka, Path dataDir) throws Exception {
         UnreadConfig config = config(kafka, "deleted");
         TrafficGenerator generator = generator(options.deletedWorkload());
@@ -466,10 +463,15 @@ public final class Bench {
         return runJob(config, publish(kafka, config, ALL_READ_RUN, generator), dataDir);
     }
 
-    /** The names of the runs beside the full one, as their figures carry them. */
+    /**
+     * The names of the runs beside the full one, as their figures carry them and the report finds
+     * them.
+     */
     static final String DELETED_RUN = "full, deleted";
 
     static final String ALL_READ_RUN = "full, all read";
+
+    static final String EDITED_RUN = "full, edited";
 
     /**
      * The full records with some conversation messages edited right after them and as many
@@ -486,9 +488,6 @@ public final class Bench {
         Traffic traffic = publish(kafka, config, EDITED_RUN, generator);
         return runJob(config, traffic, dataDir);
     }
-
-    /** The name of the run with edits, which the report finds it by. */
-    static final String EDITED_RUN = "full, edited";
 
     JobFigures runJob(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
         return runJob(config, traffic, traffic.counterEvents(), dataDir);

@@ -85,9 +85,17 @@ class BenchITCase {
                             .run();
         }
 
-        // The badge-only, full, and full with deletions runs: the last one ends only if the
-        // counting operator took in each deletion once per participant, as the bench expects.
-        assertThat(report.jobs()).hasSize(3);
+        // The badge-only, full, and full with deletions, with ALL_READs and with edits: the
+        // deleted run ends only if the counting operator took in each deletion once per
+        // participant, as the bench expects.
+        assertThat(report.jobs())
+                .extracting(job -> job.traffic().name())
+                .containsExactly(
+                        "badge-only",
+                        "full",
+                        Bench.DELETED_RUN,
+                        Bench.ALL_READ_RUN,
+                        Bench.EDITED_RUN);
         Bench.JobFigures badgeJob = report.jobs().get(0);
         Bench.JobFigures fullJob = report.jobs().get(1);
         for (Bench.JobFigures job : report.jobs()) {
