@@ -311,4 +311,29 @@ class GroupFanOutTest {
         assertThat(GroupFanOut.isMember(events, 11)).isFalse();
         assertThat(GroupFanOut.isMember(events, 21)).isTrue();
     }
+
+    @Test
+    void anEditReachesTheMembersItsMessageReachedButItsSenderAndNamesWhomItMentions()
+            throws Exception {
+        long dave = 10089;
+        ConversationEvent reply = ConversationEvent.reply(GROUP, 5, 4, BOB, 1005);
+        send(
+                ConversationEvent.joined(GROUP, ALICE, 1),
+                ConversationEvent.joined(GROUP, BOB, 2),
+                ConversationEvent.joined(GROUP, CAROL, 3),
+                reply,
+                // Dave joins and Carol leaves after the message: the edit reaches whom the
+                // message reached; an edit of a seq without a message reaches no one.
+                ConversationEvent.joined(GROUP, dave, 6),
+                ConversationEvent.left(GROUP, CAROL, 7));
+        output();
+        send(
+                ConversationEvent.edited(GROUP, 5, 2000, true, CAROL),
+                ConversationEvent.edited(GROUP, 9, 2000, true, ALICE));
+        List<ChatEvent> edits = output();
+        assertThat(edits)
+                .containsExactlyInAnyOrder(
+                        ChatEvent.edited(ALICE, GROUP, 5, 4, 2000, false, true),
+                        ChatEvent.edited(CAROL, GROUP, 5, 4, 2000, true, true));
+    }
 }
