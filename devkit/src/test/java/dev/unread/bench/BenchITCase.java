@@ -54,7 +54,8 @@ class BenchITCase {
                         List.of(3_000L),
                         30,
                         Duration.ofSeconds(2),
-                        1000,
+                        // No rate given: the bench looks for the rate the job sustains.
+                        0,
                         50,
                         new GroupBench.Options(groups, GROUP_RECORDS, REPLY_SHARE),
                         new LiveLoad.Options(STREAMS, Duration.ofSeconds(3)),
@@ -161,6 +162,12 @@ class BenchITCase {
 
         assertThat(report.latency().afterRestore().probes()).isEqualTo(50);
         assertThat(report.latency().steady().probes()).isEqualTo(100);
+        assertThat(report.latency().steadyLive().probes()).isEqualTo(50);
+        assertThat(report.latency().steadyOther().probes()).isEqualTo(50);
+        assertThat(report.latency().sustainedRecordsPerSecond()).isPositive();
+        assertThat(report.latency().recordsPerSecond())
+                .isEqualTo(
+                        SustainedRate.LATENCY_SHARE * report.latency().sustainedRecordsPerSecond());
         assertThat(report.latency().landed()).isEqualTo(report.latency().probes());
         assertThat(report.latency().p50Millis())
                 .isPositive()
