@@ -215,6 +215,9 @@ public final class EmbeddedKafka implements AutoCloseable {
                 }
             }
             awaitLeaders(admin, topic);
+            awaitServed(admin, Set.of(topic));
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("topic " + topic + " is not served", e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topic " + topic, e);
@@ -241,32 +244,37 @@ public final class EmbeddedKafka implements AutoCloseable {
         awaitPartitionsServed();
     }
 
-    /**
-     * Waits until the broker leads every partition again. Start-up returns while partitions are
-     * still being handed their new leader epoch, and an idempotent producer whose first batch to a
-     * partition is refused then (NOT_LEADER_OR_FOLLOWER) while its second is taken can be stuck
-     * with OUT_OF_ORDER_SEQUENCE_NUMBER until its delivery timeout. Listing offsets is answered
-     * only by a partition's leader, and the admin client retries it until it is.
-     */
+    /** Waits until the broker leads every partition again, as {@link #awaitServed} says. */
     private void awaitPartitionsServed() {
         try (Admin admin = admin()) {
-            Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
-            Set<String> topics = admin.listTopics().names().get();
-            for (TopicDescription topic :
-                    admin.describeTopics(topics).allTopicNames().get().values()) {
-                for (TopicPartitionInfo partition : topic.partitions()) {
-                    partitions.put(
-                            new TopicPartition(topic.name(), partition.partition()),
-                            OffsetSpec.latest());
-                }
-            }
-            admin.listOffsets(partitions).all().get();
+            awaitServed(admin, admin.listTopics().names().get());
         } catch (ExecutionException e) {
             throw new IllegalStateException("Kafka broker did not serve after restart", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while restarting Kafka", e);
         }
+    }
+
+    /**
+     * Returns once the broker serves every partition of {@code topics} as their leader. A leader in
+     * the metadata comes before the partition is handed its leader epoch, after a restart and after
+     * a topic's creation alike, and an idempotent producer whose first batch to a partition is
+     * refused then (NOT_LEADER_OR_FOLLOWER) while its second is taken can be stuck with
+     * OUT_OF_ORDER_SEQUENCE_NUMBER until its delivery timeout. Listing offsets is answered only by
+     * a partition's leader, and the admin client retries it until it is.
+     */
+    private static void awaitServed(Admin admin, Set<String> topics)
+            throws ExecutionException, InterruptedException {
+        Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
+        for (TopicDescription topic : admin.describeTopics(topics).allTopicNames().get().values()) {
+            for (TopicPartitionInfo partition : topic.partitions()) {
+                partitions.put(
+                        new TopicPartition(topic.name(), partition.partition()),
+                        OffsetSpec.latest());
+            }
+        }
+        admin.listOffsets(partitions).all().get();
     }
 
     /** Stops the broker and deletes its data. */
