@@ -3,6 +3,7 @@ package dev.unread.testing;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.EventJson;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.events.ConversationEvent;
@@ -49,16 +50,16 @@ public final class ChatRecords {
                     e.isMessage()
                             ? message(e)
                             : e.kind == ConversationEvent.Kind.MESSAGE_EDITED
-                                    ? dev.unread.contract.EventJson.groupEdited(
+                                    ? EventJson.groupEdited(
                                             e.conversationId,
                                             e.seq,
                                             e.sentAt,
                                             e.mentionsAll,
                                             e.mentions)
                                     : e.kind == ConversationEvent.Kind.MESSAGE_DELETED
-                                            ? dev.unread.contract.EventJson.messageDeleted(
+                                            ? EventJson.messageDeleted(
                                                     e.conversationId, e.seq, EventStreams.T0)
-                                            : dev.unread.contract.EventJson.membership(
+                                            : EventJson.membership(
                                                     e.kind == ConversationEvent.Kind.MEMBER_JOINED,
                                                     e.conversationId,
                                                     e.userId,
@@ -66,7 +67,7 @@ public final class ChatRecords {
             records.add(
                     new ProducerRecord<>(
                             config.conversationsTopic,
-                            dev.unread.contract.EventJson.key(e.conversationId).getBytes(UTF_8),
+                            EventJson.key(e.conversationId).getBytes(UTF_8),
                             json.getBytes(UTF_8)));
         }
         return records;
@@ -75,15 +76,18 @@ public final class ChatRecords {
     private static String message(ConversationEvent e) {
         String json =
                 e.threadSeq > 0
-                        ? dev.unread.contract.EventJson.groupReply(
+                        ? EventJson.groupReply(
                                 e.conversationId,
                                 e.seq,
                                 e.threadSeq,
                                 e.senderId,
                                 e.sentAt,
                                 e.mentions)
-                        : dev.unread.contract.EventJson.groupMessage(
+                        : EventJson.groupMessage(
                                 e.conversationId, e.seq, e.senderId, e.sentAt, e.mentions);
-        return e.mentionsAll ? dev.unread.contract.EventJson.mentioningAll(json) : json;
+        if (e.rootSenderId > 0) {
+            json = EventJson.withRootSender(json, e.rootSenderId);
+        }
+        return e.mentionsAll ? EventJson.mentioningAll(json) : json;
     }
 }

@@ -159,8 +159,8 @@ public final class JobHarness {
 
     /**
      * {@code eventCount} valid events from {@code seed}, a fifth as many {@code chat-conversations}
-     * records in the same conversations (with their members' reads), ALL_READs of most users, and
-     * {@code bad} mixed in.
+     * records in the same conversations (with their members' reads, thread reads, follows,
+     * preferences and edits), ALL_READs of most users, and {@code bad} mixed in.
      */
     public static Traffic traffic(
             UnreadConfig config, long seed, int eventCount, List<BadRecords.Bad> bad) {
@@ -191,7 +191,9 @@ public final class JobHarness {
         // job (steps of a test) must not share a group, whose members of one seed would join
         // late for the messages of another.
         GroupStreams groups = new GroupStreams(streams.random(), firstUser, firstUser);
-        GroupStreams.Traffic group = groups.traffic(eventCount / 5, 12);
+        // With threads: replies, follows, channel-wide mentions and edits in groups too, so every
+        // fault also meets an edit published after its message and a preference that ignores @all.
+        GroupStreams.Traffic group = groups.threadTraffic(eventCount / 5, 12);
         events.addAll(group.reads());
         List<ConversationEvent> conversations =
                 DeletionStreams.among(group.records(), events, streams.random());

@@ -7,6 +7,7 @@ import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEvent.Kind;
 import dev.unread.events.ConversationEvent;
+import dev.unread.events.ConversationParser;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +18,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The traffic of the end-to-end and reliability tests has threads and deletions in every run and in
- * every part of it, so that each fault is crossed by them. Without this, a change to the harness or
- * the generators could leave the suites green while they compare empty thread keys.
+ * every part of it, so that each fault is crossed by them, and edits, channel-wide mentions and the
+ * preference that ignores them in one-to-one conversations and groups alike. Without this, a change
+ * to the harness or the generators could leave the suites green while they compare empty thread
+ * keys.
  */
 class JobHarnessTrafficTest {
 
@@ -53,6 +56,12 @@ class JobHarnessTrafficTest {
                         "thread read",
                         "follow",
                         "unfollow",
+                        "edit",
+                        "group edit",
+                        "channel-wide mention",
+                        "group channel-wide mention",
+                        "ignore channel mentions",
+                        "group reply",
                         "deleted reply",
                         "deleted root",
                         "deleted group message",
@@ -63,6 +72,27 @@ class JobHarnessTrafficTest {
                 .allSatisfy(
                         (corner, n) ->
                                 assertThat(n).as(corner).isGreaterThanOrEqualTo(SEEDS * 9 / 10));
+    }
+
+    /**
+     * Every group record reaches the job as the oracle reads it: the JSON the harness publishes
+     * parses back to the event, a reply's root sender and a message's @all included.
+     */
+    @Test
+    void everyGroupRecordParsesBackToItsEvent() throws Exception {
+        UnreadConfig config = UnreadConfig.with(Map.of());
+        ConversationParser parser = new ConversationParser();
+        for (long seed = 1; seed <= SEEDS; seed++) {
+            List<ConversationEvent> events =
+                    JobHarness.traffic(config, seed, 3000, List.of()).conversations();
+            List<ProducerRecord<byte[], byte[]>> records =
+                    ChatRecords.ofConversations(config, events);
+            for (int i = 0; i < events.size(); i++) {
+                assertThat(parser.parse(records.get(i).value()).toString())
+                        .as(JobHarness.context(seed))
+                        .isEqualTo(events.get(i).toString());
+            }
+        }
     }
 
     /** A reply, thread read or follow: the one kind of record that names a thread. */
@@ -86,6 +116,13 @@ class JobHarnessTrafficTest {
                 corners.add("thread read");
             } else if (e.kind == Kind.THREAD_FOLLOWED) {
                 corners.add(e.seq == 1 ? "follow" : "unfollow");
+            } else if (e.kind == Kind.MESSAGE_EDITED) {
+                corners.add("edit");
+            } else if (e.kind == Kind.CONVERSATION_PREFERENCE && e.carriesIgnoreChannelMentions()) {
+                corners.add("ignore channel mentions");
+            }
+            if (e.mentionsAll && e.kind == Kind.MESSAGE) {
+                corners.add("channel-wide mention");
             }
         }
         Map<Long, Long> cursors = new TreeMap<>();
@@ -98,6 +135,14 @@ class JobHarnessTrafficTest {
         for (ConversationEvent e : traffic.conversations()) {
             if (e.isMessage()) {
                 groupMessages.add(e.conversationId + ":" + e.seq);
+                if (e.threadSeq > 0) {
+                    corners.add("group reply");
+                }
+                if (e.mentionsAll) {
+                    corners.add("group channel-wide mention");
+                }
+            } else if (e.kind == ConversationEvent.Kind.MESSAGE_EDITED) {
+                corners.add("group edit");
             }
         }
         for (ConversationEvent e : traffic.conversations()) {
