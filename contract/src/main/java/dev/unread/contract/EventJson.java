@@ -173,13 +173,7 @@ public final class EventJson {
                         .append(senderId)
                         .append(",\"sentAt\":")
                         .append(sentAt);
-        if (mentions.length > 0) {
-            json.append(",\"mentions\":[");
-            for (int i = 0; i < mentions.length; i++) {
-                json.append(i == 0 ? "" : ",").append(mentions[i]);
-            }
-            json.append(']');
-        }
+        appendMentions(json, mentions);
         return json.append('}').toString();
     }
 
@@ -338,17 +332,23 @@ public final class EventJson {
                         .append(conversationId)
                         .append(",\"seq\":")
                         .append(seq);
-        if (mentions.length > 0) {
-            json.append(",\"mentions\":[");
-            for (int i = 0; i < mentions.length; i++) {
-                json.append(i == 0 ? "" : ",").append(mentions[i]);
-            }
-            json.append(']');
-        }
+        appendMentions(json, mentions);
         if (mentionsAll) {
             json.append(",\"mentionsAll\":true");
         }
         return json.append(",\"editedAt\":").append(editedAt).append('}').toString();
+    }
+
+    /** {@code ,"mentions":[…]} after {@code json}, or nothing when {@code mentions} is empty. */
+    private static void appendMentions(StringBuilder json, long[] mentions) {
+        if (mentions.length == 0) {
+            return;
+        }
+        json.append(",\"mentions\":[");
+        for (int i = 0; i < mentions.length; i++) {
+            json.append(i == 0 ? "" : ",").append(mentions[i]);
+        }
+        json.append(']');
     }
 
     /**

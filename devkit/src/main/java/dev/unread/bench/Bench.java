@@ -265,14 +265,23 @@ public final class Bench {
             jobs.add(runJob(badgeConfig, badge, dataDir.resolve("badge")));
             JobFigures fullJob = runJob(fullConfig, full, dataDir.resolve("full"));
             jobs.add(fullJob);
-            if (options.deletedWorkload() != null) {
-                jobs.add(runDeleted(kafka, dataDir.resolve("deleted")));
+            Workload deleted = options.deletedWorkload();
+            if (deleted != null) {
+                String what = percent(deleted.deletedShare()) + " of conversation messages deleted";
+                jobs.add(runBeside(kafka, "deleted", DELETED_RUN, deleted, what, dataDir));
             }
-            if (options.allReadWorkload() != null) {
-                jobs.add(runAllRead(kafka, dataDir.resolve("all-read")));
+            Workload allRead = options.allReadWorkload();
+            if (allRead != null) {
+                String what = percent(allRead.allReadShare()) + " of read steps ALL_READ";
+                jobs.add(runBeside(kafka, "all-read", ALL_READ_RUN, allRead, what, dataDir));
             }
-            if (options.editedWorkload() != null) {
-                jobs.add(runEdited(kafka, dataDir.resolve("edited")));
+            Workload edited = options.editedWorkload();
+            if (edited != null) {
+                String what =
+                        percent(edited.editShare())
+                                + " of conversation messages edited and as many mentioning the"
+                                + " whole channel";
+                jobs.add(runBeside(kafka, "edited", EDITED_RUN, edited, what, dataDir));
             }
             List<JobFigures> liveJobs = new ArrayList<>();
             if (options.liveShare() > 0) {
@@ -406,22 +415,28 @@ public final class Bench {
     }
 
     /**
-     * The full records with some conversation messages deleted, for what deletions cost beside the
-     * full run. The counting operator takes a deletion in once per participant or member, not as
-     * the one record published.
+     * The full records with one thing more ({@code workload}, {@code what} it adds), published to
+     * topics of their own and run as {@code run}, for what that thing costs beside the full run.
+     * The counting operator takes a deletion in once per participant or member, not as the one
+     * record published.
      */
-    private JobFigures runDeleted(EmbeddedKafka kafka, Path dataDir) throws Exception {
-        UnreadConfig config = config(kafka, "deleted");
-        TrafficGenerator generator = generator(options.deletedWorkload());
-        say(
-                "publishing %,d records of full traffic, %.0f%% of conversation messages deleted",
-                options.records(), options.deletedWorkload().deletedShare() * 100);
-        Traffic traffic = publish(kafka, config, DELETED_RUN, generator);
+    private JobFigures runBeside(
+            EmbeddedKafka kafka,
+            String topics,
+            String run,
+            Workload workload,
+            String what,
+            Path dataDir)
+            throws Exception {
+        UnreadConfig config = config(kafka, topics);
+        TrafficGenerator generator = generator(workload);
+        say("publishing %,d records of full traffic, %s", options.records(), what);
+        Traffic traffic = publish(kafka, config, run, generator);
         return runJob(
                 config,
                 traffic,
                 traffic.counterEvents() - generator.deletions() + generator.deletionDeliveries(),
-                dataDir);
+                dataDir.resolve(topics));
     }
 
     /**
@@ -451,19 +466,6 @@ public final class Bench {
     }
 
     /**
-     * The full records with a share of the read steps sent as ALL_READ, for what mark-all-read
-     * costs beside the full run: each one passes over its user's conversations and threads.
-     */
-    private JobFigures runAllRead(EmbeddedKafka kafka, Path dataDir) throws Exception {
-        UnreadConfig config = config(kafka, "all-read");
-        TrafficGenerator generator = generator(options.allReadWorkload());
-        say(
-                "publishing %,d records of full traffic, %.0f%% of read steps ALL_READ",
-                options.records(), options.allReadWorkload().allReadShare() * 100);
-        return runJob(config, publish(kafka, config, ALL_READ_RUN, generator), dataDir);
-    }
-
-    /**
      * The names of the runs beside the full one, as their figures carry them and the report finds
      * them.
      */
@@ -472,22 +474,6 @@ public final class Bench {
     static final String ALL_READ_RUN = "full, all read";
 
     static final String EDITED_RUN = "full, edited";
-
-    /**
-     * The full records with some conversation messages edited right after them and as many
-     * mentioning the whole channel, for what edits and channel-wide mentions cost beside the full
-     * run. Each edit is one chat-messages record to one receiver.
-     */
-    private JobFigures runEdited(EmbeddedKafka kafka, Path dataDir) throws Exception {
-        UnreadConfig config = config(kafka, "edited");
-        TrafficGenerator generator = generator(options.editedWorkload());
-        say(
-                "publishing %,d records of full traffic, %.0f%% of conversation messages edited"
-                        + " and as many mentioning the whole channel",
-                options.records(), options.editedWorkload().editShare() * 100);
-        Traffic traffic = publish(kafka, config, EDITED_RUN, generator);
-        return runJob(config, traffic, dataDir);
-    }
 
     JobFigures runJob(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
         return runJob(config, traffic, traffic.counterEvents(), dataDir);
@@ -687,6 +673,10 @@ public final class Bench {
     void say(String format, Object... args) {
         progress.println("bench: " + String.format(format, args));
         progress.flush();
+    }
+
+    private static String percent(double share) {
+        return String.format(Locale.ROOT, "%.0f%%", share * 100);
     }
 
     private static long treeSize(Path dir) throws IOException {

@@ -1,5 +1,6 @@
 package dev.unread.generator;
 
+import dev.unread.contract.EventJson;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.events.ConversationEvent;
@@ -727,12 +728,11 @@ public final class TrafficGenerator {
     private TrafficRecord conversationRecord(ConversationEvent event) {
         String value = conversationValue(event);
         if (event.mentionsAll && event.kind == ConversationEvent.Kind.MESSAGE) {
-            value = dev.unread.contract.EventJson.mentioningAll(value);
+            value = EventJson.mentioningAll(value);
         }
         return new TrafficRecord(
                 Topic.CONVERSATIONS,
-                dev.unread.contract.EventJson.key(event.conversationId)
-                        .getBytes(StandardCharsets.UTF_8),
+                EventJson.key(event.conversationId).getBytes(StandardCharsets.UTF_8),
                 value.getBytes(StandardCharsets.UTF_8),
                 null,
                 event,
@@ -741,7 +741,7 @@ public final class TrafficGenerator {
 
     private String conversationValue(ConversationEvent event) {
         if (event.kind == ConversationEvent.Kind.MESSAGE_EDITED) {
-            return dev.unread.contract.EventJson.groupEdited(
+            return EventJson.groupEdited(
                     event.conversationId,
                     event.seq,
                     event.sentAt,
@@ -750,20 +750,19 @@ public final class TrafficGenerator {
         }
         return event.kind == ConversationEvent.Kind.MESSAGE
                 ? event.threadSeq > 0
-                        ? dev.unread.contract.EventJson.withRootSender(
-                                dev.unread.contract.EventJson.groupReply(
+                        ? EventJson.withRootSender(
+                                EventJson.groupReply(
                                         event.conversationId,
                                         event.seq,
                                         event.threadSeq,
                                         event.senderId,
                                         event.sentAt),
                                 event.rootSenderId)
-                        : dev.unread.contract.EventJson.groupMessage(
+                        : EventJson.groupMessage(
                                 event.conversationId, event.seq, event.senderId, event.sentAt)
                 : event.kind == ConversationEvent.Kind.MESSAGE_DELETED
-                        ? dev.unread.contract.EventJson.messageDeleted(
-                                event.conversationId, event.seq, now())
-                        : dev.unread.contract.EventJson.membership(
+                        ? EventJson.messageDeleted(event.conversationId, event.seq, now())
+                        : EventJson.membership(
                                 event.kind == ConversationEvent.Kind.MEMBER_JOINED,
                                 event.conversationId,
                                 event.userId,

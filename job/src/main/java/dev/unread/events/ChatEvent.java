@@ -282,27 +282,12 @@ public class ChatEvent {
     public String toString() {
         switch (kind) {
             case MESSAGE:
-                return "MESSAGE("
-                        + senderId
-                        + "->"
+            case MESSAGE_EDITED:
+                return (kind == Kind.MESSAGE ? "MESSAGE(" + senderId + "->" : "EDITED(")
                         + userId
                         + (hasConversation() ? " c" + conversationId + "#" + seq : "")
                         + (isReply() ? " in " + threadSeq : "")
                         + (rootSenderId > 0 ? " root by " + rootSenderId : "")
-                        + (mentioned ? " mentioned" : "")
-                        + (mentionsAll ? " @all" : "")
-                        + (deleted ? " deleted" : "")
-                        + " @"
-                        + time
-                        + ")";
-            case MESSAGE_EDITED:
-                return "EDITED("
-                        + userId
-                        + " c"
-                        + conversationId
-                        + "#"
-                        + seq
-                        + (isReply() ? " in " + threadSeq : "")
                         + (mentioned ? " mentioned" : "")
                         + (mentionsAll ? " @all" : "")
                         + (deleted ? " deleted" : "")
