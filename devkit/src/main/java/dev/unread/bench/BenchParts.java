@@ -61,6 +61,29 @@ final class BenchParts {
         if (groups.threads() != null) {
             groupThreads(md, once, groups.threads());
         }
+        if (groups.edits() != null) {
+            groupEdits(md, once, groups.edits(), groups.options().editShare());
+        }
+    }
+
+    /** The run with edits and @channel beside the same groups' run without them, as ratios. */
+    private static void groupEdits(
+            StringBuilder md, GroupBench.Run without, GroupBench.Edits edits, double share) {
+        GroupBench.Run with = edits.run();
+        line(md, "### The same groups with edits and channel-wide mentions");
+        line(md, "");
+        line(
+                md,
+                "The same generated groups published once, %.0f%% of the messages edited and as"
+                        + " many mentioning the whole group: %,d edits, each fanned out to %,d"
+                        + " records in all (a member's edit decides its mention); %,d deliveries.",
+                share * 100,
+                edits.edits(),
+                edits.editDeliveries(),
+                with.deliveries());
+        line(md, "");
+        runs(md, with, without, "with / without edits");
+        line(md, "");
     }
 
     /** The run with threads beside the same groups' run without them, as ratios. */

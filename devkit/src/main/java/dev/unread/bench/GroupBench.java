@@ -24,7 +24,9 @@ import java.util.Set;
  * <p>With a reply share, a third run reads the same groups with threads (issue 25), published once:
  * the generator's same messages, a share of them replies, and members' thread reads and follows
  * after some replies, so its state per member and Redis commands per delivery stand beside the run
- * without threads.
+ * without threads. With an edit share, a fourth reads them with a share of the messages edited and
+ * as many mentioning the whole group (issue 36): an edit and an @channel cost the fan-out what
+ * their message does.
  */
 public final class GroupBench {
 
@@ -37,13 +39,19 @@ public final class GroupBench {
      * @param records records the generator makes (the producer's fan-out publishes more)
      * @param replyShare the share of the threads run's messages that reply (its workload's {@code
      *     replyShare}); 0 skips that run
+     * @param editShare the share of the edits run's messages edited, and as many mentioning the
+     *     whole group (its workload's {@code editShare}); 0 skips that run
      */
-    public record Options(Workload workload, long records, double replyShare) {
+    public record Options(Workload workload, long records, double replyShare, double editShare) {
         public Options {
             if (!(replyShare >= 0 && replyShare <= 1)) {
                 throw new IllegalArgumentException(
                         "replyShare must be in 0..1 (0 skips the run with threads), was "
                                 + replyShare);
+            }
+            if (!(editShare >= 0 && editShare <= 1)) {
+                throw new IllegalArgumentException(
+                        "editShare must be in 0..1 (0 skips the run with edits), was " + editShare);
             }
         }
     }
@@ -83,8 +91,12 @@ public final class GroupBench {
      */
     record Threads(long replies, long threadReads, long threadFollows, Run run) {}
 
+    /** The run with edits: its group edits, the records they make per member, and the figures. */
+    record Edits(long edits, long editDeliveries, Run run) {}
+
     /**
      * @param threads null when the options' reply share is 0
+     * @param edits null when the options' edit share is 0
      */
     record Result(
             Options options,
@@ -93,7 +105,8 @@ public final class GroupBench {
             List<SizeClass> sizes,
             Run once,
             Run producer,
-            Threads threads) {}
+            Threads threads,
+            Edits edits) {}
 
     private GroupBench() {}
 
@@ -101,27 +114,29 @@ public final class GroupBench {
             throws Exception {
         UnreadConfig onceConfig = bench.config(kafka, "group-once");
         UnreadConfig producerConfig = bench.config(kafka, "group-producer");
-        UnreadConfig threadsConfig = bench.config(kafka, "group-threads");
         bench.say(
                 "publishing %,d records of group traffic, once and fanned out by the producer",
                 options.records());
         TrafficGenerator generator = Bench.generator(options.workload());
         ProducerFanOut fanOut = new ProducerFanOut();
-        TrafficGenerator threaded =
-                options.replyShare() > 0 ? Bench.generator(threadWorkload(options)) : null;
-        // Counts the threaded records' deliveries; publishes nothing.
-        ProducerFanOut threadedMembers = new ProducerFanOut();
-        long threadedValid = 0;
         long onceValid = 0;
         long[] producerValid = {0};
         long[] groups = new long[SIZE_CLASSES.length];
         long[] messages = new long[SIZE_CLASSES.length];
         long[] deliveries = new long[SIZE_CLASSES.length];
         Set<Long> seen = new HashSet<>();
+        Beside threads =
+                options.replyShare() > 0
+                        ? new Beside(bench, kafka, "group-threads", threadWorkload(options))
+                        : null;
+        Beside edits =
+                options.editShare() > 0
+                        ? new Beside(bench, kafka, "group-edits", editWorkload(options))
+                        : null;
         try (TrafficProducer once = producer(kafka, onceConfig);
                 TrafficProducer producer = producer(kafka, producerConfig);
-                TrafficProducer threads =
-                        threaded == null ? null : producer(kafka, threadsConfig)) {
+                threads;
+                edits) {
             for (long i = 0; i < options.records(); i++) {
                 TrafficRecord record = generator.next();
                 once.send(record);
@@ -146,24 +161,51 @@ public final class GroupBench {
                                 producerValid[0]++;
                             }
                         });
-                if (threaded != null) {
-                    TrafficRecord threadedRecord = threaded.next();
-                    threads.send(threadedRecord);
-                    threadedValid += threadedRecord.valid() ? 1 : 0;
-                    threadedMembers.apply(threadedRecord, r -> {});
+                for (Beside beside : new Beside[] {threads, edits}) {
+                    if (beside != null) {
+                        beside.next();
+                    }
                 }
             }
             once.flush();
             producer.flush();
             long failed = once.failed() + producer.failed();
-            if (threads != null) {
-                threads.flush();
-                failed += threads.failed();
+            for (Beside beside : new Beside[] {threads, edits}) {
+                failed += beside == null ? 0 : beside.flush();
             }
             if (failed > 0) {
                 throw new IllegalStateException(failed + " group records were not published");
             }
         }
+        return result(
+                bench,
+                options,
+                generator,
+                fanOut,
+                onceValid,
+                producerValid[0],
+                producerConfig,
+                onceConfig,
+                sizes(groups, messages, deliveries),
+                threads,
+                edits,
+                dataDir);
+    }
+
+    private static Result result(
+            Bench bench,
+            Options options,
+            TrafficGenerator generator,
+            ProducerFanOut fanOut,
+            long onceValid,
+            long producerValid,
+            UnreadConfig producerConfig,
+            UnreadConfig onceConfig,
+            List<SizeClass> sizes,
+            Beside threads,
+            Beside edits,
+            Path dataDir)
+            throws Exception {
         long groupMessages = generator.publishedMessages();
         long memberships = generator.memberships();
         long delivered = fanOut.deliveries();
@@ -184,20 +226,47 @@ public final class GroupBench {
                         onceConfig,
                         generator,
                         onceValid,
-                        delivered,
+                        fanOut,
                         dataDir.resolve("group-once"));
         Run producerRun =
                 new Run(
                         "fanned out by the producer",
-                        producerValid[0],
+                        producerValid,
                         delivered,
                         memberships,
                         bench.runJob(
                                 producerConfig,
                                 traffic(generator, delivered, producerConfig)
                                         .named("groups fanned out by the producer"),
-                                producerValid[0] + producerCopies,
+                                producerValid + producerCopies,
                                 dataDir.resolve("group-producer")));
+        Threads threadsRun =
+                threads == null
+                        ? null
+                        : new Threads(
+                                threads.generator.replies(),
+                                threads.generator.threadReads(),
+                                threads.generator.threadFollows(),
+                                threads.run(bench, "published once, with threads", dataDir));
+        Edits editsRun =
+                edits == null
+                        ? null
+                        : new Edits(
+                                edits.members.edits(),
+                                edits.members.editDeliveries(),
+                                edits.run(bench, "published once, with edits", dataDir));
+        return new Result(
+                options,
+                groupMessages,
+                otherEvents,
+                sizes,
+                onceRun,
+                producerRun,
+                threadsRun,
+                editsRun);
+    }
+
+    private static List<SizeClass> sizes(long[] groups, long[] messages, long[] deliveries) {
         List<SizeClass> sizes = new ArrayList<>();
         for (int i = 0; i < SIZE_CLASSES.length; i++) {
             sizes.add(
@@ -208,23 +277,52 @@ public final class GroupBench {
                             messages[i],
                             deliveries[i]));
         }
-        Threads threadsRun =
-                threaded == null
-                        ? null
-                        : new Threads(
-                                threaded.replies(),
-                                threaded.threadReads(),
-                                threaded.threadFollows(),
-                                runOnce(
-                                        bench,
-                                        "published once, with threads",
-                                        threadsConfig,
-                                        threaded,
-                                        threadedValid,
-                                        threadedMembers.deliveries(),
-                                        dataDir.resolve("group-threads")));
-        return new Result(
-                options, groupMessages, otherEvents, sizes, onceRun, producerRun, threadsRun);
+        return sizes;
+    }
+
+    /**
+     * A traffic published once beside the plain one, record for record, on topics of its own: the
+     * same groups with one thing more.
+     */
+    private static final class Beside implements AutoCloseable {
+        final UnreadConfig config;
+        final TrafficGenerator generator;
+        final TrafficProducer producer;
+
+        /** Counts the records' deliveries and edits; publishes nothing. */
+        final ProducerFanOut members = new ProducerFanOut();
+
+        final String topics;
+        long valid;
+
+        Beside(Bench bench, EmbeddedKafka kafka, String topics, Workload workload) {
+            this.config = bench.config(kafka, topics);
+            this.generator = Bench.generator(workload);
+            this.producer = producer(kafka, config);
+            this.topics = topics;
+        }
+
+        void next() {
+            TrafficRecord record = generator.next();
+            producer.send(record);
+            valid += record.valid() ? 1 : 0;
+            members.apply(record, r -> {});
+        }
+
+        /** Waits for the broker to have every record; returns how many it refused. */
+        long flush() {
+            producer.flush();
+            return producer.failed();
+        }
+
+        Run run(Bench bench, String name, Path dataDir) throws Exception {
+            return runOnce(bench, name, config, generator, valid, members, dataDir.resolve(topics));
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            producer.close();
+        }
     }
 
     /** The options' workload with threads: the same messages, a share of them replies. */
@@ -233,8 +331,16 @@ public final class GroupBench {
     }
 
     /**
+     * The options' workload with edits: the same messages, a share of them edited and as many
+     * mentioning the whole group.
+     */
+    static Workload editWorkload(Options options) {
+        return options.workload().toBuilder().editShare(options.editShare()).build();
+    }
+
+    /**
      * The job on records published once: the counting operator takes in every valid record but a
-     * group message, a delivery per member, and the sender's copy of every message.
+     * group message or edit, a delivery per member of each, and the sender's copy of every reply.
      */
     private static Run runOnce(
             Bench bench,
@@ -242,9 +348,10 @@ public final class GroupBench {
             UnreadConfig config,
             TrafficGenerator generator,
             long valid,
-            long delivered,
+            ProducerFanOut members,
             Path dataDir)
             throws Exception {
+        long delivered = members.deliveries();
         return new Run(
                 name,
                 valid,
@@ -256,6 +363,8 @@ public final class GroupBench {
                         valid
                                 - generator.publishedMessages()
                                 + delivered
+                                - members.edits()
+                                + members.editDeliveries()
                                 + Bench.ownCopies(generator, config),
                         dataDir));
     }

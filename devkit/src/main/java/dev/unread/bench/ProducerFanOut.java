@@ -21,14 +21,19 @@ final class ProducerFanOut {
     /** Members per conversation, as the membership events so far leave them. */
     private final Map<Long, Set<Long>> members = new HashMap<>();
 
+    /** Per conversation, its newest message: {seq, sender, threadSeq}, what an edit of it needs. */
+    private final Map<Long, long[]> newest = new HashMap<>();
+
     private long deliveries;
     private long replies;
     private long replyDeliveries;
+    private long edits;
+    private long editDeliveries;
 
     /**
      * Hands {@code out} what the producer publishes for {@code record}: nothing for a membership
-     * event (the server keeps it), a record per member but the sender for a group message, and any
-     * other record (a deletion included) as it is.
+     * event (the server keeps it), a record per member but the sender for a group message and for
+     * its edit, and any other record (a deletion included) as it is.
      */
     void apply(TrafficRecord record, Consumer<TrafficRecord> out) {
         ConversationEvent event = record.conversation();
@@ -48,6 +53,9 @@ final class ProducerFanOut {
                 if (event.threadSeq > 0) {
                     replies++;
                 }
+                newest.put(
+                        event.conversationId,
+                        new long[] {event.seq, event.senderId, event.threadSeq});
                 for (long member : members.getOrDefault(event.conversationId, Set.of())) {
                     if (member != event.senderId) {
                         ChatEvent delivery =
@@ -59,22 +67,70 @@ final class ProducerFanOut {
                                         event.sentAt);
                         delivery.threadSeq = event.threadSeq;
                         delivery.rootSenderId = event.rootSenderId;
+                        delivery.mentioned = event.mentions(member);
+                        delivery.mentionsAll = event.mentionsAll;
                         deliveries++;
                         if (event.threadSeq > 0) {
                             replyDeliveries++;
                         }
-                        out.accept(
-                                new TrafficRecord(
-                                        TrafficRecord.Topic.MESSAGES,
-                                        ChatEventJson.key(delivery),
-                                        ChatEventJson.value(delivery),
-                                        delivery,
-                                        null,
-                                        null));
+                        out.accept(delivery(delivery));
                     }
                 }
             }
+            case MESSAGE_EDITED -> edit(event, out);
         }
+    }
+
+    /**
+     * A group edit as records per member but the sender, like its message. The generator edits a
+     * message with the record after it, so the edit is of its conversation's newest message.
+     */
+    private void edit(ConversationEvent edit, Consumer<TrafficRecord> out) {
+        long[] message = newest.get(edit.conversationId);
+        if (message == null || message[0] != edit.seq) {
+            throw new IllegalStateException(
+                    "an edit of c"
+                            + edit.conversationId
+                            + "#"
+                            + edit.seq
+                            + " after another message");
+        }
+        edits++;
+        for (long member : members.getOrDefault(edit.conversationId, Set.of())) {
+            if (member != message[1]) {
+                editDeliveries++;
+                out.accept(
+                        delivery(
+                                ChatEvent.edited(
+                                        member,
+                                        edit.conversationId,
+                                        edit.seq,
+                                        message[2],
+                                        edit.sentAt,
+                                        edit.mentions(member),
+                                        edit.mentionsAll)));
+            }
+        }
+    }
+
+    private static TrafficRecord delivery(ChatEvent event) {
+        return new TrafficRecord(
+                TrafficRecord.Topic.MESSAGES,
+                ChatEventJson.key(event),
+                ChatEventJson.value(event),
+                event,
+                null,
+                null);
+    }
+
+    /** The group edits so far. */
+    long edits() {
+        return edits;
+    }
+
+    /** Records made of group edits so far: one per member but the message's sender. */
+    long editDeliveries() {
+        return editDeliveries;
     }
 
     /** The replies among the group messages so far. */

@@ -533,7 +533,8 @@ public final class BenchCommand implements Callable<Integer> {
                                         .publishedGroupMaxSize(groupMaxSize)
                                         .build(),
                                 groupRecords,
-                                groupReplyShare),
+                                groupReplyShare,
+                                share("--edit-share", editShare)),
                 atLeast("--live-streams", liveStreams, 0) == 0
                         ? null
                         : new LiveLoad.Options(

@@ -31,6 +31,8 @@ class BenchITCase {
     private static final long RECORDS = 20_000;
     private static final long GROUP_RECORDS = 4_000;
     private static final double REPLY_SHARE = 0.3;
+
+    private static final double GROUP_EDIT_SHARE = 0.05;
     private static final int STREAMS = 40;
     private static final long WARM_UP_EVENTS = 5_000;
 
@@ -57,7 +59,8 @@ class BenchITCase {
                         // No rate given: the bench looks for the rate the job sustains.
                         0,
                         50,
-                        new GroupBench.Options(groups, GROUP_RECORDS, REPLY_SHARE),
+                        new GroupBench.Options(
+                                groups, GROUP_RECORDS, REPLY_SHARE, GROUP_EDIT_SHARE),
                         new LiveLoad.Options(STREAMS, Duration.ofSeconds(3)),
                         true,
                         WARM_UP_EVENTS,
@@ -177,6 +180,7 @@ class BenchITCase {
 
         assertGroups(report.groups(), groups);
         assertGroupThreads(report.groups().threads(), report.groups().options());
+        assertGroupEdits(report.groups().edits(), report.groups().options());
         assertCluster(report.cluster(), fullJob);
         assertLive(report.live());
 
@@ -196,6 +200,8 @@ class BenchITCase {
                         "the job sustained for 2 s with the producer running")
                 .contains("## Groups published once", "## Redis Cluster", "## Live push")
                 .contains("### The same groups with threads")
+                .contains("### The same groups with edits and channel-wide mentions")
+                .contains("| with / without edits |")
                 .contains("## Deleted messages: 2% of the conversation messages deleted")
                 .contains("## Edits and channel-wide mentions: 2% of the conversation messages")
                 .contains("| edited / full |")
@@ -257,6 +263,27 @@ class BenchITCase {
         assertThat(unread).isPositive();
         assertThat(run.job().state().unreadSeqs()).isEqualTo(unread);
         assertThat(run.job().savepointBytes()).isPositive();
+        assertThat(run.job().redisCommands()).isPositive();
+    }
+
+    /**
+     * The run with edits read the same groups' records with a share of their messages edited, each
+     * edit fanned out to the members its message reached: its unread seqs are the oracle's for the
+     * producer's records of them, edits included.
+     */
+    private static void assertGroupEdits(GroupBench.Edits edits, GroupBench.Options options) {
+        TrafficGenerator generator = Bench.generator(GroupBench.editWorkload(options));
+        Fanned fanned = Fanned.of(generator);
+        assertThat(edits.edits()).isEqualTo(fanned.fanOut().edits()).isPositive();
+        assertThat(edits.editDeliveries())
+                .isEqualTo(fanned.fanOut().editDeliveries())
+                .isGreaterThan(edits.edits());
+        GroupBench.Run run = edits.run();
+        assertThat(run.recordsIn()).isEqualTo(fanned.valid());
+        assertThat(run.deliveries()).isEqualTo(fanned.fanOut().deliveries()).isPositive();
+        long unread = conversationUnread(fanned.events());
+        assertThat(unread).isPositive();
+        assertThat(run.job().state().unreadSeqs()).isEqualTo(unread);
         assertThat(run.job().redisCommands()).isPositive();
     }
 
