@@ -86,6 +86,11 @@ final class Conversations {
             stored |=
                     states.threads.reply(
                             message, mention, state, states.deletions, user.allReadAt, out);
+            if (message.time <= user.allReadAt) {
+                // It may have moved its thread's cursor (AllRead): the edits passed go, as on a
+                // THREAD_READ.
+                stored |= cutThreadEdits(message.conversationId, message.threadSeq);
+            }
             return settle(message.userId, user, out) | dirty;
         }
         if (message.mentioned && states.threads.noteInvolved(message, state)) {
@@ -342,16 +347,21 @@ final class Conversations {
         begin(event.conversationId);
         if (event.kind == ChatEvent.Kind.THREAD_READ) {
             stored |= states.threads.read(event, state, out);
-            stored |=
-                    states.edits.cut(
-                            event.conversationId,
-                            state,
-                            event.threadSeq,
-                            states.threads.cursor(event.conversationId, event.threadSeq));
+            stored |= cutThreadEdits(event.conversationId, event.threadSeq);
         } else {
             stored |= states.threads.follow(event, state, out);
         }
         return settle(event.userId, user, out) | dirty;
+    }
+
+    /** Forgets the edits of the thread's replies up to its cursor; true when state changed. */
+    private boolean cutThreadEdits(long conversationId, long threadSeq) throws Exception {
+        return state.editCount > 0
+                && states.edits.cut(
+                        conversationId,
+                        state,
+                        threadSeq,
+                        states.threads.cursor(conversationId, threadSeq));
     }
 
     /**

@@ -86,6 +86,22 @@ class UnreadCounterEditsTest {
         assertThat(edits().get(CHAT)).isNull();
     }
 
+    /**
+     * A reply sent before the user's ALL_READ that arrives after it moves its thread's cursor
+     * ({@code AllRead}); the edits that cursor passes go as on a THREAD_READ.
+     */
+    @Test
+    void aLateReplyThatMovesItsThreadsCursorTakesTheEditsItPasses() throws Exception {
+        send(
+                ChatEvent.reply(BOB, ALICE, CHAT, 21, 20, 1000, false),
+                ChatEvent.edited(ALICE, CHAT, 22, 20, 1500, true, false),
+                ChatEvent.allRead(ALICE, 5000));
+        assertThat(conversation().editCount).isEqualTo(1);
+        send(ChatEvent.reply(BOB, ALICE, CHAT, 23, 20, 4000, false));
+        assertThat(conversation().editCount).isZero();
+        assertThat(edits().get(CHAT)).isNull();
+    }
+
     @Test
     void ignoringChannelMentionsDecidesForEarlierMessagesTooAndTheNewestSettingWins()
             throws Exception {
