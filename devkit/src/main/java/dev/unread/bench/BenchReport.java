@@ -4,7 +4,6 @@ import dev.unread.config.UnreadConfig;
 import dev.unread.minicluster.FlinkRest;
 import dev.unread.ops.SavepointInspect;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -51,21 +50,7 @@ public record BenchReport(
         comparison(md);
         RivalsReport.section(md, jobs.get(0), rivals);
         job(md);
-        Bench.JobFigures deleted = run(Bench.DELETED_RUN);
-        if (deleted != null) {
-            deletions(md, jobs.get(1), deleted);
-        }
-        Bench.JobFigures allRead = run(Bench.ALL_READ_RUN);
-        if (allRead != null) {
-            allReads(md, jobs.get(1), allRead);
-        }
-        Bench.JobFigures edited = run(Bench.EDITED_RUN);
-        if (edited != null) {
-            edits(md, jobs.get(1), edited);
-        }
-        if (!liveJobs.isEmpty()) {
-            liveShare(md);
-        }
+        BesideFull.sections(md, options, config, jobs, liveJobs);
         if (groups != null) {
             BenchParts.groups(md, groups);
         }
@@ -259,7 +244,7 @@ public record BenchReport(
         line(md, "");
     }
 
-    private static String perMessage(Map<String, Long> counts, long messages) {
+    static String perMessage(Map<String, Long> counts, long messages) {
         String cell =
                 counts.entrySet().stream()
                         // What rounds to 0 here: the bench's own INFO and connection names.
@@ -392,139 +377,6 @@ public record BenchReport(
                 "| ≤ 80 savepoint bytes per state entry (full) | %.1f | %s |",
                 full.bytesPerEntry(),
                 met(full.bytesPerEntry() <= 80));
-    }
-
-    /**
-     * Issue 35: the same records with a share of the receivers live, whose counts are written every
-     * flush interval, beside the runs with none, whose counts wait for the background flush.
-     */
-    private void liveShare(StringBuilder md) {
-        line(
-                md,
-                "## Users with a live stream: %.0f%% of the receivers live beside none",
-                options.liveShare() * 100);
-        line(md, "");
-        line(
-                md,
-                "Live users' counts are written every %,d ms with their change messages, everyone"
-                        + " else's every %,d ms (`--background-flush-interval-ms`) and at every"
-                        + " checkpoint.",
-                config.flushIntervalMs,
-                config.backgroundFlushIntervalMs);
-        line(md, "");
-        line(
-                md,
-                "| run | messages/s | Redis commands per message | Redis CPU µs per message |"
-                        + " Redis commands per message, by command |");
-        line(md, "|---|--:|--:|--:|---|");
-        List<Bench.JobFigures> runs = new ArrayList<>(jobs.subList(0, Math.min(2, jobs.size())));
-        runs.addAll(liveJobs);
-        for (Bench.JobFigures run : runs) {
-            line(
-                    md,
-                    "| %s | %,.0f | %.4f | %.3f | %s |",
-                    run.traffic().name(),
-                    run.messagesPerSecond(),
-                    run.commandsPerMessage(),
-                    run.redisCpuMicrosPerMessage(),
-                    perMessage(run.callsByCommand(), run.traffic().messages()));
-        }
-    }
-
-    /** The run beside the full one named {@code name}, or null when the bench skipped it. */
-    private Bench.JobFigures run(String name) {
-        return jobs.stream().filter(j -> j.traffic().name().equals(name)).findFirst().orElse(null);
-    }
-
-    /** Issue 36: the full records against the same with edits and channel-wide mentions. */
-    private void edits(StringBuilder md, Bench.JobFigures full, Bench.JobFigures edited) {
-        besideFull(
-                md,
-                String.format(
-                        Locale.ROOT,
-                        "Edits and channel-wide mentions: %.0f%% of the conversation messages"
-                                + " edited, as many mentioning the whole channel",
-                        options.editedWorkload().editShare() * 100),
-                "edited",
-                full,
-                edited,
-                "An edit is one chat-messages record to one receiver; the receiver keeps its newest"
-                        + " time and verdict only while the message is unread.");
-    }
-
-    /** Issue 37: the full records against the same with a share of read steps as ALL_READ. */
-    private void allReads(StringBuilder md, Bench.JobFigures full, Bench.JobFigures allRead) {
-        besideFull(
-                md,
-                String.format(
-                        Locale.ROOT,
-                        "Mark all as read: %.0f%% of the read steps ALL_READ",
-                        options.allReadWorkload().allReadShare() * 100),
-                "all read",
-                full,
-                allRead,
-                "Both runs keep the sentAt of every unread message; an ALL_READ passes once over"
-                        + " its user's conversations and threads.");
-    }
-
-    /** Issue 26: the full records against the same with some messages deleted. */
-    private void deletions(StringBuilder md, Bench.JobFigures full, Bench.JobFigures deleted) {
-        besideFull(
-                md,
-                String.format(
-                        Locale.ROOT,
-                        "Deleted messages: %.0f%% of the conversation messages deleted",
-                        options.deletedWorkload().deletedShare() * 100),
-                "deleted",
-                full,
-                deleted,
-                "A deletion is published once and taken in by the counting operator once per"
-                        + " participant; each user keeps a deleted seq only while it is past"
-                        + " the user's cursor.");
-    }
-
-    /**
-     * A run of the full records with one feature's traffic in them ({@code other}, its row named
-     * {@code label}) beside the full run of the same bench, each figure as a ratio to the full
-     * run's.
-     */
-    private void besideFull(
-            StringBuilder md,
-            String title,
-            String label,
-            Bench.JobFigures full,
-            Bench.JobFigures other,
-            String note) {
-        line(md, "## %s (full records)", title);
-        line(md, "");
-        line(
-                md,
-                "| run | messages/s | Redis commands per message | Redis CPU µs per message |"
-                        + " savepoint | bytes per entry |");
-        line(md, "|---|--:|--:|--:|--:|--:|");
-        for (Bench.JobFigures job : List.of(full, other)) {
-            line(
-                    md,
-                    "| %s | %,.0f | %.4f | %.3f | %s | %.1f |",
-                    job.traffic().name(),
-                    job.messagesPerSecond(),
-                    job.commandsPerMessage(),
-                    job.redisCpuMicrosPerMessage(),
-                    bytes(job.savepointBytes()),
-                    job.bytesPerEntry());
-        }
-        line(
-                md,
-                "| %s / full | %.2f | %.2f | %.2f | %.2f | %.2f |",
-                label,
-                other.messagesPerSecond() / full.messagesPerSecond(),
-                other.commandsPerMessage() / full.commandsPerMessage(),
-                other.redisCpuMicrosPerMessage() / full.redisCpuMicrosPerMessage(),
-                (double) other.savepointBytes() / full.savepointBytes(),
-                other.bytesPerEntry() / full.bytesPerEntry());
-        line(md, "");
-        line(md, "%s", note);
-        line(md, "");
     }
 
     private void targets(StringBuilder md) {
