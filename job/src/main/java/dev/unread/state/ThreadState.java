@@ -77,6 +77,11 @@ public class ThreadState {
         return follows() ? mentionCount + (ignoreChannel ? 0 : channelMentionCount) : 0;
     }
 
+    /** Of {@link #followedMentions}, those only channel-wide. */
+    public long followedChannelMentions(boolean ignoreChannel) {
+        return follows() && !ignoreChannel ? channelMentionCount : 0;
+    }
+
     /** Nothing that a later event needs: the entry can go. */
     public boolean isEmpty() {
         return unreadCount == 0
