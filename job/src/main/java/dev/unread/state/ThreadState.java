@@ -40,7 +40,10 @@ public class ThreadState {
     public long followSetAt;
     public boolean involved;
 
-    /** The counter incarnation that last wrote the thread's counts out; see UnreadCounter. */
+    /**
+     * The counter incarnation that last wrote the thread's counts out, or its complement while the
+     * channel-wide mention count waits to be (see the counter's Projection.stamp).
+     */
     public long refreshedIn;
 
     public long tookPartAt;
