@@ -19,6 +19,13 @@ public enum Count {
     /** A conversation's unread mentions: hash {@code chat:mentions:{userId}}. */
     MENTIONS(Shape.HASH, RedisNames.MENTIONS, Field.CONVERSATION, "mentions"),
 
+    /**
+     * Of a conversation's unread mentions, those that mention the user only channel-wide: hash
+     * {@code chat:channel-mentions:{userId}}. Beyond the shared design, for the inbox page's mark.
+     */
+    CHANNEL_MENTIONS(
+            Shape.HASH, RedisNames.CHANNEL_MENTIONS, Field.CONVERSATION, "channelMentions"),
+
     /** The app-icon totals: fields of hash {@code unread:totals:{userId}}. */
     TOTAL_MESSAGES(Shape.HASH, RedisNames.TOTALS, Field.TOTAL, "totals"),
     TOTAL_MENTIONS(Shape.HASH, RedisNames.TOTALS, Field.TOTAL, "totals"),
@@ -32,7 +39,15 @@ public enum Count {
     THREAD(Shape.HASH, RedisNames.THREADS, Field.THREAD, "threads"),
 
     /** A followed thread's unread replies that mention the user. */
-    THREAD_MENTIONS(Shape.HASH, RedisNames.THREAD_MENTIONS, Field.THREAD, "threadMentions");
+    THREAD_MENTIONS(Shape.HASH, RedisNames.THREAD_MENTIONS, Field.THREAD, "threadMentions"),
+
+    /**
+     * Of a followed thread's unread mentions, those only channel-wide: hash {@code
+     * chat:thread-channel-mentions:{userId}}. Beyond the shared design, as {@link
+     * #CHANNEL_MENTIONS}.
+     */
+    THREAD_CHANNEL_MENTIONS(
+            Shape.HASH, RedisNames.THREAD_CHANNEL_MENTIONS, Field.THREAD, "threadChannelMentions");
 
     /** How a count sits in Redis; a count of 0 is always an absent key, field or member. */
     public enum Shape {
@@ -80,7 +95,7 @@ public enum Count {
     /**
      * The field or member of this count within {@link #key}; null for a {@link Shape#STRING}.
      *
-     * @param threadSeq the thread's root for {@link #THREAD} and {@link #THREAD_MENTIONS}
+     * @param threadSeq the thread's root for the counts {@link #perThread}
      */
     public String field(long conversationId, long threadSeq) {
         return switch (field) {
@@ -98,7 +113,14 @@ public enum Count {
             case TOTAL_MENTIONS -> RedisNames.TOTAL_MENTIONS;
             case TOTAL_CONVERSATIONS -> RedisNames.TOTAL_CONVERSATIONS;
             case TOTAL_THREADS -> RedisNames.TOTAL_THREADS;
-            case SENDERS, CONVERSATION, MENTIONS, MARKED, THREAD, THREAD_MENTIONS ->
+            case SENDERS,
+                    CONVERSATION,
+                    MENTIONS,
+                    CHANNEL_MENTIONS,
+                    MARKED,
+                    THREAD,
+                    THREAD_MENTIONS,
+                    THREAD_CHANNEL_MENTIONS ->
                     throw new IllegalStateException(this + " is not a total");
         };
     }

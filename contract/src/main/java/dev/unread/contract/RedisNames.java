@@ -17,6 +17,13 @@ public final class RedisNames {
     public static final String MENTIONS = "chat:mentions:";
 
     /**
+     * Hash: as {@link #MENTIONS}, value the unread mentions that mention the user only channel-wide
+     * (@all, @channel, @here), 0 (absent) while the user ignores channel mentions there. Not in the
+     * shared design: the inbox page marks such conversations.
+     */
+    public static final String CHANNEL_MENTIONS = "chat:channel-mentions:";
+
+    /**
      * Hash: field {@link #threadField}, value the unread replies of a thread the user follows,
      * field absent when 0.
      */
@@ -24,6 +31,9 @@ public final class RedisNames {
 
     /** Hash: as {@link #THREADS}, value the unread replies that mention the user. */
     public static final String THREAD_MENTIONS = "chat:thread-mentions:";
+
+    /** Hash: as {@link #THREADS}, value the unread replies of {@link #CHANNEL_MENTIONS}' kind. */
+    public static final String THREAD_CHANNEL_MENTIONS = "chat:thread-channel-mentions:";
 
     /** Set: the ids of the conversations marked unread, absent when empty. */
     public static final String MARKED_UNREAD = "chat:marked-unread:";
@@ -87,9 +97,9 @@ public final class RedisNames {
     private RedisNames() {}
 
     /**
-     * {@code conversationId + ":" + threadSeq}: a thread's field in {@link #THREADS} and {@link
-     * #THREAD_MENTIONS}, and its key in UNREAD_CHANGED's {@code threads} and {@code
-     * threadMentions}.
+     * {@code conversationId + ":" + threadSeq}: a thread's field in {@link #THREADS}, {@link
+     * #THREAD_MENTIONS} and {@link #THREAD_CHANNEL_MENTIONS}, and its key in UNREAD_CHANGED's
+     * sections of them.
      */
     public static String threadField(long conversationId, long threadSeq) {
         return conversationId + ":" + threadSeq;

@@ -31,6 +31,11 @@ class CountTest {
         assertThat(Count.TOTAL_CONVERSATIONS.field(80001, 5)).isEqualTo("conversations");
         assertThat(Count.THREAD_MENTIONS.key("", 7)).isEqualTo("chat:thread-mentions:7");
         assertThat(Count.THREAD_MENTIONS.field(80001, 5)).isEqualTo("80001:5");
+        assertThat(Count.CHANNEL_MENTIONS.key("", 7)).isEqualTo("chat:channel-mentions:7");
+        assertThat(Count.CHANNEL_MENTIONS.field(80001, 5)).isEqualTo("80001");
+        assertThat(Count.THREAD_CHANNEL_MENTIONS.key("", 7))
+                .isEqualTo("chat:thread-channel-mentions:7");
+        assertThat(Count.THREAD_CHANNEL_MENTIONS.field(80001, 5)).isEqualTo("80001:5");
     }
 
     @Test

@@ -72,15 +72,17 @@ class RedisTlsApiITCase {
                         .isEqualTo(
                                 "{\"users\":["
                                         + "{\"userId\":10086,\"unreadSenders\":3,\"conversations\":{\"80001\":18},"
-                                        + "\"mentions\":{\"80001\":2},"
+                                        + "\"mentions\":{\"80001\":2},\"channelMentions\":{},"
                                         + "\"totals\":{\"messages\":18,\"mentions\":2,\"conversations\":2,"
                                         + "\"threads\":0},\"markedUnread\":[80002],"
-                                        + "\"threads\":{},\"threadMentions\":{}},"
+                                        + "\"threads\":{},\"threadMentions\":{},"
+                                        + "\"threadChannelMentions\":{}},"
                                         + "{\"userId\":10087,\"unreadSenders\":0,\"conversations\":{},"
-                                        + "\"mentions\":{},"
+                                        + "\"mentions\":{},\"channelMentions\":{},"
                                         + "\"totals\":{\"messages\":0,\"mentions\":0,\"conversations\":0,"
                                         + "\"threads\":0},\"markedUnread\":[],"
-                                        + "\"threads\":{},\"threadMentions\":{}}]}");
+                                        + "\"threads\":{},\"threadMentions\":{},"
+                                        + "\"threadChannelMentions\":{}}]}");
             } finally {
                 jedis.del(
                         Count.SENDERS.key(prefix, 10086),

@@ -53,6 +53,12 @@ final class Conversations {
     /** What it showed before the event. */
     private ConversationView before;
 
+    /**
+     * Whether the channel-wide mention count may be stale in Redis after a restore (see {@link
+     * Projection#refreshesChannel}).
+     */
+    private boolean channelMayBeStale;
+
     Conversations(UserStates states, UserTotals totals, boolean trackRootSenders) {
         this.states = states;
         this.totals = totals;
@@ -75,6 +81,7 @@ final class Conversations {
         }
         boolean dirty = totals.keep(user);
         begin(message.conversationId);
+        channelMayBeStale |= message.mentionsAll && !message.isReply();
         int mention =
                 states.edits.mention(
                         message.conversationId,
@@ -137,6 +144,7 @@ final class Conversations {
         }
         boolean dirty = totals.keep(user);
         begin(edit.conversationId);
+        channelMayBeStale |= edit.mentionsAll && !edit.isReply();
         long cursor =
                 edit.isReply()
                         ? states.threads.cursor(edit.conversationId, edit.threadSeq)
@@ -159,6 +167,11 @@ final class Conversations {
                     mark(edit.seq, mention);
                 }
             }
+        }
+        if (edit.isReply() && edit.mentionsAll) {
+            stored |=
+                    states.threads.channelMentioned(
+                            edit.userId, edit.conversationId, edit.threadSeq, state, out);
         }
         return settle(edit.userId, user, out) | dirty;
     }
@@ -426,6 +439,9 @@ final class Conversations {
             stored = true;
         }
         before = ConversationView.of(state);
+        channelMayBeStale =
+                Projection.refreshes(state.refreshedIn, states.incarnation)
+                        && (state.channelMentionCount > 0 || state.editCount > 0);
     }
 
     /**
@@ -450,12 +466,21 @@ final class Conversations {
     private boolean settle(long user, InboxState inbox, Collector<UnreadCount> out)
             throws Exception {
         ConversationView after = ConversationView.of(state);
-        boolean refresh = state.refreshedIn != states.incarnation;
-        if (refresh) {
-            state.refreshedIn = states.incarnation;
+        long incarnation = states.incarnation;
+        boolean refresh = Projection.refreshes(state.refreshedIn, incarnation);
+        boolean refreshChannel =
+                Projection.refreshesChannel(state.refreshedIn, incarnation, channelMayBeStale);
+        Projection.conversation(user, conversationId, before, after, refresh, refreshChannel, out);
+        long stamp =
+                Projection.stamp(
+                        state.refreshedIn,
+                        incarnation,
+                        refreshChannel || before.channelMentions() != after.channelMentions());
+        if (stamp != state.refreshedIn) {
+            state.refreshedIn = stamp;
+            stored = true;
         }
-        Projection.conversation(user, conversationId, before, after, refresh, out);
-        if (refresh || stored) {
+        if (stored) {
             states.conversations.put(conversationId, state);
         }
         return totals.add(user, inbox, after.share().minus(before.share()), out);

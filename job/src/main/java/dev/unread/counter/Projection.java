@@ -10,6 +10,11 @@ import org.apache.flink.util.Collector;
  * write of them, see UnreadCounter). The counter calls it with the views before and after an event,
  * expiry with a view and nothing, the savepoint republish with nothing and a view; so what the user
  * sees is derived in {@link ConversationView}, {@link ThreadView} and {@link Share} alone.
+ *
+ * <p>The channel-wide mention counts are refreshed on their own ({@code refreshChannel}), only
+ * where Redis may hold a stale value of them ({@link #refreshesChannel}), so that a message without
+ * {@code mentionsAll} costs no command on their keys, restore or not. A record's {@code
+ * refreshedIn} says which of its counts this incarnation wrote: {@link #stamp}.
  */
 public final class Projection {
 
@@ -22,6 +27,10 @@ public final class Projection {
         }
     }
 
+    /**
+     * {@link #conversation(long, long, ConversationView, ConversationView, boolean, boolean,
+     * Collector)} refreshing all or none.
+     */
     public static void conversation(
             long user,
             long conversationId,
@@ -29,15 +38,46 @@ public final class Projection {
             ConversationView after,
             boolean refresh,
             Collector<UnreadCount> out) {
+        conversation(user, conversationId, before, after, refresh, refresh, out);
+    }
+
+    public static void conversation(
+            long user,
+            long conversationId,
+            ConversationView before,
+            ConversationView after,
+            boolean refresh,
+            boolean refreshChannel,
+            Collector<UnreadCount> out) {
         if (refresh || before.unread() != after.unread()) {
             out.collect(UnreadCount.conversation(user, conversationId, after.unread()));
         }
         if (refresh || before.mentions() != after.mentions()) {
             out.collect(UnreadCount.mentions(user, conversationId, after.mentions()));
         }
+        if (refreshChannel || before.channelMentions() != after.channelMentions()) {
+            out.collect(
+                    UnreadCount.conversation(
+                            user, Count.CHANNEL_MENTIONS, conversationId, after.channelMentions()));
+        }
         if (refresh || before.marked() != after.marked()) {
             out.collect(UnreadCount.marked(user, conversationId, after.marked()));
         }
+    }
+
+    /**
+     * {@link #thread(long, long, long, ThreadView, ThreadView, boolean, boolean, Collector)}
+     * refreshing all or none.
+     */
+    public static void thread(
+            long user,
+            long conversationId,
+            long root,
+            ThreadView before,
+            ThreadView after,
+            boolean refresh,
+            Collector<UnreadCount> out) {
+        thread(user, conversationId, root, before, after, refresh, refresh, out);
     }
 
     public static void thread(
@@ -47,6 +87,7 @@ public final class Projection {
             ThreadView before,
             ThreadView after,
             boolean refresh,
+            boolean refreshChannel,
             Collector<UnreadCount> out) {
         if (refresh || before.unread() != after.unread()) {
             out.collect(
@@ -57,6 +98,47 @@ public final class Projection {
                     UnreadCount.thread(
                             user, Count.THREAD_MENTIONS, conversationId, root, after.mentions()));
         }
+        if (refreshChannel || before.channelMentions() != after.channelMentions()) {
+            out.collect(
+                    UnreadCount.thread(
+                            user,
+                            Count.THREAD_CHANNEL_MENTIONS,
+                            conversationId,
+                            root,
+                            after.channelMentions()));
+        }
+    }
+
+    /**
+     * Whether this incarnation is yet to write a record's counts, given its {@code refreshedIn}:
+     * all of them, the channel-wide mentions' aside.
+     */
+    static boolean refreshes(long refreshedIn, long incarnation) {
+        return refreshedIn != incarnation && refreshedIn != ~incarnation;
+    }
+
+    /**
+     * Whether this incarnation is yet to write a record's channel-wide mention count and writes it
+     * now: {@code mayBeStale} says Redis may hold a value of it that the replay after a restore
+     * would not write. A count 0 in the restored state rose in the rolled-back timeline only
+     * through an event that carries {@code mentionsAll} (a message, a reply, an edit), or through
+     * what the restored state kept: an unread channel-wide mention (shown again by a follow, a join
+     * or heeding channel mentions) or an edit (which makes a message that comes one). So it is
+     * written at the record's first touch when the record kept either, and at any touch by an event
+     * with {@code mentionsAll}; else not before it changes. What this incarnation keeps it writes
+     * when it changes, so only the first touch asks what was kept.
+     */
+    static boolean refreshesChannel(long refreshedIn, long incarnation, boolean mayBeStale) {
+        return refreshedIn != incarnation && mayBeStale;
+    }
+
+    /**
+     * A record's {@code refreshedIn} once its counts are written: {@code incarnation} when its
+     * channel-wide mention count was written too in this incarnation, else its complement, which no
+     * incarnation is (never 0 nor -1, see UnreadCounter).
+     */
+    static long stamp(long refreshedIn, long incarnation, boolean channelWritten) {
+        return refreshedIn == incarnation || channelWritten ? incarnation : ~incarnation;
     }
 
     public static void totals(

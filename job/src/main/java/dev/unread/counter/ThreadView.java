@@ -4,12 +4,13 @@ import dev.unread.state.ConversationState;
 import dev.unread.state.ThreadState;
 
 /**
- * What one thread shows its user: its unread replies and those that mention the user if the user
- * follows it and has not left its conversation, else nothing (docs/contract.md, "Threads").
+ * What one thread shows its user: its unread replies, those that mention the user, and of these
+ * those only channel-wide unless ignored, if the user follows it and has not left its conversation,
+ * else nothing (docs/contract.md, "Threads").
  */
-public record ThreadView(long unread, long mentions) {
+public record ThreadView(long unread, long mentions, long channelMentions) {
 
-    public static final ThreadView NONE = new ThreadView(0, 0);
+    public static final ThreadView NONE = new ThreadView(0, 0, 0);
 
     /**
      * {@code shown}: the user has not left the thread's conversation; {@code ignoreChannel}: the
@@ -17,7 +18,10 @@ public record ThreadView(long unread, long mentions) {
      */
     public static ThreadView of(ThreadState thread, boolean shown, boolean ignoreChannel) {
         return shown
-                ? new ThreadView(thread.followedUnread(), thread.followedMentions(ignoreChannel))
+                ? new ThreadView(
+                        thread.followedUnread(),
+                        thread.followedMentions(ignoreChannel),
+                        thread.followedChannelMentions(ignoreChannel))
                 : NONE;
     }
 

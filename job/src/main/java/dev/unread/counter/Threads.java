@@ -81,6 +81,11 @@ public final class Threads {
 
     private long mentionsBefore;
 
+    private long channelMentionsBefore;
+
+    /** As Conversations': see {@link Projection#refreshesChannel}. */
+    private boolean channelMayBeStale;
+
     /** Its unread replies before the change, followed or not. */
     private long allUnreadBefore;
 
@@ -153,6 +158,7 @@ public final class Threads {
         boolean own = m.senderId == m.userId;
         Tuple2<Long, Long> key = Tuple2.of(m.conversationId, m.threadSeq);
         ThreadState t = begin(key, conversation);
+        channelMayBeStale |= m.mentionsAll;
         boolean stored = create(key, t, conversation);
         if ((own || m.mentioned) && m.time > t.tookPartAt) {
             t.tookPartAt = m.time;
@@ -319,6 +325,29 @@ public final class Threads {
         }
         ThreadState t = begin(key, conversation);
         return settle(user, key, t, mark(t, seq, mention), conversation, out);
+    }
+
+    /**
+     * An edit that carries {@code mentionsAll} of a reply in thread {@code threadSeq}, whether or
+     * not it changed anything: the thread's channel-wide mention count is written if this
+     * incarnation has not written it (see {@link Projection#refreshesChannel}), which the edit of a
+     * reply read since may otherwise never do. True when the conversation's state changed.
+     */
+    boolean channelMentioned(
+            long user,
+            long conversationId,
+            long threadSeq,
+            ConversationState conversation,
+            Collector<UnreadCount> out)
+            throws Exception {
+        Tuple2<Long, Long> key = Tuple2.of(conversationId, threadSeq);
+        ThreadState kept = threads.get(key);
+        if (kept == null || kept.refreshedIn == incarnation) {
+            return false;
+        }
+        ThreadState t = begin(key, conversation);
+        channelMayBeStale = true;
+        return settle(user, key, t, false, conversation, out);
     }
 
     /**
@@ -511,6 +540,11 @@ public final class Threads {
         }
         unreadBefore = t.followedUnread();
         mentionsBefore = t.followedMentions(conversation.ignoresChannelMentions());
+        channelMentionsBefore = t.followedChannelMentions(conversation.ignoresChannelMentions());
+        // The conversation's edits are not told apart by thread, nor by incarnation.
+        channelMayBeStale =
+                Projection.refreshes(t.refreshedIn, incarnation)
+                        && (t.channelMentionCount > 0 || conversation.editCount > 0);
         allUnreadBefore = t.unreadCount;
         bareBefore = ThreadSets.isBare(t);
         return t;
@@ -532,21 +566,25 @@ public final class Threads {
         long unread = t.followedUnread();
         long mentions = t.followedMentions(conversation.ignoresChannelMentions());
         boolean shown = conversation.membership >= 0;
-        boolean refresh = t.refreshedIn != incarnation;
-        if (refresh) {
-            t.refreshedIn = incarnation;
-        }
-        Projection.thread(
-                user,
-                key.f0,
-                key.f1,
-                shown ? new ThreadView(unreadBefore, mentionsBefore) : ThreadView.NONE,
-                ThreadView.of(t, shown, conversation.ignoresChannelMentions()),
-                refresh,
-                out);
+        boolean refresh = Projection.refreshes(t.refreshedIn, incarnation);
+        boolean refreshChannel =
+                Projection.refreshesChannel(t.refreshedIn, incarnation, channelMayBeStale);
+        ThreadView before =
+                shown
+                        ? new ThreadView(unreadBefore, mentionsBefore, channelMentionsBefore)
+                        : ThreadView.NONE;
+        ThreadView after = ThreadView.of(t, shown, conversation.ignoresChannelMentions());
+        Projection.thread(user, key.f0, key.f1, before, after, refresh, refreshChannel, out);
+        long stamp =
+                Projection.stamp(
+                        t.refreshedIn,
+                        incarnation,
+                        refreshChannel || before.channelMentions() != after.channelMentions());
+        boolean restamped = stamp != t.refreshedIn;
+        t.refreshedIn = stamp;
         if (t.isEmpty()) {
             threads.remove(key);
-        } else if (stored || refresh || upgraded) {
+        } else if (stored || restamped || upgraded) {
             threads.put(key, t);
         }
         conversation.followedUnreadThreads += signum(unread) - signum(unreadBefore);

@@ -39,7 +39,8 @@ import org.apache.flink.util.OutputTag;
  * two topics interleave differently), so "write only on change" alone could leave a stale value. So
  * the first time an incarnation of the counter (each open, i.e. each start or restore) touches a
  * count, it writes it out even if unchanged: every count the lost timeline wrote is touched again
- * by the replay of the same events, and so rewritten.
+ * by the replay of the same events, and so rewritten. The channel-wide mention counts wait for a
+ * touch that can find them stale ({@link Projection#refreshesChannel}).
  */
 public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadCount> {
 
@@ -104,9 +105,10 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     @Override
     public void open(OpenContext openContext) {
         long incarnation;
+        // Neither 0, a fresh record's refreshedIn, nor its complement (see Projection.stamp).
         do {
             incarnation = ThreadLocalRandom.current().nextLong();
-        } while (incarnation == 0);
+        } while (incarnation == 0 || incarnation == -1);
         states = new UserStates(getRuntimeContext(), incarnation);
         badge = new Badge(states);
         totals = new UserTotals(states);

@@ -45,6 +45,12 @@ public class UnreadCount {
         return new UnreadCount(userId, Count.CONVERSATION, conversationId, count);
     }
 
+    /** {@code kind} is a per-conversation count ({@link Count.Field#CONVERSATION}). */
+    public static UnreadCount conversation(
+            long userId, Count kind, long conversationId, long count) {
+        return new UnreadCount(userId, kind, conversationId, count);
+    }
+
     public static UnreadCount mentions(long userId, long conversationId, long count) {
         return new UnreadCount(userId, Count.MENTIONS, conversationId, count);
     }
@@ -58,7 +64,7 @@ public class UnreadCount {
         return new UnreadCount(userId, kind, SENDER_BADGE, count);
     }
 
-    /** {@code kind} is {@link Count#THREAD} or {@link Count#THREAD_MENTIONS}. */
+    /** {@code kind} is a per-thread count ({@link Count#perThread}). */
     public static UnreadCount thread(
             long userId, Count kind, long conversationId, long threadSeq, long count) {
         UnreadCount c = new UnreadCount(userId, kind, conversationId, count);

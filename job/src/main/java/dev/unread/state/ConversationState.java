@@ -69,7 +69,10 @@ public class ConversationState {
     public byte[] unreadSeqs = UnreadSeqs.EMPTY;
     public long unreadCount;
 
-    /** The counter incarnation that last wrote this count out; see UnreadCounter. */
+    /**
+     * The counter incarnation that last wrote this count out, or its complement while the
+     * channel-wide mention count waits to be (see the counter's Projection.stamp).
+     */
     public long refreshedIn;
 
     public long membership;

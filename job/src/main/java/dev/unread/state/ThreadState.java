@@ -40,7 +40,10 @@ public class ThreadState {
     public long followSetAt;
     public boolean involved;
 
-    /** The counter incarnation that last wrote the thread's counts out; see UnreadCounter. */
+    /**
+     * The counter incarnation that last wrote the thread's counts out, or its complement while the
+     * channel-wide mention count waits to be (see the counter's Projection.stamp).
+     */
     public long refreshedIn;
 
     public long tookPartAt;
@@ -75,6 +78,11 @@ public class ThreadState {
      */
     public long followedMentions(boolean ignoreChannel) {
         return follows() ? mentionCount + (ignoreChannel ? 0 : channelMentionCount) : 0;
+    }
+
+    /** Of {@link #followedMentions}, those only channel-wide. */
+    public long followedChannelMentions(boolean ignoreChannel) {
+        return follows() && !ignoreChannel ? channelMentionCount : 0;
     }
 
     /** Nothing that a later event needs: the entry can go. */

@@ -239,6 +239,12 @@ class UnreadCounterModelTest {
             assertThat(redis.threadMentions)
                     .as(context(null))
                     .isEqualTo(oracle.redisThreadHashes("", true));
+            assertThat(redis.channelMentions)
+                    .as(context(null))
+                    .isEqualTo(oracle.redisChannelMentionHashes(""));
+            assertThat(redis.threadChannelMentions)
+                    .as(context(null))
+                    .isEqualTo(oracle.redisThreadChannelMentionHashes(""));
         }
 
         void checkCounts(long user, List<UnreadCount> counts) {
@@ -291,6 +297,9 @@ class UnreadCounterModelTest {
             oracle.redisMentionHashes("")
                     .getOrDefault(Oracle.MENTIONS_KEY + user, Map.of())
                     .forEach((c, n) -> expected.put("mentions " + c, Long.parseLong(n)));
+            oracle.redisChannelMentionHashes("")
+                    .getOrDefault(Oracle.CHANNEL_MENTIONS_KEY + user, Map.of())
+                    .forEach((c, n) -> expected.put("channelMentions " + c, Long.parseLong(n)));
             oracle.redisMarkedSets("")
                     .getOrDefault(Oracle.MARKED_UNREAD_KEY + user, Set.of())
                     .forEach(c -> expected.put("marked " + c, 1L));
@@ -300,6 +309,11 @@ class UnreadCounterModelTest {
             oracle.redisThreadHashes("", true)
                     .getOrDefault(Oracle.THREAD_MENTIONS_KEY + user, Map.of())
                     .forEach((t, n) -> expected.put("threadMentions " + t, Long.parseLong(n)));
+            oracle.redisThreadChannelMentionHashes("")
+                    .getOrDefault(Oracle.THREAD_CHANNEL_MENTIONS_KEY + user, Map.of())
+                    .forEach(
+                            (t, n) ->
+                                    expected.put("threadChannelMentions " + t, Long.parseLong(n)));
             long[] totals = oracle.totals(user);
             String[] names = {
                 "totalMessages", "totalMentions", "totalConversations", "totalThreads"
@@ -319,6 +333,7 @@ class UnreadCounterModelTest {
                     switch (c.kind) {
                         case SENDERS, CONVERSATION -> "unread";
                         case MENTIONS -> "mentions";
+                        case CHANNEL_MENTIONS -> "channelMentions";
                         case MARKED -> "marked";
                         case TOTAL_MESSAGES -> "totalMessages";
                         case TOTAL_MENTIONS -> "totalMentions";
@@ -326,6 +341,7 @@ class UnreadCounterModelTest {
                         case TOTAL_THREADS -> "totalThreads";
                         case THREAD -> "thread";
                         case THREAD_MENTIONS -> "threadMentions";
+                        case THREAD_CHANNEL_MENTIONS -> "threadChannelMentions";
                     };
             return kind + " " + c.conversationId + (c.kind.perThread() ? ":" + c.threadSeq : "");
         }

@@ -444,6 +444,12 @@ class GroupsModelTest {
         assertThat(redis.marked).as(context).isEqualTo(oracle.redisMarkedSets(""));
         assertThat(redis.threads).as(context).isEqualTo(oracle.redisThreadHashes("", false));
         assertThat(redis.threadMentions).as(context).isEqualTo(oracle.redisThreadHashes("", true));
+        assertThat(redis.channelMentions)
+                .as(context)
+                .isEqualTo(oracle.redisChannelMentionHashes(""));
+        assertThat(redis.threadChannelMentions)
+                .as(context)
+                .isEqualTo(oracle.redisThreadChannelMentionHashes(""));
         assertThat(redis.totals).as(context).isEqualTo(oracle.redisTotals(""));
         Map<String, Map<String, Double>> scores = new TreeMap<>();
         for (ReaderUpdate r : readers) {

@@ -165,6 +165,7 @@ class RedisErasureTest {
         counts.add(UnreadCount.senders(user, 3));
         counts.add(UnreadCount.conversation(user, CONVERSATION, 4));
         counts.add(UnreadCount.mentions(user, CONVERSATION, 1));
+        counts.add(UnreadCount.conversation(user, Count.CHANNEL_MENTIONS, CONVERSATION, 1));
         counts.add(UnreadCount.marked(user, CONVERSATION, true));
         for (Count total :
                 List.of(
@@ -176,6 +177,7 @@ class RedisErasureTest {
         }
         counts.add(UnreadCount.thread(user, Count.THREAD, CONVERSATION, 5, 2));
         counts.add(UnreadCount.thread(user, Count.THREAD_MENTIONS, CONVERSATION, 5, 1));
+        counts.add(UnreadCount.thread(user, Count.THREAD_CHANNEL_MENTIONS, CONVERSATION, 5, 1));
         return counts;
     }
 }

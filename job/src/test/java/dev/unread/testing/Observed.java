@@ -28,6 +28,8 @@ public final class Observed {
     public final Map<String, Map<String, String>> totals;
     public final Map<String, Map<String, String>> threadHashes;
     public final Map<String, Map<String, String>> threadMentionHashes;
+    public final Map<String, Map<String, String>> channelMentionHashes;
+    public final Map<String, Map<String, String>> threadChannelMentionHashes;
 
     private Observed(
             Map<String, String> senderKeys,
@@ -40,8 +42,12 @@ public final class Observed {
             Map<String, Set<String>> markedSets,
             Map<String, Map<String, String>> totals,
             Map<String, Map<String, String>> threadHashes,
-            Map<String, Map<String, String>> threadMentionHashes) {
+            Map<String, Map<String, String>> threadMentionHashes,
+            Map<String, Map<String, String>> channelMentionHashes,
+            Map<String, Map<String, String>> threadChannelMentionHashes) {
         this.threadHashes = threadHashes;
+        this.channelMentionHashes = channelMentionHashes;
+        this.threadChannelMentionHashes = threadChannelMentionHashes;
         this.threadMentionHashes = threadMentionHashes;
         this.mentionHashes = mentionHashes;
         this.markedSets = markedSets;
@@ -105,7 +111,9 @@ public final class Observed {
                 TestRedis.sets(prefix + Oracle.MARKED_UNREAD_KEY),
                 TestRedis.hashes(prefix + Oracle.TOTALS_KEY),
                 TestRedis.hashes(prefix + Oracle.THREADS_KEY),
-                TestRedis.hashes(prefix + Oracle.THREAD_MENTIONS_KEY));
+                TestRedis.hashes(prefix + Oracle.THREAD_MENTIONS_KEY),
+                TestRedis.hashes(prefix + Oracle.CHANNEL_MENTIONS_KEY),
+                TestRedis.hashes(prefix + Oracle.THREAD_CHANNEL_MENTIONS_KEY));
     }
 
     /** Whether Redis and MySQL equal the oracle; {@code unread_count} within its bounds. */
@@ -140,6 +148,16 @@ public final class Observed {
                 "Redis thread mentions",
                 fields(oracle.redisThreadHashes(prefix, true)),
                 fields(threadMentionHashes));
+        compare(
+                diff,
+                "Redis channel mentions",
+                fields(oracle.redisChannelMentionHashes(prefix)),
+                fields(channelMentionHashes));
+        compare(
+                diff,
+                "Redis thread channel mentions",
+                fields(oracle.redisThreadChannelMentionHashes(prefix)),
+                fields(threadChannelMentionHashes));
         if (withMySql) {
             compare(diff, "user_activity", oracle.userActivityRows(), userActivity);
             compare(

@@ -12,6 +12,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.LongPredicate;
+import java.util.function.ToLongBiFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * The expected outcome of a set of events, computed straight from the "Semantics" section of
@@ -37,6 +40,9 @@ public final class Oracle {
 
     /** Redis key of the per-conversation mention counts hash, without the prefix. */
     public static final String MENTIONS_KEY = "chat:mentions:";
+
+    /** Redis key of the per-conversation channel-wide mention counts hash, without the prefix. */
+    public static final String CHANNEL_MENTIONS_KEY = "chat:channel-mentions:";
 
     /** Redis key of the set of conversations marked unread, without the prefix. */
     public static final String MARKED_UNREAD_KEY = "chat:marked-unread:";
@@ -124,6 +130,9 @@ public final class Oracle {
 
     /** Expected Redis hash of a user's followed threads' mentions. */
     public static final String THREAD_MENTIONS_KEY = "chat:thread-mentions:";
+
+    /** Expected Redis hash of a user's followed threads' channel-wide mentions. */
+    public static final String THREAD_CHANNEL_MENTIONS_KEY = "chat:thread-channel-mentions:";
 
     /** userId → the newest {@code erasedAt} of the user's USER_ERASED events. */
     private final Map<Long, Long> erasedAt = new TreeMap<>();
@@ -542,6 +551,21 @@ public final class Oracle {
      * while U's newest membership event in C is MEMBER_LEFT.
      */
     public long mentions(long userId, long conversationId) {
+        return mentions(userId, conversationId, seq -> mentioned(userId, conversationId, seq, 0));
+    }
+
+    /**
+     * channelMentions(U,C): of mentions(U,C), the seqs that mention U only channel-wide (see {@link
+     * #mentionedOnlyChannelWide}).
+     */
+    public long channelMentions(long userId, long conversationId) {
+        return mentions(
+                userId,
+                conversationId,
+                seq -> mentionedOnlyChannelWide(userId, conversationId, seq, 0));
+    }
+
+    private long mentions(long userId, long conversationId, LongPredicate mentioned) {
         Member member = new Member(conversationId, userId);
         if (left.contains(member)) {
             return 0;
@@ -550,13 +574,13 @@ public final class Oracle {
         if (seqs == null) {
             return 0;
         }
-        TreeSet<Long> mentioned = new TreeSet<>();
+        TreeSet<Long> counted = new TreeSet<>();
         for (long seq : seqs) {
-            if (mentioned(userId, conversationId, seq, 0)) {
-                mentioned.add(seq);
+            if (mentioned.test(seq)) {
+                counted.add(seq);
             }
         }
-        return notDeleted(conversationId, mentioned, lastReadSeq(userId, conversationId));
+        return notDeleted(conversationId, counted, lastReadSeq(userId, conversationId));
     }
 
     /**
@@ -567,8 +591,28 @@ public final class Oracle {
      * message.
      */
     public boolean mentioned(long userId, long conversationId, long seq, long threadSeq) {
+        return mentioned(
+                userId,
+                conversationId,
+                seq,
+                threadSeq,
+                !ignoresChannelMentions(userId, conversationId));
+    }
+
+    /**
+     * mentioned(U,C,s) holds only because of channel-wide mentions: it would not if U ignored them
+     * in C. A message that names U and mentions the channel is a mention by id.
+     */
+    public boolean mentionedOnlyChannelWide(
+            long userId, long conversationId, long seq, long threadSeq) {
+        return mentioned(userId, conversationId, seq, threadSeq)
+                && !mentioned(userId, conversationId, seq, threadSeq, false);
+    }
+
+    /** {@code heedAll}: a channel-wide mention counts. */
+    private boolean mentioned(
+            long userId, long conversationId, long seq, long threadSeq, boolean heedAll) {
         Member member = new Member(conversationId, userId);
-        boolean heedAll = !ignoresChannelMentions(userId, conversationId);
         List<long[]> its =
                 edits.getOrDefault(member, Map.of()).getOrDefault(seq, List.of()).stream()
                         .filter(e -> e[3] == threadSeq)
@@ -711,6 +755,17 @@ public final class Oracle {
                 : 0;
     }
 
+    private long threadChannelMentions(OracleThreads.Thread t) {
+        return shown(t)
+                ? threads.mentions(
+                        t,
+                        this::deleted,
+                        s ->
+                                mentionedOnlyChannelWide(
+                                        t.userId(), t.conversationId(), s, t.threadSeq()))
+                : 0;
+    }
+
     private boolean shown(OracleThreads.Thread t) {
         return threads.follows(t) && !left.contains(new Member(t.conversationId(), t.userId()));
     }
@@ -730,15 +785,23 @@ public final class Oracle {
      * a count, the key absent when none.
      */
     public Map<String, Map<String, String>> redisThreadHashes(String prefix, boolean mentions) {
+        return mentions
+                ? redisThreadHashes(prefix + THREAD_MENTIONS_KEY, this::threadMentions)
+                : redisThreadHashes(prefix + THREADS_KEY, this::threadUnread);
+    }
+
+    /** Expected Redis hashes {@code {prefix}chat:thread-channel-mentions:{u}}, as the others. */
+    public Map<String, Map<String, String>> redisThreadChannelMentionHashes(String prefix) {
+        return redisThreadHashes(prefix + THREAD_CHANNEL_MENTIONS_KEY, this::threadChannelMentions);
+    }
+
+    private Map<String, Map<String, String>> redisThreadHashes(
+            String key, ToLongFunction<OracleThreads.Thread> count) {
         Map<String, Map<String, String>> keys = new TreeMap<>();
         for (OracleThreads.Thread t : threads.threads()) {
-            long n = mentions ? threadMentions(t) : threadUnread(t);
+            long n = count.applyAsLong(t);
             if (n > 0) {
-                keys.computeIfAbsent(
-                                prefix
-                                        + (mentions ? THREAD_MENTIONS_KEY : THREADS_KEY)
-                                        + t.userId(),
-                                k -> new TreeMap<>())
+                keys.computeIfAbsent(key + t.userId(), k -> new TreeMap<>())
                         .put(t.field(), Long.toString(n));
             }
         }
@@ -770,11 +833,25 @@ public final class Oracle {
      * absent when 0.
      */
     public Map<String, Map<String, String>> redisMentionHashes(String prefix) {
+        return redisConversationCounts(prefix + MENTIONS_KEY, this::mentions);
+    }
+
+    /**
+     * Expected Redis hashes {@code {prefix}chat:channel-mentions:{u}}: field conversationId →
+     * channelMentions, absent when 0.
+     */
+    public Map<String, Map<String, String>> redisChannelMentionHashes(String prefix) {
+        return redisConversationCounts(prefix + CHANNEL_MENTIONS_KEY, this::channelMentions);
+    }
+
+    /** {@code count} of (user, conversation). */
+    private Map<String, Map<String, String>> redisConversationCounts(
+            String key, ToLongBiFunction<Long, Long> count) {
         Map<String, Map<String, String>> keys = new TreeMap<>();
         for (Member member : seqsFromOthers.keySet()) {
-            long n = mentions(member.userId(), member.conversationId());
+            long n = count.applyAsLong(member.userId(), member.conversationId());
             if (n > 0) {
-                keys.computeIfAbsent(prefix + MENTIONS_KEY + member.userId(), k -> new TreeMap<>())
+                keys.computeIfAbsent(key + member.userId(), k -> new TreeMap<>())
                         .put(Long.toString(member.conversationId()), Long.toString(n));
             }
         }

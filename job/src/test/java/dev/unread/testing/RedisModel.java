@@ -16,6 +16,8 @@ public final class RedisModel {
     public final Map<String, Map<String, String>> totals = new TreeMap<>();
     public final Map<String, Map<String, String>> threads = new TreeMap<>();
     public final Map<String, Map<String, String>> threadMentions = new TreeMap<>();
+    public final Map<String, Map<String, String>> channelMentions = new TreeMap<>();
+    public final Map<String, Map<String, String>> threadChannelMentions = new TreeMap<>();
 
     public void apply(UnreadCount c) {
         if (c.erased) {
@@ -28,7 +30,9 @@ public final class RedisModel {
                             marked,
                             totals,
                             threads,
-                            threadMentions)) {
+                            threadMentions,
+                            channelMentions,
+                            threadChannelMentions)) {
                 keys.keySet().removeIf(key -> key.endsWith(":" + c.userId));
             }
             return;
@@ -38,6 +42,13 @@ public final class RedisModel {
                 hashField(
                         mentions,
                         Oracle.MENTIONS_KEY + c.userId,
+                        Long.toString(c.conversationId),
+                        c.count);
+                return;
+            case CHANNEL_MENTIONS:
+                hashField(
+                        channelMentions,
+                        Oracle.CHANNEL_MENTIONS_KEY + c.userId,
                         Long.toString(c.conversationId),
                         c.count);
                 return;
@@ -76,6 +87,13 @@ public final class RedisModel {
                 hashField(
                         threadMentions,
                         Oracle.THREAD_MENTIONS_KEY + c.userId,
+                        c.conversationId + ":" + c.threadSeq,
+                        c.count);
+                return;
+            case THREAD_CHANNEL_MENTIONS:
+                hashField(
+                        threadChannelMentions,
+                        Oracle.THREAD_CHANNEL_MENTIONS_KEY + c.userId,
                         c.conversationId + ":" + c.threadSeq,
                         c.count);
                 return;

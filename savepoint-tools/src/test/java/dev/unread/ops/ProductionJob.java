@@ -144,6 +144,8 @@ final class ProductionJob {
         hashes.putAll(expected.redisTotals(prefix));
         hashes.putAll(expected.redisThreadHashes(prefix, false));
         hashes.putAll(expected.redisThreadHashes(prefix, true));
+        hashes.putAll(expected.redisChannelMentionHashes(prefix));
+        hashes.putAll(expected.redisThreadChannelMentionHashes(prefix));
         Map<String, Set<String>> sets = expected.redisMarkedSets(prefix);
         try {
             Poll.until(

@@ -28,19 +28,22 @@ final class CountAnswers {
 
     /**
      * What {@code GET /api/users/{userId}/unread} answers: distinct senders since the inbox was
-     * last opened, unread messages and mentions per conversation id (absent: 0), the app-icon
-     * totals, the ids of the conversations marked unread, ascending, and the unread replies and
-     * mentions of each followed thread, keyed {@code {conversationId}:{threadSeq}} (absent: 0).
+     * last opened, unread messages, mentions and of these the channel-wide ones per conversation id
+     * (absent: 0), the app-icon totals, the ids of the conversations marked unread, ascending, and
+     * the unread replies, mentions and channel-wide mentions of each followed thread, keyed {@code
+     * {conversationId}:{threadSeq}} (absent: 0).
      */
     record UserUnread(
             long userId,
             long unreadSenders,
             Map<Long, Long> conversations,
             Map<Long, Long> mentions,
+            Map<Long, Long> channelMentions,
             Totals totals,
             List<Long> markedUnread,
             Map<String, Long> threads,
-            Map<String, Long> threadMentions)
+            Map<String, Long> threadMentions,
+            Map<String, Long> threadChannelMentions)
             implements UserAnswer {}
 
     /** The app-icon totals of {@code unread:totals:{userId}}, 0 for an absent field. */
@@ -69,6 +72,8 @@ final class CountAnswers {
             counts.conversations().forEach((c, n) -> conversations.put(c.toString(), n));
             ObjectNode mentions = node.putObject(Count.MENTIONS.section());
             counts.mentions().forEach((c, n) -> mentions.put(c.toString(), n));
+            ObjectNode channelMentions = node.putObject(Count.CHANNEL_MENTIONS.section());
+            counts.channelMentions().forEach((c, n) -> channelMentions.put(c.toString(), n));
             node.putObject(Count.TOTAL_MESSAGES.section())
                     .put(Count.TOTAL_MESSAGES.totalField(), counts.totals().messages())
                     .put(Count.TOTAL_MENTIONS.totalField(), counts.totals().mentions())
@@ -80,6 +85,9 @@ final class CountAnswers {
             counts.threads().forEach(threads::put);
             ObjectNode threadMentions = node.putObject(Count.THREAD_MENTIONS.section());
             counts.threadMentions().forEach(threadMentions::put);
+            ObjectNode threadChannelMentions =
+                    node.putObject(Count.THREAD_CHANNEL_MENTIONS.section());
+            counts.threadChannelMentions().forEach(threadChannelMentions::put);
             return node.toString();
         }
     }
@@ -92,28 +100,33 @@ final class CountAnswers {
     record ConversationReaders(long conversationId, long seq, long readCount, List<Long> readers) {}
 
     /**
-     * One user's keys queued on a pipeline: the badge, the conversation and mention counts, the
-     * totals, the marked conversations and the followed threads' counts.
+     * One user's keys queued on a pipeline: the badge, the conversation, mention and channel-wide
+     * mention counts, the totals, the marked conversations and the followed threads' counts.
      */
     static final class UserReads {
         final long userId;
         final Response<String> senders;
         final Response<Map<String, String>> conversations;
         final Response<Map<String, String>> mentions;
+        final Response<Map<String, String>> channelMentions;
         final Response<Map<String, String>> totals;
         final Response<Set<String>> marked;
         final Response<Map<String, String>> threads;
         final Response<Map<String, String>> threadMentions;
+        final Response<Map<String, String>> threadChannelMentions;
 
         UserReads(AbstractPipeline pipeline, String keyPrefix, long userId) {
             this.userId = userId;
             senders = pipeline.get(Count.SENDERS.key(keyPrefix, userId));
             conversations = pipeline.hgetAll(Count.CONVERSATION.key(keyPrefix, userId));
             mentions = pipeline.hgetAll(Count.MENTIONS.key(keyPrefix, userId));
+            channelMentions = pipeline.hgetAll(Count.CHANNEL_MENTIONS.key(keyPrefix, userId));
             totals = pipeline.hgetAll(Count.TOTAL_MESSAGES.key(keyPrefix, userId));
             marked = pipeline.smembers(Count.MARKED.key(keyPrefix, userId));
             threads = pipeline.hgetAll(Count.THREAD.key(keyPrefix, userId));
             threadMentions = pipeline.hgetAll(Count.THREAD_MENTIONS.key(keyPrefix, userId));
+            threadChannelMentions =
+                    pipeline.hgetAll(Count.THREAD_CHANNEL_MENTIONS.key(keyPrefix, userId));
         }
 
         /**
@@ -133,6 +146,7 @@ final class CountAnswers {
                     badge == null ? 0 : Long.parseLong(badge),
                     counts(conversations.get()),
                     counts(mentions.get()),
+                    counts(channelMentions.get()),
                     new Totals(
                             count(total.get(Count.TOTAL_MESSAGES.totalField())),
                             count(total.get(Count.TOTAL_MENTIONS.totalField())),
@@ -140,7 +154,8 @@ final class CountAnswers {
                             count(total.get(Count.TOTAL_THREADS.totalField()))),
                     markedIds,
                     threadCounts(threads.get()),
-                    threadCounts(threadMentions.get()));
+                    threadCounts(threadMentions.get()),
+                    threadCounts(threadChannelMentions.get()));
         }
     }
 

@@ -33,7 +33,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * by Selenium): "open inbox" posts INBOX_OPENED, which reaches Kafka; the test then plays the job's
  * part (the counts and version written, UNREAD_CHANGED published, as the job's Redis sink does) and
  * the badge goes to 0 without a reload. A conversation's followed threads show under it, live, and
- * can be read and unfollowed. Ids past 2^53 stay exact. The page runs under the
+ * can be read and unfollowed. An "@" marks a conversation's or thread's unread channel-wide
+ * mentions until they are read or ignored. Ids past 2^53 stay exact. The page runs under the
  * Content-Security-Policy the API serves it with, so a policy that blocked its own script fails
  * here. Runs where Chromium and its driver are installed; with CI=true it must run.
  */
@@ -45,6 +46,9 @@ class InboxPageITCase {
 
     /** The thread test's user: its rows do not mix with the other tests'. */
     private static final long THREAD_USER = 10003;
+
+    /** The channel mention test's user, for the same reason. */
+    private static final long CHANNEL_USER = 10004;
 
     private static final Path CHROMIUM = Paths.get("/usr/bin/chromium");
     private static final Path CHROMEDRIVER = Paths.get("/usr/bin/chromedriver");
@@ -265,10 +269,15 @@ class InboxPageITCase {
 
     /** UNREAD_CHANGED of the thread test's user with {@code fields}, as the job publishes it. */
     private void threadChange(long version, String fields) {
+        change(THREAD_USER, version, fields);
+    }
+
+    /** UNREAD_CHANGED of {@code user} with {@code fields}, as the job publishes it. */
+    private void change(long user, long version, String fields) {
         stores.redis.publish(
-                RedisNames.unreadChangedChannel(stores.keyPrefix, THREAD_USER),
+                RedisNames.unreadChangedChannel(stores.keyPrefix, user),
                 "{\"type\":\"UNREAD_CHANGED\",\"userId\":"
-                        + THREAD_USER
+                        + user
                         + ",\"version\":"
                         + version
                         + ","
@@ -278,6 +287,11 @@ class InboxPageITCase {
 
     /** The thread test's user's first event of {@code type} on the topic, keyed by the user. */
     private ConsumerRecord<String, String> published(String type) throws Exception {
+        return published(THREAD_USER, type);
+    }
+
+    /** {@code user}'s first event of {@code type} on the topic, keyed by the user. */
+    private ConsumerRecord<String, String> published(long user, String type) throws Exception {
         return Await.until(
                 "the page's " + type + " in Kafka",
                 WAIT,
@@ -285,10 +299,76 @@ class InboxPageITCase {
                         KafkaBroker.consumeAll(topic).stream()
                                 .filter(
                                         r ->
-                                                r.key().equals(Long.toString(THREAD_USER))
+                                                r.key().equals(Long.toString(user))
                                                         && r.value().contains(type))
                                 .findFirst()
                                 .orElse(null));
+    }
+
+    @Test
+    void anAtMarksUnreadChannelWideMentionsUntilTheConversationIsReadOrIgnoresThem()
+            throws Exception {
+        // Before the page opens: an @here in 80002 is unread, so the snapshot carries its mark.
+        stores.redis.hset(
+                Count.CONVERSATION.key(stores.keyPrefix, CHANNEL_USER),
+                Map.of("80001", "1", "80002", "1"));
+        stores.redis.hset(Count.MENTIONS.key(stores.keyPrefix, CHANNEL_USER), "80002", "1");
+        stores.redis.hset(Count.CHANNEL_MENTIONS.key(stores.keyPrefix, CHANNEL_USER), "80002", "1");
+        browser.get("http://127.0.0.1:" + api.port() + "/");
+        browser.findElement(By.id("user")).clear();
+        browser.findElement(By.id("user")).sendKeys(Long.toString(CHANNEL_USER));
+        browser.findElement(By.id("connectButton")).click();
+        WebDriverWait wait = new WebDriverWait(browser, WAIT);
+        wait.until(b -> hasAtMark("conversation-80002"));
+        assertThat(hasAtMark("conversation-80001")).isFalse();
+
+        // The job's flush after an @channel message in 80001 and an @all reply in its followed
+        // thread 1038.
+        change(
+                CHANNEL_USER,
+                100,
+                "\"conversations\":{\"80001\":2},\"mentions\":{\"80001\":1},"
+                        + "\"channelMentions\":{\"80001\":1},\"threads\":{\"80001:1038\":1},"
+                        + "\"threadMentions\":{\"80001:1038\":1},"
+                        + "\"threadChannelMentions\":{\"80001:1038\":1}");
+        wait.until(b -> hasAtMark("conversation-80001") && hasAtMark("thread-80001-1038"));
+        assertThat(rowTexts()).containsExactly("80001 2 1@", "thread 1038 1 1@", "80002 1 1@");
+
+        var conversation = browser.findElement(By.id("conversation-80001"));
+        conversation.findElement(By.className("seq")).sendKeys("2");
+        conversation.findElement(By.className("read")).click();
+        var read = Http.JSON.readTree(published(CHANNEL_USER, EventJson.CONVERSATION_READ).value());
+        assertThat(read.get("conversationId").asLong()).isEqualTo(80001);
+        assertThat(read.get("readSeq").asLong()).isEqualTo(2);
+        // The job's answer: the conversation read, its thread still unread.
+        change(
+                CHANNEL_USER,
+                200,
+                "\"conversations\":{\"80001\":0},\"mentions\":{\"80001\":0},"
+                        + "\"channelMentions\":{\"80001\":0}");
+        wait.until(b -> !hasAtMark("conversation-80001"));
+        assertThat(rowTexts()).containsExactly("80001 0 0", "thread 1038 1 1@", "80002 1 1@");
+
+        browser.findElement(By.id("conversation-80002"))
+                .findElement(By.className("ignore-channel-mentions"))
+                .click();
+        var ignore =
+                Http.JSON.readTree(
+                        published(CHANNEL_USER, EventJson.CONVERSATION_PREFERENCE).value());
+        assertThat(ignore.get("conversationId").asLong()).isEqualTo(80002);
+        assertThat(ignore.get("ignoreChannelMentions").asBoolean()).isTrue();
+        // The job's answer: the @here no longer counts as a mention, nor marks the conversation.
+        change(CHANNEL_USER, 300, "\"mentions\":{\"80002\":0},\"channelMentions\":{\"80002\":0}");
+        wait.until(b -> !hasAtMark("conversation-80002"));
+        assertThat(rowTexts()).containsExactly("80001 0 0", "thread 1038 1 1@", "80002 1 0");
+    }
+
+    /**
+     * Whether the row of this id shows the "@" of unread channel-wide mentions: one lookup, since
+     * the page replaces its rows on every message.
+     */
+    private boolean hasAtMark(String rowId) {
+        return !browser.findElements(By.cssSelector("#" + rowId + " .channel-mention")).isEmpty();
     }
 
     @Test

@@ -114,10 +114,12 @@ class LiveStreamsITCase {
                                         "{\"type\":\"SNAPSHOT\","
                                                 + "\"userId\":101,\"version\":100,\"unreadSenders\":2,"
                                                 + "\"conversations\":{\"80001\":3},"
-                                                + "\"mentions\":{},\"totals\":{\"messages\":0,"
+                                                + "\"mentions\":{},\"channelMentions\":{},"
+                                                + "\"totals\":{\"messages\":0,"
                                                 + "\"mentions\":0,\"conversations\":0,"
                                                 + "\"threads\":0},\"markedUnread\":{},"
-                                                + "\"threads\":{},\"threadMentions\":{}}"));
+                                                + "\"threads\":{},\"threadMentions\":{},"
+                                                + "\"threadChannelMentions\":{}}"));
             }
 
             jobFlush(user + 1, 150, 9, 0, 0);
@@ -144,6 +146,8 @@ class LiveStreamsITCase {
                 Count.THREAD.key(stores.keyPrefix, user),
                 Map.of("80001:1038", "4", "80001:9", "1"));
         stores.redis.hset(Count.THREAD_MENTIONS.key(stores.keyPrefix, user), "80001:1038", "2");
+        stores.redis.hset(
+                Count.THREAD_CHANNEL_MENTIONS.key(stores.keyPrefix, user), "80001:1038", "1");
         stores.redis.hset(Count.TOTAL_MESSAGES.key(stores.keyPrefix, user), "threads", "2");
         try (LiveClient sse = sse(user)) {
             JsonNode snapshot = sse.next();
@@ -151,6 +155,8 @@ class LiveStreamsITCase {
                     .isEqualTo(Http.JSON.readTree("{\"80001:9\":1,\"80001:1038\":4}"));
             assertThat(snapshot.get("threadMentions"))
                     .isEqualTo(Http.JSON.readTree("{\"80001:1038\":2}"));
+            assertThat(snapshot.get("threadChannelMentions"))
+                    .isEqualTo(Http.JSON.readTree("{\"80001:1038\":1}"));
             assertThat(snapshot.get("totals").get("threads").asLong()).isEqualTo(2);
         }
     }

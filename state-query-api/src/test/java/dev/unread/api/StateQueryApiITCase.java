@@ -122,8 +122,9 @@ class StateQueryApiITCase {
 
     /** The fields of a user with no mentions, totals, marks or threads. */
     private static final String NOTHING_MORE =
-            "\"mentions\":{},\"totals\":{\"messages\":0,\"mentions\":0,\"conversations\":0,"
-                    + "\"threads\":0},\"markedUnread\":[],\"threads\":{},\"threadMentions\":{}";
+            "\"mentions\":{},\"channelMentions\":{},\"totals\":{\"messages\":0,\"mentions\":0,"
+                    + "\"conversations\":0,\"threads\":0},\"markedUnread\":[],\"threads\":{},"
+                    + "\"threadMentions\":{},\"threadChannelMentions\":{}";
 
     @Test
     void aUserWithNoKeysHasNothingUnread() {
@@ -171,16 +172,17 @@ class StateQueryApiITCase {
     void mentionsTotalsAndMarksAreAnsweredBesideTheCounts() {
         stores.redis.hset(stores.keyPrefix + "chat:unread:701", "9", "4");
         stores.redis.hset(stores.keyPrefix + "chat:mentions:701", "9", "2");
+        stores.redis.hset(stores.keyPrefix + "chat:channel-mentions:701", "9", "1");
         stores.redis.hset(stores.keyPrefix + "unread:totals:701", "messages", "4");
         stores.redis.hset(stores.keyPrefix + "unread:totals:701", "conversations", "2");
         stores.redis.sadd(stores.keyPrefix + "chat:marked-unread:701", "12", "3");
 
         String expected =
                 "{\"userId\":701,\"unreadSenders\":0,\"conversations\":{\"9\":4},"
-                        + "\"mentions\":{\"9\":2},"
+                        + "\"mentions\":{\"9\":2},\"channelMentions\":{\"9\":1},"
                         + "\"totals\":{\"messages\":4,\"mentions\":0,\"conversations\":2,"
                         + "\"threads\":0},\"markedUnread\":[3,12],\"threads\":{},"
-                        + "\"threadMentions\":{}}";
+                        + "\"threadMentions\":{},\"threadChannelMentions\":{}}";
         assertThat(http.get("/api/users/701/unread").body()).isEqualTo(expected);
         assertThat(http.get("/api/unread?userIds=701").body())
                 .isEqualTo("{\"users\":[" + expected + "]}");

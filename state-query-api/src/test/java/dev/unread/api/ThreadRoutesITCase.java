@@ -90,15 +90,19 @@ class ThreadRoutesITCase {
                 Map.of("80001:1038", "4", "80001:9", "2", "7:20", "1"));
         stores.redis.hset(Count.THREAD_MENTIONS.key(stores.keyPrefix, 801), "80001:1038", "1");
         stores.redis.hset(
+                Count.THREAD_CHANNEL_MENTIONS.key(stores.keyPrefix, 801), "80001:1038", "1");
+        stores.redis.hset(
                 Count.TOTAL_MESSAGES.key(stores.keyPrefix, 801),
                 Map.of("threads", "3", "mentions", "1"));
 
         String expected =
                 "{\"userId\":801,\"unreadSenders\":0,\"conversations\":{},\"mentions\":{},"
+                        + "\"channelMentions\":{},"
                         + "\"totals\":{\"messages\":0,\"mentions\":1,\"conversations\":0,"
                         + "\"threads\":3},\"markedUnread\":[],"
                         + "\"threads\":{\"7:20\":1,\"80001:9\":2,\"80001:1038\":4},"
-                        + "\"threadMentions\":{\"80001:1038\":1}}";
+                        + "\"threadMentions\":{\"80001:1038\":1},"
+                        + "\"threadChannelMentions\":{\"80001:1038\":1}}";
         assertThat(http.get("/api/users/801/unread").body()).isEqualTo(expected);
         assertThat(http.get("/api/unread?userIds=801").body())
                 .isEqualTo("{\"users\":[" + expected + "]}");
