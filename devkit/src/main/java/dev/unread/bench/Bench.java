@@ -70,6 +70,8 @@ public final class Bench {
      *     measured run, so that the first measured run is not the one the JIT compiles; 0 skips it
      * @param latencyWarmUp how long the latency run goes on before its measured part: probes sent
      *     then are reported apart, as the time right after a restore
+     * @param profileDir where each measured run of the job and of the pass-throughs writes a JFR
+     *     recording of its span ({@link Profile}); null records none
      */
     public record Options(
             Workload badgeWorkload,
@@ -91,7 +93,8 @@ public final class Bench {
             double liveShare,
             Duration sustainWindow,
             Workload allReadWorkload,
-            Workload editedWorkload) {}
+            Workload editedWorkload,
+            Path profileDir) {}
 
     /** One workload's records as published: the counts the figures are divided by. */
     public record Traffic(
@@ -305,6 +308,7 @@ public final class Bench {
                             badge,
                             options.parallelism(),
                             dataDir.resolve("rivals"),
+                            options.profileDir(),
                             line -> say("%s", line));
 
             List<NaiveWorker.Result> workers = new ArrayList<>();
@@ -492,7 +496,10 @@ public final class Bench {
         long redisCpuBefore = RedisKeys.cpuNanos(config.redisEndpoint());
         try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, null)) {
             job.awaitRunning(START_TIMEOUT);
-            JobRun.Span span = job.awaitEvents(counterEvents, RUN_TIMEOUT);
+            JobRun.Span span;
+            try (Profile profile = Profile.start(options.profileDir(), traffic.name())) {
+                span = job.awaitEvents(counterEvents, RUN_TIMEOUT);
+            }
             say(
                     "  %,d events in %.1f s; waiting for the sinks' checkpoint",
                     counterEvents, span.nanos() / 1e9);

@@ -51,6 +51,7 @@ final class Rivals {
     /**
      * @param config the settings of the first pass-through, whose consumer group is its own
      * @param statefulConfig the same, with another consumer group, for the stateful pass-through
+     * @param profileDir where each pass-through writes a JFR recording of its run; null: none
      */
     static Result run(
             UnreadConfig config,
@@ -58,24 +59,35 @@ final class Rivals {
             Bench.Traffic traffic,
             int parallelism,
             Path dataDir,
+            Path profileDir,
             Consumer<String> say)
             throws Exception {
         say.accept("pass-through ceiling on the " + traffic.name() + " records");
         Figures passThrough =
-                ceiling(JobRun.passThrough(config, parallelism, dataDir.resolve("pass")), traffic);
+                ceiling(
+                        JobRun.passThrough(config, parallelism, dataDir.resolve("pass")),
+                        traffic,
+                        Profile.start(profileDir, "pass-through"));
         say.accept("stateful pass-through on the " + traffic.name() + " records");
         Figures stateful =
                 ceiling(
                         JobRun.statefulPassThrough(
                                 statefulConfig, parallelism, dataDir.resolve("state")),
-                        traffic);
+                        traffic,
+                        Profile.start(profileDir, "stateful pass-through"));
         say.accept("Kafka Streams peer on the " + traffic.name() + " records");
         return new Result(passThrough, stateful, peer(config, traffic, parallelism, dataDir));
     }
 
-    /** A ceiling's figures: {@code started} until it took in every valid record, then stopped. */
-    private static Figures ceiling(JobRun started, Bench.Traffic traffic) throws Exception {
-        try (JobRun run = started) {
+    /**
+     * A ceiling's figures: {@code started} until it took in every valid record, then stopped. The
+     * profile, started with the job, also holds its tasks' start: a ceiling takes in a small run's
+     * records faster than it starts.
+     */
+    private static Figures ceiling(JobRun started, Bench.Traffic traffic, Profile profile)
+            throws Exception {
+        try (JobRun run = started;
+                profile) {
             // Watched from before it runs: it takes in a small run's records faster than it starts.
             JobRun.Span span = run.awaitEvents(traffic.validEvents(), RUN_TIMEOUT);
             return new Figures(traffic.messages(), span.nanos(), span.cpuNanos(), 0, 0);

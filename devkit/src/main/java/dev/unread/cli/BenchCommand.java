@@ -345,6 +345,14 @@ public final class BenchCommand implements Callable<Integer> {
     double editShare;
 
     @Option(
+            names = "--profile",
+            paramLabel = "DIR",
+            description =
+                    "write a JFR recording of each measured run of the job and of the"
+                            + " pass-throughs to DIR/{run}.jfr (default: none)")
+    Path profileDir;
+
+    @Option(
             names = "--out",
             paramLabel = "FILE",
             defaultValue = "bench-results.md",
@@ -547,7 +555,8 @@ public final class BenchCommand implements Callable<Integer> {
                 share("--live-share", liveShare),
                 Duration.ofSeconds(atLeast("--sustain-seconds", sustainSeconds, 0)),
                 allReadShare > 0 ? full.toBuilder().allReadShare(allReadShare).build() : null,
-                editShare > 0 ? full.toBuilder().editShare(editShare).build() : null);
+                editShare > 0 ? full.toBuilder().editShare(editShare).build() : null,
+                profileDir);
     }
 
     private static double share(String flag, double value) {

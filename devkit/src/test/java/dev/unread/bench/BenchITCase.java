@@ -69,7 +69,8 @@ class BenchITCase {
                         0.2,
                         Duration.ofSeconds(2),
                         full.toBuilder().allReadShare(0.1).build(),
-                        full.toBuilder().editShare(0.02).build());
+                        full.toBuilder().editShare(0.02).build(),
+                        null);
 
         String prefix = TestRedis.uniquePrefix();
         ByteArrayOutputStream progress = new ByteArrayOutputStream();

@@ -154,6 +154,7 @@ class RedisCommandBudgetITCase {
                 LIVE_SHARE,
                 Duration.ZERO,
                 null,
+                null,
                 null);
     }
 }

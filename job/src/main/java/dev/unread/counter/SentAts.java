@@ -47,11 +47,15 @@ final class SentAts {
             throws Exception {
         boolean inState = inState(inRecord);
         Tuple2<Long, Long> key = Tuple2.of(conversationId, threadSeq);
-        SentAtFrontier f = SentAtFrontier.decode(inState ? frontiers.get(key) : bytes(inRecord));
-        if (!f.add(seq, sentAt)) {
-            return inRecord;
+        byte[] before = inState ? frontiers.get(key) : bytes(inRecord);
+        byte[] encoded = SentAtFrontier.appended(before, seq, sentAt);
+        if (encoded == null) {
+            SentAtFrontier f = SentAtFrontier.decode(before);
+            if (!f.add(seq, sentAt)) {
+                return inRecord;
+            }
+            encoded = f.encode();
         }
-        byte[] encoded = f.encode();
         if (inState || encoded.length > MAX_IN_RECORD) {
             frontiers.put(key, encoded);
             return IN_STATE;

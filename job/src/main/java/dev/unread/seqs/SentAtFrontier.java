@@ -73,6 +73,59 @@ public final class SentAtFrontier {
         return f;
     }
 
+    /**
+     * The form of {@code bytes}'s frontier with (seq, sentAt) kept, when it goes after every kept
+     * pair (a larger seq sent later: how messages usually arrive), found without decoding the pairs
+     * into arrays; null when it does not, and {@link #add} must place it. Every message past the
+     * cursor adds to its frontier, which grows with the unread messages, so the walk is the whole
+     * cost of most adds.
+     */
+    public static byte[] appended(byte[] bytes, long seq, long sentAt) {
+        long lastSeq = 0;
+        long lastSentAt = 0;
+        int varints = 0;
+        int at = 0;
+        while (at < bytes.length) {
+            long value = 0;
+            for (int shift = 0; ; shift += 7) {
+                if (at == bytes.length || shift > 63) {
+                    throw corrupt("a varint cut short");
+                }
+                byte b = bytes[at++];
+                value |= (long) (b & 0x7F) << shift;
+                if (b >= 0) {
+                    break;
+                }
+            }
+            if (varints >= 2 && value < 1) {
+                throw corrupt("pairs not ascending");
+            }
+            if (varints % 2 == 0) {
+                lastSeq += value;
+            } else {
+                lastSentAt += value;
+            }
+            varints++;
+        }
+        if (varints % 2 != 0) {
+            throw corrupt("a seq without its sentAt");
+        }
+        if (varints == 0 || seq <= lastSeq || sentAt <= lastSentAt) {
+            return null;
+        }
+        byte[] appended =
+                java.util.Arrays.copyOf(
+                        bytes,
+                        bytes.length
+                                + UnreadSeqs.size(seq - lastSeq)
+                                + UnreadSeqs.size(sentAt - lastSentAt));
+        UnreadSeqs.write(
+                appended,
+                UnreadSeqs.write(appended, bytes.length, seq - lastSeq),
+                sentAt - lastSentAt);
+        return appended;
+    }
+
     /** This frontier's form; {@link #EMPTY} when it holds no pair. */
     public byte[] encode() {
         int size = 0;

@@ -54,6 +54,57 @@ class SentAtFrontierTest {
     }
 
     @Test
+    void appendedIsWhatAddingThroughTheArraysEncodes() {
+        int appended = 0;
+        for (long seed = 1; seed <= 300; seed++) {
+            Random random = new Random(seed);
+            byte[] bytes = SentAtFrontier.EMPTY;
+            long seq = 0;
+            long sentAt = 1_767_225_600_000L;
+            for (int i = 0; i < 100; i++) {
+                // Mostly in order, as messages arrive; sometimes a seq or a sentAt out of it.
+                long nextSeq =
+                        random.nextInt(5) == 0
+                                ? 1 + random.nextInt(60)
+                                : seq + 1 + random.nextInt(200);
+                long nextSentAt =
+                        random.nextInt(5) == 0
+                                ? sentAt - random.nextInt(50)
+                                : sentAt + random.nextInt(20_000);
+                SentAtFrontier f = SentAtFrontier.decode(bytes);
+                boolean changed = f.add(nextSeq, nextSentAt);
+                byte[] expected = changed ? f.encode() : bytes;
+                byte[] fast = SentAtFrontier.appended(bytes, nextSeq, nextSentAt);
+                if (fast != null) {
+                    appended++;
+                    assertThat(fast).as("seed %d, add %d", seed, i).isEqualTo(expected);
+                }
+                bytes = expected;
+                seq = Math.max(seq, nextSeq);
+                sentAt = Math.max(sentAt, nextSentAt);
+            }
+        }
+        assertThat(appended).as("adds that took the short way").isGreaterThan(10_000);
+    }
+
+    @Test
+    void appendedLeavesAnAddThatIsNotLastToTheArrays() {
+        SentAtFrontier first = SentAtFrontier.decode(SentAtFrontier.EMPTY);
+        first.add(5, 100);
+        SentAtFrontier second = SentAtFrontier.decode(first.encode());
+        second.add(9, 200);
+        byte[] bytes = second.encode();
+        assertThat(SentAtFrontier.appended(SentAtFrontier.EMPTY, 5, 100)).isNull();
+        assertThat(SentAtFrontier.appended(bytes, 9, 300)).isNull();
+        assertThat(SentAtFrontier.appended(bytes, 7, 300)).isNull();
+        assertThat(SentAtFrontier.appended(bytes, 12, 200)).isNull();
+        assertThat(
+                        SentAtFrontier.decode(SentAtFrontier.appended(bytes, 12, 201))
+                                .largestSentBy(201))
+                .isEqualTo(12);
+    }
+
+    @Test
     void aMessageBeatenByALaterSeqSentNoLaterIsNotKept() {
         SentAtFrontier f = SentAtFrontier.decode(SentAtFrontier.EMPTY);
         assertThat(f.add(5, 100)).isTrue();
