@@ -2,6 +2,7 @@ package dev.unread.seqs;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
 
 /**
  * What an ALL_READ needs of a conversation's or a thread's unread messages: for any time A, the
@@ -42,30 +43,17 @@ public final class SentAtFrontier {
             throw corrupt("a seq without its sentAt");
         }
         SentAtFrontier f = new SentAtFrontier(pairs / 2 + 1);
-        int at = 0;
+        Varints in = new Varints(bytes);
         long seq = 0;
         long sentAt = 0;
-        while (at < bytes.length) {
-            long[] read = new long[2];
-            for (int k = 0; k < 2; k++) {
-                long value = 0;
-                for (int shift = 0; ; shift += 7) {
-                    if (at == bytes.length || shift > 63) {
-                        throw corrupt("a varint cut short");
-                    }
-                    byte b = bytes[at++];
-                    value |= (long) (b & 0x7F) << shift;
-                    if (b >= 0) {
-                        break;
-                    }
-                }
-                read[k] = value;
-            }
-            if (f.n > 0 && (read[0] < 1 || read[1] < 1)) {
+        while (in.hasNext()) {
+            long seqStep = in.next();
+            long sentAtStep = in.next();
+            if (f.n > 0 && (seqStep < 1 || sentAtStep < 1)) {
                 throw corrupt("pairs not ascending");
             }
-            seq += read[0];
-            sentAt += read[1];
+            seq += seqStep;
+            sentAt += sentAtStep;
             f.seqs[f.n] = seq;
             f.sentAts[f.n] = sentAt;
             f.n++;
@@ -84,19 +72,9 @@ public final class SentAtFrontier {
         long lastSeq = 0;
         long lastSentAt = 0;
         int varints = 0;
-        int at = 0;
-        while (at < bytes.length) {
-            long value = 0;
-            for (int shift = 0; ; shift += 7) {
-                if (at == bytes.length || shift > 63) {
-                    throw corrupt("a varint cut short");
-                }
-                byte b = bytes[at++];
-                value |= (long) (b & 0x7F) << shift;
-                if (b >= 0) {
-                    break;
-                }
-            }
+        Varints in = new Varints(bytes);
+        while (in.hasNext()) {
+            long value = in.next();
             if (varints >= 2 && value < 1) {
                 throw corrupt("pairs not ascending");
             }
@@ -114,7 +92,7 @@ public final class SentAtFrontier {
             return null;
         }
         byte[] appended =
-                java.util.Arrays.copyOf(
+                Arrays.copyOf(
                         bytes,
                         bytes.length
                                 + UnreadSeqs.size(seq - lastSeq)
@@ -124,6 +102,34 @@ public final class SentAtFrontier {
                 UnreadSeqs.write(appended, bytes.length, seq - lastSeq),
                 sentAt - lastSentAt);
         return appended;
+    }
+
+    /** The varints of a frontier's bytes, one after the other. */
+    private static final class Varints {
+        private final byte[] bytes;
+        private int at;
+
+        Varints(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
+        boolean hasNext() {
+            return at < bytes.length;
+        }
+
+        long next() {
+            long value = 0;
+            for (int shift = 0; ; shift += 7) {
+                if (at == bytes.length || shift > 63) {
+                    throw corrupt("a varint cut short");
+                }
+                byte b = bytes[at++];
+                value |= (long) (b & 0x7F) << shift;
+                if (b >= 0) {
+                    return value;
+                }
+            }
+        }
     }
 
     /** This frontier's form; {@link #EMPTY} when it holds no pair. */
