@@ -209,6 +209,7 @@ class BootstrapITCase {
         Map<String, Map<String, String>> hashes =
                 new java.util.TreeMap<>(oracle.redisConversationHashes(prefix));
         hashes.putAll(oracle.redisMentionHashes(prefix));
+        hashes.putAll(oracle.redisChannelMentionHashes(prefix));
         hashes.putAll(oracle.redisTotals(prefix));
         return hashes;
     }
