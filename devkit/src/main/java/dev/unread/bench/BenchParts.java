@@ -75,7 +75,7 @@ final class BenchParts {
         line(
                 md,
                 "The same generated groups published once, %.0f%% of the messages edited and as"
-                        + " many mentioning the whole group: %,d edits, each fanned out to %,d"
+                        + " many mentioning the whole group: %,d edits, fanned out to %,d"
                         + " records in all (a member's edit decides its mention); %,d deliveries.",
                 share * 100,
                 edits.edits(),
