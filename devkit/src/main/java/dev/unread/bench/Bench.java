@@ -581,7 +581,8 @@ public final class Bench {
                     options.latencyWarmUp(),
                     options.latency(),
                     firstProbeUser,
-                    sustained);
+                    sustained,
+                    job::checkpointHistory);
         }
     }
 

@@ -298,6 +298,44 @@ public record BenchReport(
         latencyRow(md, "of those, to live users", latency.steadyLive());
         latencyRow(md, "of those, to users nobody watches", latency.steadyOther());
         line(md, "");
+        latencyTail(md, latency.tail());
+    }
+
+    /** Where the live users' slowest probes come from: checkpoints, or the Redis flushes. */
+    private static void latencyTail(StringBuilder md, Latency.Tail tail) {
+        line(
+                md,
+                "The live users' tail: %d of their probes took over %.0f ms, %d of them in flight"
+                        + " when one of the %d checkpoints of the measured part was triggered"
+                        + " (end to end %s ms).",
+                tail.slow(),
+                Latency.LIVE_TARGET_MILLIS,
+                tail.slowMetCheckpoint(),
+                tail.checkpoints().size(),
+                tail.checkpoints().stream()
+                        .map(c -> Long.toString(c.endToEndMillis()))
+                        .collect(Collectors.joining(", ")));
+        line(md, "");
+        line(md, "| live probes | probes | landed | p50 | p99 | max |");
+        line(md, "|---|--:|--:|--:|--:|--:|");
+        latencyRow(md, "in flight when a checkpoint was triggered", tail.metCheckpoint());
+        latencyRow(md, "the others", tail.rest());
+        latencyRow(md, "all, from the send to the broker's acknowledgement", tail.toKafka());
+        line(md, "");
+        line(md, "| Redis sink | flushes kept | flush p50 | flush p99 | flush max |");
+        line(md, "|---|--:|--:|--:|--:|");
+        tail.flushMillis()
+                .forEach(
+                        (sink, millis) ->
+                                line(
+                                        md,
+                                        "| %s | %,d | %.1f ms | %.1f ms | %d ms |",
+                                        sink,
+                                        millis.flushes(),
+                                        millis.p50(),
+                                        millis.p99(),
+                                        millis.max()));
+        line(md, "");
     }
 
     private static void latencyRow(StringBuilder md, String name, Latency.Window window) {

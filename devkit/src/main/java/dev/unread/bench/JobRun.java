@@ -8,6 +8,7 @@ import dev.unread.minicluster.LocalCluster;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.JobID;
@@ -197,6 +198,10 @@ final class JobRun implements AutoCloseable {
 
     FlinkRest.Checkpoints checkpoints() throws IOException, InterruptedException {
         return rest.checkpoints(job);
+    }
+
+    List<FlinkRest.CheckpointTime> checkpointHistory() throws IOException, InterruptedException {
+        return rest.checkpointHistory(job);
     }
 
     /** Stops the job with a canonical savepoint under {@code dir}; returns its path. */

@@ -7,11 +7,15 @@ import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.generator.TrafficGenerator;
 import dev.unread.generator.TrafficProducer;
+import dev.unread.minicluster.FlinkRest.CheckpointTime;
+import dev.unread.minicluster.InProcessMetrics;
+import dev.unread.minicluster.InProcessMetrics.FlushMillis;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
@@ -88,6 +92,7 @@ final class Latency {
      * @param steadyOther of those, the probes to users nobody watches
      * @param sustainedRecordsPerSecond the rate the job sustained ({@link SustainedRate}), which
      *     {@code recordsPerSecond} is a share of; NaN when the rate was given
+     * @param tail where the live users' slowest probes come from
      */
     record Result(
             double recordsPerSecond,
@@ -95,7 +100,8 @@ final class Latency {
             Window steady,
             Window steadyLive,
             Window steadyOther,
-            double sustainedRecordsPerSecond) {
+            double sustainedRecordsPerSecond,
+            Tail tail) {
         int probes() {
             return afterRestore.probes() + steady.probes();
         }
@@ -117,6 +123,30 @@ final class Latency {
         }
     }
 
+    /**
+     * The live users' steady probes split by whether a checkpoint was triggered while the probe was
+     * on its way (between its send and its landing), with the checkpoints and each Redis sink's
+     * flush times beside them: the profile of the tail (issue 35).
+     *
+     * @param metCheckpoint the live probes in flight when a checkpoint was triggered
+     * @param rest the other live probes
+     * @param slow the live probes slower than {@link #LIVE_TARGET_MILLIS}
+     * @param slowMetCheckpoint of those, the ones in {@code metCheckpoint}
+     * @param checkpoints the checkpoints triggered in the steady part
+     * @param toKafka the live probes' part from their send to the broker's acknowledgement
+     */
+    record Tail(
+            Window metCheckpoint,
+            Window rest,
+            Window toKafka,
+            int slow,
+            int slowMetCheckpoint,
+            List<CheckpointTime> checkpoints,
+            Map<String, FlushMillis> flushMillis) {}
+
+    /** Issue 35's goal for live users' p99, Kafka to Redis. */
+    static final double LIVE_TARGET_MILLIS = 500;
+
     private Latency() {}
 
     /**
@@ -132,12 +162,16 @@ final class Latency {
             Duration warmUp,
             Duration duration,
             long firstProbeUser,
-            double sustainedRecordsPerSecond)
+            double sustainedRecordsPerSecond,
+            Callable<List<CheckpointTime>> checkpoints)
             throws Exception {
         registerLiveProbeUsers(config, firstProbeUser);
         int warmUpProbes = (int) (probesPerSecond * warmUp.toMillis() / 1000);
         int probes = warmUpProbes + (int) Math.max(1, probesPerSecond * duration.toMillis() / 1000);
         AtomicLongArray sentAt = new AtomicLongArray(probes);
+        long[] sentAtMillis = new long[probes];
+        double[] ackMillis = new double[probes];
+        Arrays.fill(ackMillis, Double.NaN);
         double[] latencies = new double[probes];
         Arrays.fill(latencies, Double.NaN);
         Watcher watcher = new Watcher(config, firstProbeUser, sentAt, latencies);
@@ -162,12 +196,20 @@ final class Latency {
                                 PROBE_SENDER_BASE + i,
                                 firstProbeUser + i % PROBE_USERS,
                                 System.currentTimeMillis());
-                sentAt.set(i, System.nanoTime());
+                long sent = System.nanoTime();
+                sentAt.set(i, sent);
+                sentAtMillis[i] = System.currentTimeMillis();
+                int p = i;
                 probeProducer.send(
                         new ProducerRecord<>(
                                 config.messagesTopic,
                                 ChatEventJson.key(probe),
-                                ChatEventJson.value(probe)));
+                                ChatEventJson.value(probe)),
+                        (metadata, e) -> {
+                            if (e == null) {
+                                ackMillis[p] = (System.nanoTime() - sent) / 1e6;
+                            }
+                        });
             }
             probeProducer.flush();
         }
@@ -184,7 +226,42 @@ final class Latency {
                 Window.of(latencies, warmUpProbes, probes),
                 Window.of(latencies, warmUpProbes, probes, Latency::toLiveUser),
                 Window.of(latencies, warmUpProbes, probes, p -> !toLiveUser(p)),
-                sustainedRecordsPerSecond);
+                sustainedRecordsPerSecond,
+                tail(latencies, ackMillis, sentAtMillis, warmUpProbes, checkpoints.call()));
+    }
+
+    static Tail tail(
+            double[] latencies,
+            double[] ackMillis,
+            long[] sentAtMillis,
+            int from,
+            List<CheckpointTime> history) {
+        int to = latencies.length;
+        long steadyFrom = sentAtMillis[from];
+        List<CheckpointTime> checkpoints =
+                history.stream().filter(c -> c.triggerMillis() >= steadyFrom).toList();
+        IntPredicate met =
+                p ->
+                        !Double.isNaN(latencies[p])
+                                && checkpoints.stream()
+                                        .anyMatch(
+                                                c ->
+                                                        c.triggerMillis() >= sentAtMillis[p]
+                                                                && c.triggerMillis()
+                                                                        <= sentAtMillis[p]
+                                                                                + latencies[p]);
+        int[] slow =
+                IntStream.range(from, to)
+                        .filter(p -> toLiveUser(p) && latencies[p] > LIVE_TARGET_MILLIS)
+                        .toArray();
+        return new Tail(
+                Window.of(latencies, from, to, p -> toLiveUser(p) && met.test(p)),
+                Window.of(latencies, from, to, p -> toLiveUser(p) && !met.test(p)),
+                Window.of(ackMillis, from, to, Latency::toLiveUser),
+                slow.length,
+                (int) Arrays.stream(slow).filter(met).count(),
+                checkpoints,
+                InProcessMetrics.redisFlushMillisByOperator());
     }
 
     private static boolean toLiveUser(int probe) {

@@ -8,6 +8,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.flink.api.common.JobID;
 
 /**
@@ -27,6 +29,9 @@ public final class FlinkRest {
             long lastFullBytes,
             long lastIncrementBytes) {}
 
+    /** One checkpoint of the history: when it was triggered, and how long it took end to end. */
+    public record CheckpointTime(long triggerMillis, long endToEndMillis) {}
+
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
     private final URI base;
 
@@ -44,6 +49,23 @@ public final class FlinkRest {
                 duration.path("max").asLong(),
                 latest.path("state_size").asLong(),
                 latest.path("checkpointed_size").asLong());
+    }
+
+    /**
+     * The checkpoints the job master remembers ({@code web.checkpoints.history}, 10 by default),
+     * completed or not, oldest first.
+     */
+    public List<CheckpointTime> checkpointHistory(JobID job)
+            throws IOException, InterruptedException {
+        List<CheckpointTime> times = new ArrayList<>();
+        for (JsonNode checkpoint : get("/jobs/" + job + "/checkpoints").path("history")) {
+            times.add(
+                    new CheckpointTime(
+                            checkpoint.path("trigger_timestamp").asLong(),
+                            checkpoint.path("end_to_end_duration").asLong()));
+        }
+        times.sort((a, b) -> Long.compare(a.triggerMillis(), b.triggerMillis()));
+        return times;
     }
 
     /** The JSON at {@code path} (such as {@code /jobs/overview}); fails unless it answers 200. */

@@ -7,6 +7,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Histogram;
+import org.apache.flink.metrics.HistogramStatistics;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.metrics.MetricConfig;
 import org.apache.flink.metrics.MetricGroup;
@@ -35,7 +37,17 @@ public final class InProcessMetrics implements MetricReporter {
     /** Every subtask's counter of Redis commands, by the name of the operator that sent them. */
     private static final Map<String, Set<Counter>> COMMANDS_BY_OPERATOR = new ConcurrentHashMap<>();
 
+    /** Every subtask's histogram of Redis flush times, by the name of the sink's operator. */
+    private static final Map<String, Set<Histogram>> FLUSH_MILLIS_BY_OPERATOR =
+            new ConcurrentHashMap<>();
+
     private static final String OPERATOR_NAME = "<operator_name>";
+
+    /**
+     * A sink's flush times in Redis over the flushes its histograms keep, the worst subtask's
+     * percentile of each.
+     */
+    public record FlushMillis(double p50, double p99, long max, long flushes) {}
 
     private String operator;
 
@@ -46,6 +58,7 @@ public final class InProcessMetrics implements MetricReporter {
     public static void reset() {
         COUNTERS.clear();
         COMMANDS_BY_OPERATOR.clear();
+        FLUSH_MILLIS_BY_OPERATOR.clear();
     }
 
     /** The operator's input so far, summed over its subtasks. */
@@ -65,6 +78,30 @@ public final class InProcessMetrics implements MetricReporter {
     public static Map<String, Long> redisCommandsByOperator() {
         Map<String, Long> byOperator = new TreeMap<>();
         COMMANDS_BY_OPERATOR.forEach((name, counters) -> byOperator.put(name, sum(counters)));
+        return byOperator;
+    }
+
+    /**
+     * Each Redis sink's recent flush times ({@link RedisCounts#FLUSH_MILLIS_METRIC}), by its
+     * writer's operator name: what a count waits for once its flush has begun.
+     */
+    public static Map<String, FlushMillis> redisFlushMillisByOperator() {
+        Map<String, FlushMillis> byOperator = new TreeMap<>();
+        FLUSH_MILLIS_BY_OPERATOR.forEach(
+                (name, histograms) -> {
+                    double p50 = 0;
+                    double p99 = 0;
+                    long max = 0;
+                    long flushes = 0;
+                    for (Histogram histogram : histograms) {
+                        HistogramStatistics stats = histogram.getStatistics();
+                        p50 = Math.max(p50, stats.getQuantile(0.5));
+                        p99 = Math.max(p99, stats.getQuantile(0.99));
+                        max = Math.max(max, stats.getMax());
+                        flushes += stats.size();
+                    }
+                    byOperator.put(name, new FlushMillis(p50, p99, max, flushes));
+                });
         return byOperator;
     }
 
@@ -105,17 +142,25 @@ public final class InProcessMetrics implements MetricReporter {
 
     @Override
     public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
+        if (metric instanceof Histogram histogram && RedisCounts.FLUSH_MILLIS_METRIC.equals(name)) {
+            FLUSH_MILLIS_BY_OPERATOR
+                    .computeIfAbsent(operatorName(group), n -> ConcurrentHashMap.newKeySet())
+                    .add(histogram);
+            return;
+        }
         if (isKept(metric, name, group)) {
             COUNTERS.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet())
                     .add((Counter) metric);
             if (RedisCounts.COMMANDS_METRIC.equals(name)) {
                 COMMANDS_BY_OPERATOR
-                        .computeIfAbsent(
-                                group.getAllVariables().getOrDefault(OPERATOR_NAME, "?"),
-                                n -> ConcurrentHashMap.newKeySet())
+                        .computeIfAbsent(operatorName(group), n -> ConcurrentHashMap.newKeySet())
                         .add((Counter) metric);
             }
         }
+    }
+
+    private static String operatorName(MetricGroup group) {
+        return group.getAllVariables().getOrDefault(OPERATOR_NAME, "?");
     }
 
     /** Kept: a finished or restarted task's counts stay in the totals the kit reports. */

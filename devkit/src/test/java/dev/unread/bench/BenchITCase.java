@@ -198,6 +198,9 @@ class BenchITCase {
                         "## Users with a live stream: 20% of the receivers live beside none",
                         "| full, 20% live |",
                         "| Kafka → Redis p99 ≤ 500 ms for live users",
+                        "The live users' tail:",
+                        "| in flight when a checkpoint was triggered |",
+                        "| Redis counts: Writer |",
                         "the job sustained for 2 s with the producer running")
                 .contains("## Groups published once", "## Redis Cluster", "## Live push")
                 .contains("### The same groups with threads")
