@@ -108,11 +108,25 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
     /** Shared with the writer's other buffer; used by one thread at a time, as they are. */
     private final ChangeVersions versions;
 
-    CountBuffer(String prefix, boolean sharded, HeldCounts held, ChangeVersions versions) {
+    /** How long a user's counts are held before a flush of the interval writes them. */
+    private final long holdMillis;
+
+    /**
+     * @param holdMillis how long the flushes of the interval hold a user's counts nobody watches
+     *     before they write them: the background interval less one flush interval, so that each is
+     *     written within the background interval; 0 holds none
+     */
+    CountBuffer(
+            String prefix,
+            boolean sharded,
+            HeldCounts held,
+            ChangeVersions versions,
+            long holdMillis) {
         this.prefix = prefix;
         this.sharded = sharded;
         this.held = held;
         this.versions = versions;
+        this.holdMillis = holdMillis;
     }
 
     @Override
@@ -143,11 +157,21 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
     /** Every count, held ones included; {@link #clear} once Redis acknowledged them. */
     @Override
     public List<RedisConnection.Command> commands() {
-        takeLatest();
+        takeLatest(0);
         List<RedisConnection.Command> commands = new ArrayList<>(held.size() * 2);
         eraseAll(commands);
+        writesAndPushes(held::forEach, commands);
+        return commands;
+    }
+
+    /**
+     * The commands writing {@code counts}, then the change messages of the users among them that
+     * are live.
+     */
+    private void writesAndPushes(
+            Consumer<BiConsumer<Target, Long>> counts, List<RedisConnection.Command> commands) {
         Map<Long, UnreadChanged> changes = new HashMap<>();
-        writes(held::forEach, commands, changes);
+        writes(counts, commands, changes);
         if (sharded) {
             // On a cluster a user's version and counts sit on different primaries, answered
             // in any order: who is live is read (and the versions and messages sent) only once
@@ -158,23 +182,34 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
             // One version for the whole flush: it only has to rise per user.
             commands.add(new PushToLiveUsers(changes.values(), versions.next()));
         }
-        return commands;
     }
 
     /**
-     * The counts of the users live now; the others are held for the background flush, or written
-     * too when more than {@link #MAX_HELD} are held. Takes what it returns out of the buffer.
+     * The counts of the users live now, and of the users whose counts have been held for {@code
+     * holdMillis}; the others stay held, or are written too when more than {@link #MAX_HELD} are
+     * held. Takes what it returns out of the buffer.
+     *
+     * <p>Writing each user's counts once they have been held long enough, rather than everyone's at
+     * one background flush, spreads the background writes over the flushes of the interval: one
+     * send of a second's worth of every user's counts kept the sender busy for up to a quarter of a
+     * second, and the next flush, a live user's count with it, waited for it (docs/benchmarks.md).
      */
     @Override
-    public List<RedisConnection.Command> dueCommands() {
-        takeLatest();
+    public List<RedisConnection.Command> dueCommands(long now) {
+        takeLatest(now);
         // An erasure is never held: its deletes go at the next flush, before any later count.
         List<RedisConnection.Command> due = new ArrayList<>();
         eraseAll(due);
         if (held.size() > MAX_HELD) {
             due.addAll(commands());
             held.clear();
-        } else if (held.size() > 0) {
+            return due;
+        }
+        Map<Target, Long> ripe = held.takeHeldFor(holdMillis, now);
+        if (!ripe.isEmpty()) {
+            writesAndPushes(ripe::forEach, due);
+        }
+        if (held.size() > 0) {
             due.add(new WriteLiveUsers(held.users()));
         }
         return due;
@@ -189,8 +224,8 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
     }
 
     /** Newer than anything held: they replace it. */
-    private void takeLatest() {
-        latest.forEach(held::put);
+    private void takeLatest(long now) {
+        latest.forEach((target, count) -> held.put(target, count, now));
         latest.clear();
     }
 

@@ -2,6 +2,7 @@ package dev.unread.sinks;
 
 import dev.unread.sinks.CountBuffer.Target;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.function.BiConsumer;
 
@@ -10,42 +11,83 @@ import java.util.function.BiConsumer;
  * users without a live stream wait here up to the background interval (see {@link RedisCounts}).
  * Shared by the writer's two buffers, used by one thread at a time as they are.
  *
- * <p>Kept by user, so that the fast flush takes the live users' counts out whole, and an item
- * ordered after a user's counts (an erasure deleting the user's keys) can take out what is held of
- * that user before it is written.
+ * <p>Kept by user, so that the fast flush takes the live users' counts out whole, an item ordered
+ * after a user's counts (an erasure deleting the user's keys) can take out what is held of that
+ * user before it is written, and each user's counts are written once they have been held for the
+ * background interval, user by user, rather than everyone's at once.
  */
 final class HeldCounts {
-    private final Map<Long, Map<Target, Long>> byUser = new HashMap<>();
+
+    /**
+     * One user's held counts, and since when the user has had any held; {@code due}: written by the
+     * next flush, whatever the time then.
+     */
+    private static final class Held {
+        final Map<Target, Long> counts = new HashMap<>();
+        final long since;
+        final boolean due;
+
+        Held(long since, boolean due) {
+            this.since = since;
+            this.due = due;
+        }
+    }
+
+    private final Map<Long, Held> byUser = new HashMap<>();
     private int size;
 
-    /** Holds {@code count} for {@code target}, replacing an older value of it. */
-    void put(Target target, long count) {
-        if (byUser.computeIfAbsent(target.userId(), u -> new HashMap<>()).put(target, count)
-                == null) {
+    /**
+     * Holds {@code count} for {@code target}, replacing an older value of it; a user with nothing
+     * held starts being held {@code now}.
+     */
+    void put(Target target, long count, long now) {
+        if (held(target.userId(), now, false).counts.put(target, count) == null) {
             size++;
         }
     }
 
-    /** Puts back what a flush took and did not write, unless a newer value came since. */
+    /**
+     * Puts back what a flush took and did not write, unless a newer value came since; due at the
+     * next flush, as it was when taken.
+     */
     void putBack(Map<Target, Long> taken) {
         taken.forEach(
                 (target, count) -> {
-                    if (byUser.computeIfAbsent(target.userId(), u -> new HashMap<>())
-                                    .putIfAbsent(target, count)
-                            == null) {
+                    if (held(target.userId(), 0, true).counts.putIfAbsent(target, count) == null) {
                         size++;
                     }
                 });
     }
 
+    private Held held(long userId, long now, boolean due) {
+        return byUser.computeIfAbsent(userId, u -> new Held(now, due));
+    }
+
     /** Takes out everything held of {@code userId}; empty when nothing is. */
     Map<Target, Long> take(long userId) {
-        Map<Target, Long> counts = byUser.remove(userId);
-        if (counts == null) {
+        Held held = byUser.remove(userId);
+        if (held == null) {
             return Map.of();
         }
-        size -= counts.size();
-        return counts;
+        size -= held.counts.size();
+        return held.counts;
+    }
+
+    /**
+     * Takes out the counts of every user held for {@code holdMillis} at {@code now}, and of those
+     * put back.
+     */
+    Map<Target, Long> takeHeldFor(long holdMillis, long now) {
+        Map<Target, Long> due = new HashMap<>();
+        for (Iterator<Held> users = byUser.values().iterator(); users.hasNext(); ) {
+            Held held = users.next();
+            if (held.due || now - held.since >= holdMillis) {
+                due.putAll(held.counts);
+                size -= held.counts.size();
+                users.remove();
+            }
+        }
+        return due;
     }
 
     long[] users() {
@@ -58,7 +100,7 @@ final class HeldCounts {
     }
 
     void forEach(BiConsumer<Target, Long> action) {
-        byUser.values().forEach(counts -> counts.forEach(action));
+        byUser.values().forEach(held -> held.counts.forEach(action));
     }
 
     /** Counts held, over all users. */

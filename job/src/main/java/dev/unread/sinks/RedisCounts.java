@@ -52,13 +52,15 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
  * <p>Counts are written fast only for who watches. Each flush of the interval reads, with one
  * ZMSCORE, which users holding buffered counts are live, and writes only theirs (then their
  * versions and change messages, as above); the other users' counts stay held, coalescing further,
- * and are written with everything else {@link UnreadConfig#backgroundFlushIntervalMs} after the
- * first record that followed the last such flush, at every checkpoint (before its barrier, so
- * restores replay as before), at the end of input, and early when more than {@link
- * CountBuffer#MAX_HELD} are held. While counts are held, flushes of the interval go on without new
- * records, so a user who becomes live gets what is held at the next one. Before this every changed
- * count cost a write every interval, watched or not (issue 35); most users have no live stream, and
- * a count changed several times within the background interval is written once.
+ * and each user's are written by the flush of the interval that finds them held for {@link
+ * UnreadConfig#backgroundFlushIntervalMs} less one flush interval (user by user, so the background
+ * writes spread over the flushes instead of one large send a second that the next flush waited
+ * for), everything held once a background interval passed without a record, at every checkpoint
+ * (before its barrier, so restores replay as before), at the end of input, and early when more than
+ * {@link CountBuffer#MAX_HELD} are held. While counts are held, flushes of the interval go on
+ * without new records, so a user who becomes live gets what is held at the next one. Before this
+ * every changed count cost a write every interval, watched or not (issue 35); most users have no
+ * live stream, and a count changed several times within the background interval is written once.
  */
 public class RedisCounts implements Sink<UnreadCount> {
     private static final long serialVersionUID = 1L;
@@ -98,8 +100,17 @@ public class RedisCounts implements Sink<UnreadCount> {
         // One clock for both buffers: a user's versions rise across them.
         ChangeVersions versions = new ChangeVersions();
         HeldCounts held = new HeldCounts();
+        // Each count is written within the background interval; one no longer than the flush
+        // interval holds nothing.
+        long holdMillis = Math.max(0, config.backgroundFlushIntervalMs - config.flushIntervalMs);
         return new RedisWriter<>(
-                () -> new CountBuffer(config.redisKeyPrefix, connection.sharded(), held, versions),
+                () ->
+                        new CountBuffer(
+                                config.redisKeyPrefix,
+                                connection.sharded(),
+                                held,
+                                versions,
+                                holdMillis),
                 connection,
                 context,
                 config.flushIntervalMs,
@@ -118,7 +129,8 @@ public class RedisCounts implements Sink<UnreadCount> {
                         config.redisKeyPrefix,
                         connection.sharded(),
                         new HeldCounts(),
-                        new ChangeVersions()),
+                        new ChangeVersions(),
+                        0),
                 connection);
     }
 

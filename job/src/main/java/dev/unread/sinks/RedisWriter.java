@@ -33,10 +33,12 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  * never alongside {@link #write}.
  *
  * <p>A buffer may hold some updates back from the flushes of the interval ({@link
- * Buffer#dueCommands}: the counts of users nobody watches); with a background interval longer than
- * the flush interval, everything it holds is sent one background interval after the first record
- * that followed the last such send, and at every {@link #flush}, so a checkpoint still completes
- * only after everything before its barrier is in Redis.
+ * Buffer#dueCommands}: the counts of users nobody watches, each written by the flush of the
+ * interval once held for long enough); with a background interval longer than the flush interval,
+ * the flushes of the interval go on while records came within the last background interval,
+ * everything held is sent once a whole background interval passed without a record, and at every
+ * {@link #flush}, so a checkpoint still completes only after everything before its barrier is in
+ * Redis.
  *
  * <p>Metrics on the writer's group: {@value #COMMANDS_METRIC} (commands Redis acknowledged),
  * {@value #COALESCED_METRIC} (updates absorbed by a later one), {@value #WRONG_TYPE_METRIC} (keys
@@ -68,8 +70,10 @@ final class RedisWriter<T> implements SinkWriter<T> {
          * What the flush of the interval or of a full buffer writes, taken out of the buffer: all
          * of it, unless the buffer holds some back for the background flush (the counts of users
          * nobody watches, {@link CountBuffer}).
+         *
+         * @param now the writer's processing time when the flush was handed to the sender
          */
-        default List<RedisConnection.Command> dueCommands() {
+        default List<RedisConnection.Command> dueCommands(long now) {
             List<RedisConnection.Command> commands = commands();
             clear();
             return commands;
@@ -128,11 +132,16 @@ final class RedisWriter<T> implements SinkWriter<T> {
     private ScheduledFuture<?> flushTimer;
 
     /**
-     * Set with the first record after a flush of everything, for the next one: while it is, the
-     * buffer may hold updates back, and flushes of the interval go on without new records, so a
-     * user who becomes live gets what is held within one interval.
+     * Set with the first record after a flush of everything, for a background interval: while it
+     * is, the buffer may hold updates back, and flushes of the interval go on without new records,
+     * so a user who becomes live gets what is held within one interval. When it fires it is set
+     * again if records came meanwhile (the flushes of the interval then go on writing each user's
+     * held counts once due), and otherwise writes everything.
      */
     private ScheduledFuture<?> backgroundTimer;
+
+    /** Whether a record came since {@link #backgroundTimer} was set. */
+    private boolean recordsSinceBackgroundTimer;
 
     /** Sends flushes in the background; one thread, so they reach Redis in order. */
     private final ExecutorService sender =
@@ -164,9 +173,9 @@ final class RedisWriter<T> implements SinkWriter<T> {
     }
 
     /**
-     * @param backgroundFlushIntervalMs everything held back by {@link Buffer#dueCommands} is
-     *     written at most this long after the first record buffered after the last such flush; at
-     *     most {@code flushIntervalMs}: every flush writes everything
+     * @param backgroundFlushIntervalMs the flushes of the interval go on while records came within
+     *     this long, and everything held back by {@link Buffer#dueCommands} is written once this
+     *     long passed without one; at most {@code flushIntervalMs}: every flush writes everything
      */
     RedisWriter(
             Supplier<Buffer<T>> buffers,
@@ -205,15 +214,32 @@ final class RedisWriter<T> implements SinkWriter<T> {
             // The interval starts with the first buffered update, so an idle writer has no timer.
             startInterval();
         }
-        if (backgroundFlushIntervalMs > 0 && backgroundTimer == null) {
-            backgroundTimer =
-                    timeService.registerTimer(
-                            timeService.getCurrentProcessingTime() + backgroundFlushIntervalMs,
-                            time -> {
-                                backgroundTimer = null;
-                                sendInBackground(true);
-                            });
+        if (backgroundFlushIntervalMs > 0) {
+            if (backgroundTimer == null) {
+                startBackgroundInterval();
+            } else {
+                recordsSinceBackgroundTimer = true;
+            }
         }
+    }
+
+    private void startBackgroundInterval() {
+        recordsSinceBackgroundTimer = false;
+        backgroundTimer =
+                timeService.registerTimer(
+                        timeService.getCurrentProcessingTime() + backgroundFlushIntervalMs,
+                        time -> {
+                            backgroundTimer = null;
+                            if (!recordsSinceBackgroundTimer) {
+                                // Quiet for an interval: whatever is held is due.
+                                sendInBackground(true);
+                                return;
+                            }
+                            startBackgroundInterval();
+                            if (flushTimer == null) {
+                                startInterval();
+                            }
+                        });
     }
 
     private void startInterval() {
@@ -266,6 +292,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
         buffer = sending;
         sending = full;
         inFlightCommands = retry;
+        long now = timeService.getCurrentProcessingTime();
         inFlight =
                 sender.submit(
                         () -> {
@@ -274,7 +301,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
                                 commands.addAll(full.commands());
                                 full.clear();
                             } else {
-                                commands.addAll(full.dueCommands());
+                                commands.addAll(full.dueCommands(now));
                             }
                             // Read by the task only after the send was awaited.
                             inFlightCommands = commands;

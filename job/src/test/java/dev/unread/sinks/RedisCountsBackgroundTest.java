@@ -108,6 +108,32 @@ class RedisCountsBackgroundTest {
     }
 
     @Test
+    void eachUsersCountsAreWrittenOnceHeldForTheIntervalNotEveryonesAtOnce() throws Exception {
+        long second = OTHER + 1;
+        writer.write(UnreadCount.senders(OTHER, 1), null);
+        // The flush at 100 ms holds OTHER's badge from then on.
+        intervals(5);
+        writer.write(UnreadCount.senders(second, 1), null);
+        // ... and the flush at 600 ms the second user's.
+        intervals(5);
+
+        // At 1,000 ms OTHER's badge has been held for the background interval less one flush
+        // interval: written by that flush; the second user's waits for its own.
+        Poll.until(
+                "OTHER's badge written",
+                Duration.ofSeconds(30),
+                () -> "1".equals(badge(OTHER)) ? true : null);
+        assertThat(badge(second)).as("held since 600 ms").isNull();
+
+        // No record since: the flushes of the interval go on and write it at 1,500 ms.
+        intervals(5);
+        Poll.until(
+                "the second badge written",
+                Duration.ofSeconds(30),
+                () -> "1".equals(badge(second)) ? true : null);
+    }
+
+    @Test
     void aUserWhoBecomesLiveGetsWhatIsHeldAtTheNextFlushWithItsChangeMessage() throws Exception {
         try (TestRedis.Subscriber changes =
                 new TestRedis.Subscriber(RedisNames.unreadChangedChannel(prefix, OTHER))) {
@@ -161,6 +187,13 @@ class RedisCountsBackgroundTest {
 
         assertThat(badge(first)).isEqualTo("1");
         assertThat(badge(last)).isEqualTo("1");
+    }
+
+    /** One flush interval after another: the clock jumps, so each fires its own flush. */
+    private void intervals(int n) throws Exception {
+        for (int i = 0; i < n; i++) {
+            context.advance(INTERVAL_MS);
+        }
     }
 
     /** Flushes land a moment after the timer fired: wait for their commands. */
