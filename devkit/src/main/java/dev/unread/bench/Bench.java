@@ -94,7 +94,8 @@ public final class Bench {
             Duration sustainWindow,
             Workload allReadWorkload,
             Workload editedWorkload,
-            Path profileDir) {}
+            Path profileDir,
+            boolean trackRootSendersRun) {}
 
     /** One workload's records as published: the counts the figures are divided by. */
     public record Traffic(
@@ -127,6 +128,14 @@ public final class Bench {
 
         /** The same records under another name, for a run that reads them again. */
         Traffic named(String newName) {
+            return named(newName, ownCopies);
+        }
+
+        /**
+         * The same records under another name, for a run whose job copies {@code copies} of them to
+         * their senders.
+         */
+        Traffic named(String newName, long copies) {
             return new Traffic(
                     newName,
                     workload,
@@ -136,7 +145,7 @@ public final class Bench {
                     inboxOpens,
                     conversationReads,
                     malformed,
-                    ownCopies);
+                    copies);
         }
     }
 
@@ -285,6 +294,9 @@ public final class Bench {
                                 + " of conversation messages edited and as many mentioning the"
                                 + " whole channel";
                 jobs.add(runBeside(kafka, "edited", EDITED_RUN, edited, what, dataDir));
+            }
+            if (options.trackRootSendersRun()) {
+                jobs.add(runTrackingRootSenders(kafka, full, fullTraffic, dataDir));
             }
             List<JobFigures> liveJobs = new ArrayList<>();
             if (options.liveShare() > 0) {
@@ -444,6 +456,22 @@ public final class Bench {
     }
 
     /**
+     * The full records again with {@code --track-root-senders}, version 3's way for producers whose
+     * replies cannot name their root's sender: every conversation message also reaches its sender's
+     * state, where only replies do otherwise (issue 35).
+     */
+    private JobFigures runTrackingRootSenders(
+            EmbeddedKafka kafka, Traffic full, TrafficGenerator generator, Path dataDir)
+            throws Exception {
+        UnreadConfig config =
+                config(kafka, "full", "full-tracked", Map.of("track-root-senders", "true"));
+        return runJob(
+                config,
+                full.named(TRACKED_RUN, ownCopies(generator, config)),
+                dataDir.resolve("tracked"));
+    }
+
+    /**
      * The job on {@code workload}'s records again, with {@link Options#liveShare} of the receivers
      * registered live before it starts: what users with a live stream cost beside the run with
      * none, whose counts wait for the background flush.
@@ -478,6 +506,8 @@ public final class Bench {
     static final String ALL_READ_RUN = "full, all read";
 
     static final String EDITED_RUN = "full, edited";
+
+    static final String TRACKED_RUN = "full, --track-root-senders";
 
     JobFigures runJob(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
         return runJob(config, traffic, traffic.counterEvents(), dataDir);

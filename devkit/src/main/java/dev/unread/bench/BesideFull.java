@@ -9,8 +9,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The report's runs of the full records with one thing more (deleted messages, ALL_READ, edits, a
- * share of users live), each beside the full run of the same bench as ratios.
+ * The report's runs of the full records with one thing more (deleted messages, ALL_READ, edits,
+ * roots' senders tracked by the job, a share of users live), each beside the full run of the same
+ * bench as ratios.
  */
 record BesideFull(
         Bench.Options options,
@@ -40,9 +41,33 @@ record BesideFull(
         if (edited != null) {
             edits(md, jobs.get(1), edited);
         }
+        Bench.JobFigures tracked = run(Bench.TRACKED_RUN);
+        if (tracked != null) {
+            trackedRootSenders(md, jobs.get(1), tracked);
+        }
         if (!liveJobs.isEmpty()) {
             liveShare(md);
         }
+    }
+
+    /**
+     * Issue 35: the full records with replies naming their root's sender, against version 3's way.
+     */
+    private void trackedRootSenders(
+            StringBuilder md, Bench.JobFigures full, Bench.JobFigures tracked) {
+        besideFull(
+                md,
+                "Roots' senders tracked by the job: `--track-root-senders` on the same records",
+                "tracked",
+                full,
+                tracked,
+                String.format(
+                        Locale.ROOT,
+                        "With the setting every conversation message also reaches its sender's"
+                                + " state, so the counting operator takes %.2f events per record"
+                                + " against %.2f when replies name their root's sender.",
+                        (double) tracked.traffic().counterEvents() / tracked.traffic().records(),
+                        (double) full.traffic().counterEvents() / full.traffic().records()));
     }
 
     /**

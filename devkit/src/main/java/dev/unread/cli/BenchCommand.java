@@ -279,6 +279,17 @@ public final class BenchCommand implements Callable<Integer> {
     boolean redisCluster;
 
     @Option(
+            names = "--track-root-senders-run",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
+            description =
+                    "run the full records once more with --track-root-senders, version 3's way for"
+                            + " replies that do not name their root's sender, beside the full run"
+                            + " (default ${DEFAULT-VALUE})")
+    boolean trackRootSendersRun;
+
+    @Option(
             names = "--live-streams",
             paramLabel = "N",
             defaultValue = "10000",
@@ -556,7 +567,8 @@ public final class BenchCommand implements Callable<Integer> {
                 Duration.ofSeconds(atLeast("--sustain-seconds", sustainSeconds, 0)),
                 allReadShare > 0 ? full.toBuilder().allReadShare(allReadShare).build() : null,
                 editShare > 0 ? full.toBuilder().editShare(editShare).build() : null,
-                profileDir);
+                profileDir,
+                trackRootSendersRun);
     }
 
     private static double share(String flag, double value) {

@@ -155,6 +155,7 @@ class RedisCommandBudgetITCase {
                 Duration.ZERO,
                 null,
                 null,
-                null);
+                null,
+                false);
     }
 }
