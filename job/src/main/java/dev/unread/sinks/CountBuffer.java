@@ -22,6 +22,12 @@ import redis.clients.jedis.Response;
  * The counts sink's buffer: the latest value of each count since the last flush, and the commands
  * that write them (see {@link RedisCounts} for the keys, the order of the commands, and which
  * counts a flush writes).
+ *
+ * <p>{@link #add} is the task's and touches only this buffer's own records; everything else runs on
+ * the writer's sender ({@link RedisWriter}), which alone owns what the writer's two buffers share,
+ * the held counts and the versions. So an erasure the task takes is only noted here, and applied to
+ * the held counts when the sender takes this buffer: by then everything held is older than the
+ * erasure, and everything this buffer holds of the user came after it.
  */
 final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
     /**
@@ -96,16 +102,16 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
     private final Map<Target, Long> latest = new HashMap<>();
 
     /**
-     * The users erased since the last flush, whose keys go before the counts are written: a count
-     * of one that arrived before the erasure was dropped from {@link #latest} with it, so what is
-     * left there came after it.
+     * The users erased since the last flush, whose held counts go and whose keys are deleted before
+     * the counts are written: a count of one that arrived before the erasure was dropped from
+     * {@link #latest} with it, so what is left there came after it.
      */
     private final Set<Long> erased = new HashSet<>();
 
-    /** Shared with the writer's other buffer; used by one thread at a time, as they are. */
+    /** Shared with the writer's other buffer; the sender's alone, never touched by {@link #add}. */
     private final HeldCounts held;
 
-    /** Shared with the writer's other buffer; used by one thread at a time, as they are. */
+    /** Shared with the writer's other buffer; the sender's alone, as {@link #held}. */
     private final ChangeVersions versions;
 
     /** How long a user's counts are held before a flush of the interval writes them. */
@@ -134,7 +140,6 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
         if (count.erased) {
             // Rare, and proportional to the buffer: the buffer is not indexed by user for it.
             latest.keySet().removeIf(target -> target.userId() == count.userId);
-            held.take(count.userId);
             erased.add(count.userId);
             return false;
         }
@@ -157,9 +162,9 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
     /** Every count, held ones included; {@link #clear} once Redis acknowledged them. */
     @Override
     public List<RedisConnection.Command> commands() {
-        takeLatest(0);
-        List<RedisConnection.Command> commands = new ArrayList<>(held.size() * 2);
+        List<RedisConnection.Command> commands = new ArrayList<>();
         eraseAll(commands);
+        takeLatest(0);
         writesAndPushes(held::forEach, commands);
         return commands;
     }
@@ -196,10 +201,10 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
      */
     @Override
     public List<RedisConnection.Command> dueCommands(long now) {
-        takeLatest(now);
         // An erasure is never held: its deletes go at the next flush, before any later count.
         List<RedisConnection.Command> due = new ArrayList<>();
         eraseAll(due);
+        takeLatest(now);
         if (held.size() > MAX_HELD) {
             due.addAll(commands());
             held.clear();
@@ -215,15 +220,20 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
         return due;
     }
 
-    /** The deletes of the users erased since the last flush, taken out of the buffer. */
+    /**
+     * The deletes of the users erased since the last flush, taken out of the buffer, and out of the
+     * held counts what they held: held before this buffer came, so older than the erasure. Before
+     * {@link #takeLatest}, which holds what came after it.
+     */
     private void eraseAll(List<RedisConnection.Command> commands) {
         for (long user : erased) {
+            held.take(user);
             erase(user, commands);
         }
         erased.clear();
     }
 
-    /** Newer than anything held: they replace it. */
+    /** Newer than anything held: they replace it. After {@link #eraseAll}. */
     private void takeLatest(long now) {
         latest.forEach((target, count) -> held.put(target, count, now));
         latest.clear();

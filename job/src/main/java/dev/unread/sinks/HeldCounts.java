@@ -9,7 +9,8 @@ import java.util.function.BiConsumer;
 /**
  * The counts a writer holds for its next flush, the latest value of each, by user: the counts of
  * users without a live stream wait here up to the background interval (see {@link RedisCounts}).
- * Shared by the writer's two buffers, used by one thread at a time as they are.
+ * Shared by the writer's two buffers, and the writer's sender thread's alone: only the making and
+ * sending of a flush's commands touch it, never a record the task adds (see {@link RedisWriter}).
  *
  * <p>Kept by user, so that the fast flush takes the live users' counts out whole, an item ordered
  * after a user's counts (an erasure deleting the user's keys) can take out what is held of that

@@ -3,6 +3,7 @@ package dev.unread.sinks;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.UnreadCount;
 import java.io.IOException;
+import java.util.concurrent.ExecutorService;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -96,6 +97,11 @@ public class RedisCounts implements Sink<UnreadCount> {
 
     @Override
     public SinkWriter<UnreadCount> createWriter(WriterInitContext context) {
+        return createWriter(context, RedisWriter.newSender());
+    }
+
+    /** The writer, its sends run by {@code sender} (one at a time). */
+    SinkWriter<UnreadCount> createWriter(WriterInitContext context, ExecutorService sender) {
         RedisConnection connection = new RedisConnection(config.redisEndpoint());
         // One clock for both buffers: a user's versions rise across them.
         ChangeVersions versions = new ChangeVersions();
@@ -114,7 +120,8 @@ public class RedisCounts implements Sink<UnreadCount> {
                 connection,
                 context,
                 config.flushIntervalMs,
-                config.backgroundFlushIntervalMs);
+                config.backgroundFlushIntervalMs,
+                sender);
     }
 
     /**

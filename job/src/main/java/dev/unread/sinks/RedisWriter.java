@@ -25,12 +25,20 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  *
  * <p>The flushes of the interval and of a full buffer are sent by a thread of the writer's own, one
  * at a time and in order, so the task goes on counting while Redis answers (the task waited for
- * Redis about a tenth of its time, docs/benchmarks.md). {@link #flush} waits for the send in flight
- * and then sends the rest itself: a checkpoint still completes only after everything before its
- * barrier is in Redis, and a restore replays at most what came after it. A send that fails after
- * the connection's retries fails the task at its next write or flush, so nothing is dropped
- * silently; what it held is replayed from the last checkpoint. Timers run in the task's thread,
- * never alongside {@link #write}.
+ * Redis about a tenth of its time, docs/benchmarks.md). {@link #flush} hands the rest to the same
+ * thread and waits for it: a checkpoint still completes only after everything before its barrier is
+ * in Redis, and a restore replays at most what came after it. A send that fails after the
+ * connection's retries fails the task at its next write or flush, so nothing is dropped silently;
+ * what it held is replayed from the last checkpoint. Timers run in the task's thread, never
+ * alongside {@link #write}.
+ *
+ * <p>Two threads, and what each owns: the task's thread adds records to one buffer; the sender
+ * turns the other buffer, handed over whole, into commands and sends them. The hand-over is the
+ * executor's submit, the way back the send's future, so each buffer belongs to one thread at a
+ * time. What the two buffers share (the counts sink's held counts, {@link CountBuffer}) belongs to
+ * the sender alone: only the making and sending of commands touch it, never {@link Buffer#add}.
+ * (The task's thread once took an erased user's held counts out while the sender was moving that
+ * user's older counts in, and the badge came back after the erasure's deletes.)
  *
  * <p>A buffer may hold some updates back from the flushes of the interval ({@link
  * Buffer#dueCommands}: the counts of users nobody watches, each written by the flush of the
@@ -80,8 +88,8 @@ final class RedisWriter<T> implements SinkWriter<T> {
         }
 
         /**
-         * Updates held back by {@link #dueCommands} for a later flush; read only while no send uses
-         * the buffers.
+         * Updates held back by {@link #dueCommands} for a later flush; read by the sender after a
+         * send, which hands the figure back to the task.
          */
         default int held() {
             return 0;
@@ -143,17 +151,17 @@ final class RedisWriter<T> implements SinkWriter<T> {
     /** Whether a record came since {@link #backgroundTimer} was set. */
     private boolean recordsSinceBackgroundTimer;
 
-    /** Sends flushes in the background; one thread, so they reach Redis in order. */
-    private final ExecutorService sender =
-            Executors.newSingleThreadExecutor(
-                    r -> {
-                        Thread t = new Thread(r, "redis-sink-sender");
-                        t.setDaemon(true);
-                        return t;
-                    });
+    /** Sends flushes in the background, one at a time, so they reach Redis in order. */
+    private final ExecutorService sender;
 
-    /** The background send not yet awaited; null when none. */
-    private Future<?> inFlight;
+    /** The send not yet awaited, to the updates the buffers held back after it; null when none. */
+    private Future<Integer> inFlight;
+
+    /**
+     * What the buffers held back after the last send awaited: the task never reads the buffers'
+     * own.
+     */
+    private int held;
 
     private List<RedisConnection.Command> inFlightCommands = List.of();
 
@@ -183,6 +191,31 @@ final class RedisWriter<T> implements SinkWriter<T> {
             WriterInitContext context,
             long flushIntervalMs,
             long backgroundFlushIntervalMs) {
+        this(buffers, connection, context, flushIntervalMs, backgroundFlushIntervalMs, newSender());
+    }
+
+    /** A writer's own sender: one thread, so its sends reach Redis in order. */
+    static ExecutorService newSender() {
+        return Executors.newSingleThreadExecutor(
+                r -> {
+                    Thread t = new Thread(r, "redis-sink-sender");
+                    t.setDaemon(true);
+                    return t;
+                });
+    }
+
+    /**
+     * @param sender runs the sends, one at a time: tests pass one that holds a send where they
+     *     choose, to interleave it with the task's records
+     */
+    RedisWriter(
+            Supplier<Buffer<T>> buffers,
+            RedisConnection connection,
+            WriterInitContext context,
+            long flushIntervalMs,
+            long backgroundFlushIntervalMs,
+            ExecutorService sender) {
+        this.sender = sender;
         this.buffer = buffers.get();
         this.sending = buffers.get();
         this.connection = connection;
@@ -209,7 +242,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
             updatesCoalesced.inc();
         }
         if (buffer.size() >= MAX_BUFFERED) {
-            sendInBackground(false);
+            handOver(false);
         } else if (flushTimer == null) {
             // The interval starts with the first buffered update, so an idle writer has no timer.
             startInterval();
@@ -232,7 +265,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
                             backgroundTimer = null;
                             if (!recordsSinceBackgroundTimer) {
                                 // Quiet for an interval: whatever is held is due.
-                                sendInBackground(true);
+                                handOver(true);
                                 return;
                             }
                             startBackgroundInterval();
@@ -248,7 +281,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
                         timeService.getCurrentProcessingTime() + flushIntervalMs,
                         time -> {
                             flushTimer = null;
-                            sendInBackground(false);
+                            handOver(false);
                             if (backgroundTimer != null && flushTimer == null) {
                                 startInterval();
                             }
@@ -257,18 +290,8 @@ final class RedisWriter<T> implements SinkWriter<T> {
 
     @Override
     public void flush(boolean endOfInput) throws IOException, InterruptedException {
+        handOver(true);
         awaitInFlight();
-        if (!unsent.isEmpty()) {
-            send(unsent);
-            unsent = List.of();
-        }
-        endInterval();
-        endBackgroundInterval();
-        if (buffer.size() > 0 || buffer.held() > 0) {
-            // Cleared only once Redis acknowledged: a failed flush keeps its updates.
-            send(buffer.commands());
-            buffer.clear();
-        }
     }
 
     /**
@@ -277,7 +300,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
      *
      * @param everything whether what the buffer holds back goes too
      */
-    private void sendInBackground(boolean everything) throws IOException, InterruptedException {
+    private void handOver(boolean everything) throws IOException, InterruptedException {
         awaitInFlight();
         endInterval();
         if (everything) {
@@ -285,7 +308,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
         }
         List<RedisConnection.Command> retry = unsent;
         unsent = List.of();
-        if (buffer.size() == 0 && buffer.held() == 0 && retry.isEmpty()) {
+        if (buffer.size() == 0 && held == 0 && retry.isEmpty()) {
             return;
         }
         Buffer<T> full = buffer;
@@ -308,7 +331,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
                             if (!commands.isEmpty()) {
                                 send(commands);
                             }
-                            return null;
+                            return full.held();
                         });
     }
 
@@ -345,7 +368,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
             return;
         }
         try {
-            inFlight.get();
+            held = inFlight.get();
         } catch (ExecutionException e) {
             // Kept for the next flush, before anything newer: the values are absolute.
             unsent = inFlightCommands;
