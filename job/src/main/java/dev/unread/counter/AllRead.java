@@ -67,8 +67,16 @@ final class AllRead {
                 reads.add(new long[] {e.getKey(), seq});
             }
         }
+        // One request raises a cursor in each of the user's conversations with something unread:
+        // their receipts go to READ_PROGRESS_CHANGED alone, not to every participant of each
+        // (ConversationReaders), which made one ALL_READ publish 3,000 (issue 45).
+        Consumer<ConversationCursor> raised =
+                cursor -> {
+                    cursor.allRead = true;
+                    cursors.accept(cursor);
+                };
         for (long[] read : reads) {
-            conversations.allRead(allRead.userId, read[0], read[1], at, user, cursors, out);
+            conversations.allRead(allRead.userId, read[0], read[1], at, user, raised, out);
         }
         Map<Tuple2<Long, Long>, Long> threads = states.threads.readBy(at, n -> visited += n);
         for (Map.Entry<Tuple2<Long, Long>, Long> t : threads.entrySet()) {

@@ -15,6 +15,8 @@ import java.util.Objects;
  *       conversation_member} go, after every cursor written before (see {@code JdbcCursorSink}),
  *       and with a {@code conversationId}, its cursor and score in that conversation's readers;
  *       {@code conversationId} 0 stands for the rows alone.
+ *   <li>{@code allRead}: an ALL_READ raised the cursor when it arrived; its receipt goes to {@code
+ *       READ_PROGRESS_CHANGED} alone (see {@code ConversationReaders}).
  * </ul>
  */
 public class ConversationCursor {
@@ -23,6 +25,7 @@ public class ConversationCursor {
     public long lastReadSeq;
     public long unreadCount;
     public boolean erased;
+    public boolean allRead;
 
     public ConversationCursor() {}
 
@@ -54,12 +57,13 @@ public class ConversationCursor {
                 && conversationId == that.conversationId
                 && lastReadSeq == that.lastReadSeq
                 && unreadCount == that.unreadCount
-                && erased == that.erased;
+                && erased == that.erased
+                && allRead == that.allRead;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(userId, conversationId, lastReadSeq, unreadCount, erased);
+        return Objects.hash(userId, conversationId, lastReadSeq, unreadCount, erased, allRead);
     }
 
     @Override
@@ -75,6 +79,7 @@ public class ConversationCursor {
                 + lastReadSeq
                 + ", unread "
                 + unreadCount
+                + (allRead ? ", by ALL_READ" : "")
                 + ")";
     }
 }

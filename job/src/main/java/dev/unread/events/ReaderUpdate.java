@@ -12,7 +12,8 @@ import java.util.Objects;
  *       it); with {@code lastReadSeq} > 0, also its cursor, restored from an older version's state
  *       (UnreadCounter.KNOWN_READERS): counted as a cursor but not a receipt;
  *   <li>in: {@code participant} false: {@code userId}'s read cursor advanced to {@code lastReadSeq}
- *       (> 0);
+ *       (> 0); {@code allRead}: an ALL_READ raised it (its receipt goes to {@code
+ *       READ_PROGRESS_CHANGED} alone);
  *   <li>in: {@code membership} not 0: {@code userId} joined ({@code membership} = seq) or left
  *       ({@code membership} = -seq) the conversation, a {@code chat-conversations} membership
  *       event;
@@ -35,6 +36,9 @@ public class ReaderUpdate {
 
     /** The user was erased; see the class comment. */
     public boolean erased;
+
+    /** A cursor an ALL_READ raised; see the class comment. */
+    public boolean allRead;
 
     public ReaderUpdate() {}
 
@@ -66,6 +70,7 @@ public class ReaderUpdate {
         ReaderUpdate update =
                 new ReaderUpdate(cursor.conversationId, cursor.userId, cursor.lastReadSeq, false);
         update.erased = cursor.erased;
+        update.allRead = cursor.allRead;
         return update;
     }
 
@@ -83,12 +88,14 @@ public class ReaderUpdate {
                 && lastReadSeq == that.lastReadSeq
                 && participant == that.participant
                 && membership == that.membership
-                && erased == that.erased;
+                && erased == that.erased
+                && allRead == that.allRead;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(conversationId, userId, lastReadSeq, participant, membership, erased);
+        return Objects.hash(
+                conversationId, userId, lastReadSeq, participant, membership, erased, allRead);
     }
 
     @Override

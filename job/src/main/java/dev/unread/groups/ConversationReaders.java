@@ -23,7 +23,12 @@ import org.apache.flink.util.OutputTag;
  * reader) while the conversation has at most {@code maxReceiptParticipants} participants. Who those
  * are is known only here, where the conversation is the key; in larger conversations a receipt
  * would cost a publish per member, so there it goes to {@code READ_PROGRESS_CHANGED} alone. The
- * participants are those known when the receipt arrives: a receipt is a notice, not a count.
+ * participants are those known when the receipt arrives: a receipt is a notice, not a count. A
+ * cursor an ALL_READ raised when it arrived ({@link ReaderUpdate#allRead}) goes to {@code
+ * READ_PROGRESS_CHANGED} alone, whatever the conversation's size: one ALL_READ raises a cursor in
+ * each of its user's conversations with something unread, so its receipts are one per raised
+ * cursor, as its MySQL rows and scores are, instead of one per participant of each
+ * (docs/contract.md, "Mark all as read").
  *
  * <p>A member whose newest membership event (by seq; a leave wins a tie, as for the counts) is
  * MEMBER_LEFT is no participant: its score leaves {@code chat:readers:{C}}, it gets no receipts of
@@ -172,7 +177,7 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
                         cursor.userId,
                         cursor.lastReadSeq,
                         ReadReceipt.EVERYONE));
-        if (participants() > maxReceiptParticipants) {
+        if (cursor.allRead || participants() > maxReceiptParticipants) {
             return;
         }
         for (var reader : readers.entries()) {
