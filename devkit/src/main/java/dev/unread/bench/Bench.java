@@ -51,6 +51,13 @@ public final class Bench {
     private static final Duration CHECKPOINT_TIMEOUT = Duration.ofMinutes(2);
 
     /**
+     * A {@code checkpoint-interval-ms} Flink takes as no periodic checkpoint: a run then has one
+     * checkpoint, taken once its events are counted, instead of periodic ones, the first of which
+     * Flink sets at a random moment within the first interval.
+     */
+    static final long NO_PERIODIC_CHECKPOINTS = Long.MAX_VALUE;
+
+    /**
      * What to run.
      *
      * @param badgeWorkload traffic without conversations: what the naive worker counts too
@@ -533,7 +540,10 @@ public final class Bench {
             say(
                     "  %,d events in %.1f s; waiting for the sinks' checkpoint",
                     counterEvents, span.nanos() / 1e9);
-            FlinkRest.Checkpoints checkpoints = job.awaitNextCheckpoint(CHECKPOINT_TIMEOUT);
+            FlinkRest.Checkpoints checkpoints =
+                    config.checkpointIntervalMs == NO_PERIODIC_CHECKPOINTS
+                            ? job.checkpointNow(CHECKPOINT_TIMEOUT)
+                            : job.awaitNextCheckpoint(CHECKPOINT_TIMEOUT);
             // The run's own cluster: its metrics start from 0 (InProcessMetrics.reset).
             long commands = InProcessMetrics.redisCommands();
             long flushes = InProcessMetrics.redisFlushes();

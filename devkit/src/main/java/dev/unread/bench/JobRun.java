@@ -196,6 +196,28 @@ final class JobRun implements AutoCloseable {
         }
     }
 
+    /**
+     * Takes a checkpoint now and waits until it completed, so that every sink has flushed what it
+     * held of the events taken in before this call, and returns the job's checkpoint statistics.
+     */
+    FlinkRest.Checkpoints checkpointNow(Duration timeout) throws Exception {
+        long before = rest.checkpoints(job).completed();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        cluster.triggerCheckpoint(job).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        // The statistics may come a moment after the checkpoint.
+        while (true) {
+            FlinkRest.Checkpoints now = rest.checkpoints(job);
+            if (now.completed() > before) {
+                return now;
+            }
+            failIfEnded();
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("no checkpoint completed in " + timeout);
+            }
+            Thread.sleep(POLL_MILLIS * 20);
+        }
+    }
+
     FlinkRest.Checkpoints checkpoints() throws IOException, InterruptedException {
         return rest.checkpoints(job);
     }
