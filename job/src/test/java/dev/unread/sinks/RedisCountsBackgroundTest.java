@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Count;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.UnreadCount;
@@ -50,16 +49,11 @@ class RedisCountsBackgroundTest {
         redis = TestRedis.connect(0);
         writer =
                 new RedisCounts(
-                                UnreadConfig.with(
-                                        Map.of(
-                                                "redis-url",
-                                                "redis://127.0.0.1:6379/0",
-                                                "redis-key-prefix",
-                                                prefix,
-                                                "flush-interval-ms",
-                                                String.valueOf(INTERVAL_MS),
-                                                "background-flush-interval-ms",
-                                                String.valueOf(BACKGROUND_MS))))
+                                TestRedis.config(
+                                        "redis://127.0.0.1:6379/0",
+                                        prefix,
+                                        INTERVAL_MS,
+                                        BACKGROUND_MS))
                         .createWriter(context);
         TestRedis.live(redis, prefix, LIVE_USER);
     }

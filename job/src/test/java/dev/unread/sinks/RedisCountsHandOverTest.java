@@ -6,7 +6,6 @@ import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Count;
 import dev.unread.events.UnreadCount;
 import dev.unread.testing.TestRedis;
-import java.util.Map;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -39,16 +38,7 @@ class RedisCountsHandOverTest {
         prefix = TestRedis.uniquePrefix();
         redis = TestRedis.connect(0);
         UnreadConfig config =
-                UnreadConfig.with(
-                        Map.of(
-                                "redis-url",
-                                "redis://127.0.0.1:6379/0",
-                                "redis-key-prefix",
-                                prefix,
-                                "flush-interval-ms",
-                                String.valueOf(INTERVAL_MS),
-                                "background-flush-interval-ms",
-                                String.valueOf(BACKGROUND_MS)));
+                TestRedis.config("redis://127.0.0.1:6379/0", prefix, INTERVAL_MS, BACKGROUND_MS);
         writer = new RedisCounts(config).createWriter(context, sender);
     }
 

@@ -42,6 +42,21 @@ public final class TestRedis {
                         "flush-interval-ms", String.valueOf(flushIntervalMs)));
     }
 
+    /** The same, with counts of users nobody watches written every {@code backgroundMs}. */
+    public static UnreadConfig config(
+            String redisUrl, String prefix, long flushIntervalMs, long backgroundMs) {
+        return UnreadConfig.with(
+                Map.of(
+                        "redis-url",
+                        redisUrl,
+                        "redis-key-prefix",
+                        prefix,
+                        "flush-interval-ms",
+                        String.valueOf(flushIntervalMs),
+                        "background-flush-interval-ms",
+                        String.valueOf(backgroundMs)));
+    }
+
     public static Jedis connect(int database) {
         Jedis jedis = new Jedis(HOST, PORT);
         jedis.select(database);
