@@ -336,21 +336,7 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                                     s.totalConversations = 2;
                                     s.totalsKept = true;
                                 })),
-                Case.of(
-                        "every-field",
-                        inbox(
-                                s -> {
-                                    s.lastReadAt = SENT_AT;
-                                    s.unreadSenders = 2;
-                                    s.lastActiveDay = 20454;
-                                    s.refreshedIn = 3;
-                                    s.totalMessages = 130;
-                                    s.totalMentions = 4;
-                                    s.totalConversations = 6;
-                                    s.totalThreads = 1;
-                                    s.totalsKept = true;
-                                    s.totalsRefreshedIn = 2;
-                                })),
+                Case.of("every-field", inbox(CompactStateSerializerGoldenBytesTest::everyField)),
                 Case.of("max-longs", inbox(s -> everyLong(s, Long.MAX_VALUE))),
                 Case.of("min-longs", inbox(s -> everyLong(s, Long.MIN_VALUE))),
                 // What POJO-written records of versions 1 and 2 hold after their migration.
@@ -372,16 +358,7 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                         "every-field",
                         inbox(
                                 s -> {
-                                    s.lastReadAt = SENT_AT;
-                                    s.unreadSenders = 2;
-                                    s.lastActiveDay = 20454;
-                                    s.refreshedIn = 3;
-                                    s.totalMessages = 130;
-                                    s.totalMentions = 4;
-                                    s.totalConversations = 6;
-                                    s.totalThreads = 1;
-                                    s.totalsKept = true;
-                                    s.totalsRefreshedIn = 2;
+                                    everyField(s);
                                     s.allReadAt = SENT_AT + 5;
                                     s.erasedAt = SENT_AT - 1000;
                                 })),
@@ -403,6 +380,19 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                                     s.allReadAt = Long.MIN_VALUE;
                                     s.erasedAt = Long.MIN_VALUE;
                                 })));
+    }
+
+    private static void everyField(InboxState s) {
+        s.lastReadAt = SENT_AT;
+        s.unreadSenders = 2;
+        s.lastActiveDay = 20454;
+        s.refreshedIn = 3;
+        s.totalMessages = 130;
+        s.totalMentions = 4;
+        s.totalConversations = 6;
+        s.totalThreads = 1;
+        s.totalsKept = true;
+        s.totalsRefreshedIn = 2;
     }
 
     private static void everyLong(InboxState s, long v) {
@@ -431,20 +421,7 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                                     s.involved = true;
                                     s.refreshedIn = 2;
                                 })),
-                Case.of(
-                        "every-field",
-                        thread(
-                                s -> {
-                                    s.sets = 17;
-                                    s.cursor = 1061;
-                                    s.unreadCount = 3;
-                                    s.mentionCount = 1;
-                                    s.deletedCount = 2;
-                                    s.following = -1;
-                                    s.followSetAt = SENT_AT;
-                                    s.involved = true;
-                                    s.refreshedIn = 4;
-                                })),
+                Case.of("every-field", thread(CompactStateSerializerGoldenBytesTest::everyField)),
                 Case.of("max-longs", thread(s -> everyLong(s, Long.MAX_VALUE))),
                 Case.of("min-longs", thread(s -> everyLong(s, Long.MIN_VALUE))));
     }
@@ -460,15 +437,7 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                         "every-field",
                         thread(
                                 s -> {
-                                    s.sets = 17;
-                                    s.cursor = 1061;
-                                    s.unreadCount = 3;
-                                    s.mentionCount = 1;
-                                    s.deletedCount = 2;
-                                    s.following = -1;
-                                    s.followSetAt = SENT_AT;
-                                    s.involved = true;
-                                    s.refreshedIn = 4;
+                                    everyField(s);
                                     s.tookPartAt = SENT_AT + 1;
                                     s.channelMentionCount = 1;
                                     s.sentAtKept = true;
@@ -509,6 +478,18 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                                     everyLong(s, Long.MIN_VALUE);
                                     s.tookPartAt = Long.MIN_VALUE;
                                 })));
+    }
+
+    private static void everyField(ThreadState s) {
+        s.sets = 17;
+        s.cursor = 1061;
+        s.unreadCount = 3;
+        s.mentionCount = 1;
+        s.deletedCount = 2;
+        s.following = -1;
+        s.followSetAt = SENT_AT;
+        s.involved = true;
+        s.refreshedIn = 4;
     }
 
     private static void everyLong(ThreadState s, long v) {

@@ -90,11 +90,6 @@ class StoredSavepointITCase {
          */
         V1 {
             @Override
-            Traffic traffic() {
-                return Traffic.of(plainTraffic());
-            }
-
-            @Override
             void restoreAndCountOn(Path work) throws Exception {
                 restoreVersion1AndCountOn(stored(), work);
             }
@@ -106,11 +101,6 @@ class StoredSavepointITCase {
          * count from the first event after the restore.
          */
         V2 {
-            @Override
-            Traffic traffic() {
-                return Traffic.of(plainTraffic());
-            }
-
             @Override
             void restoreAndCountOn(Path work) throws Exception {
                 StoredSavepoints.restoreAndCountOn(
@@ -193,8 +183,13 @@ class StoredSavepointITCase {
             }
         };
 
-        /** The traffic the regeneration step stores the savepoint of. */
-        abstract Traffic traffic();
+        /**
+         * The traffic the regeneration step stores the savepoint of: for versions 1 and 2,
+         * messages, reads, marks and preferences.
+         */
+        Traffic traffic() {
+            return Traffic.of(plainTraffic());
+        }
 
         /** Restores the stored savepoint and checks that the job counts on from it. */
         abstract void restoreAndCountOn(Path work) throws Exception;
@@ -252,7 +247,6 @@ class StoredSavepointITCase {
         StoredSavepoints.store(KAFKA, version.stored(), version.traffic(), work);
     }
 
-    /** The traffic versions 1 and 2 were stored from: messages, reads, marks and preferences. */
     private static List<ChatEvent> plainTraffic() {
         return new EventStreams(SEED_BEFORE).withIds(30_000, 95_000).events(300);
     }
