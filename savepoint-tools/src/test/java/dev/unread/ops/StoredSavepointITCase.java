@@ -51,7 +51,7 @@ import redis.clients.jedis.Jedis;
  * broker and one MiniCluster (see {@link StoredSavepoints}).
  *
  * <p>Each savepoint was made once, by its version's own build, with this test's regeneration step
- * (versions 1 and 2 by the classes of their day, from the traffic {@link Version#V1} names). A
+ * (versions 1 and 2 by the classes of their day, from the traffic {@link Version#traffic} gives). A
  * release that changes what state holds adds its constant and stores its savepoint; after a change
  * that breaks compatibility on purpose (and says so in the release notes) the savepoints it breaks
  * are stored again by the current build. Either way, for one version at a time:
