@@ -34,12 +34,13 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The keyed state's records as version 3 wrote them with {@link CompactStateSerializer}; savepoints
- * of version 3 hold these bytes, so they must read and write the same in every later build. See
- * {@link GoldenBytesTestBase} for what is checked and how a new version is stored. The records of
- * versions 1 and 2, which the POJO serializer wrote, are pinned by their snapshots only: a restore
- * reads them with the POJO serializer those restore, and the stored savepoints of savepoint-tools
- * check that end to end.
+ * The keyed state's records as versions 3 and 4 wrote them with {@link CompactStateSerializer};
+ * savepoints of those versions hold these bytes, so they must read and write the same in every
+ * later build. Version 4's cases set every field it added, so that each is pinned by bytes of its
+ * own. See {@link GoldenBytesTestBase} for what is checked and how a new version is stored. The
+ * records of versions 1 and 2, which the POJO serializer wrote, are pinned by their snapshots only:
+ * a restore reads them with the POJO serializer those restore, and the stored savepoints of
+ * savepoint-tools check that end to end.
  */
 class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
 
@@ -54,7 +55,14 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                         ConversationStateSerializer.INSTANCE,
                         conversationsOfVersion3()),
                 new Format<>(
+                        "conversation-state",
+                        "v4",
+                        ConversationStateSerializer.INSTANCE,
+                        conversationsOfVersion4()),
+                new Format<>(
                         "inbox-state", "v3", InboxStateSerializer.INSTANCE, inboxesOfVersion3()),
+                new Format<>(
+                        "inbox-state", "v4", InboxStateSerializer.INSTANCE, inboxesOfVersion4()),
                 new Format<>(
                         "thread-state", "v3", ThreadStateSerializer.INSTANCE, threadsOfVersion3()),
                 new Format<>(
@@ -263,6 +271,57 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
         s.bareThreadCount = v;
     }
 
+    /**
+     * Version 4 adds the channel-wide mentions and their preference, the edits kept and the {@code
+     * sentAt}s an ALL_READ reads.
+     */
+    private static List<Case<ConversationState>> conversationsOfVersion4() {
+        return List.of(
+                // What version 4 writes for a conversation new to state.
+                Case.of("fresh", ConversationState.fresh()),
+                Case.of(
+                        "every-field",
+                        conversation(
+                                s -> {
+                                    everyField(s);
+                                    everyFieldOfVersion4(s);
+                                })),
+                Case.of(
+                        "max-longs",
+                        conversation(
+                                s -> {
+                                    everyLong(s, Long.MAX_VALUE);
+                                    everyLongOfVersion4(s, Long.MAX_VALUE);
+                                })),
+                Case.of(
+                        "min-longs",
+                        conversation(
+                                s -> {
+                                    everyLong(s, Long.MIN_VALUE);
+                                    everyLongOfVersion4(s, Long.MIN_VALUE);
+                                })));
+    }
+
+    private static void everyFieldOfVersion4(ConversationState s) {
+        s.channelMentionCount = 1;
+        // 1300, mentioned only channel-wide
+        s.channelMentionSeqs = bytes(3, -108, 10);
+        s.ignoreChannelMentions = -1;
+        s.ignoreChannelMentionsSetAt = SENT_AT + 4;
+        s.editCount = 2;
+        s.sentAtKept = 1;
+        // (1039, SENT_AT) and (1041, SENT_AT + 2 s) in SentAtFrontier's form
+        s.sentAts = bytes(-113, 8, -128, -48, -22, -74, -73, 51, 2, -48, 15);
+    }
+
+    private static void everyLongOfVersion4(ConversationState s, long v) {
+        s.channelMentionCount = v;
+        s.ignoreChannelMentions = v;
+        s.ignoreChannelMentionsSetAt = v;
+        s.editCount = v;
+        s.sentAtKept = v;
+    }
+
     private static List<Case<InboxState>> inboxesOfVersion3() {
         return List.of(
                 Case.of("empty", new InboxState()),
@@ -277,21 +336,7 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                                     s.totalConversations = 2;
                                     s.totalsKept = true;
                                 })),
-                Case.of(
-                        "every-field",
-                        inbox(
-                                s -> {
-                                    s.lastReadAt = SENT_AT;
-                                    s.unreadSenders = 2;
-                                    s.lastActiveDay = 20454;
-                                    s.refreshedIn = 3;
-                                    s.totalMessages = 130;
-                                    s.totalMentions = 4;
-                                    s.totalConversations = 6;
-                                    s.totalThreads = 1;
-                                    s.totalsKept = true;
-                                    s.totalsRefreshedIn = 2;
-                                })),
+                Case.of("every-field", inbox(CompactStateSerializerGoldenBytesTest::everyField)),
                 Case.of("max-longs", inbox(s -> everyLong(s, Long.MAX_VALUE))),
                 Case.of("min-longs", inbox(s -> everyLong(s, Long.MIN_VALUE))),
                 // What POJO-written records of versions 1 and 2 hold after their migration.
@@ -302,6 +347,52 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                                     s.lastReadAt = SENT_AT;
                                     s.unreadSenders = 1;
                                 })));
+    }
+
+    /** Version 4 adds {@code allReadAt} (ALL_READ) and {@code erasedAt} (USER_ERASED). */
+    private static List<Case<InboxState>> inboxesOfVersion4() {
+        InboxState erased = inbox(s -> s.lastActiveDay = 20454);
+        erased.erase(SENT_AT + 6);
+        return List.of(
+                Case.of(
+                        "every-field",
+                        inbox(
+                                s -> {
+                                    everyField(s);
+                                    s.allReadAt = SENT_AT + 5;
+                                    s.erasedAt = SENT_AT - 1000;
+                                })),
+                // All an erasure keeps: the day idle expiry needs and the erasure's time.
+                Case.of("erased", erased),
+                Case.of(
+                        "max-longs",
+                        inbox(
+                                s -> {
+                                    everyLong(s, Long.MAX_VALUE);
+                                    s.allReadAt = Long.MAX_VALUE;
+                                    s.erasedAt = Long.MAX_VALUE;
+                                })),
+                Case.of(
+                        "min-longs",
+                        inbox(
+                                s -> {
+                                    everyLong(s, Long.MIN_VALUE);
+                                    s.allReadAt = Long.MIN_VALUE;
+                                    s.erasedAt = Long.MIN_VALUE;
+                                })));
+    }
+
+    private static void everyField(InboxState s) {
+        s.lastReadAt = SENT_AT;
+        s.unreadSenders = 2;
+        s.lastActiveDay = 20454;
+        s.refreshedIn = 3;
+        s.totalMessages = 130;
+        s.totalMentions = 4;
+        s.totalConversations = 6;
+        s.totalThreads = 1;
+        s.totalsKept = true;
+        s.totalsRefreshedIn = 2;
     }
 
     private static void everyLong(InboxState s, long v) {
@@ -330,27 +421,38 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                                     s.involved = true;
                                     s.refreshedIn = 2;
                                 })),
-                Case.of(
-                        "every-field",
-                        thread(
-                                s -> {
-                                    s.sets = 17;
-                                    s.cursor = 1061;
-                                    s.unreadCount = 3;
-                                    s.mentionCount = 1;
-                                    s.deletedCount = 2;
-                                    s.following = -1;
-                                    s.followSetAt = SENT_AT;
-                                    s.involved = true;
-                                    s.refreshedIn = 4;
-                                })),
+                Case.of("every-field", thread(CompactStateSerializerGoldenBytesTest::everyField)),
                 Case.of("max-longs", thread(s -> everyLong(s, Long.MAX_VALUE))),
                 Case.of("min-longs", thread(s -> everyLong(s, Long.MIN_VALUE))));
     }
 
-    /** Version 4 adds {@code tookPartAt}, the newest reply the user sent or is named in. */
+    /**
+     * Version 4 adds {@code tookPartAt}, the newest reply the user sent or is named in; the replies
+     * that mention the user only channel-wide; and the {@code sentAt}s an ALL_READ reads. The first
+     * three cases were stored before the last three fields existed, which they leave at 0.
+     */
     private static List<Case<ThreadState>> threadsOfVersion4() {
         return List.of(
+                Case.of(
+                        "every-field",
+                        thread(
+                                s -> {
+                                    everyField(s);
+                                    s.tookPartAt = SENT_AT + 1;
+                                    s.channelMentionCount = 1;
+                                    s.sentAtKept = true;
+                                    // (1062, SENT_AT + 1 s) in SentAtFrontier's form
+                                    s.sentAts = bytes(-90, 8, -24, -41, -22, -74, -73, 51);
+                                })),
+                Case.of(
+                        "every-long-of-version-4",
+                        thread(
+                                s -> {
+                                    everyLong(s, Long.MAX_VALUE);
+                                    s.tookPartAt = Long.MAX_VALUE;
+                                    s.channelMentionCount = Long.MIN_VALUE;
+                                    s.sentAtKept = true;
+                                })),
                 Case.of(
                         "unfollowed-then-replied",
                         thread(
@@ -376,6 +478,18 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                                     everyLong(s, Long.MIN_VALUE);
                                     s.tookPartAt = Long.MIN_VALUE;
                                 })));
+    }
+
+    private static void everyField(ThreadState s) {
+        s.sets = 17;
+        s.cursor = 1061;
+        s.unreadCount = 3;
+        s.mentionCount = 1;
+        s.deletedCount = 2;
+        s.following = -1;
+        s.followSetAt = SENT_AT;
+        s.involved = true;
+        s.refreshedIn = 4;
     }
 
     private static void everyLong(ThreadState s, long v) {

@@ -46,31 +46,29 @@ public final class ChatRecords {
             UnreadConfig config, List<ConversationEvent> events) {
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(events.size());
         for (ConversationEvent e : events) {
-            String json =
-                    e.isMessage()
-                            ? message(e)
-                            : e.kind == ConversationEvent.Kind.MESSAGE_EDITED
-                                    ? EventJson.groupEdited(
-                                            e.conversationId,
-                                            e.seq,
-                                            e.sentAt,
-                                            e.mentionsAll,
-                                            e.mentions)
-                                    : e.kind == ConversationEvent.Kind.MESSAGE_DELETED
-                                            ? EventJson.messageDeleted(
-                                                    e.conversationId, e.seq, EventStreams.T0)
-                                            : EventJson.membership(
-                                                    e.kind == ConversationEvent.Kind.MEMBER_JOINED,
-                                                    e.conversationId,
-                                                    e.userId,
-                                                    e.seq);
             records.add(
                     new ProducerRecord<>(
                             config.conversationsTopic,
                             EventJson.key(e.conversationId).getBytes(UTF_8),
-                            json.getBytes(UTF_8)));
+                            conversationJson(e).getBytes(UTF_8)));
         }
         return records;
+    }
+
+    /** The {@code chat-conversations} record value of {@code e}. */
+    public static String conversationJson(ConversationEvent e) {
+        return e.isMessage()
+                ? message(e)
+                : e.kind == ConversationEvent.Kind.MESSAGE_EDITED
+                        ? EventJson.groupEdited(
+                                e.conversationId, e.seq, e.sentAt, e.mentionsAll, e.mentions)
+                        : e.kind == ConversationEvent.Kind.MESSAGE_DELETED
+                                ? EventJson.messageDeleted(e.conversationId, e.seq, EventStreams.T0)
+                                : EventJson.membership(
+                                        e.kind == ConversationEvent.Kind.MEMBER_JOINED,
+                                        e.conversationId,
+                                        e.userId,
+                                        e.seq);
     }
 
     private static String message(ConversationEvent e) {

@@ -26,22 +26,24 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Bytes a serializer wrote, kept in {@code job/src/test/resources/serializers/<name>/<version>}, as
  * Flink's own {@code TypeSerializerUpgradeTestBase} keeps them: per value a {@code <case>.bytes},
  * and the serializer's {@code serializer-snapshot} as a state backend writes it beside keyed state.
- * Stored once per version and never rewritten, they pin the format: every build must read each
+ * Each file is stored once and never rewritten, and they pin the format: every build must read each
  * stored record as its value, write the value to exactly those bytes, and accept the stored
  * snapshot as it is. A change that moves a field, or changes how one is written, fails here, where
  * a round-trip test would pass.
  *
  * <p>The expected values live in the subclass, per version. A new format is a new version: add its
- * {@link Format} with the cases it must pin, leave the earlier versions as they are, and write only
- * the new version's files:
+ * {@link Format} with the cases it must pin, leave the earlier versions as they are, and write the
+ * new version's files:
  *
  * <pre>
  * mvn -B -pl job -am test-compile surefire:test -Dtest='*GoldenBytesTest' \
- *     -Dsurefire.failIfNoSpecifiedTests=false -Dunread.serializers.regenerate=v4
+ *     -Dsurefire.failIfNoSpecifiedTests=false -Dunread.serializers.regenerate=v5
  * </pre>
  *
- * then run the tests again without the property. A version already stored is refused: rewriting it
- * would make the test agree with whatever the code does now, which is what it is here to prevent.
+ * then run the tests again without the property. Only the version's files not yet stored are
+ * written, so a case added to a version before its release is stored beside the others; a stored
+ * file is left as it is, and its case is then checked against it: rewriting it would make the test
+ * agree with whatever the code does now, which is what it is here to prevent.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class GoldenBytesTestBase {
@@ -147,26 +149,31 @@ public abstract class GoldenBytesTestBase {
                 GoldenBytesTestBase.class.getClassLoader());
     }
 
-    /** Writes {@code serializers/<name>/<version>/serializer-snapshot}, of a version not stored. */
+    /**
+     * Writes {@code serializers/<name>/<version>/serializer-snapshot} unless it is stored: a stored
+     * snapshot is checked against this build instead.
+     */
     protected static void writeSnapshot(String name, String version, TypeSerializerSnapshot<?> s)
             throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(64);
         TypeSerializerSnapshotSerializationUtil.writeSerializerSnapshot(out, s);
-        Files.write(newVersion(name, version).resolve(SNAPSHOT), out.getCopyOfBuffer());
+        writeIfNotStored(source(name, version).resolve(SNAPSHOT), out.getCopyOfBuffer());
     }
 
     private static <T> void write(Format<T> format) throws IOException {
         writeSnapshot(format.name(), format.version(), format.serializer().snapshotConfiguration());
         Path dir = source(format.name(), format.version());
         for (Case<T> c : format.cases()) {
-            Files.write(dir.resolve(c.name() + ".bytes"), bytes(format.serializer(), c.written()));
+            writeIfNotStored(
+                    dir.resolve(c.name() + ".bytes"), bytes(format.serializer(), c.written()));
         }
     }
 
-    private static Path newVersion(String name, String version) throws IOException {
-        Path dir = source(name, version);
-        assertThat(dir).as("a stored version is never rewritten").doesNotExist();
-        return Files.createDirectories(dir);
+    private static void writeIfNotStored(Path file, byte[] bytes) throws IOException {
+        if (Files.notExists(file)) {
+            Files.createDirectories(file.getParent());
+            Files.write(file, bytes);
+        }
     }
 
     private static Path source(String name, String version) {

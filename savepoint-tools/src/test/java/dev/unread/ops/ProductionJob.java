@@ -103,8 +103,16 @@ final class ProductionJob {
         throw new AssertionError("no counting operator in the job");
     }
 
+    /**
+     * Cancels the job and waits until it has ended, so that its slots are free and its clients
+     * closed for whatever the test runs next on the cluster and the broker.
+     */
     void cancel() throws Exception {
         client.cancel().get();
+        Poll.until(
+                "the job cancelled",
+                TIMEOUT,
+                () -> client.getJobStatus().get().isGloballyTerminalState() ? true : null);
     }
 
     /** The records producers publish for {@code events}: each on its topic, keyed by user. */

@@ -1,15 +1,21 @@
 package dev.unread.ops;
 
+import static dev.unread.kafka.EmbeddedKafka.PARTITIONS;
+
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.EventJson;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
+import dev.unread.events.ConversationEvent;
+import dev.unread.events.ConversationParser;
 import dev.unread.events.EventParser;
-import dev.unread.kafka.EmbeddedKafka;
+import dev.unread.testing.ChatRecords;
 import dev.unread.testing.EventStreams;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Oracle;
+import dev.unread.testing.Poll;
 import dev.unread.testing.TestRedis;
 import dev.unread.testing.ThreadStreams;
 import java.io.IOException;
@@ -19,38 +25,100 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.apache.flink.util.FileUtils;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import redis.clients.jedis.Jedis;
 
 /**
  * Savepoints of earlier versions kept in {@code savepoint-tools/src/test/resources/savepoints},
- * each beside {@code records.tsv}: the Kafka records its job had read, with their partitions.
- * Published again in the same order to a fresh broker, they land at the same offsets, so the
- * restored sources resume exactly after them, as they would on the cluster the savepoint came from.
- * A broker holds one such history: each test class that restores one has its own.
+ * each beside {@code records.tsv}: the Kafka records its job had read, with their topics and
+ * partitions. Published again in the same order to fresh topics, they land at the same offsets, so
+ * the restored sources resume exactly after them, as they would on the cluster the savepoint came
+ * from. A broker holds one such history at a time: {@link #config} deletes the last one's topics.
  */
 final class StoredSavepoints {
 
     static final Path ROOT =
             FlinkConf.findDir().resolveSibling("savepoint-tools/src/test/resources/savepoints");
 
+    /** The input topics, by the names records.tsv gives them. */
+    enum Topic {
+        MESSAGES,
+        READS,
+        CONVERSATIONS;
+
+        String stored() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        String in(UnreadConfig config) {
+            return switch (this) {
+                case MESSAGES -> config.messagesTopic;
+                case READS -> config.readsTopic;
+                case CONVERSATIONS -> config.conversationsTopic;
+            };
+        }
+    }
+
     /** One Kafka record as stored: which topic, the partition, key and value (JSON). */
-    record Record(boolean message, int partition, String key, String value) {}
+    record Record(Topic topic, int partition, String key, String value) {}
+
+    /**
+     * Events as the oracle takes them: per user ({@code chat-messages}, {@code chat-reads}) and per
+     * conversation ({@code chat-conversations}).
+     */
+    record Traffic(List<ChatEvent> events, List<ConversationEvent> conversations) {
+
+        static final Traffic NONE = new Traffic(List.of(), List.of());
+
+        static Traffic of(List<ChatEvent> events) {
+            return new Traffic(events, List.of());
+        }
+
+        Traffic and(Traffic more) {
+            List<ChatEvent> allEvents = new ArrayList<>(events);
+            allEvents.addAll(more.events);
+            List<ConversationEvent> allConversations = new ArrayList<>(conversations);
+            allConversations.addAll(more.conversations);
+            return new Traffic(allEvents, allConversations);
+        }
+
+        /** The records producers publish for it: the per-user ones, then the conversations'. */
+        List<Record> records() {
+            List<Record> records = StoredSavepoints.records(events);
+            for (ConversationEvent e : conversations) {
+                records.add(
+                        new Record(
+                                Topic.CONVERSATIONS,
+                                (int) Math.floorMod(e.conversationId, (long) PARTITIONS),
+                                EventJson.key(e.conversationId),
+                                ChatRecords.conversationJson(e)));
+            }
+            return records;
+        }
+    }
 
     private StoredSavepoints() {}
 
     /**
      * The settings the stored savepoint was made with, except where outputs go: the default topic
-     * names (its Kafka state names them), the broker, a test database and key prefix.
+     * names (its Kafka state names them), the broker, a test database and key prefix. The topics
+     * are created afresh: those of a savepoint restored before on this broker are deleted first.
      */
-    static UnreadConfig config(KafkaBroker kafka, MySqlTestDatabase db, String prefix) {
+    static UnreadConfig config(KafkaBroker kafka, MySqlTestDatabase db, String prefix)
+            throws Exception {
         Map<String, String> settings = new HashMap<>();
         settings.put("kafka-bootstrap", kafka.bootstrapServers());
         settings.put("jdbc-url", db.jdbcUrl());
@@ -58,6 +126,13 @@ final class StoredSavepoints {
         settings.put("flush-interval-ms", "50");
         settings.put("checkpoint-interval-ms", "500");
         UnreadConfig config = UnreadConfig.with(settings);
+        deleteTopics(
+                kafka,
+                Set.of(
+                        config.messagesTopic,
+                        config.readsTopic,
+                        config.conversationsTopic,
+                        config.deadLetterTopic));
         kafka.kafka()
                 .createTopics(
                         config.messagesTopic,
@@ -67,24 +142,43 @@ final class StoredSavepoints {
         return config;
     }
 
+    /** Deletes those of {@code topics} the broker has, and waits until they are gone. */
+    private static void deleteTopics(KafkaBroker kafka, Set<String> topics) throws Exception {
+        try (Admin admin = kafka.kafka().admin()) {
+            Set<String> present = new HashSet<>(admin.listTopics().names().get());
+            present.retainAll(topics);
+            if (present.isEmpty()) {
+                return;
+            }
+            admin.deleteTopics(present).all().get();
+            Poll.until(
+                    "topics " + present + " deleted",
+                    ProductionJob.TIMEOUT,
+                    () ->
+                            Collections.disjoint(admin.listTopics().names().get(), present)
+                                    ? true
+                                    : null);
+        }
+    }
+
     /**
      * Restores {@code stored}, a savepoint of a version that had the readers stage (2 or later),
      * over Redis as that version left it, and checks that Redis stays so before any new event (the
      * restored state needs no upgrade step that writes: no reader that version did not have, since
      * its readers stage kept who takes part) and that the events {@code after} the stored ones
-     * count as the oracle says over everything, threads included (follows the stored state holds
-     * keep their value, those made by taking part as defaults).
+     * count as {@code oracle} says over everything (the stored traffic, and what came after),
+     * threads included.
      */
     static void restoreAndCountOn(
             KafkaBroker kafka,
             Path stored,
-            Function<List<ChatEvent>, List<ChatEvent>> after,
+            Function<Traffic, Traffic> after,
+            BiFunction<Traffic, Traffic, Oracle> oracle,
             Path work)
             throws Exception {
         List<Record> records = readRecords(stored.resolve("records.tsv"));
-        List<ChatEvent> before = events(records);
-        // What the stored version wrote: its follows, which version 4 keeps as they were.
-        Oracle old = Oracle.afterUpgrade(before, List.of());
+        Traffic before = traffic(records);
+        Oracle old = oracle.apply(before, Traffic.NONE);
         // The job may claim files of the savepoint it starts from: it gets a copy.
         Path savepoint = work.resolve(stored.getFileName().toString());
         copy(stored.resolve("savepoint"), savepoint);
@@ -100,10 +194,9 @@ final class StoredSavepoints {
                 ProductionJob.awaitRedis(config, old);
                 ProductionJob.awaitReaders(prefix, old.redisReaders(prefix));
 
-                List<ChatEvent> more = after.apply(before);
-                publish(kafka, config, records(more));
-                // Who follows a thread from before the restore as the stored version kept it.
-                Oracle now = Oracle.afterUpgrade(before, more);
+                Traffic more = after.apply(before);
+                publish(kafka, config, more.records());
+                Oracle now = oracle.apply(before, more);
                 if (now.redisThreadHashes(prefix, false).isEmpty()) {
                     throw new AssertionError("the events after the restore make no thread count");
                 }
@@ -119,13 +212,15 @@ final class StoredSavepoints {
 
     /**
      * Redis as a job of version 2 or later leaves it after {@code old}'s events: every count,
-     * mention, total, thread count, mark and reader.
+     * mention (channel-wide ones too, from version 4), total, thread count, mark and reader.
      */
     private static void writeWhatItWrote(String prefix, Oracle old) {
         try (Jedis jedis = TestRedis.connect(0)) {
             old.redisSenderKeys(prefix).forEach(jedis::set);
             old.redisConversationHashes(prefix).forEach(jedis::hset);
             old.redisMentionHashes(prefix).forEach(jedis::hset);
+            old.redisChannelMentionHashes(prefix).forEach(jedis::hset);
+            old.redisThreadChannelMentionHashes(prefix).forEach(jedis::hset);
             old.redisTotals(prefix).forEach(jedis::hset);
             old.redisThreadHashes(prefix, false).forEach(jedis::hset);
             old.redisThreadHashes(prefix, true).forEach(jedis::hset);
@@ -136,19 +231,18 @@ final class StoredSavepoints {
     }
 
     /**
-     * Runs this build's production job on {@code events} from empty state at parallelism 2, stops
-     * it with a savepoint once Redis holds what the events make, and stores that savepoint in
+     * Runs this build's production job on {@code traffic} from empty state at parallelism 2, stops
+     * it with a savepoint once Redis holds what the traffic makes, and stores that savepoint in
      * {@code stored} beside the records it read.
      */
-    static void store(KafkaBroker kafka, Path stored, List<ChatEvent> events, Path work)
-            throws Exception {
-        List<Record> records = records(events);
+    static void store(KafkaBroker kafka, Path stored, Traffic traffic, Path work) throws Exception {
+        List<Record> records = traffic.records();
         String prefix = TestRedis.uniquePrefix();
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
             UnreadConfig config = config(kafka, db, prefix);
             publish(kafka, config, records);
             ProductionJob job = ProductionJob.start(config, 2, null);
-            ProductionJob.awaitRedis(config, Oracle.of(events));
+            ProductionJob.awaitRedis(config, Oracle.of(traffic.events(), traffic.conversations()));
             String savepoint = job.stopWithSavepoint(work);
 
             if (Files.exists(stored)) {
@@ -199,8 +293,8 @@ final class StoredSavepoints {
         for (ChatEvent e : events) {
             records.add(
                     new Record(
-                            ChatEventJson.isMessage(e),
-                            (int) Math.floorMod(e.userId, (long) EmbeddedKafka.PARTITIONS),
+                            ChatEventJson.isMessage(e) ? Topic.MESSAGES : Topic.READS,
+                            (int) Math.floorMod(e.userId, (long) PARTITIONS),
                             Long.toString(e.userId),
                             ChatEventJson.text(e)));
         }
@@ -212,7 +306,7 @@ final class StoredSavepoints {
         for (Record r : records) {
             out.add(
                     new ProducerRecord<>(
-                            r.message() ? config.messagesTopic : config.readsTopic,
+                            r.topic().in(config),
                             r.partition(),
                             KafkaBroker.utf8(r.key()),
                             KafkaBroker.utf8(r.value())));
@@ -220,15 +314,21 @@ final class StoredSavepoints {
         kafka.produce(out);
     }
 
-    /** The stored records parsed back into events by the job's own parser. */
-    static List<ChatEvent> events(List<Record> records) throws Exception {
+    /** The stored records parsed back into events by the job's own parsers. */
+    static Traffic traffic(List<Record> records) throws Exception {
         EventParser parser = new EventParser();
+        ConversationParser conversationParser = new ConversationParser();
         List<ChatEvent> events = new ArrayList<>();
+        List<ConversationEvent> conversations = new ArrayList<>();
         for (Record r : records) {
             byte[] value = r.value().getBytes(StandardCharsets.UTF_8);
-            events.add(r.message() ? parser.parseMessage(value) : parser.parseRead(value));
+            switch (r.topic()) {
+                case MESSAGES -> events.add(parser.parseMessage(value));
+                case READS -> events.add(parser.parseRead(value));
+                case CONVERSATIONS -> conversations.add(conversationParser.parse(value));
+            }
         }
-        return events;
+        return new Traffic(events, conversations);
     }
 
     static List<Record> readRecords(Path file) throws IOException {
@@ -237,7 +337,7 @@ final class StoredSavepoints {
             String[] fields = line.split("\t", 4);
             records.add(
                     new Record(
-                            fields[0].equals("messages"),
+                            Topic.valueOf(fields[0].toUpperCase(Locale.ROOT)),
                             Integer.parseInt(fields[1]),
                             fields[2],
                             fields[3]));
@@ -249,13 +349,7 @@ final class StoredSavepoints {
         List<String> lines = new ArrayList<>();
         for (Record r : records) {
             lines.add(
-                    (r.message() ? "messages" : "reads")
-                            + "\t"
-                            + r.partition()
-                            + "\t"
-                            + r.key()
-                            + "\t"
-                            + r.value());
+                    r.topic().stored() + "\t" + r.partition() + "\t" + r.key() + "\t" + r.value());
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
     }
