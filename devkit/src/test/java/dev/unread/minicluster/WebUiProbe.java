@@ -15,6 +15,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.jar.Attributes;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
@@ -76,22 +77,7 @@ public final class WebUiProbe {
 
     /** A jar posted to {@code /jars/upload} as a form of the foreign page would post it. */
     private static Answer uploadFromForeignPage(URI rest) throws IOException, InterruptedException {
-        String boundary = "----probe" + System.nanoTime();
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        body.writeBytes(
-                ("--"
-                                + boundary
-                                + "\r\nContent-Disposition: form-data; name=\"jarfile\";"
-                                + " filename=\"probe.jar\"\r\n"
-                                + "Content-Type: application/x-java-archive\r\n\r\n")
-                        .getBytes(StandardCharsets.US_ASCII));
-        body.writeBytes(emptyJar());
-        body.writeBytes(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.US_ASCII));
-        return send(
-                rest,
-                HttpRequest.newBuilder(rest.resolve("/jars/upload"))
-                        .header("Content-Type", "multipart/form-data; boundary=" + boundary)
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())));
+        return postForm(rest, "/jars/upload", Map.of(), "jarfile", "probe.jar", emptyJar());
     }
 
     /**
@@ -105,26 +91,55 @@ public final class WebUiProbe {
         try (ObjectOutputStream out = new ObjectOutputStream(graph)) {
             out.writeObject(env.getStreamGraph().getJobGraph());
         }
+        return postForm(
+                rest,
+                "/jobs",
+                Map.of(
+                        FileUploadHandler.HTTP_ATTRIBUTE_REQUEST,
+                        "{\"jobGraphFileName\":\"job.graph\",\"jobJarFileNames\":[],"
+                                + "\"jobArtifactFileNames\":[]}"),
+                "file_0",
+                "job.graph",
+                graph.toByteArray());
+    }
+
+    /**
+     * A {@code multipart/form-data} post to {@code path}, as a page's form sends one: the text
+     * {@code fields}, then {@code file} named {@code fileName} in the field {@code fileField}.
+     */
+    private static Answer postForm(
+            URI rest,
+            String path,
+            Map<String, String> fields,
+            String fileField,
+            String fileName,
+            byte[] file)
+            throws IOException, InterruptedException {
         String boundary = "----probe" + System.nanoTime();
+        StringBuilder head = new StringBuilder();
+        fields.forEach(
+                (name, value) ->
+                        head.append("--")
+                                .append(boundary)
+                                .append("\r\nContent-Disposition: form-data; name=\"")
+                                .append(name)
+                                .append("\"\r\n\r\n")
+                                .append(value)
+                                .append("\r\n"));
+        head.append("--")
+                .append(boundary)
+                .append("\r\nContent-Disposition: form-data; name=\"")
+                .append(fileField)
+                .append("\"; filename=\"")
+                .append(fileName)
+                .append("\"\r\nContent-Type: application/octet-stream\r\n\r\n");
         ByteArrayOutputStream body = new ByteArrayOutputStream();
-        body.writeBytes(
-                ("--"
-                                + boundary
-                                + "\r\nContent-Disposition: form-data; name=\""
-                                + FileUploadHandler.HTTP_ATTRIBUTE_REQUEST
-                                + "\"\r\n\r\n"
-                                + "{\"jobGraphFileName\":\"job.graph\",\"jobJarFileNames\":[],"
-                                + "\"jobArtifactFileNames\":[]}\r\n--"
-                                + boundary
-                                + "\r\nContent-Disposition: form-data; name=\"file_0\";"
-                                + " filename=\"job.graph\"\r\n"
-                                + "Content-Type: application/octet-stream\r\n\r\n")
-                        .getBytes(StandardCharsets.US_ASCII));
-        body.writeBytes(graph.toByteArray());
+        body.writeBytes(head.toString().getBytes(StandardCharsets.US_ASCII));
+        body.writeBytes(file);
         body.writeBytes(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.US_ASCII));
         return send(
                 rest,
-                HttpRequest.newBuilder(rest.resolve("/jobs"))
+                HttpRequest.newBuilder(rest.resolve(path))
                         .header("Content-Type", "multipart/form-data; boundary=" + boundary)
                         .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())));
     }
