@@ -4,9 +4,6 @@ import dev.unread.config.FlinkConf;
 import dev.unread.minicluster.FlinkRest;
 import dev.unread.minicluster.LocalCluster;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,6 +25,7 @@ import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.configuration.WebOptions;
 
 /**
  * A Flink standalone session cluster on this machine as Flink's own scripts start one, each process
@@ -96,8 +94,9 @@ public final class FlinkCluster implements AutoCloseable {
      * {@code dir/log}, checkpoints, savepoints and RocksDB files in {@code dir/data}): {@code
      * projectConf}'s config.yaml with every address on the loopback interface, free ports for the
      * JobManager's RPC and REST endpoints (fixed, so a JobManager started after one died is found
-     * at the same address), no metrics reporter (its fixed port would clash between processes on
-     * one machine) and then {@code overrides}. Starts nothing.
+     * at the same address), the web UI's answers allowing that REST endpoint's own origin only, no
+     * metrics reporter (its fixed port would clash between processes on one machine) and then
+     * {@code overrides}. Starts nothing.
      */
     public static FlinkCluster configure(
             Path lib, Path projectConf, Path dir, Map<String, String> overrides)
@@ -110,10 +109,13 @@ public final class FlinkCluster implements AutoCloseable {
         Map<String, String> local = new LinkedHashMap<>(FlinkConf.localPaths(data));
         local.put(JobManagerOptions.ADDRESS.key(), HOST);
         local.put(JobManagerOptions.BIND_HOST.key(), HOST);
-        local.put(JobManagerOptions.PORT.key(), String.valueOf(freePort()));
+        local.put(JobManagerOptions.PORT.key(), String.valueOf(LocalCluster.freePort()));
         local.put(RestOptions.ADDRESS.key(), HOST);
         local.put(RestOptions.BIND_ADDRESS.key(), HOST);
-        local.put(RestOptions.PORT.key(), String.valueOf(freePort()));
+        int restPort = LocalCluster.freePort();
+        local.put(RestOptions.PORT.key(), String.valueOf(restPort));
+        // config.yaml's web UI settings, with this UI's own origin for the one they allow.
+        local.put(WebOptions.ACCESS_CONTROL_ALLOW_ORIGIN.key(), FlinkConf.uiOrigin(HOST, restPort));
         local.put(TaskManagerOptions.HOST.key(), HOST);
         local.put(TaskManagerOptions.BIND_HOST.key(), HOST);
         // RocksDB refuses long instance paths: callers keep dir short.
@@ -367,13 +369,5 @@ public final class FlinkCluster implements AutoCloseable {
 
     private static List<String> split(String options) {
         return options.isBlank() ? List.of() : Arrays.asList(options.trim().split("\\s+"));
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -1,7 +1,12 @@
 package dev.unread.minicluster;
 
 import dev.unread.UnreadJob;
+import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -146,7 +151,12 @@ public final class LocalCluster {
         // to the loopback address.
         conf.set(RestOptions.ADDRESS, HOST);
         conf.set(RestOptions.BIND_ADDRESS, HOST);
-        conf.set(RestOptions.PORT, uiPort);
+        // The port is fixed before the start: the UI's answers name its own origin.
+        int port = uiPort == 0 ? freePort() : uiPort;
+        conf.set(RestOptions.PORT, port);
+        // This process holds the API's token and secrets and the database password: no page
+        // of another site may run a jar in it through the UI.
+        conf.addAll(Configuration.fromMap(FlinkConf.webUi(FlinkConf.uiOrigin(HOST, port))));
         conf.set(JobManagerOptions.ADDRESS, HOST);
         conf.set(JobManagerOptions.BIND_HOST, HOST);
         conf.set(TaskManagerOptions.HOST, HOST);
@@ -163,6 +173,15 @@ public final class LocalCluster {
         // RocksDB's working files: a short path, since RocksDB refuses long ones.
         conf.set(CoreOptions.TMP_DIRS, dataDir.resolve("tmp").toString());
         return conf;
+    }
+
+    /** A port on the loopback address that nothing listens on now. */
+    public static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static Configuration jobConfig(UnreadConfig config, int parallelism) {

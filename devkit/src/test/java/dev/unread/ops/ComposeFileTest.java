@@ -1,6 +1,7 @@
 package dev.unread.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.unread.UnreadJob;
@@ -12,8 +13,10 @@ import java.io.Reader;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -29,6 +32,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
@@ -45,6 +49,12 @@ class ComposeFileTest {
 
     /** The state-query-api's entry point, as the Dockerfile's api target starts it. */
     private static final String API_MAIN = "dev.unread.api.StateQueryApi";
+
+    /** The script the API image starts the API through. */
+    private static final String API_ENTRYPOINT = "docker/api-entrypoint.sh";
+
+    /** Where that script keeps the token it makes; a path, not a secret. */
+    private static final String API_TOKEN_FILE = "API_TOKEN_FILE";
 
     private static Map<String, Object> services;
     private static String dockerfile;
@@ -157,6 +167,58 @@ class ComposeFileTest {
                 .containsExactly(Integer.parseInt(env.get("UNREAD_API_PORT")));
     }
 
+    /**
+     * The API listens on its container's every interface, where any {@code Host} reaches it: it
+     * must need a token there, since without one it would serve any user to a page whose DNS name
+     * is rebound to 127.0.0.1. Unset, the entrypoint makes one at the first start, keeps it, and
+     * gives the API the same one at every start after; one given in UNREAD_API_TOKEN wins.
+     */
+    @Test
+    void theApiNeedsATokenWhichTheEntrypointMakesWhenNoneIsGiven(@TempDir Path dir)
+            throws Exception {
+        Map<String, String> env = new HashMap<>();
+        environment("state-query-api").forEach((name, value) -> env.put(name, unset(value)));
+        assertThat(env.get(ApiConfig.TOKEN_ENV)).isEmpty();
+        // Without a token the API refuses to start on every interface, rather than answer open.
+        assertThatThrownBy(() -> ApiConfig.fromEnv(env))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(ApiConfig.TOKEN_ENV);
+        String tokenFile = env.get(API_TOKEN_FILE);
+        assertThat(mounts("state-query-api").get("api-token"))
+                .isEqualTo(Path.of(tokenFile).getParent().toString());
+        assertThat(dockerfile).contains("mkdir -p " + Path.of(tokenFile).getParent());
+
+        env.put(API_TOKEN_FILE, dir.resolve("token").toString());
+        String made = tokenOfApiStartedWith(env);
+        assertThat(made).matches("[A-Za-z0-9_-]{32}");
+        ApiConfig started = ApiConfig.fromEnv(withToken(env, made));
+        assertThat(started.token).isEqualTo(made);
+        assertThat(started.openWithoutAuth).as("the API answers any Host").isFalse();
+        assertThat(Files.getPosixFilePermissions(dir.resolve("token")))
+                .containsExactlyInAnyOrder(
+                        PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+        assertThat(tokenOfApiStartedWith(env)).as("the next start's").isEqualTo(made);
+
+        String given = "given-token-0123456789";
+        assertThat(tokenOfApiStartedWith(withToken(env, given))).isEqualTo(given);
+    }
+
+    /**
+     * Grafana's default admin is admin/admin: here there is no admin, no login form and no basic
+     * authentication; anyone reaching the port views the dashboards and edits nothing.
+     */
+    @Test
+    void grafanaHasNoAdminAndNoLoginOnlyViewers() {
+        Map<String, String> env = environment("grafana");
+        assertThat(env)
+                .containsEntry("GF_SECURITY_DISABLE_INITIAL_ADMIN_CREATION", "true")
+                .containsEntry("GF_AUTH_DISABLE_LOGIN_FORM", "true")
+                .containsEntry("GF_AUTH_BASIC_ENABLED", "false")
+                .containsEntry("GF_AUTH_ANONYMOUS_ENABLED", "true")
+                .containsEntry("GF_AUTH_ANONYMOUS_ORG_ROLE", "Viewer")
+                .doesNotContainKeys("GF_SECURITY_ADMIN_USER", "GF_SECURITY_ADMIN_PASSWORD");
+    }
+
     @Test
     void theJobAndTheApiReachTheOtherServicesByTheirNames() {
         for (String name : List.of("client", "state-query-api")) {
@@ -187,6 +249,8 @@ class ComposeFileTest {
                             (variable, value) -> {
                                 if (variable.equals("MYSQL_ALLOW_EMPTY_PASSWORD")) {
                                     assertThat(value).isEqualTo("yes");
+                                } else if (variable.equals(API_TOKEN_FILE)) {
+                                    assertThat(value).startsWith("/");
                                 } else if (variable.contains("PASSWORD")
                                         || variable.contains("TOKEN")) {
                                     assertThat(value)
@@ -217,7 +281,8 @@ class ComposeFileTest {
                 }
             }
         }
-        assertThat(namedVolumes).containsExactly("flink-data");
+        assertThat(namedVolumes).containsExactlyInAnyOrder("flink-data", "api-token");
+        assertThat(ROOT.resolve(API_ENTRYPOINT)).isRegularFile();
         assertThat(ROOT.resolve("docker/mysql/init/01-unread-schema.sql")).isRegularFile();
         assertThat(mounts("jobmanager")).containsEntry("./flink-conf", "/opt/unread/flink-conf");
         assertThat(Files.exists(ROOT.resolve("docker/flink-entrypoint.sh"))).isTrue();
@@ -336,12 +401,37 @@ class ComposeFileTest {
 
     @Test
     void theApiImageStartsTheApisMainClass() {
-        assertThat(dockerfile).contains("\"" + API_MAIN + "\"]");
+        assertThat(dockerfile)
+                .contains("ENTRYPOINT [\"/opt/unread/api-entrypoint.sh\", \"java\"")
+                .contains("\"" + API_MAIN + "\"]")
+                .contains("COPY --chmod=755 " + API_ENTRYPOINT + " /opt/unread/api-entrypoint.sh");
         Path source =
                 ROOT.resolve(
                         "state-query-api/src/main/java/" + API_MAIN.replace('.', '/') + ".java");
         assumeTrue(Files.exists(source), "the state-query-api module has no " + API_MAIN + " yet");
         assertThat(source).isRegularFile();
+    }
+
+    /**
+     * The token the API image's entrypoint gives the API in {@code env}: the script run as the
+     * image runs it, its command printing the variable instead of starting the API.
+     */
+    private static String tokenOfApiStartedWith(Map<String, String> env) throws Exception {
+        List<String> command =
+                new ArrayList<>(List.of("sh", ROOT.resolve(API_ENTRYPOINT).toString()));
+        command.addAll(List.of("sh", "-c", "printf %s \"$" + ApiConfig.TOKEN_ENV + "\""));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().putAll(env);
+        Process process = builder.start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor()).as(output).isZero();
+        return output;
+    }
+
+    private static Map<String, String> withToken(Map<String, String> env, String token) {
+        Map<String, String> with = new HashMap<>(env);
+        with.put(ApiConfig.TOKEN_ENV, token);
+        return with;
     }
 
     /** {@code ${NAME:-default}} → default, {@code ${NAME}} → empty, as compose does. */

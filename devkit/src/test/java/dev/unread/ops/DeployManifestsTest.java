@@ -25,6 +25,7 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestOptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Element;
@@ -42,18 +43,27 @@ class DeployManifestsTest {
     private static final Path ROOT = FlinkConf.findDir().getParent();
 
     private static Map<String, Object> flink;
+    private static Map<String, Object> flinkPolicy;
     private static Map<String, Object> apiDeployment;
     private static Map<String, Object> apiService;
+    private static Map<String, Object> apiPolicy;
     private static Map<String, Object> compose;
     private static String dockerfile;
 
     @BeforeAll
     static void readFiles() throws Exception {
-        flink = load("deploy/flink-deployment.yaml").get(0);
+        for (Map<String, Object> document : load("deploy/flink-deployment.yaml")) {
+            switch ((String) document.get("kind")) {
+                case "FlinkDeployment" -> flink = document;
+                case "NetworkPolicy" -> flinkPolicy = document;
+                default -> throw new AssertionError("unexpected " + document.get("kind"));
+            }
+        }
         for (Map<String, Object> document : load("deploy/state-query-api.yaml")) {
             switch ((String) document.get("kind")) {
                 case "Deployment" -> apiDeployment = document;
                 case "Service" -> apiService = document;
+                case "NetworkPolicy" -> apiPolicy = document;
                 default -> throw new AssertionError("unexpected " + document.get("kind"));
             }
         }
@@ -214,6 +224,117 @@ class DeployManifestsTest {
         assertThat(path(apiService, "spec", "selector"))
                 .isEqualTo(path(apiDeployment, "spec", "template", "metadata", "labels"));
         assertThat(path(apiService, "spec", "type")).isEqualTo("ClusterIP");
+    }
+
+    /** docs/operations.md's account of the FlinkDeployment gives its figures. */
+    @Test
+    void operationsMdStatesTheManifestsParallelism() throws Exception {
+        String operations = Files.readString(ROOT.resolve("docs/operations.md"));
+        Matcher stated =
+                Pattern.compile(
+                                "Parallelism ([\\d,]+) on TaskManagers of (\\d+) slots and max"
+                                        + "\\s+parallelism ([\\d,]+)")
+                        .matcher(operations);
+        assertThat(stated.find()).as("docs/operations.md, On Kubernetes").isTrue();
+        Map<String, Object> conf = map(path(flink, "spec", "flinkConfiguration"));
+        assertThat(number(stated.group(1))).isEqualTo(path(flink, "spec", "job", "parallelism"));
+        assertThat(stated.group(2)).isEqualTo(conf.get("taskmanager.numberOfTaskSlots"));
+        assertThat(number(stated.group(3)))
+                .isEqualTo(Integer.parseInt((String) conf.get("pipeline.max-parallelism")));
+    }
+
+    /**
+     * The web UI of the operator's JobManager, reached through {@code kubectl port-forward} on
+     * 127.0.0.1:8081, takes no jar and allows no other origin, as every cluster the project starts.
+     */
+    @Test
+    void theWebUiTakesNoJarAndAllowsNoOtherOrigin() {
+        assertThat(stringMap(path(flink, "spec", "flinkConfiguration")))
+                .containsAllEntriesOf(FlinkConf.webUi(FlinkConf.uiOrigin("127.0.0.1", 8081)));
+    }
+
+    /**
+     * Every container runs as a user other than root, with no capability and no way to gain one;
+     * the API's on a read-only root with no Kubernetes API token (it never calls that API). The
+     * Flink pods keep the operator's service account, whose token the JobManager needs to start its
+     * TaskManagers and every pod for Kubernetes HA.
+     */
+    @Test
+    void everyPodRunsAsNonRootWithNoPrivilegeAndOnlyTheTokenItNeeds() {
+        Map<String, Object> flinkPod = map(path(flink, "spec", "podTemplate", "spec"));
+        Map<String, Object> apiPod = map(path(apiDeployment, "spec", "template", "spec"));
+        for (Map<String, Object> pod : List.of(flinkPod, apiPod)) {
+            assertThat(path(pod, "securityContext", "runAsNonRoot")).isEqualTo(true);
+            assertThat((Integer) path(pod, "securityContext", "runAsUser")).isPositive();
+            assertThat(path(pod, "securityContext", "seccompProfile", "type"))
+                    .isEqualTo("RuntimeDefault");
+        }
+        for (Map<String, Object> container : List.of(flinkContainer(), apiContainer())) {
+            assertThat(path(container, "securityContext", "allowPrivilegeEscalation"))
+                    .isEqualTo(false);
+            assertThat(strings(path(container, "securityContext", "capabilities", "drop")))
+                    .containsExactly("ALL");
+        }
+        assertThat(path(apiContainer(), "securityContext", "readOnlyRootFilesystem"))
+                .isEqualTo(true);
+        assertThat(path(apiPod, "automountServiceAccountToken")).isEqualTo(false);
+        assertThat(path(flink, "spec", "serviceAccount")).isEqualTo("flink");
+        // The image's users: Flink's own, and the API's USER line.
+        assertThat(path(flinkPod, "securityContext", "runAsUser")).isEqualTo(9999);
+        assertThat(dockerfile)
+                .contains("USER " + path(apiPod, "securityContext", "runAsUser") + "\n");
+    }
+
+    /**
+     * The API's pods take their port only; the Flink pods take each other, the operator on the REST
+     * port and Prometheus on the metrics port, nothing else.
+     */
+    @Test
+    void networkPoliciesLetInOnlyWhatMustComeIn() {
+        assertThat(path(apiPolicy, "spec", "podSelector", "matchLabels"))
+                .isEqualTo(path(apiDeployment, "spec", "template", "metadata", "labels"));
+        assertThat(strings(path(apiPolicy, "spec", "policyTypes"))).containsExactly("Ingress");
+        List<?> apiRules = (List<?>) path(apiPolicy, "spec", "ingress");
+        assertThat(apiRules).hasSize(1);
+        assertThat(map(apiRules.get(0))).doesNotContainKey("from");
+        assertThat(ports(map(apiRules.get(0))))
+                .containsExactly(map(((List<?>) apiContainer().get("ports")).get(0)).get("name"));
+
+        String cluster = (String) path(flink, "metadata", "name");
+        assertThat(path(flinkPolicy, "spec", "podSelector", "matchLabels"))
+                .isEqualTo(Map.of("app", cluster));
+        assertThat(strings(path(flinkPolicy, "spec", "policyTypes"))).containsExactly("Ingress");
+        Configuration conf =
+                Configuration.fromMap(stringMap(path(flink, "spec", "flinkConfiguration")));
+        List<List<Object>> rulePorts = new ArrayList<>();
+        for (Object rule : (List<?>) path(flinkPolicy, "spec", "ingress")) {
+            rulePorts.add(ports(map(rule)));
+        }
+        assertThat(rulePorts)
+                .containsExactlyInAnyOrder(
+                        List.of(),
+                        List.of(conf.get(RestOptions.PORT)),
+                        List.of(
+                                Integer.parseInt(
+                                        conf.getString("metrics.reporter.prom.port", ""))));
+        Map<String, Object> own = map(((List<?>) path(flinkPolicy, "spec", "ingress")).get(0));
+        assertThat(own).doesNotContainKey("ports");
+        assertThat(path(map(((List<?>) own.get("from")).get(0)), "podSelector", "matchLabels"))
+                .isEqualTo(Map.of("app", cluster));
+    }
+
+    /** The ports a NetworkPolicy rule lets in; none listed: every port. */
+    private static List<Object> ports(Map<String, Object> rule) {
+        List<Object> ports = new ArrayList<>();
+        for (Object port : (List<?>) rule.getOrDefault("ports", List.of())) {
+            assertThat(map(port).get("protocol")).isEqualTo("TCP");
+            ports.add(map(port).get("port"));
+        }
+        return ports;
+    }
+
+    private static int number(String figure) {
+        return Integer.parseInt(figure.replace(",", ""));
     }
 
     /** The figure in bold on the table row of docs/capacity.md that starts with {@code what}. */

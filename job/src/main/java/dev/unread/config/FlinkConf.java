@@ -7,6 +7,7 @@ import java.util.Map;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.configuration.WebOptions;
 
 /**
  * The repository's {@code flink-conf/config.yaml}, loaded the way a Flink cluster loads it, for the
@@ -57,6 +58,30 @@ public final class FlinkConf {
                         + " in "
                         + start.toAbsolutePath()
                         + " or any directory above it");
+    }
+
+    /**
+     * The web UI settings of every cluster the project starts, config.yaml's and the Kubernetes
+     * manifest's included. Flink's defaults let any page of any site upload a jar and run its
+     * {@code main()} in the JobManager: the upload and run are two form posts a browser sends
+     * without a preflight, and every answer allows any origin ({@code *}), so that page reads the
+     * jar's id from the first answer. Here the jar routes ({@code /jars/...}) are gone and the
+     * dashboard shows no cancel or rescale button; Flink's CLI keeps the routes it uses ({@code
+     * flink run} posts a job graph to {@code /jobs}). Answers allow only {@code ownOrigin}, the
+     * UI's own address, which needs no CORS header at all.
+     */
+    public static Map<String, String> webUi(String ownOrigin) {
+        Map<String, String> web = new LinkedHashMap<>();
+        web.put(WebOptions.SUBMIT_ENABLE.key(), "false");
+        web.put(WebOptions.CANCEL_ENABLE.key(), "false");
+        web.put(WebOptions.RESCALE_ENABLE.key(), "false");
+        web.put(WebOptions.ACCESS_CONTROL_ALLOW_ORIGIN.key(), ownOrigin);
+        return web;
+    }
+
+    /** The origin of a web UI served at {@code host:port}, as a browser names it. */
+    public static String uiOrigin(String host, int port) {
+        return "http://" + host + ":" + port;
     }
 
     /** {@link #findDir} from the working directory. */

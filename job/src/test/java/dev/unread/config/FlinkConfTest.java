@@ -22,9 +22,11 @@ import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.junit.jupiter.api.Test;
@@ -92,6 +94,11 @@ class FlinkConfTest {
         expect(PipelineOptions.MAX_PARALLELISM, 128);
         expect(PipelineOptions.GENERIC_TYPES, false);
 
+        expect(WebOptions.SUBMIT_ENABLE, false);
+        expect(WebOptions.CANCEL_ENABLE, false);
+        expect(WebOptions.RESCALE_ENABLE, false);
+        expect(WebOptions.ACCESS_CONTROL_ALLOW_ORIGIN, "http://127.0.0.1:8081");
+
         expect(MetricOptions.REPORTERS_LIST, "prom");
         expectReporter(
                 MetricOptions.REPORTER_FACTORY_CLASS,
@@ -119,6 +126,14 @@ class FlinkConfTest {
                 }) {
             assertThat(job.get(option)).as(option.key()).isEqualTo(conf.get(option));
         }
+    }
+
+    /** The web UI of the compose stack, published at 127.0.0.1:8081, is every other one's. */
+    @Test
+    void theWebUiTakesNoJarAndAllowsNoOtherOrigin() {
+        Map<String, String> web = FlinkConf.webUi(FlinkConf.uiOrigin("127.0.0.1", 8081));
+        assertThat(conf.toMap()).containsAllEntriesOf(web);
+        assertThat(conf.get(RestOptions.PORT)).isEqualTo(8081);
     }
 
     @Test
