@@ -14,10 +14,12 @@ final class AccessControl {
 
     private final Auth auth;
     private final RedisUnread redis;
+    private final RequestLimits limits;
 
-    AccessControl(Auth auth, RedisUnread redis) {
+    AccessControl(Auth auth, RedisUnread redis, RequestLimits limits) {
         this.auth = auth;
         this.redis = redis;
+        this.limits = limits;
     }
 
     /**
@@ -60,6 +62,10 @@ final class AccessControl {
             }
             return caller;
         } catch (ApiError e) {
+            if (e.status == 401) {
+                // Past its address's allowance of failures a caller gets 429 instead.
+                limits.authenticationFailed(ctx);
+            }
             ctx.header("WWW-Authenticate", "Bearer");
             throw e;
         }

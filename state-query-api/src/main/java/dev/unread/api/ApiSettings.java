@@ -124,16 +124,35 @@ public interface ApiSettings {
                                     + " minute's worth at once; one more gets 429 with"
                                     + " `Retry-After`");
 
-    /** Behind a proxy every client has the proxy's address. */
+    /**
+     * Only failures count: a valid caller behind the same proxy or NAT as an attacker would
+     * otherwise be refused with it.
+     */
     Setting<Integer> ADDRESS_REQUESTS_PER_SECOND =
             Setting.integer("api-address-requests-per-second", 50, 0)
                     .described(
-                            "0: off; writes and stream opens one client address may make a"
-                                    + " second, "
+                            "0: off; requests failing authentication (401) one client address may"
+                                    + " make a second, "
                                     + RateLimiter.BURST_SECONDS
-                                    + " s of them at once, counted before the token is checked;"
-                                    + " behind a proxy every client has the proxy's address:"
-                                    + " raise it or set 0 there");
+                                    + " s of them at once; past it they get 429; an IPv6 client"
+                                    + " is its /64; a valid token is never refused by it");
+
+    /** Behind a proxy every client has the proxy's address, unless the proxy is trusted. */
+    Setting<List<String>> TRUSTED_PROXIES =
+            Setting.of(
+                            "api-trusted-proxies",
+                            "",
+                            text ->
+                                    Arrays.stream(text.split(","))
+                                            .map(String::trim)
+                                            .filter(proxy -> !proxy.isEmpty())
+                                            .map(ClientAddress::requireBlock)
+                                            .toList())
+                    .described(
+                            "comma-separated addresses and CIDR blocks (`10.0.0.0/8`) of the"
+                                    + " proxies in front of the API: a request from one is limited"
+                                    + " by the nearest untrusted address in `X-Forwarded-For`;"
+                                    + " empty: by the connection's address");
 
     Setting<Integer> BATCH_MAX_ANSWER_BYTES =
             Setting.integer("api-batch-max-answer-bytes", 4194304, 1024)
@@ -180,6 +199,7 @@ public interface ApiSettings {
                     USER_WRITES_PER_SECOND,
                     USER_STREAM_OPENS_PER_MINUTE,
                     ADDRESS_REQUESTS_PER_SECOND,
+                    TRUSTED_PROXIES,
                     BATCH_MAX_ANSWER_BYTES,
                     LIMITER_MAX_KEYS);
 

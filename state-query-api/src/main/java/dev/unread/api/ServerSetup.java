@@ -72,7 +72,6 @@ final class ServerSetup {
         cfg.routes.before(ServerSetup::refuseBadEscapes);
         cfg.routes.before(RequestGuards::noStoreNoSniff);
         cfg.routes.before(guards::refuseOtherHostsWhenOpen);
-        cfg.routes.before(limits::byAddress);
         // After routing, so that a refused request is counted under its route; unknown paths
         // get 404 with or without a token (the routes are public in /openapi.json anyway).
         cfg.routes.beforeMatched(access::authenticate);

@@ -50,7 +50,7 @@ public final class StateQueryApi implements AutoCloseable {
             int healthTimeoutMs = Math.min(config.timeoutMs, MAX_HEALTH_TIMEOUT_MS);
             KafkaReads kafka = open(new KafkaReads(config, healthTimeoutMs));
             Health health = open(new Health(redis, mysql, kafka, extraCheck, metrics));
-            AccessControl access = new AccessControl(auth, redis);
+            AccessControl access = new AccessControl(auth, redis, limits);
             this.routes =
                     new ApiRoutes(
                             new CountRoutes(config, json, redis, mysql, access),

@@ -91,7 +91,6 @@ final class StreamRoutes {
         RequestGuards.noStoreNoSniff(ctx);
         guards.refuseOtherHostsWhenOpen(ctx);
         guards.requireAllowedOrigin(ctx);
-        limits.byAddress(ctx);
         this.access.authenticate(ctx, access);
         limits.webSocketOpen(ctx);
         streams.requireRoom(userParam(ctx));
