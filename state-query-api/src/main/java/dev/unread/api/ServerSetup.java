@@ -77,9 +77,11 @@ final class ServerSetup {
         // escape there would throw from inside Javalin and end as a 500.
         cfg.routes.before(ServerSetup::refuseBadEscapes);
         cfg.routes.before(RequestGuards::noStoreNoSniff);
+        cfg.routes.before(RequestGuards::refuseMethodOverride);
         cfg.routes.before(guards::refuseOtherHostsWhenOpen);
         // After routing, so that a refused request is counted under its route; unknown paths
         // get 404 with or without a token (the routes are public in /openapi.json anyway).
+        cfg.routes.beforeMatched(guards::requireAllowedOriginForWrites);
         cfg.routes.beforeMatched(access::authenticate);
         cfg.routes.beforeMatched(limits::byUser);
         cfg.routes.beforeMatched(Bodies::requireJson);
