@@ -56,7 +56,7 @@ public final class StateQueryApi implements AutoCloseable {
                             new CountRoutes(config, json, redis, mysql, access),
                             new UserActions(json, writes, kafka, access),
                             new StreamRoutes(config, streams, metrics, access, guards, limits),
-                            new OpsRoutes(json, metrics, health));
+                            new OpsRoutes(json, metrics, health, access));
             ServerSetup server = new ServerSetup(routes, access, guards, limits, metrics);
             this.app = Javalin.create(server::configure);
         } catch (RuntimeException e) {
