@@ -63,7 +63,8 @@ public interface ApiSettings {
                                             .toList())
                     .described(
                             "comma-separated origins (`https://app.example`, or `*`) whose pages"
-                                    + " may open the WebSocket besides the API's own")
+                                    + " may open the WebSocket and send writes besides the API's"
+                                    + " own")
                     .shownAs(origins -> String.join(",", origins));
     Setting<String> JWT_SECRET =
             Setting.secret("api-jwt-secret", null)
