@@ -4,6 +4,7 @@ import dev.unread.contract.Setting;
 import dev.unread.contract.Settings;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * The settings of the HTTP API, each declared once: its variable, default, bounds and what it is
@@ -56,11 +57,7 @@ public interface ApiSettings {
             Setting.of(
                             "api-allowed-origins",
                             "",
-                            text ->
-                                    Arrays.stream(text.split(","))
-                                            .map(String::trim)
-                                            .filter(origin -> !origin.isEmpty())
-                                            .toList())
+                            text -> commaSeparated(text, UnaryOperator.identity()))
                     .described(
                             "comma-separated origins (`https://app.example`, or `*`) whose pages"
                                     + " may open the WebSocket and send writes besides the API's"
@@ -143,12 +140,7 @@ public interface ApiSettings {
             Setting.of(
                             "api-trusted-proxies",
                             "",
-                            text ->
-                                    Arrays.stream(text.split(","))
-                                            .map(String::trim)
-                                            .filter(proxy -> !proxy.isEmpty())
-                                            .map(ClientAddress::requireBlock)
-                                            .toList())
+                            text -> commaSeparated(text, ClientAddress::requireBlock))
                     .described(
                             "comma-separated addresses and CIDR blocks (`10.0.0.0/8`) of the"
                                     + " proxies in front of the API: a request from one is limited"
@@ -203,6 +195,18 @@ public interface ApiSettings {
                     TRUSTED_PROXIES,
                     BATCH_MAX_ANSWER_BYTES,
                     LIMITER_MAX_KEYS);
+
+    /**
+     * The values of a comma-separated list, trimmed, empty ones dropped, each through {@code
+     * check}.
+     */
+    private static List<String> commaSeparated(String text, UnaryOperator<String> check) {
+        return Arrays.stream(text.split(","))
+                .map(String::trim)
+                .filter(value -> !value.isEmpty())
+                .map(check)
+                .toList();
+    }
 
     /** The settings of {@link #ALL} that are not secrets. */
     List<Setting<?>> SETTINGS = ALL.stream().filter(setting -> !setting.secret()).toList();

@@ -81,11 +81,11 @@ final class ServerSetup {
         cfg.routes.before(guards::refuseOtherHostsWhenOpen);
         // After routing, so that a refused request is counted under its route; unknown paths
         // get 404 with or without a token (the routes are public in /openapi.json anyway).
-        cfg.routes.beforeMatched(guards::requireAllowedOriginForWrites);
         cfg.routes.beforeMatched(access::authenticate);
         cfg.routes.beforeMatched(limits::byUser);
         cfg.routes.beforeMatched(Bodies::requireJson);
         cfg.routes.beforeMatched(Bodies::limitByLength);
+        cfg.routes.beforeMatched(guards::requireAllowedOriginForWrites);
         routes.register(cfg.routes);
         Responses.mapExceptions(cfg.routes, metrics);
     }
