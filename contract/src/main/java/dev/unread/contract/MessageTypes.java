@@ -4,7 +4,7 @@ package dev.unread.contract;
  * The {@code type} of each live message (docs/contract.md, "Live push" and "GET
  * /api/users/{userId}/events"): the job publishes {@link #UNREAD_CHANGED} and {@link #READ_RECEIPT}
  * on Redis; the API's streams pass them on, after a {@link #SNAPSHOT} and before a {@link
- * #RECONNECT}.
+ * #RECONNECT}, or before an {@link #ERASED} the job published.
  */
 public final class MessageTypes {
 
@@ -19,6 +19,17 @@ public final class MessageTypes {
 
     /** The last message of a stream the API ends: the client connects again. */
     public static final String RECONNECT = "RECONNECT";
+
+    /**
+     * The user was erased: the job publishes it on {@link RedisNames#UNREAD_CHANGED}{userId} once
+     * the user's keys are gone, and every API instance ends the user's streams with it.
+     */
+    public static final String ERASED = "ERASED";
+
+    /** The {@link #ERASED} message of {@code userId}. */
+    public static String erased(long userId) {
+        return "{\"type\":\"" + ERASED + "\",\"userId\":" + userId + "}";
+    }
 
     private MessageTypes() {}
 }

@@ -136,9 +136,9 @@ public final class RedisNames {
     }
 
     /**
-     * String, written by the API only: the stamp of the user's newest action it published, so that
-     * every API instance stamps the user's next action after it whatever its clock says. Expires
-     * after {@link #ACTION_STAMP_TTL_SECONDS}.
+     * String, written by the API, and by the job at an erasure (raised to {@code erasedAt}): the
+     * stamp of the user's newest action, so that every API instance stamps the user's next action
+     * after it whatever its clock says. Expires after {@link #ACTION_STAMP_TTL_SECONDS}.
      */
     public static final String ACTION_STAMP = "unread:action-stamp:";
 

@@ -165,6 +165,7 @@ class ContractDocTest {
         expected.put(
                 ApiConfig.ADDRESS_REQUESTS_PER_SECOND.env(),
                 "`" + defaults.addressRequestsPerSecond + "`");
+        expected.put(ApiConfig.TRUSTED_PROXIES.env(), "(empty)");
         expected.put(
                 ApiConfig.BATCH_MAX_ANSWER_BYTES.env(), "`" + defaults.batchMaxAnswerBytes + "`");
         expected.put(ApiConfig.LIMITER_MAX_KEYS.env(), "`" + defaults.limiterMaxKeys + "`");

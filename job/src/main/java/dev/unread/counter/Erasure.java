@@ -57,7 +57,7 @@ final class Erasure {
         visited = 0;
         // Every key of the user goes, whatever state holds: a key may outlive what wrote it
         // (an idle expiry's deletes lost to a restore, another version's keys).
-        out.collect(UnreadCount.erasure(userId));
+        out.collect(UnreadCount.erasure(userId, erasure.time));
         inboxCursors.accept(InboxCursor.erasure(userId));
         conversationCursors.accept(ConversationCursor.erasure(userId, 0));
         List<long[]> memberships = new ArrayList<>();

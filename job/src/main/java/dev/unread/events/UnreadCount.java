@@ -72,9 +72,13 @@ public class UnreadCount {
         return c;
     }
 
-    /** The user was erased: every Redis key of the user goes (see dev.unread.counter.Erasure). */
-    public static UnreadCount erasure(long userId) {
-        UnreadCount c = senders(userId, 0);
+    /**
+     * The user was erased at {@code erasedAt}: every Redis key of the user goes but the action
+     * stamp, which is set to {@code erasedAt}, held in {@link #count} (see
+     * dev.unread.counter.Erasure).
+     */
+    public static UnreadCount erasure(long userId, long erasedAt) {
+        UnreadCount c = senders(userId, erasedAt);
         c.erased = true;
         return c;
     }
@@ -108,7 +112,7 @@ public class UnreadCount {
     @Override
     public String toString() {
         if (erased) {
-            return "ERASED(" + userId + ")";
+            return "ERASED(" + userId + " @" + count + ")";
         }
         String field = kind.field(conversationId, threadSeq);
         return kind + "(" + userId + (field == null ? "" : " " + field) + ")=" + count;

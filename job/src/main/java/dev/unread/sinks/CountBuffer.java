@@ -1,6 +1,7 @@
 package dev.unread.sinks;
 
 import dev.unread.contract.Count;
+import dev.unread.contract.MessageTypes;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.UnreadCount;
 import dev.unread.sinks.KeyCommands.KeyCommand;
@@ -8,7 +9,6 @@ import dev.unread.sinks.KeyCommands.KeyWrites;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -93,6 +93,17 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
     private static final String UNREGISTER_SCRIPT =
             RedisConnection.replacingScript("zset", "redis.call('ZREM', KEYS[1], ARGV[1])\n");
 
+    /**
+     * SET of the action stamp to ARGV[1] unless it holds a later one (an action of the user's taken
+     * after the erasure), replacing a value of another type.
+     */
+    private static final String STAMP_AT_LEAST_SCRIPT =
+            "local last = redis.pcall('GET', KEYS[1])\n"
+                    + "if type(last) == 'string' and (tonumber(last) or 0) >= tonumber(ARGV[1])"
+                    + " then return 0 end\n"
+                    + "redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])\n"
+                    + "return 1";
+
     private final String prefix;
 
     /** On a cluster: UNREAD_CHANGED goes out with SPUBLISH, a shard channel. */
@@ -106,7 +117,7 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
      * the counts are written: a count of one that arrived before the erasure was dropped from
      * {@link #latest} with it, so what is left there came after it.
      */
-    private final Set<Long> erased = new HashSet<>();
+    private final Map<Long, Long> erased = new HashMap<>();
 
     /** Shared with the writer's other buffer; the sender's alone, never touched by {@link #add}. */
     private final HeldCounts held;
@@ -140,7 +151,7 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
         if (count.erased) {
             // Rare, and proportional to the buffer: the buffer is not indexed by user for it.
             latest.keySet().removeIf(target -> target.userId() == count.userId);
-            erased.add(count.userId);
+            erased.merge(count.userId, count.count, Math::max);
             return false;
         }
         return latest.put(
@@ -226,10 +237,11 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
      * {@link #takeLatest}, which holds what came after it.
      */
     private void eraseAll(List<RedisConnection.Command> commands) {
-        for (long user : erased) {
-            held.take(user);
-            erase(user, commands);
-        }
+        erased.forEach(
+                (user, erasedAt) -> {
+                    held.take(user);
+                    erase(user, erasedAt, commands);
+                });
         erased.clear();
     }
 
@@ -430,20 +442,28 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
 
     /**
      * Deletes every key of an erased user, one command per key, so that on a cluster each goes to
-     * its own slot's primary: the counts' keys, the version, the API's action stamp, and the user's
-     * live registration. On one connection (per primary) they are sent before the counts of the
-     * same flush, and a later flush's counts after them.
+     * its own slot's primary: the counts' keys, the version, and the user's live registration; sets
+     * the API's action stamp to {@code erasedAt} unless it is later already, so that an action
+     * taken after the erasure on an instance whose clock is behind is stamped after it, not
+     * dropped; then announces the erasure on the user's change channel, where every API instance
+     * serving the user ends its streams. On one connection (per primary) they are sent before the
+     * counts of the same flush, and a later flush's counts after them.
      */
-    private void erase(long user, List<RedisConnection.Command> commands) {
+    private void erase(long user, long erasedAt, List<RedisConnection.Command> commands) {
         Set<String> keys = new LinkedHashSet<>();
         for (Count kind : Count.values()) {
             keys.add(kind.key(prefix, user));
         }
         keys.add(RedisNames.versionKey(prefix, user));
-        keys.add(RedisNames.actionStampKey(prefix, user));
         for (String key : keys) {
             commands.add(p -> p.del(key));
         }
+        List<String> stamp = List.of(RedisNames.actionStampKey(prefix, user));
+        List<String> stampArgs =
+                List.of(
+                        Long.toString(erasedAt),
+                        Long.toString(RedisNames.ACTION_STAMP_TTL_SECONDS));
+        commands.add(p -> p.eval(STAMP_AT_LEAST_SCRIPT, stamp, stampArgs));
         String liveUsers = RedisNames.liveUsersKey(prefix);
         String member = Long.toString(user);
         commands.add(
@@ -458,6 +478,15 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
                         return p -> p.eval(UNREGISTER_SCRIPT, List.of(liveUsers), List.of(member));
                     }
                 });
+        if (sharded) {
+            // The keys sit on other primaries: the notice goes once they have answered.
+            commands.add(RedisConnection.BARRIER);
+        }
+        commands.add(
+                RedisConnection.publish(
+                        sharded,
+                        RedisNames.unreadChangedChannel(prefix, user),
+                        MessageTypes.erased(user)));
     }
 
     /** Drops what was handed to Redis: the held counts, and anything the task buffered. */

@@ -98,7 +98,8 @@ class UnreadCounterErasureTest {
             assertThat(conversations).containsOnlyKeys(GROUP);
             assertThat(conversations.get(GROUP)).usingRecursiveComparison().isEqualTo(member);
 
-            assertThat(values(harness.getOutput())).containsExactly(UnreadCount.erasure(U));
+            assertThat(values(harness.getOutput()))
+                    .containsExactly(UnreadCount.erasure(U, ERASED_AT));
             assertThat(values(harness.getSideOutput(UnreadCounter.INBOX_CURSORS)))
                     .containsExactly(InboxCursor.erasure(U));
             assertThat(values(harness.getSideOutput(UnreadCounter.CONVERSATION_CURSORS)))

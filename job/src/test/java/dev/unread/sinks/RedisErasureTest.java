@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Count;
+import dev.unread.contract.MessageTypes;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
@@ -24,9 +25,10 @@ import redis.clients.jedis.Jedis;
 
 /**
  * A user's erasure through the Redis sinks, on one Redis and on a Redis Cluster (where the user's
- * keys sit on several primaries): every key of the user goes — each count's, the version, the API's
- * action stamp — and the user leaves the live users and the readers, while another user's keys
- * stay. A count of the user buffered before the erasure is never written; one after it is.
+ * keys sit on several primaries): every key of the user goes — each count's, the version — the
+ * API's action stamp is set to {@code erasedAt}, and the user leaves the live users and the
+ * readers, while another user's keys stay. A count of the user buffered before the erasure is never
+ * written; one after it is.
  */
 class RedisErasureTest {
 
@@ -35,6 +37,7 @@ class RedisErasureTest {
     private static final long USER = 10086;
     private static final long OTHER = 10087;
     private static final long CONVERSATION = 80001;
+    private static final long ERASED_AT = 1_767_225_700_000L;
 
     private final TestWriterContext context = new TestWriterContext();
     private final String prefix = TestRedis.uniquePrefix();
@@ -75,6 +78,32 @@ class RedisErasureTest {
         }
     }
 
+    /**
+     * Every API instance serving the user learns of the erasure from the user's own change channel,
+     * the one its streams follow: it ends them, and they stop registering the user (issue 45 item
+     * 4). Published once the user's keys are gone, whether the user was live or not.
+     */
+    @Test
+    void anErasureIsAnnouncedOnTheUsersChangeChannelAfterItsKeysAreGone() throws Exception {
+        UnreadConfig config = TestRedis.config("redis://127.0.0.1:6379/0", prefix, 60_000);
+        cleanups.add(() -> TestRedis.deleteKeys(prefix));
+        SinkWriter<UnreadCount> counts = new RedisCounts(config).createWriter(context);
+        try (TestRedis.Subscriber channel =
+                        new TestRedis.Subscriber(RedisNames.unreadChangedChannel(prefix, USER));
+                Jedis redis = TestRedis.connect(0)) {
+            counts.write(UnreadCount.senders(USER, 3), null);
+            counts.flush(false);
+            counts.write(UnreadCount.erasure(USER, ERASED_AT), null);
+            counts.flush(false);
+
+            assertThat(channel.next(10_000)).isEqualTo(MessageTypes.erased(USER));
+            assertThat(redis.exists(Count.SENDERS.key(prefix, USER))).isFalse();
+            assertThat(channel.next(200)).as("nothing after it").isNull();
+        } finally {
+            counts.close();
+        }
+    }
+
     /** Every key the job or the API writes for {@code user}. */
     private List<String> keysOf(long user) {
         List<String> keys = new ArrayList<>();
@@ -109,18 +138,24 @@ class RedisErasureTest {
 
             // A count before the erasure (in the same flush) is dropped; one after it stays.
             counts.write(UnreadCount.conversation(USER, CONVERSATION + 1, 9), null);
-            counts.write(UnreadCount.erasure(USER), null);
+            counts.write(UnreadCount.erasure(USER, ERASED_AT), null);
             counts.write(UnreadCount.senders(USER, 2), null);
             readers.write(ReaderUpdate.removed(CONVERSATION, USER), null);
             counts.flush(false);
             readers.flush(false);
 
+            String stamp = RedisNames.actionStampKey(prefix, USER);
             for (String key : keysOf(USER)) {
-                String expected = key.equals(Count.SENDERS.key(prefix, USER)) ? "2" : null;
+                boolean kept = key.equals(Count.SENDERS.key(prefix, USER)) || key.equals(stamp);
                 assertThat(owner.apply(key).exists(key))
                         .as(key + " after the erasure")
-                        .isEqualTo(expected != null);
+                        .isEqualTo(kept);
             }
+            // An action taken after the erasure on an instance whose clock is behind is stamped
+            // after it, not before (issue 45 item 4).
+            assertThat(owner.apply(stamp).get(stamp)).isEqualTo(Long.toString(ERASED_AT));
+            assertThat(owner.apply(stamp).ttl(stamp))
+                    .isBetween(1L, RedisNames.ACTION_STAMP_TTL_SECONDS);
             assertThat(
                             owner.apply(Count.SENDERS.key(prefix, USER))
                                     .get(Count.SENDERS.key(prefix, USER)))
@@ -134,15 +169,18 @@ class RedisErasureTest {
             }
             assertThat(owner.apply(live).zscore(live, "" + OTHER)).isNotNull();
 
-            // An erasure alone leaves nothing of the user at all.
-            counts.write(UnreadCount.erasure(USER), null);
+            // An erasure alone leaves nothing of the user at all but the stamp; a later stamp (an
+            // action of the user's after the erasure) is not taken back.
+            owner.apply(stamp).set(stamp, Long.toString(ERASED_AT + 5));
+            counts.write(UnreadCount.erasure(USER, ERASED_AT + 1), null);
             counts.flush(false);
             for (String key : keysOf(USER)) {
-                assertThat(owner.apply(key).exists(key)).as(key).isFalse();
+                assertThat(owner.apply(key).exists(key)).as(key).isEqualTo(key.equals(stamp));
             }
+            assertThat(owner.apply(stamp).get(stamp)).isEqualTo(Long.toString(ERASED_AT + 5));
             if (single != null) {
                 Set<String> left = TestRedis.keys(single, prefix);
-                left.removeIf(key -> !key.endsWith(":" + USER));
+                left.removeIf(key -> !key.endsWith(":" + USER) || key.equals(stamp));
                 assertThat(left).as("every key of the user, by a scan").isEmpty();
             }
         } finally {

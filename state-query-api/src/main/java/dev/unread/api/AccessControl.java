@@ -14,10 +14,12 @@ final class AccessControl {
 
     private final Auth auth;
     private final RedisUnread redis;
+    private final RequestLimits limits;
 
-    AccessControl(Auth auth, RedisUnread redis) {
+    AccessControl(Auth auth, RedisUnread redis, RequestLimits limits) {
         this.auth = auth;
         this.redis = redis;
+        this.limits = limits;
     }
 
     /**
@@ -41,12 +43,30 @@ final class AccessControl {
         ctx.attribute(CALLER, caller);
     }
 
-    private Auth.Caller bearer(Context ctx, boolean inUrlToo) {
+    /**
+     * Whether an open route's caller may see what only the operator should (why a check failed):
+     * with auth off anyone, else the service token in the header. Refuses nobody.
+     */
+    boolean isService(Context ctx) {
+        if (!auth.enabled()) {
+            return true;
+        }
+        try {
+            return auth.authenticate(bearerHeader(ctx)).userId() == 0;
+        } catch (ApiError e) {
+            return false;
+        }
+    }
+
+    private static String bearerHeader(Context ctx) {
         String header = ctx.header("Authorization");
-        String credential =
-                header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
-                        ? header.substring(7).trim()
-                        : null;
+        return header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
+                ? header.substring(7).trim()
+                : null;
+    }
+
+    private Auth.Caller bearer(Context ctx, boolean inUrlToo) {
+        String credential = bearerHeader(ctx);
         boolean inUrl = credential == null && inUrlToo;
         if (inUrl) {
             credential = ctx.queryParam(ACCESS_TOKEN);
@@ -60,6 +80,10 @@ final class AccessControl {
             }
             return caller;
         } catch (ApiError e) {
+            if (e.status == 401) {
+                // Past its address's allowance of failures a caller gets 429 instead.
+                limits.authenticationFailed(ctx);
+            }
             ctx.header("WWW-Authenticate", "Bearer");
             throw e;
         }

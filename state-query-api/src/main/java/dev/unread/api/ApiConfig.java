@@ -52,6 +52,7 @@ public final class ApiConfig implements ApiSettings {
     public final int userWritesPerSecond;
     public final int userStreamOpensPerMinute;
     public final int addressRequestsPerSecond;
+    public final List<String> trustedProxies;
     public final int batchMaxAnswerBytes;
     public final int limiterMaxKeys;
     public final String redisUrl;
@@ -94,6 +95,7 @@ public final class ApiConfig implements ApiSettings {
         userWritesPerSecond = get(USER_WRITES_PER_SECOND);
         userStreamOpensPerMinute = get(USER_STREAM_OPENS_PER_MINUTE);
         addressRequestsPerSecond = get(ADDRESS_REQUESTS_PER_SECOND);
+        trustedProxies = get(TRUSTED_PROXIES);
         batchMaxAnswerBytes = get(BATCH_MAX_ANSWER_BYTES);
         limiterMaxKeys = get(LIMITER_MAX_KEYS);
         redisUrl = required(Settings.REDIS_URL);
@@ -315,6 +317,11 @@ public final class ApiConfig implements ApiSettings {
 
         public Builder addressRequestsPerSecond(int addressRequestsPerSecond) {
             return set(ADDRESS_REQUESTS_PER_SECOND, addressRequestsPerSecond);
+        }
+
+        /** Comma-separated addresses and CIDR blocks of the proxies in front of the API. */
+        public Builder trustedProxies(String trustedProxies) {
+            return text(TRUSTED_PROXIES, trustedProxies);
         }
 
         public Builder batchMaxAnswerBytes(int batchMaxAnswerBytes) {

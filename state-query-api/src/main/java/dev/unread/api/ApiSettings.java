@@ -4,6 +4,7 @@ import dev.unread.contract.Setting;
 import dev.unread.contract.Settings;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * The settings of the HTTP API, each declared once: its variable, default, bounds and what it is
@@ -56,14 +57,11 @@ public interface ApiSettings {
             Setting.of(
                             "api-allowed-origins",
                             "",
-                            text ->
-                                    Arrays.stream(text.split(","))
-                                            .map(String::trim)
-                                            .filter(origin -> !origin.isEmpty())
-                                            .toList())
+                            text -> commaSeparated(text, UnaryOperator.identity()))
                     .described(
                             "comma-separated origins (`https://app.example`, or `*`) whose pages"
-                                    + " may open the WebSocket besides the API's own")
+                                    + " may open the WebSocket and send writes besides the API's"
+                                    + " own")
                     .shownAs(origins -> String.join(",", origins));
     Setting<String> JWT_SECRET =
             Setting.secret("api-jwt-secret", null)
@@ -124,16 +122,30 @@ public interface ApiSettings {
                                     + " minute's worth at once; one more gets 429 with"
                                     + " `Retry-After`");
 
-    /** Behind a proxy every client has the proxy's address. */
+    /**
+     * Only failures count: a valid caller behind the same proxy or NAT as an attacker would
+     * otherwise be refused with it.
+     */
     Setting<Integer> ADDRESS_REQUESTS_PER_SECOND =
             Setting.integer("api-address-requests-per-second", 50, 0)
                     .described(
-                            "0: off; writes and stream opens one client address may make a"
-                                    + " second, "
+                            "0: off; requests failing authentication (401) one client address may"
+                                    + " make a second, "
                                     + RateLimiter.BURST_SECONDS
-                                    + " s of them at once, counted before the token is checked;"
-                                    + " behind a proxy every client has the proxy's address:"
-                                    + " raise it or set 0 there");
+                                    + " s of them at once; past it they get 429; an IPv6 client"
+                                    + " is its /64; a valid token is never refused by it");
+
+    /** Behind a proxy every client has the proxy's address, unless the proxy is trusted. */
+    Setting<List<String>> TRUSTED_PROXIES =
+            Setting.of(
+                            "api-trusted-proxies",
+                            "",
+                            text -> commaSeparated(text, ClientAddress::requireBlock))
+                    .described(
+                            "comma-separated addresses and CIDR blocks (`10.0.0.0/8`) of the"
+                                    + " proxies in front of the API: a request from one is limited"
+                                    + " by the nearest untrusted address in `X-Forwarded-For`;"
+                                    + " empty: by the connection's address");
 
     Setting<Integer> BATCH_MAX_ANSWER_BYTES =
             Setting.integer("api-batch-max-answer-bytes", 4194304, 1024)
@@ -180,8 +192,21 @@ public interface ApiSettings {
                     USER_WRITES_PER_SECOND,
                     USER_STREAM_OPENS_PER_MINUTE,
                     ADDRESS_REQUESTS_PER_SECOND,
+                    TRUSTED_PROXIES,
                     BATCH_MAX_ANSWER_BYTES,
                     LIMITER_MAX_KEYS);
+
+    /**
+     * The values of a comma-separated list, trimmed, empty ones dropped, each through {@code
+     * check}.
+     */
+    private static List<String> commaSeparated(String text, UnaryOperator<String> check) {
+        return Arrays.stream(text.split(","))
+                .map(String::trim)
+                .filter(value -> !value.isEmpty())
+                .map(check)
+                .toList();
+    }
 
     /** The settings of {@link #ALL} that are not secrets. */
     List<Setting<?>> SETTINGS = ALL.stream().filter(setting -> !setting.secret()).toList();

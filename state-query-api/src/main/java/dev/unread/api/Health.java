@@ -25,12 +25,19 @@ final class Health implements AutoCloseable {
     /** A load balancer may probe every second; Kafka's answer is reused this long. */
     private static final long KAFKA_CACHE_NANOS = TimeUnit.SECONDS.toNanos(2);
 
+    /** How long one round of checks answers every probe. */
+    private static final long CACHE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final RedisUnread redis;
     private final MySqlCursorReader mysql;
     private final KafkaReads kafka;
     private final HealthCheck extra;
     private final ApiMetrics metrics;
     private final ExecutorService executor;
+
+    private final Object cacheLock = new Object();
+    private long checkedAt;
+    private Map<String, String> checked;
 
     private final Object kafkaLock = new Object();
     private long kafkaCheckedAt;
@@ -56,8 +63,23 @@ final class Health implements AutoCloseable {
                         });
     }
 
-    /** Check name → null when up, else the reason shown to the caller. */
+    /**
+     * Check name → null when up, else the reason. One round of checks serves every probe for {@link
+     * #CACHE_NANOS}: {@code /health} is open to anyone, and each round pings Redis and MySQL (and
+     * logs each failure).
+     */
     Map<String, String> check() {
+        synchronized (cacheLock) {
+            long now = System.nanoTime();
+            if (checked == null || now - checkedAt > CACHE_NANOS) {
+                checked = checkNow();
+                checkedAt = System.nanoTime();
+            }
+            return checked;
+        }
+    }
+
+    private Map<String, String> checkNow() {
         Map<String, CompletableFuture<String>> running = new LinkedHashMap<>();
         running.put(
                 DependencyException.REDIS,

@@ -2,6 +2,7 @@ package dev.unread.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.unread.contract.MessageTypes;
 import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.RedisNames;
 import java.io.IOException;
@@ -261,6 +262,10 @@ final class LiveStreams implements AutoCloseable {
         if (change) {
             try {
                 JsonNode message = json.readTree(text);
+                if (MessageTypes.ERASED.equals(message.path("type").asText())) {
+                    erased(Long.parseLong(id), text);
+                    return;
+                }
                 version = message.path("version").asLong(0);
             } catch (IOException e) {
                 LOG.warn("dropped a message on {} that is not JSON", channel);
@@ -274,6 +279,33 @@ final class LiveStreams implements AutoCloseable {
         StreamClient.Message message = new StreamClient.Message(change, version, text);
         for (StreamClient client : targets) {
             client.deliver(message);
+        }
+    }
+
+    /**
+     * The job erased the user: its streams here end with {@code notice}, and the user is forgotten
+     * at once, so that no refresh registers it as live again; a registration written here since the
+     * job took the user off is taken off too. A stream the user opens later starts afresh.
+     */
+    private void erased(long userId, String notice) {
+        StreamUsers.Removed removed;
+        synchronized (lock) {
+            removed = users.removeUser(userId);
+            if (removed == null) {
+                return;
+            }
+            if (sharded != null) {
+                sharded.unsubscribe(channels(userId));
+            } else {
+                node.unsubscribe(channels(userId));
+            }
+            metrics.streamsHeld(users.streams());
+        }
+        for (StreamClient client : removed.streams()) {
+            client.end(notice);
+        }
+        if (removed.liveUntil() != 0) {
+            live.notLive(userId, removed.liveUntil());
         }
     }
 
@@ -319,9 +351,9 @@ final class LiveStreams implements AutoCloseable {
         List<StreamClient> cut = new ArrayList<>();
         synchronized (lock) {
             for (long userId : userIds) {
-                List<StreamClient> streams = users.removeUser(userId);
-                if (streams != null) {
-                    cut.addAll(streams);
+                StreamUsers.Removed removed = users.removeUser(userId);
+                if (removed != null) {
+                    cut.addAll(removed.streams());
                     // Its other channel may be on a primary still subscribed.
                     sharded.unsubscribe(channels(userId));
                 }

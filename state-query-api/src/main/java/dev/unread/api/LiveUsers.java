@@ -31,7 +31,10 @@ final class LiveUsers {
         this.timer = timer;
     }
 
-    /** A stream of {@code userId} is registered: the user is live from now. */
+    /**
+     * A stream of {@code userId} is registered: the user is live from now, unless the user was
+     * forgotten meanwhile (its streams ended, or it was erased), whose removal may have come first.
+     */
     void register(long userId) {
         long now = System.currentTimeMillis();
         long until;
@@ -39,6 +42,13 @@ final class LiveUsers {
             until = users.liveUntil(now, List.of(userId));
         }
         writes.markLive(List.of(userId), until, now);
+        boolean gone;
+        synchronized (lock) {
+            gone = !users.has(userId);
+        }
+        if (gone) {
+            notLive(userId, until);
+        }
     }
 
     /**

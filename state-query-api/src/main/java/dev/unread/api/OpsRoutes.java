@@ -22,28 +22,37 @@ final class OpsRoutes {
     private final ObjectMapper json;
     private final ApiMetrics metrics;
     private final Health health;
+    private final AccessControl access;
     private final byte[] openApi;
     private final byte[] inboxPage;
 
     /** The page's Content-Security-Policy: its own script and style only, from no other page. */
     private final String inboxPolicy;
 
-    OpsRoutes(ObjectMapper json, ApiMetrics metrics, Health health) {
+    OpsRoutes(ObjectMapper json, ApiMetrics metrics, Health health, AccessControl access) {
         this.json = json;
         this.metrics = metrics;
         this.health = health;
+        this.access = access;
         this.openApi = resource(OPENAPI_RESOURCE);
         this.inboxPage = resource(INBOX_RESOURCE);
         this.inboxPolicy = InboxPolicy.of(new String(inboxPage, StandardCharsets.UTF_8));
     }
 
+    /**
+     * Open to probes: the reasons of the failed checks (a refused password, an unreachable address)
+     * only to the service token, or to anyone with auth off; the others see UP or DOWN.
+     */
     void health(Context ctx) {
         Map<String, String> problems = health.check();
         List<String> failed = Health.failed(problems);
+        boolean told = access.isService(ctx);
         ObjectNode body = json.createObjectNode().put("status", failed.isEmpty() ? "UP" : "DOWN");
         ObjectNode checks = body.putObject("checks");
         problems.forEach(
-                (name, problem) -> checks.put(name, problem == null ? "UP" : "DOWN: " + problem));
+                (name, problem) ->
+                        checks.put(
+                                name, problem == null ? "UP" : told ? "DOWN: " + problem : "DOWN"));
         if (!failed.isEmpty()) {
             body.put("error", "unavailable: " + String.join(", ", failed));
         }

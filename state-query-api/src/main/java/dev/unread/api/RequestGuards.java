@@ -1,6 +1,8 @@
 package dev.unread.api;
 
 import io.javalin.http.Context;
+import io.javalin.router.Endpoint;
+import java.util.List;
 
 /**
  * Checks every request, WebSocket upgrades included, passes whatever its route: who may reach the
@@ -32,10 +34,40 @@ final class RequestGuards {
         }
     }
 
+    /** Headers some frameworks take as the request's method instead of its own. */
+    private static final List<String> METHOD_OVERRIDES =
+            List.of("X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override");
+
     /**
-     * A browser names the page that opens a WebSocket in {@code Origin} and, unlike for other
-     * requests, lets any page open one: only the API's own origin and the allowed ones may. A
-     * client that sends no Origin is not a browser page.
+     * 400 for a request naming another method in a header: Javalin routes a GET carrying {@code
+     * X-HTTP-Method-Override: POST} as a write, which a page of any site may send, and which passed
+     * the checks of writes made on the request's own method.
+     */
+    static void refuseMethodOverride(Context ctx) {
+        for (String header : METHOD_OVERRIDES) {
+            if (ctx.req().getHeader(header) != null) {
+                throw ApiError.badRequest(header + " is not taken: send the method itself");
+            }
+        }
+    }
+
+    /**
+     * After routing: a write from a browser page must come from an origin allowed to open a
+     * WebSocket. A page of another site may send a write without a body, which needs no CORS
+     * preflight, from a visitor's browser: with auth off on loopback it would act for any user.
+     */
+    void requireAllowedOriginForWrites(Context ctx) {
+        Endpoint endpoint = ctx.endpoints().matchedHttpEndpoint();
+        ApiRoute route = endpoint == null ? null : endpoint.metadata(ApiRoute.class);
+        if (route != null && route.write()) {
+            requireAllowedOrigin(ctx);
+        }
+    }
+
+    /**
+     * A browser names the page that opens a WebSocket, or sends a write, in {@code Origin} and lets
+     * any page open one or send one without a body: only the API's own origin and the allowed ones
+     * may. A client that sends no Origin is not a browser page.
      */
     void requireAllowedOrigin(Context ctx) {
         String origin = ctx.header("Origin");

@@ -5,9 +5,10 @@ import io.javalin.router.Endpoint;
 import java.util.Set;
 
 /**
- * The rate limits of docs/contract.md ("Limits"): writes and stream opens per user, and, before a
- * token is looked at, per client address; past one, 429 with {@code Retry-After}. Reads are not
- * limited here: each is one bounded round trip, and the batch's answer has its own cap.
+ * The rate limits of docs/contract.md ("Limits"): writes and stream opens per user, and failed
+ * authentications per client address; past one, 429 with {@code Retry-After}. Each instance keeps
+ * its own. Reads are not limited here: each is one bounded round trip, and the batch's answer has
+ * its own cap.
  */
 final class RequestLimits {
 
@@ -16,8 +17,10 @@ final class RequestLimits {
     private final RateLimiter userWrites;
     private final RateLimiter userStreamOpens;
     private final RateLimiter addresses;
+    private final ClientAddress clients;
 
     RequestLimits(ApiConfig config) {
+        this.clients = new ClientAddress(config.trustedProxies);
         this.userWrites = RateLimiter.perSecond(config.userWritesPerSecond, config.limiterMaxKeys);
         this.userStreamOpens =
                 RateLimiter.perMinute(config.userStreamOpensPerMinute, config.limiterMaxKeys);
@@ -26,14 +29,12 @@ final class RequestLimits {
     }
 
     /**
-     * Before routing and authentication: a caller without a valid token makes no user's bucket, so
-     * its writes and stream opens are counted by its address.
+     * A request failed authentication: a caller without a valid token makes no user's bucket, so
+     * its failures are counted by its address, and past the limit it gets 429 instead of 401. Only
+     * failures count: a valid caller behind the same proxy or NAT is never refused with it.
      */
-    void byAddress(Context ctx) {
-        String method = ctx.req().getMethod();
-        if (WRITE_METHODS.contains(method) || isStreamPath(ctx.path())) {
-            addresses.require(ctx.ip(), "requests from this address", retryAfter(ctx));
-        }
+    void authenticationFailed(Context ctx) {
+        addresses.require(clients.of(ctx), "requests from this address", retryAfter(ctx));
     }
 
     /** After authentication: the writes and stream opens of the user the request acts for. */
@@ -55,8 +56,7 @@ final class RequestLimits {
     }
 
     /**
-     * A WebSocket upgrade's stream open, once authenticated; an upgrade passes neither handler
-     * above, so it calls {@link #byAddress} itself before authenticating.
+     * A WebSocket upgrade's stream open, once authenticated: an upgrade passes no handler above.
      */
     void webSocketOpen(Context ctx) {
         long user = actingUser(ctx);
@@ -81,10 +81,6 @@ final class RequestLimits {
             // The handler answers it with 400.
             return 0;
         }
-    }
-
-    private static boolean isStreamPath(String path) {
-        return path.startsWith("/api/users/") && (path.endsWith("/events") || path.endsWith("/ws"));
     }
 
     private static RateLimiter.RetryAfter retryAfter(Context ctx) {

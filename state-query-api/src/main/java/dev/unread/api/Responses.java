@@ -9,6 +9,7 @@ import io.javalin.router.JavalinDefaultRoutingApi;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,6 +77,26 @@ final class Responses {
                     LOG.error("{} {} failed", ctx.method(), ctx.path(), e);
                     error(ctx, 500, "internal error");
                 });
+    }
+
+    /**
+     * Writes {@code refusal}'s JSON error to the response at once, where Javalin would not write
+     * the result of its exception mapping: a refused WebSocket upgrade.
+     */
+    static void sendNow(Context ctx, ApiError refusal) {
+        drainRefused(ctx);
+        try {
+            ctx.res().setStatus(refusal.status);
+            ctx.res().setContentType(JSON);
+            ctx.res()
+                    .getOutputStream()
+                    .write(
+                            JsonErrorHandler.body(refusal.status, refusal.getMessage())
+                                    .getBytes(StandardCharsets.UTF_8));
+            ctx.res().flushBuffer();
+        } catch (IOException e) {
+            // The client is gone: no one to answer.
+        }
     }
 
     private static void error(Context ctx, int status, String message) {

@@ -50,13 +50,13 @@ public final class StateQueryApi implements AutoCloseable {
             int healthTimeoutMs = Math.min(config.timeoutMs, MAX_HEALTH_TIMEOUT_MS);
             KafkaReads kafka = open(new KafkaReads(config, healthTimeoutMs));
             Health health = open(new Health(redis, mysql, kafka, extraCheck, metrics));
-            AccessControl access = new AccessControl(auth, redis);
+            AccessControl access = new AccessControl(auth, redis, limits);
             this.routes =
                     new ApiRoutes(
                             new CountRoutes(config, json, redis, mysql, access),
                             new UserActions(json, writes, kafka, access),
                             new StreamRoutes(config, streams, metrics, access, guards, limits),
-                            new OpsRoutes(json, metrics, health));
+                            new OpsRoutes(json, metrics, health, access));
             ServerSetup server = new ServerSetup(routes, access, guards, limits, metrics);
             this.app = Javalin.create(server::configure);
         } catch (RuntimeException e) {

@@ -152,14 +152,22 @@ abstract class StreamClient {
     }
 
     /** Ends the stream: tells the client to reconnect if it still listens, then closes. */
-    synchronized void cutOff() {
+    void cutOff() {
+        end(RECONNECT);
+    }
+
+    /**
+     * Ends the stream: sends {@code last} instead of anything still queued if the client still
+     * listens, then closes.
+     */
+    synchronized void end(String last) {
         if (state == State.CLOSING || state == State.CLOSED) {
             return;
         }
         state = State.CLOSING;
         beforeSnapshot.clear();
         queue.clear();
-        queue.add(RECONNECT);
+        queue.add(last);
         if (!attached) {
             close(true);
         } else {

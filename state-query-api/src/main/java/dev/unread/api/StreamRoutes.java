@@ -89,12 +89,18 @@ final class StreamRoutes {
      */
     void authorizeWebSocket(Context ctx, Access access) {
         RequestGuards.noStoreNoSniff(ctx);
-        guards.refuseOtherHostsWhenOpen(ctx);
-        guards.requireAllowedOrigin(ctx);
-        limits.byAddress(ctx);
-        this.access.authenticate(ctx, access);
-        limits.webSocketOpen(ctx);
-        streams.requireRoom(userParam(ctx));
+        try {
+            RequestGuards.refuseMethodOverride(ctx);
+            guards.refuseOtherHostsWhenOpen(ctx);
+            guards.requireAllowedOrigin(ctx);
+            this.access.authenticate(ctx, access);
+            limits.webSocketOpen(ctx);
+            streams.requireRoom(userParam(ctx));
+        } catch (ApiError e) {
+            // Javalin answers a refused upgrade with the status alone.
+            Responses.sendNow(ctx, e);
+            throw e;
+        }
     }
 
     void webSocketConnected(WsConnectContext ctx) {

@@ -105,19 +105,22 @@ final class StreamUsers {
         return OptionalLong.of(user.liveUntil);
     }
 
+    /** A user forgotten by {@link #removeUser}: its streams, and the live time written last. */
+    record Removed(List<StreamClient> streams, long liveUntil) {}
+
     /**
      * Forgets {@code userId} and frees its streams' slots now: once forgotten, a stream's own
      * {@link #remove} finds nothing to free, so the slots would otherwise stay taken for good.
      *
-     * @return its streams, or null when it had none
+     * @return its streams and last live time (0: none), or null when it had no stream
      */
-    List<StreamClient> removeUser(long userId) {
+    Removed removeUser(long userId) {
         User user = users.remove(userId);
         if (user == null) {
             return null;
         }
         streams -= user.clients.size();
-        return List.copyOf(user.clients);
+        return new Removed(List.copyOf(user.clients), user.liveUntil);
     }
 
     /** Forgets every user and frees every slot, as {@link #removeUser} does; their streams. */

@@ -226,4 +226,18 @@ class ApiConfigTest {
                                         .build())
                 .hasMessageContaining("both");
     }
+
+    @Test
+    void trustedProxiesAreAddressesOrCidrBlocksAndNeverNames() {
+        ApiConfig c =
+                ApiConfig.fromEnv(
+                        Map.of("UNREAD_API_TRUSTED_PROXIES", " 10.0.0.0/8, fd00::/8 ,192.0.2.1"));
+        assertThat(c.trustedProxies).containsExactly("10.0.0.0/8", "fd00::/8", "192.0.2.1");
+        for (String bad : new String[] {"proxy.example", "10.0.0.0/33", "10.0.0.0/x", "::1/129"}) {
+            assertThatThrownBy(() -> ApiConfig.fromEnv(Map.of("UNREAD_API_TRUSTED_PROXIES", bad)))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining(bad);
+        }
+    }
 }

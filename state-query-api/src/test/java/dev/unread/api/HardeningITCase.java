@@ -137,6 +137,122 @@ class HardeningITCase {
                 .isEqualTo(202);
     }
 
+    /**
+     * Issue 45 item 10: 200 anonymous requests with a malformed Host or CONNECT target wrote 6.0 MB
+     * of Jetty's warnings (org.eclipse.jetty.util.HostPort) in 0.27 s. Each is refused with 400,
+     * and all of them write less than a few lines of log.
+     */
+    @Test
+    void aFloodOfMalformedHostsAndConnectTargetsWritesABoundedLog() throws Exception {
+        // As long as the header limit lets them be: Jetty's warning repeats the value.
+        String big = "a".repeat(30_000);
+        String[] malformed = {
+            "GET /api/users/1/unread HTTP/1.1\r\nHost: [" + big + "\r\n",
+            "GET /api/users/1/unread HTTP/1.1\r\nHost: 127.0.0.1:9" + "9".repeat(30_000) + "\r\n",
+            "CONNECT [" + big + " HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+            "CONNECT 127.0.0.1:" + big + " HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+            "GET /api/users/%zz" + big + "/unread HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+            "GET /api/users/1/unread HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + big + big + "\r\n",
+            "POST /api/users/1/inbox/opened HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz"
+                    + big
+                    + "\r\n",
+            "GET /api/users/1/unread HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -"
+                    + big
+                    + "\r\n",
+            big + " / HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+            "GET /" + big + " HTTP/9.9\r\nHost: 127.0.0.1\r\n",
+        };
+        long started = System.nanoTime();
+        try (LogBytes log = LogBytes.attach()) {
+            for (int i = 0; i < 200; i++) {
+                String answer =
+                        rawAnswer(malformed[i % malformed.length] + "Connection: close\r\n");
+                // A route that reads no body answers before the malformed chunk is read.
+                assertThat(statusLine(answer)).matches("HTTP/1.1 (4..|505|202) .*");
+            }
+            System.out.printf(
+                    "200 malformed Hosts and CONNECT targets: %d bytes of log in %.2f s, by logger %s%n",
+                    log.bytes(), (System.nanoTime() - started) / 1e9, log.byLogger());
+            assertThat(log.bytes()).isLessThan(4096);
+        }
+    }
+
+    /** Issue 45 item 11: no header makes a read a write, or a write something else. */
+    @Test
+    void aMethodOverrideHeaderIsRefused() {
+        for (String header :
+                new String[] {"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override"}) {
+            Http.assertError(http.get("/api/users/1/inbox/opened", header, "POST"), 400);
+            Http.assertError(http.post("/api/users/1/unread", "", header, "GET"), 400);
+        }
+        assertThat(http.post("/api/users/1/inbox/opened", "").statusCode()).isEqualTo(202);
+    }
+
+    /**
+     * Issue 45 item 11: with auth off, another site's page could send a write without a body (no
+     * type, so no CORS preflight) from a visitor's browser to the API on loopback; a browser names
+     * that page in {@code Origin}, as it does for a WebSocket.
+     */
+    @Test
+    void aWriteFromAPageOfAnotherOriginIsRefused() {
+        String own = "http://127.0.0.1:" + api.port();
+        for (String path :
+                new String[] {
+                    "/api/users/1/inbox/opened",
+                    "/api/users/1/read-all",
+                    "/api/users/1/conversations/80001/unread"
+                }) {
+            Http.assertError(
+                    http.send(
+                            http.request(path, "Origin", "https://evil.example")
+                                    .POST(java.net.http.HttpRequest.BodyPublishers.noBody())),
+                    403);
+            assertThat(
+                            http.send(
+                                            http.request(path, "Origin", own)
+                                                    .POST(
+                                                            java.net.http.HttpRequest.BodyPublishers
+                                                                    .noBody()))
+                                    .statusCode())
+                    .as(path)
+                    .isEqualTo(202);
+        }
+        // Reads stay open to any page, as before: a browser lets no other page read the answer.
+        assertThat(http.get("/api/users/1/unread", "Origin", "https://evil.example").statusCode())
+                .isEqualTo(200);
+    }
+
+    /** Issue 45 item 11: a refused WebSocket upgrade says why in JSON, as every refusal does. */
+    @Test
+    void aRefusedWebSocketUpgradeHasAJsonBody() throws Exception {
+        String refused =
+                rawAnswer(
+                        webSocketUpgrade("/api/users/1/ws")
+                                + "Host: 127.0.0.1\r\nOrigin: https://evil.example\r\n"
+                                + "Connection: close\r\n");
+        assertThat(statusLine(refused)).startsWith("HTTP/1.1 403");
+        assertThat(refused).contains("\"error\":\"origin not allowed\"").contains("\"status\":403");
+    }
+
+    /** Issue 45 item 11: a body over the limit is 413 whether it came with a length or chunked. */
+    @Test
+    void aChunkedBodyOverTheLimitGets413() {
+        String big = "{\"userId\":1,\"readSeq\":1,\"x\":\"" + "a".repeat(20_000) + "\"}";
+        Http.assertError(
+                http.send(
+                        http.request(
+                                        "/api/conversations/80001/read",
+                                        "Content-Type",
+                                        Responses.JSON)
+                                .POST(
+                                        java.net.http.HttpRequest.BodyPublishers.ofInputStream(
+                                                () ->
+                                                        new java.io.ByteArrayInputStream(
+                                                                big.getBytes(
+                                                                        StandardCharsets.UTF_8))))),
+                413);
+    }
+
     private static String webSocketUpgrade(String path) {
         return "GET "
                 + path

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.unread.contract.Count;
+import dev.unread.contract.MessageTypes;
 import dev.unread.contract.RedisNames;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -176,6 +177,49 @@ class LiveStreamsITCase {
                             (double) System.currentTimeMillis() + RedisNames.LIVE_USER_TTL_MS);
             // A user whose time passed long ago is dropped.
             assertThat(stores.redis.zscore(live, "119")).isNull();
+        }
+    }
+
+    /**
+     * Issue 45 item 4: the job's ERASED notice ends every stream of the user with it, last, and the
+     * instance forgets the user, so that its refresh does not put the erased user back among the
+     * live users; another user's stream goes on, and the user's next stream starts afresh.
+     */
+    @Test
+    void anErasureEndsTheUsersStreamsWithErasedAndTheUserIsNoLongerLiveHere() throws Exception {
+        long user = 125;
+        long other = 126;
+        String live = RedisNames.liveUsersKey(stores.keyPrefix);
+        jobFlush(user, 100, 2, 80001, 3);
+        try (LiveClient sse = sse(user);
+                LiveClient ws = webSocket(user);
+                LiveClient bystander = sse(other)) {
+            for (LiveClient client : List.of(sse, ws, bystander)) {
+                assertThat(client.next().get("type").asText()).isEqualTo("SNAPSHOT");
+            }
+            assertThat(stores.redis.zscore(live, Long.toString(user))).isNotNull();
+
+            // What the job's sink does: the keys go, the user leaves the live users, the notice.
+            stores.redis.del(Count.SENDERS.key(stores.keyPrefix, user));
+            stores.redis.zrem(live, Long.toString(user));
+            stores.redis.publish(
+                    RedisNames.unreadChangedChannel(stores.keyPrefix, user),
+                    MessageTypes.erased(user));
+
+            for (LiveClient client : List.of(sse, ws)) {
+                assertThat(client.next().get("type").asText()).isEqualTo(MessageTypes.ERASED);
+                Poll.until(client::ended, () -> "stream not ended");
+            }
+            Poll.until(() -> streamsOpen() == 1, () -> http.get("/metrics").body());
+            assertThat(stores.redis.zscore(live, Long.toString(user))).isNull();
+            assertThat(stores.redis.zscore(live, Long.toString(other))).isNotNull();
+            jobFlush(other, 200, 1, 0, 0);
+            assertThat(bystander.next().get("version").asLong()).isEqualTo(200);
+        }
+        try (LiveClient again = sse(user)) {
+            JsonNode snapshot = again.next();
+            assertThat(snapshot.get("type").asText()).isEqualTo("SNAPSHOT");
+            assertThat(snapshot.get("unreadSenders").asLong()).isZero();
         }
     }
 

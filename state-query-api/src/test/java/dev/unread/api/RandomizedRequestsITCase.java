@@ -43,9 +43,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * exception's name or a stack frame, every error a JSON object of exactly {@code error} and {@code
  * status}, and without the right token no user data. Where the request is well formed enough to
  * know what it must get (a route's path with plain characters), the status must be exactly that:
- * 401 before anything else, 405 for a wrong method, 415 for a write not declared JSON, 413, 400 or
- * success. Every read event the API accepted with 202 must be in Kafka, once. Rerun a seed with
- * {@code -Dunread.seed=N}.
+ * 401 before anything else, 405 for a wrong method, 415 for a write not declared JSON, 413, 403 for
+ * a write from another site's page, 400 or success. Every read event the API accepted with 202 must
+ * be in Kafka, once. Rerun a seed with {@code -Dunread.seed=N}.
  */
 @ExtendWith(KafkaBroker.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -474,6 +474,10 @@ class RandomizedRequestsITCase {
             }
             if (bodyTooLong) {
                 return 413;
+            }
+            if (route.write() && hasHeader(r, "Origin")) {
+                // Only another site's page sends one here: a write from it is refused.
+                return 403;
             }
             Known known = KNOWN.get(route.key());
             int ok =

@@ -28,8 +28,10 @@ class RateLimitsITCase {
     private TestStores stores;
     private StateQueryApi api;
     private StateQueryApi guarded;
+    private StateQueryApi proxied;
     private Http http;
     private Http guardedHttp;
+    private Http proxiedHttp;
 
     @BeforeAll
     void startApis() throws Exception {
@@ -49,11 +51,19 @@ class RateLimitsITCase {
                                 .addressRequestsPerSecond(1)
                                 .build());
         guardedHttp = new Http(guarded);
+        proxied =
+                StateQueryApi.start(
+                        config.token(TOKEN)
+                                .userWritesPerSecond(0)
+                                .addressRequestsPerSecond(1)
+                                .trustedProxies("10.9.0.0/16, 127.0.0.1")
+                                .build());
+        proxiedHttp = new Http(proxied);
     }
 
     @AfterAll
     void stopApis() throws Exception {
-        for (StateQueryApi started : new StateQueryApi[] {api, guarded}) {
+        for (StateQueryApi started : new StateQueryApi[] {api, guarded, proxied}) {
             if (started != null) {
                 started.close();
             }
@@ -114,23 +124,61 @@ class RateLimitsITCase {
         }
     }
 
+    /**
+     * Issue 45 item 8: only requests that fail authentication spend an address's allowance, so a
+     * valid caller behind the same proxy or NAT as an attacker is never refused with it.
+     */
     @Test
-    void beforeAuthenticationWritesAreLimitedPerAddress() {
+    void requestsFailingAuthenticationAreLimitedPerAddressAndValidOnesAreNot() {
         HttpResponse<String> refused =
                 untilRefused(guardedHttp, "/api/users/551/inbox/opened", 401);
         assertThat(refused.headers().firstValue("Retry-After")).isPresent();
-        // Reads are not what an address is limited in.
+        // The address is out of allowance, and a valid token's write goes through all the same.
+        for (int i = 0; i < 3; i++) {
+            assertThat(
+                            guardedHttp
+                                    .post(
+                                            "/api/users/552/inbox/opened",
+                                            "",
+                                            "Authorization",
+                                            "Bearer " + TOKEN)
+                                    .statusCode())
+                    .isEqualTo(202);
+        }
+        // A wrong token on a read is counted as well: it is a guess as much as on a write.
+        assertError(guardedHttp.get("/api/users/551/unread", "Authorization", "Bearer guess"), 429);
         assertThat(guardedHttp.get("/health").statusCode()).isEqualTo(200);
+    }
+
+    /**
+     * Behind a trusted proxy each client is limited by its own address, the nearest untrusted hop
+     * of {@code X-Forwarded-For} (what the client wrote further left is not believed), and an IPv6
+     * client by its /64.
+     */
+    @Test
+    void behindATrustedProxyEachClientIsLimitedByItsOwnAddressAndIpv6ByIts64() {
+        String path = "/api/users/561/inbox/opened";
+        untilRefused(proxiedHttp, path, 401, "X-Forwarded-For", "198.51.100.7, 10.9.3.4");
+        assertError(proxiedHttp.post(path, "", "X-Forwarded-For", "198.51.100.7"), 429);
+        // What the client wrote left of the hop its proxy saw does not make it someone else.
+        assertError(
+                proxiedHttp.post(path, "", "X-Forwarded-For", "203.0.113.1, 198.51.100.7"), 429);
+        assertError(proxiedHttp.post(path, "", "X-Forwarded-For", "198.51.100.8"), 401);
+
+        untilRefused(proxiedHttp, path, 401, "X-Forwarded-For", "2001:db8:1:2::1");
+        assertError(proxiedHttp.post(path, "", "X-Forwarded-For", "2001:db8:1:2:ffff::9"), 429);
+        assertError(proxiedHttp.post(path, "", "X-Forwarded-For", "2001:db8:1:3::1"), 401);
     }
 
     /**
      * Posts until refused: the first {@link RateLimiter#BURST_SECONDS} at a rate of 1 a second all
      * get {@code status}, however slowly they go; the refusal, a 429, is returned.
      */
-    private static HttpResponse<String> untilRefused(Http client, String path, int status) {
+    private static HttpResponse<String> untilRefused(
+            Http client, String path, int status, String... headers) {
         int passed = 0;
         HttpResponse<String> response;
-        while ((response = client.post(path, "")).statusCode() == status) {
+        while ((response = client.post(path, "", headers)).statusCode() == status) {
             passed++;
             assertThat(passed).as("refused within 100 requests").isLessThan(100);
         }

@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.TimeZone;
 import java.util.TreeSet;
 import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
@@ -579,7 +580,7 @@ class StateQueryApiITCase {
     }
 
     @Test
-    void healthIsDownWhenTheEmbeddersCheckFails() {
+    void healthIsDownWhenTheEmbeddersCheckFails() throws Exception {
         String[] problem = {"job is RESTARTING"};
         HealthCheck flink = HealthCheck.named("flink", () -> problem[0]);
         try (StateQueryApi withCheck =
@@ -593,9 +594,67 @@ class StateQueryApiITCase {
             assertThat(json(down).get("error").asText()).isEqualTo("unavailable: flink");
 
             problem[0] = null;
-            HttpResponse<String> up = client.get("/health");
-            assertThat(up.statusCode()).isEqualTo(200);
-            assertThat(json(up).get("checks").get("flink").asText()).isEqualTo("UP");
+            // A round of checks answers the probes of the next second.
+            Poll.until(() -> client.get("/health").statusCode() == 200);
+            assertThat(json(client.get("/health")).get("checks").get("flink").asText())
+                    .isEqualTo("UP");
+        }
+    }
+
+    /**
+     * Issue 45 item 11: {@code /health} is open to anyone, so only the service token learns why a
+     * check failed; anyone else sees UP or DOWN.
+     */
+    @Test
+    void onlyTheServiceTokenLearnsWhyAHealthCheckFailed() throws Exception {
+        String token = "service-token-0123456789";
+        String[] problem = {"disk of 10.0.0.3 full"};
+        HealthCheck disk = HealthCheck.named("flink", () -> problem[0]);
+        try (StateQueryApi guarded =
+                StateQueryApi.start(stores.config(readsTopic).token(token).build(), disk)) {
+            Http client = new Http(guarded);
+            for (String[] anonymous : new String[][] {{}, {"Authorization", "Bearer wrong"}}) {
+                HttpResponse<String> down = client.get("/health", anonymous);
+                assertThat(down.statusCode()).isEqualTo(503);
+                JsonNode body = json(down);
+                assertThat(body.get("checks").get("flink").asText()).isEqualTo("DOWN");
+                assertThat(body.get("checks").get("redis").asText()).isEqualTo("UP");
+                assertThat(body.get("error").asText()).isEqualTo("unavailable: flink");
+                assertThat(down.body()).doesNotContain("10.0.0.3");
+            }
+            HttpResponse<String> told = client.get("/health", "Authorization", "Bearer " + token);
+            assertThat(json(told).get("checks").get("flink").asText())
+                    .isEqualTo("DOWN: disk of 10.0.0.3 full");
+        }
+    }
+
+    /** Issue 45 item 11: a flood of probes checks the dependencies about once a second. */
+    @Test
+    void aFloodOfHealthProbesChecksTheDependenciesAboutOnceASecond() {
+        AtomicInteger checks = new AtomicInteger();
+        HealthCheck counted =
+                HealthCheck.named(
+                        "flink",
+                        () -> {
+                            checks.incrementAndGet();
+                            return null;
+                        });
+        try (StateQueryApi probed =
+                StateQueryApi.start(stores.config(readsTopic).build(), counted)) {
+            Http client = new Http(probed);
+            client.get("/health");
+            int before = checks.get();
+            long started = System.nanoTime();
+            int probes = 100;
+            for (int i = 0; i < probes; i++) {
+                assertThat(client.get("/health").statusCode()).isEqualTo(200);
+            }
+            double seconds = (System.nanoTime() - started) / 1e9;
+            int ran = checks.get() - before;
+            System.out.printf(
+                    "%d probes of /health in %.2f s ran the checks %d times%n",
+                    probes, seconds, ran);
+            assertThat(ran).isLessThanOrEqualTo((int) Math.ceil(seconds) + 1);
         }
     }
 

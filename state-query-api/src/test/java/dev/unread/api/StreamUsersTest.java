@@ -21,7 +21,7 @@ class StreamUsersTest {
         StreamClient a2 = add(1);
         StreamClient b = add(2);
 
-        assertThat(users.removeUser(1)).containsExactly(a1, a2);
+        assertThat(users.removeUser(1).streams()).containsExactly(a1, a2);
         assertThat(users.streams()).isEqualTo(1);
         assertThat(users.remove(a1)).isEmpty();
         assertThat(users.remove(a2)).isEmpty();
