@@ -26,6 +26,7 @@ class RedisCountsHandOverTest {
     private static final long USER = 10086;
     private static final long OTHER = 10087;
     private static final long CONVERSATION = 80001;
+    private static final long ERASED_AT = 1767225600000L;
 
     private final TestWriterContext context = new TestWriterContext();
     private final SteppedSender sender = new SteppedSender();
@@ -62,7 +63,7 @@ class RedisCountsHandOverTest {
         context.advance(INTERVAL_MS);
         sender.awaitHandedOver();
 
-        writer.write(UnreadCount.erasure(USER), null);
+        writer.write(UnreadCount.erasure(USER, ERASED_AT), null);
         for (UnreadCount count : after) {
             writer.write(count, null);
         }
