@@ -1038,10 +1038,10 @@ public final class Oracle {
                 continue;
             }
             if (e.kind == ChatEvent.Kind.USER_ERASED) {
-                // The rows go, and what the user's state held with them.
+                // The rows go, and what the user's state held with them but the deletions,
+                // facts of the conversations ("Erasure").
                 erasedAt.put(e.userId, e.time);
                 seen.keySet().removeIf(m -> m.userId() == e.userId);
-                deletedBefore.keySet().removeIf(m -> m.userId() == e.userId);
                 result.keySet().removeIf(m -> m.userId() == e.userId);
                 readSeq.keySet().removeIf(m -> m.userId() == e.userId);
                 allReadAt.remove(e.userId);
