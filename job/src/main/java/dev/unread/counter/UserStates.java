@@ -48,7 +48,7 @@ final class UserStates {
     final SentAts sentAts;
     final Threads threads;
 
-    UserStates(RuntimeContext context, long incarnation) {
+    UserStates(RuntimeContext context, long incarnation, int maxBareThreads) {
         this.incarnation = incarnation;
         inbox = context.getState(StateSchema.INBOX);
         senders = context.getMapState(StateSchema.SENDERS);
@@ -59,7 +59,7 @@ final class UserStates {
         edits = new Edits(context);
         deletions = new Deletions(context);
         sentAts = new SentAts(context);
-        threads = new Threads(context, sentAts, incarnation);
+        threads = new Threads(context, sentAts, incarnation, maxBareThreads);
     }
 
     /**
