@@ -12,6 +12,7 @@ import dev.unread.state.ThreadState;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.state.VoidNamespace;
@@ -100,18 +101,8 @@ class ThreadVisitsTest {
      */
     @Test
     void threadsKeptOnlyForACursorOrAFollowAreBoundedPerConversation() throws Exception {
-        var backend = harness.getOperator().getKeyedStateBackend();
-        backend.setCurrentKey(ALICE);
-        MapState<Tuple2<Long, Long>, ThreadState> threads =
-                backend.getPartitionedState(
-                        VoidNamespace.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE,
-                        StateSchema.THREADS);
-        MapState<Long, ConversationState> conversations =
-                backend.getPartitionedState(
-                        VoidNamespace.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE,
-                        StateSchema.CONVERSATIONS);
+        MapState<Tuple2<Long, Long>, ThreadState> threads = aliceState(StateSchema.THREADS);
+        MapState<Long, ConversationState> conversations = aliceState(StateSchema.CONVERSATIONS);
         long bare = conversations.get(CHAT).bareThreadCount;
         // The three followed threads were bare between their follow and their reply.
         assertThat(bare)
@@ -148,13 +139,7 @@ class ThreadVisitsTest {
         send(ChatEvent.threadRead(ALICE, other, 1, 5, 100_000));
         send(ChatEvent.threadRead(ALICE, other, 1_000_000, 1_000_001, 100_001));
 
-        var backend = harness.getOperator().getKeyedStateBackend();
-        backend.setCurrentKey(ALICE);
-        MapState<Tuple2<Long, Long>, ThreadState> threads =
-                backend.getPartitionedState(
-                        VoidNamespace.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE,
-                        StateSchema.THREADS);
+        MapState<Tuple2<Long, Long>, ThreadState> threads = aliceState(StateSchema.THREADS);
         assertThat(threads.contains(Tuple2.of(other, 1L))).isTrue();
         assertThat(threads.contains(Tuple2.of(other, 2L))).as("touched longest ago").isFalse();
         assertThat(threads.contains(Tuple2.of(other, 1_000_000L))).isTrue();
@@ -208,13 +193,7 @@ class ThreadVisitsTest {
      */
     @Test
     void aRecordOfAnEarlierBuildGetsItsSetOnce() throws Exception {
-        var backend = harness.getOperator().getKeyedStateBackend();
-        backend.setCurrentKey(ALICE);
-        MapState<Long, ConversationState> conversations =
-                backend.getPartitionedState(
-                        VoidNamespace.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE,
-                        StateSchema.CONVERSATIONS);
+        MapState<Long, ConversationState> conversations = aliceState(StateSchema.CONVERSATIONS);
         ConversationState earlier = conversations.get(CHAT);
         earlier.threadsIndexed = 0;
         earlier.unreadThreadCount = 0;
@@ -232,9 +211,17 @@ class ThreadVisitsTest {
         before = counter.threadsVisited();
         send(ChatEvent.deleted(ALICE, CHAT, 20));
         assertThat(counter.threadsVisited() - before).isLessThanOrEqualTo(2);
-        backend.setCurrentKey(ALICE);
+        conversations = aliceState(StateSchema.CONVERSATIONS);
         // Pending, all three: 11 with its unread reply, 10 and 12 with the sentAt of a deleted one.
         assertThat(conversations.get(CHAT).unreadThreadCount).isEqualTo(3);
+    }
+
+    /** Alice's keyed state {@code descriptor}. */
+    private <K, V> MapState<K, V> aliceState(MapStateDescriptor<K, V> descriptor) throws Exception {
+        var backend = harness.getOperator().getKeyedStateBackend();
+        backend.setCurrentKey(ALICE);
+        return backend.getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
     }
 
     private void send(ChatEvent event) throws Exception {

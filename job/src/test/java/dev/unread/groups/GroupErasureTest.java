@@ -51,17 +51,9 @@ class GroupErasureTest {
         all.addAll(after);
 
         try (KeyedOneInputStreamOperatorTestHarness<Long, ConversationEvent, ChatEvent> fanOut =
-                        new KeyedOneInputStreamOperatorTestHarness<>(
-                                new KeyedProcessOperator<>(new GroupFanOut()),
-                                e -> e.conversationId,
-                                Types.LONG);
+                        fanOut();
                 KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> counter =
-                        new KeyedOneInputStreamOperatorTestHarness<>(
-                                new KeyedProcessOperator<>(new UnreadCounter()),
-                                e -> e.userId,
-                                Types.LONG)) {
-            fanOut.open();
-            counter.open();
+                        counter()) {
             RedisModel redis = new RedisModel();
             for (ConversationEvent e : before) {
                 fanOut.processElement(e, 0L);
@@ -120,17 +112,9 @@ class GroupErasureTest {
         ConversationEvent groupLater = ConversationEvent.message(GROUP, 4, V, ERASED_AT + 3, U);
 
         try (KeyedOneInputStreamOperatorTestHarness<Long, ConversationEvent, ChatEvent> fanOut =
-                        new KeyedOneInputStreamOperatorTestHarness<>(
-                                new KeyedProcessOperator<>(new GroupFanOut()),
-                                e -> e.conversationId,
-                                Types.LONG);
+                        fanOut();
                 KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> counter =
-                        new KeyedOneInputStreamOperatorTestHarness<>(
-                                new KeyedProcessOperator<>(new UnreadCounter()),
-                                e -> e.userId,
-                                Types.LONG)) {
-            fanOut.open();
-            counter.open();
+                        counter()) {
             RedisModel redis = new RedisModel();
             for (ConversationEvent e : records) {
                 fanOut.processElement(e, 0L);
@@ -173,6 +157,26 @@ class GroupErasureTest {
             assertThat(redis.threadMentions).isEqualTo(oracle.redisThreadHashes("", true));
             assertThat(redis.totals).isEqualTo(oracle.redisTotals(""));
         }
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<Long, ConversationEvent, ChatEvent>
+            fanOut() throws Exception {
+        var harness =
+                new KeyedOneInputStreamOperatorTestHarness<Long, ConversationEvent, ChatEvent>(
+                        new KeyedProcessOperator<>(new GroupFanOut()),
+                        e -> e.conversationId,
+                        Types.LONG);
+        harness.open();
+        return harness;
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> counter()
+            throws Exception {
+        var harness =
+                new KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount>(
+                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
+        harness.open();
+        return harness;
     }
 
     /** {@code published} to the fan-out, and noted among {@code records} for the oracle. */
