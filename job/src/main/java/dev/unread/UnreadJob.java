@@ -2,6 +2,7 @@ package dev.unread;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Topics;
+import dev.unread.counter.ThreadSets;
 import dev.unread.counter.UnreadCounter;
 import dev.unread.counter.UnreadCounterOperator;
 import dev.unread.events.ChatEvent;
@@ -111,6 +112,9 @@ public final class UnreadJob {
     /** See {@link UnreadConfig#TRACK_ROOT_SENDERS}. */
     private boolean trackRootSenders;
 
+    /** See {@link UnreadConfig#MAX_BARE_THREADS}. */
+    private int maxBareThreads = ThreadSets.DEFAULT_MAX_BARE_THREADS;
+
     /** A job that keeps every user's state forever, with the default bound on future times. */
     public UnreadJob(
             Source<RawRecord, ?, ?> messages,
@@ -158,6 +162,15 @@ public final class UnreadJob {
         return this;
     }
 
+    /**
+     * The most threads per user and conversation kept only for a cursor or an explicit follow
+     * ({@code --max-bare-threads}).
+     */
+    public UnreadJob keepingBareThreads(int max) {
+        this.maxBareThreads = max;
+        return this;
+    }
+
     /** The production wiring: Kafka in, Redis, MySQL and Kafka out. */
     public static UnreadJob forProduction(UnreadConfig config) {
         return new UnreadJob(
@@ -174,7 +187,8 @@ public final class UnreadJob {
                         config.idleStateDays,
                         config.maxFutureSkewMs,
                         config.receiptParticipantsMax)
-                .trackingRootSenders(config.trackRootSenders);
+                .trackingRootSenders(config.trackRootSenders)
+                .keepingBareThreads(config.maxBareThreads);
     }
 
     public static void main(String[] args) throws Exception {
@@ -314,7 +328,8 @@ public final class UnreadJob {
                         .transform(
                                 COUNTER_NAME,
                                 TypeInformation.of(UnreadCount.class),
-                                new UnreadCounterOperator(idleStateDays, trackRootSenders))
+                                new UnreadCounterOperator(
+                                        idleStateDays, trackRootSenders, maxBareThreads))
                         .uid(COUNTER_UID)
                         .name(COUNTER_NAME);
 

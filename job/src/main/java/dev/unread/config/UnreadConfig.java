@@ -4,6 +4,7 @@ import dev.unread.contract.KafkaClientProperties;
 import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.Setting;
 import dev.unread.contract.Settings;
+import dev.unread.counter.ThreadSets;
 import dev.unread.counter.UnreadCounter;
 import dev.unread.groups.ConversationReaders;
 import java.io.Serializable;
@@ -79,6 +80,17 @@ public final class UnreadConfig implements Serializable {
                                     + " at the cost of every conversation message reaching its"
                                     + " sender's state");
 
+    public static final Setting<Long> MAX_BARE_THREADS =
+            Setting.wholeNumber(
+                            "max-bare-threads",
+                            ThreadSets.DEFAULT_MAX_BARE_THREADS,
+                            1,
+                            Integer.MAX_VALUE)
+                    .described(
+                            "per user and conversation, the most threads kept only for a cursor or"
+                                    + " an explicit follow; past it the least recently touched is"
+                                    + " forgotten");
+
     /** Every setting of the job, in the order help and docs/contract.md list them. */
     private static final List<Setting<?>> SETTINGS =
             List.of(
@@ -104,7 +116,8 @@ public final class UnreadConfig implements Serializable {
                     IDLE_STATE_DAYS,
                     MAX_FUTURE_SKEW_MS,
                     RECEIPT_PARTICIPANTS_MAX,
-                    TRACK_ROOT_SENDERS);
+                    TRACK_ROOT_SENDERS,
+                    MAX_BARE_THREADS);
 
     /** The settings a flag may give (no secret), by flag name, with their defaults. */
     private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
@@ -183,6 +196,9 @@ public final class UnreadConfig implements Serializable {
     /** A root's sender follows its thread though the replies do not name them; see the setting. */
     public final boolean trackRootSenders;
 
+    /** See {@link #MAX_BARE_THREADS}. */
+    public final int maxBareThreads;
+
     /** Every setting's text as read, for the tools that must configure another part alike. */
     private final HashMap<String, String> texts = new HashMap<>();
 
@@ -241,6 +257,7 @@ public final class UnreadConfig implements Serializable {
         // A limit past what an int holds is no limit: no conversation has that many participants.
         receiptParticipantsMax = (int) Math.min(get(RECEIPT_PARTICIPANTS_MAX), Integer.MAX_VALUE);
         trackRootSenders = get(TRACK_ROOT_SENDERS);
+        maxBareThreads = Math.toIntExact(get(MAX_BARE_THREADS));
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.unread.events.UnreadCount;
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -19,12 +20,14 @@ import org.apache.flink.util.Collector;
  * from others sent by then, and for every thread a THREAD_READ up to its largest such reply,
  * deleted or not. A mark made by then is cleared.
  *
- * <p>When it arrives, one pass over the user's conversations and threads, with their kept {@code
- * sentAt}s ({@link SentAts}), finds those cursors, and each conversation or thread whose cursor
- * moves is read as a read would. After it, nothing is walked: a message sent by allReadAt that
- * arrives later moves its cursor itself ({@link Conversations#message}, {@link Threads#reply}), and
- * a mark made by then is not kept ({@link Conversations#mark}). An older ALL_READ reads less than
- * the newest, so it changes nothing.
+ * <p>When it arrives, one pass over the user's conversations and, of their threads, the pending
+ * ones (unread replies or a kept {@code sentAt}, see {@link ThreadSets}; not the threads kept only
+ * for a cursor or a follow, which it cannot move), with their kept {@code sentAt}s ({@link
+ * SentAts}), finds those cursors, and each conversation or thread whose cursor moves is read as a
+ * read would. After it, nothing is walked: a message sent by allReadAt that arrives later moves its
+ * cursor itself ({@link Conversations#message}, {@link Threads#reply}), and a mark made by then is
+ * not kept ({@link Conversations#mark}). An older ALL_READ reads less than the newest, so it
+ * changes nothing.
  */
 final class AllRead {
 
@@ -57,8 +60,12 @@ final class AllRead {
         }
         user.allReadAt = at;
         List<long[]> reads = new ArrayList<>();
+        List<Long> withThreads = new ArrayList<>();
         for (Map.Entry<Long, ConversationState> e : states.conversations.entries()) {
             ConversationState c = e.getValue();
+            if (c.unreadThreadCount > 0 || c.threadsIndexed < ConversationState.THREADS_INDEXED) {
+                withThreads.add(e.getKey());
+            }
             visited += SentAts.inState(c.sentAts) ? 2 : 1;
             long seq = states.sentAts.sentBy(e.getKey(), 0, c.sentAts, at);
             boolean restored = c.sentAtKept == 0 && ConversationSeqs.count(c) > 0;
@@ -78,7 +85,13 @@ final class AllRead {
         for (long[] read : reads) {
             conversations.allRead(allRead.userId, read[0], read[1], at, user, raised, out);
         }
-        Map<Tuple2<Long, Long>, Long> threads = states.threads.readBy(at, n -> visited += n);
+        Map<Tuple2<Long, Long>, Long> threads = new HashMap<>();
+        for (long conversationId : withThreads) {
+            ConversationState c = states.conversation(conversationId);
+            if (states.threads.readBy(conversationId, c, at, threads, n -> visited += n)) {
+                states.conversations.put(conversationId, c);
+            }
+        }
         for (Map.Entry<Tuple2<Long, Long>, Long> t : threads.entrySet()) {
             conversations.thread(
                     ChatEvent.threadRead(

@@ -14,12 +14,17 @@ import org.apache.flink.util.Collector;
 
 /**
  * A user's erasure (docs/contract.md, "Erasure"): {@code USER_ERASED} drops everything the counter
- * holds of the user but {@code erasedAt} and the user's membership of each conversation (a fact of
- * the conversation, which decides whether the user's later messages of a group count), and sends
- * each output the erasure in order with the user's earlier records there: the Redis sink deletes
- * every key of the user, the MySQL sinks the user's rows, the readers stage the user's cursor and
- * score in each conversation the user has. Afterwards every event of the user with a time at or
- * before {@code erasedAt} changes nothing ({@link #covers}); later ones start the user afresh.
+ * holds of the user but {@code erasedAt} and two facts of each conversation, not the user's: the
+ * user's membership (which decides whether the user's later messages of a group count) and the
+ * deleted seqs the user keeps ({@link Deletions}), so that a deleted message that comes after the
+ * erasure does not count, though its deletion came before: the conversation's stage tells each user
+ * a deletion once, and stamps only the messages it delivers itself (see GroupFanOut). The deleted
+ * seqs kept are those past the cursor the erasure drops, so the cursor's bound holds with the
+ * cursor at 0. It sends each output the erasure in order with the user's earlier records there: the
+ * Redis sink deletes every key of the user, the MySQL sinks the user's rows, the readers stage the
+ * user's cursor and score in each conversation the user has. Afterwards every event of the user
+ * with a time at or before {@code erasedAt} changes nothing ({@link #covers}); later ones start the
+ * user afresh.
  *
  * <p>Its cost is one pass over the user's conversations and a clear of each of the user's states;
  * for every other event, one comparison with a field of the inbox state the event reads anyway.
@@ -60,23 +65,24 @@ final class Erasure {
         out.collect(UnreadCount.erasure(userId, erasure.time));
         inboxCursors.accept(InboxCursor.erasure(userId));
         conversationCursors.accept(ConversationCursor.erasure(userId, 0));
-        List<long[]> memberships = new ArrayList<>();
+        List<long[]> facts = new ArrayList<>();
         for (Map.Entry<Long, ConversationState> entry : states.conversations.entries()) {
             visited++;
             long conversationId = entry.getKey();
             conversationCursors.accept(ConversationCursor.erasure(userId, conversationId));
-            long membership = entry.getValue().membership;
-            if (membership != 0) {
-                memberships.add(new long[] {conversationId, membership});
+            ConversationState kept = entry.getValue();
+            if (kept.membership != 0 || kept.deletedCount != 0) {
+                facts.add(new long[] {conversationId, kept.membership, kept.deletedCount});
             }
         }
-        states.forget(userId);
+        states.forgetAllButDeletions(userId);
         states.threads.clear();
         user.erase(erasure.time);
         states.keep(userId, user);
-        for (long[] kept : memberships) {
+        for (long[] kept : facts) {
             ConversationState conversation = ConversationState.fresh();
             conversation.membership = kept[1];
+            conversation.deletedCount = kept[2];
             states.conversations.put(kept[0], conversation);
         }
     }

@@ -6,7 +6,6 @@ import dev.unread.seqs.UnreadChunks;
 import dev.unread.state.ConversationState;
 import dev.unread.state.StateSchema;
 import dev.unread.state.ThreadState;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.function.LongConsumer;
 import org.apache.flink.api.common.functions.RuntimeContext;
@@ -42,13 +41,13 @@ import org.apache.flink.util.Collector;
  * tracked own messages), never with other people's messages.
  *
  * <p>State is bounded per user by the threads with unread replies (their seqs in the same
- * compressed sets as conversations), plus the threads the user took part in, plus at most {@link
- * ThreadSets#MAX_BARE_THREADS} per conversation that the user read, follows or unfollowed with
- * nothing unread in them: reads and follows come from user tokens, which may name any seq, so past
- * that bound the one with the oldest root, but the one just read or followed, is forgotten (a reply
- * of it that arrives later counts as if never read or followed). An entry whose counts, cursor and
- * follow facts are all empty is removed. A member of a large group who never takes part in a thread
- * keeps only their unread replies.
+ * compressed sets as conversations), plus the threads the user took part in, plus at most {@code
+ * --max-bare-threads} per conversation that the user read, follows or unfollowed with nothing
+ * unread in them: reads and follows come from user tokens, which may name any seq, so past that
+ * bound the one touched least recently, but the one just read or followed, is forgotten (a reply of
+ * it that arrives later counts as if never read or followed; see {@link ThreadSets}). An entry
+ * whose counts, cursor and follow facts are all empty is removed. A member of a large group who
+ * never takes part in a thread keeps only their unread replies.
  *
  * <p>A deleted reply: the deletion names only a seq, so it takes the reply out of whichever of the
  * user's threads of the conversation holds it unread, visiting only the threads with unread replies
@@ -86,24 +85,30 @@ public final class Threads {
     /** As Conversations': see {@link Projection#refreshesChannel}. */
     private boolean channelMayBeStale;
 
-    /** Its unread replies before the change, followed or not. */
-    private long allUnreadBefore;
+    /** Whether it was pending before the change (see {@link ThreadSets}). */
+    private boolean pendingBefore;
 
     /** Whether it was bare before the change (see {@link ThreadSets}). */
     private boolean bareBefore;
 
+    /** Whether the change moved the thread's cursor or follow (see {@link ThreadSets}). */
+    private boolean touched;
+
     /** Whether {@link #begin} gave a record of an earlier build its kept sentAt. */
     private boolean upgraded;
 
-    /** {@code incarnation}: the counter's, see UnreadCounter. */
-    Threads(RuntimeContext context, SentAts sentAts, long incarnation) {
+    /**
+     * {@code incarnation}: the counter's, see UnreadCounter; {@code maxBareThreads}: see {@link
+     * ThreadSets}.
+     */
+    Threads(RuntimeContext context, SentAts sentAts, long incarnation, int maxBareThreads) {
         threads = context.getMapState(StateSchema.THREADS);
         // No earlier build wrote these, so there is no flat index to move.
         seqs = StateSchema.THREAD_SEQS.open(context);
         involved =
                 new ConversationSeqs(
                         StateSchema.INVOLVED.open(context), ConversationSeqs.Field.INVOLVED);
-        sets = new ThreadSets(context, threads);
+        sets = new ThreadSets(context, threads, maxBareThreads);
         setIds = context.getState(StateSchema.THREAD_SET_IDS);
         this.sentAts = sentAts;
         this.incarnation = incarnation;
@@ -171,6 +176,7 @@ public final class Threads {
         if (!own && m.seq > t.cursor && m.time <= allReadAt) {
             create(key, t, conversation);
             moveCursor(key, t, m.seq);
+            touched = true;
             stored = true;
         } else if (!own && m.seq > t.cursor) {
             byte[] kept = sentAts.add(key.f0, key.f1, t.sentAts, m.seq, m.time);
@@ -213,6 +219,7 @@ public final class Threads {
         if (read.seq > t.cursor) {
             create(key, t, conversation);
             moveCursor(key, t, read.seq);
+            touched = true;
             stored = true;
         }
         return settle(read.userId, key, t, stored, conversation, out) | indexed;
@@ -258,6 +265,7 @@ public final class Threads {
             create(key, t, conversation);
             t.followSetAt = follow.time;
             t.following = following;
+            touched = true;
             stored = true;
         }
         return settle(follow.userId, key, t, stored, conversation, out) | indexed;
@@ -481,26 +489,35 @@ public final class Threads {
     }
 
     /**
-     * One pass over the user's threads, for an ALL_READ at {@code time}: (conversation, root) → the
-     * cursor it moves the thread to, for each thread whose cursor it moves; {@code visits} is told
-     * how many state entries it read.
+     * For an ALL_READ at {@code time}, the conversation's pending threads ({@link ThreadSets}), the
+     * only ones whose cursor it may move: (conversation, root) → the cursor it moves the thread to,
+     * into {@code reads}; {@code visits} is told how many state entries it read. True when the
+     * record must be stored (its sets were built).
      */
-    Map<Tuple2<Long, Long>, Long> readBy(long time, LongConsumer visits) throws Exception {
-        Map<Tuple2<Long, Long>, Long> result = new HashMap<>();
+    boolean readBy(
+            long conversationId,
+            ConversationState conversation,
+            long time,
+            Map<Tuple2<Long, Long>, Long> reads,
+            LongConsumer visits)
+            throws Exception {
+        boolean indexed = sets.build(conversationId, conversation);
         long n = 0;
-        for (Map.Entry<Tuple2<Long, Long>, ThreadState> entry : threads.entries()) {
-            ThreadState t = entry.getValue();
+        for (long root : sets.withUnread(conversationId, conversation)) {
+            Tuple2<Long, Long> key = Tuple2.of(conversationId, root);
+            ThreadState t = threads.get(key);
+            if (t == null) {
+                continue;
+            }
             n += SentAts.inState(t.sentAts) ? 2 : 1;
             long cursor =
-                    Math.max(
-                            sentAts.sentBy(entry.getKey().f0, entry.getKey().f1, t.sentAts, time),
-                            restoredUnread(t));
+                    Math.max(sentAts.sentBy(key.f0, key.f1, t.sentAts, time), restoredUnread(t));
             if (cursor > t.cursor) {
-                result.put(entry.getKey(), cursor);
+                reads.put(key, cursor);
             }
         }
         visits.accept(n);
-        return result;
+        return indexed;
     }
 
     long threadsVisited() {
@@ -530,6 +547,7 @@ public final class Threads {
             t = new ThreadState();
         }
         upgraded = false;
+        touched = false;
         if (t.sets != 0 && !t.sentAtKept) {
             long restored = restoredUnread(t);
             if (restored > 0) {
@@ -545,7 +563,7 @@ public final class Threads {
         channelMayBeStale =
                 Projection.refreshes(t.refreshedIn, incarnation)
                         && (t.channelMentionCount > 0 || conversation.editCount > 0);
-        allUnreadBefore = t.unreadCount;
+        pendingBefore = ThreadSets.isPending(t);
         bareBefore = ThreadSets.isBare(t);
         return t;
     }
@@ -582,15 +600,16 @@ public final class Threads {
                         refreshChannel || before.channelMentions() != after.channelMentions());
         boolean restamped = stamp != t.refreshedIn;
         t.refreshedIn = stamp;
+        long touchBefore = t.bareTouch;
+        boolean setsChanged = sets.settle(key, t, pendingBefore, bareBefore, touched, conversation);
         if (t.isEmpty()) {
             threads.remove(key);
-        } else if (stored || restamped || upgraded) {
+        } else if (stored || restamped || upgraded || t.bareTouch != touchBefore) {
             threads.put(key, t);
         }
         conversation.followedUnreadThreads += signum(unread) - signum(unreadBefore);
         conversation.followedMentionThreads += signum(mentions) - signum(mentionsBefore);
         conversation.followedThreadMentions += mentions - mentionsBefore;
-        boolean setsChanged = sets.settle(key, t, allUnreadBefore, bareBefore, conversation);
         return unread != unreadBefore || mentions != mentionsBefore || setsChanged;
     }
 

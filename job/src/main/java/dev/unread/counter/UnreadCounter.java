@@ -67,6 +67,9 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
 
     private final boolean trackRootSenders;
 
+    /** The most threads per user and conversation kept only for a cursor or a follow. */
+    private final int maxBareThreads;
+
     private transient UserStates states;
     private transient Badge badge;
     private transient UserTotals totals;
@@ -90,6 +93,19 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
      * their root's sender; the job then also sends every conversation message to its sender's key.
      */
     public UnreadCounter(long idleStateDays, boolean trackRootSenders) {
+        this(idleStateDays, trackRootSenders, ThreadSets.DEFAULT_MAX_BARE_THREADS);
+    }
+
+    /**
+     * {@code maxBareThreads} ({@code --max-bare-threads}): per user and conversation, the most
+     * threads kept only for a cursor or an explicit follow; past it the least recently touched is
+     * forgotten (see {@link ThreadSets}).
+     */
+    public UnreadCounter(long idleStateDays, boolean trackRootSenders, int maxBareThreads) {
+        if (maxBareThreads < 1) {
+            throw new IllegalArgumentException(
+                    "maxBareThreads must be at least 1, was " + maxBareThreads);
+        }
         if (idleStateDays < 0 || idleStateDays > MAX_IDLE_STATE_DAYS) {
             throw new IllegalArgumentException(
                     "idleStateDays must be >= 0 and at most "
@@ -100,6 +116,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         }
         this.idleStateDays = idleStateDays;
         this.trackRootSenders = trackRootSenders;
+        this.maxBareThreads = maxBareThreads;
     }
 
     @Override
@@ -109,7 +126,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         do {
             incarnation = ThreadLocalRandom.current().nextLong();
         } while (incarnation == 0 || incarnation == -1);
-        states = new UserStates(getRuntimeContext(), incarnation);
+        states = new UserStates(getRuntimeContext(), incarnation, maxBareThreads);
         badge = new Badge(states);
         totals = new UserTotals(states);
         conversations = new Conversations(states, totals, trackRootSenders);

@@ -69,7 +69,12 @@ public final class UnreadCounterOperator
 
     /** {@code trackRootSenders}: see {@link UnreadCounter#UnreadCounter(long, boolean)}. */
     public UnreadCounterOperator(long idleStateDays, boolean trackRootSenders) {
-        super(new UnreadCounter(idleStateDays, trackRootSenders));
+        this(idleStateDays, trackRootSenders, ThreadSets.DEFAULT_MAX_BARE_THREADS);
+    }
+
+    /** {@code maxBareThreads}: see {@link UnreadCounter#UnreadCounter(long, boolean, int)}. */
+    public UnreadCounterOperator(long idleStateDays, boolean trackRootSenders, int maxBareThreads) {
+        super(new UnreadCounter(idleStateDays, trackRootSenders, maxBareThreads));
         this.idleStateDays = idleStateDays;
     }
 

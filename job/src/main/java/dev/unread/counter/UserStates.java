@@ -48,7 +48,7 @@ final class UserStates {
     final SentAts sentAts;
     final Threads threads;
 
-    UserStates(RuntimeContext context, long incarnation) {
+    UserStates(RuntimeContext context, long incarnation, int maxBareThreads) {
         this.incarnation = incarnation;
         inbox = context.getState(StateSchema.INBOX);
         senders = context.getMapState(StateSchema.SENDERS);
@@ -59,7 +59,7 @@ final class UserStates {
         edits = new Edits(context);
         deletions = new Deletions(context);
         sentAts = new SentAts(context);
-        threads = new Threads(context, sentAts, incarnation);
+        threads = new Threads(context, sentAts, incarnation, maxBareThreads);
     }
 
     /**
@@ -92,6 +92,15 @@ final class UserStates {
 
     /** Clears all of the current user's state but its threads ({@link Threads#clear}). */
     void forget(long user) throws Exception {
+        forgetAllButDeletions(user);
+        deletions.clear();
+    }
+
+    /**
+     * As {@link #forget}, but the deleted seqs stay (see {@link Erasure}); the caller puts back the
+     * conversation records that count them.
+     */
+    void forgetAllButDeletions(long user) throws Exception {
         inbox.clear();
         inboxCache.remove(user);
         senders.clear();
@@ -100,7 +109,6 @@ final class UserStates {
         mentionSeqs.clear();
         channelMentionSeqs.clear();
         edits.clear();
-        deletions.clear();
         sentAts.clear();
     }
 }

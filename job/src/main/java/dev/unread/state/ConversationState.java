@@ -38,14 +38,16 @@ import dev.unread.seqs.UnreadSeqs;
  *       Threads}); the seqs while they are few, else in {@link StateSchema#INVOLVED}.
  *   <li>{@code unreadThreadCount}, {@code unreadThreadSeqs}: the roots of the user's threads of the
  *       conversation with unread replies, so that a deletion or a membership change visits those
- *       threads alone; the seqs while they are few, else in {@link StateSchema#UNREAD_THREADS}.
- *       {@code threadsIndexed}: 1 once that set is complete; a record of an earlier build has 0,
- *       and the first event that needs the set builds it from the user's threads (see {@code
- *       Threads}).
+ *       threads alone; the seqs while they are few, else in {@link StateSchema#UNREAD_THREADS}. The
+ *       set also holds the threads with no unread reply but the kept {@code sentAt} of one
+ *       (delivered deleted), which an ALL_READ reads too. {@code threadsIndexed}: {@link
+ *       #THREADS_INDEXED} once that set is complete; a record of an earlier build has 0 (no set) or
+ *       1 (a set of the threads with unread replies alone), and the first event that needs the set
+ *       builds it from the user's threads (see {@code ThreadSets}).
  *   <li>{@code bareThreadCount}, {@code bareThreadSeqs}: the roots of the user's threads of the
  *       conversation kept only for a thread cursor or a follow fact (nothing unread, no deletion
- *       kept, no part taken), at most 1,024 (the counter\'s ThreadSets.MAX_BARE_THREADS); kept and
- *       built as the set above.
+ *       kept, no part taken), at most {@code --max-bare-threads} (1,024 unless set); kept and built
+ *       as the set above.
  *   <li>{@code channelMentionCount}, {@code channelMentionSeqs}: the unread seqs that mention the
  *       user only channel-wide (@all, @channel, @here), not by id: they count as mentions unless
  *       {@code ignoreChannelMentions}; the seqs while they are few, else in {@link
@@ -59,6 +61,10 @@ import dev.unread.seqs.UnreadSeqs;
  *       is kept (see {@code SentAts}); a record of a build before ALL_READ has 0 until its first
  *       touch. {@code sentAts}: those {@code sentAt}s while few, else a marker and the {@code
  *       sentAt}s in {@link StateSchema#SENT_AT} (see {@code SentAts}).
+ *   <li>{@code bareTouchHead}, {@code bareTouchTail}: the queue of the bare threads in the order
+ *       they were last touched ({@link StateSchema#BARE_THREAD_TOUCHES}): the number the newest
+ *       touch took, and the smallest one still to look at; both 0 in a record whose bare threads
+ *       were never queued (of a build before the queue, or with none).
  * </ul>
  *
  * <p>The five before it were added after savepoints/v1 and the groups' build: POJO schema evolution
@@ -106,6 +112,8 @@ public class ConversationState {
     public long editCount;
     public long sentAtKept;
     public byte[] sentAts = UnreadSeqs.EMPTY;
+    public long bareTouchHead;
+    public long bareTouchTail;
 
     public ConversationState() {}
 
@@ -121,10 +129,15 @@ public class ConversationState {
         return mentionCount + (ignoresChannelMentions() ? 0 : channelMentionCount);
     }
 
+    /**
+     * {@code threadsIndexed} of a record whose thread sets are complete as this build keeps them.
+     */
+    public static final long THREADS_INDEXED = 2;
+
     /** A record new to state: no thread of its conversation is kept, so the index is complete. */
     public static ConversationState fresh() {
         ConversationState s = new ConversationState();
-        s.threadsIndexed = 1;
+        s.threadsIndexed = THREADS_INDEXED;
         s.sentAtKept = 1;
         return s;
     }

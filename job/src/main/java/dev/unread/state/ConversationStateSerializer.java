@@ -45,7 +45,9 @@ public final class ConversationStateSerializer extends CompactStateSerializer<Co
                                 (s, v) -> s.ignoreChannelMentionsSetAt = v),
                         number(s -> s.editCount, (s, v) -> s.editCount = v),
                         number(s -> s.sentAtKept, (s, v) -> s.sentAtKept = v),
-                        seqs(s -> s.sentAts, (s, v) -> s.sentAts = v)));
+                        seqs(s -> s.sentAts, (s, v) -> s.sentAts = v),
+                        number(s -> s.bareTouchHead, (s, v) -> s.bareTouchHead = v),
+                        number(s -> s.bareTouchTail, (s, v) -> s.bareTouchTail = v)));
     }
 
     @Override

@@ -134,6 +134,15 @@ public final class StateSchema {
     public static final ChunkedSet BARE_THREADS = ChunkedSet.named("bare-thread");
 
     /**
+     * (Conversation id, touch number) → the root of the bare thread whose last touch (a read or
+     * follow that changed it, or its becoming bare) took that number: the conversation's bare
+     * threads by last touch, the least recent first (see ConversationState#bareTouchHead).
+     */
+    public static final MapStateDescriptor<Tuple2<Long, Long>, Long> BARE_THREAD_TOUCHES =
+            new MapStateDescriptor<>(
+                    "bare-thread-touches", Types.TUPLE(Types.LONG, Types.LONG), Types.LONG);
+
+    /**
      * (Conversation id, thread's root seq or 0 for the conversation) → the {@code sentAt} of the
      * unread messages an ALL_READ may read (see dev.unread.seqs.SentAtFrontier).
      */

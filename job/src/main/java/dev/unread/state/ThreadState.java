@@ -28,6 +28,9 @@ import dev.unread.seqs.UnreadSeqs;
  *       false in a record of a build before ALL_READ until its first touch. {@code sentAts}: those
  *       {@code sentAt}s while few, else a marker and the {@code sentAt}s in {@link
  *       StateSchema#SENT_AT}.
+ *   <li>{@code bareTouch}: while the thread is bare (kept only for a cursor or a follow), the
+ *       number of its entry in its conversation's queue of bare threads by last touch (see {@link
+ *       StateSchema#BARE_THREAD_TOUCHES}); 0 otherwise, and in a record of a build before it.
  * </ul>
  */
 public class ThreadState {
@@ -50,6 +53,7 @@ public class ThreadState {
     public long channelMentionCount;
     public boolean sentAtKept;
     public byte[] sentAts = UnreadSeqs.EMPTY;
+    public long bareTouch;
 
     public ThreadState() {}
 

@@ -23,7 +23,8 @@ public final class ThreadStateSerializer extends CompactStateSerializer<ThreadSt
                         number(s -> s.tookPartAt, (s, v) -> s.tookPartAt = v),
                         number(s -> s.channelMentionCount, (s, v) -> s.channelMentionCount = v),
                         flag(s -> s.sentAtKept, (s, v) -> s.sentAtKept = v),
-                        seqs(s -> s.sentAts, (s, v) -> s.sentAts = v)));
+                        seqs(s -> s.sentAts, (s, v) -> s.sentAts = v),
+                        number(s -> s.bareTouch, (s, v) -> s.bareTouch = v)));
     }
 
     @Override

@@ -12,6 +12,7 @@ import dev.unread.state.ThreadState;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.state.VoidNamespace;
@@ -94,27 +95,20 @@ class ThreadVisitsTest {
 
     /**
      * What a user token can make the job keep by reading and following threads of made-up seqs is
-     * bounded per conversation: the bare threads with the newest roots, and every thread with
-     * something unread or taken part in.
+     * bounded per conversation: the bare threads touched last (here the reads and follows of the
+     * last 512 or so of the 5,000 made-up seqs, which alternate), and every thread with something
+     * unread or taken part in.
      */
     @Test
     void threadsKeptOnlyForACursorOrAFollowAreBoundedPerConversation() throws Exception {
-        var backend = harness.getOperator().getKeyedStateBackend();
-        backend.setCurrentKey(ALICE);
-        MapState<Tuple2<Long, Long>, ThreadState> threads =
-                backend.getPartitionedState(
-                        VoidNamespace.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE,
-                        StateSchema.THREADS);
-        MapState<Long, ConversationState> conversations =
-                backend.getPartitionedState(
-                        VoidNamespace.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE,
-                        StateSchema.CONVERSATIONS);
+        MapState<Tuple2<Long, Long>, ThreadState> threads = aliceState(StateSchema.THREADS);
+        MapState<Long, ConversationState> conversations = aliceState(StateSchema.CONVERSATIONS);
         long bare = conversations.get(CHAT).bareThreadCount;
         // The three followed threads were bare between their follow and their reply.
         assertThat(bare)
-                .isBetween(ThreadSets.MAX_BARE_THREADS - 3L, (long) ThreadSets.MAX_BARE_THREADS);
+                .isBetween(
+                        ThreadSets.DEFAULT_MAX_BARE_THREADS - 3L,
+                        (long) ThreadSets.DEFAULT_MAX_BARE_THREADS);
         List<Long> roots = new ArrayList<>();
         threads.keys().forEach(k -> roots.add(k.f1));
         assertThat(roots)
@@ -124,10 +118,73 @@ class ThreadVisitsTest {
                 .allMatch(
                         root ->
                                 root <= 12
-                                        || root
-                                                > 2_000_000L
-                                                        + MADE_UP
-                                                        - ThreadSets.MAX_BARE_THREADS);
+                                        || root % 1_000_000
+                                                > MADE_UP
+                                                        - ThreadSets.DEFAULT_MAX_BARE_THREADS / 2);
+    }
+
+    /**
+     * Issue 45, item 3: past the bound, the bare thread touched least recently (its cursor or
+     * follow changed longest ago) is forgotten, not the one with the oldest root: a thread read
+     * again keeps its cursor, whatever its root.
+     */
+    @Test
+    void theLeastRecentlyTouchedBareThreadIsForgottenFirst() throws Exception {
+        long other = CHAT + 1;
+        send(ChatEvent.membership(true, ALICE, other, 1));
+        for (long root = 1; root <= ThreadSets.DEFAULT_MAX_BARE_THREADS; root++) {
+            send(ChatEvent.threadRead(ALICE, other, root, root + 1, 1000 + root));
+        }
+        // The oldest root, read again last: touched most recently.
+        send(ChatEvent.threadRead(ALICE, other, 1, 5, 100_000));
+        send(ChatEvent.threadRead(ALICE, other, 1_000_000, 1_000_001, 100_001));
+
+        MapState<Tuple2<Long, Long>, ThreadState> threads = aliceState(StateSchema.THREADS);
+        assertThat(threads.contains(Tuple2.of(other, 1L))).isTrue();
+        assertThat(threads.contains(Tuple2.of(other, 2L))).as("touched longest ago").isFalse();
+        assertThat(threads.contains(Tuple2.of(other, 1_000_000L))).isTrue();
+
+        // Root 1's cursor holds: a reply below it counts for nothing; root 2's is gone.
+        harness.getOutput().clear();
+        send(ChatEvent.reply(BOB, ALICE, other, 4, 1, 200_000, true));
+        send(ChatEvent.reply(BOB, ALICE, other, 3, 2, 200_000, true));
+        assertThat(harness.extractOutputValues())
+                .contains(UnreadCount.thread(ALICE, Count.THREAD, other, 2, 1))
+                .doesNotContain(UnreadCount.thread(ALICE, Count.THREAD, other, 1, 1));
+    }
+
+    /**
+     * Issue 45, item 3: an ALL_READ visits the conversations and, of their threads, only those with
+     * something it may read (unread replies, or kept sentAts), as a deletion does: not the bare
+     * threads a user token made up, here 1,024 in each of 20 conversations.
+     */
+    @Test
+    void anAllReadVisitsOnlyTheThreadsWithSomethingToRead() throws Exception {
+        int conversations = 20;
+        for (long c = 1; c < conversations; c++) {
+            for (long t = 1; t <= ThreadSets.DEFAULT_MAX_BARE_THREADS; t++) {
+                send(ChatEvent.threadRead(ALICE, CHAT + c, 3_000_000 + t, 3_000_000 + t, 1000));
+            }
+        }
+        harness.getOutput().clear();
+        long before = counter.allReadVisits();
+        long started = System.nanoTime();
+        send(ChatEvent.allRead(ALICE, 5000));
+        long tookMicros = (System.nanoTime() - started) / 1000;
+        long visits = counter.allReadVisits() - before;
+        System.out.printf(
+                "ALL_READ over %d conversations, 3 threads with unread replies and %d bare"
+                        + " threads: %d state entries read, %d us%n",
+                conversations,
+                conversations * ThreadSets.DEFAULT_MAX_BARE_THREADS,
+                visits,
+                tookMicros);
+        // Each conversation record, and each of the three threads with its sentAts: 2 entries.
+        assertThat(visits).isLessThanOrEqualTo(conversations + 3 * 2L);
+        List<UnreadCount> out = harness.extractOutputValues();
+        for (long root = 10; root <= 12; root++) {
+            assertThat(out).contains(UnreadCount.thread(ALICE, Count.THREAD, CHAT, root, 0));
+        }
     }
 
     /**
@@ -136,13 +193,7 @@ class ThreadVisitsTest {
      */
     @Test
     void aRecordOfAnEarlierBuildGetsItsSetOnce() throws Exception {
-        var backend = harness.getOperator().getKeyedStateBackend();
-        backend.setCurrentKey(ALICE);
-        MapState<Long, ConversationState> conversations =
-                backend.getPartitionedState(
-                        VoidNamespace.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE,
-                        StateSchema.CONVERSATIONS);
+        MapState<Long, ConversationState> conversations = aliceState(StateSchema.CONVERSATIONS);
         ConversationState earlier = conversations.get(CHAT);
         earlier.threadsIndexed = 0;
         earlier.unreadThreadCount = 0;
@@ -152,15 +203,25 @@ class ThreadVisitsTest {
         harness.getOutput().clear();
         long before = counter.threadsVisited();
         send(ChatEvent.deleted(ALICE, CHAT, 22));
-        assertThat(counter.threadsVisited() - before).isGreaterThan(ThreadSets.MAX_BARE_THREADS);
+        assertThat(counter.threadsVisited() - before)
+                .isGreaterThan(ThreadSets.DEFAULT_MAX_BARE_THREADS);
         assertThat(harness.extractOutputValues())
                 .contains(UnreadCount.thread(ALICE, Count.THREAD, CHAT, 12, 0));
 
         before = counter.threadsVisited();
         send(ChatEvent.deleted(ALICE, CHAT, 20));
         assertThat(counter.threadsVisited() - before).isLessThanOrEqualTo(2);
+        conversations = aliceState(StateSchema.CONVERSATIONS);
+        // Pending, all three: 11 with its unread reply, 10 and 12 with the sentAt of a deleted one.
+        assertThat(conversations.get(CHAT).unreadThreadCount).isEqualTo(3);
+    }
+
+    /** Alice's keyed state {@code descriptor}. */
+    private <K, V> MapState<K, V> aliceState(MapStateDescriptor<K, V> descriptor) throws Exception {
+        var backend = harness.getOperator().getKeyedStateBackend();
         backend.setCurrentKey(ALICE);
-        assertThat(conversations.get(CHAT).unreadThreadCount).isEqualTo(1);
+        return backend.getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
     }
 
     private void send(ChatEvent event) throws Exception {

@@ -6,6 +6,7 @@ import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.InboxCursor;
 import dev.unread.events.UnreadCount;
+import dev.unread.seqs.UnreadChunks;
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
 import dev.unread.state.StateSchema;
@@ -20,6 +21,7 @@ import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
@@ -69,7 +71,8 @@ class UnreadCounterErasureTest {
     }
 
     @Test
-    void anErasureLeavesErasedAtAndMembershipsAloneInEveryStateOfTheUser() throws Exception {
+    void anErasureLeavesErasedAtMembershipsAndDeletionsAloneInEveryStateOfTheUser()
+            throws Exception {
         try (CounterOnRocksDb counter = CounterOnRocksDb.open()) {
             var harness = counter.harness;
             richHistory().forEach(e -> process(harness, e));
@@ -87,16 +90,40 @@ class UnreadCounterErasureTest {
             expected.erase(ERASED_AT);
             expected.lastActiveDay = inbox.lastActiveDay;
             assertThat(inbox).usingRecursiveComparison().isEqualTo(expected);
+            // Facts of the conversations: U's membership of the group, and the deleted seqs past
+            // the cursors the erasure drops (45 of the group, read up to 10; 3 of the other).
             ConversationState member = ConversationState.fresh();
             member.membership = 1;
+            member.deletedCount = 1;
+            ConversationState deletionOnly = ConversationState.fresh();
+            deletionOnly.deletedCount = 1;
             assertThat(left)
                     .as("every keyed state of the user but the inbox")
-                    .containsOnlyKeys(StateSchema.CONVERSATIONS.getName());
+                    .containsOnlyKeys(
+                            StateSchema.CONVERSATIONS.getName(),
+                            StateSchema.DELETED.chunks().getName(),
+                            StateSchema.DELETED.tree().getName());
             @SuppressWarnings("unchecked")
             Map<Long, ConversationState> conversations =
                     (Map<Long, ConversationState>) left.get(StateSchema.CONVERSATIONS.getName());
-            assertThat(conversations).containsOnlyKeys(GROUP);
+            assertThat(conversations).containsOnlyKeys(GROUP, DIRECT);
             assertThat(conversations.get(GROUP)).usingRecursiveComparison().isEqualTo(member);
+            assertThat(conversations.get(DIRECT))
+                    .usingRecursiveComparison()
+                    .isEqualTo(deletionOnly);
+            @SuppressWarnings("unchecked")
+            Map<Tuple2<Long, Long>, byte[]> deleted =
+                    (Map<Tuple2<Long, Long>, byte[]>)
+                            left.get(StateSchema.DELETED.chunks().getName());
+            Map<Long, List<Integer>> deletedSeqs = new TreeMap<>();
+            deleted.forEach(
+                    (chunk, bytes) ->
+                            deletedSeqs.put(
+                                    chunk.f0,
+                                    java.util.Arrays.stream(UnreadChunks.values(bytes))
+                                            .boxed()
+                                            .toList()));
+            assertThat(deletedSeqs).isEqualTo(Map.of(GROUP, List.of(45), DIRECT, List.of(3)));
 
             assertThat(values(harness.getOutput()))
                     .containsExactly(UnreadCount.erasure(U, ERASED_AT));
@@ -203,6 +230,40 @@ class UnreadCounterErasureTest {
                     .as("another user's state untouched")
                     .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
                     .hasSize(conversations);
+        }
+    }
+
+    /**
+     * Issue 45, item 1: a deletion told before the erasure holds for its message sent after it,
+     * which reaches the counter without the conversation's stamp, and for a reply of it the counter
+     * alone sees (the stage tells each user a deletion once: its duplicate is dropped there).
+     */
+    @Test
+    void aDeletionToldBeforeTheErasureHoldsForItsMessageSentAfterIt() throws Exception {
+        try (CounterOnRocksDb counter = CounterOnRocksDb.open()) {
+            var harness = counter.harness;
+            process(harness, ChatEvent.message(4, U, DIRECT, 1, T0));
+            process(harness, ChatEvent.deleted(U, DIRECT, 5));
+            process(harness, ChatEvent.deleted(U, DIRECT, 7));
+            process(harness, ChatEvent.userErased(U, ERASED_AT));
+            harness.getOutput().clear();
+
+            process(harness, ChatEvent.mention(4, U, DIRECT, 5, ERASED_AT + 1));
+            process(harness, ChatEvent.reply(4, U, DIRECT, 7, 1, ERASED_AT + 2, true));
+            process(harness, ChatEvent.mention(4, U, DIRECT, 8, ERASED_AT + 3));
+
+            Map<String, Long> last = new TreeMap<>();
+            for (UnreadCount c :
+                    UnreadCounterErasureTest.<UnreadCount>values(harness.getOutput())) {
+                last.put(c.kind + " " + c.conversationId + ":" + c.threadSeq, c.count);
+            }
+            // Seq 8 alone counts; the deleted 5 and 7 still make U follow thread 1 and count in
+            // the badge, as any deleted message does.
+            assertThat(last)
+                    .containsEntry("CONVERSATION " + DIRECT + ":0", 1L)
+                    .containsEntry("MENTIONS " + DIRECT + ":0", 1L)
+                    .containsEntry("SENDERS 0:0", 1L);
+            assertThat(last.getOrDefault("THREAD " + DIRECT + ":1", 0L)).isZero();
         }
     }
 

@@ -108,10 +108,10 @@ class CompactStateSerializerTest {
 
     @Test
     void aFieldOfANewerBuildIsRefusedNotMisread() {
-        // Bit 29: one past ConversationState's fields.
+        // Bit 31: one past ConversationState's fields.
         DataInputDeserializer in =
                 new DataInputDeserializer(
-                        new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 2, 1});
+                        new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 8, 1});
         assertThatThrownBy(() -> ConversationStateSerializer.INSTANCE.deserialize(in))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("newer build");

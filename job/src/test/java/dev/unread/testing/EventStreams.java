@@ -180,10 +180,10 @@ public final class EventStreams {
 
     /**
      * The order with each user's first USER_ERASED moved, where it is not already, before the
-     * user's first event that must come after it: one with a time after {@code erasedAt}, or a
-     * deletion (which has no time, so it may be of such a message). That is the precondition under
-     * which an erasure is a function of the set (see {@link Oracle}); the events it covers stay
-     * where they were, before and after it, duplicates and replays included.
+     * user's first event with a time after {@code erasedAt}. That is the precondition under which
+     * an erasure is a function of the set (see {@link Oracle}); the events it covers stay where
+     * they were, before and after it, duplicates and replays included, and so do deletions, which
+     * carry no time: a deletion may come before the erasure and its message after it.
      */
     public static List<ChatEvent> withErasuresInPlace(List<ChatEvent> order) {
         List<ChatEvent> result = new ArrayList<>(order);
@@ -204,8 +204,7 @@ public final class EventStreams {
                         }
                         if (erasure < 0 && e.kind == ChatEvent.Kind.USER_ERASED) {
                             erasure = i;
-                        } else if (first < 0
-                                && (e.time > at || e.kind == ChatEvent.Kind.MESSAGE_DELETED)) {
+                        } else if (first < 0 && e.time > at) {
                             first = i;
                         }
                     }

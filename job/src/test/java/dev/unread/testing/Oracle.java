@@ -25,10 +25,11 @@ import java.util.function.ToLongFunction;
  * <p>Everything except {@link #unreadAfterLastRead(List)} is a pure function of the <em>set</em> of
  * events: duplicates and order are ignored by construction. An erasure is not, by nature
  * ("Erasure"): the oracle takes the set to hold every event of an erased user with a time after
- * {@code erasedAt} (and every deletion told to the user) only after the erasure arrived, which the
- * generators arrange, and then the erasure is the same as leaving out the user's events with a time
- * at or before it. Maps returned are sorted so that a failing {@code assertEquals} prints a
- * readable diff.
+ * {@code erasedAt} only after the erasure arrived, which the generators arrange, and then the
+ * erasure is the same as leaving out the user's events with a time at or before it. A deletion is
+ * the conversation's fact, never the user's: it carries no time, arrives before or after the
+ * erasure, and holds for the user whatever the erasure does. Maps returned are sorted so that a
+ * failing {@code assertEquals} prints a readable diff.
  */
 public final class Oracle {
 
@@ -1037,10 +1038,10 @@ public final class Oracle {
                 continue;
             }
             if (e.kind == ChatEvent.Kind.USER_ERASED) {
-                // The rows go, and what the user's state held with them.
+                // The rows go, and what the user's state held with them but the deletions,
+                // facts of the conversations ("Erasure").
                 erasedAt.put(e.userId, e.time);
                 seen.keySet().removeIf(m -> m.userId() == e.userId);
-                deletedBefore.keySet().removeIf(m -> m.userId() == e.userId);
                 result.keySet().removeIf(m -> m.userId() == e.userId);
                 readSeq.keySet().removeIf(m -> m.userId() == e.userId);
                 allReadAt.remove(e.userId);

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -186,7 +187,8 @@ public final class SavepointUser {
     /**
      * The counter's state of the user alone: rows (state, entries, own entries, key). Every keyed
      * state of the counter in {@link StateSchema} is read; what an erasure keeps is the inbox
-     * record with {@code erasedAt} (and the idle clock's day) and membership-only conversations.
+     * record with {@code erasedAt} (and the idle clock's day), and conversations with the user's
+     * membership and the deleted seqs kept for the user (facts of the conversation) alone.
      */
     static final class CounterReader
             extends KeyedStateReaderFunction<Long, Tuple4<String, Long, Long, Long>> {
@@ -195,6 +197,10 @@ public final class SavepointUser {
         private transient ValueState<InboxState> inbox;
         private transient ValueState<Long> threadSetIds;
         private transient Map<String, MapState<?, ?>> maps;
+
+        /** Of {@link #maps}, those an erasure keeps: facts of the conversations. */
+        private transient Set<String> facts;
+
         private transient MapState<Long, ConversationState> conversations;
 
         CounterReader(long userId) {
@@ -207,8 +213,13 @@ public final class SavepointUser {
             threadSetIds = getRuntimeContext().getState(StateSchema.THREAD_SET_IDS);
             conversations = getRuntimeContext().getMapState(StateSchema.CONVERSATIONS);
             maps = new LinkedHashMap<>();
+            facts =
+                    Set.of(
+                            StateSchema.DELETED.chunks().getName(),
+                            StateSchema.DELETED.tree().getName());
             map(StateSchema.SENDERS);
             map(StateSchema.THREADS);
+            map(StateSchema.BARE_THREAD_TOUCHES);
             for (StateSchema.ChunkedSet set :
                     List.of(
                             StateSchema.UNREAD,
@@ -255,6 +266,7 @@ public final class SavepointUser {
                 entries++;
                 ConversationState kept = ConversationState.fresh();
                 kept.membership = c.getValue().membership;
+                kept.deletedCount = c.getValue().deletedCount;
                 own += differs(ConversationStateSerializer.INSTANCE, c.getValue(), kept) ? 1 : 0;
             }
             if (entries > 0) {
@@ -269,7 +281,8 @@ public final class SavepointUser {
                     n++;
                 }
                 if (n > 0) {
-                    out.collect(Tuple4.of(map.getKey(), n, n, key));
+                    long ownEntries = facts.contains(map.getKey()) ? 0 : n;
+                    out.collect(Tuple4.of(map.getKey(), n, ownEntries, key));
                 }
             }
         }
