@@ -60,13 +60,20 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                         ConversationStateSerializer.INSTANCE,
                         conversationsOfVersion4()),
                 new Format<>(
+                        "conversation-state",
+                        "v5",
+                        ConversationStateSerializer.INSTANCE,
+                        conversationsOfVersion5()),
+                new Format<>(
                         "inbox-state", "v3", InboxStateSerializer.INSTANCE, inboxesOfVersion3()),
                 new Format<>(
                         "inbox-state", "v4", InboxStateSerializer.INSTANCE, inboxesOfVersion4()),
                 new Format<>(
                         "thread-state", "v3", ThreadStateSerializer.INSTANCE, threadsOfVersion3()),
                 new Format<>(
-                        "thread-state", "v4", ThreadStateSerializer.INSTANCE, threadsOfVersion4()));
+                        "thread-state", "v4", ThreadStateSerializer.INSTANCE, threadsOfVersion4()),
+                new Format<>(
+                        "thread-state", "v5", ThreadStateSerializer.INSTANCE, threadsOfVersion5()));
     }
 
     /**
@@ -277,8 +284,15 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
      */
     private static List<Case<ConversationState>> conversationsOfVersion4() {
         return List.of(
-                // What version 4 writes for a conversation new to state.
-                Case.of("fresh", ConversationState.fresh()),
+                // What version 4 wrote for a conversation new to state: its thread index was
+                // complete at 1, which version 5 raised to 2 (ConversationState.THREADS_INDEXED).
+                Case.of(
+                        "fresh",
+                        conversation(
+                                s -> {
+                                    s.threadsIndexed = 1;
+                                    s.sentAtKept = 1;
+                                })),
                 Case.of(
                         "every-field",
                         conversation(
@@ -299,6 +313,35 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                                 s -> {
                                     everyLong(s, Long.MIN_VALUE);
                                     everyLongOfVersion4(s, Long.MIN_VALUE);
+                                })));
+    }
+
+    /**
+     * Version 5 adds the queue of bare threads by last touch ({@code bareTouchHead}, {@code
+     * bareTouchTail}) and counts the threads with a kept {@code sentAt} in the thread index, which
+     * a fresh record says with {@code threadsIndexed} 2.
+     */
+    private static List<Case<ConversationState>> conversationsOfVersion5() {
+        return List.of(
+                Case.of("fresh", ConversationState.fresh()),
+                Case.of(
+                        "every-field",
+                        conversation(
+                                s -> {
+                                    everyField(s);
+                                    everyFieldOfVersion4(s);
+                                    s.threadsIndexed = ConversationState.THREADS_INDEXED;
+                                    s.bareTouchHead = 7;
+                                    s.bareTouchTail = 3;
+                                })),
+                Case.of(
+                        "max-longs",
+                        conversation(
+                                s -> {
+                                    everyLong(s, Long.MAX_VALUE);
+                                    everyLongOfVersion4(s, Long.MAX_VALUE);
+                                    s.bareTouchHead = Long.MAX_VALUE;
+                                    s.bareTouchTail = Long.MAX_VALUE;
                                 })));
     }
 
@@ -477,6 +520,29 @@ class CompactStateSerializerGoldenBytesTest extends GoldenBytesTestBase {
                                 s -> {
                                     everyLong(s, Long.MIN_VALUE);
                                     s.tookPartAt = Long.MIN_VALUE;
+                                })));
+    }
+
+    /** Version 5 adds {@code bareTouch}, where a bare thread stands in its conversation's queue. */
+    private static List<Case<ThreadState>> threadsOfVersion5() {
+        return List.of(
+                Case.of(
+                        "every-field",
+                        thread(
+                                s -> {
+                                    everyField(s);
+                                    s.tookPartAt = SENT_AT + 1;
+                                    s.channelMentionCount = 1;
+                                    s.sentAtKept = true;
+                                    s.bareTouch = 5;
+                                })),
+                Case.of(
+                        "max-longs",
+                        thread(
+                                s -> {
+                                    everyLong(s, Long.MAX_VALUE);
+                                    s.tookPartAt = Long.MAX_VALUE;
+                                    s.bareTouch = Long.MAX_VALUE;
                                 })));
     }
 
