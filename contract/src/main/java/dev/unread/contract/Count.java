@@ -2,12 +2,13 @@ package dev.unread.contract;
 
 /**
  * The catalog of counts the job writes (docs/contract.md, "Output" and "Live push"): for each, its
- * Redis shape, key and field, and where UNREAD_CHANGED carries it. The Redis sink, UNREAD_CHANGED,
- * the savepoint republish and the API's reads all go through it, so a new count is one constant
+ * Redis shape, key and field, and the section of UNREAD_CHANGED and of the API's answers that
+ * carries it. The Redis sink, UNREAD_CHANGED, the savepoint republish, and the API's reads,
+ * answers, stream snapshot and OpenAPI schema all go through it, so a new count is one constant
  * here plus where the job emits it; every switch over it is exhaustive, so a count nobody handles
  * does not compile.
  *
- * <p>The order of the constants is the order of UNREAD_CHANGED's sections.
+ * <p>The order of the constants is the order of the sections in UNREAD_CHANGED and the answers.
  */
 public enum Count {
     /** The distinct-sender badge: string {@code unread:senders:{userId}}. */
@@ -125,15 +126,21 @@ public enum Count {
         };
     }
 
+    /** What names the count's field or member within {@link #key}. */
+    public Field fieldKind() {
+        return field;
+    }
+
     /** Whether the count is per thread. */
     public boolean perThread() {
         return field == Field.THREAD;
     }
 
     /**
-     * Where UNREAD_CHANGED carries the count: the name of a top-level number for a {@link
-     * Shape#STRING}, else of the object whose keys are {@link #field}s; a {@link Shape#SET}'s
-     * values there are booleans.
+     * Where UNREAD_CHANGED and the API's answers carry the count: the name of a top-level number
+     * for a {@link Shape#STRING}, else of the object whose keys are {@link #field}s; a {@link
+     * Shape#SET}'s values there are booleans, except in the API's answers to GET, which list its
+     * members. The counts that share a section share their key: the totals.
      */
     public String section() {
         return section;

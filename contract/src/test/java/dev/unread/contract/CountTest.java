@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -17,6 +20,38 @@ class CountTest {
             assertThat(places.add(count.key("p:", 7) + " " + count.field(80001, 5)))
                     .as("%s writes where another count does", count)
                     .isTrue();
+        }
+    }
+
+    /**
+     * What the API's answers can hold (CountSection): a number, a hash of counts by conversation,
+     * thread or total name, a set of conversations or threads; and one section per key, the totals
+     * sharing theirs.
+     */
+    @Test
+    void everyCountHasAShapeAndFieldTheAnswersHoldAndItsSectionAKeyOfItsOwn() {
+        Map<String, String> keyOfSection = new HashMap<>();
+        for (Count count : Count.values()) {
+            Count.Field field = count.fieldKind();
+            boolean held =
+                    switch (count.shape()) {
+                        case STRING -> field == Count.Field.NONE;
+                        case HASH -> field != Count.Field.NONE;
+                        case SET ->
+                                field == Count.Field.CONVERSATION || field == Count.Field.THREAD;
+                    };
+            assertThat(held).as("%s: %s of %s", count, count.shape(), field).isTrue();
+            String key = count.key("", 7);
+            assertThat(keyOfSection.putIfAbsent(count.section(), key))
+                    .as("%s shares its section with a count of another key", count)
+                    .isIn(null, key);
+            if (field != Count.Field.TOTAL) {
+                assertThat(
+                                Arrays.stream(Count.values())
+                                        .filter(c -> c.section().equals(count.section())))
+                        .as("%s shares its section, and is no total", count)
+                        .containsExactly(count);
+            }
         }
     }
 

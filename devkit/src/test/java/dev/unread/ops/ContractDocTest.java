@@ -9,6 +9,7 @@ import dev.unread.api.ApiConfig;
 import dev.unread.api.StateQueryApi;
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
+import dev.unread.contract.Count;
 import dev.unread.contract.DeadLetters;
 import dev.unread.contract.MySqlSchema;
 import dev.unread.contract.RedisNames;
@@ -65,6 +66,11 @@ class ContractDocTest {
         assertThat(built).contains("`" + RedisNames.MENTIONS + "{userId}`");
         assertThat(built).contains("`" + RedisNames.MARKED_UNREAD + "{userId}`");
         assertThat(built).contains("`" + RedisNames.TOTALS + "{userId}`");
+        // And every key of the count catalog, wherever its version documents it.
+        for (Count count : Count.values()) {
+            String key = count.key("", 0).replaceFirst("0$", "{userId}");
+            assertThat(doc).as(count.name()).contains("`" + key + "`");
+        }
         // The live push's keys, in its section, which is still under version 2.
         assertThat(doc).contains("`" + RedisNames.VERSION + "{userId}`");
         assertThat(doc)

@@ -1,5 +1,6 @@
 package dev.unread.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
@@ -34,7 +35,7 @@ final class OpsRoutes {
         this.metrics = metrics;
         this.health = health;
         this.access = access;
-        this.openApi = resource(OPENAPI_RESOURCE);
+        this.openApi = openApi(json, resource(OPENAPI_RESOURCE));
         this.inboxPage = resource(INBOX_RESOURCE);
         this.inboxPolicy = InboxPolicy.of(new String(inboxPage, StandardCharsets.UTF_8));
     }
@@ -72,6 +73,21 @@ final class OpsRoutes {
         ctx.header("Content-Security-Policy", inboxPolicy);
         ctx.header("X-Frame-Options", "DENY");
         ctx.contentType("text/html; charset=utf-8").result(inboxPage);
+    }
+
+    /**
+     * openapi.json with the counts of its answers' schema from the catalog ({@link CountSection}).
+     */
+    private static byte[] openApi(ObjectMapper json, byte[] resource) {
+        try {
+            JsonNode document = json.readTree(resource);
+            CountSection.document(
+                    (ObjectNode)
+                            document.path("components").path("schemas").path(CountSection.SCHEMA));
+            return json.writerWithDefaultPrettyPrinter().writeValueAsBytes(document);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static byte[] resource(String name) {
