@@ -407,7 +407,10 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
         switch (kind.shape()) {
             case STRING -> {
                 String value = Long.toString(count);
-                commands.add(count == 0 ? p -> p.del(key) : p -> p.set(key, value));
+                commands.add(
+                        count == 0
+                                ? RedisConnection.removal(p -> p.del(key))
+                                : p -> p.set(key, value));
             }
             case HASH -> {
                 KeyWrites writes = hashes.computeIfAbsent(key, k -> new KeyWrites());
@@ -442,7 +445,7 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
         keys.add(RedisNames.versionKey(prefix, user));
         keys.add(RedisNames.actionStampKey(prefix, user));
         for (String key : keys) {
-            commands.add(p -> p.del(key));
+            commands.add(RedisConnection.removal(p -> p.del(key)));
         }
         String liveUsers = RedisNames.liveUsersKey(prefix);
         String member = Long.toString(user);
@@ -456,6 +459,11 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
                     @Override
                     public RedisConnection.Command replacingWrongType() {
                         return p -> p.eval(UNREGISTER_SCRIPT, List.of(liveUsers), List.of(member));
+                    }
+
+                    @Override
+                    public boolean removes() {
+                        return true;
                     }
                 });
     }

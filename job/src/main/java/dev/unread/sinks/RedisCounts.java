@@ -69,6 +69,12 @@ public class RedisCounts implements Sink<UnreadCount> {
     /** Counter on each Redis sink writer's metric group: commands Redis acknowledged. */
     public static final String COMMANDS_METRIC = "redisCommands";
 
+    /**
+     * Counter on each Redis sink writer's metric group: removals (DEL, HDEL, SREM, ZREM) Redis
+     * answered with 0, commands that changed nothing.
+     */
+    public static final String UNCHANGED_METRIC = "redisUnchangedCommands";
+
     /** Counter on each Redis sink writer's metric group: updates absorbed by a later one. */
     public static final String COALESCED_METRIC = "redisCoalescedUpdates";
 

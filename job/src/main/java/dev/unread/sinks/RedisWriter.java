@@ -49,10 +49,12 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  * Redis.
  *
  * <p>Metrics on the writer's group: {@value #COMMANDS_METRIC} (commands Redis acknowledged),
- * {@value #COALESCED_METRIC} (updates absorbed by a later one), {@value #WRONG_TYPE_METRIC} (keys
- * of the wrong type replaced, see {@link RedisConnection}), {@value #FLUSHES_METRIC} and {@value
- * #ROUND_TRIPS_METRIC} (what the flushes cost, retries included), {@value #RETRIES_METRIC} (failed
- * attempts retried) and {@value #FLUSH_MILLIS_METRIC} (a histogram of each flush's time in Redis).
+ * {@value #COALESCED_METRIC} (updates absorbed by a later one), {@value #UNCHANGED_METRIC}
+ * (removals Redis answered with 0: commands that changed nothing), {@value #WRONG_TYPE_METRIC}
+ * (keys of the wrong type replaced, see {@link RedisConnection}), {@value #FLUSHES_METRIC} and
+ * {@value #ROUND_TRIPS_METRIC} (what the flushes cost, retries included), {@value #RETRIES_METRIC}
+ * (failed attempts retried) and {@value #FLUSH_MILLIS_METRIC} (a histogram of each flush's time in
+ * Redis).
  */
 final class RedisWriter<T> implements SinkWriter<T> {
 
@@ -101,6 +103,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
     static final String COMMANDS_METRIC = RedisCounts.COMMANDS_METRIC;
     static final String COALESCED_METRIC = RedisCounts.COALESCED_METRIC;
     static final String WRONG_TYPE_METRIC = "redisWrongTypeKeysReplaced";
+    static final String UNCHANGED_METRIC = RedisCounts.UNCHANGED_METRIC;
     static final String FLUSHES_METRIC = RedisCounts.FLUSHES_METRIC;
     static final String ROUND_TRIPS_METRIC = RedisCounts.ROUND_TRIPS_METRIC;
     static final String RETRIES_METRIC = RedisCounts.RETRIES_METRIC;
@@ -132,6 +135,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
     private final Counter commandsSent;
     private final Counter updatesCoalesced;
     private final Counter wrongTypeKeysReplaced;
+    private final Counter unchanged;
     private final Counter flushes;
     private final Counter roundTrips;
     private final Counter retries;
@@ -226,6 +230,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
         this.commandsSent = context.metricGroup().counter(COMMANDS_METRIC);
         this.updatesCoalesced = context.metricGroup().counter(COALESCED_METRIC);
         this.wrongTypeKeysReplaced = context.metricGroup().counter(WRONG_TYPE_METRIC);
+        this.unchanged = context.metricGroup().counter(UNCHANGED_METRIC);
         this.flushes = context.metricGroup().counter(FLUSHES_METRIC);
         this.roundTrips = context.metricGroup().counter(ROUND_TRIPS_METRIC);
         this.retries = context.metricGroup().counter(RETRIES_METRIC);
@@ -360,6 +365,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
         flushes.inc();
         roundTrips.inc(connection.roundTrips() - roundTripsBefore);
         commandsSent.inc(sent.commands());
+        unchanged.inc(sent.unchanged());
     }
 
     /** Waits for the send in flight, and throws what made it fail. */
