@@ -178,7 +178,7 @@ public final class UnreadJob {
                         KafkaRawRecords.source(config, config.readsTopic),
                         KafkaRawRecords.source(config, config.conversationsTopic),
                         new Outputs(
-                                new RedisCounts(config),
+                                RedisCounts.ofCounter(config),
                                 new RedisReceipts(config),
                                 MySqlCursors.userActivity(config),
                                 MySqlCursors.conversationMember(config),

@@ -80,6 +80,19 @@ public final class RedisNames {
      */
     public static final String LIVE_USERS = "unread:live-users";
 
+    /**
+     * Hash written and read by the job alone: field a key group of the counter (decimal, 0 to the
+     * job's max parallelism less one), value the highest checkpoint id after whose barrier the job
+     * may have written counts of that key group's users: 0 before the first checkpoint, {@link
+     * #WRITTEN_ANY_TIME} when Redis may hold counts the job's state does not show. A restore from
+     * checkpoint N finds Redis holding exactly what N's state shows when every field of it is below
+     * N, and then spares the writes that change nothing.
+     */
+    public static final String COUNTS_WRITTEN_AFTER = "unread:counts-written-after";
+
+    /** {@link #COUNTS_WRITTEN_AFTER}'s value for "at any time": the largest long. */
+    public static final long WRITTEN_ANY_TIME = Long.MAX_VALUE;
+
     /** How long a user counts as live after the API last added it to {@link #LIVE_USERS}. */
     public static final long LIVE_USER_TTL_MS = 90_000;
 
@@ -123,6 +136,11 @@ public final class RedisNames {
     /** {@code prefix + "unread:live-users"}. */
     public static String liveUsersKey(String prefix) {
         return prefix + LIVE_USERS;
+    }
+
+    /** {@code prefix + "unread:counts-written-after"}. */
+    public static String countsWrittenAfterKey(String prefix) {
+        return prefix + COUNTS_WRITTEN_AFTER;
     }
 
     /** {@code prefix + "UNREAD_CHANGED:" + userId}. */

@@ -161,6 +161,7 @@ public final class Bench {
             Traffic traffic,
             long nanos,
             long redisCommands,
+            long redisUnchanged,
             long redisFlushes,
             long redisRoundTrips,
             long mysqlStatements,
@@ -189,6 +190,13 @@ public final class Bench {
 
         double commandsPerMessage() {
             return (double) redisCommands / traffic.messages();
+        }
+
+        /**
+         * Removals Redis answered with 0 (the sinks' commands that changed nothing), per message.
+         */
+        double unchangedPerMessage() {
+            return (double) redisUnchanged / traffic.messages();
         }
 
         /** Redis server CPU per message, in microseconds (0 on a cluster, which is not asked). */
@@ -546,6 +554,7 @@ public final class Bench {
                             : job.awaitNextCheckpoint(CHECKPOINT_TIMEOUT);
             // The run's own cluster: its metrics start from 0 (InProcessMetrics.reset).
             long commands = InProcessMetrics.redisCommands();
+            long unchanged = InProcessMetrics.redisUnchanged();
             long flushes = InProcessMetrics.redisFlushes();
             long roundTrips = InProcessMetrics.redisRoundTrips();
             Map<String, Long> commandsBySink = InProcessMetrics.redisCommandsByOperator();
@@ -569,6 +578,7 @@ public final class Bench {
                     traffic,
                     span.nanos(),
                     commands,
+                    unchanged,
                     flushes,
                     roundTrips,
                     statements,

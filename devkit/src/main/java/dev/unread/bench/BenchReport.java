@@ -226,21 +226,28 @@ public record BenchReport(
     /**
      * Where each workload's Redis commands go: per message, by the sink that sent them (the job's
      * own metrics) and by command (the server's {@code INFO commandstats}, which counts every
-     * client's, so exact only while nothing else writes).
+     * client's, so exact only while nothing else writes); and those that changed nothing, from the
+     * sinks' replies: a DEL, HDEL, SREM or ZREM answering 0.
      */
     private void commandsByKind(StringBuilder md) {
         line(md, "Redis commands per message, by sink and by command:");
         line(md, "");
-        line(md, "| workload | by sink | by command (server-wide) |");
-        line(md, "|---|---|---|");
+        line(md, "| workload | by sink | by command (server-wide) | changed nothing |");
+        line(md, "|---|---|---|--:|");
         for (Bench.JobFigures job : jobs) {
             line(
                     md,
-                    "| %s | %s | %s |",
+                    "| %s | %s | %s | %.4f |",
                     job.traffic().name(),
                     perMessage(job.commandsBySink(), job.traffic().messages()),
-                    perMessage(job.callsByCommand(), job.traffic().messages()));
+                    perMessage(job.callsByCommand(), job.traffic().messages()),
+                    job.unchangedPerMessage());
         }
+        line(md, "");
+        line(
+                md,
+                "Changed nothing: the sinks' removals (DEL, HDEL, SREM, ZREM) Redis answered with 0,"
+                        + " per message.");
         line(md, "");
     }
 

@@ -105,6 +105,14 @@ public final class InProcessMetrics implements MetricReporter {
         return byOperator;
     }
 
+    /**
+     * Removals the Redis sinks sent that Redis answered with 0: commands that changed nothing
+     * ({@link RedisCounts#UNCHANGED_METRIC}).
+     */
+    public static long redisUnchanged() {
+        return sum(RedisCounts.UNCHANGED_METRIC);
+    }
+
     /** Updates that cost no Redis command: a later update of the same key replaced them. */
     public static long redisCoalescedUpdates() {
         return sum(RedisCounts.COALESCED_METRIC);
@@ -176,6 +184,7 @@ public final class InProcessMetrics implements MetricReporter {
         }
         return RedisCounts.COMMANDS_METRIC.equals(name)
                 || RedisCounts.COALESCED_METRIC.equals(name)
+                || RedisCounts.UNCHANGED_METRIC.equals(name)
                 || RedisCounts.FLUSHES_METRIC.equals(name)
                 || RedisCounts.ROUND_TRIPS_METRIC.equals(name);
     }

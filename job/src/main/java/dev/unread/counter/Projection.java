@@ -7,9 +7,11 @@ import org.apache.flink.util.Collector;
 /**
  * The one diff from what a user saw to what the user sees: writes out every count that differs
  * between two views, and every count of them when {@code refresh} (a counter incarnation's first
- * write of them, see UnreadCounter). The counter calls it with the views before and after an event,
- * expiry with a view and nothing, the savepoint republish with nothing and a view; so what the user
- * sees is derived in {@link ConversationView}, {@link ThreadView} and {@link Share} alone.
+ * write of them, see UnreadCounter), each with what it was before ({@link UnreadCount#before}), so
+ * that the sink can leave out a refresh that changes nothing where it knows Redis holds what the
+ * restored state shows. The counter calls it with the views before and after an event, expiry with
+ * a view and nothing, the savepoint republish with nothing and a view; so what the user sees is
+ * derived in {@link ConversationView}, {@link ThreadView} and {@link Share} alone.
  *
  * <p>The channel-wide mention counts are refreshed on their own ({@code refreshChannel}), only
  * where Redis may hold a stale value of them ({@link #refreshesChannel}), so that a message without
@@ -23,7 +25,7 @@ public final class Projection {
     public static void senders(
             long user, long before, long after, boolean refresh, Collector<UnreadCount> out) {
         if (refresh || before != after) {
-            out.collect(UnreadCount.senders(user, after));
+            out.collect(UnreadCount.senders(user, after).from(before));
         }
     }
 
@@ -50,18 +52,28 @@ public final class Projection {
             boolean refreshChannel,
             Collector<UnreadCount> out) {
         if (refresh || before.unread() != after.unread()) {
-            out.collect(UnreadCount.conversation(user, conversationId, after.unread()));
+            out.collect(
+                    UnreadCount.conversation(user, conversationId, after.unread())
+                            .from(before.unread()));
         }
         if (refresh || before.mentions() != after.mentions()) {
-            out.collect(UnreadCount.mentions(user, conversationId, after.mentions()));
+            out.collect(
+                    UnreadCount.mentions(user, conversationId, after.mentions())
+                            .from(before.mentions()));
         }
         if (refreshChannel || before.channelMentions() != after.channelMentions()) {
             out.collect(
                     UnreadCount.conversation(
-                            user, Count.CHANNEL_MENTIONS, conversationId, after.channelMentions()));
+                                    user,
+                                    Count.CHANNEL_MENTIONS,
+                                    conversationId,
+                                    after.channelMentions())
+                            .from(before.channelMentions()));
         }
         if (refresh || before.marked() != after.marked()) {
-            out.collect(UnreadCount.marked(user, conversationId, after.marked()));
+            out.collect(
+                    UnreadCount.marked(user, conversationId, after.marked())
+                            .from(before.marked() ? 1 : 0));
         }
     }
 
@@ -91,21 +103,28 @@ public final class Projection {
             Collector<UnreadCount> out) {
         if (refresh || before.unread() != after.unread()) {
             out.collect(
-                    UnreadCount.thread(user, Count.THREAD, conversationId, root, after.unread()));
+                    UnreadCount.thread(user, Count.THREAD, conversationId, root, after.unread())
+                            .from(before.unread()));
         }
         if (refresh || before.mentions() != after.mentions()) {
             out.collect(
                     UnreadCount.thread(
-                            user, Count.THREAD_MENTIONS, conversationId, root, after.mentions()));
+                                    user,
+                                    Count.THREAD_MENTIONS,
+                                    conversationId,
+                                    root,
+                                    after.mentions())
+                            .from(before.mentions()));
         }
         if (refreshChannel || before.channelMentions() != after.channelMentions()) {
             out.collect(
                     UnreadCount.thread(
-                            user,
-                            Count.THREAD_CHANNEL_MENTIONS,
-                            conversationId,
-                            root,
-                            after.channelMentions()));
+                                    user,
+                                    Count.THREAD_CHANNEL_MENTIONS,
+                                    conversationId,
+                                    root,
+                                    after.channelMentions())
+                            .from(before.channelMentions()));
         }
     }
 
@@ -163,7 +182,7 @@ public final class Projection {
             boolean refresh,
             Collector<UnreadCount> out) {
         if (refresh || before != after) {
-            out.collect(UnreadCount.total(user, kind, after));
+            out.collect(UnreadCount.total(user, kind, after).from(before));
         }
     }
 }

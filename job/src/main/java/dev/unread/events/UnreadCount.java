@@ -4,7 +4,8 @@ import dev.unread.contract.Count;
 import java.util.Objects;
 
 /**
- * A user's new count, bound for Redis: emitted only when the count changed.
+ * A user's new count, bound for Redis: emitted when the count changed, and when a counter
+ * incarnation writes a record's counts for the first time (see dev.unread.counter.UnreadCounter).
  *
  * <ul>
  *   <li>{@code userId}: whose count.
@@ -13,6 +14,11 @@ import java.util.Objects;
  *       {@link #SENDER_BADGE} (0, never a valid conversation id).
  *   <li>{@code threadSeq}: the thread's root seq for the thread counts; 0 otherwise.
  *   <li>{@code count}: the absolute count; 0 means the Redis key, field or member is deleted.
+ *   <li>{@code before}: the count the counter showed before this one, the value its previous count
+ *       of the same key or field said ({@link #from}); {@link #UNKNOWN} when not known. The sink
+ *       skips a count equal to what Redis holds where it knows Redis holds what the counter showed
+ *       (dev.unread.sinks.WrittenAfter). Not part of {@link #equals}: two counts that write the
+ *       same value are the same count.
  *   <li>{@code erased}: not a count but the user's erasure ({@link #erasure}): every Redis key of
  *       the user goes, in order with the counts around it. Its other fields are the badge's at 0,
  *       so a reader that knew no erasure would still only drop a key of the user.
@@ -21,12 +27,16 @@ import java.util.Objects;
 public class UnreadCount {
     public static final long SENDER_BADGE = 0;
 
+    /** {@link #before} when nothing says what the count was: a count is never negative. */
+    public static final long UNKNOWN = -1;
+
     public long userId;
     public long conversationId;
     public long count;
     public Count kind;
     public long threadSeq;
     public boolean erased;
+    public long before = UNKNOWN;
 
     public UnreadCount() {}
 
@@ -81,6 +91,12 @@ public class UnreadCount {
         UnreadCount c = senders(userId, erasedAt);
         c.erased = true;
         return c;
+    }
+
+    /** This count, which the counter showed as {@code before} until now. */
+    public UnreadCount from(long before) {
+        this.before = before;
+        return this;
     }
 
     public boolean isSenderBadge() {

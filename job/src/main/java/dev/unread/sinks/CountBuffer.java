@@ -4,6 +4,7 @@ import dev.unread.contract.Count;
 import dev.unread.contract.MessageTypes;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.UnreadCount;
+import dev.unread.sinks.HeldCounts.Update;
 import dev.unread.sinks.KeyCommands.KeyCommand;
 import dev.unread.sinks.KeyCommands.KeyWrites;
 import java.util.ArrayList;
@@ -110,7 +111,7 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
     private final boolean sharded;
 
     /** What the task buffered since this buffer was last handed to a flush. */
-    private final Map<Target, Long> latest = new HashMap<>();
+    private final Map<Target, Update> latest = new HashMap<>();
 
     /**
      * The users erased since the last flush, whose held counts go and whose keys are deleted before
@@ -128,22 +129,29 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
     /** How long a user's counts are held before a flush of the interval writes them. */
     private final long holdMillis;
 
+    /** Whether Redis holds what the counter showed; the sender's alone, as {@link #held}. */
+    private final WrittenAfter writtenAfter;
+
     /**
      * @param holdMillis how long the flushes of the interval hold a user's counts nobody watches
      *     before they write them: the background interval less one flush interval, so that each is
      *     written within the background interval; 0 holds none
+     * @param writtenAfter whether a count that changes nothing may be left out: where Redis holds
+     *     what the counter showed
      */
     CountBuffer(
             String prefix,
             boolean sharded,
             HeldCounts held,
             ChangeVersions versions,
-            long holdMillis) {
+            long holdMillis,
+            WrittenAfter writtenAfter) {
         this.prefix = prefix;
         this.sharded = sharded;
         this.held = held;
         this.versions = versions;
         this.holdMillis = holdMillis;
+        this.writtenAfter = writtenAfter;
     }
 
     @Override
@@ -154,10 +162,16 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
             erased.merge(count.userId, count.count, Math::max);
             return false;
         }
-        return latest.put(
+        Update update = new Update(count.count, count.before);
+        Update older =
+                latest.putIfAbsent(
                         new Target(count.userId, count.conversationId, count.kind, count.threadSeq),
-                        count.count)
-                != null;
+                        update);
+        if (older == null) {
+            return false;
+        }
+        older.replaceWith(update);
+        return true;
     }
 
     @Override
@@ -185,7 +199,7 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
      * are live.
      */
     private void writesAndPushes(
-            Consumer<BiConsumer<Target, Long>> counts, List<RedisConnection.Command> commands) {
+            Consumer<BiConsumer<Target, Update>> counts, List<RedisConnection.Command> commands) {
         Map<Long, UnreadChanged> changes = new HashMap<>();
         writes(counts, commands, changes);
         if (sharded) {
@@ -221,7 +235,7 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
             held.clear();
             return due;
         }
-        Map<Target, Long> ripe = held.takeHeldFor(holdMillis, now);
+        Map<Target, Update> ripe = held.takeHeldFor(holdMillis, now);
         if (!ripe.isEmpty()) {
             writesAndPushes(ripe::forEach, due);
         }
@@ -247,19 +261,29 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
 
     /** Newer than anything held: they replace it. After {@link #eraseAll}. */
     private void takeLatest(long now) {
-        latest.forEach((target, count) -> held.put(target, count, now));
+        latest.forEach((target, update) -> held.put(target, update, now));
         latest.clear();
     }
 
-    /** The commands writing {@code counts}, and each user's change message in {@code changes}. */
+    /**
+     * The commands writing {@code counts}, and each user's change message in {@code changes}; none
+     * for a count that changes nothing where Redis holds what the counter showed ({@link
+     * WrittenAfter}): most of a counter incarnation's first writes of a record, and a count that
+     * went back to its value within the interval (a message and the inbox open after it).
+     */
     private void writes(
-            Consumer<BiConsumer<Target, Long>> counts,
+            Consumer<BiConsumer<Target, Update>> counts,
             List<RedisConnection.Command> commands,
             Map<Long, UnreadChanged> changes) {
         Map<String, KeyWrites> hashes = new HashMap<>();
         Map<String, KeyWrites> sets = new HashMap<>();
+        boolean skipUnchanged = writtenAfter.knowsRedis();
         counts.accept(
-                (target, count) -> {
+                (target, update) -> {
+                    if (skipUnchanged && update.unchanged()) {
+                        return;
+                    }
+                    long count = update.count;
                     write(target, count, commands, hashes, sets);
                     changes.computeIfAbsent(target.userId(), UnreadChanged::new)
                             .add(target.kind(), target.conversationId(), target.threadSeq, count);
@@ -289,7 +313,7 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
         private final long[] users;
 
         /** What the last answer took out of the held counts; put back if it is asked again. */
-        private Map<Target, Long> taken = Map.of();
+        private Map<Target, Update> taken = Map.of();
 
         WriteLiveUsers(long[] users) {
             this.users = users;
@@ -419,7 +443,10 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
         switch (kind.shape()) {
             case STRING -> {
                 String value = Long.toString(count);
-                commands.add(count == 0 ? p -> p.del(key) : p -> p.set(key, value));
+                commands.add(
+                        count == 0
+                                ? RedisConnection.removal(p -> p.del(key))
+                                : p -> p.set(key, value));
             }
             case HASH -> {
                 KeyWrites writes = hashes.computeIfAbsent(key, k -> new KeyWrites());
@@ -456,7 +483,7 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
         }
         keys.add(RedisNames.versionKey(prefix, user));
         for (String key : keys) {
-            commands.add(p -> p.del(key));
+            commands.add(RedisConnection.removal(p -> p.del(key)));
         }
         List<String> stamp = List.of(RedisNames.actionStampKey(prefix, user));
         List<String> stampArgs =
@@ -476,6 +503,11 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
                     @Override
                     public RedisConnection.Command replacingWrongType() {
                         return p -> p.eval(UNREGISTER_SCRIPT, List.of(liveUsers), List.of(member));
+                    }
+
+                    @Override
+                    public boolean removes() {
+                        return true;
                     }
                 });
         if (sharded) {

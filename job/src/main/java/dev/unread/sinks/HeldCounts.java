@@ -1,5 +1,6 @@
 package dev.unread.sinks;
 
+import dev.unread.events.UnreadCount;
 import dev.unread.sinks.CountBuffer.Target;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -20,11 +21,36 @@ import java.util.function.BiConsumer;
 final class HeldCounts {
 
     /**
+     * A count's latest value, and what Redis held before the first of the updates it stands for
+     * ({@link dev.unread.events.UnreadCount#before} of that update): equal, and the write changes
+     * nothing.
+     */
+    static final class Update {
+        long count;
+        long before;
+
+        Update(long count, long before) {
+            this.count = count;
+            this.before = before;
+        }
+
+        /** Whether writing it changes nothing, given Redis holds what the counter showed. */
+        boolean unchanged() {
+            return count == before;
+        }
+
+        /** A later update of the same count: its value replaces this one's, its before does not. */
+        void replaceWith(Update later) {
+            count = later.count;
+        }
+    }
+
+    /**
      * One user's held counts, and since when the user has had any held; {@code due}: written by the
      * next flush, whatever the time then.
      */
     private static final class Held {
-        final Map<Target, Long> counts = new HashMap<>();
+        final Map<Target, Update> counts = new HashMap<>();
         final long since;
         final boolean due;
 
@@ -38,24 +64,32 @@ final class HeldCounts {
     private int size;
 
     /**
-     * Holds {@code count} for {@code target}, replacing an older value of it; a user with nothing
-     * held starts being held {@code now}.
+     * Holds {@code update} for {@code target}, replacing the value of an older one; a user with
+     * nothing held starts being held {@code now}.
      */
-    void put(Target target, long count, long now) {
-        if (held(target.userId(), now, false).counts.put(target, count) == null) {
+    void put(Target target, Update update, long now) {
+        Update older = held(target.userId(), now, false).counts.putIfAbsent(target, update);
+        if (older == null) {
             size++;
+        } else {
+            older.replaceWith(update);
         }
     }
 
     /**
-     * Puts back what a flush took and did not write, unless a newer value came since; due at the
-     * next flush, as it was when taken.
+     * Puts back what a flush took and may not have written, unless a newer value came since: then
+     * what Redis holds is not known, the taken value or the one before it, and the newer value is
+     * written whatever it is. Due at the next flush, as it was when taken.
      */
-    void putBack(Map<Target, Long> taken) {
+    void putBack(Map<Target, Update> taken) {
         taken.forEach(
-                (target, count) -> {
-                    if (held(target.userId(), 0, true).counts.putIfAbsent(target, count) == null) {
+                (target, update) -> {
+                    Update newer =
+                            held(target.userId(), 0, true).counts.putIfAbsent(target, update);
+                    if (newer == null) {
                         size++;
+                    } else {
+                        newer.before = UnreadCount.UNKNOWN;
                     }
                 });
     }
@@ -65,7 +99,7 @@ final class HeldCounts {
     }
 
     /** Takes out everything held of {@code userId}; empty when nothing is. */
-    Map<Target, Long> take(long userId) {
+    Map<Target, Update> take(long userId) {
         Held held = byUser.remove(userId);
         if (held == null) {
             return Map.of();
@@ -78,8 +112,8 @@ final class HeldCounts {
      * Takes out the counts of every user held for {@code holdMillis} at {@code now}, and of those
      * put back.
      */
-    Map<Target, Long> takeHeldFor(long holdMillis, long now) {
-        Map<Target, Long> due = new HashMap<>();
+    Map<Target, Update> takeHeldFor(long holdMillis, long now) {
+        Map<Target, Update> due = new HashMap<>();
         for (Iterator<Held> users = byUser.values().iterator(); users.hasNext(); ) {
             Held held = users.next();
             if (held.due || now - held.since >= holdMillis) {
@@ -100,7 +134,7 @@ final class HeldCounts {
         return users;
     }
 
-    void forEach(BiConsumer<Target, Long> action) {
+    void forEach(BiConsumer<Target, Update> action) {
         byUser.values().forEach(held -> held.counts.forEach(action));
     }
 

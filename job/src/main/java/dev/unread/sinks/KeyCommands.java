@@ -80,6 +80,11 @@ final class KeyCommands {
             List<String> argv = List.of(args);
             return p -> p.eval(op.replaceScript, List.of(key), argv);
         }
+
+        @Override
+        public boolean removes() {
+            return op == Op.HDEL || op == Op.SREM;
+        }
     }
 
     /** What one flush writes to one hash or set key, sent as at most two commands per chunk. */

@@ -44,6 +44,34 @@ final class RedisConnection implements AutoCloseable {
         default Command replacingWrongType() {
             return null;
         }
+
+        /**
+         * Whether the command removes (DEL, HDEL, SREM, ZREM), so that a reply of 0 says it changed
+         * nothing: {@link Sent#unchanged}.
+         */
+        default boolean removes() {
+            return false;
+        }
+    }
+
+    /** {@code command}, a removal: see {@link Command#removes}. */
+    static Command removal(Command command) {
+        return new Command() {
+            @Override
+            public Response<?> appendTo(AbstractPipeline pipeline) {
+                return command.appendTo(pipeline);
+            }
+
+            @Override
+            public Command replacingWrongType() {
+                return command.replacingWrongType();
+            }
+
+            @Override
+            public boolean removes() {
+                return true;
+            }
+        };
     }
 
     /**
@@ -84,9 +112,10 @@ final class RedisConnection implements AutoCloseable {
 
     /**
      * What {@link #send} did: the commands Redis acknowledged (barriers are none, and what a {@link
-     * Then} made of its reply counts), and the keys of the wrong type it replaced.
+     * Then} made of its reply counts), the keys of the wrong type it replaced, and the removals
+     * Redis answered with 0, which changed nothing (a field, member or key that was not there).
      */
-    record Sent(int commands, int replaced) {}
+    record Sent(int commands, int replaced, int unchanged) {}
 
     static final int BATCH_SIZE = 1000;
     static final int MAX_ATTEMPTS = 5;
@@ -153,6 +182,7 @@ final class RedisConnection implements AutoCloseable {
         List<Command> pending = new ArrayList<>(commands);
         int acknowledged = 0;
         int replaced = 0;
+        int[] unchanged = {0};
         long backoffMs = FIRST_BACKOFF_MS;
         for (int attempt = 1; ; attempt++) {
             try {
@@ -173,7 +203,7 @@ final class RedisConnection implements AutoCloseable {
                         }
                     }
                     List<Object> replies = new ArrayList<>(end - acknowledged);
-                    replaced += roundTrip(pending.subList(acknowledged, end), replies);
+                    replaced += roundTrip(pending.subList(acknowledged, end), replies, unchanged);
                     if (pending.get(end - 1) instanceof Then then) {
                         pending.addAll(end, then.then(replies.get(replies.size() - 1)));
                     }
@@ -185,7 +215,7 @@ final class RedisConnection implements AutoCloseable {
                         sent++;
                     }
                 }
-                return new Sent(sent, replaced);
+                return new Sent(sent, replaced, unchanged[0]);
             } catch (JedisException e) {
                 if (attempt >= MAX_ATTEMPTS) {
                     exchange.close();
@@ -227,10 +257,19 @@ final class RedisConnection implements AutoCloseable {
 
     /**
      * Sends one batch and puts each command's reply in {@code replies} (a replaced key's: its
-     * script's); returns how many keys of the wrong type it replaced.
+     * script's); returns how many keys of the wrong type it replaced, and adds to {@code
+     * unchanged[0]} the removals that removed nothing.
      */
-    private int roundTrip(List<Command> batch, List<Object> replies) {
+    private int roundTrip(List<Command> batch, List<Object> replies, int[] unchanged) {
         replies.addAll(exchange.exchange(batch));
+        // Read before a replacing script's reply takes the command's place; added only once the
+        // batch succeeded, so that a retried one is counted once.
+        int removedNothing = 0;
+        for (int i = 0; i < replies.size(); i++) {
+            if (batch.get(i).removes() && Long.valueOf(0).equals(replies.get(i))) {
+                removedNothing++;
+            }
+        }
         List<Command> replacing = new ArrayList<>();
         List<Integer> replacingAt = new ArrayList<>();
         for (int i = 0; i < replies.size(); i++) {
@@ -246,6 +285,7 @@ final class RedisConnection implements AutoCloseable {
             }
         }
         if (replacing.isEmpty()) {
+            unchanged[0] += removedNothing;
             return 0;
         }
         int replaced = 0;
@@ -264,6 +304,7 @@ final class RedisConnection implements AutoCloseable {
                 "Redis at {}: replaced {} keys of the wrong type in the job's key space",
                 endpoint,
                 replaced);
+        unchanged[0] += removedNothing;
         return replaced;
     }
 

@@ -3,10 +3,13 @@ package dev.unread.sinks;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.UnreadCount;
 import java.io.IOException;
+import java.util.Collection;
 import java.util.concurrent.ExecutorService;
 import org.apache.flink.api.connector.sink2.Sink;
-import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
+import org.apache.flink.api.connector.sink2.SupportsWriterState;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
  * Writes counts to Redis as the contract's keys, with absolute values only, so that a replay after
@@ -62,12 +65,26 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
  * without new records, so a user who becomes live gets what is held at the next one. Before this
  * every changed count cost a write every interval, watched or not (issue 35); most users have no
  * live stream, and a count changed several times within the background interval is written once.
+ *
+ * <p>The job's writer ({@link #ofCounter}) sends no command that changes nothing where it knows
+ * Redis holds what the counter showed: a count equal to what it was before the first of the updates
+ * it stands for ({@link UnreadCount#before}) is left out. That is most of a counter incarnation's
+ * first writes of a record (its zeros were an HDEL, SREM or DEL each, half of the commands at
+ * production sparsity, issue 46), and a count that went back to its value within the interval. A
+ * writer knows it from a fresh start, and after a restore from a checkpoint after whose barrier
+ * nothing was written; elsewhere it writes every count, see {@link WrittenAfter}.
  */
-public class RedisCounts implements Sink<UnreadCount> {
+public class RedisCounts implements Sink<UnreadCount>, SupportsWriterState<UnreadCount, Void> {
     private static final long serialVersionUID = 1L;
 
     /** Counter on each Redis sink writer's metric group: commands Redis acknowledged. */
     public static final String COMMANDS_METRIC = "redisCommands";
+
+    /**
+     * Counter on each Redis sink writer's metric group: removals (DEL, HDEL, SREM, ZREM) Redis
+     * answered with 0, commands that changed nothing.
+     */
+    public static final String UNCHANGED_METRIC = "redisUnchangedCommands";
 
     /** Counter on each Redis sink writer's metric group: updates absorbed by a later one. */
     public static final String COALESCED_METRIC = "redisCoalescedUpdates";
@@ -89,20 +106,60 @@ public class RedisCounts implements Sink<UnreadCount> {
 
     private final UnreadConfig config;
 
+    /** Whether the writers take the counter's subtasks' counts: see {@link #ofCounter}. */
+    private final boolean ofCounter;
+
+    /** Writes every count it is given: for a writer outside the job's counter. */
     public RedisCounts(UnreadConfig config) {
+        this(config, false);
+    }
+
+    private RedisCounts(UnreadConfig config, boolean ofCounter) {
         // Fail when the job is built, not in every task after it was deployed.
         config.redisEndpoint();
         this.config = config;
+        this.ofCounter = ofCounter;
+    }
+
+    /**
+     * The job's sink, whose writer takes the counts of the counter's subtask of the same index (a
+     * forward edge: the same parallelism and key groups), and leaves out a count equal to what
+     * Redis holds where it knows Redis holds what the counter showed ({@link WrittenAfter}).
+     */
+    public static RedisCounts ofCounter(UnreadConfig config) {
+        return new RedisCounts(config, true);
     }
 
     @Override
-    public SinkWriter<UnreadCount> createWriter(WriterInitContext context) {
+    public StatefulSinkWriter<UnreadCount, Void> createWriter(WriterInitContext context) {
         return createWriter(context, RedisWriter.newSender());
     }
 
+    /** The checkpoint it starts from is the context's: the writer keeps no state of its own. */
+    @Override
+    public StatefulSinkWriter<UnreadCount, Void> restoreWriter(
+            WriterInitContext context, Collection<Void> recoveredState) {
+        return createWriter(context);
+    }
+
+    /** No state: a writer only learns each checkpoint's id, see {@link WrittenAfter}. */
+    @Override
+    public SimpleVersionedSerializer<Void> getWriterStateSerializer() {
+        return NoWriterState.INSTANCE;
+    }
+
     /** The writer, its sends run by {@code sender} (one at a time). */
-    SinkWriter<UnreadCount> createWriter(WriterInitContext context, ExecutorService sender) {
+    StatefulSinkWriter<UnreadCount, Void> createWriter(
+            WriterInitContext context, ExecutorService sender) {
         RedisConnection connection = new RedisConnection(config.redisEndpoint());
+        // The sender's alone, as what the buffers share below.
+        WrittenAfter writtenAfter =
+                ofCounter
+                        ? WrittenAfter.of(
+                                config.redisKeyPrefix,
+                                context.getTaskInfo(),
+                                context.getRestoredCheckpointId())
+                        : WrittenAfter.none();
         // One clock for both buffers: a user's versions rise across them.
         ChangeVersions versions = new ChangeVersions();
         HeldCounts held = new HeldCounts();
@@ -116,12 +173,14 @@ public class RedisCounts implements Sink<UnreadCount> {
                                 connection.sharded(),
                                 held,
                                 versions,
-                                holdMillis),
+                                holdMillis,
+                                writtenAfter),
                 connection,
                 context,
                 config.flushIntervalMs,
                 config.backgroundFlushIntervalMs,
-                sender);
+                sender,
+                writtenAfter);
     }
 
     /**
@@ -137,7 +196,8 @@ public class RedisCounts implements Sink<UnreadCount> {
                         connection.sharded(),
                         new HeldCounts(),
                         new ChangeVersions(),
-                        0),
+                        0,
+                        WrittenAfter.none()),
                 connection);
     }
 
@@ -174,6 +234,26 @@ public class RedisCounts implements Sink<UnreadCount> {
         @Override
         public void close() {
             connection.close();
+        }
+    }
+
+    /** The writer's state, which is none. */
+    private enum NoWriterState implements SimpleVersionedSerializer<Void> {
+        INSTANCE;
+
+        @Override
+        public int getVersion() {
+            return 1;
+        }
+
+        @Override
+        public byte[] serialize(Void state) {
+            return new byte[0];
+        }
+
+        @Override
+        public Void deserialize(int version, byte[] serialized) {
+            return null;
         }
     }
 }

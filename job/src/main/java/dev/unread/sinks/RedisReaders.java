@@ -165,5 +165,10 @@ public class RedisReaders implements Sink<ReaderUpdate> {
         public RedisConnection.Command replacingWrongType() {
             return p -> p.eval(REPLACE_SCRIPT, List.of(key), List.of(member));
         }
+
+        @Override
+        public boolean removes() {
+            return true;
+        }
     }
 }

@@ -11,7 +11,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
-import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Histogram;
@@ -48,13 +48,20 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  * {@link #flush}, so a checkpoint still completes only after everything before its barrier is in
  * Redis.
  *
+ * <p>The writer keeps no state, but learns each checkpoint's id ({@link #snapshotState}): before
+ * its first write after a barrier it sends, and awaits, what its {@link WrittenAfter} marks
+ * (nothing for a writer that knows nothing of what Redis holds); the first thing the sender does is
+ * read those marks.
+ *
  * <p>Metrics on the writer's group: {@value #COMMANDS_METRIC} (commands Redis acknowledged),
- * {@value #COALESCED_METRIC} (updates absorbed by a later one), {@value #WRONG_TYPE_METRIC} (keys
- * of the wrong type replaced, see {@link RedisConnection}), {@value #FLUSHES_METRIC} and {@value
- * #ROUND_TRIPS_METRIC} (what the flushes cost, retries included), {@value #RETRIES_METRIC} (failed
- * attempts retried) and {@value #FLUSH_MILLIS_METRIC} (a histogram of each flush's time in Redis).
+ * {@value #COALESCED_METRIC} (updates absorbed by a later one), {@value #UNCHANGED_METRIC}
+ * (removals Redis answered with 0: commands that changed nothing), {@value #WRONG_TYPE_METRIC}
+ * (keys of the wrong type replaced, see {@link RedisConnection}), {@value #FLUSHES_METRIC} and
+ * {@value #ROUND_TRIPS_METRIC} (what the flushes cost, retries included), {@value #RETRIES_METRIC}
+ * (failed attempts retried) and {@value #FLUSH_MILLIS_METRIC} (a histogram of each flush's time in
+ * Redis).
  */
-final class RedisWriter<T> implements SinkWriter<T> {
+final class RedisWriter<T> implements StatefulSinkWriter<T, Void> {
 
     /** What one sink sends: records in, Redis commands out. */
     interface Buffer<T> {
@@ -101,6 +108,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
     static final String COMMANDS_METRIC = RedisCounts.COMMANDS_METRIC;
     static final String COALESCED_METRIC = RedisCounts.COALESCED_METRIC;
     static final String WRONG_TYPE_METRIC = "redisWrongTypeKeysReplaced";
+    static final String UNCHANGED_METRIC = RedisCounts.UNCHANGED_METRIC;
     static final String FLUSHES_METRIC = RedisCounts.FLUSHES_METRIC;
     static final String ROUND_TRIPS_METRIC = RedisCounts.ROUND_TRIPS_METRIC;
     static final String RETRIES_METRIC = RedisCounts.RETRIES_METRIC;
@@ -132,6 +140,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
     private final Counter commandsSent;
     private final Counter updatesCoalesced;
     private final Counter wrongTypeKeysReplaced;
+    private final Counter unchanged;
     private final Counter flushes;
     private final Counter roundTrips;
     private final Counter retries;
@@ -168,6 +177,15 @@ final class RedisWriter<T> implements SinkWriter<T> {
     /** What a failed background send held, sent first by the next flush. */
     private List<RedisConnection.Command> unsent = List.of();
 
+    /** What Redis holds, and the marks of writes after a checkpoint: the sender's alone. */
+    private final WrittenAfter writtenAfter;
+
+    /**
+     * The last checkpoint whose barrier passed, or the one the writer started from (0 when none):
+     * the task's, handed to the sender with each flush.
+     */
+    private long checkpoint;
+
     /**
      * @param buffers makes the writer's two buffers: one takes records while the other is sent; a
      *     buffer is only ever used by one thread at a time
@@ -191,7 +209,14 @@ final class RedisWriter<T> implements SinkWriter<T> {
             WriterInitContext context,
             long flushIntervalMs,
             long backgroundFlushIntervalMs) {
-        this(buffers, connection, context, flushIntervalMs, backgroundFlushIntervalMs, newSender());
+        this(
+                buffers,
+                connection,
+                context,
+                flushIntervalMs,
+                backgroundFlushIntervalMs,
+                newSender(),
+                WrittenAfter.none());
     }
 
     /** A writer's own sender: one thread, so its sends reach Redis in order. */
@@ -207,6 +232,8 @@ final class RedisWriter<T> implements SinkWriter<T> {
     /**
      * @param sender runs the sends, one at a time: tests pass one that holds a send where they
      *     choose, to interleave it with the task's records
+     * @param writtenAfter read first of all by the sender, and marked before the first write after
+     *     each checkpoint's barrier; shared with the buffers, which ask it what Redis holds
      */
     RedisWriter(
             Supplier<Buffer<T>> buffers,
@@ -214,8 +241,11 @@ final class RedisWriter<T> implements SinkWriter<T> {
             WriterInitContext context,
             long flushIntervalMs,
             long backgroundFlushIntervalMs,
-            ExecutorService sender) {
+            ExecutorService sender,
+            WrittenAfter writtenAfter) {
         this.sender = sender;
+        this.writtenAfter = writtenAfter;
+        this.checkpoint = context.getRestoredCheckpointId().orElse(0);
         this.buffer = buffers.get();
         this.sending = buffers.get();
         this.connection = connection;
@@ -226,6 +256,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
         this.commandsSent = context.metricGroup().counter(COMMANDS_METRIC);
         this.updatesCoalesced = context.metricGroup().counter(COALESCED_METRIC);
         this.wrongTypeKeysReplaced = context.metricGroup().counter(WRONG_TYPE_METRIC);
+        this.unchanged = context.metricGroup().counter(UNCHANGED_METRIC);
         this.flushes = context.metricGroup().counter(FLUSHES_METRIC);
         this.roundTrips = context.metricGroup().counter(ROUND_TRIPS_METRIC);
         this.retries = context.metricGroup().counter(RETRIES_METRIC);
@@ -234,6 +265,16 @@ final class RedisWriter<T> implements SinkWriter<T> {
                         .histogram(
                                 FLUSH_MILLIS_METRIC,
                                 new DescriptiveStatisticsHistogram(FLUSH_MILLIS_WINDOW));
+        List<RedisConnection.Command> start = writtenAfter.start();
+        if (!start.isEmpty()) {
+            // Awaited by the first flush, as a send would be: a failure fails the task there.
+            inFlight =
+                    sender.submit(
+                            () -> {
+                                send(start);
+                                return 0;
+                            });
+        }
     }
 
     @Override
@@ -316,6 +357,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
         sending = full;
         inFlightCommands = retry;
         long now = timeService.getCurrentProcessingTime();
+        long after = checkpoint;
         inFlight =
                 sender.submit(
                         () -> {
@@ -329,10 +371,25 @@ final class RedisWriter<T> implements SinkWriter<T> {
                             // Read by the task only after the send was awaited.
                             inFlightCommands = commands;
                             if (!commands.isEmpty()) {
+                                List<RedisConnection.Command> mark =
+                                        writtenAfter.beforeWriting(after);
+                                if (!mark.isEmpty()) {
+                                    send(mark);
+                                }
                                 send(commands);
                             }
                             return full.held();
                         });
+    }
+
+    /**
+     * Called after {@link #flush} has written everything before the barrier of {@code
+     * checkpointId}: what is sent from now on is written after it. The writer keeps no state.
+     */
+    @Override
+    public List<Void> snapshotState(long checkpointId) {
+        checkpoint = checkpointId;
+        return List.of();
     }
 
     /** The buffer the timer was set for is being sent; the next record starts a new interval. */
@@ -360,6 +417,7 @@ final class RedisWriter<T> implements SinkWriter<T> {
         flushes.inc();
         roundTrips.inc(connection.roundTrips() - roundTripsBefore);
         commandsSent.inc(sent.commands());
+        unchanged.inc(sent.unchanged());
     }
 
     /** Waits for the send in flight, and throws what made it fail. */

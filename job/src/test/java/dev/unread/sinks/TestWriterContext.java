@@ -33,6 +33,8 @@ final class TestWriterContext implements WriterInitContext {
     private final TestProcessingTimeService time = new TestProcessingTimeService();
     private final RecordingMetricGroup metrics = new RecordingMetricGroup();
     private final TypeSerializer<?> inputSerializer;
+    private OptionalLong restoredFrom = OptionalLong.empty();
+    private TaskInfo task = new TaskInfoImpl("test sink", 1, 0, 1, 0);
 
     /** For the Redis writers, which copy no records. */
     TestWriterContext() {
@@ -42,6 +44,18 @@ final class TestWriterContext implements WriterInitContext {
     /** For a writer that copies its records with {@code inputSerializer} (the JDBC connector's). */
     TestWriterContext(TypeSerializer<?> inputSerializer) {
         this.inputSerializer = inputSerializer;
+    }
+
+    /** The writer starts from checkpoint {@code checkpointId}, as after a restore. */
+    TestWriterContext restoredFrom(long checkpointId) {
+        restoredFrom = OptionalLong.of(checkpointId);
+        return this;
+    }
+
+    /** The writer is subtask {@code index} of {@code parallelism}, over {@code maxParallelism}. */
+    TestWriterContext subtask(int index, int parallelism, int maxParallelism) {
+        task = new TaskInfoImpl("test sink", maxParallelism, index, parallelism, 0);
+        return this;
     }
 
     /** Moves processing time forward, firing the timers that fall due. */
@@ -109,7 +123,7 @@ final class TestWriterContext implements WriterInitContext {
 
     @Override
     public OptionalLong getRestoredCheckpointId() {
-        return OptionalLong.empty();
+        return restoredFrom;
     }
 
     @Override
@@ -119,7 +133,7 @@ final class TestWriterContext implements WriterInitContext {
 
     @Override
     public TaskInfo getTaskInfo() {
-        return new TaskInfoImpl("test sink", 1, 0, 1, 0);
+        return task;
     }
 
     private static final class RecordingMetricGroup extends UnregisteredMetricsGroup

@@ -114,7 +114,7 @@ public final class RedisClusterServer implements BeforeAllCallback, AfterAllCall
         eachPrimary(
                 jedis -> {
                     for (String key : TestRedis.keys(jedis, prefix)) {
-                        if (jedis.type(key).equals("string") && !TestRedis.isLivePushKey(key)) {
+                        if (jedis.type(key).equals("string") && !TestRedis.isNotACount(key)) {
                             strings.put(key, jedis.get(key));
                         }
                     }
@@ -122,13 +122,16 @@ public final class RedisClusterServer implements BeforeAllCallback, AfterAllCall
         return strings;
     }
 
-    /** Hashes under {@code prefix} on every primary: key → field → value. */
+    /**
+     * Hashes under {@code prefix} on every primary: key → field → value; without the counts' marks,
+     * as {@link TestRedis#hashes}.
+     */
     public Map<String, Map<String, String>> hashes(String prefix) {
         Map<String, Map<String, String>> hashes = new TreeMap<>();
         eachPrimary(
                 jedis -> {
                     for (String key : TestRedis.keys(jedis, prefix)) {
-                        if (jedis.type(key).equals("hash")) {
+                        if (jedis.type(key).equals("hash") && !TestRedis.isNotACount(key)) {
                             hashes.put(key, new TreeMap<>(jedis.hgetAll(key)));
                         }
                     }

@@ -109,7 +109,7 @@ public final class TestRedis {
         Map<String, String> strings = new TreeMap<>();
         try (Jedis jedis = connect(0)) {
             for (String key : keys(jedis, prefix)) {
-                if (jedis.type(key).equals("string") && !isLivePushKey(key)) {
+                if (jedis.type(key).equals("string") && !isNotACount(key)) {
                     strings.put(key, jedis.get(key));
                 }
             }
@@ -117,12 +117,15 @@ public final class TestRedis {
         return strings;
     }
 
-    /** Hashes under {@code prefix} in database 0: key → field → value. */
+    /**
+     * Hashes under {@code prefix} in database 0: key → field → value; without the counts' marks, as
+     * {@link #isNotACount}.
+     */
     public static Map<String, Map<String, String>> hashes(String prefix) {
         Map<String, Map<String, String>> hashes = new TreeMap<>();
         try (Jedis jedis = connect(0)) {
             for (String key : keys(jedis, prefix)) {
-                if (jedis.type(key).equals("hash")) {
+                if (jedis.type(key).equals("hash") && !isNotACount(key)) {
                     hashes.put(key, new TreeMap<>(jedis.hgetAll(key)));
                 }
             }
@@ -166,7 +169,7 @@ public final class TestRedis {
     public static Map<String, Object> contents(Jedis jedis, String prefix) {
         Map<String, Object> contents = new HashMap<>();
         for (String key : keys(jedis, prefix)) {
-            if (isLivePushKey(key)) {
+            if (isNotACount(key)) {
                 continue;
             }
             String type = jedis.type(key);
@@ -182,11 +185,14 @@ public final class TestRedis {
     }
 
     /**
-     * A key of the live push, not a count: a version ({@link RedisNames#VERSION}) or the live users
-     * ({@link RedisNames#LIVE_USERS}).
+     * A key the job writes that is not a count: the live push's version ({@link
+     * RedisNames#VERSION}) and live users ({@link RedisNames#LIVE_USERS}), and the counts' marks
+     * ({@link RedisNames#COUNTS_WRITTEN_AFTER}).
      */
-    public static boolean isLivePushKey(String key) {
-        return key.contains(RedisNames.VERSION) || key.endsWith(RedisNames.LIVE_USERS);
+    public static boolean isNotACount(String key) {
+        return key.contains(RedisNames.VERSION)
+                || key.endsWith(RedisNames.LIVE_USERS)
+                || key.endsWith(RedisNames.COUNTS_WRITTEN_AFTER);
     }
 
     /**
