@@ -244,7 +244,8 @@ class ErasureITCase {
     private static Map<String, Object> countsOf(Map<String, Object> keys, long user) {
         Map<String, Object> counts = keysOf(keys, user);
         counts.keySet()
-                .removeIf(key -> TestRedis.isNotACount(key) || key.contains(RedisNames.ACTION_STAMP));
+                .removeIf(
+                        key -> TestRedis.isNotACount(key) || key.contains(RedisNames.ACTION_STAMP));
         return counts;
     }
 
