@@ -16,6 +16,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.jar.Attributes;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
@@ -75,6 +76,28 @@ public final class WebUiProbe {
                 .isNotEqualTo(200);
     }
 
+    /**
+     * A job graph posted to {@code /jobs} from a page of another site refused (403) and no job
+     * taken, which {@code jobs} counts; {@code /config} refused for a DNS name rebound to the UI's
+     * address; the UI's own address and {@code localhost} still answered. Prints what it saw, for
+     * docs/reliability.md.
+     */
+    public static void assertGuarded(URI rest, Callable<Integer> jobs) throws Exception {
+        Answer job = jobFromForeignPage(rest);
+        int rebound = statusForRebound(rest, "rebound.example");
+        System.out.printf(
+                "WebUiProbe %s: a job graph from %s answered %d (%s); /config for a rebound name"
+                        + " answered %d%n",
+                rest, FOREIGN_ORIGIN, job.status(), job.body(), rebound);
+        assertThat(job.status()).as("a cross-site job graph: %s", job.body()).isEqualTo(403);
+        assertThat(jobs.call()).as("jobs taken").isZero();
+        assertThat(rebound).as("/config for Host rebound.example").isEqualTo(403);
+        assertThat(statusForRebound(rest, "localhost")).as("Host localhost").isEqualTo(200);
+        assertThat(statusForRebound(rest, rest.getHost()))
+                .as("Host " + rest.getHost())
+                .isEqualTo(200);
+    }
+
     /** A jar posted to {@code /jars/upload} as a form of the foreign page would post it. */
     private static Answer uploadFromForeignPage(URI rest) throws IOException, InterruptedException {
         return postForm(rest, "/jars/upload", Map.of(), "jarfile", "probe.jar", emptyJar());
@@ -84,7 +107,7 @@ public final class WebUiProbe {
      * A job graph posted to {@code /jobs} as a form of the foreign page would post it, as {@code
      * flink run} posts one: a pipeline of Flink's own classes, which would run once accepted (202).
      */
-    static Answer jobFromForeignPage(URI rest) throws IOException, InterruptedException {
+    private static Answer jobFromForeignPage(URI rest) throws IOException, InterruptedException {
         StreamExecutionEnvironment env = new StreamExecutionEnvironment(new Configuration());
         env.fromSequence(1, 1).sinkTo(new DiscardingSink<>());
         ByteArrayOutputStream graph = new ByteArrayOutputStream();
@@ -148,7 +171,7 @@ public final class WebUiProbe {
      * The status of {@code GET /config} as a page whose DNS name {@code name} was rebound to the
      * UI's address sends it: same-origin to the browser, no {@code Origin}, its own {@code Host}.
      */
-    static int statusForRebound(URI rest, String name) throws IOException {
+    private static int statusForRebound(URI rest, String name) throws IOException {
         try (Socket socket = new Socket(rest.getHost(), rest.getPort())) {
             socket.setSoTimeout((int) TIMEOUT.toMillis());
             socket.getOutputStream()
