@@ -3,6 +3,7 @@ package dev.unread.minicluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.unread.testing.Poll;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -37,6 +38,9 @@ public final class WebUiProbe {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
+    /** How long a cluster just started may take to elect its REST endpoint on a busy machine. */
+    private static final Duration LEADER_TIMEOUT = Duration.ofMinutes(1);
+
     /** One answer of the UI to the foreign page: its status, body and CORS header. */
     record Answer(int status, String body, String allowOrigin) {}
 
@@ -48,7 +52,7 @@ public final class WebUiProbe {
      * saw, for docs/reliability.md.
      */
     public static void assertLockedDown(URI rest) throws Exception {
-        JsonNode features = new FlinkRest(rest).get("/config").path("features");
+        JsonNode features = config(rest).path("features");
         Answer overview = send(rest, HttpRequest.newBuilder(rest.resolve("/overview")).GET());
         Answer upload = uploadFromForeignPage(rest);
         System.out.printf(
@@ -83,6 +87,7 @@ public final class WebUiProbe {
      * docs/reliability.md.
      */
     public static void assertGuarded(URI rest, Callable<Integer> jobs) throws Exception {
+        config(rest);
         Answer job = jobFromForeignPage(rest);
         int rebound = statusForRebound(rest, "rebound.example");
         System.out.printf(
@@ -96,6 +101,24 @@ public final class WebUiProbe {
         assertThat(statusForRebound(rest, rest.getHost()))
                 .as("Host " + rest.getHost())
                 .isEqualTo(200);
+    }
+
+    /**
+     * The UI's {@code /config} once it answers: a cluster just started answers 503 until its REST
+     * endpoint is elected leader.
+     */
+    private static JsonNode config(URI rest) throws Exception {
+        FlinkRest api = new FlinkRest(rest);
+        return Poll.until(
+                "the web UI's /config at " + rest,
+                LEADER_TIMEOUT,
+                () -> {
+                    try {
+                        return api.get("/config");
+                    } catch (IOException notYet) {
+                        return null;
+                    }
+                });
     }
 
     /** A jar posted to {@code /jars/upload} as a form of the foreign page would post it. */
