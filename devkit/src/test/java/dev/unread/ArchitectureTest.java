@@ -29,6 +29,9 @@ class ArchitectureTest {
 
     private static final String[] CONTRACT = {"dev.unread.contract.."};
 
+    /** Loaded by Flink from a JobManager's lib/, beside Flink alone. */
+    private static final String[] FLINK_GUARD = {"dev.unread.flinkguard.."};
+
     /** {@code dev.unread} alone, without its subpackages, is the job's: {@code UnreadJob}. */
     private static final String[] JOB = {
         "dev.unread",
@@ -103,7 +106,14 @@ class ArchitectureTest {
                 .resideInAPackage(PROJECT)
                 .should()
                 .resideInAnyPackage(
-                        concat(CONTRACT, JOB, SAVEPOINT_TOOLS, LOCAL_KAFKA, API, DEVKIT))
+                        concat(
+                                CONTRACT,
+                                FLINK_GUARD,
+                                JOB,
+                                SAVEPOINT_TOOLS,
+                                LOCAL_KAFKA,
+                                API,
+                                DEVKIT))
                 .check(MAIN);
     }
 
@@ -125,6 +135,11 @@ class ArchitectureTest {
                                     "org.slf4j.."
                                 }))
                 .check(MAIN);
+    }
+
+    @Test
+    void theFlinkGuardDependsOnNothingOfTheProject() {
+        mayDependOnlyOn(FLINK_GUARD);
     }
 
     @Test
@@ -151,7 +166,7 @@ class ArchitectureTest {
      * Classes of {@code module} depend only on their own module, {@code below} and libraries; so
      * nothing but the developer kit, which has no such rule, may depend on the developer kit.
      */
-    private static void mayDependOnlyOn(String[] module, String[] below) {
+    private static void mayDependOnlyOn(String[] module, String... below) {
         classes()
                 .that()
                 .resideInAnyPackage(module)
@@ -159,7 +174,10 @@ class ArchitectureTest {
                 .onlyDependOnClassesThat(
                         resideInAnyPackage(concat(module, below))
                                 .or(not(resideInAPackage(PROJECT)))
-                                .as("are in " + String.join(", ", below) + " or a library"))
+                                .as(
+                                        "are in "
+                                                + String.join(", ", concat(module, below))
+                                                + " or a library"))
                 .check(MAIN);
     }
 

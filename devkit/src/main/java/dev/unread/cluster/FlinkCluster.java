@@ -31,12 +31,12 @@ import org.apache.flink.configuration.WebOptions;
  * A Flink standalone session cluster on this machine as Flink's own scripts start one, each process
  * its own JVM: a JobManager ({@code StandaloneSessionClusterEntrypoint}), TaskManagers ({@code
  * TaskManagerRunner}) and Flink's CLI ({@code CliFrontend}, what {@code bin/flink} runs), on a lib
- * folder of Maven Central jars in place of a Flink distribution ({@code
- * devkit/target/flink-cluster/lib}, written by the build). Memory flags come from Flink's {@code
- * BashJavaUtils}, as in {@code bin/jobmanager.sh}, and the configuration is the project's {@code
- * flink-conf/config.yaml} with this machine's addresses, ports and paths: the cluster the job meets
- * in production, for the cluster tests ({@code FlinkClusterITCase}, {@code
- * FlinkClusterLeakITCase}).
+ * folder of Maven Central jars in place of a Flink distribution, plus the web UI's guard as the
+ * project's image has it ({@code devkit/target/flink-cluster/lib}, written by the build). Memory
+ * flags come from Flink's {@code BashJavaUtils}, as in {@code bin/jobmanager.sh}, and the
+ * configuration is the project's {@code flink-conf/config.yaml} with this machine's addresses,
+ * ports and paths: the cluster the job meets in production, for the cluster tests ({@code
+ * FlinkClusterITCase}, {@code FlinkClusterLeakITCase}).
  */
 public final class FlinkCluster implements AutoCloseable {
 

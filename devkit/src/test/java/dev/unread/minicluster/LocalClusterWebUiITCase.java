@@ -1,10 +1,7 @@
 package dev.unread.minicluster;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.unread.config.UnreadConfig;
 import dev.unread.kafka.TempDirs;
-import java.net.URI;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -35,18 +32,8 @@ class LocalClusterWebUiITCase {
     void aPageOfAnotherSiteCannotSubmitAJobGraphNorReachItThroughARebindName() throws Exception {
         Path dir = TempDirs.create("lcj");
         try (MiniCluster cluster = LocalCluster.start(UnreadConfig.with(Map.of()), 0, dir, 1)) {
-            URI rest = cluster.getRestAddress().get();
-            WebUiProbe.Answer job = WebUiProbe.jobFromForeignPage(rest);
-            int rebound = WebUiProbe.statusForRebound(rest, "rebound.example");
-            System.out.printf(
-                    "LocalClusterWebUiITCase: a job graph from %s answered %d (%s); /config for"
-                            + " a rebound name answered %d%n",
-                    WebUiProbe.FOREIGN_ORIGIN, job.status(), job.body(), rebound);
-            assertThat(job.status()).as(job.body()).isEqualTo(403);
-            assertThat(cluster.listJobs().get()).isEmpty();
-            assertThat(rebound).isEqualTo(403);
-            assertThat(WebUiProbe.statusForRebound(rest, "localhost")).isEqualTo(200);
-            assertThat(WebUiProbe.statusForRebound(rest, rest.getHost())).isEqualTo(200);
+            WebUiProbe.assertGuarded(
+                    cluster.getRestAddress().get(), () -> cluster.listJobs().get().size());
         } finally {
             TempDirs.delete(dir);
         }

@@ -3,6 +3,7 @@ package dev.unread.minicluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.unread.testing.Poll;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -16,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.jar.Attributes;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
@@ -36,6 +38,9 @@ public final class WebUiProbe {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
+    /** How long a cluster just started may take to elect its REST endpoint on a busy machine. */
+    private static final Duration LEADER_TIMEOUT = Duration.ofMinutes(1);
+
     /** One answer of the UI to the foreign page: its status, body and CORS header. */
     record Answer(int status, String body, String allowOrigin) {}
 
@@ -47,7 +52,7 @@ public final class WebUiProbe {
      * saw, for docs/reliability.md.
      */
     public static void assertLockedDown(URI rest) throws Exception {
-        JsonNode features = new FlinkRest(rest).get("/config").path("features");
+        JsonNode features = config(rest).path("features");
         Answer overview = send(rest, HttpRequest.newBuilder(rest.resolve("/overview")).GET());
         Answer upload = uploadFromForeignPage(rest);
         System.out.printf(
@@ -75,6 +80,47 @@ public final class WebUiProbe {
                 .isNotEqualTo(200);
     }
 
+    /**
+     * A job graph posted to {@code /jobs} from a page of another site refused (403) and no job
+     * taken, which {@code jobs} counts; {@code /config} refused for a DNS name rebound to the UI's
+     * address; the UI's own address and {@code localhost} still answered. Prints what it saw, for
+     * docs/reliability.md.
+     */
+    public static void assertGuarded(URI rest, Callable<Integer> jobs) throws Exception {
+        config(rest);
+        Answer job = jobFromForeignPage(rest);
+        int rebound = statusForRebound(rest, "rebound.example");
+        System.out.printf(
+                "WebUiProbe %s: a job graph from %s answered %d (%s); /config for a rebound name"
+                        + " answered %d%n",
+                rest, FOREIGN_ORIGIN, job.status(), job.body(), rebound);
+        assertThat(job.status()).as("a cross-site job graph: %s", job.body()).isEqualTo(403);
+        assertThat(jobs.call()).as("jobs taken").isZero();
+        assertThat(rebound).as("/config for Host rebound.example").isEqualTo(403);
+        assertThat(statusForRebound(rest, "localhost")).as("Host localhost").isEqualTo(200);
+        assertThat(statusForRebound(rest, rest.getHost()))
+                .as("Host " + rest.getHost())
+                .isEqualTo(200);
+    }
+
+    /**
+     * The UI's {@code /config} once it answers: a cluster just started answers 503 until its REST
+     * endpoint is elected leader.
+     */
+    private static JsonNode config(URI rest) throws Exception {
+        FlinkRest api = new FlinkRest(rest);
+        return Poll.until(
+                "the web UI's /config at " + rest,
+                LEADER_TIMEOUT,
+                () -> {
+                    try {
+                        return api.get("/config");
+                    } catch (IOException notYet) {
+                        return null;
+                    }
+                });
+    }
+
     /** A jar posted to {@code /jars/upload} as a form of the foreign page would post it. */
     private static Answer uploadFromForeignPage(URI rest) throws IOException, InterruptedException {
         return postForm(rest, "/jars/upload", Map.of(), "jarfile", "probe.jar", emptyJar());
@@ -84,7 +130,7 @@ public final class WebUiProbe {
      * A job graph posted to {@code /jobs} as a form of the foreign page would post it, as {@code
      * flink run} posts one: a pipeline of Flink's own classes, which would run once accepted (202).
      */
-    static Answer jobFromForeignPage(URI rest) throws IOException, InterruptedException {
+    private static Answer jobFromForeignPage(URI rest) throws IOException, InterruptedException {
         StreamExecutionEnvironment env = new StreamExecutionEnvironment(new Configuration());
         env.fromSequence(1, 1).sinkTo(new DiscardingSink<>());
         ByteArrayOutputStream graph = new ByteArrayOutputStream();
@@ -148,7 +194,7 @@ public final class WebUiProbe {
      * The status of {@code GET /config} as a page whose DNS name {@code name} was rebound to the
      * UI's address sends it: same-origin to the browser, no {@code Origin}, its own {@code Host}.
      */
-    static int statusForRebound(URI rest, String name) throws IOException {
+    private static int statusForRebound(URI rest, String name) throws IOException {
         try (Socket socket = new Socket(rest.getHost(), rest.getPort())) {
             socket.setSoTimeout((int) TIMEOUT.toMillis());
             socket.getOutputStream()

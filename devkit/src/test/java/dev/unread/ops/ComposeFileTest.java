@@ -9,6 +9,8 @@ import dev.unread.api.ApiConfig;
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.DeadLetters;
+import dev.unread.flinkguard.ForeignPageGuard;
+import dev.unread.flinkguard.ForeignPageGuard.Allowed;
 import java.io.Reader;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -29,7 +31,9 @@ import java.util.regex.Pattern;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.runtime.io.network.netty.InboundChannelHandlerFactory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,6 +56,9 @@ class ComposeFileTest {
 
     /** The script the API image starts the API through. */
     private static final String API_ENTRYPOINT = "docker/api-entrypoint.sh";
+
+    /** The module of the web UI's guard, which the Flink image carries in lib/. */
+    private static final String GUARD_MODULE = "flink-guard";
 
     /** Where that script keeps the token it makes; a path, not a secret. */
     private static final String API_TOKEN_FILE = "API_TOKEN_FILE";
@@ -399,6 +406,106 @@ class ComposeFileTest {
                 .contains("<mainClass>" + UnreadJob.class.getName() + "</mainClass>");
     }
 
+    /**
+     * The image of every Flink service carries the web UI's guard in Flink's lib/, built by Maven
+     * in the build stage as the job jar is; that stage has every module the root pom names, which
+     * Maven's reactor reads.
+     */
+    @Test
+    void theFlinkImageCarriesTheWebUiGuardInItsLib() throws Exception {
+        String build = stage(dockerfile, "build");
+        for (String module : pomModules(ROOT.resolve("pom.xml"))) {
+            assertThat(build).contains("COPY " + module + " " + module + "\n");
+        }
+        Matcher install =
+                Pattern.compile("mvn -B -q -DskipTests -pl (\\S+) -am install").matcher(build);
+        assertThat(install.find()).as(build).isTrue();
+        assertThat(install.group(1).split(",")).contains(GUARD_MODULE);
+        assertFlinkImageCarriesTheGuard(dockerfile);
+        assertThat(
+                        ROOT.resolve(
+                                GUARD_MODULE
+                                        + "/src/main/resources/META-INF/services/"
+                                        + InboundChannelHandlerFactory.class.getName()))
+                .content()
+                .isEqualToIgnoringWhitespace(ForeignPageGuard.class.getName());
+    }
+
+    /**
+     * The guard of compose's JobManager, on config.yaml and the address the image's entrypoint
+     * writes, lets in the UI compose publishes, the client's {@code flink} commands and the health
+     * check, and refuses another site's page and a rebound host name.
+     */
+    @Test
+    void theJobManagersGuardLetsInItsPublishedUiItsClientAndItsHealthCheckOnly() {
+        Configuration jobManager = flinkConf.clone();
+        jobManager.set(
+                JobManagerOptions.ADDRESS,
+                environment("jobmanager").get("JOB_MANAGER_RPC_ADDRESS"));
+        Allowed allowed = Allowed.of(jobManager);
+
+        int port = flinkConf.get(RestOptions.PORT);
+        String ui =
+                strings(service("jobmanager").get("ports")).stream()
+                        .filter(published -> published.endsWith(":" + port))
+                        .map(published -> published.substring(0, published.lastIndexOf(':')))
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(allowed.refusal("http://" + ui, ui)).as("the UI at " + ui).isNull();
+        Matcher client =
+                Pattern.compile("flink \\w+ (?:-\\w )*-m (\\S+)")
+                        .matcher(String.join("\n", strings(service("client").get("command"))));
+        List<String> clientHosts = new ArrayList<>();
+        while (client.find()) {
+            clientHosts.add(client.group(1));
+        }
+        assertThat(clientHosts).isNotEmpty();
+        for (String host : clientHosts) {
+            assertThat(allowed.refusal(null, host)).as("the client's -m " + host).isNull();
+        }
+        Matcher health =
+                Pattern.compile("http://([^/ ]+)/")
+                        .matcher(
+                                String.join(
+                                        " ",
+                                        strings(
+                                                map(service("jobmanager").get("healthcheck"))
+                                                        .get("test"))));
+        assertThat(health.find()).isTrue();
+        assertThat(allowed.refusal(null, health.group(1))).as(health.group()).isNull();
+
+        assertThat(allowed.refusal("http://evil.example", ui)).isNotNull();
+        assertThat(allowed.refusal(null, "rebound.example:" + port)).isNotNull();
+    }
+
+    /**
+     * The Dockerfile's flink target copies the guard's jar, made in the build stage from the
+     * flink-guard module, into Flink's lib/, where every Flink process of the image loads it.
+     */
+    static void assertFlinkImageCarriesTheGuard(String dockerfile) throws Exception {
+        String artifact = artifactId(ROOT.resolve(GUARD_MODULE + "/pom.xml"));
+        Matcher jar =
+                Pattern.compile(
+                                "cp "
+                                        + GUARD_MODULE
+                                        + "/target/"
+                                        + Pattern.quote(artifact)
+                                        + "-\\*\\.jar (/out/\\S+\\.jar)")
+                        .matcher(stage(dockerfile, "build"));
+        assertThat(jar.find()).as("the build stage copies the guard's jar to /out").isTrue();
+        assertThat(stage(dockerfile, "flink"))
+                .contains("COPY --from=build " + jar.group(1) + " /opt/flink/lib/");
+    }
+
+    /** The text of the Dockerfile's stage {@code FROM ... AS name}, up to the next stage. */
+    private static String stage(String dockerfile, String name) {
+        Matcher stage =
+                Pattern.compile("(?ms)^FROM \\S+ AS " + name + "$(.*?)(?=^FROM |\\z)")
+                        .matcher(dockerfile);
+        assertThat(stage.find()).as("stage " + name).isTrue();
+        return stage.group(1);
+    }
+
     @Test
     void theApiImageStartsTheApisMainClass() {
         assertThat(dockerfile)
@@ -489,14 +596,37 @@ class ComposeFileTest {
         return strings;
     }
 
+    private static List<String> pomModules(Path pomFile) throws Exception {
+        NodeList modules = pomRoot(pomFile).getElementsByTagName("module");
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < modules.getLength(); i++) {
+            names.add(modules.item(i).getTextContent().trim());
+        }
+        return names;
+    }
+
+    /** The project's own artifactId, not its parent's. */
+    private static String artifactId(Path pomFile) throws Exception {
+        NodeList children = pomRoot(pomFile).getChildNodes();
+        for (int i = 0; i < children.getLength(); i++) {
+            if (children.item(i).getNodeName().equals("artifactId")) {
+                return children.item(i).getTextContent().trim();
+            }
+        }
+        throw new AssertionError("no artifactId in " + pomFile);
+    }
+
+    private static Element pomRoot(Path pomFile) throws Exception {
+        return DocumentBuilderFactory.newInstance()
+                .newDocumentBuilder()
+                .parse(pomFile.toFile())
+                .getDocumentElement();
+    }
+
     private static Map<String, String> pomProperties(Path pomFile) throws Exception {
-        Element root =
-                DocumentBuilderFactory.newInstance()
-                        .newDocumentBuilder()
-                        .parse(pomFile.toFile())
-                        .getDocumentElement();
         NodeList properties =
-                ((Element) root.getElementsByTagName("properties").item(0)).getChildNodes();
+                ((Element) pomRoot(pomFile).getElementsByTagName("properties").item(0))
+                        .getChildNodes();
         Map<String, String> values = new HashMap<>();
         for (int i = 0; i < properties.getLength(); i++) {
             Node property = properties.item(i);

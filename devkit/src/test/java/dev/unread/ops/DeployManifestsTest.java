@@ -6,6 +6,8 @@ import dev.unread.UnreadJob;
 import dev.unread.api.ApiConfig;
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
+import dev.unread.flinkguard.ForeignPageGuard;
+import dev.unread.flinkguard.ForeignPageGuard.Allowed;
 import java.io.Reader;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -251,6 +253,36 @@ class DeployManifestsTest {
     void theWebUiTakesNoJarAndAllowsNoOtherOrigin() {
         assertThat(stringMap(path(flink, "spec", "flinkConfiguration")))
                 .containsAllEntriesOf(FlinkConf.webUi(FlinkConf.uiOrigin("127.0.0.1", 8081)));
+    }
+
+    /**
+     * The operator's JobManager runs the image that carries the web UI's guard in lib/; on the
+     * manifest's configuration plus what the operator adds (the cluster's name and namespace, the
+     * pod's address as {@code rest.address} under HA) the guard lets in the operator's client,
+     * which reaches the REST service {@code NAME-rest.NAMESPACE}, and the UI through {@code kubectl
+     * port-forward}, and refuses another site's page and a rebound host name.
+     */
+    @Test
+    void theGuardOfTheOperatorsJobManagerLetsInTheOperatorAndThePortForwardOnly() throws Exception {
+        ComposeFileTest.assertFlinkImageCarriesTheGuard(dockerfile);
+
+        String name = (String) path(flink, "metadata", "name");
+        String namespace = (String) map(flink.get("metadata")).getOrDefault("namespace", "default");
+        Map<String, String> deployed =
+                new HashMap<>(stringMap(path(flink, "spec", "flinkConfiguration")));
+        deployed.put(ForeignPageGuard.KUBERNETES_CLUSTER_ID.key(), name);
+        deployed.put(ForeignPageGuard.KUBERNETES_NAMESPACE.key(), namespace);
+        deployed.put(RestOptions.ADDRESS.key(), "10.1.2.3");
+        Configuration jobManager = Configuration.fromMap(deployed);
+        Allowed allowed = Allowed.of(jobManager);
+        int port = jobManager.get(RestOptions.PORT);
+
+        assertThat(allowed.refusal(null, name + "-rest." + namespace + ":" + port)).isNull();
+        String forwarded = "127.0.0.1:" + port;
+        assertThat(allowed.refusal("http://" + forwarded, forwarded)).isNull();
+        assertThat(allowed.refusal(null, "localhost:" + port)).isNull();
+        assertThat(allowed.refusal("http://evil.example", forwarded)).isNotNull();
+        assertThat(allowed.refusal(null, "rebound.example:" + port)).isNotNull();
     }
 
     /**
