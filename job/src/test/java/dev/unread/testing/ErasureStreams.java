@@ -19,8 +19,8 @@ import java.util.TreeSet;
  * the time of everything the other topics say of its user (messages to and from the user, edits,
  * replies naming the user as root sender, every record of a group the user is named in), and only
  * the user's reads, follows, preferences, marks and ALL_READs come later, after it on that
- * partition. Everything older arrives before and after it (late messages among them), and so do
- * the deletions of the user's messages, which carry no time: before the erasure with their message
+ * partition. Everything older arrives before and after it (late messages among them), and so do the
+ * deletions of the user's messages, which carry no time: before the erasure with their message
  * after it, and the other way round.
  */
 public final class ErasureStreams {

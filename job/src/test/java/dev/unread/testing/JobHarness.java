@@ -167,8 +167,7 @@ public final class JobHarness {
     /**
      * {@code eventCount} valid events from {@code seed}, a fifth as many {@code chat-conversations}
      * records in the same conversations (with their members' reads, thread reads, follows,
-     * preferences and edits), ALL_READs of most users, erasures of a few, and {@code bad} mixed
-     * in.
+     * preferences and edits), ALL_READs of most users, erasures of a few, and {@code bad} mixed in.
      */
     public static Traffic traffic(
             UnreadConfig config, long seed, int eventCount, List<BadRecords.Bad> bad) {

@@ -126,9 +126,9 @@ class JobHarnessTrafficTest {
     }
 
     /**
-     * The erasure corners of a run, read from its records in the order they are published; fails
-     * if an event of an erased user with a time after the erasure comes first or is on another
-     * topic than the user's reads.
+     * The erasure corners of a run, read from its records in the order they are published; fails if
+     * an event of an erased user with a time after the erasure comes first or is on another topic
+     * than the user's reads.
      */
     private static Set<String> erasureCorners(
             UnreadConfig config, JobHarness.Traffic traffic, String context) throws Exception {
@@ -161,7 +161,9 @@ class JobHarnessTrafficTest {
             }
             boolean message = record.topic().equals(config.messagesTopic);
             ChatEvent e =
-                    message ? events.parseMessage(record.value()) : events.parseRead(record.value());
+                    message
+                            ? events.parseMessage(record.value())
+                            : events.parseRead(record.value());
             Long at = erasedAt.get(e.userId);
             if (at == null) {
                 continue;
