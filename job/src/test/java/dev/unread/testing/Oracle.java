@@ -225,9 +225,13 @@ public final class Oracle {
             }
             // "Sending means ... a group MESSAGE with senderId U".
             ChatEvent sent =
-                    ChatEvent.message(e.senderId, e.senderId, e.conversationId, e.seq, e.sentAt);
-            sent.threadSeq = e.threadSeq;
-            sent.rootSenderId = e.rootSenderId;
+                    sentBy(
+                            e.senderId,
+                            e.conversationId,
+                            e.seq,
+                            e.threadSeq,
+                            e.rootSenderId,
+                            e.sentAt);
             threads.message(sent, !erased(sent));
             // "counts, for every member U != senderId at its seq, exactly as the chat-messages
             // record {senderId, receiverId: U, sentAt, conversationId, seq} would".
@@ -266,6 +270,25 @@ public final class Oracle {
         // "an event that concerns U as receiver or actor and carries a time at or before
         // erasedAt changes nothing for U"; the erasure itself counts toward nothing. So an
         // ALL_READ after it reads only the messages sent after it.
+        // The receiver's erasure covers a message for the receiver alone: its sender still sent
+        // it, and so takes part in its thread unless the sender's own erasure covers it too.
+        for (ChatEvent e : all) {
+            if (erased(e)
+                    && e.kind == ChatEvent.Kind.MESSAGE
+                    && e.conversationId > 0
+                    && e.senderId != e.userId
+                    && !beforeUpgrade.contains(e)) {
+                ChatEvent sent =
+                        sentBy(
+                                e.senderId,
+                                e.conversationId,
+                                e.seq,
+                                e.threadSeq,
+                                e.rootSenderId,
+                                e.time);
+                threads.message(sent, !erased(sent));
+            }
+        }
         all.removeIf(e -> erased(e) || e.kind == ChatEvent.Kind.USER_ERASED);
         all.addAll(allReads(all));
         for (ChatEvent e : all) {
@@ -429,6 +452,20 @@ public final class Oracle {
             }
         }
         return Integer.compare(a.size(), b.size());
+    }
+
+    /** A message as its sender's own state sees it: sent to the sender. */
+    private static ChatEvent sentBy(
+            long sender,
+            long conversationId,
+            long seq,
+            long threadSeq,
+            long rootSenderId,
+            long sentAt) {
+        ChatEvent sent = ChatEvent.message(sender, sender, conversationId, seq, sentAt);
+        sent.threadSeq = threadSeq;
+        sent.rootSenderId = rootSenderId;
+        return sent;
     }
 
     /** The newest {@code erasedAt} of the user, 0 when never erased. */
