@@ -224,15 +224,7 @@ public final class Oracle {
                         .add(e.conversationId);
             }
             // "Sending means ... a group MESSAGE with senderId U".
-            ChatEvent sent =
-                    sentBy(
-                            e.senderId,
-                            e.conversationId,
-                            e.seq,
-                            e.threadSeq,
-                            e.rootSenderId,
-                            e.sentAt);
-            threads.message(sent, !erased(sent));
+            sent(e.senderId, e.conversationId, e.seq, e.threadSeq, e.rootSenderId, e.sentAt);
             // "counts, for every member U != senderId at its seq, exactly as the chat-messages
             // record {senderId, receiverId: U, sentAt, conversationId, seq} would".
             memberships.forEach(
@@ -267,9 +259,6 @@ public final class Oracle {
                         participants.get(member.conversationId()).remove(member.userId());
                     }
                 });
-        // "an event that concerns U as receiver or actor and carries a time at or before
-        // erasedAt changes nothing for U"; the erasure itself counts toward nothing. So an
-        // ALL_READ after it reads only the messages sent after it.
         // The receiver's erasure covers a message for the receiver alone: its sender still sent
         // it, and so takes part in its thread unless the sender's own erasure covers it too.
         for (ChatEvent e : all) {
@@ -278,17 +267,12 @@ public final class Oracle {
                     && e.conversationId > 0
                     && e.senderId != e.userId
                     && !beforeUpgrade.contains(e)) {
-                ChatEvent sent =
-                        sentBy(
-                                e.senderId,
-                                e.conversationId,
-                                e.seq,
-                                e.threadSeq,
-                                e.rootSenderId,
-                                e.time);
-                threads.message(sent, !erased(sent));
+                sent(e.senderId, e.conversationId, e.seq, e.threadSeq, e.rootSenderId, e.time);
             }
         }
+        // "an event that concerns U as receiver or actor and carries a time at or before
+        // erasedAt changes nothing for U"; the erasure itself counts toward nothing. So an
+        // ALL_READ after it reads only the messages sent after it.
         all.removeIf(e -> erased(e) || e.kind == ChatEvent.Kind.USER_ERASED);
         all.addAll(allReads(all));
         for (ChatEvent e : all) {
@@ -454,8 +438,11 @@ public final class Oracle {
         return Integer.compare(a.size(), b.size());
     }
 
-    /** A message as its sender's own state sees it: sent to the sender. */
-    private static ChatEvent sentBy(
+    /**
+     * The sender's part in a message as the sender's own state sees it: sent to the sender, not
+     * when the sender's erasure covers it.
+     */
+    private void sent(
             long sender,
             long conversationId,
             long seq,
@@ -465,7 +452,7 @@ public final class Oracle {
         ChatEvent sent = ChatEvent.message(sender, sender, conversationId, seq, sentAt);
         sent.threadSeq = threadSeq;
         sent.rootSenderId = rootSenderId;
-        return sent;
+        threads.message(sent, !erased(sent));
     }
 
     /** The newest {@code erasedAt} of the user, 0 when never erased. */
