@@ -51,9 +51,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * traffic's participants and its replies ({@link ReplyRouting}) anywhere among them (another
  * topic). At the counter everything arrives shuffled, with duplicates of what reaches it straight
  * from the topics, except that one conversation's records from the fan-out to one user keep the
- * fan-out's order, as the Flink channel between the two stages keeps them. The counts, applied as
- * the Redis sink applies them, and the readers' scores must equal what the {@link Oracle} derives
- * from the contract alone.
+ * fan-out's order, as the Flink channel between the two stages keeps them, and each erasure of a
+ * member comes before the member's events with a later time (the contract's rule for erasures),
+ * before and after the deletions and deliveries of its groups. At the readers the counter's cursors
+ * of one user in one conversation keep the counter's order for the same reason, the erasure's
+ * removal among them. The counts, applied as the Redis sink applies them, and the readers' scores
+ * must equal what the {@link Oracle} derives from the contract alone.
  *
  * <p>Seeds: 1..100 by default; {@code -Dunread.seeds=N} runs 1..N, {@code -Dunread.seed=N} only
  * seed N. Every {@link #ROCKSDB_EVERY}th seed runs on RocksDB, the rest on the heap backend.
@@ -62,6 +65,7 @@ class GroupsModelTest {
 
     private static final int ROCKSDB_EVERY = 8;
     private static final double DUPLICATE_SHARE = 0.2;
+    private static final int ERASED_ONE_IN = 4;
 
     static Stream<Long> seeds() {
         String one = System.getProperty("unread.seed");
@@ -367,6 +371,16 @@ class GroupsModelTest {
                             AllReadStreams.withAllReads(
                                     streams.random(), traffic.reads(), traffic.records()));
         }
+        // Members erased at the time of one of their events, before and after the deletions and
+        // deliveries of their groups: a chat-reads event each, put in place at the counter.
+        List<ChatEvent> reads = new ArrayList<>(traffic.reads());
+        for (ChatEvent e :
+                streams.withErasures(concat(perReceiver, traffic.reads()), ERASED_ONE_IN)) {
+            if (e.kind == ChatEvent.Kind.USER_ERASED) {
+                reads.add(streams.random().nextInt(reads.size() + 1), e);
+            }
+        }
+        traffic = new GroupStreams.Traffic(traffic.records(), reads);
         List<ConversationEvent> published = groups.published(traffic.records(), DUPLICATE_SHARE);
 
         List<ReaderUpdate> messageParticipants = new ArrayList<>();
@@ -404,10 +418,12 @@ class GroupsModelTest {
                         .output;
 
         List<ChatEvent> toUsers =
-                inChannelOrder(
-                        streams.random(),
-                        streams.shuffled(streams.withDuplicates(straight, DUPLICATE_SHARE)),
-                        fannedOut);
+                EventStreams.withErasuresInPlace(
+                        inChannelOrder(
+                                streams.random(),
+                                streams.shuffled(streams.withDuplicates(straight, DUPLICATE_SHARE)),
+                                fannedOut,
+                                e -> e.conversationId + "/" + e.userId));
         Run<ChatEvent, UnreadCount> counted =
                 run(
                         new KeyedProcessOperator<>(new UnreadCounter(0, track)),
@@ -415,15 +431,24 @@ class GroupsModelTest {
                         toUsers,
                         rocksDb);
 
-        List<ReaderUpdate> toReaders = new ArrayList<>(messageParticipants);
+        List<ReaderUpdate> readerNotices = new ArrayList<>(messageParticipants);
         for (ConversationEvent e : published) {
-            new ParticipantNotices.Members().flatMap(e, new ListCollector<>(toReaders));
+            new ParticipantNotices.Members().flatMap(e, new ListCollector<>(readerNotices));
         }
         // The harness has no side output at all when no cursor advanced.
-        var cursors = counted.harness.getSideOutput(UnreadCounter.CONVERSATION_CURSORS);
-        for (Object o : cursors == null ? List.of() : cursors) {
-            toReaders.add(ReaderUpdate.cursor(((StreamRecord<ConversationCursor>) o).getValue()));
+        var counterCursors = counted.harness.getSideOutput(UnreadCounter.CONVERSATION_CURSORS);
+        List<ReaderUpdate> cursors = new ArrayList<>();
+        for (Object o : counterCursors == null ? List.of() : counterCursors) {
+            cursors.add(ReaderUpdate.cursor(((StreamRecord<ConversationCursor>) o).getValue()));
         }
+        // A user's cursors in a conversation keep the counter's order, as the channel between the
+        // two stages keeps it: an erasure's removal comes before the user's later cursors.
+        List<ReaderUpdate> toReaders =
+                inChannelOrder(
+                        streams.random(),
+                        shuffled(streams, readerNotices),
+                        cursors,
+                        u -> u.conversationId + "/" + u.userId);
         List<ReaderUpdate> readers =
                 run(
                                 new KeyedProcessOperator<>(
@@ -431,7 +456,7 @@ class GroupsModelTest {
                                                 ConversationReaders
                                                         .DEFAULT_MAX_RECEIPT_PARTICIPANTS)),
                                 u -> u.conversationId,
-                                shuffled(streams, toReaders),
+                                toReaders,
                                 rocksDb)
                         .output;
 
@@ -469,24 +494,27 @@ class GroupsModelTest {
     }
 
     /**
-     * {@code fannedOut} merged into {@code others} at random, one conversation's records to one
-     * user in the order the fan-out emitted them: the order the channel between the fan-out and the
-     * counter keeps, on which the fan-out's stamp of a deleted message relies.
+     * {@code stage}'s output merged into {@code others} at random, the records of one {@code
+     * channel} (one conversation's records to one user) in the order the stage emitted them: the
+     * order a channel between two stages keeps, on which the fan-out's stamp of a deleted message
+     * and an erasure's removal of the user's cursors rely.
      */
-    static List<ChatEvent> inChannelOrder(
-            java.util.Random random, List<ChatEvent> others, List<ChatEvent> fannedOut) {
-        Map<String, ArrayDeque<ChatEvent>> channels = new LinkedHashMap<>();
-        for (ChatEvent e : fannedOut) {
-            channels.computeIfAbsent(e.conversationId + "/" + e.userId, k -> new ArrayDeque<>())
-                    .add(e);
+    static <T> List<T> inChannelOrder(
+            java.util.Random random,
+            List<T> others,
+            List<T> stage,
+            java.util.function.Function<T, String> channel) {
+        Map<String, ArrayDeque<T>> channels = new LinkedHashMap<>();
+        for (T e : stage) {
+            channels.computeIfAbsent(channel.apply(e), k -> new ArrayDeque<>()).add(e);
         }
-        List<ArrayDeque<ChatEvent>> sources = new ArrayList<>(channels.values());
+        List<ArrayDeque<T>> sources = new ArrayList<>(channels.values());
         sources.add(new ArrayDeque<>(others));
-        int left = others.size() + fannedOut.size();
-        List<ChatEvent> merged = new ArrayList<>(left);
+        int left = others.size() + stage.size();
+        List<T> merged = new ArrayList<>(left);
         for (; left > 0; left--) {
             int pick = random.nextInt(left);
-            for (ArrayDeque<ChatEvent> source : sources) {
+            for (ArrayDeque<T> source : sources) {
                 if (pick < source.size()) {
                     merged.add(source.poll());
                     break;

@@ -63,6 +63,9 @@ public final class JobHarness {
 
     private static final int RESTART_ATTEMPTS = 10_000;
 
+    /** Users erased in a run's traffic. */
+    private static final int ERASED_USERS = 5;
+
     private JobHarness() {}
 
     /** The MiniCluster the end-to-end tests run the job on: one TaskManager with two slots. */
@@ -136,31 +139,35 @@ public final class JobHarness {
                     + ")";
         }
 
-        /** So that a run's line shows it had threads and deletions to lose. */
+        /** So that a run's line shows it had threads, deletions and erasures to lose. */
         private String threadsAndDeletions() {
             Set<String> replies = new HashSet<>();
             int threadActions = 0;
+            int erasures = 0;
             for (ChatEvent e : events) {
                 if (e.kind == ChatEvent.Kind.MESSAGE && e.isReply()) {
                     replies.add(e.conversationId + ":" + e.seq);
+                } else if (e.kind == ChatEvent.Kind.USER_ERASED) {
+                    erasures++;
                 } else if (e.threadSeq > 0) {
                     threadActions++;
                 }
             }
             return String.format(
-                    "%d replies, %d thread reads and follows, %d deletions",
+                    "%d replies, %d thread reads and follows, %d deletions, %d erasures",
                     replies.size(),
                     threadActions,
                     conversations.stream()
                             .filter(e -> e.kind == ConversationEvent.Kind.MESSAGE_DELETED)
-                            .count());
+                            .count(),
+                    erasures);
         }
     }
 
     /**
      * {@code eventCount} valid events from {@code seed}, a fifth as many {@code chat-conversations}
      * records in the same conversations (with their members' reads, thread reads, follows,
-     * preferences and edits), ALL_READs of most users, and {@code bad} mixed in.
+     * preferences and edits), ALL_READs of most users, erasures of a few, and {@code bad} mixed in.
      */
     public static Traffic traffic(
             UnreadConfig config, long seed, int eventCount, List<BadRecords.Bad> bad) {
@@ -199,7 +206,11 @@ public final class JobHarness {
                 DeletionStreams.among(group.records(), events, streams.random());
         // Mark all as read among the rest, before and after the messages it covers.
         events = AllReadStreams.withAllReads(streams.random(), events);
-        List<ChatEvent> order = streams.orders(events, 1, 0.2).get(0);
+        // A few erasures, before and after the deletions of their users' messages and between a
+        // deletion and its message, as the contract's one order-bound rule allows on Kafka.
+        events = ErasureStreams.withErasures(streams.random(), events, conversations, ERASED_USERS);
+        List<ChatEvent> order =
+                EventStreams.withErasuresInPlace(streams.orders(events, 1, 0.2).get(0));
         List<ProducerRecord<byte[], byte[]>> messagesAndReads = new ArrayList<>(order.size());
         for (ChatEvent event : order) {
             messagesAndReads.add(ChatRecords.of(config, event, encoding.apply(event)));

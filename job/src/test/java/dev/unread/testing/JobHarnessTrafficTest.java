@@ -8,6 +8,8 @@ import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEvent.Kind;
 import dev.unread.events.ConversationEvent;
 import dev.unread.events.ConversationParser;
+import dev.unread.events.EventParser;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -93,6 +95,104 @@ class JobHarnessTrafficTest {
                         .isEqualTo(events.get(i).toString());
             }
         }
+    }
+
+    /**
+     * Every run erases users, and as Kafka gets the records (the one order the job keeps with an
+     * erasure is that of the user's chat-reads partition): late messages the erasure covers after
+     * it, deletions before it with their message after it and the other way round, and the user's
+     * later reads after it, never a later event of the user on another topic.
+     */
+    @Test
+    void everyRunErasesUsersAroundTheirDeletionsAndLateMessages() throws Exception {
+        UnreadConfig config = UnreadConfig.with(Map.of());
+        Map<String, Integer> runs = new TreeMap<>();
+        for (long seed = 1; seed <= SEEDS; seed++) {
+            JobHarness.Traffic traffic = JobHarness.traffic(config, seed, 3000, List.of());
+            erasureCorners(config, traffic, JobHarness.context(seed))
+                    .forEach(c -> runs.merge(c, 1, Integer::sum));
+        }
+        assertThat(runs)
+                .as("runs of %d with each", SEEDS)
+                .containsOnlyKeys(
+                        "erasure",
+                        "late message after the erasure",
+                        "deletion before the erasure, its message after",
+                        "message before the erasure, its deletion after",
+                        "the user's later reads after the erasure")
+                .allSatisfy(
+                        (corner, n) ->
+                                assertThat(n).as(corner).isGreaterThanOrEqualTo(SEEDS * 9 / 10));
+    }
+
+    /**
+     * The erasure corners of a run, read from its records in the order they are published; fails if
+     * an event of an erased user with a time after the erasure comes first or is on another topic
+     * than the user's reads.
+     */
+    private static Set<String> erasureCorners(
+            UnreadConfig config, JobHarness.Traffic traffic, String context) throws Exception {
+        EventParser events = new EventParser();
+        ConversationParser conversations = new ConversationParser();
+        Map<Long, Long> erasedAt = new TreeMap<>();
+        for (ChatEvent e : traffic.events()) {
+            if (e.kind == Kind.USER_ERASED) {
+                erasedAt.put(e.userId, e.time);
+            }
+        }
+        Set<String> corners = new HashSet<>();
+        Set<Long> erased = new HashSet<>();
+        Map<String, Boolean> deletedBeforeErasure = new HashMap<>();
+        Map<String, Boolean> receivedBeforeErasure = new HashMap<>();
+        for (ProducerRecord<byte[], byte[]> record : traffic.records()) {
+            if (record.topic().equals(config.conversationsTopic)) {
+                ConversationEvent e = conversations.parse(record.value());
+                if (e.kind == ConversationEvent.Kind.MESSAGE_DELETED) {
+                    for (long user : erasedAt.keySet()) {
+                        String message = user + ":" + e.conversationId + ":" + e.seq;
+                        deletedBeforeErasure.putIfAbsent(message, !erased.contains(user));
+                        if (Boolean.TRUE.equals(receivedBeforeErasure.get(message))
+                                && erased.contains(user)) {
+                            corners.add("message before the erasure, its deletion after");
+                        }
+                    }
+                }
+                continue;
+            }
+            boolean message = record.topic().equals(config.messagesTopic);
+            ChatEvent e =
+                    message
+                            ? events.parseMessage(record.value())
+                            : events.parseRead(record.value());
+            Long at = erasedAt.get(e.userId);
+            if (at == null) {
+                continue;
+            }
+            if (e.kind == Kind.USER_ERASED) {
+                erased.add(e.userId);
+                corners.add("erasure");
+                continue;
+            }
+            if (e.time > at) {
+                assertThat(erased)
+                        .as("erasure of %d before %s, %s", e.userId, e, context)
+                        .contains(e.userId);
+                assertThat(message).as("%s after the erasure at %d, %s", e, at, context).isFalse();
+                corners.add("the user's later reads after the erasure");
+            }
+            if (message && e.kind == Kind.MESSAGE && e.hasConversation()) {
+                String key = e.userId + ":" + e.conversationId + ":" + e.seq;
+                boolean after = erased.contains(e.userId);
+                receivedBeforeErasure.putIfAbsent(key, !after);
+                if (after) {
+                    corners.add("late message after the erasure");
+                    if (Boolean.TRUE.equals(deletedBeforeErasure.get(key))) {
+                        corners.add("deletion before the erasure, its message after");
+                    }
+                }
+            }
+        }
+        return corners;
     }
 
     /** A reply, thread read or follow: the one kind of record that names a thread. */

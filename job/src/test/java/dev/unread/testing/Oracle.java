@@ -224,11 +224,7 @@ public final class Oracle {
                         .add(e.conversationId);
             }
             // "Sending means ... a group MESSAGE with senderId U".
-            ChatEvent sent =
-                    ChatEvent.message(e.senderId, e.senderId, e.conversationId, e.seq, e.sentAt);
-            sent.threadSeq = e.threadSeq;
-            sent.rootSenderId = e.rootSenderId;
-            threads.message(sent, !erased(sent));
+            sent(e.senderId, e.conversationId, e.seq, e.threadSeq, e.rootSenderId, e.sentAt);
             // "counts, for every member U != senderId at its seq, exactly as the chat-messages
             // record {senderId, receiverId: U, sentAt, conversationId, seq} would".
             memberships.forEach(
@@ -263,6 +259,17 @@ public final class Oracle {
                         participants.get(member.conversationId()).remove(member.userId());
                     }
                 });
+        // The receiver's erasure covers a message for the receiver alone: its sender still sent
+        // it, and so takes part in its thread unless the sender's own erasure covers it too.
+        for (ChatEvent e : all) {
+            if (erased(e)
+                    && e.kind == ChatEvent.Kind.MESSAGE
+                    && e.conversationId > 0
+                    && e.senderId != e.userId
+                    && !beforeUpgrade.contains(e)) {
+                sent(e.senderId, e.conversationId, e.seq, e.threadSeq, e.rootSenderId, e.time);
+            }
+        }
         // "an event that concerns U as receiver or actor and carries a time at or before
         // erasedAt changes nothing for U"; the erasure itself counts toward nothing. So an
         // ALL_READ after it reads only the messages sent after it.
@@ -429,6 +436,23 @@ public final class Oracle {
             }
         }
         return Integer.compare(a.size(), b.size());
+    }
+
+    /**
+     * The sender's part in a message as the sender's own state sees it: sent to the sender, not
+     * when the sender's erasure covers it.
+     */
+    private void sent(
+            long sender,
+            long conversationId,
+            long seq,
+            long threadSeq,
+            long rootSenderId,
+            long sentAt) {
+        ChatEvent sent = ChatEvent.message(sender, sender, conversationId, seq, sentAt);
+        sent.threadSeq = threadSeq;
+        sent.rootSenderId = rootSenderId;
+        threads.message(sent, !erased(sent));
     }
 
     /** The newest {@code erasedAt} of the user, 0 when never erased. */

@@ -249,4 +249,21 @@ class OracleTest {
         assertThat(oracle.threadMentions(ME, C, 1)).isZero();
         assertThat(oracle.unread(ME, C)).isZero();
     }
+
+    /**
+     * A receiver's erasure covers the reply for the receiver alone: its sender still took part in
+     * the thread, and so follows it (the job tells the sender from the message it sent).
+     */
+    @Test
+    void theReceiversErasureLeavesTheSenderTakingPart() {
+        Oracle oracle =
+                Oracle.of(
+                        List.of(
+                                message(BOB, ME, C, 1, 10),
+                                ChatEvent.reply(ME, ANN, C, 2, 1, 20, false),
+                                ChatEvent.userErased(ANN, 30),
+                                ChatEvent.reply(BOB, ME, C, 3, 1, 40, false)));
+        assertThat(oracle.threadUnread(ME, C, 1)).isEqualTo(1);
+        assertThat(oracle.threadUnread(ANN, C, 1)).isZero();
+    }
 }
