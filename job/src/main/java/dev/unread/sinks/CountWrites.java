@@ -1,0 +1,101 @@
+package dev.unread.sinks;
+
+import dev.unread.contract.Count;
+import dev.unread.sinks.CountBuffer.Target;
+import dev.unread.sinks.HeldCounts.Update;
+import dev.unread.sinks.KeyCommands.KeyCommand;
+import dev.unread.sinks.KeyCommands.KeyWrites;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+
+/**
+ * The commands that write counts to their keys (see {@link RedisCounts} for the keys), and each
+ * user's change message of them. Used on the writer's sender thread alone ({@link RedisWriter}): it
+ * reads {@link WrittenAfter}, which is the sender's.
+ */
+final class CountWrites {
+
+    private final String prefix;
+
+    /** Whether Redis holds what the counter showed; the sender's alone. */
+    private final WrittenAfter writtenAfter;
+
+    CountWrites(String prefix, WrittenAfter writtenAfter) {
+        this.prefix = prefix;
+        this.writtenAfter = writtenAfter;
+    }
+
+    /**
+     * The commands writing {@code counts}, and each user's change message in {@code changes}; none
+     * for a count that changes nothing where Redis holds what the counter showed ({@link
+     * WrittenAfter}): most of a counter incarnation's first writes of a record, and a count that
+     * went back to its value within the interval (a message and the inbox open after it).
+     */
+    void writes(
+            Consumer<BiConsumer<Target, Update>> counts,
+            List<RedisConnection.Command> commands,
+            Map<Long, UnreadChanged> changes) {
+        Map<String, KeyWrites> hashes = new HashMap<>();
+        Map<String, KeyWrites> sets = new HashMap<>();
+        boolean skipUnchanged = writtenAfter.knowsRedis();
+        counts.accept(
+                (target, update) -> {
+                    if (skipUnchanged && update.unchanged()) {
+                        return;
+                    }
+                    long count = update.count;
+                    write(target, count, commands, hashes, sets);
+                    changes.computeIfAbsent(target.userId(), UnreadChanged::new)
+                            .add(target.kind(), target.conversationId(), target.threadSeq(), count);
+                });
+        hashes.forEach(
+                (key, writes) ->
+                        writes.commandsTo(commands, key, KeyCommand.Op.HSET, KeyCommand.Op.HDEL));
+        sets.forEach(
+                (key, writes) ->
+                        writes.commandsTo(commands, key, KeyCommand.Op.SADD, KeyCommand.Op.SREM));
+    }
+
+    /**
+     * The badge's SET or DEL goes straight to {@code commands}; a field of a hash or a member of a
+     * set joins the other writes of its key.
+     */
+    private void write(
+            Target target,
+            long count,
+            List<RedisConnection.Command> commands,
+            Map<String, KeyWrites> hashes,
+            Map<String, KeyWrites> sets) {
+        Count kind = target.kind();
+        String key = kind.key(prefix, target.userId());
+        String field = kind.field(target.conversationId(), target.threadSeq());
+        switch (kind.shape()) {
+            case STRING -> {
+                String value = Long.toString(count);
+                commands.add(
+                        count == 0
+                                ? RedisConnection.removal(p -> p.del(key))
+                                : p -> p.set(key, value));
+            }
+            case HASH -> {
+                KeyWrites writes = hashes.computeIfAbsent(key, k -> new KeyWrites());
+                if (count == 0) {
+                    writes.unset(field);
+                } else {
+                    writes.set(field, Long.toString(count));
+                }
+            }
+            case SET -> {
+                KeyWrites members = sets.computeIfAbsent(key, k -> new KeyWrites());
+                if (count == 0) {
+                    members.unset(field);
+                } else {
+                    members.add(field);
+                }
+            }
+        }
+    }
+}
