@@ -132,7 +132,7 @@ public class RedisCounts implements Sink<UnreadCount>, SupportsWriterState<Unrea
 
     @Override
     public StatefulSinkWriter<UnreadCount, Void> createWriter(WriterInitContext context) {
-        return createWriter(context, RedisWriter.newSender());
+        return createWriter(context, FlushSender.newSender());
     }
 
     /** The checkpoint it starts from is the context's: the writer keeps no state of its own. */

@@ -1,21 +1,14 @@
 package dev.unread.sinks;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.Histogram;
-import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 
 /**
  * The sink writer of both Redis sinks: buffers what the sink's {@link Buffer} makes of each record
@@ -34,11 +27,12 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  *
  * <p>Two threads, and what each owns: the task's thread adds records to one buffer; the sender
  * turns the other buffer, handed over whole, into commands and sends them. The hand-over is the
- * executor's submit, the way back the send's future, so each buffer belongs to one thread at a
- * time. What the two buffers share (the counts sink's held counts, {@link CountBuffer}) belongs to
- * the sender alone: only the making and sending of commands touch it, never {@link Buffer#add}.
- * (The task's thread once took an erased user's held counts out while the sender was moving that
- * user's older counts in, and the badge came back after the erasure's deletes.)
+ * executor's submit, the way back the send's future ({@link FlushSender}), so each buffer belongs
+ * to one thread at a time. What the two buffers share (the counts sink's held counts, {@link
+ * CountBuffer}) belongs to the sender alone: only the making and sending of commands touch it,
+ * never {@link Buffer#add}. (The task's thread once took an erased user's held counts out while the
+ * sender was moving that user's older counts in, and the badge came back after the erasure's
+ * deletes.)
  *
  * <p>A buffer may hold some updates back from the flushes of the interval ({@link
  * Buffer#dueCommands}: the counts of users nobody watches, each written by the flush of the
@@ -114,9 +108,6 @@ final class RedisWriter<T> implements StatefulSinkWriter<T, Void> {
     static final String RETRIES_METRIC = RedisCounts.RETRIES_METRIC;
     static final String FLUSH_MILLIS_METRIC = RedisCounts.FLUSH_MILLIS_METRIC;
 
-    /** Flushes the histogram keeps: at one flush per 100 ms interval, the last 50 seconds. */
-    private static final int FLUSH_MILLIS_WINDOW = 500;
-
     /** Bounds the writer's memory: ~100 bytes an entry, ten round trips a flush. */
     static final int MAX_BUFFERED = 10 * RedisConnection.BATCH_SIZE;
 
@@ -130,21 +121,16 @@ final class RedisWriter<T> implements StatefulSinkWriter<T, Void> {
      */
     private Buffer<T> sending;
 
-    private final RedisConnection connection;
+    /** The sender thread, and the hand-over to it. */
+    private final FlushSender<T> sender;
+
     private final ProcessingTimeService timeService;
     private final long flushIntervalMs;
 
     /** 0: no background flush, every flush writes everything. */
     private final long backgroundFlushIntervalMs;
 
-    private final Counter commandsSent;
     private final Counter updatesCoalesced;
-    private final Counter wrongTypeKeysReplaced;
-    private final Counter unchanged;
-    private final Counter flushes;
-    private final Counter roundTrips;
-    private final Counter retries;
-    private final Histogram flushMillis;
 
     private ScheduledFuture<?> flushTimer;
 
@@ -159,26 +145,6 @@ final class RedisWriter<T> implements StatefulSinkWriter<T, Void> {
 
     /** Whether a record came since {@link #backgroundTimer} was set. */
     private boolean recordsSinceBackgroundTimer;
-
-    /** Sends flushes in the background, one at a time, so they reach Redis in order. */
-    private final ExecutorService sender;
-
-    /** The send not yet awaited, to the updates the buffers held back after it; null when none. */
-    private Future<Integer> inFlight;
-
-    /**
-     * What the buffers held back after the last send awaited: the task never reads the buffers'
-     * own.
-     */
-    private int held;
-
-    private List<RedisConnection.Command> inFlightCommands = List.of();
-
-    /** What a failed background send held, sent first by the next flush. */
-    private List<RedisConnection.Command> unsent = List.of();
-
-    /** What Redis holds, and the marks of writes after a checkpoint: the sender's alone. */
-    private final WrittenAfter writtenAfter;
 
     /**
      * The last checkpoint whose barrier passed, or the one the writer started from (0 when none):
@@ -215,18 +181,8 @@ final class RedisWriter<T> implements StatefulSinkWriter<T, Void> {
                 context,
                 flushIntervalMs,
                 backgroundFlushIntervalMs,
-                newSender(),
+                FlushSender.newSender(),
                 WrittenAfter.none());
-    }
-
-    /** A writer's own sender: one thread, so its sends reach Redis in order. */
-    static ExecutorService newSender() {
-        return Executors.newSingleThreadExecutor(
-                r -> {
-                    Thread t = new Thread(r, "redis-sink-sender");
-                    t.setDaemon(true);
-                    return t;
-                });
     }
 
     /**
@@ -243,38 +199,15 @@ final class RedisWriter<T> implements StatefulSinkWriter<T, Void> {
             long backgroundFlushIntervalMs,
             ExecutorService sender,
             WrittenAfter writtenAfter) {
-        this.sender = sender;
-        this.writtenAfter = writtenAfter;
         this.checkpoint = context.getRestoredCheckpointId().orElse(0);
         this.buffer = buffers.get();
         this.sending = buffers.get();
-        this.connection = connection;
         this.timeService = context.getProcessingTimeService();
         this.flushIntervalMs = flushIntervalMs;
         this.backgroundFlushIntervalMs =
                 backgroundFlushIntervalMs > flushIntervalMs ? backgroundFlushIntervalMs : 0;
-        this.commandsSent = context.metricGroup().counter(COMMANDS_METRIC);
         this.updatesCoalesced = context.metricGroup().counter(COALESCED_METRIC);
-        this.wrongTypeKeysReplaced = context.metricGroup().counter(WRONG_TYPE_METRIC);
-        this.unchanged = context.metricGroup().counter(UNCHANGED_METRIC);
-        this.flushes = context.metricGroup().counter(FLUSHES_METRIC);
-        this.roundTrips = context.metricGroup().counter(ROUND_TRIPS_METRIC);
-        this.retries = context.metricGroup().counter(RETRIES_METRIC);
-        this.flushMillis =
-                context.metricGroup()
-                        .histogram(
-                                FLUSH_MILLIS_METRIC,
-                                new DescriptiveStatisticsHistogram(FLUSH_MILLIS_WINDOW));
-        List<RedisConnection.Command> start = writtenAfter.start();
-        if (!start.isEmpty()) {
-            // Awaited by the first flush, as a send would be: a failure fails the task there.
-            inFlight =
-                    sender.submit(
-                            () -> {
-                                send(start);
-                                return 0;
-                            });
-        }
+        this.sender = new FlushSender<>(connection, context.metricGroup(), sender, writtenAfter);
     }
 
     @Override
@@ -332,7 +265,7 @@ final class RedisWriter<T> implements StatefulSinkWriter<T, Void> {
     @Override
     public void flush(boolean endOfInput) throws IOException, InterruptedException {
         handOver(true);
-        awaitInFlight();
+        sender.await();
     }
 
     /**
@@ -342,44 +275,18 @@ final class RedisWriter<T> implements StatefulSinkWriter<T, Void> {
      * @param everything whether what the buffer holds back goes too
      */
     private void handOver(boolean everything) throws IOException, InterruptedException {
-        awaitInFlight();
+        sender.await();
         endInterval();
         if (everything) {
             endBackgroundInterval();
         }
-        List<RedisConnection.Command> retry = unsent;
-        unsent = List.of();
-        if (buffer.size() == 0 && held == 0 && retry.isEmpty()) {
+        if (sender.isIdle(buffer)) {
             return;
         }
         Buffer<T> full = buffer;
         buffer = sending;
         sending = full;
-        inFlightCommands = retry;
-        long now = timeService.getCurrentProcessingTime();
-        long after = checkpoint;
-        inFlight =
-                sender.submit(
-                        () -> {
-                            List<RedisConnection.Command> commands = new ArrayList<>(retry);
-                            if (everything) {
-                                commands.addAll(full.commands());
-                                full.clear();
-                            } else {
-                                commands.addAll(full.dueCommands(now));
-                            }
-                            // Read by the task only after the send was awaited.
-                            inFlightCommands = commands;
-                            if (!commands.isEmpty()) {
-                                List<RedisConnection.Command> mark =
-                                        writtenAfter.beforeWriting(after);
-                                if (!mark.isEmpty()) {
-                                    send(mark);
-                                }
-                                send(commands);
-                            }
-                            return full.held();
-                        });
+        sender.send(full, everything, timeService.getCurrentProcessingTime(), checkpoint);
     }
 
     /**
@@ -400,46 +307,6 @@ final class RedisWriter<T> implements StatefulSinkWriter<T, Void> {
         }
     }
 
-    private void send(List<RedisConnection.Command> commands)
-            throws IOException, InterruptedException {
-        long roundTripsBefore = connection.roundTrips();
-        long retriesBefore = connection.retries();
-        long started = System.nanoTime();
-        RedisConnection.Sent sent;
-        try {
-            sent = connection.send(commands);
-        } finally {
-            // A send that failed for good retried too: counted before the task fails with it.
-            retries.inc(connection.retries() - retriesBefore);
-        }
-        flushMillis.update(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
-        wrongTypeKeysReplaced.inc(sent.replaced());
-        flushes.inc();
-        roundTrips.inc(connection.roundTrips() - roundTripsBefore);
-        commandsSent.inc(sent.commands());
-        unchanged.inc(sent.unchanged());
-    }
-
-    /** Waits for the send in flight, and throws what made it fail. */
-    private void awaitInFlight() throws IOException, InterruptedException {
-        if (inFlight == null) {
-            return;
-        }
-        try {
-            held = inFlight.get();
-        } catch (ExecutionException e) {
-            // Kept for the next flush, before anything newer: the values are absolute.
-            unsent = inFlightCommands;
-            if (e.getCause() instanceof IOException io) {
-                throw io;
-            }
-            throw new IOException("sending to Redis failed", e.getCause());
-        } finally {
-            inFlight = null;
-            inFlightCommands = List.of();
-        }
-    }
-
     private void endBackgroundInterval() {
         if (backgroundTimer != null) {
             backgroundTimer.cancel(false);
@@ -451,13 +318,6 @@ final class RedisWriter<T> implements StatefulSinkWriter<T, Void> {
     public void close() {
         endInterval();
         endBackgroundInterval();
-        sender.shutdownNow();
-        try {
-            sender.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            connection.close();
-        }
+        sender.close();
     }
 }

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 final class SteppedSender extends AbstractExecutorService {
     private static final long WAIT_SECONDS = 30;
 
-    private final ExecutorService thread = RedisWriter.newSender();
+    private final ExecutorService thread = FlushSender.newSender();
 
     /** Set by {@link #holdNext} until a send takes it; touched by the test's thread alone. */
     private Step next;
