@@ -59,6 +59,11 @@ class StreamUsersTest {
     }
 
     private StreamClient add(long userId) {
+        return addTo(users, userId);
+    }
+
+    /** A stream of {@code userId} registered in {@code users}, writing nowhere. */
+    static StreamClient addTo(StreamUsers users, long userId) {
         StreamClient client =
                 new StreamClient(userId, new ApiMetrics(), 4, Runnable::run) {
                     @Override
