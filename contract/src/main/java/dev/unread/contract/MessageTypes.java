@@ -26,6 +26,18 @@ public final class MessageTypes {
      */
     public static final String ERASED = "ERASED";
 
+    /**
+     * A message, deletion or edit of a channel, on {@link RedisNames#channelChangedChannel}: the
+     * channel's index changed up to its {@code version}.
+     */
+    public static final String CHANNEL_CHANGED = "CHANNEL_CHANGED";
+
+    /**
+     * A live user's track of a channel (or of one of its threads, {@code threadSeq}) changed, on
+     * {@link RedisNames#UNREAD_CHANGED}{userId}.
+     */
+    public static final String TRACK_CHANGED = "TRACK_CHANGED";
+
     /** The {@link #ERASED} message of {@code userId}. */
     public static String erased(long userId) {
         return "{\"type\":\"" + ERASED + "\",\"userId\":" + userId + "}";

@@ -154,6 +154,90 @@ public final class RedisNames {
     }
 
     /**
+     * Per channel C (docs/contract.md, "Channels in Redis"), its index: {@code chat:channel:{C}:}
+     * then {@link #CHANNEL_SEQS}, {@link #CHANNEL_ALL}, {@code t:}T, {@code t:}T{@link
+     * #CHANNEL_THREAD_ALL} or {@link #CHANNEL_VERSION}. The braces are literal: a Redis Cluster
+     * hash tag, which puts every key of C and its notice channel on one slot (so the key prefix
+     * must not contain a brace).
+     */
+    public static final String CHANNEL = "chat:channel:";
+
+    /** Bitmap: bit s is 1 while s is a root of the channel, not deleted. */
+    public static final String CHANNEL_SEQS = "seqs";
+
+    /** Sorted set: member and score s for each root that mentions everyone, not deleted. */
+    public static final String CHANNEL_ALL = "all";
+
+    /** After a thread's sorted set of replies: its replies that mention everyone. */
+    public static final String CHANNEL_THREAD_ALL = ":all";
+
+    /** String: rises with every write of the channel's index, in the same MULTI. */
+    public static final String CHANNEL_VERSION = "version";
+
+    /**
+     * Hash per member: field {@link #channelTrackField} the member's track of a channel, field
+     * {@link #threadField} the track of a thread of it the member follows; values are {@link
+     * ChannelTrack} and {@link ThreadTrack} JSON. Written by the job alone, never by the user's
+     * erasure.
+     */
+    public static final String CHANNEL_TRACKS = "chat:channel-tracks:";
+
+    /** Pub/Sub channel per channel: CHANNEL_CHANGED, one per message, deletion and edit. */
+    public static final String CHANNEL_CHANGED = MessageTypes.CHANNEL_CHANGED + ":";
+
+    /** {@code "{" + channelId + "}"}: the hash tag of a channel's keys and notice channel. */
+    private static String channelTag(long channelId) {
+        return "{" + channelId + "}";
+    }
+
+    /** {@code prefix + "chat:channel:{" + channelId + "}:"}: the start of every index key of C. */
+    private static String channelKey(String prefix, long channelId) {
+        return prefix + CHANNEL + channelTag(channelId) + ":";
+    }
+
+    /** {@code prefix + "chat:channel:{C}:seqs"}. */
+    public static String channelSeqsKey(String prefix, long channelId) {
+        return channelKey(prefix, channelId) + CHANNEL_SEQS;
+    }
+
+    /** {@code prefix + "chat:channel:{C}:all"}. */
+    public static String channelAllKey(String prefix, long channelId) {
+        return channelKey(prefix, channelId) + CHANNEL_ALL;
+    }
+
+    /** {@code prefix + "chat:channel:{C}:t:" + threadSeq}: the thread's replies, not deleted. */
+    public static String channelThreadKey(String prefix, long channelId, long threadSeq) {
+        return channelKey(prefix, channelId) + "t:" + threadSeq;
+    }
+
+    /** {@code prefix + "chat:channel:{C}:t:" + threadSeq + ":all"}. */
+    public static String channelThreadAllKey(String prefix, long channelId, long threadSeq) {
+        return channelThreadKey(prefix, channelId, threadSeq) + CHANNEL_THREAD_ALL;
+    }
+
+    /** {@code prefix + "chat:channel:{C}:version"}. */
+    public static String channelVersionKey(String prefix, long channelId) {
+        return channelKey(prefix, channelId) + CHANNEL_VERSION;
+    }
+
+    /** {@code prefix + "chat:channel-tracks:" + userId}. */
+    public static String channelTracksKey(String prefix, long userId) {
+        return prefix + CHANNEL_TRACKS + userId;
+    }
+
+    /** {@code Long.toString(channelId)}: a channel's track's field in {@link #CHANNEL_TRACKS}. */
+    public static String channelTrackField(long channelId) {
+        return Long.toString(channelId);
+    }
+
+    /**
+     * {@code prefix + "CHANNEL_CHANGED:{" + channelId + "}"}, on the slot of the channel's keys.
+     */
+    public static String channelChangedChannel(String prefix, long channelId) {
+        return prefix + CHANNEL_CHANGED + channelTag(channelId);
+    }
+
+    /**
      * String, written by the API, and by the job at an erasure (raised to {@code erasedAt}): the
      * stamp of the user's newest action, so that every API instance stamps the user's next action
      * after it whatever its clock says. Expires after {@link #ACTION_STAMP_TTL_SECONDS}.

@@ -1,0 +1,79 @@
+package dev.unread.contract;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A member's track of a channel (docs/contract.md, "Channels in Redis"): the field {@code {C}} of
+ * {@code chat:channel-tracks:{userId}}, written by the job's channel stage, read by every reader of
+ * the member's counts. {@link TrackJson} reads and writes its JSON.
+ *
+ * @param members the seqs at which the member is a member, as inclusive intervals in rising order
+ *     that do not touch; only the last may be open (the member is a member now)
+ * @param read the member's cursor, lastReadSeq
+ * @param floor the largest seq sent at or before the member's mark all read or erasure, 0 if none
+ * @param named the unread roots that name the member by id, by their newest edit, not deleted
+ * @param namedAll of {@code named}, those that also mention everyone
+ * @param preference {@code ALL}, {@code MENTIONS} or {@code NONE} (EventJson's values)
+ * @param ignoreAll whether the member ignores channel-wide mentions here
+ * @param left whether the member's newest membership event is a leave: nothing counts
+ */
+public record ChannelTrack(
+        List<Interval> members,
+        long read,
+        long floor,
+        long named,
+        long namedAll,
+        String preference,
+        boolean ignoreAll,
+        boolean left) {
+
+    /** A track with every field at its default: no membership, nothing read. */
+    public static final ChannelTrack EMPTY =
+            new ChannelTrack(List.of(), 0, 0, 0, 0, EventJson.ALL, false, false);
+
+    public ChannelTrack {
+        members = List.copyOf(members);
+    }
+
+    /**
+     * The seqs whose roots count for the member: the membership intervals cut above max({@code
+     * floor}, {@code read}); none while {@link #left}.
+     */
+    public List<Interval> counted() {
+        return left ? List.of() : cutAbove(members, Math.max(floor, read));
+    }
+
+    /** As {@link #counted}, for a followed thread: cut above max({@code floor}, its cursor). */
+    public List<Interval> counted(ThreadTrack thread) {
+        return left ? List.of() : cutAbove(members, Math.max(floor, thread.read()));
+    }
+
+    private static List<Interval> cutAbove(List<Interval> intervals, long cut) {
+        List<Interval> above = new ArrayList<>(intervals.size());
+        for (Interval interval : intervals) {
+            if (interval.open() || interval.to() > cut) {
+                above.add(new Interval(Math.max(interval.from(), cut + 1), interval.to()));
+            }
+        }
+        return above;
+    }
+
+    /**
+     * The seqs {@code from} to {@code to}, both included; {@code to} is {@link #OPEN} for an
+     * interval that runs to the channel's end (JSON {@code [from]}).
+     */
+    public record Interval(long from, long to) {
+
+        /** {@link #to} of an open interval. */
+        public static final long OPEN = Long.MAX_VALUE;
+
+        public static Interval open(long from) {
+            return new Interval(from, OPEN);
+        }
+
+        public boolean open() {
+            return to == OPEN;
+        }
+    }
+}
