@@ -86,7 +86,35 @@ final class ApiMetrics {
                     .withoutExemplars()
                     .register(registry);
 
+    /** {@link #channelSkipped}'s reasons: a track that is not the job's JSON. */
+    static final String SKIPPED_TRACK = "track";
+
+    /** A channel index key of another type than the job writes. */
+    static final String SKIPPED_INDEX = "index";
+
+    private final Counter channelSkipped =
+            Counter.builder()
+                    .name("unread_api_channel_counts_skipped")
+                    .help(
+                            "Channels and threads left out of an answer: a track that is not the"
+                                    + " job's, or an index key of another type")
+                    .labelNames("reason")
+                    .withoutExemplars()
+                    .register(registry);
+
+    private final Counter channelCommands =
+            Counter.builder()
+                    .name("unread_api_channel_commands")
+                    .help(
+                            "BITCOUNT and ZCOUNT commands sent to count members' channels and"
+                                    + " followed threads: the readers' cost in Redis")
+                    .withoutExemplars()
+                    .register(registry);
+
     ApiMetrics() {
+        for (String reason : new String[] {SKIPPED_TRACK, SKIPPED_INDEX}) {
+            channelSkipped.labelValues(reason);
+        }
         // Show every dependency at 0 from the start, so that rate() works before a first error.
         for (String dependency :
                 new String[] {
@@ -126,6 +154,14 @@ final class ApiMetrics {
 
     void streamCutOff(String reason) {
         streamsCutOff.labelValues(reason).inc();
+    }
+
+    void channelSkipped(String reason) {
+        channelSkipped.labelValues(reason).inc();
+    }
+
+    void channelCommands(int commands) {
+        channelCommands.inc(commands);
     }
 
     /** Everything, in the Prometheus text format (version 0.0.4). */

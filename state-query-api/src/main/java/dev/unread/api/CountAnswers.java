@@ -4,12 +4,17 @@ import com.fasterxml.jackson.annotation.JsonValue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.unread.contract.MessageTypes;
+import dev.unread.contract.RedisNames;
+import dev.unread.contract.TrackJson;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
@@ -73,28 +78,72 @@ final class CountAnswers {
      */
     record ConversationReaders(long conversationId, long seq, long readCount, List<Long> readers) {}
 
-    /** One user's keys queued on a pipeline: each {@link CountSection}'s. */
+    /**
+     * One user's keys queued on a pipeline: each {@link CountSection}'s and the user's channel
+     * tracks; then, on a second pipeline, the counting of the user's channels ({@link
+     * ChannelCounts}).
+     */
     static final class UserReads {
         final long userId;
         private final List<Supplier<Object>> sections = new ArrayList<>(CountSection.ALL.size());
+        private final Response<Map<String, String>> trackHash;
+        private TrackJson.Tracks tracks;
+        private JedisDataException unreadableTracks;
+        private ChannelCounts channels;
 
         UserReads(AbstractPipeline pipeline, String keyPrefix, long userId) {
             this.userId = userId;
             for (CountSection section : CountSection.ALL) {
                 sections.add(section.read(pipeline, keyPrefix, userId));
             }
+            trackHash = pipeline.hgetAll(RedisNames.channelTracksKey(keyPrefix, userId));
         }
 
         /**
-         * The answer, once the pipeline synced.
+         * Once the first pipeline synced: whether the user has channel tracks to count. A track
+         * that is not the job's is left out and its field handed to {@code skipped}.
+         */
+        boolean hasChannels(TrackJson trackJson, Consumer<String> skipped) {
+            try {
+                tracks = trackJson.readAll(trackHash.get(), skipped);
+            } catch (JedisDataException e) {
+                unreadableTracks = e;
+                return false;
+            }
+            return !tracks.channels().isEmpty();
+        }
+
+        /**
+         * Queues the counting of the user's channels on the second pipeline.
          *
-         * @throws JedisDataException when a key is of another type
+         * @return how many counting commands it queued
+         */
+        int countChannels(AbstractPipeline pipeline, String keyPrefix) {
+            channels = new ChannelCounts(tracks, pipeline, keyPrefix);
+            return channels.commands();
+        }
+
+        /**
+         * The answer, once the pipelines synced; a channel or thread whose index keys are not the
+         * job's is left out and its channel handed to {@code unreadable}.
+         *
+         * @throws JedisDataException when a key of the user is of another type
          * @throws NumberFormatException when a field or value is not the job's
          */
-        UserUnread answer() {
+        UserUnread answer(LongConsumer unreadable) {
             Map<String, Object> answered = new LinkedHashMap<>();
             for (int i = 0; i < sections.size(); i++) {
                 answered.put(CountSection.ALL.get(i).name(), sections.get(i).get());
+            }
+            if (unreadableTracks != null) {
+                throw unreadableTracks;
+            }
+            if (channels != null) {
+                ChannelSections.add(
+                        answered,
+                        channels.tracks(),
+                        channels.channels(unreadable),
+                        channels.threads(unreadable));
             }
             return new UserUnread(userId, answered);
         }

@@ -3,6 +3,7 @@ package dev.unread.api;
 import dev.unread.contract.Count;
 import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.RedisNames;
+import dev.unread.contract.TrackJson;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,14 +48,21 @@ final class RedisUnread implements AutoCloseable {
     private final ExecutorService replyReaders;
     private final String keyPrefix;
     private final RedisEndpoint endpoint;
+    private final ApiMetrics metrics;
+    private final TrackJson trackJson = new TrackJson();
 
-    RedisUnread(ApiConfig config) {
+    RedisUnread(ApiConfig config, ApiMetrics metrics) {
+        this(config, metrics, client(config));
+    }
+
+    /**
+     * Reads through {@code client}, a client of {@code config}'s Redis: a test counts the round
+     * trips of a read on a client whose connections count them.
+     */
+    RedisUnread(ApiConfig config, ApiMetrics metrics, UnifiedJedis client) {
+        this.metrics = metrics;
         this.endpoint = config.redisEndpoint();
-        ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setMaxTotal(MAX_CONNECTIONS);
-        pool.setMaxIdle(MAX_CONNECTIONS);
-        pool.setMaxWait(Duration.ofMillis(config.timeoutMs));
-        this.client = endpoint.client("unread-api", config.timeoutMs, pool);
+        this.client = client;
         if (client instanceof RedisClusterClient clusterClient) {
             this.cluster = clusterClient;
             this.replyReaders =
@@ -81,6 +89,14 @@ final class RedisUnread implements AutoCloseable {
         this.keyPrefix = config.redisKeyPrefix;
     }
 
+    private static UnifiedJedis client(ApiConfig config) {
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setMaxTotal(MAX_CONNECTIONS);
+        pool.setMaxIdle(MAX_CONNECTIONS);
+        pool.setMaxWait(Duration.ofMillis(config.timeoutMs));
+        return config.redisEndpoint().client("unread-api", config.timeoutMs, pool);
+    }
+
     /**
      * A user's counts with the version of the latest change in them, for a stream's snapshot: the
      * version is read before the counts in the same pipeline, and the job writes it after them, so
@@ -97,8 +113,48 @@ final class RedisUnread implements AutoCloseable {
             version = pipeline.get(RedisNames.versionKey(keyPrefix, userId));
             reads = new CountAnswers.UserReads(pipeline, keyPrefix, userId);
         }
+        countChannels(List.of(reads));
         return new CountAnswers.Snapshot(
-                version.get() == null ? 0 : Long.parseLong(version.get()), reads.answer());
+                version.get() == null ? 0 : Long.parseLong(version.get()),
+                reads.answer(channel -> unreadableChannel(userId, channel)));
+    }
+
+    /**
+     * The second round trip of a read, when any of its users has channel tracks: the counting
+     * commands of every such user's channels on one pipeline (docs/contract.md, "Channels in
+     * Redis").
+     */
+    private void countChannels(List<CountAnswers.UserReads> reads) {
+        List<CountAnswers.UserReads> counted = new ArrayList<>();
+        for (CountAnswers.UserReads user : reads) {
+            if (user.hasChannels(trackJson, field -> unreadableTrack(user.userId, field))) {
+                counted.add(user);
+            }
+        }
+        if (counted.isEmpty()) {
+            return;
+        }
+        int commands = 0;
+        try (AbstractPipeline pipeline = pipelined()) {
+            for (CountAnswers.UserReads user : counted) {
+                commands += user.countChannels(pipeline, keyPrefix);
+            }
+        }
+        metrics.channelCommands(commands);
+    }
+
+    /** Logged without the value, which may be anyone's: the field names the channel. */
+    private void unreadableTrack(long userId, String field) {
+        metrics.channelSkipped(ApiMetrics.SKIPPED_TRACK);
+        LOG.warn("left out channel track {} of user {}: not the job's", field, userId);
+    }
+
+    private void unreadableChannel(long userId, long channel) {
+        metrics.channelSkipped(ApiMetrics.SKIPPED_INDEX);
+        LOG.warn(
+                "left out channel {} for user {}: its index keys are of another type",
+                channel,
+                userId);
     }
 
     /**
@@ -166,10 +222,12 @@ final class RedisUnread implements AutoCloseable {
                 reads.add(new CountAnswers.UserReads(pipeline, keyPrefix, userId));
             }
         }
+        countChannels(reads);
         List<CountAnswers.UserAnswer> result = new ArrayList<>(userIds.length);
         for (int i = 0; i < userIds.length; i++) {
             try {
-                result.add(reads.get(i).answer());
+                long userId = userIds[i];
+                result.add(reads.get(i).answer(channel -> unreadableChannel(userId, channel)));
             } catch (JedisRedirectionException | JedisAccessControlException e) {
                 throw e;
             } catch (JedisDataException | NumberFormatException e) {
@@ -202,7 +260,12 @@ final class RedisUnread implements AutoCloseable {
         Response<Double> score;
         Response<Boolean> counted;
         Response<Boolean> inThread = null;
+        Response<Boolean> inChannel;
         try (AbstractPipeline pipeline = pipelined()) {
+            inChannel =
+                    pipeline.hexists(
+                            RedisNames.channelTracksKey(keyPrefix, userId),
+                            RedisNames.channelTrackField(conversationId));
             if (threadSeq > 0) {
                 inThread =
                         pipeline.hexists(
@@ -226,6 +289,7 @@ final class RedisUnread implements AutoCloseable {
         }
         return score.get() != null
                 || Boolean.TRUE.equals(counted.get())
+                || Boolean.TRUE.equals(inChannel.get())
                 || (inThread != null
                         && (Boolean.TRUE.equals(inThread.get())
                                 || countsAThreadOf(conversationId, userId)));

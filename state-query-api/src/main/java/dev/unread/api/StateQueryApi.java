@@ -43,7 +43,7 @@ public final class StateQueryApi implements AutoCloseable {
         RequestLimits limits = new RequestLimits(config);
         RequestGuards guards = new RequestGuards(config, auth.enabled());
         try {
-            RedisUnread redis = open(new RedisUnread(config));
+            RedisUnread redis = open(new RedisUnread(config, metrics));
             RedisWrites writes = new RedisWrites(redis, config.redisKeyPrefix);
             LiveStreams streams = open(new LiveStreams(config, redis, writes, json, metrics));
             MySqlCursorReader mysql = open(new MySqlCursorReader(config));

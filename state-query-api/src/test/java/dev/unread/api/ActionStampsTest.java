@@ -28,8 +28,8 @@ class ActionStampsTest {
                         .redisUrl(TestStores.REDIS_URL)
                         .redisKeyPrefix(stores.keyPrefix)
                         .build();
-        aheadRedis = new RedisUnread(config);
-        behindRedis = new RedisUnread(config);
+        aheadRedis = new RedisUnread(config, new ApiMetrics());
+        behindRedis = new RedisUnread(config, new ApiMetrics());
         ahead = new RedisWrites(aheadRedis, stores.keyPrefix);
         behind = new RedisWrites(behindRedis, stores.keyPrefix);
     }

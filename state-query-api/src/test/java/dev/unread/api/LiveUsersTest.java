@@ -32,7 +32,8 @@ class LiveUsersTest {
                         ApiConfig.builder()
                                 .redisUrl(TestStores.REDIS_URL)
                                 .redisKeyPrefix(stores.keyPrefix)
-                                .build());
+                                .build(),
+                        new ApiMetrics());
         live = new LiveUsers(lock, users, new RedisWrites(redis, stores.keyPrefix), Runnable::run);
     }
 
