@@ -3,9 +3,11 @@ package dev.unread.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.unread.contract.ChannelTrack;
 import dev.unread.contract.Count;
 import dev.unread.contract.EventJson;
 import dev.unread.contract.RedisNames;
+import dev.unread.contract.TrackJson;
 import dev.unread.local.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,6 +51,9 @@ class InboxPageITCase {
 
     /** The channel mention test's user, for the same reason. */
     private static final long CHANNEL_USER = 10004;
+
+    /** The linked page's user, a member of a channel. */
+    private static final long LINK_USER = 10005;
 
     private static final Path CHROMIUM = Paths.get("/usr/bin/chromium");
     private static final Path CHROMEDRIVER = Paths.get("/usr/bin/chromedriver");
@@ -369,6 +374,44 @@ class InboxPageITCase {
      */
     private boolean hasAtMark(String rowId) {
         return !browser.findElements(By.cssSelector("#" + rowId + " .channel-mention")).isEmpty();
+    }
+
+    @Test
+    void aLinkWithAUserOpensThePageConnectedAndShowsItsChannelsLikeAnyConversation()
+            throws Exception {
+        // A group counted by the job, and a channel counted from its index and the user's track:
+        // roots 10 and 20 past the cursor at 5, 20 naming the user; a followed thread with a reply.
+        stores.redis.hset(Count.CONVERSATION.key(stores.keyPrefix, LINK_USER), "80001", "1");
+        long channel = 80009;
+        stores.redis.setbit(RedisNames.channelSeqsKey(stores.keyPrefix, channel), 10, true);
+        stores.redis.setbit(RedisNames.channelSeqsKey(stores.keyPrefix, channel), 20, true);
+        stores.redis.zadd(RedisNames.channelThreadKey(stores.keyPrefix, channel, 10), 15, "15");
+        String tracks = RedisNames.channelTracksKey(stores.keyPrefix, LINK_USER);
+        stores.redis.hset(
+                tracks,
+                RedisNames.channelTrackField(channel),
+                new TrackJson()
+                        .write(
+                                new ChannelTrack(
+                                        List.of(ChannelTrack.Interval.open(2)),
+                                        5,
+                                        0,
+                                        1,
+                                        0,
+                                        EventJson.ALL,
+                                        false,
+                                        false)));
+        stores.redis.hset(tracks, RedisNames.threadField(channel, 10), "{}");
+
+        browser.get("http://127.0.0.1:" + api.port() + "/?user=" + LINK_USER);
+
+        WebDriverWait wait = new WebDriverWait(browser, WAIT);
+        wait.until(b -> !b.findElements(By.id("thread-" + channel + "-10")).isEmpty());
+        assertThat(browser.findElement(By.id("user")).getAttribute("value"))
+                .isEqualTo(Long.toString(LINK_USER));
+        assertThat(browser.findElement(By.id("status")).getText()).startsWith("live");
+        assertThat(rowTexts()).containsExactly("80001 1 0", "80009 2 1", "thread 10 1 0");
+        assertThat(browser.findElement(By.id("openInbox")).isEnabled()).isTrue();
     }
 
     @Test
