@@ -14,6 +14,7 @@ import dev.unread.contract.DeadLetters;
 import dev.unread.contract.MySqlSchema;
 import dev.unread.contract.RedisNames;
 import dev.unread.contract.Settings;
+import dev.unread.contract.TrackJson;
 import dev.unread.events.EventParser;
 import java.io.IOException;
 import java.io.InputStream;
@@ -84,6 +85,26 @@ class ContractDocTest {
                         RedisNames.TOTAL_CONVERSATIONS)) {
             assertThat(section(built, "### Totals key")).contains("`" + field + "`");
         }
+    }
+
+    @Test
+    void namesEveryChannelKeyAndTheReadersBounds() {
+        String channels = section(doc, "### Channels in Redis");
+        for (String key :
+                List.of(
+                        RedisNames.channelSeqsKey("", 0),
+                        RedisNames.channelAllKey("", 0),
+                        RedisNames.channelThreadKey("", 0, 0),
+                        RedisNames.channelThreadAllKey("", 0, 0),
+                        RedisNames.channelVersionKey("", 0),
+                        RedisNames.channelChangedChannel("", 0))) {
+            String named = key.replace("{0}", "{C}").replace(":t:0", ":t:T");
+            assertThat(channels).as(key).contains("`" + named);
+        }
+        assertThat(channels)
+                .contains("`" + RedisNames.channelTracksKey("", 0).replaceFirst("0$", "{userId}`"))
+                .contains(String.format(Locale.ROOT, "past %,d characters", TrackJson.MAX_CHARS))
+                .contains(String.format(Locale.ROOT, "or %,d intervals", TrackJson.MAX_INTERVALS));
     }
 
     @Test

@@ -40,6 +40,7 @@ final class ChannelSections {
         for (Object id : (List<?>) sections.get(Count.MARKED.section())) {
             marked.add((Long) id);
         }
+        Totals added = totals(tracks, channels, threads, marked);
         for (Count count : Count.values()) {
             switch (count) {
                 case SENDERS, MARKED -> {}
@@ -52,7 +53,7 @@ final class ChannelSections {
                 case THREAD_CHANNEL_MENTIONS ->
                         put(sections, count, byThread(threads, Counts::channelMentions));
                 case TOTAL_MESSAGES, TOTAL_MENTIONS, TOTAL_CONVERSATIONS, TOTAL_THREADS ->
-                        total(sections, count, tracks, channels, threads, marked);
+                        addTotal(sections, count, added);
             }
         }
     }
@@ -108,44 +109,54 @@ final class ChannelSections {
         return a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]);
     }
 
-    @SuppressWarnings("unchecked")
-    private static void total(
-            Map<String, Object> sections,
-            Count total,
+    /** What the channels add to each of the totals. */
+    private record Totals(long messages, long mentions, long conversations, long threads) {}
+
+    private static Totals totals(
             SortedMap<Long, ChannelTrack> tracks,
             SortedMap<Long, Counts> channels,
             Map<String, ThreadCounts> threads,
             Set<Long> marked) {
-        long added = 0;
+        long messages = 0;
+        long mentions = 0;
+        long conversations = 0;
+        long followed = 0;
         for (Map.Entry<Long, Counts> entry : channels.entrySet()) {
             String preference = tracks.get(entry.getKey()).preference();
             Counts c = entry.getValue();
-            added +=
-                    switch (total) {
-                        case TOTAL_MESSAGES -> EventJson.ALL.equals(preference) ? c.unread() : 0;
-                        case TOTAL_MENTIONS -> EventJson.NONE.equals(preference) ? 0 : c.mentions();
-                        case TOTAL_CONVERSATIONS ->
-                                conversationCounts(preference, c) || marked.contains(entry.getKey())
-                                        ? 1
-                                        : 0;
-                        default -> 0;
-                    };
+            messages += EventJson.ALL.equals(preference) ? c.unread() : 0;
+            mentions += EventJson.NONE.equals(preference) ? 0 : c.mentions();
+            conversations +=
+                    conversationCounts(preference, c) || marked.contains(entry.getKey()) ? 1 : 0;
         }
         for (ThreadCounts thread : threads.values()) {
-            added +=
-                    switch (total) {
-                        case TOTAL_MENTIONS ->
-                                EventJson.NONE.equals(thread.preference())
-                                        ? 0
-                                        : thread.counts().mentions();
-                        case TOTAL_THREADS ->
-                                threadCounts(thread.preference(), thread.counts()) ? 1 : 0;
-                        default -> 0;
-                    };
+            mentions += EventJson.NONE.equals(thread.preference()) ? 0 : thread.counts().mentions();
+            followed += threadCounts(thread.preference(), thread.counts()) ? 1 : 0;
         }
+        return new Totals(messages, mentions, conversations, followed);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void addTotal(Map<String, Object> sections, Count total, Totals added) {
+        long n =
+                switch (total) {
+                    case TOTAL_MESSAGES -> added.messages();
+                    case TOTAL_MENTIONS -> added.mentions();
+                    case TOTAL_CONVERSATIONS -> added.conversations();
+                    case TOTAL_THREADS -> added.threads();
+                    case SENDERS,
+                            CONVERSATION,
+                            MENTIONS,
+                            CHANNEL_MENTIONS,
+                            MARKED,
+                            THREAD,
+                            THREAD_MENTIONS,
+                            THREAD_CHANNEL_MENTIONS ->
+                            throw new IllegalStateException(total + " is not a total");
+                };
         Map<String, Long> totals =
                 new LinkedHashMap<>((Map<String, Long>) sections.get(total.section()));
-        totals.merge(total.totalField(), added, Long::sum);
+        totals.merge(total.totalField(), n, Long::sum);
         sections.put(total.section(), totals);
     }
 

@@ -6,6 +6,7 @@ import dev.unread.api.ChannelFacts.Membership;
 import dev.unread.api.ChannelFacts.Message;
 import dev.unread.contract.ChannelTrack;
 import dev.unread.contract.ChannelTrack.Interval;
+import dev.unread.contract.Count;
 import dev.unread.contract.RedisNames;
 import dev.unread.contract.ThreadTrack;
 import dev.unread.contract.TrackJson;
@@ -64,6 +65,22 @@ final class ChannelIndexWrites {
                 }
             }
         }
+    }
+
+    /**
+     * The marks of channels, which are the user's state's (its set {@code chat:marked-unread}, as
+     * for any conversation), not the channel stage's.
+     */
+    void writeMarks(UnifiedJedis redis, String prefix, ChannelFacts facts) {
+        facts.channels.forEach(
+                (id, channel) ->
+                        channel.members.forEach(
+                                (user, member) -> {
+                                    if (member.marked) {
+                                        redis.sadd(
+                                                Count.MARKED.key(prefix, user), Long.toString(id));
+                                    }
+                                }));
     }
 
     private ChannelTrack track(Channel channel, long user) {

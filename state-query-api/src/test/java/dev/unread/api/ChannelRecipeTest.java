@@ -69,8 +69,9 @@ class ChannelRecipeTest {
                             .toList();
             ChannelFacts facts =
                     ChannelFacts.random(random, users, channels, 10 + random.nextInt(60));
-            new ChannelIndexWrites().write(stores.redis, stores.keyPrefix, facts);
-            markChannels(facts);
+            ChannelIndexWrites writes = new ChannelIndexWrites();
+            writes.write(stores.redis, stores.keyPrefix, facts);
+            writes.writeMarks(stores.redis, stores.keyPrefix, facts);
             List<Map<String, Object>> expected = new ArrayList<>();
             for (long user : users) {
                 expected.add(ChannelOracle.expected(facts, user, others(random, user, base)));
@@ -195,20 +196,6 @@ class ChannelRecipeTest {
             }
         }
         return new long[] {0, 0};
-    }
-
-    /** The marks are the user's state's, written as for any conversation. */
-    private void markChannels(ChannelFacts facts) {
-        facts.channels.forEach(
-                (id, channel) ->
-                        channel.members.forEach(
-                                (user, member) -> {
-                                    if (member.marked) {
-                                        stores.redis.sadd(
-                                                Count.MARKED.key(stores.keyPrefix, user),
-                                                Long.toString(id));
-                                    }
-                                }));
     }
 
     private static long round(int round) {

@@ -3,7 +3,6 @@ package dev.unread.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.unread.contract.Count;
 import dev.unread.contract.MessageTypes;
 import dev.unread.contract.RedisNames;
 import java.util.LinkedHashMap;
@@ -61,18 +60,11 @@ class ChannelRoutesITCase {
         List<Long> users = LongStream.rangeClosed(20_001, 20_006).boxed().toList();
         ChannelFacts facts =
                 ChannelFacts.random(random, users, List.of(81_001L, 81_002L, 81_003L), 80);
-        new ChannelIndexWrites().write(stores.redis, stores.keyPrefix, facts);
+        ChannelIndexWrites writes = new ChannelIndexWrites();
+        writes.write(stores.redis, stores.keyPrefix, facts);
+        writes.writeMarks(stores.redis, stores.keyPrefix, facts);
         ChannelOracle.Others nothingElse =
                 new ChannelOracle.Others(0, Map.of(), Map.of(), totals(), List.of());
-        for (long user : users) {
-            facts.channels.forEach(
-                    (id, channel) -> {
-                        if (channel.member(user).marked) {
-                            stores.redis.sadd(
-                                    Count.MARKED.key(stores.keyPrefix, user), Long.toString(id));
-                        }
-                    });
-        }
         String service = "Bearer " + TOKEN;
 
         JsonNode batch =
