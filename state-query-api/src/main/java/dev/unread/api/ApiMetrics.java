@@ -156,8 +156,8 @@ final class ApiMetrics {
         streamsCutOff.labelValues(reason).inc();
     }
 
-    void channelSkipped(String reason) {
-        channelSkipped.labelValues(reason).inc();
+    void channelSkipped(String reason, int count) {
+        channelSkipped.labelValues(reason).inc(count);
     }
 
     void channelCommands(int commands) {

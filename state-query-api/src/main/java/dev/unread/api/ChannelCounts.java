@@ -15,7 +15,9 @@ import java.util.function.LongConsumer;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.args.BitCountOption;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 /**
  * The recipe of docs/contract.md ("Channels in Redis") for one member: from the member's tracks,
@@ -145,7 +147,9 @@ final class ChannelCounts {
 
     /**
      * Each channel's counts by id, once the pipeline synced; a channel whose index keys are of
-     * another type than the job writes is left out and handed to {@code unreadable}.
+     * another type than the job writes is left out and handed to {@code unreadable}. A slot that
+     * moved (on a cluster) or a refused user is thrown, for the read to be retried or answered 503
+     * as any other.
      */
     SortedMap<Long, Counts> channels(LongConsumer unreadable) {
         SortedMap<Long, Counts> counts = new TreeMap<>();
@@ -153,6 +157,8 @@ final class ChannelCounts {
                 (channel, pending) -> {
                     try {
                         counts.put(channel, pending.get());
+                    } catch (JedisRedirectionException | JedisAccessControlException e) {
+                        throw e;
                     } catch (JedisDataException e) {
                         unreadable.accept(channel);
                     }
@@ -176,6 +182,9 @@ final class ChannelCounts {
                                                 new ThreadCounts(
                                                         channels.get(channel).preference(),
                                                         pending.get()));
+                                    } catch (JedisRedirectionException
+                                            | JedisAccessControlException e) {
+                                        throw e;
                                     } catch (JedisDataException e) {
                                         unreadable.accept(channel);
                                     }

@@ -115,8 +115,7 @@ final class RedisUnread implements AutoCloseable {
         }
         countChannels(List.of(reads));
         return new CountAnswers.Snapshot(
-                version.get() == null ? 0 : Long.parseLong(version.get()),
-                reads.answer(channel -> unreadableChannel(userId, channel)));
+                version.get() == null ? 0 : Long.parseLong(version.get()), answer(reads));
     }
 
     /**
@@ -127,9 +126,11 @@ final class RedisUnread implements AutoCloseable {
     private void countChannels(List<CountAnswers.UserReads> reads) {
         List<CountAnswers.UserReads> counted = new ArrayList<>();
         for (CountAnswers.UserReads user : reads) {
-            if (user.hasChannels(trackJson, field -> unreadableTrack(user.userId, field))) {
+            List<String> skipped = new ArrayList<>();
+            if (user.hasChannels(trackJson, skipped::add)) {
                 counted.add(user);
             }
+            leftOut(user.userId, ApiMetrics.SKIPPED_TRACK, skipped);
         }
         if (counted.isEmpty()) {
             return;
@@ -143,18 +144,31 @@ final class RedisUnread implements AutoCloseable {
         metrics.channelCommands(commands);
     }
 
-    /** Logged without the value, which may be anyone's: the field names the channel. */
-    private void unreadableTrack(long userId, String field) {
-        metrics.channelSkipped(ApiMetrics.SKIPPED_TRACK);
-        LOG.warn("left out channel track {} of user {}: not the job's", field, userId);
+    /** The user's answer, once the pipelines synced, its unreadable channels left out. */
+    private CountAnswers.UserUnread answer(CountAnswers.UserReads reads) {
+        List<Long> unreadable = new ArrayList<>();
+        CountAnswers.UserUnread answer = reads.answer(unreadable::add);
+        leftOut(reads.userId, ApiMetrics.SKIPPED_INDEX, unreadable);
+        return answer;
     }
 
-    private void unreadableChannel(long userId, long channel) {
-        metrics.channelSkipped(ApiMetrics.SKIPPED_INDEX);
+    /**
+     * One line per user and answer, however many were left out, and without the values, which may
+     * be anyone's: the first field or channel names where to look.
+     */
+    private void leftOut(long userId, String reason, List<?> which) {
+        if (which.isEmpty()) {
+            return;
+        }
+        metrics.channelSkipped(reason, which.size());
         LOG.warn(
-                "left out channel {} for user {}: its index keys are of another type",
-                channel,
-                userId);
+                "left out of user {}'s counts: {} {}, the first {}",
+                userId,
+                which.size(),
+                reason.equals(ApiMetrics.SKIPPED_TRACK)
+                        ? "channel tracks that are not the job's JSON"
+                        : "channels whose index keys are of another type",
+                which.get(0));
     }
 
     /**
@@ -226,8 +240,7 @@ final class RedisUnread implements AutoCloseable {
         List<CountAnswers.UserAnswer> result = new ArrayList<>(userIds.length);
         for (int i = 0; i < userIds.length; i++) {
             try {
-                long userId = userIds[i];
-                result.add(reads.get(i).answer(channel -> unreadableChannel(userId, channel)));
+                result.add(answer(reads.get(i)));
             } catch (JedisRedirectionException | JedisAccessControlException e) {
                 throw e;
             } catch (JedisDataException | NumberFormatException e) {
