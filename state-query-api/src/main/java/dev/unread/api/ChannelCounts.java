@@ -37,7 +37,10 @@ final class ChannelCounts {
     /** A followed thread's counts, with its channel's preference, which decides its totals. */
     record ThreadCounts(String preference, Counts counts) {}
 
-    /** What a channel or thread answers once synced, or null when its index is not the job's. */
+    /**
+     * What a channel or thread answers once synced; throws JedisDataException when its index keys
+     * are of another type.
+     */
     private interface Pending {
         Counts get();
     }
@@ -192,7 +195,7 @@ final class ChannelCounts {
         return counts;
     }
 
-    /** The member's channels' preferences by id. */
+    /** The member's channel tracks by id. */
     SortedMap<Long, ChannelTrack> tracks() {
         return channels;
     }
