@@ -149,7 +149,7 @@ public final class Threads {
             if (t != null && track.on(conversationId, root, t, conversation).isUnread(seq)) {
                 begin(t);
                 track.delete(seq);
-                return settle(user, out);
+                return settle(user, out) | indexed;
             }
         }
         return indexed;

@@ -216,6 +216,30 @@ class ThreadVisitsTest {
         assertThat(conversations.get(CHAT).unreadThreadCount).isEqualTo(3);
     }
 
+    /**
+     * The first deletion on a record of an earlier build builds its sets and stores them, though
+     * nothing it shows changes: the reply is in a thread Alice does not follow, below the
+     * conversation's cursor. The next deletion visits no more than its own thread.
+     */
+    @Test
+    void aDeletionThatShowsNothingNewStoresTheSetsItBuilt() throws Exception {
+        send(ChatEvent.reply(BOB, ALICE, CHAT, 23, 13, 1000, false));
+        send(ChatEvent.conversationRead(ALICE, CHAT, 100, 1000));
+        MapState<Long, ConversationState> conversations = aliceState(StateSchema.CONVERSATIONS);
+        ConversationState earlier = conversations.get(CHAT);
+        earlier.threadsIndexed = 0;
+        earlier.unreadThreadCount = 0;
+        earlier.unreadThreadSeqs = UnreadSeqs.EMPTY;
+        conversations.put(CHAT, earlier);
+
+        send(ChatEvent.deleted(ALICE, CHAT, 23));
+        assertThat(aliceState(StateSchema.CONVERSATIONS).get(CHAT).threadsIndexed)
+                .isEqualTo(ThreadSets.INDEXED);
+        long before = counter.threadsVisited();
+        send(ChatEvent.deleted(ALICE, CHAT, 20));
+        assertThat(counter.threadsVisited() - before).isLessThanOrEqualTo(2);
+    }
+
     /** Alice's keyed state {@code descriptor}. */
     private <K, V> MapState<K, V> aliceState(MapStateDescriptor<K, V> descriptor) throws Exception {
         var backend = harness.getOperator().getKeyedStateBackend();
