@@ -26,7 +26,7 @@ import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.RedisClusterClient;
 
 /**
- * The API counts a member's channels on a real Redis Cluster (docs/contract.md, "Version 5:
+ * The API counts a member's channels on a real Redis Cluster (docs/contract.md, "Channels"):
  * channels"): each channel's keys on the slot of its hash tag, the channels spread over the
  * primaries, the counting round sent to each primary holding any of them, and the answer the same
  * as on one node.

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Channels through the real HTTP server (docs/contract.md, "Version 5: channels"): the index and
- * tracks written from random channel facts as the job writes them, then each user's {@code GET
+ * Channels through the real HTTP server (docs/contract.md, "Channels"): the index and tracks
+ * written from random channel facts as the job writes them, then each user's {@code GET
  * /api/users/{userId}/unread}, the batch read and the stream's snapshot against the oracle's count
  * of the same facts; and a member's token reads its channel's readers.
  */
