@@ -290,6 +290,25 @@ public final class BenchCommand implements Callable<Integer> {
     boolean trackRootSendersRun;
 
     @Option(
+            names = "--sparse-receivers",
+            paramLabel = "N",
+            defaultValue = "1000000",
+            description =
+                    "receivers of the sparse regime: the full traffic over as many users as it has"
+                            + " records, measured from the savepoint of a warm-up run over the"
+                            + " same users (default ${DEFAULT-VALUE}; 0: skip)")
+    int sparseReceivers;
+
+    @Option(
+            names = "--sparse-records",
+            paramLabel = "N",
+            defaultValue = "1000000",
+            description =
+                    "records of the sparse regime's warm-up, and as many again measured"
+                            + " (default ${DEFAULT-VALUE})")
+    long sparseRecords;
+
+    @Option(
             names = "--live-streams",
             paramLabel = "N",
             defaultValue = "10000",
@@ -568,7 +587,11 @@ public final class BenchCommand implements Callable<Integer> {
                 allReadShare > 0 ? full.toBuilder().allReadShare(allReadShare).build() : null,
                 editShare > 0 ? full.toBuilder().editShare(editShare).build() : null,
                 profileDir,
-                trackRootSendersRun);
+                trackRootSendersRun,
+                atLeast("--sparse-receivers", sparseReceivers, 0) == 0
+                        ? null
+                        : full.toBuilder().receivers(sparseReceivers).build(),
+                atLeast("--sparse-records", sparseRecords, 1));
     }
 
     private static double share(String flag, double value) {
