@@ -45,7 +45,8 @@ import picocli.CommandLine.Spec;
             "",
             "Measures the job against the designs it replaces, on the same generated records:"
                     + " publishes them to an in-process Kafka broker, runs the job (MiniCluster,"
-                    + " RocksDB, checkpoints) on badge-only and on full traffic, the naive SADD"
+                    + " RocksDB, checkpoints) on badge-only and on full traffic, on full traffic"
+                    + " over a million users from warm state (the sparse regime), the naive SADD"
                     + " worker three ways, end-to-end latency at a fixed rate, and the SQL badge"
                     + " query at the given table sizes against a Redis GET; group traffic"
                     + " published once against the producer's fan-out, the job on a Redis Cluster"
