@@ -11,6 +11,7 @@ import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Count;
 import dev.unread.contract.DeadLetters;
+import dev.unread.contract.InputField;
 import dev.unread.contract.MySqlSchema;
 import dev.unread.contract.RedisNames;
 import dev.unread.contract.Settings;
@@ -101,8 +102,7 @@ class ContractDocTest {
     @Test
     void statesTheParsersLimits() {
         assertThat(built).contains("exceeds " + EventParser.MAX_RECORD_BYTES + "`");
-        assertThat(built)
-                .contains("longer than " + EventParser.MAX_MESSAGE_ID_CHARS + " characters");
+        assertThat(built).contains("longer than " + InputField.MESSAGE_ID.max() + " characters");
     }
 
     @Test
