@@ -1,39 +1,113 @@
 package dev.unread.contract;
 
+import static dev.unread.contract.InputKind.ALL_READ;
+import static dev.unread.contract.InputKind.CONVERSATION_MARKED_UNREAD;
+import static dev.unread.contract.InputKind.CONVERSATION_PREFERENCE;
+import static dev.unread.contract.InputKind.CONVERSATION_READ;
+import static dev.unread.contract.InputKind.GROUP_MESSAGE;
+import static dev.unread.contract.InputKind.GROUP_MESSAGE_EDITED;
+import static dev.unread.contract.InputKind.INBOX_OPENED;
+import static dev.unread.contract.InputKind.MEMBER_JOINED;
+import static dev.unread.contract.InputKind.MEMBER_LEFT;
+import static dev.unread.contract.InputKind.MESSAGE;
+import static dev.unread.contract.InputKind.MESSAGE_DELETED;
+import static dev.unread.contract.InputKind.MESSAGE_EDITED;
+import static dev.unread.contract.InputKind.THREAD_FOLLOWED;
+import static dev.unread.contract.InputKind.THREAD_READ;
+import static dev.unread.contract.InputKind.USER_ERASED;
+
 import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
- * The fields of the input topics' records (docs/contract.md, "Input"), each named once with its
- * JSON shape and bounds; which records carry a field, and whether they require it, is {@link
- * InputKind}'s. The parsers' field tables and their reasons for refusing a value, and the writer's
- * formatting ({@link InputJson}), follow from these.
+ * The catalog of the input topics' fields (docs/contract.md, "Input"): each field once, with its
+ * name, its JSON shape and bounds, and the kinds of record ({@link InputKind}, and so the topics)
+ * that require it or may carry it; to any other kind it is unknown, and ignored whatever its value.
+ * The parsers' field tables and their reasons for refusing a value, and the writer's formatting
+ * ({@link InputJson}), follow from it.
+ *
+ * <p>A new field is a constant here.
  */
 public enum InputField {
-    SENDER_ID("senderId", Shape.POSITIVE),
-    RECEIVER_ID("receiverId", Shape.POSITIVE),
-    SENT_AT("sentAt", Shape.POSITIVE),
-    CONVERSATION_ID("conversationId", Shape.POSITIVE),
-    SEQ("seq", Shape.POSITIVE),
-    USER_ID("userId", Shape.POSITIVE),
-    READ_AT("readAt", Shape.POSITIVE),
-    READ_SEQ("readSeq", Shape.NON_NEGATIVE),
-    TYPE("type", Shape.TYPE),
+    SENDER_ID("senderId", Shape.POSITIVE, by(MESSAGE, GROUP_MESSAGE), none()),
+    RECEIVER_ID("receiverId", Shape.POSITIVE, by(MESSAGE, MESSAGE_EDITED), none()),
+    SENT_AT("sentAt", Shape.POSITIVE, by(MESSAGE, GROUP_MESSAGE), none()),
+    CONVERSATION_ID(
+            "conversationId",
+            Shape.POSITIVE,
+            by(
+                    MESSAGE_EDITED,
+                    CONVERSATION_READ,
+                    CONVERSATION_PREFERENCE,
+                    CONVERSATION_MARKED_UNREAD,
+                    THREAD_READ,
+                    THREAD_FOLLOWED,
+                    MEMBER_JOINED,
+                    MEMBER_LEFT,
+                    GROUP_MESSAGE,
+                    MESSAGE_DELETED,
+                    GROUP_MESSAGE_EDITED),
+            by(MESSAGE)),
+    SEQ(
+            "seq",
+            Shape.POSITIVE,
+            by(
+                    MESSAGE_EDITED,
+                    MEMBER_JOINED,
+                    MEMBER_LEFT,
+                    GROUP_MESSAGE,
+                    MESSAGE_DELETED,
+                    GROUP_MESSAGE_EDITED),
+            by(MESSAGE)),
+    USER_ID(
+            "userId",
+            Shape.POSITIVE,
+            by(
+                    INBOX_OPENED,
+                    CONVERSATION_READ,
+                    CONVERSATION_PREFERENCE,
+                    CONVERSATION_MARKED_UNREAD,
+                    THREAD_READ,
+                    THREAD_FOLLOWED,
+                    ALL_READ,
+                    USER_ERASED,
+                    MEMBER_JOINED,
+                    MEMBER_LEFT),
+            none()),
+    READ_AT(
+            "readAt",
+            Shape.POSITIVE,
+            by(INBOX_OPENED, CONVERSATION_READ, THREAD_READ, ALL_READ),
+            none()),
+    READ_SEQ("readSeq", Shape.NON_NEGATIVE, by(CONVERSATION_READ, THREAD_READ), none()),
+    /** Every kind but a {@code chat-messages} message has one: {@link InputKind#type()}. */
+    TYPE("type", Shape.TYPE, none(), none()),
     /** Checked, never kept. */
-    MESSAGE_ID("messageId", Shape.TEXT, 128),
-    MENTIONED("mentioned", Shape.FLAG),
-    COUNT_PREFERENCE("countPreference", Shape.PREFERENCE),
-    SET_AT("setAt", Shape.POSITIVE),
-    MARKED_AT("markedAt", Shape.POSITIVE),
-    THREAD_SEQ("threadSeq", Shape.POSITIVE),
-    FOLLOWING("following", Shape.FLAG),
-    ROOT_SENDER_ID("rootSenderId", Shape.POSITIVE),
-    EDITED_AT("editedAt", Shape.POSITIVE),
-    MENTIONS_ALL("mentionsAll", Shape.FLAG),
-    IGNORE_CHANNEL_MENTIONS("ignoreChannelMentions", Shape.FLAG),
-    ERASED_AT("erasedAt", Shape.POSITIVE),
+    MESSAGE_ID("messageId", Shape.TEXT, 128, none(), by(MESSAGE, GROUP_MESSAGE)),
+    MENTIONED("mentioned", Shape.FLAG, none(), by(MESSAGE, MESSAGE_EDITED)),
+    COUNT_PREFERENCE("countPreference", Shape.PREFERENCE, none(), by(CONVERSATION_PREFERENCE)),
+    SET_AT("setAt", Shape.POSITIVE, by(CONVERSATION_PREFERENCE, THREAD_FOLLOWED), none()),
+    MARKED_AT("markedAt", Shape.POSITIVE, by(CONVERSATION_MARKED_UNREAD), none()),
+    THREAD_SEQ(
+            "threadSeq",
+            Shape.POSITIVE,
+            by(THREAD_READ, THREAD_FOLLOWED),
+            by(MESSAGE, MESSAGE_EDITED, GROUP_MESSAGE)),
+    FOLLOWING("following", Shape.FLAG, by(THREAD_FOLLOWED), none()),
+    ROOT_SENDER_ID("rootSenderId", Shape.POSITIVE, none(), by(MESSAGE, GROUP_MESSAGE)),
+    EDITED_AT("editedAt", Shape.POSITIVE, by(MESSAGE_EDITED, GROUP_MESSAGE_EDITED), none()),
+    MENTIONS_ALL(
+            "mentionsAll",
+            Shape.FLAG,
+            none(),
+            by(MESSAGE, MESSAGE_EDITED, GROUP_MESSAGE, GROUP_MESSAGE_EDITED)),
+    IGNORE_CHANNEL_MENTIONS(
+            "ignoreChannelMentions", Shape.FLAG, none(), by(CONVERSATION_PREFERENCE)),
+    ERASED_AT("erasedAt", Shape.POSITIVE, by(USER_ERASED), none()),
     /** Checked, never kept: no count depends on it. */
-    DELETED_AT("deletedAt", Shape.POSITIVE),
-    MENTIONS("mentions", Shape.IDS, 1000);
+    DELETED_AT("deletedAt", Shape.POSITIVE, by(MESSAGE_DELETED), none()),
+    MENTIONS("mentions", Shape.IDS, 1000, none(), by(GROUP_MESSAGE, GROUP_MESSAGE_EDITED));
 
     /** The JSON a field holds, and what its value must be. {@code null} is absent for every one. */
     public enum Shape {
@@ -95,15 +169,42 @@ public enum InputField {
     private final String wireName;
     private final Shape shape;
     private final int max;
+    private final Set<InputKind> requiredBy;
+    private final Set<InputKind> optionalIn;
 
-    InputField(String wireName, Shape shape) {
-        this(wireName, shape, 0);
+    InputField(String wireName, Shape shape, Set<InputKind> requiredBy, Set<InputKind> optionalIn) {
+        this(wireName, shape, 0, requiredBy, optionalIn);
     }
 
-    InputField(String wireName, Shape shape, int max) {
+    InputField(
+            String wireName,
+            Shape shape,
+            int max,
+            Set<InputKind> requiredBy,
+            Set<InputKind> optionalIn) {
         this.wireName = wireName;
         this.shape = shape;
         this.max = max;
+        this.requiredBy = requiredBy;
+        this.optionalIn = optionalIn;
+    }
+
+    private static Set<InputKind> by(InputKind first, InputKind... rest) {
+        return EnumSet.of(first, rest);
+    }
+
+    private static Set<InputKind> none() {
+        return EnumSet.noneOf(InputKind.class);
+    }
+
+    /** Whether a record of {@code kind} must have this field. */
+    public boolean requiredBy(InputKind kind) {
+        return requiredBy.contains(kind);
+    }
+
+    /** Whether a record of {@code kind} may have this field, and need not. */
+    public boolean optionalIn(InputKind kind) {
+        return optionalIn.contains(kind);
     }
 
     /** The field's name in the record's JSON. */

@@ -1,28 +1,5 @@
 package dev.unread.contract;
 
-import static dev.unread.contract.InputField.CONVERSATION_ID;
-import static dev.unread.contract.InputField.COUNT_PREFERENCE;
-import static dev.unread.contract.InputField.DELETED_AT;
-import static dev.unread.contract.InputField.EDITED_AT;
-import static dev.unread.contract.InputField.ERASED_AT;
-import static dev.unread.contract.InputField.FOLLOWING;
-import static dev.unread.contract.InputField.IGNORE_CHANNEL_MENTIONS;
-import static dev.unread.contract.InputField.MARKED_AT;
-import static dev.unread.contract.InputField.MENTIONED;
-import static dev.unread.contract.InputField.MENTIONS;
-import static dev.unread.contract.InputField.MENTIONS_ALL;
-import static dev.unread.contract.InputField.MESSAGE_ID;
-import static dev.unread.contract.InputField.READ_AT;
-import static dev.unread.contract.InputField.READ_SEQ;
-import static dev.unread.contract.InputField.RECEIVER_ID;
-import static dev.unread.contract.InputField.ROOT_SENDER_ID;
-import static dev.unread.contract.InputField.SENDER_ID;
-import static dev.unread.contract.InputField.SENT_AT;
-import static dev.unread.contract.InputField.SEQ;
-import static dev.unread.contract.InputField.SET_AT;
-import static dev.unread.contract.InputField.THREAD_SEQ;
-import static dev.unread.contract.InputField.USER_ID;
-
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -30,91 +7,32 @@ import java.util.Set;
 
 /**
  * The kinds of input record (docs/contract.md, "Input"): the topic that carries each, its {@code
- * type}, the fields it requires and those it may carry (any other field is unknown to it, and
- * ignored whatever its value), and the time its record's timestamp bounds. With {@link InputField},
- * the catalog the parsers, their tests and {@link InputJson} follow.
+ * type}, and the time its record's timestamp bounds; which fields each requires or may carry is
+ * {@link InputField}'s. The catalog the parsers, their tests and {@link InputJson} follow.
  *
- * <p>A new kind is a constant here; the job's parsers do not compile until they build its event.
+ * <p>A new kind is a constant here and in its fields' kinds; the job's parsers do not compile until
+ * they build its event.
  */
 public enum InputKind {
     /** A message, without a {@code type}: a {@code type} other than an edit's is unknown to it. */
-    MESSAGE(
-            Topic.MESSAGES,
-            null,
-            SENT_AT,
-            must(SENDER_ID, RECEIVER_ID, SENT_AT),
-            may(
-                    CONVERSATION_ID,
-                    SEQ,
-                    MESSAGE_ID,
-                    MENTIONED,
-                    MENTIONS_ALL,
-                    THREAD_SEQ,
-                    ROOT_SENDER_ID)),
-    MESSAGE_EDITED(
-            Topic.MESSAGES,
-            InputKind.EDITED,
-            EDITED_AT,
-            must(RECEIVER_ID, CONVERSATION_ID, SEQ, EDITED_AT),
-            may(MENTIONED, MENTIONS_ALL, THREAD_SEQ)),
-    INBOX_OPENED(Topic.READS, "INBOX_OPENED", READ_AT, must(USER_ID, READ_AT), may()),
-    CONVERSATION_READ(
-            Topic.READS,
-            "CONVERSATION_READ",
-            READ_AT,
-            must(USER_ID, CONVERSATION_ID, READ_SEQ, READ_AT),
-            may()),
+    MESSAGE(Topic.MESSAGES, null),
+    MESSAGE_EDITED(Topic.MESSAGES, InputKind.EDITED),
+    INBOX_OPENED(Topic.READS, "INBOX_OPENED"),
+    CONVERSATION_READ(Topic.READS, "CONVERSATION_READ"),
     /** At least one of its optional fields is given. */
-    CONVERSATION_PREFERENCE(
-            Topic.READS,
-            "CONVERSATION_PREFERENCE",
-            SET_AT,
-            must(USER_ID, CONVERSATION_ID, SET_AT),
-            may(COUNT_PREFERENCE, IGNORE_CHANNEL_MENTIONS)),
-    CONVERSATION_MARKED_UNREAD(
-            Topic.READS,
-            "CONVERSATION_MARKED_UNREAD",
-            MARKED_AT,
-            must(USER_ID, CONVERSATION_ID, MARKED_AT),
-            may()),
-    THREAD_READ(
-            Topic.READS,
-            "THREAD_READ",
-            READ_AT,
-            must(USER_ID, CONVERSATION_ID, THREAD_SEQ, READ_SEQ, READ_AT),
-            may()),
-    THREAD_FOLLOWED(
-            Topic.READS,
-            "THREAD_FOLLOWED",
-            SET_AT,
-            must(USER_ID, CONVERSATION_ID, THREAD_SEQ, FOLLOWING, SET_AT),
-            may()),
-    ALL_READ(Topic.READS, "ALL_READ", READ_AT, must(USER_ID, READ_AT), may()),
-    USER_ERASED(Topic.READS, "USER_ERASED", ERASED_AT, must(USER_ID, ERASED_AT), may()),
-    MEMBER_JOINED(
-            Topic.CONVERSATIONS, "MEMBER_JOINED", null, must(CONVERSATION_ID, USER_ID, SEQ), may()),
-    MEMBER_LEFT(
-            Topic.CONVERSATIONS, "MEMBER_LEFT", null, must(CONVERSATION_ID, USER_ID, SEQ), may()),
+    CONVERSATION_PREFERENCE(Topic.READS, "CONVERSATION_PREFERENCE"),
+    CONVERSATION_MARKED_UNREAD(Topic.READS, "CONVERSATION_MARKED_UNREAD"),
+    THREAD_READ(Topic.READS, "THREAD_READ"),
+    THREAD_FOLLOWED(Topic.READS, "THREAD_FOLLOWED"),
+    ALL_READ(Topic.READS, "ALL_READ"),
+    USER_ERASED(Topic.READS, "USER_ERASED"),
+    MEMBER_JOINED(Topic.CONVERSATIONS, "MEMBER_JOINED"),
+    MEMBER_LEFT(Topic.CONVERSATIONS, "MEMBER_LEFT"),
     /** A message published once for the whole conversation. */
-    GROUP_MESSAGE(
-            Topic.CONVERSATIONS,
-            "MESSAGE",
-            SENT_AT,
-            must(CONVERSATION_ID, SEQ, SENDER_ID, SENT_AT),
-            may(MESSAGE_ID, MENTIONS, MENTIONS_ALL, THREAD_SEQ, ROOT_SENDER_ID)),
-    /** For any conversation; {@code deletedAt} is checked, and counts toward nothing. */
-    MESSAGE_DELETED(
-            Topic.CONVERSATIONS,
-            "MESSAGE_DELETED",
-            null,
-            must(CONVERSATION_ID, SEQ, DELETED_AT),
-            may()),
-    GROUP_MESSAGE_EDITED(
-            Topic.CONVERSATIONS,
-            InputKind.EDITED,
-            null,
-            must(CONVERSATION_ID, SEQ, EDITED_AT),
-            may(MENTIONS, MENTIONS_ALL));
+    GROUP_MESSAGE(Topic.CONVERSATIONS, "MESSAGE"),
+    /** For any conversation. */
+    MESSAGE_DELETED(Topic.CONVERSATIONS, "MESSAGE_DELETED"),
+    GROUP_MESSAGE_EDITED(Topic.CONVERSATIONS, InputKind.EDITED);
 
     /** The input topics, by their default names. */
     public enum Topic {
@@ -161,33 +79,10 @@ public enum InputKind {
 
     private final Topic topic;
     private final String type;
-    private final InputField time;
-    private final List<InputField> required;
-    private final List<InputField> optional;
-    private final Set<InputField> fields;
 
-    InputKind(
-            Topic topic,
-            String type,
-            InputField time,
-            List<InputField> required,
-            List<InputField> optional) {
+    InputKind(Topic topic, String type) {
         this.topic = topic;
         this.type = type;
-        this.time = time;
-        this.required = required;
-        this.optional = optional;
-        this.fields = EnumSet.noneOf(InputField.class);
-        fields.addAll(required);
-        fields.addAll(optional);
-    }
-
-    private static List<InputField> must(InputField... fields) {
-        return List.of(fields);
-    }
-
-    private static List<InputField> may(InputField... fields) {
-        return List.of(fields);
     }
 
     public Topic topic() {
@@ -204,26 +99,51 @@ public enum InputKind {
      * "Rules for both topics"); null when the record's timestamp bounds none.
      */
     public InputField time() {
-        return time;
+        return switch (this) {
+            case MESSAGE, GROUP_MESSAGE -> InputField.SENT_AT;
+            case MESSAGE_EDITED -> InputField.EDITED_AT;
+            case INBOX_OPENED, CONVERSATION_READ, THREAD_READ, ALL_READ -> InputField.READ_AT;
+            case CONVERSATION_PREFERENCE, THREAD_FOLLOWED -> InputField.SET_AT;
+            case CONVERSATION_MARKED_UNREAD -> InputField.MARKED_AT;
+            case USER_ERASED -> InputField.ERASED_AT;
+            case MEMBER_JOINED, MEMBER_LEFT, MESSAGE_DELETED, GROUP_MESSAGE_EDITED -> null;
+        };
     }
 
-    /** The fields a record of this kind must have, in the order they are checked. */
+    /** The fields a record of this kind must have, in the catalog's order. */
     public List<InputField> required() {
-        return required;
+        List<InputField> fields = new ArrayList<>();
+        for (InputField field : InputField.values()) {
+            if (field.requiredBy(this)) {
+                fields.add(field);
+            }
+        }
+        return fields;
     }
 
     /** The fields a record of this kind may have beside {@code type} and {@link #required()}. */
     public List<InputField> optional() {
-        return optional;
+        List<InputField> fields = new ArrayList<>();
+        for (InputField field : InputField.values()) {
+            if (field.optionalIn(this)) {
+                fields.add(field);
+            }
+        }
+        return fields;
     }
 
     /** Required and optional fields, {@code type} aside. */
     public Set<InputField> fields() {
-        return EnumSet.copyOf(fields);
+        Set<InputField> fields = EnumSet.noneOf(InputField.class);
+        fields.addAll(required());
+        fields.addAll(optional());
+        return fields;
     }
 
     /** Whether a record of this kind carries {@code field}: its own, or its {@code type}. */
     public boolean carries(InputField field) {
-        return field == InputField.TYPE ? type != null : fields.contains(field);
+        return field == InputField.TYPE
+                ? type != null
+                : field.requiredBy(this) || field.optionalIn(this);
     }
 }

@@ -12,6 +12,7 @@ import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Count;
 import dev.unread.contract.DeadLetters;
 import dev.unread.contract.InputField;
+import dev.unread.contract.InputKind;
 import dev.unread.contract.MySqlSchema;
 import dev.unread.contract.RedisNames;
 import dev.unread.contract.Settings;
@@ -97,6 +98,20 @@ class ContractDocTest {
                         DeadLetters.SOURCE_OFFSET)) {
             assertThat(built).as(header).contains("| `" + header + "` |");
         }
+    }
+
+    @Test
+    void namesEveryInputFieldAndType() {
+        for (InputField field : InputField.values()) {
+            assertThat(doc).as(field.name()).contains("`" + field.wireName() + "`");
+        }
+        for (InputKind kind : InputKind.values()) {
+            if (kind.type() != null) {
+                assertThat(doc).as(kind.name()).contains(kind.type());
+            }
+        }
+        assertThat(built)
+                .contains(String.format(Locale.ROOT, "%,d user ids", InputField.MENTIONS.max()));
     }
 
     @Test

@@ -274,9 +274,9 @@ final class Conversations {
             state.lastReadAt = read.time;
             stored = true;
         }
-        boolean advanced = read.seq > state.lastReadSeq;
+        boolean advanced = read.readSeq() > state.lastReadSeq;
         if (advanced) {
-            moveCursor(read.seq);
+            moveCursor(read.readSeq());
         }
         dirty |= settle(read.userId, user, out);
         if (advanced) {
@@ -387,12 +387,13 @@ final class Conversations {
         begin(event.conversationId);
         if (event.carriesCountPreference()
                 && (event.time > state.preferenceSetAt
-                        || (event.time == state.preferenceSetAt && event.seq > state.preference))) {
+                        || (event.time == state.preferenceSetAt
+                                && event.countPreference() > state.preference))) {
             state.preferenceSetAt = event.time;
-            state.preference = event.seq;
+            state.preference = event.countPreference();
             stored = true;
         }
-        long ignore = event.mentionsAll ? 1 : -1;
+        long ignore = event.ignoresChannelMentions() ? 1 : -1;
         if (event.carriesIgnoreChannelMentions()
                 && (event.time > state.ignoreChannelMentionsSetAt
                         || (event.time == state.ignoreChannelMentionsSetAt

@@ -216,9 +216,9 @@ public final class Threads {
         Tuple2<Long, Long> key = Tuple2.of(read.conversationId, read.threadSeq);
         ThreadState t = begin(key, conversation);
         boolean stored = false;
-        if (read.seq > t.cursor) {
+        if (read.readSeq() > t.cursor) {
             create(key, t, conversation);
-            moveCursor(key, t, read.seq);
+            moveCursor(key, t, read.readSeq());
             touched = true;
             stored = true;
         }
@@ -258,7 +258,7 @@ public final class Threads {
         boolean indexed = sets.build(follow.conversationId, conversation);
         Tuple2<Long, Long> key = Tuple2.of(follow.conversationId, follow.threadSeq);
         ThreadState t = begin(key, conversation);
-        long following = follow.seq == 1 ? 1 : -1;
+        long following = follow.following() ? 1 : -1;
         boolean stored = false;
         if (follow.time > t.followSetAt
                 || (follow.time == t.followSetAt && following < t.following)) {

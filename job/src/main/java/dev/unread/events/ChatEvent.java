@@ -56,7 +56,7 @@ public class ChatEvent {
     /**
      * The kinds of input the contract defines, per user, each with the catalog's kind of record it
      * comes from (a group's record for those the fan-out delivers). New kinds go last: the ordinal
-     * crosses the network and is kept in state.
+     * crosses the network (ChatEventSerializer).
      */
     public enum Kind {
         MESSAGE(InputKind.MESSAGE),
