@@ -15,7 +15,26 @@ final class CompactRecordScan {
     /** Longer runs of digits may not fit a long; Jackson decides those. */
     private static final int MAX_COMPACT_DIGITS = 18;
 
-    private static final InputField[] FIELDS = TopicFields.FIELDS;
+    /** What the scan reads at each field's bit: bytes here rather than a look at its shape. */
+    private static final byte OTHER = 0, INTEGER = 1, TEXT = 2, TYPE = 3;
+
+    private static final byte[] READ = new byte[TopicFields.FIELDS.length];
+
+    /** The most characters of each text field, at its bit. */
+    private static final int[] MAX = new int[TopicFields.FIELDS.length];
+
+    static {
+        for (InputField field : TopicFields.FIELDS) {
+            InputField.Shape shape = field.shape();
+            READ[field.ordinal()] =
+                    shape.integer()
+                            ? INTEGER
+                            : shape == InputField.Shape.TEXT
+                                    ? TEXT
+                                    : shape == InputField.Shape.TYPE ? TYPE : OTHER;
+            MAX[field.ordinal()] = field.max();
+        }
+    }
 
     private CompactRecordScan() {}
 
@@ -46,8 +65,8 @@ final class CompactRecordScan {
             }
             fields.seen |= 1L << bit;
             i += 2;
-            InputField.Shape shape = FIELDS[bit].shape();
-            if (shape == InputField.Shape.TYPE || shape == InputField.Shape.TEXT) {
+            byte read = READ[bit];
+            if (read == TYPE || read == TEXT) {
                 if (i >= n || v[i] != '"') {
                     return false;
                 }
@@ -58,18 +77,18 @@ final class CompactRecordScan {
                 if (i >= n || v[i] != '"') {
                     return false;
                 }
-                if (shape == InputField.Shape.TYPE) {
+                if (read == TYPE) {
                     InputKind kind = table.kind(v, start, i);
                     if (kind == null) {
                         return false;
                     }
                     fields.kind = kind;
                     fields.present |= 1L << bit;
-                } else if (i - start > FIELDS[bit].max()) {
+                } else if (i - start > MAX[bit]) {
                     return false;
                 }
                 i++;
-            } else if (shape.integer()) {
+            } else if (read == INTEGER) {
                 start = i;
                 long value = 0;
                 while (i < n && v[i] >= '0' && v[i] <= '9') {

@@ -87,14 +87,19 @@ final class RecordFields {
 
     /** A field the record must have, within its shape's bounds. */
     long require(InputField field) throws InvalidRecordException {
-        check(field);
-        if (!has(field)) {
+        int i = field.ordinal();
+        long bit = 1L << i;
+        if ((present & bit) == 0 || (invalid & bit) != 0) {
+            check(field);
             throw new InvalidRecordException(field.missing());
         }
-        long v = values[field.ordinal()];
-        String problem = field.outOfBounds(v);
-        if (problem != null) {
-            throw new InvalidRecordException(field.refusal(problem));
+        long v = values[i];
+        // Both integer shapes' bounds hold for every positive value, the common case.
+        if (v <= 0) {
+            String problem = field.outOfBounds(v);
+            if (problem != null) {
+                throw new InvalidRecordException(field.refusal(problem));
+            }
         }
         return v;
     }

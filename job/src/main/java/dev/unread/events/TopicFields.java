@@ -94,7 +94,7 @@ final class TopicFields {
         }
         byte[][] names = namesByLength[length];
         for (int i = 0; i < names.length; i++) {
-            if (equalBytes(v, from, names[i])) {
+            if (names[i][0] == v[from] && equalBytes(v, from, names[i])) {
                 return bitsByLength[length][i];
             }
         }
