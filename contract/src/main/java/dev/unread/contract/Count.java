@@ -1,7 +1,7 @@
 package dev.unread.contract;
 
 /**
- * The catalog of counts the job writes (docs/contract.md, "Output" and "Live push"): for each, its
+ * The catalog of counts the job writes (docs/contract.md, "Redis" and "Live push"): for each, its
  * Redis shape, key and field, and the section of UNREAD_CHANGED and of the API's answers that
  * carries it. The Redis sink, UNREAD_CHANGED, the savepoint republish, and the API's reads,
  * answers, stream snapshot and OpenAPI schema all go through it, so a new count is one constant

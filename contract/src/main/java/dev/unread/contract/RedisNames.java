@@ -1,7 +1,7 @@
 package dev.unread.contract;
 
 /**
- * The Redis keys and channels of the contract (docs/contract.md, "Output"). Every name takes the
+ * The Redis keys and channels of the contract (docs/contract.md, "Redis"). Every name takes the
  * deployment's key prefix (empty by default), so tenants and tests can share one Redis. A count's
  * key and field are the catalog's ({@link Count#key}, {@link Count#field}).
  */

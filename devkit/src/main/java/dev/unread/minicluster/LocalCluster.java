@@ -5,12 +5,14 @@ import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -29,6 +31,7 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.util.ExceptionUtils;
 
 /**
  * A Flink MiniCluster in this process, set up the way the job runs in production (RocksDB,
@@ -38,6 +41,8 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
 public final class LocalCluster {
 
     public static final String HOST = "127.0.0.1";
+
+    private static final int FREE_PORT_ATTEMPTS = 5;
 
     private LocalCluster() {}
 
@@ -55,6 +60,46 @@ public final class LocalCluster {
     public static MiniCluster start(
             UnreadConfig config, int uiPort, Path dataDir, int parallelism, String countedOperator)
             throws Exception {
+        if (uiPort != 0) {
+            return start(config, () -> uiPort, 1, dataDir, parallelism, countedOperator);
+        }
+        return start(
+                config,
+                LocalCluster::freePort,
+                FREE_PORT_ATTEMPTS,
+                dataDir,
+                parallelism,
+                countedOperator);
+    }
+
+    /**
+     * The UI's port is chosen before the start (its answers name its own origin), so another socket
+     * of this machine may take it in between: an outgoing connection gets its port from the same
+     * range. A start that fails to bind tries the next port {@code ports} gives.
+     */
+    static MiniCluster start(
+            UnreadConfig config,
+            IntSupplier ports,
+            int attempts,
+            Path dataDir,
+            int parallelism,
+            String countedOperator)
+            throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOn(ports.getAsInt(), config, dataDir, parallelism, countedOperator);
+            } catch (Exception e) {
+                if (attempt >= attempts
+                        || !ExceptionUtils.findThrowable(e, BindException.class).isPresent()) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static MiniCluster startOn(
+            int uiPort, UnreadConfig config, Path dataDir, int parallelism, String countedOperator)
+            throws Exception {
         Configuration conf = clusterConfig(config, uiPort, dataDir, parallelism);
         String reporter = "metrics.reporter.in-process.";
         conf.setString(reporter + "factory.class", InProcessMetrics.Factory.class.getName());
@@ -67,7 +112,12 @@ public final class LocalCluster {
                                 .setNumTaskManagers(1)
                                 .setNumSlotsPerTaskManager(parallelism)
                                 .build());
-        cluster.start();
+        try {
+            cluster.start();
+        } catch (Exception e) {
+            cluster.close();
+            throw e;
+        }
         return cluster;
     }
 
@@ -151,12 +201,10 @@ public final class LocalCluster {
         // to the loopback address.
         conf.set(RestOptions.ADDRESS, HOST);
         conf.set(RestOptions.BIND_ADDRESS, HOST);
-        // The port is fixed before the start: the UI's answers name its own origin.
-        int port = uiPort == 0 ? freePort() : uiPort;
-        conf.set(RestOptions.PORT, port);
+        conf.set(RestOptions.PORT, uiPort);
         // This process holds the API's token and secrets and the database password: no page
         // of another site may run a jar in it through the UI.
-        conf.addAll(Configuration.fromMap(FlinkConf.webUi(FlinkConf.uiOrigin(HOST, port))));
+        conf.addAll(Configuration.fromMap(FlinkConf.webUi(FlinkConf.uiOrigin(HOST, uiPort))));
         conf.set(JobManagerOptions.ADDRESS, HOST);
         conf.set(JobManagerOptions.BIND_HOST, HOST);
         conf.set(TaskManagerOptions.HOST, HOST);

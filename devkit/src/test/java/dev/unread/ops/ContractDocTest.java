@@ -48,32 +48,29 @@ class ContractDocTest {
 
     private final String doc = read(ROOT.resolve("docs/contract.md"));
 
-    /** Version 1 only: version 2 names things that are not built and must not satisfy a check. */
-    private final String built = doc.substring(0, doc.indexOf("\n# Version 2"));
-
     @Test
     void namesEveryTopic() {
         Map<String, String> defaults = UnreadConfig.defaults();
         for (String topic : List.of("messages-topic", "reads-topic")) {
-            assertThat(built).as(topic).contains("### Topic " + defaults.get(topic) + "\n");
+            assertThat(doc).as(topic).contains("### Topic " + defaults.get(topic) + "\n");
         }
-        assertThat(built).contains("Topic `" + defaults.get("dead-letter-topic") + "`");
+        assertThat(doc).contains("Topic `" + defaults.get("dead-letter-topic") + "`");
     }
 
     @Test
     void namesEveryRedisKeyAndTheChannel() {
-        assertThat(built).contains("`" + RedisNames.SENDERS + "{userId}`");
-        assertThat(built).contains("`" + RedisNames.CONVERSATIONS + "{userId}`");
-        assertThat(built).contains("`" + RedisNames.READ_PROGRESS_CHANGED + "`");
-        assertThat(built).contains("`" + RedisNames.MENTIONS + "{userId}`");
-        assertThat(built).contains("`" + RedisNames.MARKED_UNREAD + "{userId}`");
-        assertThat(built).contains("`" + RedisNames.TOTALS + "{userId}`");
-        // And every key of the count catalog, wherever its version documents it.
+        assertThat(doc).contains("`" + RedisNames.SENDERS + "{userId}`");
+        assertThat(doc).contains("`" + RedisNames.CONVERSATIONS + "{userId}`");
+        assertThat(doc).contains("`" + RedisNames.READ_PROGRESS_CHANGED + "`");
+        assertThat(doc).contains("`" + RedisNames.MENTIONS + "{userId}`");
+        assertThat(doc).contains("`" + RedisNames.MARKED_UNREAD + "{userId}`");
+        assertThat(doc).contains("`" + RedisNames.TOTALS + "{userId}`");
+        // And every key of the count catalog.
         for (Count count : Count.values()) {
             String key = count.key("", 0).replaceFirst("0$", "{userId}");
             assertThat(doc).as(count.name()).contains("`" + key + "`");
         }
-        // The live push's keys, in its section, which is still under version 2.
+        // The live push's keys.
         assertThat(doc).contains("`" + RedisNames.VERSION + "{userId}`");
         assertThat(doc)
                 .contains("`" + RedisNames.LIVE_USERS + "`")
@@ -83,8 +80,9 @@ class ContractDocTest {
                 List.of(
                         RedisNames.TOTAL_MESSAGES,
                         RedisNames.TOTAL_MENTIONS,
-                        RedisNames.TOTAL_CONVERSATIONS)) {
-            assertThat(section(built, "### Totals key")).contains("`" + field + "`");
+                        RedisNames.TOTAL_CONVERSATIONS,
+                        RedisNames.TOTAL_THREADS)) {
+            assertThat(section(doc, "### Totals key")).contains("`" + field + "`");
         }
     }
 
@@ -96,7 +94,7 @@ class ContractDocTest {
                         DeadLetters.SOURCE_TOPIC,
                         DeadLetters.SOURCE_PARTITION,
                         DeadLetters.SOURCE_OFFSET)) {
-            assertThat(built).as(header).contains("| `" + header + "` |");
+            assertThat(doc).as(header).contains("| `" + header + "` |");
         }
     }
 
@@ -110,19 +108,19 @@ class ContractDocTest {
                 assertThat(doc).as(kind.name()).contains(kind.type());
             }
         }
-        assertThat(built)
+        assertThat(doc)
                 .contains(String.format(Locale.ROOT, "%,d user ids", InputField.MENTIONS.max()));
     }
 
     @Test
     void statesTheParsersLimits() {
-        assertThat(built).contains("exceeds " + EventParser.MAX_RECORD_BYTES + "`");
-        assertThat(built).contains("longer than " + InputField.MESSAGE_ID.max() + " characters");
+        assertThat(doc).contains("exceeds " + EventParser.MAX_RECORD_BYTES + "`");
+        assertThat(doc).contains("longer than " + InputField.MESSAGE_ID.max() + " characters");
     }
 
     @Test
     void itsDdlHasEveryColumnAndKeyTheJobCreates() {
-        String ddl = normalize(String.join("\n", sqlBlocks(built)));
+        String ddl = normalize(String.join("\n", sqlBlocks(doc)));
         for (String create :
                 List.of(MySqlSchema.CREATE_USER_ACTIVITY, MySqlSchema.CREATE_CONVERSATION_MEMBER)) {
             String head = create.substring(0, create.indexOf('(')).trim();
@@ -131,8 +129,8 @@ class ContractDocTest {
                 assertThat(ddl).as(head + ": " + definition).contains(normalize(definition));
             }
         }
-        assertThat(built).contains("### Table " + MySqlSchema.USER_ACTIVITY);
-        assertThat(built).contains("### Table " + MySqlSchema.CONVERSATION_MEMBER);
+        assertThat(doc).contains("### Table " + MySqlSchema.USER_ACTIVITY);
+        assertThat(doc).contains("### Table " + MySqlSchema.CONVERSATION_MEMBER);
     }
 
     @Test
@@ -140,7 +138,7 @@ class ContractDocTest {
         UnreadConfig.defaults()
                 .forEach(
                         (name, value) ->
-                                assertThat(built)
+                                assertThat(doc)
                                         .as("--" + name)
                                         .contains(
                                                 "| `--"
@@ -152,7 +150,7 @@ class ContractDocTest {
                                                                 ? "(empty)"
                                                                 : "`" + value + "`")
                                                         + " |"));
-        assertThat(built).contains("| | `" + UnreadConfig.JDBC_PASSWORD_ENV + "` | (empty) |");
+        assertThat(doc).contains("| | `" + UnreadConfig.JDBC_PASSWORD_ENV + "` | (empty) |");
     }
 
     @Test
@@ -210,7 +208,7 @@ class ContractDocTest {
         }
         assertThat(expected.keySet()).containsExactlyInAnyOrderElementsOf(defined);
 
-        String section = section(built, "### API settings");
+        String section = section(doc, "### API settings");
         expected.forEach(
                 (env, value) ->
                         assertThat(section).as(env).contains("| `" + env + "` | " + value + " |"));
@@ -218,10 +216,9 @@ class ContractDocTest {
 
     @Test
     void itsSettingsTablesAreTheDeclaredSettings() {
-        assertThat(section(built, "### Job settings"))
+        assertThat(section(doc, "### Job settings"))
                 .contains(Settings.table(UnreadConfig.settings(), true));
-        assertThat(section(built, "### API settings"))
-                .contains(Settings.table(ApiConfig.ALL, false));
+        assertThat(section(doc, "### API settings")).contains(Settings.table(ApiConfig.ALL, false));
     }
 
     @Test
@@ -237,7 +234,7 @@ class ContractDocTest {
             for (Map.Entry<String, JsonNode> operation : path.getValue().properties()) {
                 String method = operation.getKey().toUpperCase(Locale.ROOT);
                 String heading = "### " + method + " " + path.getKey();
-                assertThat(built).as(heading).contains(heading + "\n");
+                assertThat(doc).as(heading).contains(heading + "\n");
                 routes++;
             }
         }
@@ -249,7 +246,7 @@ class ContractDocTest {
         int uids = 0;
         for (Field field : UnreadJob.class.getFields()) {
             if (Modifier.isStatic(field.getModifiers()) && field.getName().endsWith("_UID")) {
-                assertThat(built).as(field.getName()).contains("`" + field.get(null) + "`");
+                assertThat(doc).as(field.getName()).contains("`" + field.get(null) + "`");
                 uids++;
             }
         }

@@ -25,9 +25,8 @@ import org.apache.flink.util.Collector;
  * for a cursor or a follow, which it cannot move), with their kept {@code sentAt}s ({@link
  * SentAts}), finds those cursors, and each conversation or thread whose cursor moves is read as a
  * read would. After it, nothing is walked: a message sent by allReadAt that arrives later moves its
- * cursor itself ({@link Conversations#message}, {@link Threads#reply}), and a mark made by then is
- * not kept ({@link Conversations#mark}). An older ALL_READ reads less than the newest, so it
- * changes nothing.
+ * cursor itself ({@link ReadTrack#message}), and a mark made by then is not kept ({@link
+ * Conversations#mark}). An older ALL_READ reads less than the newest, so it changes nothing.
  */
 final class AllRead {
 

@@ -218,6 +218,11 @@ public final class ConversationSeqs {
         return true;
     }
 
+    /** How many seqs the set holds, in a record of this build. */
+    public long size(ConversationState state) {
+        return field.count(state);
+    }
+
     /** Whether the set holds the seq. */
     public boolean contains(long conversationId, ConversationState state, long seq)
             throws Exception {

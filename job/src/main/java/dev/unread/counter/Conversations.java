@@ -39,30 +39,17 @@ final class Conversations {
     /** Whether sending a root makes its sender follow its thread by default. */
     private final boolean trackRootSenders;
 
-    /** The conversation being changed: one event at a time. */
-    private long conversationId;
+    /** The conversation being changed, one event at a time: its own read track. */
+    private final ConversationTrack track;
 
+    /** Its record. */
     private ConversationState state;
-
-    /** Whether its record must be stored. */
-    private boolean stored;
-
-    /** The largest unread seq {@link #begin} found in a record of an earlier build, else 0. */
-    private long restored;
-
-    /** What it showed before the event. */
-    private ConversationView before;
-
-    /**
-     * Whether the channel-wide mention count may be stale in Redis after a restore (see {@link
-     * Projection#refreshesChannel}).
-     */
-    private boolean channelMayBeStale;
 
     Conversations(UserStates states, UserTotals totals, boolean trackRootSenders) {
         this.states = states;
         this.totals = totals;
         this.trackRootSenders = trackRootSenders;
+        track = new ConversationTrack(states);
     }
 
     /**
@@ -81,7 +68,6 @@ final class Conversations {
         }
         boolean dirty = totals.keep(user);
         begin(message.conversationId);
-        channelMayBeStale |= message.mentionsAll && !message.isReply();
         int mention =
                 states.edits.mention(
                         message.conversationId,
@@ -90,47 +76,25 @@ final class Conversations {
                         message.threadSeq,
                         Edits.of(message.mentioned, message.mentionsAll));
         if (message.isReply()) {
-            stored |=
-                    states.threads.reply(
-                            message, mention, state, states.deletions, user.allReadAt, out);
-            if (message.time <= user.allReadAt) {
-                // It may have moved its thread's cursor (AllRead): the edits passed go, as on a
-                // THREAD_READ.
-                stored |= cutThreadEdits(message.conversationId, message.threadSeq);
-            }
+            track.stored |= states.threads.reply(message, mention, state, user.allReadAt, out);
             return settle(message.userId, user, out) | dirty;
         }
-        if (message.mentioned && states.threads.noteInvolved(message, state)) {
-            stored = true;
-            if (states.threads.rootsUninvolvedThread(message)) {
-                stored |=
+        track.mentionsAll(message.mentionsAll);
+        ThreadFollows follows = states.threads.follows();
+        if (message.mentioned && follows.noteInvolved(message, state)) {
+            track.stored = true;
+            if (follows.rootsUninvolvedThread(message)) {
+                track.stored |=
                         states.threads.involveThread(
                                 message.userId, message.conversationId, message.seq, state, out);
             }
         }
-        if (message.seq > state.lastReadSeq && message.time <= user.allReadAt) {
-            moveCursor(message.seq);
-            dirty |= settle(message.userId, user, out);
+        track.message(message.seq, message.time, message.deleted, mention, user.allReadAt);
+        dirty |= settle(message.userId, user, out);
+        if (track.cursorMoved) {
             emitCursor(message.userId, cursors);
-            return dirty;
         }
-        if (message.seq > state.lastReadSeq) {
-            byte[] sentAts =
-                    states.sentAts.add(conversationId, 0, state.sentAts, message.seq, message.time);
-            stored |= sentAts != state.sentAts;
-            state.sentAts = sentAts;
-        }
-        if (message.seq > state.lastReadSeq
-                && !message.deleted
-                && !states.deletions.isDeleted(message.conversationId, state, message.seq)) {
-            stored |= states.unreadSeqs.add(message.conversationId, state, message.seq);
-            // Also for a duplicate or another record of the message: see Edits.after. A record
-            // that mentions nobody adds nothing, unless an edit says so.
-            if (mention != Edits.NONE) {
-                stored |= mark(message.seq, Edits.after(mentionOf(message.seq), mention));
-            }
-        }
-        return settle(message.userId, user, out) | dirty;
+        return dirty;
     }
 
     /**
@@ -144,16 +108,15 @@ final class Conversations {
         }
         boolean dirty = totals.keep(user);
         begin(edit.conversationId);
-        channelMayBeStale |= edit.mentionsAll && !edit.isReply();
+        track.mentionsAll(edit.mentionsAll && !edit.isReply());
         long cursor =
                 edit.isReply()
                         ? states.threads.cursor(edit.conversationId, edit.threadSeq)
                         : state.lastReadSeq;
-        if (edit.seq > cursor
-                && !states.deletions.isDeleted(edit.conversationId, state, edit.seq)) {
+        if (edit.seq > cursor && !track.contains(ReadTrack.Seqs.DELETED, edit.seq)) {
             int mention = states.edits.apply(edit, state);
             if (mention >= 0) {
-                stored = true;
+                track.stored = true;
                 if (edit.isReply()) {
                     states.threads.edit(
                             edit.userId,
@@ -163,48 +126,17 @@ final class Conversations {
                             mention,
                             state,
                             out);
-                } else if (states.unreadSeqs.contains(edit.conversationId, state, edit.seq)) {
-                    mark(edit.seq, mention);
+                } else if (track.isUnread(edit.seq)) {
+                    track.edited(edit.seq, mention);
                 }
             }
         }
         if (edit.isReply() && edit.mentionsAll) {
-            stored |=
+            track.stored |=
                     states.threads.channelMentioned(
                             edit.userId, edit.conversationId, edit.threadSeq, state, out);
         }
         return settle(edit.userId, user, out) | dirty;
-    }
-
-    /** Whom unread seq {@code seq} mentions now, as its sets say. */
-    private int mentionOf(long seq) throws Exception {
-        if (state.mentionCount > 0 && states.mentionSeqs.contains(conversationId, state, seq)) {
-            return Edits.BY_ID;
-        }
-        return state.channelMentionCount > 0
-                        && states.channelMentionSeqs.contains(conversationId, state, seq)
-                ? Edits.CHANNEL
-                : Edits.NONE;
-    }
-
-    /**
-     * Puts unread seq {@code seq} in the mention set {@code mention} says, out of the other; true
-     * when a set changed.
-     */
-    private boolean mark(long seq, int mention) throws Exception {
-        boolean changed = false;
-        if (mention != Edits.BY_ID && state.mentionCount > 0) {
-            changed |= states.mentionSeqs.remove(conversationId, state, seq);
-        }
-        if (mention != Edits.CHANNEL && state.channelMentionCount > 0) {
-            changed |= states.channelMentionSeqs.remove(conversationId, state, seq);
-        }
-        if (mention == Edits.BY_ID) {
-            changed |= states.mentionSeqs.add(conversationId, state, seq);
-        } else if (mention == Edits.CHANNEL) {
-            changed |= states.channelMentionSeqs.add(conversationId, state, seq);
-        }
-        return changed;
     }
 
     /**
@@ -218,17 +150,18 @@ final class Conversations {
         if (!trackRootSenders && !message.mentioned) {
             return false;
         }
+        ThreadFollows follows = states.threads.follows();
         ConversationState own = states.conversation(message.conversationId);
-        if (!states.threads.noteInvolved(message, own)) {
+        if (!follows.noteInvolved(message, own)) {
             return false;
         }
         states.conversations.put(message.conversationId, own);
-        if (!states.threads.rootsUninvolvedThread(message)) {
+        if (!follows.rootsUninvolvedThread(message)) {
             return false;
         }
         boolean dirty = totals.keep(user);
         begin(message.conversationId);
-        stored |=
+        track.stored |=
                 states.threads.involveThread(
                         message.userId, message.conversationId, message.seq, state, out);
         return settle(message.userId, user, out) | dirty;
@@ -252,7 +185,7 @@ final class Conversations {
         if (Memberships.after(membership, state.membership)) {
             boolean wasShown = state.membership >= 0;
             state.membership = membership;
-            stored = true;
+            track.stored = true;
             if (wasShown != membership >= 0) {
                 states.threads.membershipChanged(event.userId, event.conversationId, state, out);
             }
@@ -272,17 +205,9 @@ final class Conversations {
         if (read.time > state.lastReadAt) {
             // A newer read clears a mark, whatever its seq.
             state.lastReadAt = read.time;
-            stored = true;
+            track.stored = true;
         }
-        boolean advanced = read.readSeq() > state.lastReadSeq;
-        if (advanced) {
-            moveCursor(read.readSeq());
-        }
-        dirty |= settle(read.userId, user, out);
-        if (advanced) {
-            emitCursor(read.userId, cursors);
-        }
-        return dirty;
+        return readTo(read.readSeq(), read.userId, user, cursors, out) | dirty;
     }
 
     /**
@@ -303,37 +228,34 @@ final class Conversations {
         begin(id);
         if (state.markedAt > state.lastReadAt && readAt > state.lastReadAt) {
             state.lastReadAt = readAt;
-            stored = true;
+            track.stored = true;
         }
-        long cursor = Math.max(seq, restored);
-        boolean advanced = cursor > state.lastReadSeq;
-        if (advanced) {
-            moveCursor(cursor);
+        return readTo(Math.max(seq, track.restored), user, inbox, cursors, out) | dirty;
+    }
+
+    /** Moves the cursor forward to {@code seq}, settles, and tells the cursor if it moved. */
+    private boolean readTo(
+            long seq,
+            long user,
+            InboxState inbox,
+            Consumer<ConversationCursor> cursors,
+            Collector<UnreadCount> out)
+            throws Exception {
+        if (seq > state.lastReadSeq) {
+            track.moveCursor(seq);
         }
-        dirty |= settle(user, inbox, out);
-        if (advanced) {
+        boolean dirty = settle(user, inbox, out);
+        if (track.cursorMoved) {
             emitCursor(user, cursors);
         }
         return dirty;
-    }
-
-    /** Moves the cursor forward to {@code seq}; the seqs up to it go. */
-    private void moveCursor(long seq) throws Exception {
-        state.lastReadSeq = seq;
-        states.unreadSeqs.removeUpTo(conversationId, state, seq);
-        states.mentionSeqs.removeUpTo(conversationId, state, seq);
-        states.channelMentionSeqs.removeUpTo(conversationId, state, seq);
-        states.deletions.cut(conversationId, state, seq);
-        states.edits.cut(conversationId, state, 0, seq);
-        state.sentAts = states.sentAts.cut(conversationId, 0, state.sentAts, seq);
-        stored = true;
     }
 
     private void emitCursor(long user, Consumer<ConversationCursor> cursors) {
         cursors.accept(
                 new ConversationCursor(
                         user,
-                        conversationId,
+                        track.conversationId,
                         state.lastReadSeq,
                         ConversationSeqs.visibleCount(state)));
     }
@@ -342,15 +264,9 @@ final class Conversations {
     boolean delete(ChatEvent event, InboxState user, Collector<UnreadCount> out) throws Exception {
         boolean dirty = totals.keep(user);
         begin(event.conversationId);
-        stored |=
-                states.deletions.delete(
-                        event.conversationId,
-                        state,
-                        event.seq,
-                        states.unreadSeqs,
-                        states.mentionSeqs,
-                        states.channelMentionSeqs);
-        stored |= states.threads.delete(event.userId, event.conversationId, event.seq, state, out);
+        track.delete(event.seq);
+        track.stored |=
+                states.threads.delete(event.userId, event.conversationId, event.seq, state, out);
         return settle(event.userId, user, out) | dirty;
     }
 
@@ -358,23 +274,11 @@ final class Conversations {
     boolean thread(ChatEvent event, InboxState user, Collector<UnreadCount> out) throws Exception {
         boolean dirty = totals.keep(user);
         begin(event.conversationId);
-        if (event.kind == ChatEvent.Kind.THREAD_READ) {
-            stored |= states.threads.read(event, state, out);
-            stored |= cutThreadEdits(event.conversationId, event.threadSeq);
-        } else {
-            stored |= states.threads.follow(event, state, out);
-        }
+        track.stored |=
+                event.kind == ChatEvent.Kind.THREAD_READ
+                        ? states.threads.read(event, state, out)
+                        : states.threads.follow(event, state, out);
         return settle(event.userId, user, out) | dirty;
-    }
-
-    /** Forgets the edits of the thread's replies up to its cursor; true when state changed. */
-    private boolean cutThreadEdits(long conversationId, long threadSeq) throws Exception {
-        return state.editCount > 0
-                && states.edits.cut(
-                        conversationId,
-                        state,
-                        threadSeq,
-                        states.threads.cursor(conversationId, threadSeq));
     }
 
     /**
@@ -391,7 +295,7 @@ final class Conversations {
                                 && event.countPreference() > state.preference))) {
             state.preferenceSetAt = event.time;
             state.preference = event.countPreference();
-            stored = true;
+            track.stored = true;
         }
         long ignore = event.ignoresChannelMentions() ? 1 : -1;
         if (event.carriesIgnoreChannelMentions()
@@ -401,7 +305,7 @@ final class Conversations {
             boolean ignored = state.ignoresChannelMentions();
             state.ignoreChannelMentionsSetAt = event.time;
             state.ignoreChannelMentions = ignore;
-            stored = true;
+            track.stored = true;
             if (ignored != state.ignoresChannelMentions()) {
                 states.threads.channelMentionsToggled(
                         event.userId, event.conversationId, state, out);
@@ -419,44 +323,15 @@ final class Conversations {
         begin(event.conversationId);
         if (event.time > state.markedAt && event.time > user.allReadAt) {
             state.markedAt = event.time;
-            stored = true;
+            track.stored = true;
         }
         return settle(event.userId, user, out) | dirty;
     }
 
     /** Reads a conversation's state (new when none) and what it shows now. */
     private void begin(long id) throws Exception {
-        conversationId = id;
         state = states.conversation(id);
-        // A set an earlier build kept is stored upgraded even if the event changes nothing else.
-        stored = states.unreadSeqs.upgrade(id, state);
-        restored = 0;
-        if (state.sentAtKept == 0) {
-            restored = restoredUnread(id, state);
-            if (restored > 0) {
-                state.sentAts = states.sentAts.add(id, 0, state.sentAts, restored, 0);
-            }
-            state.sentAtKept = 1;
-            stored = true;
-        }
-        before = ConversationView.of(state);
-        channelMayBeStale =
-                Projection.refreshes(state.refreshedIn, states.incarnation)
-                        && (state.channelMentionCount > 0 || state.editCount > 0);
-    }
-
-    /**
-     * The largest unread seq of a record an earlier build kept, which kept no {@code sentAt}: the
-     * cursor an ALL_READ moves it to (see {@link SentAts}); 0 when none is, or the record is of
-     * this build. After {@link ConversationSeqs#upgrade}.
-     */
-    long restoredUnread(long id, ConversationState conversation) throws Exception {
-        if (conversation.sentAtKept != 0 || ConversationSeqs.count(conversation) == 0) {
-            return 0;
-        }
-        long[] largest = {0};
-        states.unreadSeqs.forEach(id, conversation, seq -> largest[0] = Math.max(largest[0], seq));
-        return largest[0];
+        track.begin(id, state);
     }
 
     /**
@@ -466,24 +341,10 @@ final class Conversations {
      */
     private boolean settle(long user, InboxState inbox, Collector<UnreadCount> out)
             throws Exception {
-        ConversationView after = ConversationView.of(state);
-        long incarnation = states.incarnation;
-        boolean refresh = Projection.refreshes(state.refreshedIn, incarnation);
-        boolean refreshChannel =
-                Projection.refreshesChannel(state.refreshedIn, incarnation, channelMayBeStale);
-        Projection.conversation(user, conversationId, before, after, refresh, refreshChannel, out);
-        long stamp =
-                Projection.stamp(
-                        state.refreshedIn,
-                        incarnation,
-                        refreshChannel || before.channelMentions() != after.channelMentions());
-        if (stamp != state.refreshedIn) {
-            state.refreshedIn = stamp;
-            stored = true;
+        track.writeOut(user, out);
+        if (track.stored) {
+            states.conversations.put(track.conversationId, state);
         }
-        if (stored) {
-            states.conversations.put(conversationId, state);
-        }
-        return totals.add(user, inbox, after.share().minus(before.share()), out);
+        return totals.add(user, inbox, track.after.share().minus(track.before.share()), out);
     }
 }

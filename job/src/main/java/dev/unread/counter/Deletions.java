@@ -40,28 +40,14 @@ public final class Deletions {
     }
 
     /**
-     * Applies a deletion to a conversation: past the cursor, keeps it and takes the seq out of the
-     * unread and mention seqs; true when the state changed. At or below the cursor it changes
-     * nothing: the message was read and counts nowhere.
+     * Keeps a deleted seq past the cursor of a conversation ({@link ReadTrack#delete}); false when
+     * it was kept.
      */
-    boolean delete(
-            long conversationId,
-            ConversationState state,
-            long seq,
-            ConversationSeqs unread,
-            ConversationSeqs mentions,
-            ConversationSeqs channelMentions)
-            throws Exception {
-        if (seq <= state.lastReadSeq || !deleted.addSeq(conversationId, seq)) {
+    boolean add(long conversationId, ConversationState state, long seq) throws Exception {
+        if (!deleted.addSeq(conversationId, seq)) {
             return false;
         }
         state.deletedCount++;
-        // Mentioned seqs, by id or channel-wide, are a subset of the unread ones.
-        if (unread.remove(conversationId, state, seq)) {
-            if (!mentions.remove(conversationId, state, seq)) {
-                channelMentions.remove(conversationId, state, seq);
-            }
-        }
         return true;
     }
 

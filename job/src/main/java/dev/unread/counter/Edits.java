@@ -8,11 +8,11 @@ import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.MapState;
 
 /**
- * Edits that change whom a message mentions (docs/contract.md, "Edits"), per user: for each message
- * of a conversation that an edit named, the newest {@code editedAt} and what the edits at that time
- * say, so that an older edit that arrives later changes nothing and a message that arrives after
- * its edit (or again, as a duplicate) counts as edited. Only the newest time and its verdict are
- * kept, so an edit costs the same however many edits the message had.
+ * Edits that change whom a message mentions (docs/contract.md, "Edits that change mentions"), per
+ * user: for each message of a conversation that an edit named, the newest {@code editedAt} and what
+ * the edits at that time say, so that an older edit that arrives later changes nothing and a
+ * message that arrives after its edit (or again, as a duplicate) counts as edited. Only the newest
+ * time and its verdict are kept, so an edit costs the same however many edits the message had.
  *
  * <p>Edits tied on {@code editedAt} mention the user only if each of them does. Whether an edit
  * mentions the user depends on the conversation's ignoreChannelMentions, which may change later, so

@@ -94,7 +94,7 @@ final class Expiry {
                     c.getKey(),
                     ConversationView.of(c.getValue()),
                     ConversationView.NONE,
-                    false,
+                    Refresh.NONE,
                     out);
         }
         if (inbox != null) {

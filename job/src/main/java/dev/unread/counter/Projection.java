@@ -6,17 +6,13 @@ import org.apache.flink.util.Collector;
 
 /**
  * The one diff from what a user saw to what the user sees: writes out every count that differs
- * between two views, and every count of them when {@code refresh} (a counter incarnation's first
- * write of them, see UnreadCounter), each with what it was before ({@link UnreadCount#before}), so
- * that the sink can leave out a refresh that changes nothing where it knows Redis holds what the
- * restored state shows. The counter calls it with the views before and after an event, expiry with
- * a view and nothing, the savepoint republish with nothing and a view; so what the user sees is
- * derived in {@link ConversationView}, {@link ThreadView} and {@link Share} alone.
- *
- * <p>The channel-wide mention counts are refreshed on their own ({@code refreshChannel}), only
- * where Redis may hold a stale value of them ({@link #refreshesChannel}), so that a message without
- * {@code mentionsAll} costs no command on their keys, restore or not. A record's {@code
- * refreshedIn} says which of its counts this incarnation wrote: {@link #stamp}.
+ * between two views, and every count of them that the {@link Refresh} names (a counter
+ * incarnation's first write of them, see UnreadCounter), each with what it was before ({@link
+ * UnreadCount#before}), so that the sink can leave out a refresh that changes nothing where it
+ * knows Redis holds what the restored state shows. The counter calls it with the views before and
+ * after an event, expiry with a view and nothing, the savepoint republish with nothing and a view;
+ * so what the user sees is derived in {@link ConversationView}, {@link ThreadView} and {@link
+ * Share} alone.
  */
 public final class Projection {
 
@@ -29,39 +25,24 @@ public final class Projection {
         }
     }
 
-    /**
-     * {@link #conversation(long, long, ConversationView, ConversationView, boolean, boolean,
-     * Collector)} refreshing all or none.
-     */
     public static void conversation(
             long user,
             long conversationId,
             ConversationView before,
             ConversationView after,
-            boolean refresh,
+            Refresh refresh,
             Collector<UnreadCount> out) {
-        conversation(user, conversationId, before, after, refresh, refresh, out);
-    }
-
-    public static void conversation(
-            long user,
-            long conversationId,
-            ConversationView before,
-            ConversationView after,
-            boolean refresh,
-            boolean refreshChannel,
-            Collector<UnreadCount> out) {
-        if (refresh || before.unread() != after.unread()) {
+        if (refresh.all() || before.unread() != after.unread()) {
             out.collect(
                     UnreadCount.conversation(user, conversationId, after.unread())
                             .from(before.unread()));
         }
-        if (refresh || before.mentions() != after.mentions()) {
+        if (refresh.all() || before.mentions() != after.mentions()) {
             out.collect(
                     UnreadCount.mentions(user, conversationId, after.mentions())
                             .from(before.mentions()));
         }
-        if (refreshChannel || before.channelMentions() != after.channelMentions()) {
+        if (refresh.channel() || before.channelMentions() != after.channelMentions()) {
             out.collect(
                     UnreadCount.conversation(
                                     user,
@@ -70,43 +51,27 @@ public final class Projection {
                                     after.channelMentions())
                             .from(before.channelMentions()));
         }
-        if (refresh || before.marked() != after.marked()) {
+        if (refresh.all() || before.marked() != after.marked()) {
             out.collect(
                     UnreadCount.marked(user, conversationId, after.marked())
                             .from(before.marked() ? 1 : 0));
         }
     }
 
-    /**
-     * {@link #thread(long, long, long, ThreadView, ThreadView, boolean, boolean, Collector)}
-     * refreshing all or none.
-     */
     public static void thread(
             long user,
             long conversationId,
             long root,
             ThreadView before,
             ThreadView after,
-            boolean refresh,
+            Refresh refresh,
             Collector<UnreadCount> out) {
-        thread(user, conversationId, root, before, after, refresh, refresh, out);
-    }
-
-    public static void thread(
-            long user,
-            long conversationId,
-            long root,
-            ThreadView before,
-            ThreadView after,
-            boolean refresh,
-            boolean refreshChannel,
-            Collector<UnreadCount> out) {
-        if (refresh || before.unread() != after.unread()) {
+        if (refresh.all() || before.unread() != after.unread()) {
             out.collect(
                     UnreadCount.thread(user, Count.THREAD, conversationId, root, after.unread())
                             .from(before.unread()));
         }
-        if (refresh || before.mentions() != after.mentions()) {
+        if (refresh.all() || before.mentions() != after.mentions()) {
             out.collect(
                     UnreadCount.thread(
                                     user,
@@ -116,7 +81,7 @@ public final class Projection {
                                     after.mentions())
                             .from(before.mentions()));
         }
-        if (refreshChannel || before.channelMentions() != after.channelMentions()) {
+        if (refresh.channel() || before.channelMentions() != after.channelMentions()) {
             out.collect(
                     UnreadCount.thread(
                                     user,
@@ -126,38 +91,6 @@ public final class Projection {
                                     after.channelMentions())
                             .from(before.channelMentions()));
         }
-    }
-
-    /**
-     * Whether this incarnation is yet to write a record's counts, given its {@code refreshedIn}:
-     * all of them, the channel-wide mentions' aside.
-     */
-    static boolean refreshes(long refreshedIn, long incarnation) {
-        return refreshedIn != incarnation && refreshedIn != ~incarnation;
-    }
-
-    /**
-     * Whether this incarnation is yet to write a record's channel-wide mention count and writes it
-     * now: {@code mayBeStale} says Redis may hold a value of it that the replay after a restore
-     * would not write. A count 0 in the restored state rose in the rolled-back timeline only
-     * through an event that carries {@code mentionsAll} (a message, a reply, an edit), or through
-     * what the restored state kept: an unread channel-wide mention (shown again by a follow, a join
-     * or heeding channel mentions) or an edit (which makes a message that comes one). So it is
-     * written at the record's first touch when the record kept either, and at any touch by an event
-     * with {@code mentionsAll}; else not before it changes. What this incarnation keeps it writes
-     * when it changes, so only the first touch asks what was kept.
-     */
-    static boolean refreshesChannel(long refreshedIn, long incarnation, boolean mayBeStale) {
-        return refreshedIn != incarnation && mayBeStale;
-    }
-
-    /**
-     * A record's {@code refreshedIn} once its counts are written: {@code incarnation} when its
-     * channel-wide mention count was written too in this incarnation, else its complement, which no
-     * incarnation is (never 0 nor -1, see UnreadCounter).
-     */
-    static long stamp(long refreshedIn, long incarnation, boolean channelWritten) {
-        return refreshedIn == incarnation || channelWritten ? incarnation : ~incarnation;
     }
 
     public static void totals(

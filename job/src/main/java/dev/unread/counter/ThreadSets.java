@@ -45,6 +45,12 @@ public final class ThreadSets {
     /** Threads read to find or show others: the work, for tests that bound it. */
     private long visited;
 
+    /** Whether the thread being changed was pending before the change. */
+    private boolean pendingBefore;
+
+    /** Whether it was bare before the change. */
+    private boolean bareBefore;
+
     ThreadSets(
             RuntimeContext context,
             MapState<Tuple2<Long, Long>, ThreadState> threads,
@@ -122,19 +128,20 @@ public final class ThreadSets {
         return threads.get(key);
     }
 
+    /** Notes whether a thread about to change is pending and bare, for {@link #settle}. */
+    void note(ThreadState t) {
+        pendingBefore = isPending(t);
+        bareBefore = isBare(t);
+    }
+
     /**
-     * Moves the thread between the sets as a change made it (it was pending and bare or not before;
-     * {@code touched}: its cursor or follow changed), and to the head of the bare queue when it is
-     * bare and touched or new there; true when the conversation's record changed. May set {@link
+     * Moves the thread between the sets as a change made it since {@link #note} ({@code touched}:
+     * its cursor or follow changed), and to the head of the bare queue when it is bare and touched
+     * or new there; true when the conversation's record changed. May set {@link
      * ThreadState#bareTouch}, which the caller stores.
      */
     boolean settle(
-            Tuple2<Long, Long> key,
-            ThreadState t,
-            boolean pendingBefore,
-            boolean bareBefore,
-            boolean touched,
-            ConversationState conversation)
+            Tuple2<Long, Long> key, ThreadState t, boolean touched, ConversationState conversation)
             throws Exception {
         if (conversation.threadsIndexed < INDEXED) {
             return false;

@@ -2,7 +2,6 @@ package dev.unread.counter;
 
 import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
-import dev.unread.seqs.UnreadChunks;
 import dev.unread.state.ConversationState;
 import dev.unread.state.StateSchema;
 import dev.unread.state.ThreadState;
@@ -10,7 +9,6 @@ import java.util.Map;
 import java.util.function.LongConsumer;
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.util.Collector;
 
@@ -27,18 +25,8 @@ import org.apache.flink.util.Collector;
  * difference each thread event makes, so the totals never walk the threads; {@link Totals} applies
  * the membership and the preference to it, as it does to the conversation's own counts.
  *
- * <p>Who follows: the user's newest fact about the thread, an explicit {@code THREAD_FOLLOWED} at
- * its {@code setAt}, or a reply the user sent or is mentioned in at its {@code sentAt} (the
- * explicit one on a tie); with no fact, the default ({@link ThreadState#follows}). Each is a
- * maximum or a flag, so any order of the facts ends the same. A reply carries its thread, so a
- * reply the user sent (the copy a reply sends to its sender's key, see GroupFanOut and OwnMessages)
- * or that mentions them is a fact at once, and one naming the user as its root's sender ({@code
- * rootSenderId}) makes the default. A root does not know it is one until a reply comes, possibly
- * long after, or before it; so the seqs of the conversation messages the user was mentioned in
- * (and, with {@code --track-root-senders}, sent) are kept (a {@link ConversationSeqs} set in the
- * conversation's record while small, in {@link StateSchema#INVOLVED} past that, a few bytes a seq)
- * and a thread's first reply looks its root up there. That set grows with the user's mentions (and
- * tracked own messages), never with other people's messages.
+ * <p>Who follows is {@link ThreadFollows}'; a thread's cursor and seq sets are its {@link
+ * ThreadTrack}, the read track conversations share ({@link ReadTrack}).
  *
  * <p>State is bounded per user by the threads with unread replies (their seqs in the same
  * compressed sets as conversations), plus the threads the user took part in, plus at most {@code
@@ -60,79 +48,30 @@ import org.apache.flink.util.Collector;
  */
 public final class Threads {
 
-    private static final long UNREAD = 0;
-    private static final long MENTIONED = 1;
-    private static final long DELETED = 2;
-
-    /** The unread replies that mention the user only channel-wide (@all, @channel, @here). */
-    private static final long CHANNEL_MENTIONED = 3;
-
     private final MapState<Tuple2<Long, Long>, ThreadState> threads;
-    private final UnreadChunks seqs;
-    private final ConversationSeqs involved;
+    private final ThreadTrack track;
+    private final ThreadFollows follows;
     private final ThreadSets sets;
-    private final ValueState<Long> setIds;
     private final SentAts sentAts;
-    private final long incarnation;
 
-    /** What the thread being changed showed before the change, as followed counts. */
-    private long unreadBefore;
+    /** Whether the change moved the thread's follow (see {@link ThreadSets}). */
+    private boolean followed;
 
-    private long mentionsBefore;
-
-    private long channelMentionsBefore;
-
-    /** As Conversations': see {@link Projection#refreshesChannel}. */
-    private boolean channelMayBeStale;
-
-    /** Whether it was pending before the change (see {@link ThreadSets}). */
-    private boolean pendingBefore;
-
-    /** Whether it was bare before the change (see {@link ThreadSets}). */
-    private boolean bareBefore;
-
-    /** Whether the change moved the thread's cursor or follow (see {@link ThreadSets}). */
-    private boolean touched;
-
-    /** Whether {@link #begin} gave a record of an earlier build its kept sentAt. */
-    private boolean upgraded;
-
-    /**
-     * {@code incarnation}: the counter's, see UnreadCounter; {@code maxBareThreads}: see {@link
-     * ThreadSets}.
-     */
-    Threads(RuntimeContext context, SentAts sentAts, long incarnation, int maxBareThreads) {
+    /** {@code maxBareThreads}: see {@link ThreadSets}. */
+    Threads(RuntimeContext context, UserStates states, int maxBareThreads) {
         threads = context.getMapState(StateSchema.THREADS);
-        // No earlier build wrote these, so there is no flat index to move.
-        seqs = StateSchema.THREAD_SEQS.open(context);
-        involved =
-                new ConversationSeqs(
-                        StateSchema.INVOLVED.open(context), ConversationSeqs.Field.INVOLVED);
+        track = new ThreadTrack(context, states);
+        follows = new ThreadFollows(context, threads);
         sets = new ThreadSets(context, threads, maxBareThreads);
-        setIds = context.getState(StateSchema.THREAD_SET_IDS);
-        this.sentAts = sentAts;
-        this.incarnation = incarnation;
+        sentAts = states.sentAts;
     }
 
-    /**
-     * A conversation message that makes the user follow its thread by default (it mentions them, or
-     * they sent it and root senders are tracked): keeps its seq in the conversation's state; true
-     * when it was not kept yet, and the state must be stored.
-     */
-    boolean noteInvolved(ChatEvent m, ConversationState conversation) throws Exception {
-        return involved.add(m.conversationId, conversation, m.seq);
+    /** Who follows the user's threads. */
+    ThreadFollows follows() {
+        return follows;
     }
 
-    /**
-     * Whether a thread of the message just noted is kept and must learn the user took part ({@link
-     * #involveThread}): its replies came first.
-     */
-    boolean rootsUninvolvedThread(ChatEvent m) throws Exception {
-        ThreadState t = threads.get(Tuple2.of(m.conversationId, m.seq));
-        return t != null && !t.involved;
-    }
-
-    /** The thread rooted at {@code seq} learns the user took part; see {@link #noteInvolved}. */
+    /** The thread rooted at {@code seq} learns the user took part; see {@link ThreadFollows}. */
     boolean involveThread(
             long user,
             long conversationId,
@@ -140,135 +79,57 @@ public final class Threads {
             ConversationState conversation,
             Collector<UnreadCount> out)
             throws Exception {
-        Tuple2<Long, Long> key = Tuple2.of(conversationId, seq);
-        ThreadState t = begin(key, conversation);
+        ThreadState t = begin(conversationId, seq, conversation);
         t.involved = true;
-        return settle(user, key, t, true, conversation, out);
+        track.stored = true;
+        return settle(user, out);
     }
 
     /**
      * A reply to or from the user; true when the conversation's state changed. {@code mention}:
-     * whom the reply mentions as its newest edit says, else as sent (see {@link Edits}). One from
-     * another user sent by {@code allReadAt} (the user's newest ALL_READ) is read by it: it moves
-     * the thread's cursor to its seq, whenever it arrives.
+     * whom the reply mentions as its newest edit says, else as sent (see {@link Edits}); {@code
+     * allReadAt}: the user's newest ALL_READ (see {@link ReadTrack#message}).
      */
     boolean reply(
             ChatEvent m,
             int mention,
             ConversationState conversation,
-            Deletions deletions,
             long allReadAt,
             Collector<UnreadCount> out)
             throws Exception {
-        boolean own = m.senderId == m.userId;
-        Tuple2<Long, Long> key = Tuple2.of(m.conversationId, m.threadSeq);
-        ThreadState t = begin(key, conversation);
-        channelMayBeStale |= m.mentionsAll;
-        boolean stored = create(key, t, conversation);
-        if ((own || m.mentioned) && m.time > t.tookPartAt) {
-            t.tookPartAt = m.time;
-            stored = true;
+        ThreadState t = begin(m.conversationId, m.threadSeq, conversation);
+        track.mentionsAll(m.mentionsAll);
+        track.stored |= create(t);
+        track.stored |= follows.reply(m, t);
+        if (m.senderId != m.userId) {
+            track.message(m.seq, m.time, m.deleted, mention, allReadAt);
         }
-        if (m.rootSenderId == m.userId && !t.involved) {
-            t.involved = true;
-            stored = true;
-        }
-        if (!own && m.seq > t.cursor && m.time <= allReadAt) {
-            create(key, t, conversation);
-            moveCursor(key, t, m.seq);
-            touched = true;
-            stored = true;
-        } else if (!own && m.seq > t.cursor) {
-            byte[] kept = sentAts.add(key.f0, key.f1, t.sentAts, m.seq, m.time);
-            if (kept != t.sentAts) {
-                create(key, t, conversation);
-                t.sentAts = kept;
-                stored = true;
-            }
-        }
-        if (!own
-                && !m.deleted
-                && m.seq > t.cursor
-                && !contains(t, DELETED, t.deletedCount, m.seq)) {
-            if (deletions.isDeleted(m.conversationId, conversation, m.seq)) {
-                // Kept here too: the conversation's cursor may pass it before the thread's does.
-                seqs.addSeq(id(t, DELETED), m.seq);
-                t.deletedCount++;
-                stored = true;
-            } else {
-                if (seqs.addSeq(id(t, UNREAD), m.seq)) {
-                    t.unreadCount++;
-                    stored = true;
-                }
-                // Also for a duplicate or another record of the reply: see Edits.after.
-                if (mention != Edits.NONE) {
-                    stored |= mark(t, m.seq, Edits.after(mentionOf(t, m.seq), mention));
-                }
-            }
-        }
-        return settle(m.userId, key, t, stored, conversation, out);
+        return settle(m.userId, out);
     }
 
     /** THREAD_READ: the thread's cursor moves forward, and its seqs up to it go. */
     boolean read(ChatEvent read, ConversationState conversation, Collector<UnreadCount> out)
             throws Exception {
         boolean indexed = sets.build(read.conversationId, conversation);
-        Tuple2<Long, Long> key = Tuple2.of(read.conversationId, read.threadSeq);
-        ThreadState t = begin(key, conversation);
-        boolean stored = false;
+        ThreadState t = begin(read.conversationId, read.threadSeq, conversation);
         if (read.readSeq() > t.cursor) {
-            create(key, t, conversation);
-            moveCursor(key, t, read.readSeq());
-            touched = true;
-            stored = true;
+            create(t);
+            track.moveCursor(read.readSeq());
         }
-        return settle(read.userId, key, t, stored, conversation, out) | indexed;
+        return settle(read.userId, out) | indexed;
     }
 
-    private void moveCursor(Tuple2<Long, Long> key, ThreadState t, long cursor) throws Exception {
-        t.cursor = cursor;
-        t.unreadCount -= seqs.removeSeqsUpTo(id(t, UNREAD), t.unreadCount, cursor);
-        t.mentionCount -= seqs.removeSeqsUpTo(id(t, MENTIONED), t.mentionCount, cursor);
-        t.channelMentionCount -=
-                seqs.removeSeqsUpTo(id(t, CHANNEL_MENTIONED), t.channelMentionCount, cursor);
-        t.deletedCount -= seqs.removeSeqsUpTo(id(t, DELETED), t.deletedCount, cursor);
-        t.sentAts = sentAts.cut(key.f0, key.f1, t.sentAts, cursor);
-    }
-
-    /**
-     * The largest unread reply of a thread an earlier build kept, which kept no {@code sentAt}: the
-     * cursor an ALL_READ moves it to (see {@link SentAts}); 0 when none is, or the thread is not of
-     * such a build.
-     */
-    long restoredUnread(ThreadState t) throws Exception {
-        if (t.sentAtKept || t.unreadCount == 0) {
-            return 0;
-        }
-        long[] largest = {0};
-        seqs.forEachSeq(id(t, UNREAD), seq -> largest[0] = Math.max(largest[0], seq));
-        return largest[0];
-    }
-
-    /**
-     * THREAD_FOLLOWED: the largest {@code setAt} wins, and on a tie not following; it holds against
-     * the user's part in replies up to its {@code setAt} (see {@link ThreadState#follows}).
-     */
+    /** THREAD_FOLLOWED: see {@link ThreadFollows#follow}. */
     boolean follow(ChatEvent follow, ConversationState conversation, Collector<UnreadCount> out)
             throws Exception {
         boolean indexed = sets.build(follow.conversationId, conversation);
-        Tuple2<Long, Long> key = Tuple2.of(follow.conversationId, follow.threadSeq);
-        ThreadState t = begin(key, conversation);
-        long following = follow.following() ? 1 : -1;
-        boolean stored = false;
-        if (follow.time > t.followSetAt
-                || (follow.time == t.followSetAt && following < t.following)) {
-            create(key, t, conversation);
-            t.followSetAt = follow.time;
-            t.following = following;
-            touched = true;
-            stored = true;
+        ThreadState t = begin(follow.conversationId, follow.threadSeq, conversation);
+        if (follows.follow(follow, t)) {
+            create(t);
+            followed = true;
+            track.stored = true;
         }
-        return settle(follow.userId, key, t, stored, conversation, out) | indexed;
+        return settle(follow.userId, out) | indexed;
     }
 
     /**
@@ -283,26 +144,15 @@ public final class Threads {
             Collector<UnreadCount> out)
             throws Exception {
         boolean indexed = sets.build(conversationId, conversation);
-        Tuple2<Long, Long> key = null;
         for (long root : sets.withUnread(conversationId, conversation)) {
-            Tuple2<Long, Long> candidate = Tuple2.of(conversationId, root);
-            ThreadState t = sets.visit(candidate);
-            if (t != null && seq > t.cursor && contains(t, UNREAD, t.unreadCount, seq)) {
-                key = candidate;
-                break;
+            ThreadState t = sets.visit(Tuple2.of(conversationId, root));
+            if (t != null && track.on(conversationId, root, t, conversation).isUnread(seq)) {
+                begin(t);
+                track.delete(seq);
+                return settle(user, out) | indexed;
             }
         }
-        if (key == null) {
-            return indexed;
-        }
-        ThreadState t = begin(key, conversation);
-        seqs.removeSeq(id(t, UNREAD), seq);
-        t.unreadCount--;
-        mark(t, seq, Edits.NONE);
-        if (seqs.addSeq(id(t, DELETED), seq)) {
-            t.deletedCount++;
-        }
-        return settle(user, key, t, true, conversation, out);
+        return indexed;
     }
 
     /** threadCursor(U,C,T): 0 when the thread is not kept. */
@@ -324,22 +174,20 @@ public final class Threads {
             ConversationState conversation,
             Collector<UnreadCount> out)
             throws Exception {
-        Tuple2<Long, Long> key = Tuple2.of(conversationId, threadSeq);
-        ThreadState stored = threads.get(key);
-        if (stored == null
-                || seq <= stored.cursor
-                || !contains(stored, UNREAD, stored.unreadCount, seq)) {
+        ThreadState t = threads.get(Tuple2.of(conversationId, threadSeq));
+        if (t == null || !track.on(conversationId, threadSeq, t, conversation).isUnread(seq)) {
             return false;
         }
-        ThreadState t = begin(key, conversation);
-        return settle(user, key, t, mark(t, seq, mention), conversation, out);
+        begin(t);
+        track.edited(seq, mention);
+        return settle(user, out);
     }
 
     /**
      * An edit that carries {@code mentionsAll} of a reply in thread {@code threadSeq}, whether or
      * not it changed anything: the thread's channel-wide mention count is written if this
-     * incarnation has not written it (see {@link Projection#refreshesChannel}), which the edit of a
-     * reply read since may otherwise never do. True when the conversation's state changed.
+     * incarnation has not written it (see {@link Refresh}), which the edit of a reply read since
+     * may otherwise never do. True when the conversation's state changed.
      */
     boolean channelMentioned(
             long user,
@@ -348,14 +196,13 @@ public final class Threads {
             ConversationState conversation,
             Collector<UnreadCount> out)
             throws Exception {
-        Tuple2<Long, Long> key = Tuple2.of(conversationId, threadSeq);
-        ThreadState kept = threads.get(key);
-        if (kept == null || kept.refreshedIn == incarnation) {
+        ThreadState kept = threads.get(Tuple2.of(conversationId, threadSeq));
+        if (kept == null || track.on(conversationId, threadSeq, kept, conversation).written()) {
             return false;
         }
-        ThreadState t = begin(key, conversation);
-        channelMayBeStale = true;
-        return settle(user, key, t, false, conversation, out);
+        begin(conversationId, threadSeq, conversation);
+        track.mentionsAll(true);
+        return settle(user, out);
     }
 
     /**
@@ -387,47 +234,10 @@ public final class Threads {
                         threadSeq,
                         ThreadView.of(t, true, !ignore),
                         ThreadView.of(t, true, ignore),
-                        false,
+                        Refresh.NONE,
                         out);
             }
         }
-    }
-
-    /** Whom unread reply {@code seq} mentions now, as the thread's sets say. */
-    private int mentionOf(ThreadState t, long seq) throws Exception {
-        if (contains(t, MENTIONED, t.mentionCount, seq)) {
-            return Edits.BY_ID;
-        }
-        return contains(t, CHANNEL_MENTIONED, t.channelMentionCount, seq)
-                ? Edits.CHANNEL
-                : Edits.NONE;
-    }
-
-    /**
-     * Puts unread reply {@code seq} in the mention set {@code mention} says, out of the other; true
-     * when a set changed.
-     */
-    private boolean mark(ThreadState t, long seq, int mention) throws Exception {
-        boolean changed = false;
-        if (mention != Edits.BY_ID && t.mentionCount > 0 && seqs.removeSeq(id(t, MENTIONED), seq)) {
-            t.mentionCount--;
-            changed = true;
-        }
-        if (mention != Edits.CHANNEL
-                && t.channelMentionCount > 0
-                && seqs.removeSeq(id(t, CHANNEL_MENTIONED), seq)) {
-            t.channelMentionCount--;
-            changed = true;
-        }
-        if (mention == Edits.BY_ID && seqs.addSeq(id(t, MENTIONED), seq)) {
-            t.mentionCount++;
-            changed = true;
-        }
-        if (mention == Edits.CHANNEL && seqs.addSeq(id(t, CHANNEL_MENTIONED), seq)) {
-            t.channelMentionCount++;
-            changed = true;
-        }
-        return changed;
     }
 
     /**
@@ -451,7 +261,7 @@ public final class Threads {
                         threadSeq,
                         ThreadView.of(t, !shown, conversation.ignoresChannelMentions()),
                         ThreadView.of(t, shown, conversation.ignoresChannelMentions()),
-                        false,
+                        Refresh.NONE,
                         out);
             }
         }
@@ -472,7 +282,7 @@ public final class Threads {
                     entry.getKey().f1,
                     ThreadView.of(entry.getValue(), conversations.get(conversationId)),
                     ThreadView.NONE,
-                    false,
+                    Refresh.NONE,
                     out);
         }
         clear();
@@ -481,11 +291,10 @@ public final class Threads {
     /** Forgets the user's threads, writing nothing out. */
     void clear() {
         threads.clear();
-        seqs.clear();
+        track.clear();
         sentAts.clear();
-        involved.clear();
+        follows.clear();
         sets.clear();
-        setIds.clear();
     }
 
     /**
@@ -510,8 +319,7 @@ public final class Threads {
                 continue;
             }
             n += SentAts.inState(t.sentAts) ? 2 : 1;
-            long cursor =
-                    Math.max(sentAts.sentBy(key.f0, key.f1, t.sentAts, time), restoredUnread(t));
+            long cursor = track.on(conversationId, root, t, conversation).readBy(time);
             if (cursor > t.cursor) {
                 reads.put(key, cursor);
             }
@@ -528,44 +336,33 @@ public final class Threads {
      * Gives a thread new to state its seq sets and whether the user took part in its root; true
      * when it was new.
      */
-    private boolean create(Tuple2<Long, Long> key, ThreadState t, ConversationState conversation)
-            throws Exception {
+    private boolean create(ThreadState t) throws Exception {
         if (t.sets != 0) {
             return false;
         }
-        t.sets = nextSets();
-        t.involved = involved.contains(key.f0, conversation, key.f1);
+        t.sets = track.nextSets();
+        t.involved = follows.involvedIn(track.conversationId, track.root, track.conversation);
         t.sentAtKept = true;
         return true;
     }
 
-    /** The thread's state (new when none), noting what it shows now. */
-    private ThreadState begin(Tuple2<Long, Long> key, ConversationState conversation)
+    /** The thread's state (new when none), read for an event. */
+    private ThreadState begin(long conversationId, long root, ConversationState conversation)
             throws Exception {
-        ThreadState t = threads.get(key);
+        ThreadState t = threads.get(Tuple2.of(conversationId, root));
         if (t == null) {
             t = new ThreadState();
         }
-        upgraded = false;
-        touched = false;
-        if (t.sets != 0 && !t.sentAtKept) {
-            long restored = restoredUnread(t);
-            if (restored > 0) {
-                t.sentAts = sentAts.add(key.f0, key.f1, t.sentAts, restored, 0);
-            }
-            t.sentAtKept = true;
-            upgraded = true;
-        }
-        unreadBefore = t.followedUnread();
-        mentionsBefore = t.followedMentions(conversation.ignoresChannelMentions());
-        channelMentionsBefore = t.followedChannelMentions(conversation.ignoresChannelMentions());
-        // The conversation's edits are not told apart by thread, nor by incarnation.
-        channelMayBeStale =
-                Projection.refreshes(t.refreshedIn, incarnation)
-                        && (t.channelMentionCount > 0 || conversation.editCount > 0);
-        pendingBefore = ThreadSets.isPending(t);
-        bareBefore = ThreadSets.isBare(t);
+        track.on(conversationId, root, t, conversation);
+        begin(t);
         return t;
+    }
+
+    /** Reads the thread the track points at for an event, noting what it shows now. */
+    private void begin(ThreadState t) throws Exception {
+        track.begin();
+        followed = false;
+        sets.note(t);
     }
 
     /**
@@ -573,63 +370,31 @@ public final class Threads {
      * moves the conversation's share of the totals by the difference, and stores or removes the
      * thread; true when the conversation's state changed.
      */
-    private boolean settle(
-            long user,
-            Tuple2<Long, Long> key,
-            ThreadState t,
-            boolean stored,
-            ConversationState conversation,
-            Collector<UnreadCount> out)
-            throws Exception {
-        long unread = t.followedUnread();
-        long mentions = t.followedMentions(conversation.ignoresChannelMentions());
-        boolean shown = conversation.membership >= 0;
-        boolean refresh = Projection.refreshes(t.refreshedIn, incarnation);
-        boolean refreshChannel =
-                Projection.refreshesChannel(t.refreshedIn, incarnation, channelMayBeStale);
-        ThreadView before =
-                shown
-                        ? new ThreadView(unreadBefore, mentionsBefore, channelMentionsBefore)
-                        : ThreadView.NONE;
-        ThreadView after = ThreadView.of(t, shown, conversation.ignoresChannelMentions());
-        Projection.thread(user, key.f0, key.f1, before, after, refresh, refreshChannel, out);
-        long stamp =
-                Projection.stamp(
-                        t.refreshedIn,
-                        incarnation,
-                        refreshChannel || before.channelMentions() != after.channelMentions());
-        boolean restamped = stamp != t.refreshedIn;
-        t.refreshedIn = stamp;
+    private boolean settle(long user, Collector<UnreadCount> out) throws Exception {
+        ThreadState t = track.thread;
+        ConversationState conversation = track.conversation;
+        Tuple2<Long, Long> key = Tuple2.of(track.conversationId, track.root);
+        track.writeOut(user, out);
         long touchBefore = t.bareTouch;
-        boolean setsChanged = sets.settle(key, t, pendingBefore, bareBefore, touched, conversation);
+        boolean setsChanged = sets.settle(key, t, track.cursorMoved || followed, conversation);
         if (t.isEmpty()) {
             threads.remove(key);
-        } else if (stored || restamped || upgraded || t.bareTouch != touchBefore) {
+        } else if (track.stored || t.bareTouch != touchBefore) {
             threads.put(key, t);
         }
-        conversation.followedUnreadThreads += signum(unread) - signum(unreadBefore);
-        conversation.followedMentionThreads += signum(mentions) - signum(mentionsBefore);
-        conversation.followedThreadMentions += mentions - mentionsBefore;
-        return unread != unreadBefore || mentions != mentionsBefore || setsChanged;
+        ThreadView before = track.before;
+        long unread = t.followedUnread();
+        long mentions = t.followedMentions(conversation.ignoresChannelMentions());
+        conversation.followedUnreadThreads += signum(unread) - signum(before.unread());
+        conversation.followedMentionThreads += signum(mentions) - signum(before.mentions());
+        conversation.followedThreadMentions += mentions - before.mentions();
+        return unread != before.unread()
+                || mentions != before.mentions()
+                || setsChanged
+                || track.editsCut;
     }
 
     private static long signum(long count) {
         return count > 0 ? 1 : 0;
-    }
-
-    private boolean contains(ThreadState t, long set, long count, long seq) throws Exception {
-        return count > 0 && seqs.containsSeq(id(t, set), seq);
-    }
-
-    private static long id(ThreadState t, long set) {
-        return t.sets * 4 + set;
-    }
-
-    /** A new thread's seq-set id: 1 for the user's first, never 0 (no thread's). */
-    private long nextSets() throws Exception {
-        Long taken = setIds.value();
-        long next = taken == null ? 1 : taken + 1;
-        setIds.update(next);
-        return next;
     }
 }

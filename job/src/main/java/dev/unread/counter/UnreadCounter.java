@@ -20,11 +20,11 @@ import org.apache.flink.util.OutputTag;
 /**
  * The semantics of docs/contract.md, per user (the key), in parts each readable alone: the
  * distinct-sender badge ({@link Badge}); each conversation's unread and mention counts, preference,
- * mark, membership and deletions ({@link Conversations}), its threads ({@link Threads}); the
- * app-icon totals ({@link UserTotals}); forgetting idle users ({@link Expiry}) and erased ones
- * ({@link Erasure}). What the user sees is derived from state in one place ({@link
- * ConversationView}, {@link ThreadView}, {@link Share}) and written out as the difference between
- * two views ({@link Projection}).
+ * mark, membership and deletions ({@link Conversations}), its threads ({@link Threads}), the cursor
+ * and seq sets both keep alike ({@link ReadTrack}); the app-icon totals ({@link UserTotals});
+ * forgetting idle users ({@link Expiry}) and erased ones ({@link Erasure}). What the user sees is
+ * derived from state in one place ({@link ConversationView}, {@link ThreadView}, {@link Share}) and
+ * written out as the difference between two views ({@link Projection}).
  *
  * <p>State holds only what can still count: senders whose newest message is newer than the inbox
  * watermark, and seqs past the conversation cursor. Anything at or behind a watermark or cursor is
@@ -40,7 +40,7 @@ import org.apache.flink.util.OutputTag;
  * the first time an incarnation of the counter (each open, i.e. each start or restore) touches a
  * count, it writes it out even if unchanged: every count the lost timeline wrote is touched again
  * by the replay of the same events, and so rewritten. The channel-wide mention counts wait for a
- * touch that can find them stale ({@link Projection#refreshesChannel}).
+ * touch that can find them stale ({@link Refresh}).
  */
 public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadCount> {
 
@@ -122,7 +122,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     @Override
     public void open(OpenContext openContext) {
         long incarnation;
-        // Neither 0, a fresh record's refreshedIn, nor its complement (see Projection.stamp).
+        // Neither 0, a fresh record's refreshedIn, nor its complement (see Refresh.stamp).
         do {
             incarnation = ThreadLocalRandom.current().nextLong();
         } while (incarnation == 0 || incarnation == -1);

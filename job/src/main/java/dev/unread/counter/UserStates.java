@@ -59,7 +59,7 @@ final class UserStates {
         edits = new Edits(context);
         deletions = new Deletions(context);
         sentAts = new SentAts(context);
-        threads = new Threads(context, sentAts, incarnation, maxBareThreads);
+        threads = new Threads(context, this, maxBareThreads);
     }
 
     /**

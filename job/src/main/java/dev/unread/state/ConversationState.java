@@ -77,7 +77,7 @@ public class ConversationState {
 
     /**
      * The counter incarnation that last wrote this count out, or its complement while the
-     * channel-wide mention count waits to be (see the counter's Projection.stamp).
+     * channel-wide mention count waits to be (see the counter's Refresh.stamp).
      */
     public long refreshedIn;
 

@@ -45,7 +45,7 @@ public class ThreadState {
 
     /**
      * The counter incarnation that last wrote the thread's counts out, or its complement while the
-     * channel-wide mention count waits to be (see the counter's Projection.stamp).
+     * channel-wide mention count waits to be (see the counter's Refresh.stamp).
      */
     public long refreshedIn;
 

@@ -193,12 +193,7 @@ class ThreadVisitsTest {
      */
     @Test
     void aRecordOfAnEarlierBuildGetsItsSetOnce() throws Exception {
-        MapState<Long, ConversationState> conversations = aliceState(StateSchema.CONVERSATIONS);
-        ConversationState earlier = conversations.get(CHAT);
-        earlier.threadsIndexed = 0;
-        earlier.unreadThreadCount = 0;
-        earlier.unreadThreadSeqs = UnreadSeqs.EMPTY;
-        conversations.put(CHAT, earlier);
+        asAnEarlierBuildLeftIt();
 
         harness.getOutput().clear();
         long before = counter.threadsVisited();
@@ -211,9 +206,38 @@ class ThreadVisitsTest {
         before = counter.threadsVisited();
         send(ChatEvent.deleted(ALICE, CHAT, 20));
         assertThat(counter.threadsVisited() - before).isLessThanOrEqualTo(2);
-        conversations = aliceState(StateSchema.CONVERSATIONS);
+        MapState<Long, ConversationState> conversations = aliceState(StateSchema.CONVERSATIONS);
         // Pending, all three: 11 with its unread reply, 10 and 12 with the sentAt of a deleted one.
         assertThat(conversations.get(CHAT).unreadThreadCount).isEqualTo(3);
+    }
+
+    /**
+     * The first deletion on a record of an earlier build builds its sets and stores them, though
+     * nothing it shows changes: the reply is in a thread Alice does not follow, below the
+     * conversation's cursor. The next deletion visits no more than its own thread.
+     */
+    @Test
+    void aDeletionThatShowsNothingNewStoresTheSetsItBuilt() throws Exception {
+        send(ChatEvent.reply(BOB, ALICE, CHAT, 23, 13, 1000, false));
+        send(ChatEvent.conversationRead(ALICE, CHAT, 100, 1000));
+        asAnEarlierBuildLeftIt();
+
+        send(ChatEvent.deleted(ALICE, CHAT, 23));
+        assertThat(aliceState(StateSchema.CONVERSATIONS).get(CHAT).threadsIndexed)
+                .isEqualTo(ThreadSets.INDEXED);
+        long before = counter.threadsVisited();
+        send(ChatEvent.deleted(ALICE, CHAT, 20));
+        assertThat(counter.threadsVisited() - before).isLessThanOrEqualTo(2);
+    }
+
+    /** Alice's record of the conversation, as a build before its set of pending threads kept it. */
+    private void asAnEarlierBuildLeftIt() throws Exception {
+        MapState<Long, ConversationState> conversations = aliceState(StateSchema.CONVERSATIONS);
+        ConversationState earlier = conversations.get(CHAT);
+        earlier.threadsIndexed = 0;
+        earlier.unreadThreadCount = 0;
+        earlier.unreadThreadSeqs = UnreadSeqs.EMPTY;
+        conversations.put(CHAT, earlier);
     }
 
     /** Alice's keyed state {@code descriptor}. */

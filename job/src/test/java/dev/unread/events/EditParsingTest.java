@@ -11,8 +11,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * MESSAGE_EDITED, mentionsAll and ignoreChannelMentions as docs/contract.md, "Edits" and
- * "Channel-wide mentions", gives them: what parses, and what goes to chat-dead-letters and why.
+ * MESSAGE_EDITED, mentionsAll and ignoreChannelMentions as docs/contract.md, "Edits that change
+ * mentions" and "Channel-wide mentions", gives them: what parses, and what goes to
+ * chat-dead-letters and why.
  */
 class EditParsingTest {
 

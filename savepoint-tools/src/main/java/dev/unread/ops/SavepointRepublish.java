@@ -3,6 +3,7 @@ package dev.unread.ops;
 import dev.unread.config.UnreadConfig;
 import dev.unread.counter.ConversationView;
 import dev.unread.counter.Projection;
+import dev.unread.counter.Refresh;
 import dev.unread.counter.Share;
 import dev.unread.counter.ThreadView;
 import dev.unread.events.ReaderUpdate;
@@ -162,7 +163,7 @@ public final class SavepointRepublish {
             for (Map.Entry<Long, ConversationState> entry : conversations.entries()) {
                 ConversationView view = ConversationView.of(entry.getValue());
                 Projection.conversation(
-                        userId, entry.getKey(), ConversationView.NONE, view, false, counted);
+                        userId, entry.getKey(), ConversationView.NONE, view, Refresh.NONE, counted);
                 totals = totals.plus(view.share());
             }
             for (Map.Entry<Tuple2<Long, Long>, ThreadState> entry : threads.entries()) {
@@ -173,7 +174,7 @@ public final class SavepointRepublish {
                         entry.getKey().f1,
                         ThreadView.NONE,
                         ThreadView.of(entry.getValue(), conversations.get(conversationId)),
-                        false,
+                        Refresh.NONE,
                         counted);
             }
             Projection.totals(userId, Share.NONE, totals, false, counted);

@@ -24,7 +24,7 @@ import java.util.HashSet;
 import java.util.Set;
 
 /**
- * Who a request acts for (docs/contract.md, "Per-user tokens"): the service token of {@code
+ * Who a request acts for (docs/contract.md, "Authentication"): the service token of {@code
  * UNREAD_API_TOKEN} acts for everyone; a JWT signed with the key of {@code UNREAD_API_JWT_SECRET}
  * (HS256) or {@code UNREAD_API_JWT_PUBLIC_KEY} (RS256) acts for the one user its {@code sub} names.
  * Signatures and claims are checked by nimbus-jose-jwt; nothing here is cryptography.

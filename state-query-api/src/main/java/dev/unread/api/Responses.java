@@ -14,8 +14,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Answers: a JSON body, and every failure as the JSON error of docs/contract.md ("Errors"), never
- * an exception's text, once what is left of the refused request's body was read.
+ * Answers: a JSON body, and every failure as the JSON error of docs/contract.md ("Ids, bodies and
+ * errors"), never an exception's text, once what is left of the refused request's body was read.
  */
 final class Responses {
 

@@ -7,8 +7,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * "A user's later action wins" of docs/contract.md: two API instances on the same Redis, one clock
- * ten seconds ahead of the other.
+ * "Action stamps" of docs/contract.md: two API instances on the same Redis, one clock ten seconds
+ * ahead of the other.
  */
 class ActionStampsTest {
 
