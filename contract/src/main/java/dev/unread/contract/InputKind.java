@@ -1,6 +1,6 @@
 package dev.unread.contract;
 
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -52,13 +52,7 @@ public enum InputKind {
 
         /** The kinds this topic carries, in declaration order. */
         public List<InputKind> kinds() {
-            List<InputKind> kinds = new ArrayList<>();
-            for (InputKind kind : InputKind.values()) {
-                if (kind.topic == this) {
-                    kinds.add(kind);
-                }
-            }
-            return kinds;
+            return Arrays.stream(InputKind.values()).filter(k -> k.topic == this).toList();
         }
 
         /** The fields some kind of this topic carries: the topic's known names. */
@@ -112,24 +106,12 @@ public enum InputKind {
 
     /** The fields a record of this kind must have, in the catalog's order. */
     public List<InputField> required() {
-        List<InputField> fields = new ArrayList<>();
-        for (InputField field : InputField.values()) {
-            if (field.requiredBy(this)) {
-                fields.add(field);
-            }
-        }
-        return fields;
+        return Arrays.stream(InputField.values()).filter(f -> f.requiredBy(this)).toList();
     }
 
     /** The fields a record of this kind may have beside {@code type} and {@link #required()}. */
     public List<InputField> optional() {
-        List<InputField> fields = new ArrayList<>();
-        for (InputField field : InputField.values()) {
-            if (field.optionalIn(this)) {
-                fields.add(field);
-            }
-        }
-        return fields;
+        return Arrays.stream(InputField.values()).filter(f -> f.optionalIn(this)).toList();
     }
 
     /** Required and optional fields, {@code type} aside. */
