@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.unread.contract.ChannelTrack;
 import dev.unread.contract.Count;
+import dev.unread.contract.InputField;
 import dev.unread.contract.InputKind;
 import dev.unread.contract.RedisNames;
 import dev.unread.contract.TrackJson;
@@ -405,7 +406,7 @@ class InboxPageITCase {
                                         0,
                                         1,
                                         0,
-                                        EventJson.ALL,
+                                        InputField.CountPreference.ALL,
                                         false,
                                         false)));
         stores.redis.hset(tracks, RedisNames.threadField(channel, 10), "{}");
