@@ -68,10 +68,13 @@ final class MeasuredJob {
                     RedisKeys.callsBetween(callsBefore, RedisKeys.calls(config.redisEndpoint()));
             long redisCpuNanos = RedisKeys.cpuNanos(config.redisEndpoint()) - redisCpuBefore;
             long statements = MySqlStatements.written(config) - statementsBefore;
+            bench.say("  checkpointed; stopping with a savepoint");
             String saved = job.stopWithSavepoint(dataDir.resolve("savepoints"));
+            bench.say("  reading the state in the savepoint");
             SavepointInspect.Summary state = savepoints.inspect(saved, 0);
             long savedBytes = treeSize(Path.of(URI.create(saved)));
             SavepointBytes.Keyed keyed = SavepointBytes.keyed(saved);
+            bench.say("  sampling Redis memory");
             RedisKeys.Memory badgeKeys =
                     RedisKeys.memory(
                             config.redisEndpoint(),
