@@ -139,8 +139,8 @@ final class BenchParts {
     }
 
     static void cluster(StringBuilder md, ClusterBench.Result cluster) {
-        Bench.JobFigures single = cluster.single();
-        Bench.JobFigures sharded = cluster.cluster();
+        JobFigures single = cluster.single();
+        JobFigures sharded = cluster.cluster();
         line(md, "## Redis Cluster beside the single node (full records)");
         line(md, "");
         line(
@@ -155,7 +155,7 @@ final class BenchParts {
                 "| Redis | messages/s | Redis commands per message | flushes | round trips per"
                         + " flush | checkpoint p50 / max |");
         line(md, "|---|--:|--:|--:|--:|--:|");
-        for (Bench.JobFigures job : new Bench.JobFigures[] {single, sharded}) {
+        for (JobFigures job : new JobFigures[] {single, sharded}) {
             line(
                     md,
                     "| %s | %,.0f | %.4f | %,d | %.2f | %,d / %,d ms |",

@@ -15,9 +15,9 @@ import java.util.stream.Collectors;
  * with whether this run met them.
  */
 public record BenchReport(
-        Bench.Options options,
+        BenchOptions options,
         UnreadConfig config,
-        List<Bench.JobFigures> jobs,
+        List<JobFigures> jobs,
         List<NaiveWorker.Result> workers,
         Rivals.Result rivals,
         Latency.Result latency,
@@ -26,7 +26,7 @@ public record BenchReport(
         GroupBench.Result groups,
         ClusterBench.Result cluster,
         LiveLoad.Result live,
-        List<Bench.JobFigures> liveJobs,
+        List<JobFigures> liveJobs,
         SparseBench.Result sparse) {
 
     /** The report; {@code command} is the command line that produced it. */
@@ -82,8 +82,8 @@ public record BenchReport(
                 "| workload | records | messages | redundant | inbox opens | conversation reads |"
                         + " malformed | receivers | friends | skew | in conversations |");
         line(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
-        for (Bench.JobFigures job : jobs) {
-            Bench.Traffic t = job.traffic();
+        for (JobFigures job : jobs) {
+            Traffic t = job.traffic();
             line(
                     md,
                     "| %s | %,d | %,d | %.1f%% | %,d | %,d | %,d | %,d | %d | %.2f | %.0f%% |",
@@ -104,7 +104,7 @@ public record BenchReport(
 
     /** The job against the seed worker, on the same badge-only records. */
     private void comparison(StringBuilder md) {
-        Bench.JobFigures job = jobs.get(0);
+        JobFigures job = jobs.get(0);
         line(md, "## The job against the naive worker (badge-only records)");
         line(md, "");
         line(
@@ -147,7 +147,7 @@ public record BenchReport(
                         + " last checkpoint (full / increment) | savepoint | users (with a badge) / senders /"
                         + " conversations | bytes per entry (raw) |");
         line(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
-        for (Bench.JobFigures job : jobs) {
+        for (JobFigures job : jobs) {
             FlinkRest.Checkpoints c = job.checkpoints();
             line(
                     md,
@@ -186,7 +186,7 @@ public record BenchReport(
                 "| workload | Redis badge keys sampled | bytes per badge key |"
                         + " conversation hashes sampled | bytes per conversation field |");
         line(md, "|---|--:|--:|--:|--:|");
-        for (Bench.JobFigures job : jobs) {
+        for (JobFigures job : jobs) {
             line(
                     md,
                     "| %s | %,d | %.0f | %,d | %.0f |",
@@ -211,7 +211,7 @@ public record BenchReport(
                 "| workload | counter | fan-out | readers stage | other operators |"
                         + " counter bytes per entry |");
         line(md, "|---|--:|--:|--:|--:|--:|");
-        for (Bench.JobFigures job : jobs) {
+        for (JobFigures job : jobs) {
             SavepointInspect.Bytes b = job.state().bytes();
             line(
                     md,
@@ -241,7 +241,7 @@ public record BenchReport(
         line(md, "");
         line(md, "| workload | by sink | by command (server-wide) | changed nothing |");
         line(md, "|---|---|---|--:|");
-        for (Bench.JobFigures job : jobs) {
+        for (JobFigures job : jobs) {
             line(
                     md,
                     "| %s | %s | %s | %.4f |",
@@ -293,7 +293,7 @@ public record BenchReport(
                                 SustainedRate.LATENCY_SHARE,
                                 latency.sustainedRecordsPerSecond(),
                                 options.sustainWindow().toSeconds()),
-                Bench.LATENCY_CHECKPOINT_INTERVAL_MS,
+                LatencyRun.LATENCY_CHECKPOINT_INTERVAL_MS,
                 config.flushIntervalMs,
                 config.backgroundFlushIntervalMs,
                 options.latencyWarmUp().toSeconds());
@@ -399,7 +399,7 @@ public record BenchReport(
     }
 
     /** Issue 24: the full workload at version 1's cost. */
-    private void fullTargets(StringBuilder md, Bench.JobFigures badge, Bench.JobFigures full) {
+    private void fullTargets(StringBuilder md, JobFigures badge, JobFigures full) {
         line(
                 md,
                 "| ≤ 0.35 Redis commands per message (full, no user live; Redis CPU %.3f µs per"
@@ -407,7 +407,7 @@ public record BenchReport(
                 full.redisCpuMicrosPerMessage(),
                 full.commandsPerMessage(),
                 met(full.commandsPerMessage() <= 0.35));
-        for (Bench.JobFigures live : liveJobs) {
+        for (JobFigures live : liveJobs) {
             line(
                     md,
                     "| reported beside: Redis commands per message (%s; Redis CPU %.3f µs per"
@@ -440,7 +440,7 @@ public record BenchReport(
     }
 
     private void targets(StringBuilder md) {
-        Bench.JobFigures job = jobs.get(0);
+        JobFigures job = jobs.get(0);
         line(md, "## Targets");
         line(md, "");
         line(md, "| target | this run | met |");
@@ -503,7 +503,7 @@ public record BenchReport(
                     live.p99Millis(),
                     met(live.p99Millis() <= 500));
         }
-        for (Bench.JobFigures each : jobs) {
+        for (JobFigures each : jobs) {
             line(
                     md,
                     "| ≥ 250,000 messages/s end to end (%s) | %,.0f | %s |",

@@ -18,20 +18,20 @@ final class ClusterBench {
      * @param cluster the same records, the job on the cluster
      * @param primaries primaries the cluster's slots are spread over
      */
-    record Result(Bench.JobFigures single, Bench.JobFigures cluster, int primaries) {}
+    record Result(JobFigures single, JobFigures cluster, int primaries) {}
 
     private ClusterBench() {}
 
-    static Result run(Bench bench, EmbeddedKafka kafka, Bench.Traffic full, Path dataDir)
+    static Result run(Bench bench, EmbeddedKafka kafka, Traffic full, Path dataDir)
             throws Exception {
         bench.say("starting a Redis Cluster of three primaries and three replicas");
         try (LocalRedisCluster redis = LocalRedisCluster.start()) {
-            Bench.JobFigures single =
+            JobFigures single =
                     bench.runJob(
                             bench.config(kafka, "full", "full-node", Map.of()),
                             full.named("full, one Redis node"),
                             dataDir.resolve("node"));
-            Bench.JobFigures cluster =
+            JobFigures cluster =
                     bench.runJob(
                             bench.config(kafka, "full", "full-cluster", redis.settings()),
                             full.named("full, Redis Cluster"),

@@ -63,8 +63,7 @@ public final class GroupBench {
      * @param deliveries per-user messages made of group messages (by the job or the producer)
      * @param memberships members over all groups: what the state is divided by
      */
-    record Run(
-            String name, long recordsIn, long deliveries, long memberships, Bench.JobFigures job) {
+    record Run(String name, long recordsIn, long deliveries, long memberships, JobFigures job) {
         double recordsPerSecond() {
             return recordsIn * 1e9 / job.nanos();
         }
@@ -365,13 +364,13 @@ public final class GroupBench {
                                 + delivered
                                 - members.edits()
                                 + members.editDeliveries()
-                                + Bench.ownCopies(generator, config),
+                                + Traffic.ownCopies(generator, config),
                         dataDir));
     }
 
-    private static Bench.Traffic traffic(
+    private static Traffic traffic(
             TrafficGenerator generator, long delivered, UnreadConfig config) {
-        return new Bench.Traffic(
+        return new Traffic(
                 "group",
                 generator.workload(),
                 generator.records(),
@@ -380,7 +379,7 @@ public final class GroupBench {
                 generator.inboxOpens(),
                 generator.conversationReads(),
                 generator.malformedRecords(),
-                Bench.ownCopies(generator, config));
+                Traffic.ownCopies(generator, config));
     }
 
     private static int sizeClass(int members) {

@@ -17,10 +17,11 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * The production job ({@link UnreadJob#forProduction}) on a MiniCluster of its own, with RocksDB
- * and checkpoints as configured, reading topics that already hold the benchmark's records. The
- * counting operator's input count ({@link InProcessMetrics}) tells when the last event arrived;
- * checkpoint statistics come from the REST API, as an operator would read them.
+ * The production job ({@link UnreadJob#forProduction}) on the bench's MiniCluster, or a
+ * pass-through on a MiniCluster of its own, with RocksDB and checkpoints as configured, reading
+ * topics that already hold the benchmark's records. The counting operator's input count ({@link
+ * InProcessMetrics}) tells when the last event arrived; checkpoint statistics come from the REST
+ * API, as an operator would read them.
  */
 final class JobRun implements AutoCloseable {
 
@@ -34,6 +35,12 @@ final class JobRun implements AutoCloseable {
     private static final long FAILURE_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private static final Duration STOP_TIMEOUT = Duration.ofMinutes(2);
+
+    /** How long a run's job may take to have every task running. */
+    static final Duration START_TIMEOUT = Duration.ofMinutes(2);
+
+    /** How long a run may take to count its records. */
+    static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
 
     /**
      * When the first and the last of a run's events reached the counting operator, and the CPU time
@@ -49,29 +56,37 @@ final class JobRun implements AutoCloseable {
     private final JobID job;
     private final FlinkRest rest;
 
+    /** Whether {@link #close} stops the cluster too, not only the job. */
+    private final boolean ownsCluster;
+
     /** When {@link #failIfEnded} last looked. */
     private long lastFailureCheck;
 
     private boolean failureChecked;
 
-    private JobRun(MiniCluster cluster, JobID job) throws Exception {
+    private JobRun(MiniCluster cluster, JobID job, boolean ownsCluster) throws Exception {
         this.cluster = cluster;
         this.job = job;
         this.rest = new FlinkRest(cluster.getRestAddress().get());
+        this.ownsCluster = ownsCluster;
     }
 
     /**
-     * Starts a cluster under {@code dataDir} and submits the job, from {@code savepoint} if set.
+     * Submits the job to {@code cluster}, started with {@link LocalCluster#start} counting {@link
+     * UnreadJob#COUNTER_NAME}'s input, from {@code savepoint} if set; the cluster outlives the run.
+     * The run's figures start from 0: the metrics of the jobs before it on the cluster are dropped.
      */
-    static JobRun start(UnreadConfig config, int parallelism, Path dataDir, String savepoint)
+    static JobRun on(MiniCluster cluster, UnreadConfig config, int parallelism, String savepoint)
             throws Exception {
-        return start(
-                config,
-                parallelism,
-                dataDir,
-                savepoint,
-                UnreadJob.COUNTER_NAME,
-                UnreadJob.forProduction(config)::build);
+        InProcessMetrics.reset();
+        JobID job =
+                LocalCluster.submit(
+                        cluster,
+                        UnreadJob.forProduction(config)::build,
+                        config,
+                        parallelism,
+                        savepoint);
+        return new JobRun(cluster, job, false);
     }
 
     /**
@@ -83,7 +98,6 @@ final class JobRun implements AutoCloseable {
                 config,
                 parallelism,
                 dataDir,
-                null,
                 PassThroughJobs.PASS_THROUGH_NAME,
                 env -> PassThroughJobs.passThrough(UnreadJob.forProduction(config), env));
     }
@@ -99,7 +113,6 @@ final class JobRun implements AutoCloseable {
                 config,
                 parallelism,
                 dataDir,
-                null,
                 PassThroughJobs.STATEFUL_PASS_THROUGH_NAME,
                 env -> PassThroughJobs.statefulPassThrough(UnreadJob.forProduction(config), env));
     }
@@ -108,14 +121,13 @@ final class JobRun implements AutoCloseable {
             UnreadConfig config,
             int parallelism,
             Path dataDir,
-            String savepoint,
             String countedOperator,
             Consumer<StreamExecutionEnvironment> build)
             throws Exception {
         MiniCluster cluster = LocalCluster.start(config, 0, dataDir, parallelism, countedOperator);
         try {
-            JobID job = LocalCluster.submit(cluster, build, config, parallelism, savepoint);
-            return new JobRun(cluster, job);
+            JobID job = LocalCluster.submit(cluster, build, config, parallelism, null);
+            return new JobRun(cluster, job, true);
         } catch (Exception | Error e) {
             cluster.close();
             throw e;
@@ -249,7 +261,9 @@ final class JobRun implements AutoCloseable {
         try {
             LocalCluster.cancel(cluster, job, STOP_TIMEOUT);
         } finally {
-            cluster.close();
+            if (ownsCluster) {
+                cluster.close();
+            }
         }
     }
 

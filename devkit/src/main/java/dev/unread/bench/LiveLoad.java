@@ -154,12 +154,7 @@ public final class LiveLoad {
         try (UnifiedJedis redis =
                         config.redisEndpoint()
                                 .client("unread-bench-live", 10_000, new ConnectionPoolConfig());
-                JobRun job =
-                        JobRun.start(
-                                config,
-                                bench.options().parallelism(),
-                                dataDir.resolve("job"),
-                                savepoint)) {
+                JobRun job = bench.startJob(config, savepoint)) {
             int port = awaitListening(api, dataDir);
             JedisPubSub subscriber = subscribe(redis, config.redisKeyPrefix);
             job.awaitRunning(Duration.ofMinutes(2));

@@ -3,7 +3,6 @@ package dev.unread.bench;
 import dev.unread.config.UnreadConfig;
 import dev.unread.peer.BadgePeer;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.function.Consumer;
 
 /**
@@ -15,7 +14,6 @@ import java.util.function.Consumer;
  */
 final class Rivals {
 
-    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
     private static final long POLL_MILLIS = 5;
     private static final long CAUGHT_UP_POLL_MILLIS = 20;
 
@@ -56,7 +54,7 @@ final class Rivals {
     static Result run(
             UnreadConfig config,
             UnreadConfig statefulConfig,
-            Bench.Traffic traffic,
+            Traffic traffic,
             int parallelism,
             Path dataDir,
             Path profileDir,
@@ -84,18 +82,17 @@ final class Rivals {
      * profile, started with the job, also holds its tasks' start: a ceiling takes in a small run's
      * records faster than it starts.
      */
-    private static Figures ceiling(JobRun started, Bench.Traffic traffic, Profile profile)
+    private static Figures ceiling(JobRun started, Traffic traffic, Profile profile)
             throws Exception {
         try (JobRun run = started;
                 profile) {
             // Watched from before it runs: it takes in a small run's records faster than it starts.
-            JobRun.Span span = run.awaitEvents(traffic.validEvents(), RUN_TIMEOUT);
+            JobRun.Span span = run.awaitEvents(traffic.validEvents(), JobRun.RUN_TIMEOUT);
             return new Figures(traffic.messages(), span.nanos(), span.cpuNanos(), 0, 0);
         }
     }
 
-    private static Figures peer(
-            UnreadConfig config, Bench.Traffic traffic, int parallelism, Path dataDir)
+    private static Figures peer(UnreadConfig config, Traffic traffic, int parallelism, Path dataDir)
             throws Exception {
         BadgePeer.Settings settings =
                 new BadgePeer.Settings(
@@ -105,7 +102,7 @@ final class Rivals {
                         dataDir.resolve("peer"));
         long redisCpuBefore = RedisKeys.cpuNanos(config.redisEndpoint());
         try (BadgePeer peer = BadgePeer.start(settings)) {
-            long deadline = System.nanoTime() + RUN_TIMEOUT.toNanos();
+            long deadline = System.nanoTime() + JobRun.RUN_TIMEOUT.toNanos();
             long first = 0;
             long firstCpu = 0;
             while (true) {
@@ -130,7 +127,7 @@ final class Rivals {
                                     + " of "
                                     + traffic.records()
                                     + " records in "
-                                    + RUN_TIMEOUT);
+                                    + JobRun.RUN_TIMEOUT);
                 }
                 Thread.sleep(processed >= traffic.records() ? CAUGHT_UP_POLL_MILLIS : POLL_MILLIS);
             }

@@ -8,7 +8,7 @@ final class RivalsReport {
 
     private RivalsReport() {}
 
-    static void section(StringBuilder md, Bench.JobFigures job, Rivals.Result rivals) {
+    static void section(StringBuilder md, JobFigures job, Rivals.Result rivals) {
         line(md, "## The job against the ceiling and a Kafka Streams peer (badge-only records)");
         line(md, "");
         line(
@@ -57,7 +57,7 @@ final class RivalsReport {
 
     /** A ceiling's row: it sends nothing to Redis, so the commands columns are empty. */
     private static void ceilingRow(
-            StringBuilder md, String name, Bench.JobFigures job, Rivals.Figures ceiling) {
+            StringBuilder md, String name, JobFigures job, Rivals.Figures ceiling) {
         line(
                 md,
                 "| %s | %,.0f | %.2f | %,.0f | %.2f | – | – | – | – |",
@@ -68,7 +68,7 @@ final class RivalsReport {
                 job.messagesPerCpuSecond() / ceiling.messagesPerCpuSecond());
     }
 
-    static void targets(StringBuilder md, Bench.JobFigures job, Rivals.Result rivals) {
+    static void targets(StringBuilder md, JobFigures job, Rivals.Result rivals) {
         double ceiling = job.messagesPerSecond() / rivals.passThrough().messagesPerSecond();
         line(
                 md,

@@ -26,7 +26,7 @@ final class SparseBench {
      * @param warmUp the records the warm-up run took in, unmeasured
      * @param job the measured run, from the warm-up's savepoint
      */
-    record Result(Bench.Traffic warmUp, Bench.JobFigures job) {}
+    record Result(Traffic warmUp, JobFigures job) {}
 
     private SparseBench() {}
 
@@ -38,12 +38,12 @@ final class SparseBench {
         bench.say(
                 "publishing %,d records of sparse traffic over %,d receivers, for the warm-up",
                 records, workload.receivers());
-        Bench.Traffic warmUp = bench.publish(kafka, config, RUN + ", warm-up", generator, records);
+        Traffic warmUp = Traffic.publish(kafka, config, RUN + ", warm-up", generator, records);
         bench.say("the job on the sparse warm-up records, not measured, to a savepoint");
-        String savepoint = bench.runToSavepoint(config, warmUp, dataDir.resolve("warm-up"));
+        String savepoint = runToSavepoint(bench, config, warmUp, dataDir.resolve("warm-up"));
         bench.say("publishing %,d more records of sparse traffic to the same users", records);
-        Bench.Traffic measured = bench.publish(kafka, config, RUN, generator, records);
-        Bench.JobFigures job =
+        Traffic measured = Traffic.publish(kafka, config, RUN, generator, records);
+        JobFigures job =
                 bench.runJob(
                         config,
                         measured,
@@ -54,9 +54,8 @@ final class SparseBench {
     }
 
     /** The sparse run beside the full one: the same figures, and their ratios. */
-    static void section(
-            StringBuilder md, Result sparse, Bench.JobFigures full, Rivals.Result rivals) {
-        Bench.JobFigures job = sparse.job();
+    static void section(StringBuilder md, Result sparse, JobFigures full, Rivals.Result rivals) {
+        JobFigures job = sparse.job();
         double ceiling = rivals.statefulPassThrough().messagesPerCpuSecond();
         line(
                 md,
@@ -139,7 +138,7 @@ final class SparseBench {
 
     /** Issue 46's goals for the sparse regime. */
     static void targets(StringBuilder md, Result sparse, Rivals.Result rivals) {
-        Bench.JobFigures job = sparse.job();
+        JobFigures job = sparse.job();
         double ratio =
                 job.messagesPerCpuSecond() / rivals.statefulPassThrough().messagesPerCpuSecond();
         line(
@@ -170,5 +169,18 @@ final class SparseBench {
             StringBuilder md, String figure, String format, double full, double sparse) {
         String ratio = full == 0 ? "–" : String.format(Locale.ROOT, "%.2f", sparse / full);
         line(md, "| %s | " + format + " | " + format + " | %s |", figure, full, sparse, ratio);
+    }
+
+    /**
+     * Runs the job on all of {@code traffic}'s events, unmeasured, and stops it with a savepoint,
+     * which flushes its sinks; returns the savepoint's path.
+     */
+    private static String runToSavepoint(
+            Bench bench, UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
+        try (JobRun job = bench.startJob(config, null)) {
+            job.awaitRunning(JobRun.START_TIMEOUT);
+            job.awaitEvents(traffic.counterEvents(), JobRun.RUN_TIMEOUT);
+            return job.stopWithSavepoint(dataDir.resolve("savepoints"));
+        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.unread.cli;
 
 import dev.unread.bench.Bench;
+import dev.unread.bench.BenchOptions;
 import dev.unread.bench.BenchReport;
 import dev.unread.bench.EventParserBenchmark;
 import dev.unread.bench.GroupBench;
@@ -415,7 +416,7 @@ public final class BenchCommand implements Callable<Integer> {
                         flags.put(name, value);
                     }
                 });
-        Bench.Options options;
+        BenchOptions options;
         try {
             UnreadConfig config = UnreadConfig.from(flags, session.env());
             if (config.redisKeyPrefix.isEmpty()) {
@@ -426,7 +427,10 @@ public final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage(), e);
         }
-        BenchReport report = new Bench(options, flags, session.env(), session.err()).run();
+        BenchReport report;
+        try (Bench bench = new Bench(options, flags, session.env(), session.err())) {
+            report = bench.run();
+        }
         String markdown = report.markdown(typed(spec));
         Files.writeString(out, markdown, StandardCharsets.UTF_8);
         session.out().print(markdown);
@@ -515,7 +519,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    private Bench.Options options(UnreadConfig config) {
+    private BenchOptions options(UnreadConfig config) {
         Workload full =
                 Workload.builder()
                         .receivers(receivers)
@@ -552,7 +556,7 @@ public final class BenchCommand implements Callable<Integer> {
                                 + " (per-event, pipelined, check-before-write or none)");
             }
         }
-        return new Bench.Options(
+        return new BenchOptions(
                 badge,
                 full,
                 atLeast("--records", records, 1),

@@ -52,8 +52,8 @@ public final class InProcessMetrics implements MetricReporter {
     private String operator;
 
     /**
-     * Forgets every counter kept so far: a new cluster's figures start from 0, not from the total
-     * of the clusters this JVM ran before (the bench runs several one after another).
+     * Forgets every counter kept so far: a new cluster's or job's figures start from 0, not from
+     * the total of those this JVM ran before (the bench runs several jobs one after another).
      */
     public static void reset() {
         COUNTERS.clear();

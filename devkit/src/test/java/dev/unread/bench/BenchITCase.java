@@ -48,8 +48,8 @@ class BenchITCase {
                         .publishedGroups(12)
                         .publishedGroupMaxSize(200)
                         .build();
-        Bench.Options options =
-                new Bench.Options(
+        BenchOptions options =
+                new BenchOptions(
                         badge,
                         full,
                         RECORDS,
@@ -86,13 +86,14 @@ class BenchITCase {
             settings.put("jdbc-url", db.jdbcUrl());
             settings.put("jdbc-user", db.name);
             settings.put("checkpoint-interval-ms", "500");
-            report =
+            try (Bench bench =
                     new Bench(
-                                    options,
-                                    settings,
-                                    Map.of(UnreadConfig.JDBC_PASSWORD_ENV, db.password),
-                                    new PrintStream(progress, true, StandardCharsets.UTF_8))
-                            .run();
+                            options,
+                            settings,
+                            Map.of(UnreadConfig.JDBC_PASSWORD_ENV, db.password),
+                            new PrintStream(progress, true, StandardCharsets.UTF_8))) {
+                report = bench.run();
+            }
         }
 
         // The badge-only, full, and full with deletions, with ALL_READs, with edits and with
@@ -104,15 +105,15 @@ class BenchITCase {
                 .containsExactly(
                         "badge-only",
                         "full",
-                        Bench.DELETED_RUN,
-                        Bench.ALL_READ_RUN,
-                        Bench.EDITED_RUN,
-                        Bench.TRACKED_RUN);
-        Bench.JobFigures badgeJob = report.jobs().get(0);
-        Bench.JobFigures fullJob = report.jobs().get(1);
+                        BesideFull.DELETED_RUN,
+                        BesideFull.ALL_READ_RUN,
+                        BesideFull.EDITED_RUN,
+                        BesideFull.TRACKED_RUN);
+        JobFigures badgeJob = report.jobs().get(0);
+        JobFigures fullJob = report.jobs().get(1);
         assertThat(report.jobs().get(5).traffic().counterEvents())
                 .isGreaterThan(fullJob.traffic().counterEvents());
-        for (Bench.JobFigures job : report.jobs()) {
+        for (JobFigures job : report.jobs()) {
             assertThat(job.traffic().records()).isEqualTo(RECORDS);
             assertThat(job.redisCommands()).isPositive();
             assertThat(job.redisCpuNanos()).isPositive();
@@ -127,7 +128,7 @@ class BenchITCase {
         // The same records again with a fifth of the receivers live: their counts written every
         // flush interval, with their versions and change messages.
         assertThat(report.liveJobs()).hasSize(2);
-        for (Bench.JobFigures live : report.liveJobs()) {
+        for (JobFigures live : report.liveJobs()) {
             assertThat(live.traffic().records()).isEqualTo(RECORDS);
             assertThat(live.callsByCommand()).containsKey("publish");
             assertThat(live.state().badgeMismatches()).isZero();
@@ -241,7 +242,7 @@ class BenchITCase {
      */
     private static void assertSparse(SparseBench.Result sparse, Workload workload) {
         assertThat(sparse.warmUp().records()).isEqualTo(SPARSE_RECORDS);
-        Bench.JobFigures job = sparse.job();
+        JobFigures job = sparse.job();
         assertThat(job.traffic().records()).isEqualTo(SPARSE_RECORDS);
         assertThat(job.traffic().workload().receivers()).isEqualTo(SPARSE_RECEIVERS);
         assertThat(job.state().badgeMismatches()).isZero();
@@ -355,11 +356,11 @@ class BenchITCase {
     }
 
     /** The cluster run read the same records and ended in the same state; its flushes counted. */
-    private static void assertCluster(ClusterBench.Result result, Bench.JobFigures fullJob) {
+    private static void assertCluster(ClusterBench.Result result, JobFigures fullJob) {
         assertThat(result.primaries()).isEqualTo(3);
-        Bench.JobFigures single = result.single();
-        Bench.JobFigures cluster = result.cluster();
-        for (Bench.JobFigures run : List.of(single, cluster)) {
+        JobFigures single = result.single();
+        JobFigures cluster = result.cluster();
+        for (JobFigures run : List.of(single, cluster)) {
             assertThat(run.traffic().records()).isEqualTo(RECORDS);
             assertThat(run.state().unreadSeqs()).isEqualTo(fullJob.state().unreadSeqs());
             assertThat(run.state().senders()).isEqualTo(fullJob.state().senders());

@@ -88,27 +88,28 @@ class RedisCommandBudgetITCase {
             // (issue 45).
             settings.put("checkpoint-interval-ms", String.valueOf(Bench.NO_PERIODIC_CHECKPOINTS));
             ByteArrayOutputStream progress = new ByteArrayOutputStream();
-            Bench bench =
+            try (Bench bench =
                     new Bench(
                             options(badge, full),
                             settings,
                             Map.of(UnreadConfig.JDBC_PASSWORD_ENV, db.password),
-                            new PrintStream(progress, true, StandardCharsets.UTF_8));
-            for (Workload workload : List.of(badge, full)) {
-                String name = workload == badge ? "badge-only" : "full";
-                UnreadConfig config = bench.config(kafka, name);
-                Bench.Traffic traffic =
-                        bench.publish(kafka, config, name, Bench.generator(workload));
-                Bench.JobFigures job = bench.runJob(config, traffic, dataDir.resolve(name));
-                perMessage.put(name, job.commandsPerMessage());
-                runs.put(name, describe(job));
-                checkpoints.put(name, job.checkpoints().completed());
-                RedisKeys.deleteUnder(config.redisEndpoint(), config.redisKeyPrefix);
-                Bench.JobFigures live =
-                        bench.runLive(kafka, name, traffic, dataDir.resolve(name + "-live"));
-                perMessage.put(name + ", live", live.commandsPerMessage());
-                runs.put(name + ", live", describe(live));
-                checkpoints.put(name + ", live", live.checkpoints().completed());
+                            new PrintStream(progress, true, StandardCharsets.UTF_8))) {
+                for (Workload workload : List.of(badge, full)) {
+                    String name = workload == badge ? "badge-only" : "full";
+                    UnreadConfig config = bench.config(kafka, name);
+                    Traffic traffic = bench.publish(kafka, config, name, Bench.generator(workload));
+                    JobFigures job = bench.runJob(config, traffic, dataDir.resolve(name));
+                    perMessage.put(name, job.commandsPerMessage());
+                    runs.put(name, describe(job));
+                    checkpoints.put(name, job.checkpoints().completed());
+                    RedisKeys.deleteUnder(config.redisEndpoint(), config.redisKeyPrefix);
+                    JobFigures live =
+                            BesideFull.runLive(
+                                    bench, kafka, name, traffic, dataDir.resolve(name + "-live"));
+                    perMessage.put(name + ", live", live.commandsPerMessage());
+                    runs.put(name + ", live", describe(live));
+                    checkpoints.put(name + ", live", live.checkpoints().completed());
+                }
             }
         } finally {
             TempDirs.delete(dataDir);
@@ -128,7 +129,7 @@ class RedisCommandBudgetITCase {
     }
 
     /** What makes a run's commands: a checkpoint while counting writes every count once more. */
-    private static String describe(Bench.JobFigures job) {
+    private static String describe(JobFigures job) {
         return job.redisFlushes()
                 + " flushes, "
                 + job.checkpoints().completed()
@@ -141,8 +142,8 @@ class RedisCommandBudgetITCase {
                 perMessage -> perMessage <= measured * 1.1, "at most %.4f", measured * 1.1);
     }
 
-    private static Bench.Options options(Workload badge, Workload full) {
-        return new Bench.Options(
+    private static BenchOptions options(Workload badge, Workload full) {
+        return new BenchOptions(
                 badge,
                 full,
                 RECORDS,

@@ -118,7 +118,7 @@ public final class SavepointInspect {
         }
     }
 
-    private static Summary inspect(BatchJobs jobs, String path, int top) throws Exception {
+    static Summary inspect(BatchJobs jobs, String path, int top) throws Exception {
         int maxParallelism = CounterSavepoints.counterState(path).getMaxParallelism();
 
         long users = 0;

@@ -1,0 +1,81 @@
+package dev.unread.bench;
+
+import dev.unread.minicluster.FlinkRest;
+import dev.unread.ops.SavepointBytes;
+import dev.unread.ops.SavepointInspect;
+import java.util.Map;
+
+/** The job's figures on one workload. */
+public record JobFigures(
+        Traffic traffic,
+        long nanos,
+        long redisCommands,
+        long redisUnchanged,
+        long redisFlushes,
+        long redisRoundTrips,
+        long mysqlStatements,
+        FlinkRest.Checkpoints checkpoints,
+        String savepoint,
+        long savepointBytes,
+        long rawSavepointBytes,
+        SavepointInspect.Summary state,
+        RedisKeys.Memory badgeKeys,
+        RedisKeys.Memory conversationKeys,
+        long cpuNanos,
+        Map<String, Long> commandsBySink,
+        Map<String, Long> callsByCommand,
+        long redisCpuNanos) {
+    double messagesPerSecond() {
+        return traffic.messages() * 1e9 / nanos;
+    }
+
+    /** Per CPU-second of this process (the job, the broker and the bench's polling). */
+    double messagesPerCpuSecond() {
+        return traffic.messages() * 1e9 / cpuNanos;
+    }
+
+    double eventsPerSecond() {
+        return traffic.validEvents() * 1e9 / nanos;
+    }
+
+    double commandsPerMessage() {
+        return (double) redisCommands / traffic.messages();
+    }
+
+    /** Removals Redis answered with 0 (the sinks' commands that changed nothing), per message. */
+    double unchangedPerMessage() {
+        return (double) redisUnchanged / traffic.messages();
+    }
+
+    /** Redis server CPU per message, in microseconds (0 on a cluster, which is not asked). */
+    double redisCpuMicrosPerMessage() {
+        return redisCpuNanos / 1e3 / traffic.messages();
+    }
+
+    double roundTripsPerFlush() {
+        return redisFlushes == 0 ? 0 : (double) redisRoundTrips / redisFlushes;
+    }
+
+    double statementsPerReadEvent() {
+        return traffic.readEvents() == 0 ? 0 : (double) mysqlStatements / traffic.readEvents();
+    }
+
+    /** Savepoint bytes over all entries: a user's inbox, a sender, a conversation. */
+    double bytesPerEntry() {
+        return entries() == 0 ? 0 : (double) savepointBytes / entries();
+    }
+
+    /** The same without snapshot compression ({@link SavepointBytes}). */
+    double rawBytesPerEntry() {
+        return entries() == 0 ? 0 : (double) rawSavepointBytes / entries();
+    }
+
+    /** The counter's state bytes alone over the same entries, which are all the counter's. */
+    double counterBytesPerEntry() {
+        return entries() == 0 ? 0 : (double) state.bytes().counter() / entries();
+    }
+
+    private long entries() {
+        return state.users() + state.senders() + state.conversations();
+    }
+}

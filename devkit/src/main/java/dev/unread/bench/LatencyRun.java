@@ -1,0 +1,94 @@
+package dev.unread.bench;
+
+import dev.unread.config.UnreadConfig;
+import dev.unread.generator.TrafficGenerator;
+import dev.unread.kafka.EmbeddedKafka;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The bench's latency step: the job restored from the full run's savepoint, its latency measured
+ * under traffic at a rate given or found ({@link Latency}, {@link SustainedRate}).
+ */
+final class LatencyRun {
+
+    /** The latency run's checkpoint interval, whatever the throughput runs use: issue 15's. */
+    static final long LATENCY_CHECKPOINT_INTERVAL_MS = 10_000;
+
+    private LatencyRun() {}
+
+    /**
+     * Measures latency on the full records' topics at {@code rate} records per second, or at the
+     * rate found when none is given.
+     */
+    static Latency.Result run(
+            Bench bench,
+            EmbeddedKafka kafka,
+            TrafficGenerator fullTraffic,
+            double rate,
+            JobFigures fullJob)
+            throws Exception {
+        bench.say(
+                "latency: for %d s after %d s, restored from the full run's savepoint, at" + " %s",
+                bench.options().latency().toSeconds(),
+                bench.options().latencyWarmUp().toSeconds(),
+                bench.options().latencyRecordsPerSecond() > 0
+                                || bench.options().sustainWindow().isZero()
+                        ? String.format(Locale.ROOT, "%,.0f records/s", rate)
+                        : "0.8x the rate the job sustains");
+        return measure(
+                bench,
+                bench.config(
+                        kafka,
+                        "full",
+                        "full",
+                        Map.of(
+                                "checkpoint-interval-ms",
+                                Long.toString(LATENCY_CHECKPOINT_INTERVAL_MS))),
+                fullTraffic,
+                rate,
+                fullJob);
+    }
+
+    private static Latency.Result measure(
+            Bench bench,
+            UnreadConfig config,
+            TrafficGenerator traffic,
+            double rate,
+            JobFigures full)
+            throws Exception {
+        try (JobRun job = bench.startJob(config, full.savepoint())) {
+            job.awaitRunning(JobRun.START_TIMEOUT);
+            double sustained = Double.NaN;
+            if (bench.options().latencyRecordsPerSecond() == 0
+                    && !bench.options().sustainWindow().isZero()) {
+                Traffic published = full.traffic();
+                sustained =
+                        SustainedRate.find(
+                                job,
+                                config,
+                                traffic,
+                                published.records() * 1e9 / full.nanos(),
+                                (double) published.counterEvents() / published.records(),
+                                bench.options().sustainWindow(),
+                                line -> bench.say("%s", line));
+                rate = SustainedRate.LATENCY_SHARE * sustained;
+                bench.say("latency at %,.0f records/s", rate);
+            }
+            long firstProbeUser =
+                    bench.options().fullWorkload().firstUserId()
+                            + bench.options().fullWorkload().receivers()
+                            + 1000;
+            return Latency.measure(
+                    config,
+                    traffic,
+                    rate,
+                    bench.options().probesPerSecond(),
+                    bench.options().latencyWarmUp(),
+                    bench.options().latency(),
+                    firstProbeUser,
+                    sustained,
+                    job::checkpointHistory);
+        }
+    }
+}
