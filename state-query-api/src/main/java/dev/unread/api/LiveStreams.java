@@ -3,7 +3,6 @@ package dev.unread.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.contract.MessageTypes;
-import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.RedisNames;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -41,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * channel's owner in a freshly read slot map.
  *
  * <p>This class registers and ends the streams and hands them their messages; the streams by user
- * are {@link StreamUsers}, the single node's connection {@link NodeSubscription}, and keeping the
+ * are {@link StreamUsers}, the Redis subscriptions {@link StreamSubscriptions}, and keeping the
  * users live for the job {@link LiveUsers}.
  */
 final class LiveStreams implements AutoCloseable {
@@ -69,11 +68,7 @@ final class LiveStreams implements AutoCloseable {
     private final ExecutorService senders;
     private final ScheduledExecutorService timer;
 
-    /** On a single node: the one subscription connection; null on a cluster. */
-    private final NodeSubscription node;
-
-    /** On a cluster: the subscriptions per primary; null on a single node. */
-    private final ShardedSubscriptions sharded;
+    private final StreamSubscriptions subscriptions;
 
     /** Guards {@link #users} and every command sent on the subscriptions. */
     private final Object lock = new Object();
@@ -115,44 +110,26 @@ final class LiveStreams implements AutoCloseable {
                 config.streamHeartbeatMs,
                 config.streamHeartbeatMs,
                 TimeUnit.MILLISECONDS);
-        RedisEndpoint endpoint = config.redisEndpoint();
-        if (endpoint.isCluster()) {
-            this.sharded =
-                    new ShardedSubscriptions(
-                            endpoint,
-                            config.redisKeyPrefix,
-                            config.timeoutMs,
-                            lock,
-                            new ShardedSubscriptions.Listener() {
-                                @Override
-                                public void message(String channel, String text) {
-                                    dispatch(channel, text);
-                                }
+        this.subscriptions =
+                new StreamSubscriptions(
+                        config,
+                        lock,
+                        new StreamSubscriptions.Listener() {
+                            @Override
+                            public void message(String channel, String text) {
+                                dispatch(channel, text);
+                            }
 
-                                @Override
-                                public void lost(Set<Long> userIds) {
-                                    cutOff(userIds);
-                                }
-                            });
-            this.node = null;
-        } else {
-            this.sharded = null;
-            this.node =
-                    new NodeSubscription(
-                            config,
-                            lock,
-                            new NodeSubscription.Listener() {
-                                @Override
-                                public void message(String channel, String text) {
-                                    dispatch(channel, text);
-                                }
+                            @Override
+                            public void lost(Set<Long> userIds) {
+                                cutOff(userIds);
+                            }
 
-                                @Override
-                                public void lost() {
-                                    LiveStreams.this.lost();
-                                }
-                            });
-        }
+                            @Override
+                            public void lostAll() {
+                                LiveStreams.this.lost();
+                            }
+                        });
     }
 
     /**
@@ -179,23 +156,16 @@ final class LiveStreams implements AutoCloseable {
      *     client is then unregistered
      */
     void open(StreamClient client) {
-        if (sharded != null) {
-            try {
-                sharded.refreshSlots();
-            } catch (RuntimeException e) {
-                client.close(true);
-                throw new DependencyException(DependencyException.REDIS, e);
-            }
+        try {
+            subscriptions.prepare();
+        } catch (RuntimeException e) {
+            client.close(true);
+            throw new DependencyException(DependencyException.REDIS, e);
         }
         CompletableFuture<Void> subscribed;
         synchronized (lock) {
             subscribed =
-                    users.add(
-                            client,
-                            userId ->
-                                    sharded != null
-                                            ? sharded.subscribe(userId, channels(userId))
-                                            : node.subscribe(channels(userId)));
+                    users.add(client, userId -> subscriptions.subscribe(userId, channels(userId)));
             metrics.streamsHeld(users.streams());
         }
         client.onClosed(() -> leave(client));
@@ -228,11 +198,7 @@ final class LiveStreams implements AutoCloseable {
                 return;
             }
             until = last.getAsLong();
-            if (sharded != null) {
-                sharded.unsubscribe(channels(client.userId));
-            } else {
-                node.unsubscribe(channels(client.userId));
-            }
+            subscriptions.unsubscribe(channels(client.userId));
         }
         if (until != 0) {
             live.notLive(client.userId, until);
@@ -294,11 +260,7 @@ final class LiveStreams implements AutoCloseable {
             if (removed == null) {
                 return;
             }
-            if (sharded != null) {
-                sharded.unsubscribe(channels(userId));
-            } else {
-                node.unsubscribe(channels(userId));
-            }
+            subscriptions.unsubscribe(channels(userId));
             metrics.streamsHeld(users.streams());
         }
         for (StreamClient client : removed.streams()) {
@@ -314,11 +276,7 @@ final class LiveStreams implements AutoCloseable {
             client.heartbeatDue();
         }
         synchronized (lock) {
-            if (sharded != null) {
-                sharded.heartbeat();
-            } else {
-                node.heartbeat();
-            }
+            subscriptions.heartbeat();
         }
     }
 
@@ -355,7 +313,7 @@ final class LiveStreams implements AutoCloseable {
                 if (removed != null) {
                     cut.addAll(removed.streams());
                     // Its other channel may be on a primary still subscribed.
-                    sharded.unsubscribe(channels(userId));
+                    subscriptions.unsubscribe(channels(userId));
                 }
             }
             metrics.streamsHeld(users.streams());
@@ -372,9 +330,7 @@ final class LiveStreams implements AutoCloseable {
     private void lost() {
         List<StreamClient> all;
         synchronized (lock) {
-            if (node != null) {
-                node.reset();
-            }
+            subscriptions.reset();
             all = users.removeAll();
             metrics.streamsHeld(users.streams());
         }
@@ -389,11 +345,7 @@ final class LiveStreams implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        if (sharded != null) {
-            sharded.close();
-        } else {
-            node.close();
-        }
+        subscriptions.close();
         lost();
         timer.shutdownNow();
         senders.shutdown();
