@@ -23,15 +23,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The live streams of docs/contract.md ("Live push"): every client of this API instance gets a
- * snapshot of its user's counts, then the UNREAD_CHANGED and READ_RECEIPTS messages of its user's
- * channels, through ONE Redis connection subscribed to the channels of the users this instance
- * serves right now: subscribed when a user's first stream opens, unsubscribed when the last one
- * closes. On a Redis Cluster the channels are shard channels, each SSUBSCRIBEd on the primary
- * owning its slot through one connection per such primary ({@link ShardedSubscriptions}).
+ * snapshot of its user's counts, then the counts as they change ({@link CountPush}, the one
+ * producer of a stream's counts) and the READ_RECEIPTS messages of its user, through ONE Redis
+ * connection subscribed to the channels of the users this instance serves right now and to the
+ * CHANNEL_CHANGED of their channels ({@link ChannelWatch}): subscribed when a user's first stream
+ * opens, unsubscribed when the last one closes. On a Redis Cluster the channels are shard channels,
+ * each SSUBSCRIBEd on the primary owning its slot through one connection per such primary ({@link
+ * ShardedSubscriptions}).
  *
  * <p>Nothing is lost between snapshot and subscription: a stream is registered and its user's
- * channels subscribed (Redis confirmed it) before the snapshot is read, and what arrives meanwhile
- * is kept by the stream until the snapshot is queued, then dropped if not newer than it.
+ * channels subscribed (Redis confirmed it) before the snapshot is read; a notice that arrives
+ * meanwhile is kept by the stream's {@link StreamCounts} and makes a read once the snapshot is
+ * queued if the snapshot may not hold it, and a receipt is kept until the snapshot is queued.
  *
  * <p>When the subscription connection fails, every stream is told to reconnect and closed (it may
  * have missed a message, and a reconnect gets a fresh snapshot); the connection is made again in
@@ -69,6 +72,11 @@ final class LiveStreams implements AutoCloseable {
     private final ScheduledExecutorService timer;
 
     private final StreamSubscriptions subscriptions;
+
+    /** The channels followed for the users streamed to; guarded by {@link #lock}. */
+    private final ChannelWatch channels;
+
+    private final CountPush push;
 
     /** Guards {@link #users} and every command sent on the subscriptions. */
     private final Object lock = new Object();
@@ -130,6 +138,8 @@ final class LiveStreams implements AutoCloseable {
                                 LiveStreams.this.lost();
                             }
                         });
+        this.channels = new ChannelWatch(subscriptions, config.redisKeyPrefix);
+        this.push = new CountPush(config, redis, json, lock, users, channels, timer);
     }
 
     /**
@@ -174,8 +184,7 @@ final class LiveStreams implements AutoCloseable {
             // Live before the snapshot is read: a flush that found the user not live wrote its
             // counts before, so the snapshot holds them; every later flush publishes them.
             live.register(client.userId);
-            CountAnswers.Snapshot snapshot = redis.snapshot(client.userId);
-            client.start(snapshot.message(json), snapshot.version());
+            push.start(client);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             client.close(true);
@@ -199,6 +208,7 @@ final class LiveStreams implements AutoCloseable {
             }
             until = last.getAsLong();
             subscriptions.unsubscribe(channels(client.userId));
+            channels.remove(client.userId);
         }
         if (until != 0) {
             live.notLive(client.userId, until);
@@ -212,39 +222,46 @@ final class LiveStreams implements AutoCloseable {
         };
     }
 
-    /** From the subscriber thread: hands a message to the streams of the channel's user. */
+    /**
+     * From a subscriber thread: a receipt goes to the streams of its user as it is; a count notice
+     * (the job's UNREAD_CHANGED, a TRACK_CHANGED, a CHANNEL_CHANGED) makes the streams it concerns
+     * read their counts again, and the job's ERASED ends the user's streams.
+     */
     private void dispatch(String channel, String text) {
+        long channelId = channels.channelOf(channel);
         boolean change = channel.startsWith(changedPrefix);
-        String id =
-                change
-                        ? channel.substring(changedPrefix.length())
-                        : channel.startsWith(receiptsPrefix)
-                                ? channel.substring(receiptsPrefix.length())
-                                : null;
-        if (id == null) {
+        if (channelId == 0 && !change) {
+            if (channel.startsWith(receiptsPrefix)) {
+                long userId = Long.parseLong(channel.substring(receiptsPrefix.length()));
+                StreamClient.Message receipt = new StreamClient.Message(false, 0, text);
+                List<StreamClient> targets;
+                synchronized (lock) {
+                    targets = users.of(userId);
+                }
+                targets.forEach(client -> client.deliver(receipt));
+            }
             return;
         }
-        long version = 0;
-        if (change) {
-            try {
-                JsonNode message = json.readTree(text);
-                if (MessageTypes.ERASED.equals(message.path("type").asText())) {
-                    erased(Long.parseLong(id), text);
-                    return;
-                }
-                version = message.path("version").asLong(0);
-            } catch (IOException e) {
-                LOG.warn("dropped a message on {} that is not JSON", channel);
-                return;
-            }
+        JsonNode message;
+        try {
+            message = json.readTree(text);
+        } catch (IOException e) {
+            LOG.warn("dropped a message on {} that is not JSON", channel);
+            return;
         }
-        List<StreamClient> targets;
-        synchronized (lock) {
-            targets = users.of(Long.parseLong(id));
+        long version = message.path("version").asLong(0);
+        if (channelId != 0) {
+            push.channelChanged(channelId, version);
+            return;
         }
-        StreamClient.Message message = new StreamClient.Message(change, version, text);
-        for (StreamClient client : targets) {
-            client.deliver(message);
+        long userId = Long.parseLong(channel.substring(changedPrefix.length()));
+        String type = message.path("type").asText();
+        if (MessageTypes.ERASED.equals(type)) {
+            erased(userId, text);
+        } else if (MessageTypes.TRACK_CHANGED.equals(type)) {
+            push.trackChanged(userId, message.path("conversationId").asLong(0));
+        } else {
+            push.jobChanged(userId, version);
         }
     }
 
@@ -261,6 +278,7 @@ final class LiveStreams implements AutoCloseable {
                 return;
             }
             subscriptions.unsubscribe(channels(userId));
+            channels.remove(userId);
             metrics.streamsHeld(users.streams());
         }
         for (StreamClient client : removed.streams()) {
@@ -308,12 +326,13 @@ final class LiveStreams implements AutoCloseable {
     private void cutOff(Set<Long> userIds) {
         List<StreamClient> cut = new ArrayList<>();
         synchronized (lock) {
-            for (long userId : userIds) {
+            for (long userId : channels.owners(userIds)) {
                 StreamUsers.Removed removed = users.removeUser(userId);
                 if (removed != null) {
                     cut.addAll(removed.streams());
-                    // Its other channel may be on a primary still subscribed.
+                    // Its other channels may be on primaries still subscribed.
                     subscriptions.unsubscribe(channels(userId));
+                    channels.remove(userId);
                 }
             }
             metrics.streamsHeld(users.streams());
@@ -332,6 +351,7 @@ final class LiveStreams implements AutoCloseable {
         synchronized (lock) {
             subscriptions.reset();
             all = users.removeAll();
+            channels.clear();
             metrics.streamsHeld(users.streams());
         }
         for (StreamClient client : all) {
@@ -347,6 +367,7 @@ final class LiveStreams implements AutoCloseable {
         closed = true;
         subscriptions.close();
         lost();
+        push.close();
         timer.shutdownNow();
         senders.shutdown();
         try {
