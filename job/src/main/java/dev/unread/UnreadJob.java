@@ -231,6 +231,10 @@ public final class UnreadJob {
         // thousand events a second per channel that wait was most of the way to Redis; under
         // load buffers fill long before either.
         conf.set(ExecutionOptions.BUFFER_TIMEOUT, java.time.Duration.ofMillis(20));
+        // Savepoints (canonical, what an upgrade restores) and full snapshots are Snappy-compressed
+        // per key group; the format says so, so savepoints taken without it restore as before.
+        // Incremental checkpoints are RocksDB's own files, compressed by RocksDB either way.
+        conf.set(ExecutionOptions.SNAPSHOT_COMPRESSION, true);
         conf.set(PipelineOptions.MAX_PARALLELISM, config.maxParallelism);
         // Every state and event type must have an explicit serializer: a Kryo fallback could not
         // be checked for compatibility when a savepoint is restored.

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Count;
 import dev.unread.contract.EventJson;
+import dev.unread.contract.InputField;
 import dev.unread.contract.RedisNames;
 import dev.unread.testing.JobHarness;
 import dev.unread.testing.KafkaBroker;
@@ -198,7 +199,8 @@ class ErasureITCase {
                 record(
                         reads,
                         U,
-                        EventJson.conversationPreference(U, DIRECT, EventJson.ALL, T0 + 10)));
+                        EventJson.conversationPreference(
+                                U, DIRECT, InputField.CountPreference.ALL.name(), T0 + 10)));
         records.add(record(reads, U, EventJson.conversationRead(U, DIRECT, 1, T0 + 11)));
         records.add(record(reads, U, EventJson.inboxOpened(U, T0 + 1)));
         records.add(record(reads, V, EventJson.inboxOpened(V, T0 + 1)));

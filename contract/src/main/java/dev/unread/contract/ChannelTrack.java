@@ -14,7 +14,7 @@ import java.util.List;
  * @param floor the largest seq sent at or before the member's mark all read or erasure, 0 if none
  * @param named the unread roots that name the member by id, by their newest edit, not deleted
  * @param namedAll of {@code named}, those that also mention everyone
- * @param preference {@code ALL}, {@code MENTIONS} or {@code NONE} (EventJson's values)
+ * @param preference the member's count preference for the channel
  * @param ignoreAll whether the member ignores channel-wide mentions here
  * @param left whether the member's newest membership event is a leave: nothing counts
  */
@@ -24,13 +24,13 @@ public record ChannelTrack(
         long floor,
         long named,
         long namedAll,
-        String preference,
+        InputField.CountPreference preference,
         boolean ignoreAll,
         boolean left) {
 
     /** A track with every field at its default: no membership, nothing read. */
     public static final ChannelTrack EMPTY =
-            new ChannelTrack(List.of(), 0, 0, 0, 0, EventJson.ALL, false, false);
+            new ChannelTrack(List.of(), 0, 0, 0, 0, InputField.CountPreference.ALL, false, false);
 
     public ChannelTrack {
         members = List.copyOf(members);

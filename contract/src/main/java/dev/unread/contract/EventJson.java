@@ -1,43 +1,42 @@
 package dev.unread.contract;
 
+import static dev.unread.contract.InputField.CONVERSATION_ID;
+import static dev.unread.contract.InputField.COUNT_PREFERENCE;
+import static dev.unread.contract.InputField.EDITED_AT;
+import static dev.unread.contract.InputField.ERASED_AT;
+import static dev.unread.contract.InputField.FOLLOWING;
+import static dev.unread.contract.InputField.IGNORE_CHANNEL_MENTIONS;
+import static dev.unread.contract.InputField.MARKED_AT;
+import static dev.unread.contract.InputField.MENTIONED;
+import static dev.unread.contract.InputField.MENTIONS;
+import static dev.unread.contract.InputField.MENTIONS_ALL;
+import static dev.unread.contract.InputField.READ_AT;
+import static dev.unread.contract.InputField.READ_SEQ;
+import static dev.unread.contract.InputField.RECEIVER_ID;
+import static dev.unread.contract.InputField.ROOT_SENDER_ID;
+import static dev.unread.contract.InputField.SENDER_ID;
+import static dev.unread.contract.InputField.SENT_AT;
+import static dev.unread.contract.InputField.SEQ;
+import static dev.unread.contract.InputField.SET_AT;
+import static dev.unread.contract.InputField.THREAD_SEQ;
+import static dev.unread.contract.InputField.USER_ID;
+
 /**
- * Writes the input topics' JSON as chat servers publish it: the one encoder for the API's read
- * events, the traffic generator, the benchmark and the tests (docs/contract.md, "Input").
+ * Writes the input topics' JSON as chat servers publish it, through {@link InputJson}: the one
+ * encoder for the API's read events, the traffic generator, the benchmark and the tests
+ * (docs/contract.md, "Input").
  */
 public final class EventJson {
-
-    public static final String INBOX_OPENED = "INBOX_OPENED";
-    public static final String CONVERSATION_READ = "CONVERSATION_READ";
-    public static final String CONVERSATION_PREFERENCE = "CONVERSATION_PREFERENCE";
-    public static final String CONVERSATION_MARKED_UNREAD = "CONVERSATION_MARKED_UNREAD";
-    public static final String THREAD_READ = "THREAD_READ";
-    public static final String THREAD_FOLLOWED = "THREAD_FOLLOWED";
-    public static final String ALL_READ = "ALL_READ";
-    public static final String USER_ERASED = "USER_ERASED";
-
-    /** The values of {@code countPreference}, loudest first. */
-    public static final String ALL = "ALL";
-
-    public static final String MENTIONS = "MENTIONS";
-    public static final String NONE = "NONE";
-
-    public static final String MEMBER_JOINED = "MEMBER_JOINED";
-    public static final String MEMBER_LEFT = "MEMBER_LEFT";
-    public static final String MESSAGE = "MESSAGE";
-    public static final String MESSAGE_DELETED = "MESSAGE_DELETED";
-    public static final String MESSAGE_EDITED = "MESSAGE_EDITED";
 
     private EventJson() {}
 
     /** A {@code chat-messages} value without a conversation. */
     public static String message(long senderId, long receiverId, long sentAt) {
-        return "{\"senderId\":"
-                + senderId
-                + ",\"receiverId\":"
-                + receiverId
-                + ",\"sentAt\":"
-                + sentAt
-                + "}";
+        return InputJson.of(InputKind.MESSAGE)
+                .put(SENDER_ID, senderId)
+                .put(RECEIVER_ID, receiverId)
+                .put(SENT_AT, sentAt)
+                .text();
     }
 
     /**
@@ -59,100 +58,80 @@ public final class EventJson {
             long conversationId,
             long seq,
             boolean mentioned) {
-        return "{\"conversationId\":"
-                + conversationId
-                + ",\"seq\":"
-                + seq
-                + ",\"senderId\":"
-                + senderId
-                + ",\"receiverId\":"
-                + receiverId
-                + ",\"sentAt\":"
-                + sentAt
-                + (mentioned ? ",\"mentioned\":true}" : "}");
+        return inConversation(senderId, receiverId, sentAt, conversationId, seq, mentioned).text();
+    }
+
+    private static InputJson inConversation(
+            long senderId,
+            long receiverId,
+            long sentAt,
+            long conversationId,
+            long seq,
+            boolean mentioned) {
+        InputJson json =
+                InputJson.of(InputKind.MESSAGE)
+                        .put(CONVERSATION_ID, conversationId)
+                        .put(SEQ, seq)
+                        .put(SENDER_ID, senderId)
+                        .put(RECEIVER_ID, receiverId)
+                        .put(SENT_AT, sentAt);
+        return mentioned ? json.put(MENTIONED, true) : json;
     }
 
     /** A {@code chat-reads} INBOX_OPENED value. */
     public static String inboxOpened(long userId, long readAt) {
-        return "{\"type\":\""
-                + INBOX_OPENED
-                + "\",\"userId\":"
-                + userId
-                + ",\"readAt\":"
-                + readAt
-                + "}";
+        return InputJson.of(InputKind.INBOX_OPENED)
+                .put(USER_ID, userId)
+                .put(READ_AT, readAt)
+                .text();
     }
 
     /** A {@code chat-reads} ALL_READ value: everything the user had received is read. */
     public static String allRead(long userId, long readAt) {
-        return "{\"type\":\""
-                + ALL_READ
-                + "\",\"userId\":"
-                + userId
-                + ",\"readAt\":"
-                + readAt
-                + "}";
+        return InputJson.of(InputKind.ALL_READ).put(USER_ID, userId).put(READ_AT, readAt).text();
     }
 
     /** A {@code chat-reads} CONVERSATION_READ value. */
     public static String conversationRead(
             long userId, long conversationId, long readSeq, long readAt) {
-        return "{\"type\":\""
-                + CONVERSATION_READ
-                + "\",\"userId\":"
-                + userId
-                + ",\"conversationId\":"
-                + conversationId
-                + ",\"readSeq\":"
-                + readSeq
-                + ",\"readAt\":"
-                + readAt
-                + "}";
+        return InputJson.of(InputKind.CONVERSATION_READ)
+                .put(USER_ID, userId)
+                .put(CONVERSATION_ID, conversationId)
+                .put(READ_SEQ, readSeq)
+                .put(READ_AT, readAt)
+                .text();
     }
 
     /**
-     * A {@code chat-reads} CONVERSATION_PREFERENCE value; {@code countPreference} is {@link #ALL},
-     * {@link #MENTIONS} or {@link #NONE}.
+     * A {@code chat-reads} CONVERSATION_PREFERENCE value; {@code countPreference} is a name of
+     * {@link InputField.CountPreference}.
      */
     public static String conversationPreference(
             long userId, long conversationId, String countPreference, long setAt) {
-        return "{\"type\":\""
-                + CONVERSATION_PREFERENCE
-                + "\",\"userId\":"
-                + userId
-                + ",\"conversationId\":"
-                + conversationId
-                + ",\"countPreference\":\""
-                + countPreference
-                + "\",\"setAt\":"
-                + setAt
-                + "}";
+        return InputJson.of(InputKind.CONVERSATION_PREFERENCE)
+                .put(USER_ID, userId)
+                .put(CONVERSATION_ID, conversationId)
+                .put(COUNT_PREFERENCE, InputField.CountPreference.valueOf(countPreference))
+                .put(SET_AT, setAt)
+                .text();
     }
 
     /** A {@code chat-reads} CONVERSATION_MARKED_UNREAD value. */
     public static String conversationMarkedUnread(long userId, long conversationId, long markedAt) {
-        return "{\"type\":\""
-                + CONVERSATION_MARKED_UNREAD
-                + "\",\"userId\":"
-                + userId
-                + ",\"conversationId\":"
-                + conversationId
-                + ",\"markedAt\":"
-                + markedAt
-                + "}";
+        return InputJson.of(InputKind.CONVERSATION_MARKED_UNREAD)
+                .put(USER_ID, userId)
+                .put(CONVERSATION_ID, conversationId)
+                .put(MARKED_AT, markedAt)
+                .text();
     }
 
     /** A {@code chat-conversations} MEMBER_JOINED or MEMBER_LEFT value. */
     public static String membership(boolean joined, long conversationId, long userId, long seq) {
-        return "{\"type\":\""
-                + (joined ? MEMBER_JOINED : MEMBER_LEFT)
-                + "\",\"conversationId\":"
-                + conversationId
-                + ",\"userId\":"
-                + userId
-                + ",\"seq\":"
-                + seq
-                + "}";
+        return InputJson.of(joined ? InputKind.MEMBER_JOINED : InputKind.MEMBER_LEFT)
+                .put(CONVERSATION_ID, conversationId)
+                .put(USER_ID, userId)
+                .put(SEQ, seq)
+                .text();
     }
 
     /**
@@ -161,20 +140,17 @@ public final class EventJson {
      */
     public static String groupMessage(
             long conversationId, long seq, long senderId, long sentAt, long... mentions) {
-        StringBuilder json =
-                new StringBuilder(96 + 12 * mentions.length)
-                        .append("{\"type\":\"")
-                        .append(MESSAGE)
-                        .append("\",\"conversationId\":")
-                        .append(conversationId)
-                        .append(",\"seq\":")
-                        .append(seq)
-                        .append(",\"senderId\":")
-                        .append(senderId)
-                        .append(",\"sentAt\":")
-                        .append(sentAt);
-        appendMentions(json, mentions);
-        return json.append('}').toString();
+        return groupMessageJson(conversationId, seq, senderId, sentAt, mentions).text();
+    }
+
+    private static InputJson groupMessageJson(
+            long conversationId, long seq, long senderId, long sentAt, long... mentions) {
+        return InputJson.of(InputKind.GROUP_MESSAGE)
+                .put(CONVERSATION_ID, conversationId)
+                .put(SEQ, seq)
+                .put(SENDER_ID, senderId)
+                .put(SENT_AT, sentAt)
+                .putIds(MENTIONS, mentions);
     }
 
     /**
@@ -182,15 +158,11 @@ public final class EventJson {
      * is deleted, whichever topic carried it.
      */
     public static String messageDeleted(long conversationId, long seq, long deletedAt) {
-        return "{\"type\":\""
-                + MESSAGE_DELETED
-                + "\",\"conversationId\":"
-                + conversationId
-                + ",\"seq\":"
-                + seq
-                + ",\"deletedAt\":"
-                + deletedAt
-                + "}";
+        return InputJson.of(InputKind.MESSAGE_DELETED)
+                .put(CONVERSATION_ID, conversationId)
+                .put(SEQ, seq)
+                .put(InputField.DELETED_AT, deletedAt)
+                .text();
     }
 
     /**
@@ -205,8 +177,9 @@ public final class EventJson {
             long seq,
             long threadSeq,
             boolean mentioned) {
-        String message = message(senderId, receiverId, sentAt, conversationId, seq, mentioned);
-        return message.substring(0, message.length() - 1) + ",\"threadSeq\":" + threadSeq + "}";
+        return inConversation(senderId, receiverId, sentAt, conversationId, seq, mentioned)
+                .put(THREAD_SEQ, threadSeq)
+                .text();
     }
 
     /** A {@code chat-conversations} MESSAGE that replies in thread {@code threadSeq}. */
@@ -217,8 +190,9 @@ public final class EventJson {
             long senderId,
             long sentAt,
             long... mentions) {
-        String message = groupMessage(conversationId, seq, senderId, sentAt, mentions);
-        return message.substring(0, message.length() - 1) + ",\"threadSeq\":" + threadSeq + "}";
+        return groupMessageJson(conversationId, seq, senderId, sentAt, mentions)
+                .put(THREAD_SEQ, threadSeq)
+                .text();
     }
 
     /**
@@ -226,43 +200,31 @@ public final class EventJson {
      * appended, whatever its value.
      */
     public static String withRootSender(String reply, long rootSenderId) {
-        return reply.substring(0, reply.length() - 1) + ",\"rootSenderId\":" + rootSenderId + "}";
+        return appended(reply, ROOT_SENDER_ID, Long.toString(rootSenderId));
     }
 
     /** A {@code chat-reads} THREAD_READ value. */
     public static String threadRead(
             long userId, long conversationId, long threadSeq, long readSeq, long readAt) {
-        return "{\"type\":\""
-                + THREAD_READ
-                + "\",\"userId\":"
-                + userId
-                + ",\"conversationId\":"
-                + conversationId
-                + ",\"threadSeq\":"
-                + threadSeq
-                + ",\"readSeq\":"
-                + readSeq
-                + ",\"readAt\":"
-                + readAt
-                + "}";
+        return InputJson.of(InputKind.THREAD_READ)
+                .put(USER_ID, userId)
+                .put(CONVERSATION_ID, conversationId)
+                .put(THREAD_SEQ, threadSeq)
+                .put(READ_SEQ, readSeq)
+                .put(READ_AT, readAt)
+                .text();
     }
 
     /** A {@code chat-reads} THREAD_FOLLOWED value. */
     public static String threadFollowed(
             long userId, long conversationId, long threadSeq, boolean following, long setAt) {
-        return "{\"type\":\""
-                + THREAD_FOLLOWED
-                + "\",\"userId\":"
-                + userId
-                + ",\"conversationId\":"
-                + conversationId
-                + ",\"threadSeq\":"
-                + threadSeq
-                + ",\"following\":"
-                + following
-                + ",\"setAt\":"
-                + setAt
-                + "}";
+        return InputJson.of(InputKind.THREAD_FOLLOWED)
+                .put(USER_ID, userId)
+                .put(CONVERSATION_ID, conversationId)
+                .put(THREAD_SEQ, threadSeq)
+                .put(FOLLOWING, following)
+                .put(SET_AT, setAt)
+                .text();
     }
 
     /**
@@ -271,20 +233,14 @@ public final class EventJson {
      */
     public static String ignoreChannelMentions(
             long userId, long conversationId, String countPreference, boolean ignore, long setAt) {
-        return "{\"type\":\""
-                + CONVERSATION_PREFERENCE
-                + "\",\"userId\":"
-                + userId
-                + ",\"conversationId\":"
-                + conversationId
-                + (countPreference == null
-                        ? ""
-                        : ",\"countPreference\":\"" + countPreference + "\"")
-                + ",\"ignoreChannelMentions\":"
-                + ignore
-                + ",\"setAt\":"
-                + setAt
-                + "}";
+        InputJson json =
+                InputJson.of(InputKind.CONVERSATION_PREFERENCE)
+                        .put(USER_ID, userId)
+                        .put(CONVERSATION_ID, conversationId);
+        if (countPreference != null) {
+            json.put(COUNT_PREFERENCE, InputField.CountPreference.valueOf(countPreference));
+        }
+        return json.put(IGNORE_CHANNEL_MENTIONS, ignore).put(SET_AT, setAt).text();
     }
 
     /**
@@ -300,21 +256,19 @@ public final class EventJson {
             long editedAt,
             boolean mentioned,
             boolean mentionsAll) {
-        return "{\"type\":\""
-                + MESSAGE_EDITED
-                + "\",\"receiverId\":"
-                + receiverId
-                + ",\"conversationId\":"
-                + conversationId
-                + ",\"seq\":"
-                + seq
-                + (threadSeq > 0 ? ",\"threadSeq\":" + threadSeq : "")
-                + ",\"mentioned\":"
-                + mentioned
-                + (mentionsAll ? ",\"mentionsAll\":true" : "")
-                + ",\"editedAt\":"
-                + editedAt
-                + "}";
+        InputJson json =
+                InputJson.of(InputKind.MESSAGE_EDITED)
+                        .put(RECEIVER_ID, receiverId)
+                        .put(CONVERSATION_ID, conversationId)
+                        .put(SEQ, seq);
+        if (threadSeq > 0) {
+            json.put(THREAD_SEQ, threadSeq);
+        }
+        json.put(MENTIONED, mentioned);
+        if (mentionsAll) {
+            json.put(MENTIONS_ALL, true);
+        }
+        return json.put(EDITED_AT, editedAt).text();
     }
 
     /**
@@ -324,31 +278,15 @@ public final class EventJson {
      */
     public static String groupEdited(
             long conversationId, long seq, long editedAt, boolean mentionsAll, long... mentions) {
-        StringBuilder json =
-                new StringBuilder(96 + 12 * mentions.length)
-                        .append("{\"type\":\"")
-                        .append(MESSAGE_EDITED)
-                        .append("\",\"conversationId\":")
-                        .append(conversationId)
-                        .append(",\"seq\":")
-                        .append(seq);
-        appendMentions(json, mentions);
+        InputJson json =
+                InputJson.of(InputKind.GROUP_MESSAGE_EDITED)
+                        .put(CONVERSATION_ID, conversationId)
+                        .put(SEQ, seq)
+                        .putIds(MENTIONS, mentions);
         if (mentionsAll) {
-            json.append(",\"mentionsAll\":true");
+            json.put(MENTIONS_ALL, true);
         }
-        return json.append(",\"editedAt\":").append(editedAt).append('}').toString();
-    }
-
-    /** {@code ,"mentions":[…]} after {@code json}, or nothing when {@code mentions} is empty. */
-    private static void appendMentions(StringBuilder json, long[] mentions) {
-        if (mentions.length == 0) {
-            return;
-        }
-        json.append(",\"mentions\":[");
-        for (int i = 0; i < mentions.length; i++) {
-            json.append(i == 0 ? "" : ",").append(mentions[i]);
-        }
-        json.append(']');
+        return json.put(EDITED_AT, editedAt).text();
     }
 
     /**
@@ -356,18 +294,25 @@ public final class EventJson {
      * whole channel (@all, @channel, @here).
      */
     public static String mentioningAll(String json) {
-        return json.substring(0, json.length() - 1) + ",\"mentionsAll\":true}";
+        return appended(json, MENTIONS_ALL, "true");
+    }
+
+    /** {@code json} with {@code field} appended, its value written as {@code value}. */
+    private static String appended(String json, InputField field, String value) {
+        return json.substring(0, json.length() - 1)
+                + ",\""
+                + field.wireName()
+                + "\":"
+                + value
+                + "}";
     }
 
     /** A {@code chat-reads} USER_ERASED value. */
     public static String userErased(long userId, long erasedAt) {
-        return "{\"type\":\""
-                + USER_ERASED
-                + "\",\"userId\":"
-                + userId
-                + ",\"erasedAt\":"
-                + erasedAt
-                + "}";
+        return InputJson.of(InputKind.USER_ERASED)
+                .put(USER_ID, userId)
+                .put(ERASED_AT, erasedAt)
+                .text();
     }
 
     /** A record key: an id as decimal text. */

@@ -36,7 +36,10 @@ public final class TrackJson {
     public static final int MAX_INTERVALS = 1_024;
 
     private static final Set<String> PREFERENCES =
-            Set.of(EventJson.ALL, EventJson.MENTIONS, EventJson.NONE);
+            Set.of(
+                    InputField.CountPreference.ALL.name(),
+                    InputField.CountPreference.MENTIONS.name(),
+                    InputField.CountPreference.NONE.name());
 
     private final ObjectMapper json = new ObjectMapper();
 
@@ -63,8 +66,8 @@ public final class TrackJson {
         putNonZero(node, "floor", track.floor());
         putNonZero(node, "named", track.named());
         putNonZero(node, "namedAll", track.namedAll());
-        if (!EventJson.ALL.equals(track.preference())) {
-            node.put("preference", track.preference());
+        if (track.preference() != InputField.CountPreference.ALL) {
+            node.put("preference", track.preference().name());
         }
         if (track.ignoreAll()) {
             node.put("ignoreAll", true);
@@ -166,14 +169,14 @@ public final class TrackJson {
         return value.asBoolean();
     }
 
-    private static String preference(JsonNode value) {
+    private static InputField.CountPreference preference(JsonNode value) {
         if (value == null || value.isNull()) {
-            return EventJson.ALL;
+            return InputField.CountPreference.ALL;
         }
         if (!value.isTextual() || !PREFERENCES.contains(value.asText())) {
             throw new BadTrack("preference is not ALL, MENTIONS or NONE");
         }
-        return value.asText();
+        return InputField.CountPreference.valueOf(value.asText());
     }
 
     private static List<Interval> members(JsonNode value) {

@@ -34,7 +34,7 @@ class TrackJsonTest {
                                 7290,
                                 2,
                                 1,
-                                EventJson.ALL,
+                                InputField.CountPreference.ALL,
                                 false,
                                 false));
         assertThat(json.readThread("{\"read\":1060,\"named\":1,\"namedAll\":0}"))
@@ -55,7 +55,7 @@ class TrackJsonTest {
     void whatIsWrittenReadsBackTheSame() {
         long seed = System.nanoTime();
         Random random = new Random(seed);
-        String[] preferences = {EventJson.ALL, EventJson.MENTIONS, EventJson.NONE};
+        InputField.CountPreference[] preferences = InputField.CountPreference.values();
         for (int i = 0; i < 500; i++) {
             List<Interval> members = new ArrayList<>();
             long at = random.nextInt(5);
@@ -162,7 +162,7 @@ class TrackJsonTest {
                         12,
                         0,
                         0,
-                        EventJson.ALL,
+                        InputField.CountPreference.ALL,
                         false,
                         false);
 
@@ -171,7 +171,15 @@ class TrackJsonTest {
                 .containsExactly(new Interval(13, 20), new Interval(31, 40), Interval.open(51));
         assertThat(track.counted(new ThreadTrack(60, 0, 0))).containsExactly(Interval.open(61));
         assertThat(
-                        new ChannelTrack(track.members(), 0, 0, 0, 0, EventJson.ALL, false, true)
+                        new ChannelTrack(
+                                        track.members(),
+                                        0,
+                                        0,
+                                        0,
+                                        0,
+                                        InputField.CountPreference.ALL,
+                                        false,
+                                        true)
                                 .counted())
                 .isEmpty();
     }

@@ -9,6 +9,7 @@ import dev.unread.kafka.EmbeddedKafka;
 import dev.unread.kafka.TempDirs;
 import dev.unread.minicluster.FlinkRest;
 import dev.unread.minicluster.InProcessMetrics;
+import dev.unread.ops.SavepointBytes;
 import dev.unread.ops.SavepointInspect;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -79,6 +80,9 @@ public final class Bench {
      *     then are reported apart, as the time right after a restore
      * @param profileDir where each measured run of the job and of the pass-throughs writes a JFR
      *     recording of its span ({@link Profile}); null records none
+     * @param sparseWorkload the full traffic over as many receivers as a run has records, so that
+     *     nothing coalesces ({@link SparseBench}); null skips it
+     * @param sparseRecords records of the sparse regime's warm-up, and as many again measured
      */
     public record Options(
             Workload badgeWorkload,
@@ -102,7 +106,9 @@ public final class Bench {
             Workload allReadWorkload,
             Workload editedWorkload,
             Path profileDir,
-            boolean trackRootSendersRun) {}
+            boolean trackRootSendersRun,
+            Workload sparseWorkload,
+            long sparseRecords) {}
 
     /** One workload's records as published: the counts the figures are divided by. */
     public record Traffic(
@@ -168,6 +174,7 @@ public final class Bench {
             FlinkRest.Checkpoints checkpoints,
             String savepoint,
             long savepointBytes,
+            long rawSavepointBytes,
             SavepointInspect.Summary state,
             RedisKeys.Memory badgeKeys,
             RedisKeys.Memory conversationKeys,
@@ -215,6 +222,11 @@ public final class Bench {
         /** Savepoint bytes over all entries: a user's inbox, a sender, a conversation. */
         double bytesPerEntry() {
             return entries() == 0 ? 0 : (double) savepointBytes / entries();
+        }
+
+        /** The same without snapshot compression ({@link SavepointBytes}). */
+        double rawBytesPerEntry() {
+            return entries() == 0 ? 0 : (double) rawSavepointBytes / entries();
         }
 
         /** The counter's state bytes alone over the same entries, which are all the counter's. */
@@ -313,6 +325,10 @@ public final class Bench {
             if (options.trackRootSendersRun()) {
                 jobs.add(runTrackingRootSenders(kafka, full, fullTraffic, dataDir));
             }
+            SparseBench.Result sparse =
+                    options.sparseWorkload() == null
+                            ? null
+                            : SparseBench.run(this, kafka, dataDir.resolve("sparse"));
             List<JobFigures> liveJobs = new ArrayList<>();
             if (options.liveShare() > 0) {
                 liveJobs.add(runLive(kafka, "badge", badge, dataDir.resolve("badge-live")));
@@ -423,7 +439,8 @@ public final class Bench {
                     groups,
                     cluster,
                     live,
-                    liveJobs);
+                    liveJobs,
+                    sparse);
         } finally {
             TempDirs.delete(dataDir);
         }
@@ -442,6 +459,18 @@ public final class Bench {
         try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, null)) {
             job.awaitRunning(START_TIMEOUT);
             job.awaitEvents(events, RUN_TIMEOUT);
+        }
+    }
+
+    /**
+     * Runs the job on all of {@code traffic}'s events, unmeasured, and stops it with a savepoint,
+     * which flushes its sinks; returns the savepoint's path.
+     */
+    String runToSavepoint(UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
+        try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, null)) {
+            job.awaitRunning(START_TIMEOUT);
+            job.awaitEvents(traffic.counterEvents(), RUN_TIMEOUT);
+            return job.stopWithSavepoint(dataDir.resolve("savepoints"));
         }
     }
 
@@ -528,18 +557,28 @@ public final class Bench {
         return runJob(config, traffic, traffic.counterEvents(), dataDir);
     }
 
+    JobFigures runJob(UnreadConfig config, Traffic traffic, long counterEvents, Path dataDir)
+            throws Exception {
+        return runJob(config, traffic, counterEvents, dataDir, null);
+    }
+
     /**
      * The job on {@code traffic}'s topics until its counting operator took in {@code counterEvents}
      * (more than the records when the job fans group messages out itself, and by the copies of
-     * messages for their senders).
+     * messages for their senders), restored from {@code savepoint} (null: from empty state).
      */
-    JobFigures runJob(UnreadConfig config, Traffic traffic, long counterEvents, Path dataDir)
+    JobFigures runJob(
+            UnreadConfig config,
+            Traffic traffic,
+            long counterEvents,
+            Path dataDir,
+            String savepoint)
             throws Exception {
         say("the job on the %s records (parallelism %d)", traffic.name(), options.parallelism());
         long statementsBefore = MySqlStatements.written(config);
         Map<String, Long> callsBefore = RedisKeys.calls(config.redisEndpoint());
         long redisCpuBefore = RedisKeys.cpuNanos(config.redisEndpoint());
-        try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, null)) {
+        try (JobRun job = JobRun.start(config, options.parallelism(), dataDir, savepoint)) {
             job.awaitRunning(START_TIMEOUT);
             JobRun.Span span;
             try (Profile profile = Profile.start(options.profileDir(), traffic.name())) {
@@ -562,8 +601,10 @@ public final class Bench {
                     RedisKeys.callsBetween(callsBefore, RedisKeys.calls(config.redisEndpoint()));
             long redisCpuNanos = RedisKeys.cpuNanos(config.redisEndpoint()) - redisCpuBefore;
             long statements = MySqlStatements.written(config) - statementsBefore;
-            String savepoint = job.stopWithSavepoint(dataDir.resolve("savepoints"));
-            SavepointInspect.Summary state = SavepointInspect.inspect(savepoint, 0);
+            String saved = job.stopWithSavepoint(dataDir.resolve("savepoints"));
+            SavepointInspect.Summary state = SavepointInspect.inspect(saved, 0);
+            long savedBytes = treeSize(Path.of(URI.create(saved)));
+            SavepointBytes.Keyed keyed = SavepointBytes.keyed(saved);
             RedisKeys.Memory badgeKeys =
                     RedisKeys.memory(
                             config.redisEndpoint(),
@@ -583,8 +624,9 @@ public final class Bench {
                     roundTrips,
                     statements,
                     checkpoints,
-                    savepoint,
-                    treeSize(Path.of(URI.create(savepoint))),
+                    saved,
+                    savedBytes,
+                    savedBytes - keyed.stored() + keyed.raw(),
                     state,
                     badgeKeys,
                     conversationKeys,
@@ -674,6 +716,17 @@ public final class Bench {
     Traffic publish(
             EmbeddedKafka kafka, UnreadConfig config, String name, TrafficGenerator generator)
             throws InterruptedException {
+        return publish(kafka, config, name, generator, options.records());
+    }
+
+    /** Publishes the generator's next {@code count} records to {@code config}'s topics. */
+    Traffic publish(
+            EmbeddedKafka kafka,
+            UnreadConfig config,
+            String name,
+            TrafficGenerator generator,
+            long count)
+            throws InterruptedException {
         long records = generator.records();
         long opens = generator.inboxOpens();
         long reads = generator.conversationReads();
@@ -686,7 +739,7 @@ public final class Bench {
                         config.messagesTopic,
                         config.readsTopic,
                         config.conversationsTopic)) {
-            producer.publish(generator, options.records());
+            producer.publish(generator, count);
             if (producer.failed() > 0) {
                 throw new IllegalStateException(
                         producer.failed()

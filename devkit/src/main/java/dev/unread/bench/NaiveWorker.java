@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -271,20 +272,39 @@ public final class NaiveWorker {
         }
 
         void apply(ChatEvent event) {
-            switch (event.kind) {
-                case MESSAGE:
-                    messages++;
-                    if (event.senderId != event.userId) {
-                        added(keyPrefix + event.userId, Long.toString(event.senderId));
-                    }
-                    break;
-                case INBOX_OPENED:
-                    inboxOpens++;
-                    opened(keyPrefix + event.userId);
-                    break;
-                default:
-                    // CONVERSATION_READ: the seed design keeps no per-conversation counts.
+            // A switch expression, so that a new kind does not compile until the seed design
+            // says what it does with it.
+            Consumer<ChatEvent> step =
+                    switch (event.kind) {
+                        case MESSAGE -> this::message;
+                        case INBOX_OPENED -> this::inboxOpened;
+                        // The seed design keeps no per-conversation counts, nor any later kind's.
+                        case CONVERSATION_READ,
+                                MEMBER_JOINED,
+                                MEMBER_LEFT,
+                                CONVERSATION_PREFERENCE,
+                                CONVERSATION_MARKED_UNREAD,
+                                MESSAGE_DELETED,
+                                THREAD_READ,
+                                THREAD_FOLLOWED,
+                                MESSAGE_EDITED,
+                                ALL_READ,
+                                USER_ERASED ->
+                                e -> {};
+                    };
+            step.accept(event);
+        }
+
+        private void message(ChatEvent event) {
+            messages++;
+            if (event.senderId != event.userId) {
+                added(keyPrefix + event.userId, Long.toString(event.senderId));
             }
+        }
+
+        private void inboxOpened(ChatEvent event) {
+            inboxOpens++;
+            opened(keyPrefix + event.userId);
         }
 
         private void added(String key, String sender) {

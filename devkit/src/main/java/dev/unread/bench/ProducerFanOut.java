@@ -41,43 +41,51 @@ final class ProducerFanOut {
             out.accept(record);
             return;
         }
-        switch (event.kind) {
-            case MEMBER_JOINED ->
-                    members.computeIfAbsent(event.conversationId, c -> new LinkedHashSet<>())
-                            .add(event.userId);
-            case MEMBER_LEFT ->
-                    members.getOrDefault(event.conversationId, Set.of()).remove(event.userId);
-            // Deletions stay on chat-conversations, for any conversation.
-            case MESSAGE_DELETED -> out.accept(record);
-            case MESSAGE -> {
+        // A switch expression, so that a new kind does not compile until it is placed here.
+        Consumer<ConversationEvent> step =
+                switch (event.kind) {
+                    case MEMBER_JOINED ->
+                            e ->
+                                    members.computeIfAbsent(
+                                                    e.conversationId, c -> new LinkedHashSet<>())
+                                            .add(e.userId);
+                    case MEMBER_LEFT ->
+                            e -> members.getOrDefault(e.conversationId, Set.of()).remove(e.userId);
+                    // Deletions stay on chat-conversations, for any conversation.
+                    case MESSAGE_DELETED -> e -> out.accept(record);
+                    case MESSAGE -> e -> message(e, out);
+                    case MESSAGE_EDITED -> e -> edit(e, out);
+                    // The job's own kinds: no producer publishes them.
+                    case PARTICIPANT, RECEIVED_REPLY -> e -> {};
+                };
+        step.accept(event);
+    }
+
+    /** A group message as records per member but the sender. */
+    private void message(ConversationEvent event, Consumer<TrafficRecord> out) {
+        if (event.threadSeq > 0) {
+            replies++;
+        }
+        newest.put(event.conversationId, new long[] {event.seq, event.senderId, event.threadSeq});
+        for (long member : members.getOrDefault(event.conversationId, Set.of())) {
+            if (member != event.senderId) {
+                ChatEvent delivery =
+                        ChatEvent.message(
+                                event.senderId,
+                                member,
+                                event.conversationId,
+                                event.seq,
+                                event.sentAt);
+                delivery.threadSeq = event.threadSeq;
+                delivery.rootSenderId = event.rootSenderId;
+                delivery.mentioned = event.mentions(member);
+                delivery.mentionsAll = event.mentionsAll;
+                deliveries++;
                 if (event.threadSeq > 0) {
-                    replies++;
+                    replyDeliveries++;
                 }
-                newest.put(
-                        event.conversationId,
-                        new long[] {event.seq, event.senderId, event.threadSeq});
-                for (long member : members.getOrDefault(event.conversationId, Set.of())) {
-                    if (member != event.senderId) {
-                        ChatEvent delivery =
-                                ChatEvent.message(
-                                        event.senderId,
-                                        member,
-                                        event.conversationId,
-                                        event.seq,
-                                        event.sentAt);
-                        delivery.threadSeq = event.threadSeq;
-                        delivery.rootSenderId = event.rootSenderId;
-                        delivery.mentioned = event.mentions(member);
-                        delivery.mentionsAll = event.mentionsAll;
-                        deliveries++;
-                        if (event.threadSeq > 0) {
-                            replyDeliveries++;
-                        }
-                        out.accept(delivery(delivery));
-                    }
-                }
+                out.accept(delivery(delivery));
             }
-            case MESSAGE_EDITED -> edit(event, out);
         }
     }
 

@@ -45,7 +45,8 @@ import picocli.CommandLine.Spec;
             "",
             "Measures the job against the designs it replaces, on the same generated records:"
                     + " publishes them to an in-process Kafka broker, runs the job (MiniCluster,"
-                    + " RocksDB, checkpoints) on badge-only and on full traffic, the naive SADD"
+                    + " RocksDB, checkpoints) on badge-only and on full traffic, on full traffic"
+                    + " over a million users from warm state (the sparse regime), the naive SADD"
                     + " worker three ways, end-to-end latency at a fixed rate, and the SQL badge"
                     + " query at the given table sizes against a Redis GET; group traffic"
                     + " published once against the producer's fan-out, the job on a Redis Cluster"
@@ -288,6 +289,25 @@ public final class BenchCommand implements Callable<Integer> {
                             + " replies that do not name their root's sender, beside the full run"
                             + " (default ${DEFAULT-VALUE})")
     boolean trackRootSendersRun;
+
+    @Option(
+            names = "--sparse-receivers",
+            paramLabel = "N",
+            defaultValue = "1000000",
+            description =
+                    "receivers of the sparse regime: the full traffic over as many users as it has"
+                            + " records, measured from the savepoint of a warm-up run over the"
+                            + " same users (default ${DEFAULT-VALUE}; 0: skip)")
+    int sparseReceivers;
+
+    @Option(
+            names = "--sparse-records",
+            paramLabel = "N",
+            defaultValue = "1000000",
+            description =
+                    "records of the sparse regime's warm-up, and as many again measured"
+                            + " (default ${DEFAULT-VALUE})")
+    long sparseRecords;
 
     @Option(
             names = "--live-streams",
@@ -568,7 +588,11 @@ public final class BenchCommand implements Callable<Integer> {
                 allReadShare > 0 ? full.toBuilder().allReadShare(allReadShare).build() : null,
                 editShare > 0 ? full.toBuilder().editShare(editShare).build() : null,
                 profileDir,
-                trackRootSendersRun);
+                trackRootSendersRun,
+                atLeast("--sparse-receivers", sparseReceivers, 0) == 0
+                        ? null
+                        : full.toBuilder().receivers(sparseReceivers).build(),
+                atLeast("--sparse-records", sparseRecords, 1));
     }
 
     private static double share(String flag, double value) {

@@ -413,17 +413,24 @@ public final class LocalStack implements AutoCloseable {
                                 + " of its own (nothing answered there; deleted on exit)";
         return String.format(
                 "unread local is running: Kafka bootstrap %s (topics %s, %s, %s, %s), API %s"
-                        + " (inbox page %s/), Flink UI %s%s, %s - Ctrl-C stops",
+                        + " (inbox page %s), Flink UI %s%s, %s - Ctrl-C stops",
                 kafka.bootstrapServers(),
                 config.messagesTopic,
                 config.readsTopic,
                 config.conversationsTopic,
                 config.deadLetterTopic,
                 apiUri(),
-                apiUri(),
+                inboxPage(),
                 flinkUi,
                 ownStores,
                 traffic);
+    }
+
+    /** The inbox page, opened on the generator's busiest receiver when there is traffic. */
+    private String inboxPage() {
+        return apiUri()
+                + "/"
+                + (generator == null ? "" : "?user=" + generator.mostActiveReceiver());
     }
 
     /** The line {@code unread local} prints every {@link #PROGRESS_EVERY}. */

@@ -740,33 +740,37 @@ public final class TrafficGenerator {
     }
 
     private String conversationValue(ConversationEvent event) {
-        if (event.kind == ConversationEvent.Kind.MESSAGE_EDITED) {
-            return EventJson.groupEdited(
-                    event.conversationId,
-                    event.seq,
-                    event.sentAt,
-                    event.mentionsAll,
-                    event.mentions);
-        }
-        return event.kind == ConversationEvent.Kind.MESSAGE
-                ? event.threadSeq > 0
-                        ? EventJson.withRootSender(
-                                EventJson.groupReply(
-                                        event.conversationId,
-                                        event.seq,
-                                        event.threadSeq,
-                                        event.senderId,
-                                        event.sentAt),
-                                event.rootSenderId)
-                        : EventJson.groupMessage(
-                                event.conversationId, event.seq, event.senderId, event.sentAt)
-                : event.kind == ConversationEvent.Kind.MESSAGE_DELETED
-                        ? EventJson.messageDeleted(event.conversationId, event.seq, now())
-                        : EventJson.membership(
-                                event.kind == ConversationEvent.Kind.MEMBER_JOINED,
-                                event.conversationId,
-                                event.userId,
-                                event.seq);
+        return switch (event.kind) {
+            case MESSAGE_EDITED ->
+                    EventJson.groupEdited(
+                            event.conversationId,
+                            event.seq,
+                            event.sentAt,
+                            event.mentionsAll,
+                            event.mentions);
+            case MESSAGE ->
+                    event.threadSeq > 0
+                            ? EventJson.withRootSender(
+                                    EventJson.groupReply(
+                                            event.conversationId,
+                                            event.seq,
+                                            event.threadSeq,
+                                            event.senderId,
+                                            event.sentAt),
+                                    event.rootSenderId)
+                            : EventJson.groupMessage(
+                                    event.conversationId, event.seq, event.senderId, event.sentAt);
+            case MESSAGE_DELETED ->
+                    EventJson.messageDeleted(event.conversationId, event.seq, now());
+            case MEMBER_JOINED, MEMBER_LEFT ->
+                    EventJson.membership(
+                            event.kind == ConversationEvent.Kind.MEMBER_JOINED,
+                            event.conversationId,
+                            event.userId,
+                            event.seq);
+            case PARTICIPANT, RECEIVED_REPLY ->
+                    throw new IllegalArgumentException(event.kind + " is the job's own");
+        };
     }
 
     private TrafficRecord inboxOpen() {

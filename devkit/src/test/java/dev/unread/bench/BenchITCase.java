@@ -35,6 +35,8 @@ class BenchITCase {
     private static final double GROUP_EDIT_SHARE = 0.05;
     private static final int STREAMS = 40;
     private static final long WARM_UP_EVENTS = 5_000;
+    private static final int SPARSE_RECEIVERS = 4_000;
+    private static final long SPARSE_RECORDS = 3_000;
 
     @Test
     void everyPartMeasuresTheSameRecordsAndTheJobEndsWithTheExactCounts() throws Exception {
@@ -71,7 +73,9 @@ class BenchITCase {
                         full.toBuilder().allReadShare(0.1).build(),
                         full.toBuilder().editShare(0.02).build(),
                         null,
-                        true);
+                        true,
+                        full.toBuilder().receivers(SPARSE_RECEIVERS).build(),
+                        SPARSE_RECORDS);
 
         String prefix = TestRedis.uniquePrefix();
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
@@ -184,6 +188,7 @@ class BenchITCase {
 
         assertThat(report.sql().runs()).hasSize(SqlBaseline.Index.values().length);
 
+        assertSparse(report.sparse(), report.options().sparseWorkload());
         assertGroups(report.groups(), groups);
         assertGroupThreads(report.groups().threads(), report.groups().options());
         assertGroupEdits(report.groups().edits(), report.groups().options());
@@ -219,12 +224,31 @@ class BenchITCase {
                 .contains("## Roots' senders tracked by the job")
                 .contains("| tracked / full |")
                 .contains("## Mark all as read: 10% of the read steps ALL_READ")
+                .contains("## The sparse regime: 4,000 receivers, 3,000 records from warm state")
+                .contains("| savepoint bytes per entry, raw |")
                 .contains("| all read / full |")
                 .contains(String.format("%,d", RECORDS));
         assertThat(TestRedis.keys(TestRedis.connect(0), prefix)).isEmpty();
         assertThat(progress.toString(StandardCharsets.UTF_8))
                 .contains("bench: warming up: the job on 5,000 events of the full records")
                 .contains("bench: the job on the full");
+    }
+
+    /**
+     * The sparse run restored the warm-up's savepoint: it took in only the records after the
+     * warm-up's, and its state is what all of them make, as the oracle gives it. Its savepoint is
+     * compressed: raw is larger.
+     */
+    private static void assertSparse(SparseBench.Result sparse, Workload workload) {
+        assertThat(sparse.warmUp().records()).isEqualTo(SPARSE_RECORDS);
+        Bench.JobFigures job = sparse.job();
+        assertThat(job.traffic().records()).isEqualTo(SPARSE_RECORDS);
+        assertThat(job.traffic().workload().receivers()).isEqualTo(SPARSE_RECEIVERS);
+        assertThat(job.state().badgeMismatches()).isZero();
+        Oracle oracle = Oracle.of(events(workload, 2 * SPARSE_RECORDS));
+        assertThat(job.state().senders())
+                .isEqualTo(oracle.badges().values().stream().mapToLong(Long::longValue).sum());
+        assertThat(job.rawSavepointBytes()).isGreaterThan(job.savepointBytes());
     }
 
     /**
@@ -367,9 +391,14 @@ class BenchITCase {
 
     /** The valid events among the first {@link #RECORDS} records the bench publishes. */
     private static List<ChatEvent> events(Workload workload) {
+        return events(workload, RECORDS);
+    }
+
+    /** The valid events among the first {@code records} records the bench publishes. */
+    private static List<ChatEvent> events(Workload workload, long records) {
         TrafficGenerator generator = Bench.generator(workload);
         List<ChatEvent> events = new ArrayList<>();
-        for (long i = 0; i < RECORDS; i++) {
+        for (long i = 0; i < records; i++) {
             TrafficRecord record = generator.next();
             if (record.valid()) {
                 events.add(record.event());

@@ -164,6 +164,8 @@ class RedisCommandBudgetITCase {
                 null,
                 null,
                 null,
-                false);
+                false,
+                null,
+                0);
     }
 }

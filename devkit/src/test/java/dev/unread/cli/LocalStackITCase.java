@@ -181,7 +181,10 @@ class LocalStackITCase {
         assertThat(stack.readyLine())
                 .contains("Kafka bootstrap " + stack.bootstrapServers())
                 .contains("API http://127.0.0.1:" + stack.apiUri().getPort())
-                .contains("(inbox page http://127.0.0.1:" + stack.apiUri().getPort() + "/)")
+                .contains(
+                        "(inbox page http://127.0.0.1:"
+                                + stack.apiUri().getPort()
+                                + "/?user=10001)")
                 .contains("Flink UI http://127.0.0.1:" + stack.flinkUi().getPort())
                 .contains("generating 200 events/s for users 10001..20000");
     }

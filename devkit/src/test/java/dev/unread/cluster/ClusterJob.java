@@ -3,6 +3,12 @@ package dev.unread.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
+import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationEvent;
+import dev.unread.testing.JobHarness;
+import dev.unread.testing.MySqlTestDatabase;
+import dev.unread.testing.Observed;
+import dev.unread.testing.Oracle;
 import dev.unread.testing.Poll;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -192,6 +198,30 @@ final class ClusterJob {
                         return null;
                     }
                 });
+    }
+
+    /**
+     * Waits until Redis and MySQL equal the oracle of every event {@code published} so far: the
+     * counts depend only on the set of events, so runs with their own traffic add up. Not for the
+     * job's committed offsets first: its Kafka source commits them from the fetcher's thread, which
+     * sits in a 10 s poll once a topic is drained, so each wait took ~10 s more for offsets no step
+     * needs (a stop takes a savepoint, and a restore replays what came after the last checkpoint).
+     */
+    static void awaitAgreement(
+            List<JobHarness.Traffic> published, String prefix, MySqlTestDatabase db, String context)
+            throws Exception {
+        List<ChatEvent> events = new ArrayList<>();
+        List<ConversationEvent> conversations = new ArrayList<>();
+        for (JobHarness.Traffic traffic : published) {
+            events.addAll(traffic.events());
+            conversations.addAll(traffic.conversations());
+        }
+        Observed.awaitAgreement(
+                Oracle.of(events, conversations),
+                prefix,
+                db,
+                TIMEOUT,
+                context + ", after " + published.get(published.size() - 1).describe());
     }
 
     /** {@code jcmd PID COMMAND}'s output. */

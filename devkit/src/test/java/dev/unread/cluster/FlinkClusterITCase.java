@@ -5,15 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
-import dev.unread.events.ChatEvent;
-import dev.unread.events.ConversationEvent;
 import dev.unread.kafka.TempDirs;
 import dev.unread.testing.BadRecords;
 import dev.unread.testing.JobHarness;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
-import dev.unread.testing.Observed;
-import dev.unread.testing.Oracle;
 import dev.unread.testing.Poll;
 import dev.unread.testing.TestRedis;
 import java.io.IOException;
@@ -133,7 +129,7 @@ class FlinkClusterITCase {
                 double taskManagerLossDetected = seconds(killedAt);
                 ClusterJob.awaitRunning(cluster, job);
                 double taskManagerRecovery = seconds(replacedAt);
-                awaitAgreement(config, traffic, published, prefix, db, context);
+                ClusterJob.awaitAgreement(published, prefix, db, context);
 
                 // kill -9 the JobManager mid-stream; a new one recovers the job from ZooKeeper.
                 ClusterJob.awaitCheckpointsAfter(cluster, job, 0);
@@ -147,7 +143,7 @@ class FlinkClusterITCase {
                 ClusterJob.awaitRunning(cluster, job);
                 double jobManagerRecovery = seconds(restartedAt);
                 double jobManagerRecoveryAfterUp = seconds(leadingAt);
-                awaitAgreement(config, traffic, published, prefix, db, context);
+                ClusterJob.awaitAgreement(published, prefix, db, context);
 
                 // Nothing lost on the side either: every bad record of every step, dead-lettered.
                 JobHarness.assertDeadLetters(
@@ -223,36 +219,8 @@ class FlinkClusterITCase {
             MySqlTestDatabase db,
             String context)
             throws Exception {
-        awaitAgreement(
-                config, publish(config, seed, step, published), published, prefix, db, context);
-    }
-
-    /**
-     * Waits until the job has read and checkpointed everything published, then until Redis and
-     * MySQL equal the oracle of every event published so far: the counts depend only on the set of
-     * events, so steps with their own traffic add up.
-     */
-    private static void awaitAgreement(
-            UnreadConfig config,
-            JobHarness.Traffic last,
-            List<JobHarness.Traffic> published,
-            String prefix,
-            MySqlTestDatabase db,
-            String context)
-            throws Exception {
-        JobHarness.awaitAllReadAndCheckpointed(KAFKA, config);
-        List<ChatEvent> events = new ArrayList<>();
-        List<ConversationEvent> conversations = new ArrayList<>();
-        for (JobHarness.Traffic traffic : published) {
-            events.addAll(traffic.events());
-            conversations.addAll(traffic.conversations());
-        }
-        Observed.awaitAgreement(
-                Oracle.of(events, conversations),
-                prefix,
-                db,
-                ClusterJob.TIMEOUT,
-                context + ", after " + last.describe());
+        publish(config, seed, step, published);
+        ClusterJob.awaitAgreement(published, prefix, db, context);
     }
 
     /** Failures in the job's exception history so far. */

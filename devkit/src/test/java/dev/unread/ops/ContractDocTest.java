@@ -11,6 +11,8 @@ import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Count;
 import dev.unread.contract.DeadLetters;
+import dev.unread.contract.InputField;
+import dev.unread.contract.InputKind;
 import dev.unread.contract.MySqlSchema;
 import dev.unread.contract.RedisNames;
 import dev.unread.contract.Settings;
@@ -118,9 +120,23 @@ class ContractDocTest {
     }
 
     @Test
+    void namesEveryInputFieldAndType() {
+        for (InputField field : InputField.values()) {
+            assertThat(doc).as(field.name()).contains("`" + field.wireName() + "`");
+        }
+        for (InputKind kind : InputKind.values()) {
+            if (kind.type() != null) {
+                assertThat(doc).as(kind.name()).contains(kind.type());
+            }
+        }
+        assertThat(doc)
+                .contains(String.format(Locale.ROOT, "%,d user ids", InputField.MENTIONS.max()));
+    }
+
+    @Test
     void statesTheParsersLimits() {
         assertThat(doc).contains("exceeds " + EventParser.MAX_RECORD_BYTES + "`");
-        assertThat(doc).contains("longer than " + EventParser.MAX_MESSAGE_ID_CHARS + " characters");
+        assertThat(doc).contains("longer than " + InputField.MESSAGE_ID.max() + " characters");
     }
 
     @Test

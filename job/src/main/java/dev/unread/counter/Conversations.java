@@ -207,7 +207,7 @@ final class Conversations {
             state.lastReadAt = read.time;
             track.stored = true;
         }
-        return readTo(read.seq, read.userId, user, cursors, out) | dirty;
+        return readTo(read.readSeq(), read.userId, user, cursors, out) | dirty;
     }
 
     /**
@@ -291,12 +291,13 @@ final class Conversations {
         begin(event.conversationId);
         if (event.carriesCountPreference()
                 && (event.time > state.preferenceSetAt
-                        || (event.time == state.preferenceSetAt && event.seq > state.preference))) {
+                        || (event.time == state.preferenceSetAt
+                                && event.countPreference() > state.preference))) {
             state.preferenceSetAt = event.time;
-            state.preference = event.seq;
+            state.preference = event.countPreference();
             track.stored = true;
         }
-        long ignore = event.mentionsAll ? 1 : -1;
+        long ignore = event.ignoresChannelMentions() ? 1 : -1;
         if (event.carriesIgnoreChannelMentions()
                 && (event.time > state.ignoreChannelMentionsSetAt
                         || (event.time == state.ignoreChannelMentionsSetAt

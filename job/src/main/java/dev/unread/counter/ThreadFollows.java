@@ -83,7 +83,7 @@ final class ThreadFollows {
      * when the thread changed.
      */
     boolean follow(ChatEvent follow, ThreadState t) {
-        long following = follow.seq == 1 ? 1 : -1;
+        long following = follow.following() ? 1 : -1;
         if (follow.time < t.followSetAt
                 || (follow.time == t.followSetAt && following >= t.following)) {
             return false;

@@ -112,9 +112,9 @@ public final class Threads {
             throws Exception {
         boolean indexed = sets.build(read.conversationId, conversation);
         ThreadState t = begin(read.conversationId, read.threadSeq, conversation);
-        if (read.seq > t.cursor) {
+        if (read.readSeq() > t.cursor) {
             create(t);
-            track.moveCursor(read.seq);
+            track.moveCursor(read.readSeq());
         }
         return settle(read.userId, out) | indexed;
     }

@@ -1,5 +1,7 @@
 package dev.unread.events;
 
+import dev.unread.contract.InputField;
+import dev.unread.contract.InputKind;
 import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
 
@@ -51,28 +53,46 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
 @TypeInfo(ChatEventSerializer.TypeInfoFactoryImpl.class)
 public class ChatEvent {
 
-    /** The kinds of input the contract defines, per user. */
+    /**
+     * The kinds of input the contract defines, per user, each with the catalog's kind of record it
+     * comes from (a group's record for those the fan-out delivers). New kinds go last: the ordinal
+     * crosses the network (ChatEventSerializer).
+     */
     public enum Kind {
-        MESSAGE,
-        INBOX_OPENED,
-        CONVERSATION_READ,
-        MEMBER_JOINED,
-        MEMBER_LEFT,
-        CONVERSATION_PREFERENCE,
-        CONVERSATION_MARKED_UNREAD,
-        MESSAGE_DELETED,
-        THREAD_READ,
-        THREAD_FOLLOWED,
-        MESSAGE_EDITED,
-        ALL_READ,
-        USER_ERASED
+        MESSAGE(InputKind.MESSAGE),
+        INBOX_OPENED(InputKind.INBOX_OPENED),
+        CONVERSATION_READ(InputKind.CONVERSATION_READ),
+        MEMBER_JOINED(InputKind.MEMBER_JOINED),
+        MEMBER_LEFT(InputKind.MEMBER_LEFT),
+        CONVERSATION_PREFERENCE(InputKind.CONVERSATION_PREFERENCE),
+        CONVERSATION_MARKED_UNREAD(InputKind.CONVERSATION_MARKED_UNREAD),
+        MESSAGE_DELETED(InputKind.MESSAGE_DELETED),
+        THREAD_READ(InputKind.THREAD_READ),
+        THREAD_FOLLOWED(InputKind.THREAD_FOLLOWED),
+        MESSAGE_EDITED(InputKind.MESSAGE_EDITED),
+        ALL_READ(InputKind.ALL_READ),
+        USER_ERASED(InputKind.USER_ERASED);
+
+        private final InputKind input;
+
+        Kind(InputKind input) {
+            this.input = input;
+        }
+
+        /** The record this kind of event is parsed from or delivered for. */
+        public InputKind input() {
+            return input;
+        }
     }
 
     /** Count preferences, in {@code seq}: a greater value is quieter. */
-    public static final long ALL = 0;
+    public static final long ALL = InputField.CountPreference.ALL.ordinal();
 
-    public static final long MENTIONS = 1;
-    public static final long NONE = 2;
+    public static final long MENTIONS = InputField.CountPreference.MENTIONS.ordinal();
+    public static final long NONE = InputField.CountPreference.NONE.ordinal();
+
+    private static final InputField.CountPreference[] PREFERENCES =
+            InputField.CountPreference.values();
 
     /** In a CONVERSATION_PREFERENCE's {@code seq}: the event carries no {@code countPreference}. */
     public static final long NO_COUNT_PREFERENCE = -1;
@@ -190,9 +210,35 @@ public class ChatEvent {
         return seq != NO_COUNT_PREFERENCE;
     }
 
+    /**
+     * CONVERSATION_PREFERENCE: the {@code countPreference}, {@link #ALL}, {@link #MENTIONS} or
+     * {@link #NONE}, when it {@link #carriesCountPreference()}.
+     */
+    public long countPreference() {
+        return seq;
+    }
+
     /** Whether this CONVERSATION_PREFERENCE carries {@code ignoreChannelMentions}. */
     public boolean carriesIgnoreChannelMentions() {
         return mentioned;
+    }
+
+    /**
+     * CONVERSATION_PREFERENCE: the value of {@code ignoreChannelMentions}, when it {@link
+     * #carriesIgnoreChannelMentions()}.
+     */
+    public boolean ignoresChannelMentions() {
+        return mentionsAll;
+    }
+
+    /** CONVERSATION_READ, THREAD_READ: the {@code readSeq}. */
+    public long readSeq() {
+        return seq;
+    }
+
+    /** THREAD_FOLLOWED: the value of {@code following}. */
+    public boolean following() {
+        return seq == 1;
     }
 
     /** A reply in thread {@code threadSeq} of the conversation. */
@@ -280,79 +326,75 @@ public class ChatEvent {
 
     @Override
     public String toString() {
-        switch (kind) {
-            case MESSAGE:
-            case MESSAGE_EDITED:
-                return (kind == Kind.MESSAGE ? "MESSAGE(" + senderId + "->" : "EDITED(")
-                        + userId
-                        + (hasConversation() ? " c" + conversationId + "#" + seq : "")
-                        + (isReply() ? " in " + threadSeq : "")
-                        + (rootSenderId > 0 ? " root by " + rootSenderId : "")
-                        + (mentioned ? " mentioned" : "")
-                        + (mentionsAll ? " @all" : "")
-                        + (deleted ? " deleted" : "")
-                        + " @"
-                        + time
-                        + ")";
-            case INBOX_OPENED:
-                return "INBOX_OPENED(" + userId + " @" + time + ")";
-            case ALL_READ:
-                return "ALL_READ(" + userId + " @" + time + ")";
-            case MEMBER_JOINED:
-            case MEMBER_LEFT:
-                return kind + "(" + userId + " c" + conversationId + "#" + seq + ")";
-            case CONVERSATION_PREFERENCE:
-                return "PREFERENCE("
-                        + userId
-                        + " c"
-                        + conversationId
-                        + " "
-                        + (seq == ALL
-                                ? "ALL"
-                                : seq == MENTIONS ? "MENTIONS" : seq == NONE ? "NONE" : "-")
-                        + (mentioned ? (mentionsAll ? " ignore@all" : " heed@all") : "")
-                        + " @"
-                        + time
-                        + ")";
-            case CONVERSATION_MARKED_UNREAD:
-                return "MARKED_UNREAD(" + userId + " c" + conversationId + " @" + time + ")";
-            case MESSAGE_DELETED:
-                return "DELETED(" + userId + " c" + conversationId + "#" + seq + ")";
-            case THREAD_READ:
-                return "THREAD_READ("
-                        + userId
-                        + " c"
-                        + conversationId
-                        + " t"
-                        + threadSeq
-                        + " <="
-                        + seq
-                        + " @"
-                        + time
-                        + ")";
-            case THREAD_FOLLOWED:
-                return "THREAD_FOLLOWED("
-                        + userId
-                        + " c"
-                        + conversationId
-                        + " t"
-                        + threadSeq
-                        + (seq == 1 ? " on" : " off")
-                        + " @"
-                        + time
-                        + ")";
-            case USER_ERASED:
-                return "USER_ERASED(" + userId + " @" + time + ")";
-            default:
-                return "CONVERSATION_READ("
-                        + userId
-                        + " c"
-                        + conversationId
-                        + " <="
-                        + seq
-                        + " @"
-                        + time
-                        + ")";
-        }
+        return switch (kind) {
+            case MESSAGE, MESSAGE_EDITED ->
+                    (kind == Kind.MESSAGE ? "MESSAGE(" + senderId + "->" : "EDITED(")
+                            + userId
+                            + (hasConversation() ? " c" + conversationId + "#" + seq : "")
+                            + (isReply() ? " in " + threadSeq : "")
+                            + (rootSenderId > 0 ? " root by " + rootSenderId : "")
+                            + (mentioned ? " mentioned" : "")
+                            + (mentionsAll ? " @all" : "")
+                            + (deleted ? " deleted" : "")
+                            + " @"
+                            + time
+                            + ")";
+            case INBOX_OPENED -> "INBOX_OPENED(" + userId + " @" + time + ")";
+            case ALL_READ -> "ALL_READ(" + userId + " @" + time + ")";
+            case MEMBER_JOINED, MEMBER_LEFT ->
+                    kind + "(" + userId + " c" + conversationId + "#" + seq + ")";
+            case CONVERSATION_PREFERENCE ->
+                    "PREFERENCE("
+                            + userId
+                            + " c"
+                            + conversationId
+                            + " "
+                            + (seq >= 0 && seq < PREFERENCES.length
+                                    ? PREFERENCES[(int) seq].name()
+                                    : "-")
+                            + (carriesIgnoreChannelMentions()
+                                    ? (ignoresChannelMentions() ? " ignore@all" : " heed@all")
+                                    : "")
+                            + " @"
+                            + time
+                            + ")";
+            case CONVERSATION_MARKED_UNREAD ->
+                    "MARKED_UNREAD(" + userId + " c" + conversationId + " @" + time + ")";
+            case MESSAGE_DELETED -> "DELETED(" + userId + " c" + conversationId + "#" + seq + ")";
+            case THREAD_READ ->
+                    "THREAD_READ("
+                            + userId
+                            + " c"
+                            + conversationId
+                            + " t"
+                            + threadSeq
+                            + " <="
+                            + readSeq()
+                            + " @"
+                            + time
+                            + ")";
+            case THREAD_FOLLOWED ->
+                    "THREAD_FOLLOWED("
+                            + userId
+                            + " c"
+                            + conversationId
+                            + " t"
+                            + threadSeq
+                            + (following() ? " on" : " off")
+                            + " @"
+                            + time
+                            + ")";
+            case USER_ERASED -> "USER_ERASED(" + userId + " @" + time + ")";
+            case CONVERSATION_READ ->
+                    "CONVERSATION_READ("
+                            + userId
+                            + " c"
+                            + conversationId
+                            + " <="
+                            + readSeq()
+                            + " @"
+                            + time
+                            + ")";
+        };
     }
 }

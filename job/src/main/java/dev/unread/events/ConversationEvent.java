@@ -212,55 +212,51 @@ public class ConversationEvent {
 
     @Override
     public String toString() {
-        return kind == Kind.MESSAGE
-                ? "MESSAGE(c"
-                        + conversationId
-                        + "#"
-                        + seq
-                        + (threadSeq > 0 ? " in " + threadSeq : "")
-                        + (rootSenderId > 0 ? " root by " + rootSenderId : "")
-                        + " from "
-                        + senderId
-                        + " @"
-                        + sentAt
-                        + (mentions.length > 0 ? " @" + Arrays.toString(mentions) : "")
-                        + (mentionsAll ? " @all" : "")
-                        + ")"
-                : kind == Kind.MESSAGE_EDITED
-                        ? "MESSAGE_EDITED(c"
-                                + conversationId
-                                + "#"
-                                + seq
-                                + " @"
-                                + sentAt
-                                + (mentions.length > 0 ? " @" + Arrays.toString(mentions) : "")
-                                + (mentionsAll ? " @all" : "")
-                                + ")"
-                        : kind == Kind.RECEIVED_REPLY
-                                ? "RECEIVED_REPLY(c"
-                                        + conversationId
-                                        + "#"
-                                        + seq
-                                        + " in "
-                                        + threadSeq
-                                        + (rootSenderId > 0 ? " root by " + rootSenderId : "")
-                                        + " "
-                                        + senderId
-                                        + "->"
-                                        + userId
-                                        + (mentions.length > 0 ? " mentioned" : "")
-                                        + " @"
-                                        + sentAt
-                                        + ")"
-                                : kind == Kind.MESSAGE_DELETED
-                                        ? "MESSAGE_DELETED(c" + conversationId + "#" + seq + ")"
-                                        : kind
-                                                + "(c"
-                                                + conversationId
-                                                + " u"
-                                                + userId
-                                                + " #"
-                                                + seq
-                                                + ")";
+        String mentioned = mentions.length > 0 ? " @" + Arrays.toString(mentions) : "";
+        return switch (kind) {
+            case MESSAGE ->
+                    "MESSAGE(c"
+                            + conversationId
+                            + "#"
+                            + seq
+                            + (threadSeq > 0 ? " in " + threadSeq : "")
+                            + (rootSenderId > 0 ? " root by " + rootSenderId : "")
+                            + " from "
+                            + senderId
+                            + " @"
+                            + sentAt
+                            + mentioned
+                            + (mentionsAll ? " @all" : "")
+                            + ")";
+            case MESSAGE_EDITED ->
+                    "MESSAGE_EDITED(c"
+                            + conversationId
+                            + "#"
+                            + seq
+                            + " @"
+                            + sentAt
+                            + mentioned
+                            + (mentionsAll ? " @all" : "")
+                            + ")";
+            case RECEIVED_REPLY ->
+                    "RECEIVED_REPLY(c"
+                            + conversationId
+                            + "#"
+                            + seq
+                            + " in "
+                            + threadSeq
+                            + (rootSenderId > 0 ? " root by " + rootSenderId : "")
+                            + " "
+                            + senderId
+                            + "->"
+                            + userId
+                            + (mentions.length > 0 ? " mentioned" : "")
+                            + " @"
+                            + sentAt
+                            + ")";
+            case MESSAGE_DELETED -> "MESSAGE_DELETED(c" + conversationId + "#" + seq + ")";
+            case MEMBER_JOINED, MEMBER_LEFT, PARTICIPANT ->
+                    kind + "(c" + conversationId + " u" + userId + " #" + seq + ")";
+        };
     }
 }

@@ -1,34 +1,36 @@
 package dev.unread.events;
 
-import static dev.unread.events.RecordFields.CONVERSATION_ID;
-import static dev.unread.events.RecordFields.COUNT_PREFERENCE;
-import static dev.unread.events.RecordFields.EDITED_AT;
-import static dev.unread.events.RecordFields.ERASED_AT;
-import static dev.unread.events.RecordFields.FOLLOWING;
-import static dev.unread.events.RecordFields.IGNORE_CHANNEL_MENTIONS;
-import static dev.unread.events.RecordFields.MARKED_AT;
-import static dev.unread.events.RecordFields.MENTIONED;
-import static dev.unread.events.RecordFields.MENTIONS_ALL;
-import static dev.unread.events.RecordFields.MESSAGE_ID;
-import static dev.unread.events.RecordFields.READ_AT;
-import static dev.unread.events.RecordFields.READ_SEQ;
-import static dev.unread.events.RecordFields.RECEIVER_ID;
-import static dev.unread.events.RecordFields.ROOT_SENDER_ID;
-import static dev.unread.events.RecordFields.SENDER_ID;
-import static dev.unread.events.RecordFields.SENT_AT;
-import static dev.unread.events.RecordFields.SEQ;
-import static dev.unread.events.RecordFields.SET_AT;
-import static dev.unread.events.RecordFields.THREAD_SEQ;
-import static dev.unread.events.RecordFields.TYPE;
-import static dev.unread.events.RecordFields.USER_ID;
+import static dev.unread.contract.InputField.CONVERSATION_ID;
+import static dev.unread.contract.InputField.COUNT_PREFERENCE;
+import static dev.unread.contract.InputField.EDITED_AT;
+import static dev.unread.contract.InputField.ERASED_AT;
+import static dev.unread.contract.InputField.FOLLOWING;
+import static dev.unread.contract.InputField.IGNORE_CHANNEL_MENTIONS;
+import static dev.unread.contract.InputField.MARKED_AT;
+import static dev.unread.contract.InputField.MENTIONED;
+import static dev.unread.contract.InputField.MENTIONS_ALL;
+import static dev.unread.contract.InputField.MESSAGE_ID;
+import static dev.unread.contract.InputField.READ_AT;
+import static dev.unread.contract.InputField.READ_SEQ;
+import static dev.unread.contract.InputField.RECEIVER_ID;
+import static dev.unread.contract.InputField.ROOT_SENDER_ID;
+import static dev.unread.contract.InputField.SENDER_ID;
+import static dev.unread.contract.InputField.SENT_AT;
+import static dev.unread.contract.InputField.SEQ;
+import static dev.unread.contract.InputField.SET_AT;
+import static dev.unread.contract.InputField.THREAD_SEQ;
+import static dev.unread.contract.InputField.TYPE;
+import static dev.unread.contract.InputField.USER_ID;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import dev.unread.contract.InputKind;
 
 /**
- * Parses and validates the two input topics exactly as "Input" in docs/contract.md says: the record
- * is read into {@link RecordFields} by {@link CompactRecordScan}, or by {@link JacksonRecordReader}
- * when it is not in the compact form, and the event is built from those fields here.
+ * Parses and validates the {@code chat-messages} and {@code chat-reads} topics exactly as "Input"
+ * in docs/contract.md says: the record is read into {@link RecordFields} by {@link RecordReader}
+ * under the catalog's field table ({@link InputKind}), and the event of the record's kind is built
+ * from those fields here, its checks in the order the reasons have always come.
  *
  * <p>Only the fields of the record's own kind are checked: a message's {@code type} or {@code
  * userId}, an {@code INBOX_OPENED}'s {@code conversationId}, a read's {@code messageId} are unknown
@@ -42,8 +44,6 @@ public final class EventParser {
 
     /** Records larger than this are refused before parsing. */
     public static final int MAX_RECORD_BYTES = 64 * 1024;
-
-    public static final int MAX_MESSAGE_ID_CHARS = 128;
 
     private static final int MAX_REASON_DETAIL_CHARS = 160;
 
@@ -63,19 +63,14 @@ public final class EventParser {
     /** Only a reply names its root's sender, on either topic. */
     static final String NO_THREAD_FOR_ROOT_SENDER = "rootSenderId: needs threadSeq";
 
-    private final JacksonRecordReader jackson = new JacksonRecordReader();
-
-    /** False only in tests, which compare the compact scan with Jackson's parse. */
-    private final boolean scanCompact;
-
-    private final RecordFields fields = new RecordFields();
+    private final RecordReader reader;
 
     public EventParser() {
         this(true);
     }
 
     EventParser(boolean scanCompact) {
-        this.scanCompact = scanCompact;
+        reader = new RecordReader(scanCompact);
     }
 
     /**
@@ -83,153 +78,149 @@ public final class EventParser {
      * Any other {@code type} is an unknown field to a message, as before edits existed.
      */
     public ChatEvent parseMessage(byte[] value) throws InvalidRecordException {
-        read(value);
-        if ((fields.present & TYPE) != 0 && fields.readKind == ChatEvent.Kind.MESSAGE_EDITED) {
-            return edit();
+        RecordFields fields = reader.read(value, InputKind.Topic.MESSAGES);
+        InputKind kind = fields.has(TYPE) && fields.kind != null ? fields.kind : InputKind.MESSAGE;
+        return build(kind, fields);
+    }
+
+    /** A {@code chat-reads} value. */
+    public ChatEvent parseRead(byte[] value) throws InvalidRecordException {
+        RecordFields fields = reader.read(value, InputKind.Topic.READS);
+        fields.check(TYPE);
+        if (!fields.has(TYPE)) {
+            throw new InvalidRecordException(TYPE.missing());
         }
-        long senderId = fields.requirePositive("senderId", SENDER_ID);
-        long receiverId = fields.requirePositive("receiverId", RECEIVER_ID);
-        long sentAt = fields.requirePositive("sentAt", SENT_AT);
-        if ((fields.invalid & MESSAGE_ID) != 0) {
-            throw fields.refused("messageId", MESSAGE_ID);
+        if (fields.kind == null) {
+            throw RecordReader.unknownType(fields);
         }
-        if ((fields.invalid & MENTIONED) != 0) {
-            throw fields.refused("mentioned", MENTIONED);
-        }
-        boolean mentionsAll = fields.flag("mentionsAll", MENTIONS_ALL);
-        int given = fields.present | fields.invalid;
-        boolean conversation = (given & CONVERSATION_ID) != 0;
-        if (conversation != ((given & SEQ) != 0)) {
+        return build(fields.kind, fields);
+    }
+
+    /** The event of a {@code kind} record of either topic. */
+    private static ChatEvent build(InputKind kind, RecordFields fields)
+            throws InvalidRecordException {
+        return switch (kind) {
+            case MESSAGE -> message(fields);
+            case MESSAGE_EDITED -> edit(fields);
+            case INBOX_OPENED ->
+                    ChatEvent.inboxOpened(fields.require(USER_ID), fields.require(READ_AT));
+            case ALL_READ -> ChatEvent.allRead(fields.require(USER_ID), fields.require(READ_AT));
+            case CONVERSATION_READ -> {
+                long userId = fields.require(USER_ID);
+                long conversationId = fields.require(CONVERSATION_ID);
+                long readSeq = fields.require(READ_SEQ);
+                long readAt = fields.require(READ_AT);
+                yield ChatEvent.conversationRead(userId, conversationId, readSeq, readAt);
+            }
+            case CONVERSATION_PREFERENCE -> preference(fields);
+            case CONVERSATION_MARKED_UNREAD -> {
+                long userId = fields.require(USER_ID);
+                long conversationId = fields.require(CONVERSATION_ID);
+                long markedAt = fields.require(MARKED_AT);
+                yield ChatEvent.markedUnread(userId, conversationId, markedAt);
+            }
+            case THREAD_READ -> {
+                long userId = fields.require(USER_ID);
+                long conversationId = fields.require(CONVERSATION_ID);
+                long threadSeq = fields.require(THREAD_SEQ);
+                long readSeq = fields.require(READ_SEQ);
+                long readAt = fields.require(READ_AT);
+                yield ChatEvent.threadRead(userId, conversationId, threadSeq, readSeq, readAt);
+            }
+            case THREAD_FOLLOWED -> {
+                long userId = fields.require(USER_ID);
+                long conversationId = fields.require(CONVERSATION_ID);
+                long threadSeq = fields.require(THREAD_SEQ);
+                long following = fields.require(FOLLOWING);
+                long setAt = fields.require(SET_AT);
+                yield ChatEvent.threadFollowed(
+                        userId, conversationId, threadSeq, following == 1, setAt);
+            }
+            case USER_ERASED ->
+                    ChatEvent.userErased(fields.require(USER_ID), fields.require(ERASED_AT));
+            // The kinds of chat-conversations: the topics' tables never name them here.
+            case MEMBER_JOINED, MEMBER_LEFT, GROUP_MESSAGE, MESSAGE_DELETED, GROUP_MESSAGE_EDITED ->
+                    throw new IllegalStateException(
+                            kind + " is not of chat-messages or chat-reads");
+        };
+    }
+
+    private static ChatEvent message(RecordFields fields) throws InvalidRecordException {
+        long senderId = fields.require(SENDER_ID);
+        long receiverId = fields.require(RECEIVER_ID);
+        long sentAt = fields.require(SENT_AT);
+        fields.check(MESSAGE_ID);
+        fields.check(MENTIONED);
+        boolean mentionsAll = fields.flag(MENTIONS_ALL);
+        boolean conversation = fields.given(CONVERSATION_ID);
+        if (conversation != fields.given(SEQ)) {
             throw new InvalidRecordException("conversationId and seq must come together");
         }
         if (!conversation) {
-            if ((given & THREAD_SEQ) != 0) {
+            if (fields.given(THREAD_SEQ)) {
                 throw new InvalidRecordException("threadSeq: needs conversationId and seq");
             }
-            if ((given & ROOT_SENDER_ID) != 0) {
+            if (fields.given(ROOT_SENDER_ID)) {
                 throw new InvalidRecordException(NO_THREAD_FOR_ROOT_SENDER);
             }
             return ChatEvent.message(senderId, receiverId, sentAt);
         }
-        long conversationId = fields.requirePositive("conversationId", CONVERSATION_ID);
-        long seq = fields.requirePositive("seq", SEQ);
+        long conversationId = fields.require(CONVERSATION_ID);
+        long seq = fields.require(SEQ);
         ChatEvent message = ChatEvent.message(senderId, receiverId, conversationId, seq, sentAt);
-        message.mentioned =
-                (fields.present & MENTIONED) != 0
-                        && fields.values[RecordFields.bit(MENTIONED)] == 1;
+        message.mentioned = fields.flag(MENTIONED);
         message.mentionsAll = mentionsAll;
-        if ((given & THREAD_SEQ) != 0) {
-            message.threadSeq = threadSeq(fields.requirePositive("threadSeq", THREAD_SEQ), seq);
+        if (fields.given(THREAD_SEQ)) {
+            message.threadSeq = threadSeq(fields.require(THREAD_SEQ), seq);
         }
-        if ((given & ROOT_SENDER_ID) != 0) {
+        if (fields.given(ROOT_SENDER_ID)) {
             if (!message.isReply()) {
                 throw new InvalidRecordException(NO_THREAD_FOR_ROOT_SENDER);
             }
-            message.rootSenderId = fields.requirePositive("rootSenderId", ROOT_SENDER_ID);
+            message.rootSenderId = fields.require(ROOT_SENDER_ID);
         }
         return message;
     }
 
     /** A {@code chat-messages} MESSAGE_EDITED: whom one receiver's copy mentions after the edit. */
-    private ChatEvent edit() throws InvalidRecordException {
-        long receiverId = fields.requirePositive("receiverId", RECEIVER_ID);
-        long conversationId = fields.requirePositive("conversationId", CONVERSATION_ID);
-        long seq = fields.requirePositive("seq", SEQ);
-        long editedAt = fields.requirePositive("editedAt", EDITED_AT);
-        boolean mentioned = fields.flag("mentioned", MENTIONED);
-        boolean mentionsAll = fields.flag("mentionsAll", MENTIONS_ALL);
+    private static ChatEvent edit(RecordFields fields) throws InvalidRecordException {
+        long receiverId = fields.require(RECEIVER_ID);
+        long conversationId = fields.require(CONVERSATION_ID);
+        long seq = fields.require(SEQ);
+        long editedAt = fields.require(EDITED_AT);
+        boolean mentioned = fields.flag(MENTIONED);
+        boolean mentionsAll = fields.flag(MENTIONS_ALL);
         long threadSeq = 0;
-        if (((fields.present | fields.invalid) & THREAD_SEQ) != 0) {
-            threadSeq = threadSeq(fields.requirePositive("threadSeq", THREAD_SEQ), seq);
+        if (fields.given(THREAD_SEQ)) {
+            threadSeq = threadSeq(fields.require(THREAD_SEQ), seq);
         }
         return ChatEvent.edited(
                 receiverId, conversationId, seq, threadSeq, editedAt, mentioned, mentionsAll);
     }
 
-    /** A {@code chat-reads} value. */
-    public ChatEvent parseRead(byte[] value) throws InvalidRecordException {
-        read(value);
-        if ((fields.invalid & TYPE) != 0) {
-            throw fields.refused("type", TYPE);
+    /** CONVERSATION_PREFERENCE: each of its two optional fields, at least one given. */
+    private static ChatEvent preference(RecordFields fields) throws InvalidRecordException {
+        long userId = fields.require(USER_ID);
+        long conversationId = fields.require(CONVERSATION_ID);
+        fields.check(COUNT_PREFERENCE);
+        boolean ignore = fields.flag(IGNORE_CHANNEL_MENTIONS);
+        boolean carriesPreference = fields.has(COUNT_PREFERENCE);
+        boolean carriesIgnore = fields.has(IGNORE_CHANNEL_MENTIONS);
+        if (!carriesPreference && !carriesIgnore) {
+            throw new InvalidRecordException(
+                    COUNT_PREFERENCE.wireName()
+                            + ", "
+                            + IGNORE_CHANNEL_MENTIONS.wireName()
+                            + ": neither given");
         }
-        if ((fields.present & TYPE) == 0) {
-            throw new InvalidRecordException("type: missing");
-        }
-        if (fields.readKind == ChatEvent.Kind.INBOX_OPENED) {
-            return ChatEvent.inboxOpened(
-                    fields.requirePositive("userId", USER_ID),
-                    fields.requirePositive("readAt", READ_AT));
-        }
-        if (fields.readKind == ChatEvent.Kind.ALL_READ) {
-            return ChatEvent.allRead(
-                    fields.requirePositive("userId", USER_ID),
-                    fields.requirePositive("readAt", READ_AT));
-        }
-        if (fields.readKind == ChatEvent.Kind.CONVERSATION_READ) {
-            long userId = fields.requirePositive("userId", USER_ID);
-            long conversationId = fields.requirePositive("conversationId", CONVERSATION_ID);
-            long readSeq = fields.requireNonNegative("readSeq", READ_SEQ);
-            long readAt = fields.requirePositive("readAt", READ_AT);
-            return ChatEvent.conversationRead(userId, conversationId, readSeq, readAt);
-        }
-        if (fields.readKind == ChatEvent.Kind.CONVERSATION_PREFERENCE) {
-            long userId = fields.requirePositive("userId", USER_ID);
-            long conversationId = fields.requirePositive("conversationId", CONVERSATION_ID);
-            if ((fields.invalid & COUNT_PREFERENCE) != 0) {
-                throw fields.refused("countPreference", COUNT_PREFERENCE);
-            }
-            boolean ignore = fields.flag("ignoreChannelMentions", IGNORE_CHANNEL_MENTIONS);
-            boolean carriesPreference = (fields.present & COUNT_PREFERENCE) != 0;
-            boolean carriesIgnore = (fields.present & IGNORE_CHANNEL_MENTIONS) != 0;
-            if (!carriesPreference && !carriesIgnore) {
-                throw new InvalidRecordException(
-                        "countPreference, ignoreChannelMentions: neither given");
-            }
-            long preference =
-                    carriesPreference
-                            ? fields.values[RecordFields.bit(COUNT_PREFERENCE)]
-                            : ChatEvent.NO_COUNT_PREFERENCE;
-            long setAt = fields.requirePositive("setAt", SET_AT);
-            return carriesIgnore
-                    ? ChatEvent.ignoreChannelMentions(
-                            userId, conversationId, preference, ignore, setAt)
-                    : ChatEvent.preference(userId, conversationId, preference, setAt);
-        }
-        if (fields.readKind == ChatEvent.Kind.CONVERSATION_MARKED_UNREAD) {
-            long userId = fields.requirePositive("userId", USER_ID);
-            long conversationId = fields.requirePositive("conversationId", CONVERSATION_ID);
-            long markedAt = fields.requirePositive("markedAt", MARKED_AT);
-            return ChatEvent.markedUnread(userId, conversationId, markedAt);
-        }
-        if (fields.readKind == ChatEvent.Kind.THREAD_READ) {
-            long userId = fields.requirePositive("userId", USER_ID);
-            long conversationId = fields.requirePositive("conversationId", CONVERSATION_ID);
-            long threadSeq = fields.requirePositive("threadSeq", THREAD_SEQ);
-            long readSeq = fields.requireNonNegative("readSeq", READ_SEQ);
-            long readAt = fields.requirePositive("readAt", READ_AT);
-            return ChatEvent.threadRead(userId, conversationId, threadSeq, readSeq, readAt);
-        }
-        if (fields.readKind == ChatEvent.Kind.THREAD_FOLLOWED) {
-            long userId = fields.requirePositive("userId", USER_ID);
-            long conversationId = fields.requirePositive("conversationId", CONVERSATION_ID);
-            long threadSeq = fields.requirePositive("threadSeq", THREAD_SEQ);
-            long following = fields.require("following", FOLLOWING);
-            long setAt = fields.requirePositive("setAt", SET_AT);
-            return ChatEvent.threadFollowed(
-                    userId, conversationId, threadSeq, following == 1, setAt);
-        }
-        if (fields.readKind == ChatEvent.Kind.USER_ERASED) {
-            return ChatEvent.userErased(
-                    fields.requirePositive("userId", USER_ID),
-                    fields.requirePositive("erasedAt", ERASED_AT));
-        }
-        // MESSAGE_EDITED is a type of chat-messages, not of this topic.
-        throw new InvalidRecordException(
-                "type: unknown "
-                        + clip(
-                                fields.unknownType != null
-                                        ? fields.unknownType
-                                        : fields.readKind.name()));
+        long preference =
+                carriesPreference
+                        ? fields.values[COUNT_PREFERENCE.ordinal()]
+                        : ChatEvent.NO_COUNT_PREFERENCE;
+        long setAt = fields.require(SET_AT);
+        return carriesIgnore
+                ? ChatEvent.ignoreChannelMentions(userId, conversationId, preference, ignore, setAt)
+                : ChatEvent.preference(userId, conversationId, preference, setAt);
     }
 
     /**
@@ -241,26 +232,6 @@ public final class EventParser {
             throw new InvalidRecordException("threadSeq: must be less than seq");
         }
         return threadSeq;
-    }
-
-    private void read(byte[] value) throws InvalidRecordException {
-        if (value == null || value.length == 0) {
-            throw new InvalidRecordException("empty record");
-        }
-        if (value.length > MAX_RECORD_BYTES) {
-            throw new InvalidRecordException(
-                    "record of " + value.length + " bytes exceeds " + MAX_RECORD_BYTES);
-        }
-        fields.clear();
-        if (scanCompact && CompactRecordScan.read(value, fields)) {
-            return;
-        }
-        // The scan accepts ASCII only, so only what Jackson reads needs the check; Jackson's own
-        // decoding takes overlong forms and surrogates, and guesses UTF-16 and UTF-32.
-        Utf8.check(value);
-        // The scan may have filled some fields before it handed the record over.
-        fields.clear();
-        jackson.read(value, fields);
     }
 
     /** The message of {@code e} for a reason, cut at {@link #MAX_REASON_DETAIL_CHARS}. */

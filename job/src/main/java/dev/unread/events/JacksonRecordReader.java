@@ -1,97 +1,88 @@
 package dev.unread.events;
 
-import static dev.unread.events.RecordFields.COUNT_PREFERENCE;
-import static dev.unread.events.RecordFields.FOLLOWING;
-import static dev.unread.events.RecordFields.IGNORE_CHANNEL_MENTIONS;
-import static dev.unread.events.RecordFields.MENTIONED;
-import static dev.unread.events.RecordFields.MENTIONS_ALL;
-import static dev.unread.events.RecordFields.MESSAGE_ID;
-import static dev.unread.events.RecordFields.TYPE;
-
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.json.DupDetector;
+import dev.unread.contract.InputField;
+import dev.unread.contract.InputKind;
 import java.io.IOException;
 import java.util.Arrays;
 
 /**
  * Reads, with Jackson's streaming parser, the records {@link CompactRecordScan} hands over: any
- * valid JSON, and every kind of bad input, refused with Jackson's reason. A streaming parser rather
- * than a tree lets unknown fields be skipped unread.
+ * valid JSON, and every kind of bad input, refused with Jackson's reason; each known field by its
+ * {@link InputField.Shape}. A streaming parser rather than a tree lets unknown fields be skipped
+ * unread.
  *
  * <p>Jackson's own duplicate detection is off: it keeps a HashSet per object, a quarter of the
  * parse. The known fields are checked by {@link RecordFields#seen} instead, and only unknown names,
  * which valid traffic rarely has, go through a DupDetector; any duplicate is refused with the
  * reason Jackson gave, as the contract refuses duplicate fields of any name.
  *
- * <p>Not thread-safe, as {@link EventParser} is not.
+ * <p>Not thread-safe, as the parsers are not.
  */
 final class JacksonRecordReader {
 
-    private static final char[] INBOX_OPENED =
-            dev.unread.contract.EventJson.INBOX_OPENED.toCharArray();
-    private static final char[] CONVERSATION_READ =
-            dev.unread.contract.EventJson.CONVERSATION_READ.toCharArray();
-    private static final char[] CONVERSATION_PREFERENCE =
-            dev.unread.contract.EventJson.CONVERSATION_PREFERENCE.toCharArray();
-    private static final char[] CONVERSATION_MARKED_UNREAD =
-            dev.unread.contract.EventJson.CONVERSATION_MARKED_UNREAD.toCharArray();
-    private static final char[] THREAD_READ =
-            dev.unread.contract.EventJson.THREAD_READ.toCharArray();
-    private static final char[] THREAD_FOLLOWED =
-            dev.unread.contract.EventJson.THREAD_FOLLOWED.toCharArray();
-    private static final char[] MESSAGE_EDITED =
-            dev.unread.contract.EventJson.MESSAGE_EDITED.toCharArray();
-    private static final char[] ALL_READ = dev.unread.contract.EventJson.ALL_READ.toCharArray();
-    private static final char[] USER_ERASED =
-            dev.unread.contract.EventJson.USER_ERASED.toCharArray();
-
-    /** The count preferences, at their value's index (ChatEvent.ALL, MENTIONS, NONE). */
-    private static final char[][] PREFERENCES = {
-        dev.unread.contract.EventJson.ALL.toCharArray(),
-        dev.unread.contract.EventJson.MENTIONS.toCharArray(),
-        dev.unread.contract.EventJson.NONE.toCharArray()
-    };
+    /** The count preferences' names, at their ordinal. */
+    private static final char[][] PREFERENCES =
+            Arrays.stream(InputField.CountPreference.values())
+                    .map(preference -> preference.name().toCharArray())
+                    .toArray(char[][]::new);
 
     private final JsonFactory json =
             JsonFactory.builder().streamReadConstraints(EventParser.WITHIN_ONE_RECORD).build();
 
+    /**
+     * For {@code chat-conversations}, read with Jackson's own detection on throughout, as that
+     * topic always was: it words a duplicate name before a malformed value after it, where the
+     * checks here find the value first, and the topic's reasons stay as they were.
+     */
+    private final JsonFactory strictJson =
+            JsonFactory.builder()
+                    .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                    .streamReadConstraints(EventParser.WITHIN_ONE_RECORD)
+                    .build();
+
     /** The unknown top-level names of the record being read. */
     private final DupDetector unknownNames = DupDetector.rootDetector((JsonParser) null);
 
-    /** Reads {@code value}, which {@code fields} holds nothing of yet, into {@code fields}. */
-    void read(byte[] value, RecordFields fields) throws InvalidRecordException {
+    /**
+     * Reads {@code value}, which {@code fields} holds nothing of yet, into {@code fields} by {@code
+     * table}'s names.
+     */
+    void read(byte[] value, TopicFields table, RecordFields fields) throws InvalidRecordException {
         unknownNames.reset();
-        try (JsonParser p = json.createParser(value)) {
+        JsonFactory factory = table.topic == InputKind.Topic.CONVERSATIONS ? strictJson : json;
+        try (JsonParser p = factory.createParser(value)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new InvalidRecordException("not a JSON object");
             }
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 // Jackson canonicalizes field names: a known name costs a lookup, not a String.
                 String name = p.currentName();
-                int field = RecordFields.field(name);
-                if (field == 0 ? unknownNames.isDup(name) : (fields.seen & field) != 0) {
+                InputField field = table.field(name);
+                if (field == null ? unknownNames.isDup(name) : (fields.seen & bit(field)) != 0) {
                     throw duplicate(name);
                 }
-                fields.seen |= field;
                 JsonToken token = p.nextToken();
-                if (field == TYPE) {
-                    readType(fields, p, token);
-                } else if (field == MESSAGE_ID) {
-                    checkMessageId(fields, p, token);
-                } else if (field == MENTIONED
-                        || field == FOLLOWING
-                        || field == MENTIONS_ALL
-                        || field == IGNORE_CHANNEL_MENTIONS) {
-                    readFlag(fields, field, p, token);
-                } else if (field == COUNT_PREFERENCE) {
-                    readPreference(fields, p, token);
-                } else if (field != 0) {
-                    readLong(fields, field, p, token);
-                } else {
+                if (field == null) {
                     // Unknown fields are allowed by the contract; skip them unread.
                     skip(p, token);
+                    continue;
+                }
+                fields.seen |= bit(field);
+                if (token == JsonToken.VALUE_NULL) {
+                    continue;
+                }
+                switch (field.shape()) {
+                    case POSITIVE, NON_NEGATIVE -> readLong(fields, field, p, token);
+                    case FLAG -> readFlag(fields, field, p, token);
+                    case TEXT -> checkText(fields, field, p, token);
+                    case TYPE -> readType(fields, field, table, p, token);
+                    case PREFERENCE -> readPreference(fields, field, p, token);
+                    case IDS -> readIds(fields, field, p, token);
                 }
             }
             if (p.nextToken() != null) {
@@ -104,119 +95,139 @@ final class JacksonRecordReader {
         }
     }
 
+    private static long bit(InputField field) {
+        return RecordFields.bit(field);
+    }
+
     /**
-     * Stores an integer field's value and sets its present bit; null leaves the field absent, and a
-     * value that is no long is noted, for the record's kind to refuse if the field is its own.
+     * Stores an integer field's value and sets its present bit; a value that is no long is noted,
+     * for the record's kind to refuse if the field is its own.
      */
-    private static void readLong(RecordFields fields, int field, JsonParser p, JsonToken token)
+    private static void readLong(
+            RecordFields fields, InputField field, JsonParser p, JsonToken token)
             throws IOException {
-        if (token == JsonToken.VALUE_NULL) {
-            return;
-        }
         if (token != JsonToken.VALUE_NUMBER_INT) {
-            fields.invalid(field, "must be an integer");
-            skip(p, token);
+            wrongType(fields, field, p, token);
             return;
         }
+        if (!fitsLong(p)) {
+            fields.invalid(field, InputField.OUT_OF_RANGE);
+            return;
+        }
+        fields.set(field.ordinal(), p.getLongValue());
+    }
+
+    private static boolean fitsLong(JsonParser p) throws IOException {
         JsonParser.NumberType type = p.getNumberType();
-        if (type != JsonParser.NumberType.INT && type != JsonParser.NumberType.LONG) {
-            fields.invalid(field, "out of range (1..2^63-1)");
-            return;
-        }
-        fields.set(field, p.getLongValue());
+        return type == JsonParser.NumberType.INT || type == JsonParser.NumberType.LONG;
     }
 
     /** Compares the type's characters in Jackson's buffer, so that a known type makes no String. */
-    private static void readType(RecordFields fields, JsonParser p, JsonToken token)
+    private static void readType(
+            RecordFields fields, InputField field, TopicFields table, JsonParser p, JsonToken token)
             throws IOException {
-        if (token == JsonToken.VALUE_NULL) {
-            return;
-        }
         if (token != JsonToken.VALUE_STRING) {
-            fields.invalid(TYPE, "must be text");
-            skip(p, token);
+            wrongType(fields, field, p, token);
             return;
         }
-        fields.present |= TYPE;
+        fields.present |= bit(field);
         char[] chars = p.getTextCharacters();
         int offset = p.getTextOffset();
         int length = p.getTextLength();
-        if (matches(INBOX_OPENED, chars, offset, length)) {
-            fields.readKind = ChatEvent.Kind.INBOX_OPENED;
-        } else if (matches(CONVERSATION_READ, chars, offset, length)) {
-            fields.readKind = ChatEvent.Kind.CONVERSATION_READ;
-        } else if (matches(CONVERSATION_PREFERENCE, chars, offset, length)) {
-            fields.readKind = ChatEvent.Kind.CONVERSATION_PREFERENCE;
-        } else if (matches(CONVERSATION_MARKED_UNREAD, chars, offset, length)) {
-            fields.readKind = ChatEvent.Kind.CONVERSATION_MARKED_UNREAD;
-        } else if (matches(THREAD_READ, chars, offset, length)) {
-            fields.readKind = ChatEvent.Kind.THREAD_READ;
-        } else if (matches(THREAD_FOLLOWED, chars, offset, length)) {
-            fields.readKind = ChatEvent.Kind.THREAD_FOLLOWED;
-        } else if (matches(MESSAGE_EDITED, chars, offset, length)) {
-            fields.readKind = ChatEvent.Kind.MESSAGE_EDITED;
-        } else if (matches(ALL_READ, chars, offset, length)) {
-            fields.readKind = ChatEvent.Kind.ALL_READ;
-        } else if (matches(USER_ERASED, chars, offset, length)) {
-            fields.readKind = ChatEvent.Kind.USER_ERASED;
-        } else {
+        fields.kind = table.kind(chars, offset, length);
+        if (fields.kind == null) {
             fields.unknownType = new String(chars, offset, length);
         }
     }
 
-    private static boolean matches(char[] expected, char[] chars, int offset, int length) {
-        return length == expected.length
-                && Arrays.equals(expected, 0, length, chars, offset, offset + length);
-    }
-
-    /** A flag ({@code mentioned}, {@code following}, ...): true or false; null leaves it absent. */
-    private static void readFlag(RecordFields fields, int field, JsonParser p, JsonToken token)
+    /** A flag ({@code mentioned}, {@code following}, ...): true or false. */
+    private static void readFlag(
+            RecordFields fields, InputField field, JsonParser p, JsonToken token)
             throws IOException {
-        if (token == JsonToken.VALUE_NULL) {
-            return;
-        }
         if (token != JsonToken.VALUE_TRUE && token != JsonToken.VALUE_FALSE) {
-            fields.invalid(field, "must be true or false");
-            skip(p, token);
+            wrongType(fields, field, p, token);
             return;
         }
-        fields.set(field, token == JsonToken.VALUE_TRUE ? 1 : 0);
+        fields.set(field.ordinal(), token == JsonToken.VALUE_TRUE ? 1 : 0);
     }
 
-    /** {@code countPreference}: one of the contract's three names, exactly. */
-    private static void readPreference(RecordFields fields, JsonParser p, JsonToken token)
+    /** {@code countPreference}: one of the contract's names, exactly. */
+    private static void readPreference(
+            RecordFields fields, InputField field, JsonParser p, JsonToken token)
             throws IOException {
-        if (token == JsonToken.VALUE_NULL) {
-            return;
-        }
         if (token == JsonToken.VALUE_STRING) {
             char[] chars = p.getTextCharacters();
             int offset = p.getTextOffset();
             int length = p.getTextLength();
             for (int i = 0; i < PREFERENCES.length; i++) {
-                if (matches(PREFERENCES[i], chars, offset, length)) {
-                    fields.set(COUNT_PREFERENCE, i);
+                if (length == PREFERENCES[i].length
+                        && Arrays.equals(
+                                PREFERENCES[i], 0, length, chars, offset, offset + length)) {
+                    fields.set(field.ordinal(), i);
                     return;
                 }
             }
         }
-        fields.invalid(COUNT_PREFERENCE, "must be \"ALL\", \"MENTIONS\" or \"NONE\"");
-        skip(p, token);
+        wrongType(fields, field, p, token);
     }
 
-    /** The message id is only checked, never kept: its length is known once Jackson decoded it. */
-    private static void checkMessageId(RecordFields fields, JsonParser p, JsonToken token)
+    /** Text is only checked, never kept: its length is known once Jackson decoded it. */
+    private static void checkText(
+            RecordFields fields, InputField field, JsonParser p, JsonToken token)
             throws IOException {
-        if (token == JsonToken.VALUE_NULL) {
+        if (token != JsonToken.VALUE_STRING) {
+            wrongType(fields, field, p, token);
             return;
         }
-        if (token != JsonToken.VALUE_STRING) {
-            fields.invalid(MESSAGE_ID, "must be text");
-            skip(p, token);
-        } else if (p.getTextLength() > EventParser.MAX_MESSAGE_ID_CHARS) {
-            fields.invalid(
-                    MESSAGE_ID, "longer than " + EventParser.MAX_MESSAGE_ID_CHARS + " characters");
+        String tooLong = field.tooLong(p.getTextLength());
+        if (tooLong != null) {
+            fields.invalid(field, tooLong);
         }
+    }
+
+    /** An array of user ids, at most the field's {@link InputField#max()}. */
+    private static void readIds(
+            RecordFields fields, InputField field, JsonParser p, JsonToken token)
+            throws IOException {
+        if (token != JsonToken.START_ARRAY) {
+            wrongType(fields, field, p, token);
+            return;
+        }
+        long[] ids = new long[16];
+        int n = 0;
+        String problem = null;
+        JsonToken next;
+        while ((next = p.nextToken()) != JsonToken.END_ARRAY && next != null) {
+            if (problem != null) {
+                skip(p, next);
+            } else if (next != JsonToken.VALUE_NUMBER_INT
+                    || !fitsLong(p)
+                    || p.getLongValue() <= 0) {
+                problem = InputField.NOT_AN_ID;
+                skip(p, next);
+            } else if (n == field.max()) {
+                problem = field.tooLong(n + 1);
+            } else {
+                if (n == ids.length) {
+                    ids = Arrays.copyOf(ids, 2 * n);
+                }
+                ids[n++] = p.getLongValue();
+            }
+        }
+        if (problem != null) {
+            fields.invalid(field, problem);
+        } else {
+            fields.present |= bit(field);
+            fields.ids = Arrays.copyOf(ids, n);
+        }
+    }
+
+    /** Notes the shape's reason and skips the value. */
+    private static void wrongType(
+            RecordFields fields, InputField field, JsonParser p, JsonToken token)
+            throws IOException {
+        fields.invalid(field, field.shape().wrongType());
+        skip(p, token);
     }
 
     /**

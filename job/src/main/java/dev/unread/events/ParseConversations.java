@@ -1,5 +1,6 @@
 package dev.unread.events;
 
+import dev.unread.contract.InputKind;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
@@ -28,7 +29,11 @@ public class ParseConversations extends ProcessFunction<RawRecord, ConversationE
         try {
             ConversationEvent event = parser.parse(record.value);
             if (event.kind == ConversationEvent.Kind.MESSAGE) {
-                ParseEvents.checkTime("sentAt", event.sentAt, record.timestamp, maxFutureSkewMs);
+                ParseEvents.checkTime(
+                        InputKind.GROUP_MESSAGE.time().wireName(),
+                        event.sentAt,
+                        record.timestamp,
+                        maxFutureSkewMs);
             }
             out.collect(event);
         } catch (InvalidRecordException e) {

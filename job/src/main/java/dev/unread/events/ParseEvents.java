@@ -55,25 +55,9 @@ public class ParseEvents extends ProcessFunction<RawRecord, ChatEvent> {
     }
 
     private void checkTime(ChatEvent event, long recordTimestamp) throws InvalidRecordException {
-        checkTime(timeField(event.kind), event.time, recordTimestamp, maxFutureSkewMs);
-    }
-
-    private static String timeField(ChatEvent.Kind kind) {
-        switch (kind) {
-            case MESSAGE:
-                return "sentAt";
-            case CONVERSATION_PREFERENCE:
-            case THREAD_FOLLOWED:
-                return "setAt";
-            case CONVERSATION_MARKED_UNREAD:
-                return "markedAt";
-            case MESSAGE_EDITED:
-                return "editedAt";
-            case USER_ERASED:
-                return "erasedAt";
-            default:
-                return "readAt";
-        }
+        // Parsed from chat-messages or chat-reads, whose every kind has its time.
+        String field = event.kind.input().time().wireName();
+        checkTime(field, event.time, recordTimestamp, maxFutureSkewMs);
     }
 
     /**

@@ -1,193 +1,106 @@
 package dev.unread.events;
 
+import dev.unread.contract.InputField;
+import dev.unread.contract.InputKind;
+
 /**
- * The known fields of the {@code chat-messages} or {@code chat-reads} record being parsed, as
- * {@link CompactRecordScan} or {@link JacksonRecordReader} filled them, and the checks {@link
- * EventParser} builds its events with. Bitmasks and arrays rather than a holder per record: the
- * parser is the hot path.
+ * The catalog's fields ({@link InputField}) of the record being parsed, as {@link
+ * CompactRecordScan} or {@link JacksonRecordReader} filled them, and the checks the parsers build
+ * their events with; every reason names the field and words its problem as the catalog does.
+ * Bitmasks and arrays rather than a holder per record: the parser is the hot path.
  *
- * <p>A field is in {@code seen} once named, in {@code present} once it holds a non-null value of
- * its type, in {@code invalid} once it holds a value of the wrong type, refused only if the
- * record's kind has the field. A value is meaningful only while its bit is set in {@code present}.
+ * <p>A field's bit is {@code 1L << ordinal}. A field is in {@code seen} once named, in {@code
+ * present} once it holds a non-null value of its shape, in {@code invalid} once it holds a value of
+ * another, refused only if the record's kind has the field. A value is meaningful only while its
+ * bit is set in {@code present}.
  */
 final class RecordFields {
 
-    // One bit per known field, for both the fields seen and those with a non-null value.
-    static final int SENDER_ID = 1;
-    static final int RECEIVER_ID = 1 << 1;
-    static final int SENT_AT = 1 << 2;
-    static final int CONVERSATION_ID = 1 << 3;
-    static final int SEQ = 1 << 4;
-    static final int USER_ID = 1 << 5;
-    static final int READ_AT = 1 << 6;
-    static final int READ_SEQ = 1 << 7;
-    static final int TYPE = 1 << 8;
-    static final int MESSAGE_ID = 1 << 9;
-    static final int MENTIONED = 1 << 10;
-    static final int COUNT_PREFERENCE = 1 << 11;
-    static final int SET_AT = 1 << 12;
-    static final int MARKED_AT = 1 << 13;
-    static final int THREAD_SEQ = 1 << 14;
-    static final int FOLLOWING = 1 << 15;
-    static final int ROOT_SENDER_ID = 1 << 16;
-    static final int EDITED_AT = 1 << 17;
-    static final int MENTIONS_ALL = 1 << 18;
-    static final int IGNORE_CHANNEL_MENTIONS = 1 << 19;
-    static final int ERASED_AT = 1 << 20;
+    long seen;
+    long present;
+    long invalid;
 
-    /** Bits of the fields; the array slots per field. */
-    private static final int FIELDS = 21;
-
-    /** The known names, at the index of their field's bit. */
-    static final String[] NAMES = {
-        "senderId",
-        "receiverId",
-        "sentAt",
-        "conversationId",
-        "seq",
-        "userId",
-        "readAt",
-        "readSeq",
-        "type",
-        "messageId",
-        "mentioned",
-        "countPreference",
-        "setAt",
-        "markedAt",
-        "threadSeq",
-        "following",
-        "rootSenderId",
-        "editedAt",
-        "mentionsAll",
-        "ignoreChannelMentions",
-        "erasedAt"
-    };
-
-    int seen;
-    int present;
-    int invalid;
-
-    /** Why, for each bit set in invalid: constants, so that a refusal costs no string. */
-    private final String[] problems = new String[FIELDS];
+    /** Why, for each bit set in invalid: constants or the catalog's words, never the input's. */
+    private final String[] problems = new String[TopicFields.FIELDS.length];
 
     /**
-     * Indexed by the field's bit number: integers as they are, flags ({@code mentioned}, {@code
-     * mentionsAll}, ...) as 1 or 0, {@code countPreference} as ChatEvent's value for it.
+     * Indexed by the field's ordinal: integers as they are, flags as 1 or 0, {@code
+     * countPreference} as the ordinal of its {@link InputField.CountPreference}.
      */
-    final long[] values = new long[FIELDS];
+    final long[] values = new long[TopicFields.FIELDS.length];
 
-    ChatEvent.Kind readKind;
+    /** The ids of the one {@link InputField.Shape#IDS} field, {@code mentions}. */
+    long[] ids = NO_IDS;
 
-    /** The text of a type the contract does not know, kept for the reason only. */
+    /** The kind the record's type names, among its topic's; null while none does. */
+    InputKind kind;
+
+    /** The text of a type the topic does not know, kept for the reason only. */
     String unknownType;
+
+    static final long[] NO_IDS = new long[0];
 
     void clear() {
         seen = 0;
         present = 0;
         invalid = 0;
-        readKind = null;
+        ids = NO_IDS;
+        kind = null;
         unknownType = null;
     }
 
-    /** The field's bit for {@code name}, 0 for a name the contract does not know. */
-    static int field(String name) {
-        switch (name) {
-            case "senderId":
-                return SENDER_ID;
-            case "receiverId":
-                return RECEIVER_ID;
-            case "sentAt":
-                return SENT_AT;
-            case "conversationId":
-                return CONVERSATION_ID;
-            case "seq":
-                return SEQ;
-            case "userId":
-                return USER_ID;
-            case "readAt":
-                return READ_AT;
-            case "readSeq":
-                return READ_SEQ;
-            case "type":
-                return TYPE;
-            case "messageId":
-                return MESSAGE_ID;
-            case "mentioned":
-                return MENTIONED;
-            case "countPreference":
-                return COUNT_PREFERENCE;
-            case "setAt":
-                return SET_AT;
-            case "markedAt":
-                return MARKED_AT;
-            case "threadSeq":
-                return THREAD_SEQ;
-            case "following":
-                return FOLLOWING;
-            case "rootSenderId":
-                return ROOT_SENDER_ID;
-            case "editedAt":
-                return EDITED_AT;
-            case "mentionsAll":
-                return MENTIONS_ALL;
-            case "ignoreChannelMentions":
-                return IGNORE_CHANNEL_MENTIONS;
-            case "erasedAt":
-                return ERASED_AT;
-            default:
-                return 0;
+    static long bit(InputField field) {
+        return 1L << field.ordinal();
+    }
+
+    void set(int bit, long value) {
+        present |= 1L << bit;
+        values[bit] = value;
+    }
+
+    void invalid(InputField field, String problem) {
+        invalid |= bit(field);
+        problems[field.ordinal()] = problem;
+    }
+
+    /** Named, with a value of its shape or not: the record gives the field. */
+    boolean given(InputField field) {
+        return ((present | invalid) & bit(field)) != 0;
+    }
+
+    boolean has(InputField field) {
+        return (present & bit(field)) != 0;
+    }
+
+    /** Refuses the record when the field holds a value of another shape. */
+    void check(InputField field) throws InvalidRecordException {
+        if ((invalid & bit(field)) != 0) {
+            throw new InvalidRecordException(field.refusal(problems[field.ordinal()]));
         }
-    }
-
-    static int bit(int field) {
-        return Integer.numberOfTrailingZeros(field);
-    }
-
-    void set(int field, long value) {
-        present |= field;
-        values[bit(field)] = value;
-    }
-
-    void invalid(int field, String problem) {
-        invalid |= field;
-        problems[bit(field)] = problem;
-    }
-
-    InvalidRecordException refused(String name, int field) {
-        return new InvalidRecordException(name + ": " + problems[bit(field)]);
     }
 
     /** An optional flag: false when absent, refused when not a boolean. */
-    boolean flag(String name, int field) throws InvalidRecordException {
-        if ((invalid & field) != 0) {
-            throw refused(name, field);
-        }
-        return (present & field) != 0 && values[bit(field)] == 1;
+    boolean flag(InputField field) throws InvalidRecordException {
+        check(field);
+        return has(field) && values[field.ordinal()] == 1;
     }
 
-    long requirePositive(String name, int field) throws InvalidRecordException {
-        long v = require(name, field);
+    /** A field the record must have, within its shape's bounds. */
+    long require(InputField field) throws InvalidRecordException {
+        int i = field.ordinal();
+        long bit = 1L << i;
+        if ((present & bit) == 0 || (invalid & bit) != 0) {
+            check(field);
+            throw new InvalidRecordException(field.missing());
+        }
+        long v = values[i];
+        // Both integer shapes' bounds hold for every positive value, the common case.
         if (v <= 0) {
-            throw new InvalidRecordException(name + ": must be > 0, was " + v);
+            String problem = field.outOfBounds(v);
+            if (problem != null) {
+                throw new InvalidRecordException(field.refusal(problem));
+            }
         }
         return v;
-    }
-
-    long requireNonNegative(String name, int field) throws InvalidRecordException {
-        long v = require(name, field);
-        if (v < 0) {
-            throw new InvalidRecordException(name + ": must be >= 0, was " + v);
-        }
-        return v;
-    }
-
-    long require(String name, int field) throws InvalidRecordException {
-        if ((invalid & field) != 0) {
-            throw refused(name, field);
-        }
-        if ((present & field) == 0) {
-            throw new InvalidRecordException(name + ": missing");
-        }
-        return values[bit(field)];
     }
 }

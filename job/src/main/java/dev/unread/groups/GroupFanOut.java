@@ -100,30 +100,34 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         delivery = new ChatEvent();
     }
 
+    /** What one kind of record does here. */
+    @FunctionalInterface
+    private interface Step {
+        void apply(ConversationEvent event, Collector<ChatEvent> out) throws Exception;
+    }
+
     @Override
     public void processElement(ConversationEvent event, Context ctx, Collector<ChatEvent> out)
             throws Exception {
-        switch (event.kind) {
-            case MESSAGE:
-                fanOut(event, out);
-                return;
-            case MESSAGE_DELETED:
-                delete(event.conversationId, event.seq, out);
-                return;
-            case RECEIVED_REPLY:
-                deliverReply(event, out);
-                return;
-            case MESSAGE_EDITED:
-                edit(event, out);
-                return;
-            case PARTICIPANT:
-                toCome.participant(
-                        event.userId,
-                        seq -> emitDeleted(event.userId, event.conversationId, seq, out));
-                return;
-            default:
-                break;
-        }
+        // A switch expression, so that a new kind does not compile until it has its step here.
+        Step step =
+                switch (event.kind) {
+                    case MESSAGE -> this::fanOut;
+                    case MESSAGE_DELETED -> (e, o) -> delete(e.conversationId, e.seq, o);
+                    case RECEIVED_REPLY -> this::deliverReply;
+                    case MESSAGE_EDITED -> this::edit;
+                    case PARTICIPANT ->
+                            (e, o) ->
+                                    toCome.participant(
+                                            e.userId,
+                                            seq -> emitDeleted(e.userId, e.conversationId, seq, o));
+                    case MEMBER_JOINED, MEMBER_LEFT -> this::membership;
+                };
+        step.apply(event, out);
+    }
+
+    /** MEMBER_JOINED or MEMBER_LEFT: kept, and passed on to the user's state. */
+    private void membership(ConversationEvent event, Collector<ChatEvent> out) throws Exception {
         boolean joined = event.kind == ConversationEvent.Kind.MEMBER_JOINED;
         long last = lastMembershipSeq();
         long[] events = members.get(event.userId);

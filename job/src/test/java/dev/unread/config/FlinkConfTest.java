@@ -63,6 +63,7 @@ class FlinkConfTest {
         expect(CheckpointingOptions.CHECKPOINTING_TIMEOUT, Duration.ofMinutes(10));
         expect(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER, 3);
         expect(CheckpointingOptions.ENABLE_UNALIGNED, true);
+        expect(ExecutionOptions.SNAPSHOT_COMPRESSION, true);
         expect(ExecutionOptions.BUFFER_TIMEOUT, Duration.ofMillis(20));
         expect(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, true);
 
@@ -122,6 +123,7 @@ class FlinkConfTest {
                     PipelineOptions.MAX_PARALLELISM,
                     PipelineOptions.GENERIC_TYPES,
                     CheckpointingOptions.ENABLE_UNALIGNED,
+                    ExecutionOptions.SNAPSHOT_COMPRESSION,
                     ExecutionOptions.BUFFER_TIMEOUT
                 }) {
             assertThat(job.get(option)).as(option.key()).isEqualTo(conf.get(option));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.unread.contract.EventJson;
+import dev.unread.contract.InputField;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -76,7 +77,11 @@ class EditParsingTest {
                         parser.parseRead(
                                 utf8(
                                         EventJson.ignoreChannelMentions(
-                                                1, 80001, EventJson.MENTIONS, false, 100))))
+                                                1,
+                                                80001,
+                                                InputField.CountPreference.MENTIONS.name(),
+                                                false,
+                                                100))))
                 .isEqualTo(
                         ChatEvent.ignoreChannelMentions(1, 80001, ChatEvent.MENTIONS, false, 100));
         // A null field counts as absent.
@@ -144,7 +149,7 @@ class EditParsingTest {
 
     @Test
     void anEditOfMoreThanAThousandMentionsIsADeadLetter() {
-        long[] ids = new long[ConversationParser.MAX_MENTIONS + 1];
+        long[] ids = new long[InputField.MENTIONS.max() + 1];
         for (int i = 0; i < ids.length; i++) {
             ids[i] = i + 1;
         }

@@ -3,6 +3,7 @@ package dev.unread.events;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.unread.contract.InputField;
 import dev.unread.testing.BadRecords;
 import dev.unread.testing.EventStreams;
 import java.io.ByteArrayOutputStream;
@@ -294,7 +295,7 @@ class EventParserTest {
 
     @Test
     void messageIdOfExactlyTheLimitIsValid() throws Exception {
-        String id = "\u00e9".repeat(EventParser.MAX_MESSAGE_ID_CHARS);
+        String id = "\u00e9".repeat(InputField.MESSAGE_ID.max());
         assertThat(
                         message(
                                 "{\"messageId\":\""
@@ -539,7 +540,7 @@ class EventParserTest {
 
     @Test
     void overlongMessageIdIsRefused() {
-        String id = "m".repeat(EventParser.MAX_MESSAGE_ID_CHARS + 1);
+        String id = "m".repeat(InputField.MESSAGE_ID.max() + 1);
         assertThatThrownBy(
                         () ->
                                 message(

@@ -57,18 +57,22 @@ public final class ChatRecords {
 
     /** The {@code chat-conversations} record value of {@code e}. */
     public static String conversationJson(ConversationEvent e) {
-        return e.isMessage()
-                ? message(e)
-                : e.kind == ConversationEvent.Kind.MESSAGE_EDITED
-                        ? EventJson.groupEdited(
-                                e.conversationId, e.seq, e.sentAt, e.mentionsAll, e.mentions)
-                        : e.kind == ConversationEvent.Kind.MESSAGE_DELETED
-                                ? EventJson.messageDeleted(e.conversationId, e.seq, EventStreams.T0)
-                                : EventJson.membership(
-                                        e.kind == ConversationEvent.Kind.MEMBER_JOINED,
-                                        e.conversationId,
-                                        e.userId,
-                                        e.seq);
+        return switch (e.kind) {
+            case MESSAGE -> message(e);
+            case MESSAGE_EDITED ->
+                    EventJson.groupEdited(
+                            e.conversationId, e.seq, e.sentAt, e.mentionsAll, e.mentions);
+            case MESSAGE_DELETED ->
+                    EventJson.messageDeleted(e.conversationId, e.seq, EventStreams.T0);
+            case MEMBER_JOINED, MEMBER_LEFT ->
+                    EventJson.membership(
+                            e.kind == ConversationEvent.Kind.MEMBER_JOINED,
+                            e.conversationId,
+                            e.userId,
+                            e.seq);
+            case PARTICIPANT, RECEIVED_REPLY ->
+                    throw new IllegalArgumentException(e.kind + " is the job's own");
+        };
     }
 
     private static String message(ConversationEvent e) {

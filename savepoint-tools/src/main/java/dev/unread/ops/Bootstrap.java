@@ -175,7 +175,14 @@ public final class Bootstrap {
     public static void bootstrap(UnreadConfig config, Tables tables, String output)
             throws Exception {
         checkReadable(config, tables);
-        StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
+        try (BatchJobs jobs = BatchJobs.start()) {
+            bootstrap(jobs.environment(), config, tables, output);
+        }
+    }
+
+    private static void bootstrap(
+            StreamExecutionEnvironment env, UnreadConfig config, Tables tables, String output)
+            throws Exception {
 
         String inboxCursors =
                 "SELECT user_id, last_read_at FROM user_activity"

@@ -3,20 +3,16 @@ package dev.unread.ops;
 import dev.unread.UnreadJob;
 import java.io.IOException;
 import java.util.Optional;
-import org.apache.flink.api.common.RuntimeExecutionMode;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.runtime.checkpoint.OperatorState;
 import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.state.api.OperatorIdentifier;
 import org.apache.flink.state.api.runtime.SavepointLoader;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * What the savepoint tools share: where UnreadCounter's state is in a savepoint, the batch
- * environment they run in.
+ * What the savepoint tools share: where UnreadCounter's state is in a savepoint, the state backend
+ * they read it with.
  */
 final class CounterSavepoints {
 
@@ -30,18 +26,6 @@ final class CounterSavepoints {
     static final OperatorIdentifier FAN_OUT = OperatorIdentifier.forUid(UnreadJob.FAN_OUT_UID);
 
     private CounterSavepoints() {}
-
-    /**
-     * A batch environment: the context's when the tool runs inside a Flink client or test,
-     * otherwise an embedded cluster in this JVM. Unlike the job, it allows generic types: the State
-     * Processor API moves its own internal records with Kryo. The state itself is read and written
-     * with UnreadCounter's descriptors, whose types are POJOs either way.
-     */
-    static StreamExecutionEnvironment batchEnvironment() {
-        Configuration conf = new Configuration();
-        conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
-        return StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    }
 
     /**
      * The job's state backend: it reads savepoints in either format and retained incremental

@@ -20,7 +20,6 @@ import org.apache.flink.state.api.OperatorIdentifier;
 import org.apache.flink.state.api.SavepointReader;
 import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
 import org.apache.flink.state.api.runtime.SavepointLoader;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.Collector;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
@@ -114,6 +113,12 @@ public final class SavepointInspect {
 
     /** Reads every user's state in the savepoint at {@code path}. */
     public static Summary inspect(String path, int top) throws Exception {
+        try (BatchJobs jobs = BatchJobs.start()) {
+            return inspect(jobs, path, top);
+        }
+    }
+
+    private static Summary inspect(BatchJobs jobs, String path, int top) throws Exception {
         int maxParallelism = CounterSavepoints.counterState(path).getMaxParallelism();
 
         long users = 0;
@@ -129,7 +134,7 @@ public final class SavepointInspect {
         long badgeMismatches = 0;
         // The smallest of the largest on top, so the heap holds at most `top` users.
         PriorityQueue<UserState> largest = new PriorityQueue<>(LARGEST_FIRST.reversed());
-        try (CloseableIterator<UserState> states = read(path)) {
+        try (CloseableIterator<UserState> states = read(jobs, path)) {
             while (states.hasNext()) {
                 UserState user = states.next();
                 users++;
@@ -165,7 +170,7 @@ public final class SavepointInspect {
                 quieted,
                 badgeMismatches,
                 ranked,
-                groups(path),
+                groups(jobs, path),
                 bytes(path));
     }
 
@@ -192,9 +197,11 @@ public final class SavepointInspect {
     }
 
     /** The group state of the savepoint at {@code path}: each operator's conversations summed. */
-    static Groups groups(String path) throws Exception {
-        long[] members = perConversation(path, CounterSavepoints.FAN_OUT, new MembersReader());
-        long[] readers = perConversation(path, CounterSavepoints.READERS, new ReadersReader());
+    private static Groups groups(BatchJobs jobs, String path) throws Exception {
+        long[] members =
+                perConversation(jobs, path, CounterSavepoints.FAN_OUT, new MembersReader());
+        long[] readers =
+                perConversation(jobs, path, CounterSavepoints.READERS, new ReadersReader());
         return new Groups(members[0], members[1], members[2], readers[0], readers[1], readers[2]);
     }
 
@@ -204,6 +211,7 @@ public final class SavepointInspect {
      * no state of {@code operator}. Each operator has one state, so each conversation comes once.
      */
     private static long[] perConversation(
+            BatchJobs jobs,
             String path,
             OperatorIdentifier operator,
             KeyedStateReaderFunction<Long, Tuple3<Long, Long, Long>> reader)
@@ -212,9 +220,8 @@ public final class SavepointInspect {
         if (CounterSavepoints.operatorState(path, operator).isEmpty()) {
             return sums;
         }
-        StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
         try (CloseableIterator<Tuple3<Long, Long, Long>> conversations =
-                SavepointReader.read(env, path, CounterSavepoints.stateBackend())
+                SavepointReader.read(jobs.environment(), path, CounterSavepoints.stateBackend())
                         .readKeyedState(
                                 operator,
                                 reader,
@@ -290,7 +297,8 @@ public final class SavepointInspect {
     public static List<UserState> users(String path) throws Exception {
         CounterSavepoints.counterState(path);
         List<UserState> users = new ArrayList<>();
-        try (CloseableIterator<UserState> states = read(path)) {
+        try (BatchJobs jobs = BatchJobs.start();
+                CloseableIterator<UserState> states = read(jobs, path)) {
             states.forEachRemaining(users::add);
         }
         return users;
@@ -301,10 +309,9 @@ public final class SavepointInspect {
      * per state that holds it when the states are in RocksDB (seen here: a user with an inbox and
      * senders came twice), so the users already read are remembered, compressed.
      */
-    private static CloseableIterator<UserState> read(String path) throws Exception {
-        StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
+    private static CloseableIterator<UserState> read(BatchJobs jobs, String path) throws Exception {
         CloseableIterator<UserState> all =
-                SavepointReader.read(env, path, CounterSavepoints.stateBackend())
+                SavepointReader.read(jobs.environment(), path, CounterSavepoints.stateBackend())
                         .readKeyedState(
                                 CounterSavepoints.COUNTER,
                                 new UserStateReader(),

@@ -62,7 +62,14 @@ public final class SavepointRepublish {
         CounterSavepoints.counterState(path);
         boolean hasReaders =
                 CounterSavepoints.operatorState(path, CounterSavepoints.READERS).isPresent();
-        StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
+        try (BatchJobs jobs = BatchJobs.start()) {
+            return republish(jobs.environment(), path, config, hasReaders);
+        }
+    }
+
+    private static Written republish(
+            StreamExecutionEnvironment env, String path, UnreadConfig config, boolean hasReaders)
+            throws Exception {
         SavepointReader savepoint =
                 SavepointReader.read(env, path, CounterSavepoints.stateBackend());
         savepoint

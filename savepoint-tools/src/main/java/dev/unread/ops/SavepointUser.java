@@ -24,7 +24,6 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.state.api.OperatorIdentifier;
 import org.apache.flink.state.api.SavepointReader;
 import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.Collector;
 
@@ -152,18 +151,21 @@ public final class SavepointUser {
         if (CounterSavepoints.operatorState(path, operator).isEmpty()) {
             return;
         }
-        StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
         // A key comes once per state that holds it (see SavepointInspect#read): the user's rows
         // are told apart by the key they came with, in the fourth field, and each counted once.
         Map<String, Tuple4<String, Long, Long, Long>> once = new LinkedHashMap<>();
-        try (CloseableIterator<Tuple4<String, Long, Long, Long>> all =
-                SavepointReader.read(env, path, CounterSavepoints.stateBackend())
-                        .readKeyedState(
-                                operator,
-                                reader,
-                                Types.LONG,
-                                Types.TUPLE(Types.STRING, Types.LONG, Types.LONG, Types.LONG))
-                        .executeAndCollect("unread savepoint inspect --user: " + operator)) {
+        try (BatchJobs jobs = BatchJobs.start();
+                CloseableIterator<Tuple4<String, Long, Long, Long>> all =
+                        SavepointReader.read(
+                                        jobs.environment(), path, CounterSavepoints.stateBackend())
+                                .readKeyedState(
+                                        operator,
+                                        reader,
+                                        Types.LONG,
+                                        Types.TUPLE(
+                                                Types.STRING, Types.LONG, Types.LONG, Types.LONG))
+                                .executeAndCollect(
+                                        "unread savepoint inspect --user: " + operator)) {
             all.forEachRemaining(
                     row -> {
                         if (!row.f0.isEmpty()) {

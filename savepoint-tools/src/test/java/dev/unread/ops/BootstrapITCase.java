@@ -358,13 +358,14 @@ class BootstrapITCase {
             OperatorIdentifier operator, KeyedStateReaderFunction<Long, String> reader)
             throws Exception {
         Set<String> entries = new TreeSet<>();
-        try (CloseableIterator<String> all =
-                SavepointReader.read(
-                                CounterSavepoints.batchEnvironment(),
-                                savepoint,
-                                CounterSavepoints.stateBackend())
-                        .readKeyedState(operator, reader, Types.LONG, Types.STRING)
-                        .executeAndCollect("read " + operator)) {
+        try (BatchJobs jobs = BatchJobs.start();
+                CloseableIterator<String> all =
+                        SavepointReader.read(
+                                        jobs.environment(),
+                                        savepoint,
+                                        CounterSavepoints.stateBackend())
+                                .readKeyedState(operator, reader, Types.LONG, Types.STRING)
+                                .executeAndCollect("read " + operator)) {
             all.forEachRemaining(entries::add);
         }
         return entries;

@@ -58,38 +58,40 @@ class GroupSavepointITCase {
     @BeforeAll
     static void writeASavepointWithGroupState() throws Exception {
         savepoint = root.resolve("groups").toUri().toString();
-        StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
-        SavepointWriter.newSavepoint(env, CounterSavepoints.stateBackend(), 128)
-                .withOperator(
-                        CounterSavepoints.COUNTER,
-                        OperatorTransformation.bootstrapWith(
-                                        env.fromData(
-                                                Tuple3.of(1L, 7L, -5L),
-                                                Tuple3.of(2L, 7L, 1L),
-                                                Tuple3.of(3L, 9L, 0L)))
-                                .keyBy(row -> row.f0, Types.LONG)
-                                .transform(new Conversations()))
-                .withOperator(
-                        CounterSavepoints.READERS,
-                        OperatorTransformation.bootstrapWith(
-                                        env.fromData(
-                                                Tuple3.of(7L, 1L, 4L),
-                                                Tuple3.of(7L, 2L, 0L),
-                                                Tuple3.of(7L, 5L, -6L),
-                                                Tuple3.of(9L, 3L, 2L)))
-                                .keyBy(row -> row.f0, Types.LONG)
-                                .transform(new Readers()))
-                .withOperator(
-                        CounterSavepoints.FAN_OUT,
-                        OperatorTransformation.bootstrapWith(
-                                        env.fromData(
-                                                Tuple2.of(1L, new long[] {1, -5}),
-                                                Tuple2.of(2L, new long[] {1}),
-                                                Tuple2.of(4L, new long[] {2, -3, 6})))
-                                .keyBy(row -> 7L, Types.LONG)
-                                .transform(new Members()))
-                .write(savepoint);
-        env.execute("write a savepoint with group state");
+        try (BatchJobs jobs = BatchJobs.start()) {
+            StreamExecutionEnvironment env = jobs.environment();
+            SavepointWriter.newSavepoint(env, CounterSavepoints.stateBackend(), 128)
+                    .withOperator(
+                            CounterSavepoints.COUNTER,
+                            OperatorTransformation.bootstrapWith(
+                                            env.fromData(
+                                                    Tuple3.of(1L, 7L, -5L),
+                                                    Tuple3.of(2L, 7L, 1L),
+                                                    Tuple3.of(3L, 9L, 0L)))
+                                    .keyBy(row -> row.f0, Types.LONG)
+                                    .transform(new Conversations()))
+                    .withOperator(
+                            CounterSavepoints.READERS,
+                            OperatorTransformation.bootstrapWith(
+                                            env.fromData(
+                                                    Tuple3.of(7L, 1L, 4L),
+                                                    Tuple3.of(7L, 2L, 0L),
+                                                    Tuple3.of(7L, 5L, -6L),
+                                                    Tuple3.of(9L, 3L, 2L)))
+                                    .keyBy(row -> row.f0, Types.LONG)
+                                    .transform(new Readers()))
+                    .withOperator(
+                            CounterSavepoints.FAN_OUT,
+                            OperatorTransformation.bootstrapWith(
+                                            env.fromData(
+                                                    Tuple2.of(1L, new long[] {1, -5}),
+                                                    Tuple2.of(2L, new long[] {1}),
+                                                    Tuple2.of(4L, new long[] {2, -3, 6})))
+                                    .keyBy(row -> 7L, Types.LONG)
+                                    .transform(new Members()))
+                    .write(savepoint);
+            env.execute("write a savepoint with group state");
+        }
     }
 
     @AfterEach

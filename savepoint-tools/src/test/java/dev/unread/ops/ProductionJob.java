@@ -92,6 +92,11 @@ final class ProductionJob {
         }
     }
 
+    /** Takes a canonical savepoint under {@code dir}, the job running on; returns its path. */
+    String savepoint(Path dir) throws Exception {
+        return client.triggerSavepoint(dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+    }
+
     /** The parallelism the cluster runs the counting operator at. */
     int counterParallelism(MiniCluster cluster) throws Exception {
         for (AccessExecutionJobVertex vertex :
@@ -108,7 +113,9 @@ final class ProductionJob {
      * closed for whatever the test runs next on the cluster and the broker.
      */
     void cancel() throws Exception {
-        client.cancel().get();
+        if (!client.getJobStatus().get().isGloballyTerminalState()) {
+            client.cancel().get();
+        }
         Poll.until(
                 "the job cancelled",
                 TIMEOUT,

@@ -409,6 +409,7 @@ class StoredSavepointITCase {
                 assertThat(now.redisThreadHashes(prefix, false)).isNotEmpty();
                 ProductionJob.awaitRedis(config, now);
                 awaitReaders(prefix, now, old);
+                StoredSavepoints.savesCompressed(job, now, work);
             } finally {
                 job.cancel();
             }

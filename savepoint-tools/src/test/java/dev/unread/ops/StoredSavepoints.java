@@ -1,6 +1,7 @@
 package dev.unread.ops;
 
 import static dev.unread.kafka.EmbeddedKafka.PARTITIONS;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
@@ -202,12 +203,32 @@ final class StoredSavepoints {
                 }
                 ProductionJob.awaitRedis(config, now);
                 ProductionJob.awaitReaders(prefix, now.redisReaders(prefix));
+                savesCompressed(job, now, work);
             } finally {
                 job.cancel();
             }
         } finally {
             TestRedis.deleteKeys(prefix);
         }
+    }
+
+    /**
+     * Takes a savepoint of the restored job, which the job's settings compress
+     * (execution.checkpointing.snapshot-compression), cancels the job (the test's cluster has no
+     * slot to spare) and reads the savepoint back with the job's descriptors: every keyed-state
+     * file compressed, and the badges the ones {@code now} gives.
+     */
+    static void savesCompressed(ProductionJob job, Oracle now, Path work) throws Exception {
+        String again = job.savepoint(work.resolve("compressed"));
+        job.cancel();
+        SavepointBytes.Keyed keyed = SavepointBytes.keyed(again);
+        assertThat(keyed.files()).isPositive();
+        assertThat(keyed.compressedFiles()).isEqualTo(keyed.files());
+        assertThat(keyed.raw()).isGreaterThan(keyed.stored());
+        SavepointInspect.Summary state = SavepointInspect.inspect(again, 0);
+        assertThat(state.badgeMismatches()).isZero();
+        assertThat(state.senders())
+                .isEqualTo(now.badges().values().stream().mapToLong(Long::longValue).sum());
     }
 
     /**

@@ -51,15 +51,17 @@ class ThreadSavepointITCase {
     @BeforeAll
     static void writeASavepointWithThreads() throws Exception {
         savepoint = root.resolve("threads").toUri().toString();
-        StreamExecutionEnvironment env = CounterSavepoints.batchEnvironment();
-        SavepointWriter.newSavepoint(env, CounterSavepoints.stateBackend(), 128)
-                .withOperator(
-                        CounterSavepoints.COUNTER,
-                        OperatorTransformation.bootstrapWith(env.fromData(1L, 2L))
-                                .keyBy(user -> user, Types.LONG)
-                                .transform(new UsersThreads()))
-                .write(savepoint);
-        env.execute("write a savepoint with threads");
+        try (BatchJobs jobs = BatchJobs.start()) {
+            StreamExecutionEnvironment env = jobs.environment();
+            SavepointWriter.newSavepoint(env, CounterSavepoints.stateBackend(), 128)
+                    .withOperator(
+                            CounterSavepoints.COUNTER,
+                            OperatorTransformation.bootstrapWith(env.fromData(1L, 2L))
+                                    .keyBy(user -> user, Types.LONG)
+                                    .transform(new UsersThreads()))
+                    .write(savepoint);
+            env.execute("write a savepoint with threads");
+        }
     }
 
     @AfterEach

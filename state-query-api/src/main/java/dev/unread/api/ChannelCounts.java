@@ -2,6 +2,7 @@ package dev.unread.api;
 
 import dev.unread.contract.ChannelTrack;
 import dev.unread.contract.ChannelTrack.Interval;
+import dev.unread.contract.InputField;
 import dev.unread.contract.RedisNames;
 import dev.unread.contract.ThreadTrack;
 import dev.unread.contract.TrackJson;
@@ -35,7 +36,7 @@ final class ChannelCounts {
     }
 
     /** A followed thread's counts, with its channel's preference, which decides its totals. */
-    record ThreadCounts(String preference, Counts counts) {}
+    record ThreadCounts(InputField.CountPreference preference, Counts counts) {}
 
     /**
      * What a channel or thread answers once synced; throws JedisDataException when its index keys

@@ -4,7 +4,7 @@ import dev.unread.api.ChannelCounts.Counts;
 import dev.unread.api.ChannelCounts.ThreadCounts;
 import dev.unread.contract.ChannelTrack;
 import dev.unread.contract.Count;
-import dev.unread.contract.EventJson;
+import dev.unread.contract.InputField;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -122,15 +122,18 @@ final class ChannelSections {
         long conversations = 0;
         long followed = 0;
         for (Map.Entry<Long, Counts> entry : channels.entrySet()) {
-            String preference = tracks.get(entry.getKey()).preference();
+            InputField.CountPreference preference = tracks.get(entry.getKey()).preference();
             Counts c = entry.getValue();
-            messages += EventJson.ALL.equals(preference) ? c.unread() : 0;
-            mentions += EventJson.NONE.equals(preference) ? 0 : c.mentions();
+            messages += preference == InputField.CountPreference.ALL ? c.unread() : 0;
+            mentions += preference == InputField.CountPreference.NONE ? 0 : c.mentions();
             conversations +=
                     conversationCounts(preference, c) || marked.contains(entry.getKey()) ? 1 : 0;
         }
         for (ThreadCounts thread : threads.values()) {
-            mentions += EventJson.NONE.equals(thread.preference()) ? 0 : thread.counts().mentions();
+            mentions +=
+                    thread.preference() == InputField.CountPreference.NONE
+                            ? 0
+                            : thread.counts().mentions();
             followed += threadCounts(thread.preference(), thread.counts()) ? 1 : 0;
         }
         return new Totals(messages, mentions, conversations, followed);
@@ -161,20 +164,20 @@ final class ChannelSections {
     }
 
     /** Whether a channel enters the totals' {@code conversations}, its mark aside. */
-    private static boolean conversationCounts(String preference, Counts c) {
+    private static boolean conversationCounts(InputField.CountPreference preference, Counts c) {
         return switch (preference) {
-            case EventJson.ALL -> c.unread() > 0;
-            case EventJson.MENTIONS -> c.mentions() > 0;
-            default -> false;
+            case ALL -> c.unread() > 0;
+            case MENTIONS -> c.mentions() > 0;
+            case NONE -> false;
         };
     }
 
     /** Whether a followed thread enters the totals' {@code threads}. */
-    private static boolean threadCounts(String preference, Counts c) {
+    private static boolean threadCounts(InputField.CountPreference preference, Counts c) {
         return switch (preference) {
-            case EventJson.ALL -> c.unread() > 0 || c.mentions() > 0;
-            case EventJson.MENTIONS -> c.mentions() > 0;
-            default -> false;
+            case ALL -> c.unread() > 0 || c.mentions() > 0;
+            case MENTIONS -> c.mentions() > 0;
+            case NONE -> false;
         };
     }
 }

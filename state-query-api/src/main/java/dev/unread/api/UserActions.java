@@ -6,7 +6,9 @@ import static dev.unread.api.AccessControl.userParam;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.contract.EventJson;
+import dev.unread.contract.InputField;
 import io.javalin.http.Context;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -71,7 +73,7 @@ final class UserActions {
     }
 
     private static final List<String> COUNT_PREFERENCES =
-            List.of(EventJson.ALL, EventJson.MENTIONS, EventJson.NONE);
+            Arrays.stream(InputField.CountPreference.values()).map(Enum::name).toList();
 
     /**
      * {@code countPreference}, {@code ignoreChannelMentions} or both; the event carries what the

@@ -1,6 +1,6 @@
 package dev.unread.api;
 
-import dev.unread.contract.EventJson;
+import dev.unread.contract.InputField;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -34,7 +34,7 @@ final class ChannelFacts {
     static final class Member {
         long read;
         long floor;
-        String preference = EventJson.ALL;
+        InputField.CountPreference preference = InputField.CountPreference.ALL;
         boolean ignoreAll;
         boolean marked;
         final Map<Long, Long> threadReads = new HashMap<>();
@@ -134,7 +134,7 @@ final class ChannelFacts {
      */
     static ChannelFacts random(Random random, List<Long> users, List<Long> channelIds, int seqs) {
         ChannelFacts facts = new ChannelFacts(users);
-        String[] preferences = {EventJson.ALL, EventJson.MENTIONS, EventJson.NONE};
+        InputField.CountPreference[] preferences = InputField.CountPreference.values();
         for (long id : channelIds) {
             Channel channel = facts.channel(id);
             for (long seq = 1; seq <= seqs; seq++) {

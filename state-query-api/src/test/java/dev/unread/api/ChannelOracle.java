@@ -3,7 +3,7 @@ package dev.unread.api;
 import dev.unread.api.ChannelFacts.Channel;
 import dev.unread.api.ChannelFacts.Member;
 import dev.unread.api.ChannelFacts.Message;
-import dev.unread.contract.EventJson;
+import dev.unread.contract.InputField;
 import dev.unread.contract.RedisNames;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,15 +54,15 @@ final class ChannelOracle {
             putNonZero(conversations, channel.id, counts[0]);
             putNonZero(mentions, channel.id, counts[1]);
             putNonZero(channelMentions, channel.id, counts[2]);
-            String preference = member.preference;
-            if (preference.equals(EventJson.ALL)) {
+            InputField.CountPreference preference = member.preference;
+            if (preference == InputField.CountPreference.ALL) {
                 totals.merge(RedisNames.TOTAL_MESSAGES, counts[0], Long::sum);
             }
-            if (!preference.equals(EventJson.NONE)) {
+            if (preference != InputField.CountPreference.NONE) {
                 totals.merge(RedisNames.TOTAL_MENTIONS, counts[1], Long::sum);
             }
-            if ((preference.equals(EventJson.ALL) && counts[0] > 0)
-                    || (preference.equals(EventJson.MENTIONS) && counts[1] > 0)
+            if ((preference == InputField.CountPreference.ALL && counts[0] > 0)
+                    || (preference == InputField.CountPreference.MENTIONS && counts[1] > 0)
                     || member.marked) {
                 totals.merge(RedisNames.TOTAL_CONVERSATIONS, 1L, Long::sum);
             }
@@ -75,11 +75,12 @@ final class ChannelOracle {
                     }
                 }
                 threads.computeIfAbsent(channel.id, c -> new TreeMap<>()).put(root, thread);
-                if (!preference.equals(EventJson.NONE)) {
+                if (preference != InputField.CountPreference.NONE) {
                     totals.merge(RedisNames.TOTAL_MENTIONS, thread[1], Long::sum);
                 }
-                if ((preference.equals(EventJson.ALL) && (thread[0] > 0 || thread[1] > 0))
-                        || (preference.equals(EventJson.MENTIONS) && thread[1] > 0)) {
+                if ((preference == InputField.CountPreference.ALL
+                                && (thread[0] > 0 || thread[1] > 0))
+                        || (preference == InputField.CountPreference.MENTIONS && thread[1] > 0)) {
                     totals.merge(RedisNames.TOTAL_THREADS, 1L, Long::sum);
                 }
             }

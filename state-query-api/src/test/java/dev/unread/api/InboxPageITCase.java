@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.unread.contract.ChannelTrack;
 import dev.unread.contract.Count;
-import dev.unread.contract.EventJson;
+import dev.unread.contract.InputField;
+import dev.unread.contract.InputKind;
 import dev.unread.contract.RedisNames;
 import dev.unread.contract.TrackJson;
 import dev.unread.local.Await;
@@ -159,7 +160,7 @@ class InboxPageITCase {
                         WAIT,
                         () ->
                                 KafkaBroker.consumeAll(topic).stream()
-                                        .filter(r -> r.value().contains(EventJson.ALL_READ))
+                                        .filter(r -> r.value().contains(InputKind.ALL_READ.type()))
                                         .findFirst()
                                         .orElse(null));
         assertThat(allRead.key()).isEqualTo(Long.toString(USER));
@@ -195,12 +196,17 @@ class InboxPageITCase {
                         WAIT,
                         () ->
                                 KafkaBroker.consumeAll(topic).stream()
-                                        .filter(r -> r.value().contains(EventJson.INBOX_OPENED))
+                                        .filter(
+                                                r ->
+                                                        r.value()
+                                                                .contains(
+                                                                        InputKind.INBOX_OPENED
+                                                                                .type()))
                                         .findFirst()
                                         .orElse(null));
         assertThat(opened.key()).isEqualTo(Long.toString(USER));
         assertThat(Http.JSON.readTree(opened.value()).get("type").asText())
-                .isEqualTo(EventJson.INBOX_OPENED);
+                .isEqualTo(InputKind.INBOX_OPENED.type());
         jobFlush(300, 0, "");
         wait.until(b -> b.findElement(By.id("badge")).getText().equals("0"));
         assertThat(browser.findElement(By.id("status")).getText()).contains("version 300");
@@ -239,7 +245,7 @@ class InboxPageITCase {
         var thread = browser.findElement(By.id("thread-80001-1038"));
         thread.findElement(By.className("seq")).sendKeys("1060");
         thread.findElement(By.className("read")).click();
-        var read = Http.JSON.readTree(published(EventJson.THREAD_READ).value());
+        var read = Http.JSON.readTree(published(InputKind.THREAD_READ.type()).value());
         assertThat(read.get("conversationId").asLong()).isEqualTo(80001);
         assertThat(read.get("threadSeq").asLong()).isEqualTo(1038);
         assertThat(read.get("readSeq").asLong()).isEqualTo(1060);
@@ -247,7 +253,7 @@ class InboxPageITCase {
         browser.findElement(By.id("thread-80001-1040"))
                 .findElement(By.className("unfollow"))
                 .click();
-        var unfollow = Http.JSON.readTree(published(EventJson.THREAD_FOLLOWED).value());
+        var unfollow = Http.JSON.readTree(published(InputKind.THREAD_FOLLOWED.type()).value());
         assertThat(unfollow.get("threadSeq").asLong()).isEqualTo(1040);
         assertThat(unfollow.get("following").asBoolean()).isFalse();
 
@@ -342,7 +348,9 @@ class InboxPageITCase {
         var conversation = browser.findElement(By.id("conversation-80001"));
         conversation.findElement(By.className("seq")).sendKeys("2");
         conversation.findElement(By.className("read")).click();
-        var read = Http.JSON.readTree(published(CHANNEL_USER, EventJson.CONVERSATION_READ).value());
+        var read =
+                Http.JSON.readTree(
+                        published(CHANNEL_USER, InputKind.CONVERSATION_READ.type()).value());
         assertThat(read.get("conversationId").asLong()).isEqualTo(80001);
         assertThat(read.get("readSeq").asLong()).isEqualTo(2);
         // The job's answer: the conversation read, its thread still unread.
@@ -359,7 +367,7 @@ class InboxPageITCase {
                 .click();
         var ignore =
                 Http.JSON.readTree(
-                        published(CHANNEL_USER, EventJson.CONVERSATION_PREFERENCE).value());
+                        published(CHANNEL_USER, InputKind.CONVERSATION_PREFERENCE.type()).value());
         assertThat(ignore.get("conversationId").asLong()).isEqualTo(80002);
         assertThat(ignore.get("ignoreChannelMentions").asBoolean()).isTrue();
         // The job's answer: the @here no longer counts as a mention, nor marks the conversation.
@@ -398,7 +406,7 @@ class InboxPageITCase {
                                         0,
                                         1,
                                         0,
-                                        EventJson.ALL,
+                                        InputField.CountPreference.ALL,
                                         false,
                                         false)));
         stores.redis.hset(tracks, RedisNames.threadField(channel, 10), "{}");
@@ -441,8 +449,8 @@ class InboxPageITCase {
                                                 r ->
                                                         r.value()
                                                                 .contains(
-                                                                        EventJson
-                                                                                .CONVERSATION_READ))
+                                                                        InputKind.CONVERSATION_READ
+                                                                                .type()))
                                         .findFirst()
                                         .orElse(null));
         assertThat(read.key()).isEqualTo(Long.toString(BIG_USER));
