@@ -3,7 +3,6 @@ package dev.unread.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.contract.MessageTypes;
-import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.RedisNames;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -24,15 +23,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The live streams of docs/contract.md ("Live push"): every client of this API instance gets a
- * snapshot of its user's counts, then the UNREAD_CHANGED and READ_RECEIPTS messages of its user's
- * channels, through ONE Redis connection subscribed to the channels of the users this instance
- * serves right now: subscribed when a user's first stream opens, unsubscribed when the last one
- * closes. On a Redis Cluster the channels are shard channels, each SSUBSCRIBEd on the primary
- * owning its slot through one connection per such primary ({@link ShardedSubscriptions}).
+ * snapshot of its user's counts, then the counts as they change ({@link CountPush}, the one
+ * producer of a stream's counts) and the READ_RECEIPTS messages of its user, through ONE Redis
+ * connection subscribed to the channels of the users this instance serves right now and to the
+ * CHANNEL_CHANGED of their channels ({@link ChannelWatch}): subscribed when a user's first stream
+ * opens, unsubscribed when the last one closes. On a Redis Cluster the channels are shard channels,
+ * each SSUBSCRIBEd on the primary owning its slot through one connection per such primary ({@link
+ * ShardedSubscriptions}).
  *
  * <p>Nothing is lost between snapshot and subscription: a stream is registered and its user's
- * channels subscribed (Redis confirmed it) before the snapshot is read, and what arrives meanwhile
- * is kept by the stream until the snapshot is queued, then dropped if not newer than it.
+ * channels subscribed (Redis confirmed it) before the snapshot is read; a notice that arrives
+ * meanwhile is kept by the stream's {@link StreamCounts} and makes a read once the snapshot is
+ * queued if the snapshot may not hold it, and a receipt is kept until the snapshot is queued.
  *
  * <p>When the subscription connection fails, every stream is told to reconnect and closed (it may
  * have missed a message, and a reconnect gets a fresh snapshot); the connection is made again in
@@ -41,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * channel's owner in a freshly read slot map.
  *
  * <p>This class registers and ends the streams and hands them their messages; the streams by user
- * are {@link StreamUsers}, the single node's connection {@link NodeSubscription}, and keeping the
+ * are {@link StreamUsers}, the Redis subscriptions {@link StreamSubscriptions}, and keeping the
  * users live for the job {@link LiveUsers}.
  */
 final class LiveStreams implements AutoCloseable {
@@ -69,11 +71,12 @@ final class LiveStreams implements AutoCloseable {
     private final ExecutorService senders;
     private final ScheduledExecutorService timer;
 
-    /** On a single node: the one subscription connection; null on a cluster. */
-    private final NodeSubscription node;
+    private final StreamSubscriptions subscriptions;
 
-    /** On a cluster: the subscriptions per primary; null on a single node. */
-    private final ShardedSubscriptions sharded;
+    /** The channels followed for the users streamed to; guarded by {@link #lock}. */
+    private final ChannelWatch channels;
+
+    private final CountPush push;
 
     /** Guards {@link #users} and every command sent on the subscriptions. */
     private final Object lock = new Object();
@@ -115,44 +118,28 @@ final class LiveStreams implements AutoCloseable {
                 config.streamHeartbeatMs,
                 config.streamHeartbeatMs,
                 TimeUnit.MILLISECONDS);
-        RedisEndpoint endpoint = config.redisEndpoint();
-        if (endpoint.isCluster()) {
-            this.sharded =
-                    new ShardedSubscriptions(
-                            endpoint,
-                            config.redisKeyPrefix,
-                            config.timeoutMs,
-                            lock,
-                            new ShardedSubscriptions.Listener() {
-                                @Override
-                                public void message(String channel, String text) {
-                                    dispatch(channel, text);
-                                }
+        this.subscriptions =
+                new StreamSubscriptions(
+                        config,
+                        lock,
+                        new StreamSubscriptions.Listener() {
+                            @Override
+                            public void message(String channel, String text) {
+                                dispatch(channel, text);
+                            }
 
-                                @Override
-                                public void lost(Set<Long> userIds) {
-                                    cutOff(userIds);
-                                }
-                            });
-            this.node = null;
-        } else {
-            this.sharded = null;
-            this.node =
-                    new NodeSubscription(
-                            config,
-                            lock,
-                            new NodeSubscription.Listener() {
-                                @Override
-                                public void message(String channel, String text) {
-                                    dispatch(channel, text);
-                                }
+                            @Override
+                            public void lost(Set<Long> userIds) {
+                                cutOff(userIds);
+                            }
 
-                                @Override
-                                public void lost() {
-                                    LiveStreams.this.lost();
-                                }
-                            });
-        }
+                            @Override
+                            public void lostAll() {
+                                LiveStreams.this.lost();
+                            }
+                        });
+        this.channels = new ChannelWatch(subscriptions, config.redisKeyPrefix);
+        this.push = new CountPush(config, redis, json, lock, users, channels, timer);
     }
 
     /**
@@ -179,23 +166,16 @@ final class LiveStreams implements AutoCloseable {
      *     client is then unregistered
      */
     void open(StreamClient client) {
-        if (sharded != null) {
-            try {
-                sharded.refreshSlots();
-            } catch (RuntimeException e) {
-                client.close(true);
-                throw new DependencyException(DependencyException.REDIS, e);
-            }
+        try {
+            subscriptions.prepare();
+        } catch (RuntimeException e) {
+            client.close(true);
+            throw new DependencyException(DependencyException.REDIS, e);
         }
         CompletableFuture<Void> subscribed;
         synchronized (lock) {
             subscribed =
-                    users.add(
-                            client,
-                            userId ->
-                                    sharded != null
-                                            ? sharded.subscribe(userId, channels(userId))
-                                            : node.subscribe(channels(userId)));
+                    users.add(client, userId -> subscriptions.subscribe(userId, channels(userId)));
             metrics.streamsHeld(users.streams());
         }
         client.onClosed(() -> leave(client));
@@ -204,8 +184,7 @@ final class LiveStreams implements AutoCloseable {
             // Live before the snapshot is read: a flush that found the user not live wrote its
             // counts before, so the snapshot holds them; every later flush publishes them.
             live.register(client.userId);
-            CountAnswers.Snapshot snapshot = redis.snapshot(client.userId);
-            client.start(snapshot.message(json), snapshot.version());
+            push.start(client);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             client.close(true);
@@ -228,11 +207,8 @@ final class LiveStreams implements AutoCloseable {
                 return;
             }
             until = last.getAsLong();
-            if (sharded != null) {
-                sharded.unsubscribe(channels(client.userId));
-            } else {
-                node.unsubscribe(channels(client.userId));
-            }
+            subscriptions.unsubscribe(channels(client.userId));
+            channels.remove(client.userId);
         }
         if (until != 0) {
             live.notLive(client.userId, until);
@@ -246,39 +222,46 @@ final class LiveStreams implements AutoCloseable {
         };
     }
 
-    /** From the subscriber thread: hands a message to the streams of the channel's user. */
+    /**
+     * From a subscriber thread: a receipt goes to the streams of its user as it is; a count notice
+     * (the job's UNREAD_CHANGED, a TRACK_CHANGED, a CHANNEL_CHANGED) makes the streams it concerns
+     * read their counts again, and the job's ERASED ends the user's streams.
+     */
     private void dispatch(String channel, String text) {
+        long channelId = channels.channelOf(channel);
         boolean change = channel.startsWith(changedPrefix);
-        String id =
-                change
-                        ? channel.substring(changedPrefix.length())
-                        : channel.startsWith(receiptsPrefix)
-                                ? channel.substring(receiptsPrefix.length())
-                                : null;
-        if (id == null) {
+        if (channelId == 0 && !change) {
+            if (channel.startsWith(receiptsPrefix)) {
+                long userId = Long.parseLong(channel.substring(receiptsPrefix.length()));
+                StreamClient.Message receipt = new StreamClient.Message(false, 0, text);
+                List<StreamClient> targets;
+                synchronized (lock) {
+                    targets = users.of(userId);
+                }
+                targets.forEach(client -> client.deliver(receipt));
+            }
             return;
         }
-        long version = 0;
-        if (change) {
-            try {
-                JsonNode message = json.readTree(text);
-                if (MessageTypes.ERASED.equals(message.path("type").asText())) {
-                    erased(Long.parseLong(id), text);
-                    return;
-                }
-                version = message.path("version").asLong(0);
-            } catch (IOException e) {
-                LOG.warn("dropped a message on {} that is not JSON", channel);
-                return;
-            }
+        JsonNode message;
+        try {
+            message = json.readTree(text);
+        } catch (IOException e) {
+            LOG.warn("dropped a message on {} that is not JSON", channel);
+            return;
         }
-        List<StreamClient> targets;
-        synchronized (lock) {
-            targets = users.of(Long.parseLong(id));
+        long version = message.path("version").asLong(0);
+        if (channelId != 0) {
+            push.channelChanged(channelId, version);
+            return;
         }
-        StreamClient.Message message = new StreamClient.Message(change, version, text);
-        for (StreamClient client : targets) {
-            client.deliver(message);
+        long userId = Long.parseLong(channel.substring(changedPrefix.length()));
+        String type = message.path("type").asText();
+        if (MessageTypes.ERASED.equals(type)) {
+            erased(userId, text);
+        } else if (MessageTypes.TRACK_CHANGED.equals(type)) {
+            push.trackChanged(userId, message.path("conversationId").asLong(0));
+        } else {
+            push.jobChanged(userId, version);
         }
     }
 
@@ -294,11 +277,8 @@ final class LiveStreams implements AutoCloseable {
             if (removed == null) {
                 return;
             }
-            if (sharded != null) {
-                sharded.unsubscribe(channels(userId));
-            } else {
-                node.unsubscribe(channels(userId));
-            }
+            subscriptions.unsubscribe(channels(userId));
+            channels.remove(userId);
             metrics.streamsHeld(users.streams());
         }
         for (StreamClient client : removed.streams()) {
@@ -314,11 +294,7 @@ final class LiveStreams implements AutoCloseable {
             client.heartbeatDue();
         }
         synchronized (lock) {
-            if (sharded != null) {
-                sharded.heartbeat();
-            } else {
-                node.heartbeat();
-            }
+            subscriptions.heartbeat();
         }
     }
 
@@ -350,12 +326,13 @@ final class LiveStreams implements AutoCloseable {
     private void cutOff(Set<Long> userIds) {
         List<StreamClient> cut = new ArrayList<>();
         synchronized (lock) {
-            for (long userId : userIds) {
+            for (long userId : channels.owners(userIds)) {
                 StreamUsers.Removed removed = users.removeUser(userId);
                 if (removed != null) {
                     cut.addAll(removed.streams());
-                    // Its other channel may be on a primary still subscribed.
-                    sharded.unsubscribe(channels(userId));
+                    // Its other channels may be on primaries still subscribed.
+                    subscriptions.unsubscribe(channels(userId));
+                    channels.remove(userId);
                 }
             }
             metrics.streamsHeld(users.streams());
@@ -372,10 +349,9 @@ final class LiveStreams implements AutoCloseable {
     private void lost() {
         List<StreamClient> all;
         synchronized (lock) {
-            if (node != null) {
-                node.reset();
-            }
+            subscriptions.reset();
             all = users.removeAll();
+            channels.clear();
             metrics.streamsHeld(users.streams());
         }
         for (StreamClient client : all) {
@@ -389,12 +365,9 @@ final class LiveStreams implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        if (sharded != null) {
-            sharded.close();
-        } else {
-            node.close();
-        }
+        subscriptions.close();
         lost();
+        push.close();
         timer.shutdownNow();
         senders.shutdown();
         try {

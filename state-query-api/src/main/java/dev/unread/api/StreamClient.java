@@ -39,6 +39,10 @@ abstract class StreamClient {
     }
 
     final long userId;
+
+    /** What the client holds of its user's counts, and when they must be read again. */
+    final StreamCounts counts;
+
     private final ApiMetrics metrics;
     private final int capacity;
     private final Executor senders;
@@ -58,6 +62,7 @@ abstract class StreamClient {
 
     StreamClient(long userId, ApiMetrics metrics, int capacity, Executor senders) {
         this.userId = userId;
+        this.counts = new StreamCounts(userId);
         this.metrics = metrics;
         this.capacity = capacity;
         this.senders = senders;
