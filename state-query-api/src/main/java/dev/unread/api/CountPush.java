@@ -1,5 +1,6 @@
 package dev.unread.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -24,8 +25,10 @@ import org.slf4j.LoggerFactory;
  * UNREAD_CHANGED leaves the channels out, so a stream gets its snapshot, then, whenever a notice
  * says its user's counts may have changed (the job's UNREAD_CHANGED, a TRACK_CHANGED, a channel's
  * CHANNEL_CHANGED), the counts read again with the recipe and what changed, under the API's
- * version. Reads run on a pool of their own, off the subscriber threads; a stream has at most one
- * read queued or under way ({@link StreamCounts}), so the pool's queue is bounded by the streams.
+ * version; the job's UNREAD_CHANGED of a user with no channel is merged without a read ({@link
+ * StreamCounts#jobChanged}). Reads run on a pool of their own, off the subscriber threads; a stream
+ * has at most one read queued or under way ({@link StreamCounts}), so the pool's queue is bounded
+ * by the streams.
  */
 final class CountPush implements AutoCloseable {
 
@@ -105,11 +108,24 @@ final class CountPush implements AutoCloseable {
         }
     }
 
-    /** The job's UNREAD_CHANGED of {@code userId}. */
-    void jobChanged(long userId, long jobVersion) {
-        clientsOf(List.of(userId)).stream()
-                .filter(client -> client.counts.jobChanged(jobVersion))
-                .forEach(this::read);
+    /**
+     * The job's UNREAD_CHANGED {@code message} of {@code userId}: merged into what a stream of a
+     * user with no channel holds, else a reason to read the counts again.
+     */
+    void jobChanged(long userId, JsonNode message) {
+        long jobVersion = message.path("version").asLong(0);
+        for (StreamClient client : clientsOf(List.of(userId))) {
+            StreamCounts.Job job =
+                    client.counts.jobChanged(jobVersion, message, this::nextVersion, json);
+            if (job.message() != null) {
+                client.deliver(job.message());
+                if (client.counts.again()) {
+                    read(client);
+                }
+            } else if (job.read()) {
+                read(client);
+            }
+        }
     }
 
     /** A CHANNEL_CHANGED of {@code channelId} at index version {@code indexVersion}. */

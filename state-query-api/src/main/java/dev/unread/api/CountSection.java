@@ -87,6 +87,70 @@ record CountSection(String name, List<Count> counts) {
         return marks;
     }
 
+    /**
+     * The section's value in a stream's snapshot after the job's UNREAD_CHANGED {@code change} of
+     * it ({@code held} before): absolute values, 0 (false for a mark) for what went away, in the
+     * order a read gives them, so that a stream merging the job's changes holds what a read would.
+     *
+     * @throws IllegalArgumentException for a change that is not the job's
+     */
+    Object merged(Object held, JsonNode change) {
+        if (first().shape() == Count.Shape.STRING) {
+            return count(change);
+        }
+        if (!change.isObject()) {
+            throw new IllegalArgumentException("not an object");
+        }
+        if (first().fieldKind() == Field.TOTAL) {
+            Map<String, Object> totals = new LinkedHashMap<>();
+            ((Map<?, ?>) held).forEach((field, value) -> totals.put((String) field, value));
+            for (Count count : counts) {
+                JsonNode value = change.get(count.totalField());
+                if (value != null) {
+                    totals.put(count.totalField(), count(value));
+                }
+            }
+            return totals;
+        }
+        Map<Id, Object> byId = new TreeMap<>();
+        ((Map<?, ?>) held)
+                .forEach(
+                        (field, value) ->
+                                byId.put(Id.of(first().fieldKind(), (String) field), value));
+        change.fields()
+                .forEachRemaining(
+                        entry -> {
+                            Id id = Id.of(first().fieldKind(), entry.getKey());
+                            Object value = value(entry.getValue());
+                            if (value.equals(0L) || value.equals(false)) {
+                                byId.remove(id);
+                            } else {
+                                byId.put(id, value);
+                            }
+                        });
+        Map<String, Object> merged = new LinkedHashMap<>();
+        byId.forEach(
+                (id, value) -> merged.put(first().field(id.conversationId, id.threadSeq), value));
+        return merged;
+    }
+
+    private Object value(JsonNode value) {
+        if (first().shape() != Count.Shape.SET) {
+            return count(value);
+        }
+        if (!value.isBoolean()) {
+            throw new IllegalArgumentException("a mark that is not true or false");
+        }
+        return value.booleanValue();
+    }
+
+    private static long count(JsonNode value) {
+        if (!value.isIntegralNumber() || !value.canConvertToLong() || value.longValue() < 0) {
+            throw new IllegalArgumentException("not a count");
+        }
+        return value.longValue();
+    }
+
     private Map<String, Long> totals(Map<String, String> hash) {
         Map<String, Long> totals = new LinkedHashMap<>();
         for (Count count : counts) {

@@ -225,7 +225,8 @@ final class LiveStreams implements AutoCloseable {
     /**
      * From a subscriber thread: a receipt goes to the streams of its user as it is; a count notice
      * (the job's UNREAD_CHANGED, a TRACK_CHANGED, a CHANNEL_CHANGED) makes the streams it concerns
-     * read their counts again, and the job's ERASED ends the user's streams.
+     * read their counts again, or merge the job's changes of a user with no channel ({@link
+     * CountPush#jobChanged}), and the job's ERASED ends the user's streams.
      */
     private void dispatch(String channel, String text) {
         long channelId = channels.channelOf(channel);
@@ -261,7 +262,7 @@ final class LiveStreams implements AutoCloseable {
         } else if (MessageTypes.TRACK_CHANGED.equals(type)) {
             push.trackChanged(userId, message.path("conversationId").asLong(0));
         } else {
-            push.jobChanged(userId, version);
+            push.jobChanged(userId, message);
         }
     }
 

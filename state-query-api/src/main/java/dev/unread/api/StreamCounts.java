@@ -8,13 +8,16 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 
 /**
  * What one stream's client holds of its user's counts, and when they must be read again
  * (docs/contract.md, "Live push"): the API is the one producer of a stream's counts, since the
  * job's UNREAD_CHANGED leaves the channels out. A notice newer than what the counts held is a
  * reason to read them again with the recipe; what changed since the last message goes out as one
- * UNREAD_CHANGED under the API's version.
+ * UNREAD_CHANGED under the API's version. A user with no channel is the exception: the job's
+ * UNREAD_CHANGED then carries every change of the user's counts, so it is merged into what the
+ * client holds, without a read, until a track change says the user may have a channel.
  *
  * <p>Notices come from the subscriber threads, reads from the counting pool: everything here is
  * guarded by this object's monitor. Notices that arrive while a read is under way, or before the
@@ -38,6 +41,12 @@ final class StreamCounts {
     /** A track change came before the snapshot. */
     private boolean trackNoticed;
 
+    /**
+     * The user had no channel when the counts were first read, and no track changed since: the
+     * job's changes are all the changes of the counts.
+     */
+    private boolean channelFree;
+
     /** A notice asked for a read that has not begun. */
     private boolean due;
 
@@ -49,16 +58,48 @@ final class StreamCounts {
     }
 
     /**
-     * A job UNREAD_CHANGED of {@code version}.
-     *
-     * @return whether the caller must queue a read ({@link #read})
+     * A job UNREAD_CHANGED of {@code version}, {@code message}. Of a user with no channel, while no
+     * read is queued or under way, its changes are merged into what the client holds, and the
+     * message of what changed goes out under the API's next version from {@code versions}; the
+     * caller then holds the stream's one read slot until {@link #again}, so that no read's message
+     * overtakes it. Otherwise, or when the message is not the job's, it asks for a read.
      */
-    synchronized boolean jobChanged(long version) {
+    synchronized Job jobChanged(
+            long version, JsonNode message, LongSupplier versions, ObjectMapper json) {
         if (version <= jobVersion) {
-            return false;
+            return Job.NOTHING;
         }
         jobVersion = version;
-        return ask();
+        if (!channelFree || !started || reading) {
+            return ask() ? Job.READ : Job.NOTHING;
+        }
+        Map<String, Object> merged = new LinkedHashMap<>();
+        try {
+            for (CountSection section : CountSection.ALL) {
+                JsonNode change = message.get(section.name());
+                Object before = held.get(section.name());
+                merged.put(
+                        section.name(), change == null ? before : section.merged(before, change));
+            }
+        } catch (IllegalArgumentException notTheJobs) {
+            return ask() ? Job.READ : Job.NOTHING;
+        }
+        long next = versions.getAsLong();
+        String changes = changes(merged, next, json);
+        if (changes == null) {
+            return Job.NOTHING;
+        }
+        reading = true;
+        return new Job(false, new StreamClient.Message(true, next, changes));
+    }
+
+    /**
+     * What a job UNREAD_CHANGED asks of the caller: queue a read, or deliver {@code message} and
+     * then ask {@link #again}.
+     */
+    record Job(boolean read, StreamClient.Message message) {
+        static final Job NOTHING = new Job(false, null);
+        static final Job READ = new Job(true, null);
     }
 
     /**
@@ -83,6 +124,7 @@ final class StreamCounts {
      */
     synchronized boolean trackChanged() {
         trackNoticed |= !started;
+        channelFree = false;
         return ask();
     }
 
@@ -117,6 +159,7 @@ final class StreamCounts {
         jobVersion = Math.max(jobVersion, snapshot.version());
         read.forEach((channel, at) -> channelVersions.merge(channel, at, Math::max));
         hold(snapshot.counts());
+        channelFree = read.isEmpty() && !trackNoticed;
         started = true;
         due = missing;
         reading = missing;
@@ -137,6 +180,19 @@ final class StreamCounts {
      */
     synchronized String changes(CountAnswers.Snapshot read, long version, ObjectMapper json) {
         jobVersion = Math.max(jobVersion, read.version());
+        Map<String, Object> now = new LinkedHashMap<>();
+        for (CountSection section : CountSection.ALL) {
+            now.put(
+                    section.name(),
+                    section.inSnapshot(read.counts().sections().get(section.name())));
+        }
+        return changes(now, version, json);
+    }
+
+    /**
+     * The message that brings the client from what it holds to {@code now}, which it then holds.
+     */
+    private String changes(Map<String, Object> now, long version, ObjectMapper json) {
         ObjectNode message =
                 json.createObjectNode()
                         .put("type", MessageTypes.UNREAD_CHANGED)
@@ -144,14 +200,13 @@ final class StreamCounts {
                         .put("version", version);
         boolean changed = false;
         for (CountSection section : CountSection.ALL) {
-            Object now = section.inSnapshot(read.counts().sections().get(section.name()));
-            Object before = held.get(section.name());
-            JsonNode diff = diff(before, now, json);
+            Object after = now.get(section.name());
+            JsonNode diff = diff(held.get(section.name()), after, json);
             if (diff != null) {
                 message.set(section.name(), diff);
                 changed = true;
             }
-            held.put(section.name(), now);
+            held.put(section.name(), after);
         }
         return changed ? message.toString() : null;
     }

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -73,17 +74,29 @@ class LiveStreamsITCase {
 
     /** What the job's sink does in one flush for one user: counts, version, then the message. */
     private void jobFlush(long userId, long version, long badge, long conversation, long count) {
+        jobFlush(
+                userId,
+                version,
+                badge,
+                conversation > 0
+                        ? Map.of(Long.toString(conversation), Long.toString(count))
+                        : Map.of());
+    }
+
+    /** As above, with the counts of {@code conversations}. */
+    private void jobFlush(
+            long userId, long version, long badge, Map<String, String> conversations) {
         try (AbstractPipeline p = stores.redis.pipelined()) {
             if (badge >= 0) {
                 p.set(Count.SENDERS.key(stores.keyPrefix, userId), Long.toString(badge));
             }
             String fields = "";
-            if (conversation > 0) {
-                p.hset(
-                        Count.CONVERSATION.key(stores.keyPrefix, userId),
-                        Long.toString(conversation),
-                        Long.toString(count));
-                fields = ",\"conversations\":{\"" + conversation + "\":" + count + "}";
+            if (!conversations.isEmpty()) {
+                p.hset(Count.CONVERSATION.key(stores.keyPrefix, userId), conversations);
+                fields =
+                        conversations.entrySet().stream()
+                                .map(e -> "\"" + e.getKey() + "\":" + e.getValue())
+                                .collect(Collectors.joining(",", ",\"conversations\":{", "}"));
             }
             p.setex(
                     RedisNames.versionKey(stores.keyPrefix, userId),
@@ -400,8 +413,7 @@ class LiveStreamsITCase {
                 for (int c = 1; c <= 1000; c++) {
                     counts.put(Long.toString(80_000 + c), Long.toString(version));
                 }
-                stores.redis.hset(Count.CONVERSATION.key(stores.keyPrefix, user), counts);
-                jobFlush(user, version, version, 0, 0);
+                jobFlush(user, version, version, counts);
                 for (int i = 0; i < 2; i++) {
                     versions[i] = awaitSenders(List.of(fast, fastWs).get(i), version, versions[i]);
                 }

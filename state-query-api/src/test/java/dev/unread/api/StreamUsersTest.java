@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -64,10 +65,16 @@ class StreamUsersTest {
 
     /** A stream of {@code userId} registered in {@code users}, writing nowhere. */
     static StreamClient addTo(StreamUsers users, long userId) {
+        return addTo(users, userId, text -> {});
+    }
+
+    /** A stream of {@code userId} registered in {@code users}, writing to {@code written}. */
+    static StreamClient addTo(StreamUsers users, long userId, Consumer<String> written) {
         StreamClient client =
                 new StreamClient(userId, new ApiMetrics(), 4, Runnable::run) {
                     @Override
                     boolean write(String text) {
+                        written.accept(text);
                         return true;
                     }
 
