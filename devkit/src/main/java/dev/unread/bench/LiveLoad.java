@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +45,9 @@ import redis.clients.jedis.UnifiedJedis;
  * total of {@code jcmd GC.class_histogram}, which collects first) before the first stream and once
  * every stream has its snapshot, over the streams. Latency: a subscriber of this JVM notes when
  * each UNREAD_CHANGED reaches Redis' Pub/Sub (the job publishes it in the flush that writes the
- * count); each stream notes when the same user and version reach it; both on this JVM's clock.
+ * count); each stream notes when its next change reaches it, and its latency runs from the first
+ * publication for its user after the stream's previous change: the stream's version is the API's
+ * own, so a change is known by its order, not by the job's version. Both on this JVM's clock.
  */
 public final class LiveLoad {
 
@@ -108,7 +111,13 @@ public final class LiveLoad {
     private record Change(long user, long version) {}
 
     private final Map<Change, Long> publishedAt = new ConcurrentHashMap<>();
+
+    /** Per user, when each of its changes was published, in order (one subscriber thread). */
+    private final Map<Long, List<Long>> publishTimes = new ConcurrentHashMap<>();
+
+    /** Per change a stream received: its user, when its previous change came, when it came. */
     private final ConcurrentLinkedQueue<long[]> seen = new ConcurrentLinkedQueue<>();
+
     private final AtomicLong snapshots = new AtomicLong();
     private final AtomicLong ended = new AtomicLong();
     private final List<Flow.Subscription> subscriptions = new ArrayList<>();
@@ -174,6 +183,7 @@ public final class LiveLoad {
                     "  %,d streams open (%,d failed); traffic at %,.0f records/s for %d s",
                     streams - failed, failed, recordsPerSecond, options.duration().toSeconds());
             publishedAt.clear();
+            publishTimes.clear();
             seen.clear();
             long messagesBefore = traffic.messages();
             Map<String, Long> callsBefore = RedisKeys.calls(config.redisEndpoint());
@@ -251,8 +261,8 @@ public final class LiveLoad {
         }
         List<Double> latencies = new ArrayList<>();
         for (long[] event : seen) {
-            Long at = publishedAt.get(new Change(event[0], event[1]));
-            if (at != null) {
+            long at = firstPublishedAfter(event[0], event[1]);
+            if (at != Long.MIN_VALUE) {
                 // The stream can be read before this JVM's own subscriber: no negative latency.
                 latencies.add(Math.max(0, event[2] - at) / 1e6);
             }
@@ -361,9 +371,25 @@ public final class LiveLoad {
         return false;
     }
 
+    /** When {@code user}'s first change after {@code after} was published; MIN_VALUE if none. */
+    private long firstPublishedAfter(long user, long after) {
+        List<Long> times = publishTimes.getOrDefault(user, List.of());
+        synchronized (times) {
+            for (long time : times) {
+                if (time > after) {
+                    return time;
+                }
+            }
+        }
+        return Long.MIN_VALUE;
+    }
+
     /** A stream's lines: the snapshot counted, each UNREAD_CHANGED noted with when it came. */
     private final class Lines implements Flow.Subscriber<String> {
         private final long user;
+
+        /** When the stream's previous change came (its subscription at first). */
+        private long previous = System.nanoTime();
 
         Lines(long user) {
             this.user = user;
@@ -383,7 +409,9 @@ public final class LiveLoad {
                 return;
             }
             if (line.contains('"' + MessageTypes.UNREAD_CHANGED + '"')) {
-                seen.add(new long[] {user, version(line), System.nanoTime()});
+                long now = System.nanoTime();
+                seen.add(new long[] {user, previous, now});
+                previous = now;
             } else if (line.contains('"' + MessageTypes.SNAPSHOT + '"')) {
                 snapshots.incrementAndGet();
             }
@@ -408,6 +436,10 @@ public final class LiveLoad {
                         long now = System.nanoTime();
                         long user = Long.parseLong(channel.substring(userAt));
                         publishedAt.putIfAbsent(new Change(user, version(message)), now);
+                        publishTimes
+                                .computeIfAbsent(
+                                        user, u -> Collections.synchronizedList(new ArrayList<>()))
+                                .add(now);
                     }
 
                     @Override
