@@ -19,11 +19,11 @@ import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * With UNREAD_API_TOKEN and UNREAD_API_JWT_SECRET set: every route but /health, /metrics and
@@ -36,28 +36,18 @@ class AuthITCase {
 
     private static final String TOKEN = "s3cret-Token_~+/=";
 
+    @RegisterExtension
+    static final StartedApi STARTED = StartedApi.with(c -> c.token(TOKEN).jwtSecret(Jwts.SECRET));
+
     private TestStores stores;
     private StateQueryApi api;
     private Http http;
 
     @BeforeAll
-    void startApi() throws Exception {
-        stores = new TestStores();
-        api =
-                StateQueryApi.start(
-                        stores.config(KafkaBroker.createTopic())
-                                .token(TOKEN)
-                                .jwtSecret(Jwts.SECRET)
-                                .build());
-        http = new Http(api);
-    }
-
-    @AfterAll
-    void stopApi() throws Exception {
-        if (api != null) {
-            api.close();
-        }
-        stores.close();
+    void takeApi() {
+        stores = STARTED.stores();
+        api = STARTED.api();
+        http = STARTED.http();
     }
 
     @Test

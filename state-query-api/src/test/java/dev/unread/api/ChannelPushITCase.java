@@ -13,11 +13,11 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The stream as the one producer of its counts (docs/contract.md, "Live push"), through the real
@@ -34,21 +34,15 @@ class ChannelPushITCase {
     private static final String TOKEN = "channel-push-service-token";
     private static final long OTHER_CONVERSATION = 90_001;
 
+    @RegisterExtension static final StartedApi STARTED = StartedApi.with(c -> c.token(TOKEN));
+
     private TestStores stores;
     private StateQueryApi api;
 
     @BeforeAll
-    void start() throws Exception {
-        stores = new TestStores();
-        api = StateQueryApi.start(stores.config(KafkaBroker.createTopic()).token(TOKEN).build());
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        if (api != null) {
-            api.close();
-        }
-        stores.close();
+    void takeApi() {
+        stores = STARTED.stores();
+        api = STARTED.api();
     }
 
     @Test

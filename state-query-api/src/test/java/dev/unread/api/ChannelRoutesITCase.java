@@ -11,11 +11,11 @@ import java.util.Map;
 import java.util.Random;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Channels through the real HTTP server (docs/contract.md, "Channels"): the index and tracks
@@ -29,28 +29,18 @@ class ChannelRoutesITCase {
 
     private static final String TOKEN = "channel-routes-service-token";
 
+    @RegisterExtension
+    static final StartedApi STARTED = StartedApi.with(c -> c.token(TOKEN).jwtSecret(Jwts.SECRET));
+
     private TestStores stores;
     private StateQueryApi api;
     private Http http;
 
     @BeforeAll
-    void start() throws Exception {
-        stores = new TestStores();
-        api =
-                StateQueryApi.start(
-                        stores.config(KafkaBroker.createTopic())
-                                .token(TOKEN)
-                                .jwtSecret(Jwts.SECRET)
-                                .build());
-        http = new Http(api);
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        if (api != null) {
-            api.close();
-        }
-        stores.close();
+    void takeApi() {
+        stores = STARTED.stores();
+        api = STARTED.api();
+        http = STARTED.http();
     }
 
     @Test

@@ -11,11 +11,11 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The holes of the security review of version 3 (issue 33) that an unauthenticated caller or one
@@ -27,23 +27,17 @@ class HardeningITCase {
 
     private static final Pattern METHOD_LABEL = Pattern.compile("method=\"([^\"]*)\"");
 
+    @RegisterExtension static final StartedApi STARTED = StartedApi.with(c -> c);
+
     private TestStores stores;
     private StateQueryApi api;
     private Http http;
 
     @BeforeAll
-    void startApi() throws Exception {
-        stores = new TestStores();
-        api = StateQueryApi.start(stores.config(KafkaBroker.createTopic()).build());
-        http = new Http(api);
-    }
-
-    @AfterAll
-    void stopApi() throws Exception {
-        if (api != null) {
-            api.close();
-        }
-        stores.close();
+    void takeApi() {
+        stores = STARTED.stores();
+        api = STARTED.api();
+        http = STARTED.http();
     }
 
     @Test

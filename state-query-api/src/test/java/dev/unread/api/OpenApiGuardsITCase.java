@@ -11,11 +11,11 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.http.WebSocketHandshakeException;
 import java.util.concurrent.ExecutionException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * With no token configured the API is open to whoever reaches it, so it must be reached only from
@@ -30,23 +30,16 @@ class OpenApiGuardsITCase {
 
     private static final String ALLOWED = "https://app.example";
 
+    @RegisterExtension
+    static final StartedApi STARTED = StartedApi.with(c -> c.allowedOrigins(ALLOWED));
+
     private TestStores stores;
     private StateQueryApi api;
 
     @BeforeAll
-    void startApi() throws Exception {
-        stores = new TestStores();
-        api =
-                StateQueryApi.start(
-                        stores.config(KafkaBroker.createTopic()).allowedOrigins(ALLOWED).build());
-    }
-
-    @AfterAll
-    void stopApi() throws Exception {
-        if (api != null) {
-            api.close();
-        }
-        stores.close();
+    void takeApi() {
+        stores = STARTED.stores();
+        api = STARTED.api();
     }
 
     @Test
