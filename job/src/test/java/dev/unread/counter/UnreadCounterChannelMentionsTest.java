@@ -5,15 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.unread.contract.Count;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
+import dev.unread.testing.CounterOnRocksDb;
 import dev.unread.testing.EventStreams;
 import dev.unread.testing.ThreadStreams;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,22 +43,13 @@ class UnreadCounterChannelMentionsTest {
 
     @BeforeEach
     void open() throws Exception {
-        harness = newHarness();
+        harness = CounterOnRocksDb.harness();
         harness.open();
     }
 
     @AfterEach
     void close() throws Exception {
         harness.close();
-    }
-
-    private static KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> newHarness()
-            throws Exception {
-        KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> h =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
-        h.setStateBackend(new EmbeddedRocksDBStateBackend());
-        return h;
     }
 
     @Test
@@ -226,7 +215,7 @@ class UnreadCounterChannelMentionsTest {
     private void restore(OperatorSubtaskState checkpoint) throws Exception {
         emittedBefore.addAll(harness.extractOutputValues());
         harness.close();
-        harness = newHarness();
+        harness = CounterOnRocksDb.harness();
         harness.initializeState(checkpoint);
         harness.open();
     }

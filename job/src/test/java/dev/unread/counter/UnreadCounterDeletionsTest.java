@@ -7,15 +7,13 @@ import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
 import dev.unread.state.ConversationState;
 import dev.unread.state.StateSchema;
+import dev.unread.testing.CounterOnRocksDb;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,17 +34,8 @@ class UnreadCounterDeletionsTest {
 
     @BeforeEach
     void open() throws Exception {
-        harness = newHarness();
+        harness = CounterOnRocksDb.harness();
         harness.open();
-    }
-
-    private static KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> newHarness()
-            throws Exception {
-        KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> h =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
-        h.setStateBackend(new EmbeddedRocksDBStateBackend());
-        return h;
     }
 
     @AfterEach
@@ -119,7 +108,7 @@ class UnreadCounterDeletionsTest {
         var snapshot = harness.snapshot(1, 1);
         harness.close();
 
-        harness = newHarness();
+        harness = CounterOnRocksDb.harness();
         harness.initializeState(snapshot);
         harness.open();
         send(

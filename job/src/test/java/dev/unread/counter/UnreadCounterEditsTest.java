@@ -7,14 +7,12 @@ import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
 import dev.unread.state.ConversationState;
 import dev.unread.state.StateSchema;
+import dev.unread.testing.CounterOnRocksDb;
 import java.util.List;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,10 +34,7 @@ class UnreadCounterEditsTest {
 
     @BeforeEach
     void open() throws Exception {
-        harness =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
-        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
+        harness = CounterOnRocksDb.harness();
         harness.open();
     }
 

@@ -7,14 +7,12 @@ import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
 import dev.unread.state.InboxState;
 import dev.unread.state.StateSchema;
+import dev.unread.testing.CounterOnRocksDb;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,17 +33,8 @@ class UnreadCounterMentionsTest {
 
     @BeforeEach
     void open() throws Exception {
-        harness = newHarness();
+        harness = CounterOnRocksDb.harness();
         harness.open();
-    }
-
-    private static KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> newHarness()
-            throws Exception {
-        KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> h =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
-        h.setStateBackend(new EmbeddedRocksDBStateBackend());
-        return h;
     }
 
     @AfterEach
@@ -127,7 +116,7 @@ class UnreadCounterMentionsTest {
         var snapshot = harness.snapshot(1, 1);
         harness.close();
 
-        harness = newHarness();
+        harness = CounterOnRocksDb.harness();
         harness.initializeState(snapshot);
         harness.open();
         send(ChatEvent.mention(BOB, ALICE, CHAT, 1, 1000));
@@ -162,7 +151,7 @@ class UnreadCounterMentionsTest {
         // inbox state it wrote itself.
         var snapshot = harness.snapshot(1, 1);
         harness.close();
-        harness = newHarness();
+        harness = CounterOnRocksDb.harness();
         harness.initializeState(snapshot);
         harness.open();
 

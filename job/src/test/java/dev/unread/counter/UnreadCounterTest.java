@@ -15,13 +15,13 @@ import dev.unread.seqs.UnreadChunks;
 import dev.unread.seqs.UnreadSeqs;
 import dev.unread.state.ConversationState;
 import dev.unread.state.StateSchema;
+import dev.unread.testing.CounterOnRocksDb;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
@@ -48,23 +48,14 @@ class UnreadCounterTest {
 
     @BeforeEach
     void openHarness() throws Exception {
-        harness = newHarness(new EmbeddedRocksDBStateBackend());
+        harness = CounterOnRocksDb.harness(new EmbeddedRocksDBStateBackend());
         harness.open();
-    }
-
-    private static KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> newHarness(
-            StateBackend backend) throws Exception {
-        KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> h =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
-        h.setStateBackend(backend);
-        return h;
     }
 
     /** The harness counts state entries only on the heap backend; the rules are the same. */
     private void reopenOnHeap() throws Exception {
         harness.close();
-        harness = newHarness(new HashMapStateBackend());
+        harness = CounterOnRocksDb.harness(new HashMapStateBackend());
         harness.open();
     }
 
@@ -254,7 +245,7 @@ class UnreadCounterTest {
         var snapshot = harness.snapshot(1, 1);
         harness.close();
 
-        harness = newHarness(new EmbeddedRocksDBStateBackend());
+        harness = CounterOnRocksDb.harness(new EmbeddedRocksDBStateBackend());
         harness.initializeState(snapshot);
         harness.open();
         send(message(BOB, ALICE, CHAT, 1, 1000), message(CAROL, ALICE, CHAT, 2, 1100));
@@ -280,7 +271,7 @@ class UnreadCounterTest {
 
         // The replay brings the reset first, so Bob's message is late and the badge never
         // changes from 0; without a rewrite Redis would keep the lost timeline's 1.
-        harness = newHarness(new EmbeddedRocksDBStateBackend());
+        harness = CounterOnRocksDb.harness(new EmbeddedRocksDBStateBackend());
         harness.initializeState(snapshot);
         harness.open();
         send(inboxOpened(ALICE, 2000), message(BOB, ALICE, 1000));

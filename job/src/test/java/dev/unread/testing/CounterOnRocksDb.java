@@ -6,6 +6,7 @@ import dev.unread.events.UnreadCount;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
@@ -22,11 +23,27 @@ public final class CounterOnRocksDb implements AutoCloseable {
     public final KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness;
 
     private CounterOnRocksDb() throws Exception {
-        harness =
+        harness = harness();
+        harness.open();
+    }
+
+    /**
+     * The counter in a harness keyed by user on RocksDB, not yet opened: a test may restore it from
+     * a snapshot first.
+     */
+    public static KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness()
+            throws Exception {
+        return harness(new EmbeddedRocksDBStateBackend());
+    }
+
+    /** The same on {@code backend}. */
+    public static KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness(
+            StateBackend backend) throws Exception {
+        KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness =
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
-        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
-        harness.open();
+        harness.setStateBackend(backend);
+        return harness;
     }
 
     /** An open counter whose current key is user 1. */
