@@ -39,14 +39,7 @@ class ChannelRecipeTest {
         metrics = new ApiMetrics();
         counting = new CountingRedis();
         countingClient = counting.client();
-        redis =
-                new RedisUnread(
-                        ApiConfig.builder()
-                                .redisUrl(TestStores.REDIS_URL)
-                                .redisKeyPrefix(stores.keyPrefix)
-                                .build(),
-                        metrics,
-                        countingClient);
+        redis = new RedisUnread(stores.redisConfig(), metrics, countingClient);
     }
 
     @AfterEach

@@ -27,13 +27,7 @@ class LiveUsersTest {
     @BeforeEach
     void start() throws Exception {
         stores = new TestStores();
-        redis =
-                new RedisUnread(
-                        ApiConfig.builder()
-                                .redisUrl(TestStores.REDIS_URL)
-                                .redisKeyPrefix(stores.keyPrefix)
-                                .build(),
-                        new ApiMetrics());
+        redis = stores.redisUnread();
         live = new LiveUsers(lock, users, new RedisWrites(redis, stores.keyPrefix), Runnable::run);
     }
 

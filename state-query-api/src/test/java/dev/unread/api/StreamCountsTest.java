@@ -43,13 +43,7 @@ class StreamCountsTest {
     @BeforeEach
     void start() throws Exception {
         stores = new TestStores();
-        redis =
-                new RedisUnread(
-                        ApiConfig.builder()
-                                .redisUrl(TestStores.REDIS_URL)
-                                .redisKeyPrefix(stores.keyPrefix)
-                                .build(),
-                        new ApiMetrics());
+        redis = stores.redisUnread();
         reads = new ChannelReads(redis, stores.keyPrefix);
         facts = new ChannelFacts(List.of(USER, SENDER));
         ChannelFacts.Channel channel = facts.channel(CHANNEL);

@@ -67,6 +67,16 @@ final class TestStores implements AutoCloseable {
                 .readsTopic(readsTopic);
     }
 
+    /** Redis settings alone, under this class's key prefix: for the parts that need no server. */
+    ApiConfig redisConfig() {
+        return ApiConfig.builder().redisUrl(REDIS_URL).redisKeyPrefix(keyPrefix).build();
+    }
+
+    /** The API's Redis reads and writes under this class's key prefix; the caller closes it. */
+    RedisUnread redisUnread() {
+        return new RedisUnread(redisConfig(), new ApiMetrics());
+    }
+
     void sql(String statement) throws SQLException {
         try (Connection c = DriverManager.getConnection(SERVER, "root", "");
                 Statement s = c.createStatement()) {
