@@ -50,7 +50,11 @@ public class ConversationEvent {
         MESSAGE_DELETED,
         PARTICIPANT,
         RECEIVED_REPLY,
-        MESSAGE_EDITED
+        MESSAGE_EDITED,
+        /**
+         * The conversation is a channel (docs/contract.md, "Channels"): before its other records.
+         */
+        CHANNEL
     }
 
     private static final long[] NONE = new long[0];

@@ -122,6 +122,7 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
                                             e.userId,
                                             seq -> emitDeleted(e.userId, e.conversationId, seq, o));
                     case MEMBER_JOINED, MEMBER_LEFT -> this::membership;
+                    case CHANNEL -> (e, o) -> {};
                 };
         step.apply(event, out);
     }
