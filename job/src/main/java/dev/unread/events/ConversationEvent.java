@@ -90,6 +90,14 @@ public class ConversationEvent {
         return e;
     }
 
+    /** {@code conversationId} is a channel. */
+    public static ConversationEvent channel(long conversationId) {
+        ConversationEvent e = new ConversationEvent();
+        e.kind = Kind.CHANNEL;
+        e.conversationId = conversationId;
+        return e;
+    }
+
     /** Message {@code seq} of the conversation is deleted. */
     public static ConversationEvent deleted(long conversationId, long seq) {
         ConversationEvent e = new ConversationEvent();
@@ -259,6 +267,7 @@ public class ConversationEvent {
                             + sentAt
                             + ")";
             case MESSAGE_DELETED -> "MESSAGE_DELETED(c" + conversationId + "#" + seq + ")";
+            case CHANNEL -> "CHANNEL(c" + conversationId + ")";
             case MEMBER_JOINED, MEMBER_LEFT, PARTICIPANT ->
                     kind + "(c" + conversationId + " u" + userId + " #" + seq + ")";
         };
