@@ -153,6 +153,11 @@ public final class EventJson {
                 .putIds(MENTIONS, mentions);
     }
 
+    /** A {@code chat-conversations} CHANNEL value: the conversation is a channel. */
+    public static String channel(long conversationId) {
+        return InputJson.of(InputKind.CHANNEL).put(CONVERSATION_ID, conversationId).text();
+    }
+
     /**
      * A {@code chat-conversations} MESSAGE_DELETED value: message {@code seq} of the conversation
      * is deleted, whichever topic carried it.

@@ -1,6 +1,7 @@
 package dev.unread.contract;
 
 import static dev.unread.contract.InputKind.ALL_READ;
+import static dev.unread.contract.InputKind.CHANNEL;
 import static dev.unread.contract.InputKind.CONVERSATION_MARKED_UNREAD;
 import static dev.unread.contract.InputKind.CONVERSATION_PREFERENCE;
 import static dev.unread.contract.InputKind.CONVERSATION_READ;
@@ -47,7 +48,8 @@ public enum InputField {
                     MEMBER_LEFT,
                     GROUP_MESSAGE,
                     MESSAGE_DELETED,
-                    GROUP_MESSAGE_EDITED),
+                    GROUP_MESSAGE_EDITED,
+                    CHANNEL),
             by(MESSAGE)),
     SEQ(
             "seq",

@@ -32,7 +32,9 @@ public enum InputKind {
     GROUP_MESSAGE(Topic.CONVERSATIONS, "MESSAGE"),
     /** For any conversation. */
     MESSAGE_DELETED(Topic.CONVERSATIONS, "MESSAGE_DELETED"),
-    GROUP_MESSAGE_EDITED(Topic.CONVERSATIONS, InputKind.EDITED);
+    GROUP_MESSAGE_EDITED(Topic.CONVERSATIONS, InputKind.EDITED),
+    /** The conversation is a channel: before every other record of it. */
+    CHANNEL(Topic.CONVERSATIONS, "CHANNEL");
 
     /** The input topics, by their default names. */
     public enum Topic {
@@ -100,7 +102,7 @@ public enum InputKind {
             case CONVERSATION_PREFERENCE, THREAD_FOLLOWED -> InputField.SET_AT;
             case CONVERSATION_MARKED_UNREAD -> InputField.MARKED_AT;
             case USER_ERASED -> InputField.ERASED_AT;
-            case MEMBER_JOINED, MEMBER_LEFT, MESSAGE_DELETED, GROUP_MESSAGE_EDITED -> null;
+            case MEMBER_JOINED, MEMBER_LEFT, MESSAGE_DELETED, GROUP_MESSAGE_EDITED, CHANNEL -> null;
         };
     }
 

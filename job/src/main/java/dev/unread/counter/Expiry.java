@@ -102,11 +102,12 @@ final class Expiry {
         }
         states.threads.expire(user, states.conversations, out);
         states.forget(user);
-        if (inbox != null && inbox.erasedAt != 0) {
-            // An erasure holds back older events for good, idle or not.
-            InboxState erased = new InboxState();
-            erased.erase(inbox.erasedAt);
-            states.keep(user, erased);
+        if (inbox != null && (inbox.erasedAt != 0 || inbox.channels != 0)) {
+            // An erasure holds back older events for good, idle or not; the channel list stays.
+            InboxState kept = new InboxState();
+            kept.channels = inbox.channels;
+            kept.erase(inbox.erasedAt);
+            states.keep(user, kept);
         }
     }
 

@@ -11,7 +11,9 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
@@ -57,6 +59,17 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     public static final OutputTag<ReaderUpdate> KNOWN_READERS =
             new OutputTag<>("known-readers", Types.POJO(ReaderUpdate.class));
 
+    /**
+     * The user's facts about channels, keyed by the channel for its stage (see {@link Channels}):
+     * reads, thread reads, follows and preferences of one channel, and an ALL_READ or an erasure
+     * once per channel of the user.
+     */
+    public static final OutputTag<ChatEvent> CHANNEL_FACTS =
+            new OutputTag<>("channel-facts", TypeInformation.of(ChatEvent.class));
+
+    /** The metric of chat-messages records that name a channel of their user: dropped. */
+    public static final String CHANNEL_MESSAGES_DROPPED = "channelMessagesOnChatMessages";
+
     static final long DAY_MS = Expiry.DAY_MS;
 
     /** The longest idle period: 100 years, far inside what a timer's epoch milliseconds hold. */
@@ -77,6 +90,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     private transient Expiry expiry;
     private transient AllRead allRead;
     private transient Erasure erasure;
+    private transient Channels channels;
+    private transient Counter channelMessagesDropped;
 
     /** Keeps every user's state forever. */
     public UnreadCounter() {
@@ -133,6 +148,9 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         expiry = new Expiry(states, idleStateDays);
         allRead = new AllRead(states, badge, conversations);
         erasure = new Erasure(states);
+        channels = new Channels(getRuntimeContext(), states);
+        channelMessagesDropped =
+                getRuntimeContext().getMetricGroup().counter(CHANNEL_MESSAGES_DROPPED);
     }
 
     /** Bytes of unread seqs read and written so far: the work, for tests that bound it. */
@@ -163,28 +181,47 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             return;
         }
         boolean dirty = expiry.markActive(ctx.timerService(), user);
+        Consumer<ChatEvent> facts = fact -> ctx.output(CHANNEL_FACTS, fact);
         dirty |=
                 switch (event.kind) {
                     case MESSAGE ->
-                            message(event, user, c -> ctx.output(CONVERSATION_CURSORS, c), out);
+                            !droppedInChannel(event, user)
+                                    && message(
+                                            event,
+                                            user,
+                                            c -> ctx.output(CONVERSATION_CURSORS, c),
+                                            out);
+                    case MESSAGE_EDITED ->
+                            !droppedInChannel(event, user) && conversations.edit(event, user, out);
                     case INBOX_OPENED ->
                             badge.open(event, user, c -> ctx.output(INBOX_CURSORS, c), out);
                     case CONVERSATION_READ ->
-                            conversations.read(
-                                    event, user, c -> ctx.output(CONVERSATION_CURSORS, c), out);
-                    case THREAD_READ, THREAD_FOLLOWED -> conversations.thread(event, user, out);
+                            !forwarded(event, user, facts)
+                                    && conversations.read(
+                                            event,
+                                            user,
+                                            c -> ctx.output(CONVERSATION_CURSORS, c),
+                                            out);
+                    case THREAD_READ, THREAD_FOLLOWED ->
+                            !forwarded(event, user, facts)
+                                    && conversations.thread(event, user, out);
+                    case CONVERSATION_PREFERENCE ->
+                            !forwarded(event, user, facts)
+                                    && conversations.preference(event, user, out);
                     case MEMBER_JOINED, MEMBER_LEFT -> conversations.membership(event, user, out);
-                    case CONVERSATION_PREFERENCE -> conversations.preference(event, user, out);
                     case CONVERSATION_MARKED_UNREAD -> conversations.mark(event, user, out);
                     case MESSAGE_DELETED -> conversations.delete(event, user, out);
-                    case MESSAGE_EDITED -> conversations.edit(event, user, out);
-                    case ALL_READ ->
-                            allRead.apply(
-                                    event,
-                                    user,
-                                    c -> ctx.output(INBOX_CURSORS, c),
-                                    c -> ctx.output(CONVERSATION_CURSORS, c),
-                                    out);
+                    case ALL_READ -> {
+                        boolean changed =
+                                allRead.apply(
+                                        event,
+                                        user,
+                                        c -> ctx.output(INBOX_CURSORS, c),
+                                        c -> ctx.output(CONVERSATION_CURSORS, c),
+                                        out);
+                        channels.toEach(event, user, facts);
+                        yield changed;
+                    }
                     case USER_ERASED -> {
                         erasure.erase(
                                 event,
@@ -192,12 +229,40 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                                 c -> ctx.output(INBOX_CURSORS, c),
                                 c -> ctx.output(CONVERSATION_CURSORS, c),
                                 out);
+                        channels.toEach(event, user, facts);
                         yield true;
                     }
+                    case CHANNEL_JOINED, CHANNEL_LEFT -> channels.membership(event, user, facts);
+                    case CHANNEL_MENTION -> badge.count(event, user, out);
                 };
         if (dirty) {
             states.inbox.update(user);
         }
+    }
+
+    /**
+     * Whether the event is of one of the user's channels, and so went to the channel stage instead
+     * of being counted here.
+     */
+    private boolean forwarded(ChatEvent event, InboxState user, Consumer<ChatEvent> facts)
+            throws Exception {
+        if (!channels.isChannel(user, event.conversationId)) {
+            return false;
+        }
+        facts.accept(event);
+        return true;
+    }
+
+    /**
+     * Whether a {@code chat-messages} record names one of the user's channels, which none may (a
+     * precondition): it is dropped and counted in a metric.
+     */
+    private boolean droppedInChannel(ChatEvent event, InboxState user) throws Exception {
+        if (!channels.isChannel(user, event.conversationId)) {
+            return false;
+        }
+        channelMessagesDropped.inc();
+        return true;
     }
 
     private boolean message(

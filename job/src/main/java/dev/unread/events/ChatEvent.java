@@ -71,7 +71,15 @@ public class ChatEvent {
         THREAD_FOLLOWED(InputKind.THREAD_FOLLOWED),
         MESSAGE_EDITED(InputKind.MESSAGE_EDITED),
         ALL_READ(InputKind.ALL_READ),
-        USER_ERASED(InputKind.USER_ERASED);
+        USER_ERASED(InputKind.USER_ERASED),
+        /** A membership event of a channel, to its member: the member's channel list learns C. */
+        CHANNEL_JOINED(InputKind.MEMBER_JOINED),
+        CHANNEL_LEFT(InputKind.MEMBER_LEFT),
+        /**
+         * A channel's message that names its receiver by id while a member at its seq: it counts
+         * toward the sender badge alone (the channel stage counts the rest).
+         */
+        CHANNEL_MENTION(InputKind.GROUP_MESSAGE);
 
         private final InputKind input;
 
@@ -90,9 +98,6 @@ public class ChatEvent {
 
     public static final long MENTIONS = InputField.CountPreference.MENTIONS.ordinal();
     public static final long NONE = InputField.CountPreference.NONE.ordinal();
-
-    private static final InputField.CountPreference[] PREFERENCES =
-            InputField.CountPreference.values();
 
     /** In a CONVERSATION_PREFERENCE's {@code seq}: the event carries no {@code countPreference}. */
     public static final long NO_COUNT_PREFERENCE = -1;
@@ -169,6 +174,22 @@ public class ChatEvent {
     public static ChatEvent membership(boolean joined, long userId, long conversationId, long seq) {
         return new ChatEvent(
                 joined ? Kind.MEMBER_JOINED : Kind.MEMBER_LEFT, userId, 0, conversationId, seq, 0);
+    }
+
+    /** U joined ({@code joined}) or left channel C at {@code seq}. */
+    public static ChatEvent channelMembership(
+            boolean joined, long userId, long channelId, long seq) {
+        return new ChatEvent(
+                joined ? Kind.CHANNEL_JOINED : Kind.CHANNEL_LEFT, userId, 0, channelId, seq, 0);
+    }
+
+    /** Channel C's message {@code seq} names {@code receiverId}, a member at its seq. */
+    public static ChatEvent channelMention(
+            long senderId, long receiverId, long channelId, long seq, long sentAt) {
+        ChatEvent e =
+                new ChatEvent(Kind.CHANNEL_MENTION, receiverId, senderId, channelId, seq, sentAt);
+        e.mentioned = true;
+        return e;
     }
 
     /** Message {@code seq} of the conversation is deleted, told to one of its participants. */
@@ -326,75 +347,6 @@ public class ChatEvent {
 
     @Override
     public String toString() {
-        return switch (kind) {
-            case MESSAGE, MESSAGE_EDITED ->
-                    (kind == Kind.MESSAGE ? "MESSAGE(" + senderId + "->" : "EDITED(")
-                            + userId
-                            + (hasConversation() ? " c" + conversationId + "#" + seq : "")
-                            + (isReply() ? " in " + threadSeq : "")
-                            + (rootSenderId > 0 ? " root by " + rootSenderId : "")
-                            + (mentioned ? " mentioned" : "")
-                            + (mentionsAll ? " @all" : "")
-                            + (deleted ? " deleted" : "")
-                            + " @"
-                            + time
-                            + ")";
-            case INBOX_OPENED -> "INBOX_OPENED(" + userId + " @" + time + ")";
-            case ALL_READ -> "ALL_READ(" + userId + " @" + time + ")";
-            case MEMBER_JOINED, MEMBER_LEFT ->
-                    kind + "(" + userId + " c" + conversationId + "#" + seq + ")";
-            case CONVERSATION_PREFERENCE ->
-                    "PREFERENCE("
-                            + userId
-                            + " c"
-                            + conversationId
-                            + " "
-                            + (seq >= 0 && seq < PREFERENCES.length
-                                    ? PREFERENCES[(int) seq].name()
-                                    : "-")
-                            + (carriesIgnoreChannelMentions()
-                                    ? (ignoresChannelMentions() ? " ignore@all" : " heed@all")
-                                    : "")
-                            + " @"
-                            + time
-                            + ")";
-            case CONVERSATION_MARKED_UNREAD ->
-                    "MARKED_UNREAD(" + userId + " c" + conversationId + " @" + time + ")";
-            case MESSAGE_DELETED -> "DELETED(" + userId + " c" + conversationId + "#" + seq + ")";
-            case THREAD_READ ->
-                    "THREAD_READ("
-                            + userId
-                            + " c"
-                            + conversationId
-                            + " t"
-                            + threadSeq
-                            + " <="
-                            + readSeq()
-                            + " @"
-                            + time
-                            + ")";
-            case THREAD_FOLLOWED ->
-                    "THREAD_FOLLOWED("
-                            + userId
-                            + " c"
-                            + conversationId
-                            + " t"
-                            + threadSeq
-                            + (following() ? " on" : " off")
-                            + " @"
-                            + time
-                            + ")";
-            case USER_ERASED -> "USER_ERASED(" + userId + " @" + time + ")";
-            case CONVERSATION_READ ->
-                    "CONVERSATION_READ("
-                            + userId
-                            + " c"
-                            + conversationId
-                            + " <="
-                            + readSeq()
-                            + " @"
-                            + time
-                            + ")";
-        };
+        return ChatEventText.of(this);
     }
 }

@@ -78,7 +78,12 @@ public final class ChatEventJson {
                             event.time);
             case USER_ERASED -> EventJson.userErased(event.userId, event.time);
             // The fan-out's deliveries of chat-conversations records: no topic carries them so.
-            case MEMBER_JOINED, MEMBER_LEFT, MESSAGE_DELETED ->
+            case MEMBER_JOINED,
+                    MEMBER_LEFT,
+                    MESSAGE_DELETED,
+                    CHANNEL_JOINED,
+                    CHANNEL_LEFT,
+                    CHANNEL_MENTION ->
                     throw new IllegalArgumentException(event.kind + " is no record of its own");
         };
     }

@@ -63,6 +63,7 @@ public final class ConversationParser {
                 yield ConversationEvent.edited(
                         conversationId, seq, editedAt, fields.flag(MENTIONS_ALL), fields.ids);
             }
+            case CHANNEL -> ConversationEvent.channel(fields.require(CONVERSATION_ID));
             // The kinds of the other topics: this topic's table never names them.
             case MESSAGE,
                     MESSAGE_EDITED,

@@ -139,7 +139,12 @@ public final class EventParser {
             case USER_ERASED ->
                     ChatEvent.userErased(fields.require(USER_ID), fields.require(ERASED_AT));
             // The kinds of chat-conversations: the topics' tables never name them here.
-            case MEMBER_JOINED, MEMBER_LEFT, GROUP_MESSAGE, MESSAGE_DELETED, GROUP_MESSAGE_EDITED ->
+            case MEMBER_JOINED,
+                    MEMBER_LEFT,
+                    GROUP_MESSAGE,
+                    MESSAGE_DELETED,
+                    GROUP_MESSAGE_EDITED,
+                    CHANNEL ->
                     throw new IllegalStateException(
                             kind + " is not of chat-messages or chat-reads");
         };

@@ -60,6 +60,11 @@ final class DeletionsToCome {
         return deleted.containsSeq(conversationId, seq);
     }
 
+    /** Whether no deletion and no participant of the conversation has come. */
+    boolean isEmpty() throws Exception {
+        return participants.isEmpty() && deletedChunks.isEmpty();
+    }
+
     /** A participant named by a {@code chat-messages} record; a new one is told every seq kept. */
     void participant(long user, LongConsumer tellSeq) throws Exception {
         if (participants.contains(user)) {

@@ -9,8 +9,11 @@ import java.util.function.LongConsumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
 /**
  * Per conversation (the key): the membership of every user with a membership event in it, and each
@@ -64,8 +67,22 @@ import org.apache.flink.util.Collector;
  * delivered reaches its users behind that delivery: one conversation's records to one user keep
  * their order between this stage and the counter, as every Flink channel keeps its order. A
  * deletion never changes who is a member.
+ *
+ * <p>A channel (a {@code CHANNEL} before any other record of the conversation) is counted once per
+ * message by the channel stage, not here: its records go unchanged to {@link #CHANNEL_RECORDS}, a
+ * membership event also to the member's key (which learns the channel), and a message to each user
+ * it names by id who is a member at its seq, for the sender badge alone. O(1) per record and per
+ * user named, whatever the channel's size. A {@code CHANNEL} after other records changes nothing
+ * and counts in {@link #LATE_CHANNEL_DECLARATIONS}.
  */
 public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, ChatEvent> {
+
+    /** Every record of a channel, for the channel stage. */
+    public static final OutputTag<ConversationEvent> CHANNEL_RECORDS =
+            new OutputTag<>("channel-records", TypeInformation.of(ConversationEvent.class));
+
+    /** The metric of CHANNEL records that came after other records of their conversation. */
+    public static final String LATE_CHANNEL_DECLARATIONS = "lateChannelDeclarations";
 
     private final boolean trackRootSenders;
 
@@ -74,6 +91,8 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
     private transient ValueState<Long> lastMembershipSeq;
     private transient DeletionsToCome toCome;
     private transient MapState<Long, long[]> messages;
+    private transient ValueState<Boolean> channel;
+    private transient Counter lateChannels;
 
     /** Users walked to deliver a message or a deletion: the work, for tests that bound it. */
     private long membersVisited;
@@ -97,6 +116,8 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         lastMembershipSeq = getRuntimeContext().getState(StateSchema.LAST_MEMBERSHIP_SEQ);
         toCome = new DeletionsToCome(getRuntimeContext());
         messages = getRuntimeContext().getMapState(StateSchema.CONVERSATION_MESSAGES);
+        channel = getRuntimeContext().getState(StateSchema.CHANNEL);
+        lateChannels = getRuntimeContext().getMetricGroup().counter(LATE_CHANNEL_DECLARATIONS);
         delivery = new ChatEvent();
     }
 
@@ -109,6 +130,19 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
     @Override
     public void processElement(ConversationEvent event, Context ctx, Collector<ChatEvent> out)
             throws Exception {
+        if (event.kind == ConversationEvent.Kind.CHANNEL) {
+            declare(event, ctx);
+            return;
+        }
+        // chat-messages' notices and replies never name a channel (a precondition): they pass
+        // without the look.
+        if (event.kind != ConversationEvent.Kind.PARTICIPANT
+                && event.kind != ConversationEvent.Kind.RECEIVED_REPLY
+                && channel.value() != null) {
+            ctx.output(CHANNEL_RECORDS, event);
+            channelRecord(event, out);
+            return;
+        }
         // A switch expression, so that a new kind does not compile until it has its step here.
         Step step =
                 switch (event.kind) {
@@ -121,18 +155,63 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
                                     toCome.participant(
                                             e.userId,
                                             seq -> emitDeleted(e.userId, e.conversationId, seq, o));
-                    case MEMBER_JOINED, MEMBER_LEFT -> this::membership;
-                    case CHANNEL -> (e, o) -> {};
+                    case MEMBER_JOINED, MEMBER_LEFT -> (e, o) -> membership(e, o, false);
+                    case CHANNEL -> throw new IllegalStateException("declared above");
                 };
         step.apply(event, out);
     }
 
-    /** MEMBER_JOINED or MEMBER_LEFT: kept, and passed on to the user's state. */
-    private void membership(ConversationEvent event, Collector<ChatEvent> out) throws Exception {
+    /** A CHANNEL: the conversation is one if nothing of it came before. */
+    private void declare(ConversationEvent event, Context ctx) throws Exception {
+        if (channel.value() != null) {
+            ctx.output(CHANNEL_RECORDS, event);
+            return;
+        }
+        if (lastMembershipSeq.value() != null || !messages.isEmpty() || !toCome.isEmpty()) {
+            lateChannels.inc();
+            return;
+        }
+        channel.update(true);
+        ctx.output(CHANNEL_RECORDS, event);
+    }
+
+    /**
+     * A channel's record, beside its copy to the channel stage: a membership goes to the member
+     * too, and a message to each user it names by id who is a member at its seq.
+     */
+    private void channelRecord(ConversationEvent event, Collector<ChatEvent> out) throws Exception {
+        switch (event.kind) {
+            case MEMBER_JOINED, MEMBER_LEFT -> membership(event, out, true);
+            case MESSAGE -> {
+                for (long named : event.mentions) {
+                    long[] events = members.get(named);
+                    if (named != event.senderId
+                            && events != null
+                            && Memberships.isMember(events, event.seq)) {
+                        out.collect(
+                                ChatEvent.channelMention(
+                                        event.senderId,
+                                        named,
+                                        event.conversationId,
+                                        event.seq,
+                                        event.sentAt));
+                    }
+                }
+            }
+            case MESSAGE_DELETED, MESSAGE_EDITED, PARTICIPANT, RECEIVED_REPLY, CHANNEL -> {}
+        }
+    }
+
+    /**
+     * MEMBER_JOINED or MEMBER_LEFT: kept, and passed on to the user's state, as a channel's when
+     * {@code ofChannel}.
+     */
+    private void membership(ConversationEvent event, Collector<ChatEvent> out, boolean ofChannel)
+            throws Exception {
         boolean joined = event.kind == ConversationEvent.Kind.MEMBER_JOINED;
         long last = lastMembershipSeq();
         long[] events = members.get(event.userId);
-        long[] updated = with(events == null ? new long[0] : events, joined, event.seq);
+        long[] updated = Memberships.with(events == null ? new long[0] : events, joined, event.seq);
         if (updated != events) {
             members.put(event.userId, updated);
             if (updated[updated.length - 1] > 0) {
@@ -144,7 +223,12 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         if (event.seq > last) {
             lastMembershipSeq.update(event.seq);
         }
-        out.collect(ChatEvent.membership(joined, event.userId, event.conversationId, event.seq));
+        out.collect(
+                ofChannel
+                        ? ChatEvent.channelMembership(
+                                joined, event.userId, event.conversationId, event.seq)
+                        : ChatEvent.membership(
+                                joined, event.userId, event.conversationId, event.seq));
     }
 
     private void fanOut(ConversationEvent message, Collector<ChatEvent> out) throws Exception {
@@ -211,7 +295,7 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         }
         for (Map.Entry<Long, long[]> member : members.entries()) {
             membersVisited++;
-            if (isMember(member.getValue(), seq)) {
+            if (Memberships.isMember(member.getValue(), seq)) {
                 visit.accept(member.getKey());
             }
         }
@@ -292,36 +376,5 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         delivery.rootSenderId = 0;
         delivery.mentionsAll = false;
         out.collect(delivery);
-    }
-
-    /** member(U,C,s) from U's membership events, as kept in {@link StateSchema#MEMBERS}. */
-    static boolean isMember(long[] events, long seq) {
-        for (int i = events.length - 1; i >= 0; i--) {
-            if (Math.abs(events[i]) < seq) {
-                return events[i] > 0;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * {@code events} with the change added in order, or {@code events} itself if it is there.
-     * Public for the savepoint tools, which build {@link StateSchema#MEMBERS} from a table of these
-     * events.
-     */
-    public static long[] with(long[] events, boolean joined, long seq) {
-        long encoded = joined ? seq : -seq;
-        int at = events.length;
-        while (at > 0 && Memberships.after(events[at - 1], encoded)) {
-            at--;
-        }
-        if (at > 0 && events[at - 1] == encoded) {
-            return events;
-        }
-        long[] updated = new long[events.length + 1];
-        System.arraycopy(events, 0, updated, 0, at);
-        updated[at] = encoded;
-        System.arraycopy(events, at, updated, at + 1, events.length - at);
-        return updated;
     }
 }

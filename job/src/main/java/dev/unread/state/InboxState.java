@@ -22,6 +22,9 @@ package dev.unread.state;
  *       Events of the user with a time at or before it change nothing (see {@code Erasure}); it is
  *       all an erasure keeps, and it outlives idle expiry. Added with erasure: old records read it
  *       as 0.
+ *   <li>{@code channels}: how many channels the user has a membership event in (their ids are in
+ *       {@link StateSchema#USER_CHANNELS}), so that a user in none pays no look for each event.
+ *       Like {@code erasedAt}, it outlives erasure and idle expiry. Added with channels.
  * </ul>
  */
 public class InboxState {
@@ -43,18 +46,21 @@ public class InboxState {
 
     public long allReadAt;
     public long erasedAt;
+    public long channels;
 
     public InboxState() {}
 
     /**
      * Forgets everything but the processing-time bookkeeping of idle expiry ({@code lastActiveDay})
-     * and records the erasure's time: what a user keeps after an erasure. A field added here is
-     * forgotten by the copy from a new record, so it needs no line of its own.
+     * and the count of channels, and records the erasure's time: what a user keeps after an
+     * erasure. A field added here is forgotten by the copy from a new record, so it needs no line
+     * of its own.
      */
     public void erase(long erasedAt) {
         InboxState blank = new InboxState();
         blank.lastActiveDay = lastActiveDay;
         blank.erasedAt = erasedAt;
+        blank.channels = channels;
         InboxStateSerializer.INSTANCE.copyInto(blank, this);
     }
 }

@@ -22,7 +22,8 @@ public final class InboxStateSerializer extends CompactStateSerializer<InboxStat
                         flag(s -> s.totalsKept, (s, v) -> s.totalsKept = v),
                         number(s -> s.totalsRefreshedIn, (s, v) -> s.totalsRefreshedIn = v),
                         number(s -> s.allReadAt, (s, v) -> s.allReadAt = v),
-                        number(s -> s.erasedAt, (s, v) -> s.erasedAt = v)));
+                        number(s -> s.erasedAt, (s, v) -> s.erasedAt = v),
+                        number(s -> s.channels, (s, v) -> s.channels = v)));
     }
 
     @Override

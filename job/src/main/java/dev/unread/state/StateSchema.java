@@ -173,6 +173,20 @@ public final class StateSchema {
     public static final ValueStateDescriptor<Long> LAST_MEMBERSHIP_SEQ =
             new ValueStateDescriptor<>("conversation-last-membership-seq", Types.LONG);
 
+    /**
+     * True once the conversation is declared a channel before its other records: the fan-out then
+     * hands its records to the channel stage instead of delivering them to each member.
+     */
+    public static final ValueStateDescriptor<Boolean> CHANNEL =
+            new ValueStateDescriptor<>("conversation-channel", Types.BOOLEAN);
+
+    /**
+     * Per user, channelId → true: every channel the user has a membership event in, left ones too.
+     * It outlives idle expiry and erasure, which the channel stage applies to each of them.
+     */
+    public static final MapStateDescriptor<Long, Boolean> USER_CHANNELS =
+            new MapStateDescriptor<>("user-channels", Types.LONG, Types.BOOLEAN);
+
     /** userId → true: the users {@code chat-messages} records named in the conversation. */
     public static final MapStateDescriptor<Long, Boolean> PARTICIPANTS =
             new MapStateDescriptor<>("conversation-participants", Types.LONG, Types.BOOLEAN);

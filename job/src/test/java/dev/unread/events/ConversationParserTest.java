@@ -29,6 +29,16 @@ class ConversationParserTest {
     }
 
     @Test
+    void aChannelDeclarationAsTheContractWritesIt() throws Exception {
+        assertThat(parse("{\"type\":\"CHANNEL\",\"conversationId\":80001}"))
+                .isEqualTo(ConversationEvent.channel(80001));
+        assertThat(parse(EventJson.channel(80001))).isEqualTo(ConversationEvent.channel(80001));
+        assertThatThrownBy(() -> parse("{\"type\":\"CHANNEL\"}"))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageContaining("conversationId");
+    }
+
+    @Test
     void aMessageWithMentionsAndMessageId() throws Exception {
         ConversationEvent e =
                 parse(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
+import dev.unread.state.Memberships;
 import dev.unread.state.StateSchema;
 import java.util.ArrayList;
 import java.util.List;
@@ -300,16 +301,16 @@ class GroupFanOutTest {
     @Test
     void membershipEventsAreKeptInOrderOnce() {
         long[] events = new long[0];
-        events = GroupFanOut.with(events, false, 10);
-        events = GroupFanOut.with(events, true, 10);
-        events = GroupFanOut.with(events, true, 3);
-        events = GroupFanOut.with(events, true, 20);
-        assertThat(GroupFanOut.with(events, true, 3)).isSameAs(events);
+        events = Memberships.with(events, false, 10);
+        events = Memberships.with(events, true, 10);
+        events = Memberships.with(events, true, 3);
+        events = Memberships.with(events, true, 20);
+        assertThat(Memberships.with(events, true, 3)).isSameAs(events);
         assertThat(events).containsExactly(3, 10, -10, 20);
-        assertThat(GroupFanOut.isMember(events, 3)).isFalse();
-        assertThat(GroupFanOut.isMember(events, 4)).isTrue();
-        assertThat(GroupFanOut.isMember(events, 11)).isFalse();
-        assertThat(GroupFanOut.isMember(events, 21)).isTrue();
+        assertThat(Memberships.isMember(events, 3)).isFalse();
+        assertThat(Memberships.isMember(events, 4)).isTrue();
+        assertThat(Memberships.isMember(events, 11)).isFalse();
+        assertThat(Memberships.isMember(events, 21)).isTrue();
     }
 
     @Test

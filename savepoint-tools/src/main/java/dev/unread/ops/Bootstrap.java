@@ -4,7 +4,6 @@ import dev.unread.config.UnreadConfig;
 import dev.unread.contract.MySqlSchema;
 import dev.unread.counter.ConversationSeqs;
 import dev.unread.counter.UnreadCounterOperator;
-import dev.unread.groups.GroupFanOut;
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
 import dev.unread.state.Memberships;
@@ -509,7 +508,7 @@ public final class Bootstrap {
         public void processElement(HistoryRow row, Context context) throws Exception {
             long[] events = members.get(row.userId());
             long[] updated =
-                    GroupFanOut.with(
+                    Memberships.with(
                             events == null ? new long[0] : events,
                             row.value() > 0,
                             Math.abs(row.value()));

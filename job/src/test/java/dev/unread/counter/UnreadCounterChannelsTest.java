@@ -1,0 +1,169 @@
+package dev.unread.counter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.contract.Count;
+import dev.unread.events.ChatEvent;
+import dev.unread.events.UnreadCount;
+import dev.unread.testing.CounterOnRocksDb;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The user's side of a channel (docs/contract.md, "Channels"): the user's state learns the channel
+ * from a membership event, forwards what it held of it and every later fact to the channel stage,
+ * counts the channel's messages that name the user toward the badge alone, and drops a {@code
+ * chat-messages} record that names the channel.
+ */
+class UnreadCounterChannelsTest {
+
+    private static final long U = 10086;
+    private static final long SENDER = 10087;
+    private static final long CHANNEL = 80001;
+    private static final long OTHER_CHANNEL = 80003;
+    private static final long DIRECT = 80002;
+    private static final long T0 = 1_767_225_600_000L;
+
+    private CounterOnRocksDb counter;
+    private KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness;
+
+    @BeforeEach
+    void open() throws Exception {
+        counter = CounterOnRocksDb.open();
+        harness = counter.harness;
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        counter.close();
+    }
+
+    @Test
+    void whatTheUserDidInAChannelBeforeJoiningItIsForwardedWhenTheStateLearnsIt() throws Exception {
+        ChatEvent read = ChatEvent.conversationRead(U, CHANNEL, 7, T0 + 1);
+        ChatEvent preference = ChatEvent.preference(U, CHANNEL, ChatEvent.MENTIONS, T0 + 2);
+        ChatEvent ignore =
+                ChatEvent.ignoreChannelMentions(
+                        U, CHANNEL, ChatEvent.NO_COUNT_PREFERENCE, true, T0 + 3);
+        ChatEvent threadRead = ChatEvent.threadRead(U, CHANNEL, 5, 9, T0 + 4);
+        ChatEvent follow = ChatEvent.threadFollowed(U, CHANNEL, 5, true, T0 + 5);
+        send(read, preference, ignore, threadRead, follow, ChatEvent.allRead(U, T0 + 6));
+        assertThat(facts()).isEmpty();
+
+        send(ChatEvent.channelMembership(true, U, CHANNEL, 3));
+
+        List<ChatEvent> forwarded = facts();
+        assertThat(forwarded)
+                .extracting(ChatEvent::toString)
+                .containsExactlyInAnyOrder(
+                        ChatEvent.conversationRead(U, CHANNEL, 7, T0 + 1).toString(),
+                        preference.toString(),
+                        ignore.toString(),
+                        ChatEvent.threadRead(U, CHANNEL, 5, 9, 0).toString(),
+                        follow.toString(),
+                        "ALL_READ(10086 @" + (T0 + 6) + ")");
+        assertThat(forwarded).allSatisfy(f -> assertThat(f.conversationId).isEqualTo(CHANNEL));
+    }
+
+    @Test
+    void laterFactsOfAChannelGoToItsStageAndCountNothingHere() throws Exception {
+        send(ChatEvent.channelMembership(true, U, CHANNEL, 1));
+        facts();
+        harness.getOutput().clear();
+
+        ChatEvent read = ChatEvent.conversationRead(U, CHANNEL, 4, T0 + 1);
+        ChatEvent threadRead = ChatEvent.threadRead(U, CHANNEL, 2, 3, T0 + 2);
+        ChatEvent follow = ChatEvent.threadFollowed(U, CHANNEL, 2, false, T0 + 3);
+        ChatEvent preference = ChatEvent.preference(U, CHANNEL, ChatEvent.NONE, T0 + 4);
+        send(read, threadRead, follow, preference);
+
+        assertThat(facts()).containsExactly(read, threadRead, follow, preference);
+        assertThat(counts()).isEmpty();
+        assertThat(harness.getSideOutput(UnreadCounter.CONVERSATION_CURSORS)).isNullOrEmpty();
+    }
+
+    @Test
+    void anAllReadAndAnErasureReachEveryChannelOfTheUserAndTheListOutlivesTheErasure()
+            throws Exception {
+        send(
+                ChatEvent.channelMembership(true, U, CHANNEL, 1),
+                ChatEvent.channelMembership(true, U, OTHER_CHANNEL, 1),
+                ChatEvent.channelMembership(false, U, OTHER_CHANNEL, 5));
+        facts();
+
+        send(ChatEvent.allRead(U, T0 + 10));
+        assertThat(facts())
+                .extracting(f -> f.kind + " " + f.conversationId + " " + f.time)
+                .containsExactlyInAnyOrder(
+                        "ALL_READ 80001 " + (T0 + 10), "ALL_READ 80003 " + (T0 + 10));
+
+        send(ChatEvent.userErased(U, T0 + 20));
+        assertThat(facts())
+                .extracting(f -> f.kind + " " + f.conversationId)
+                .containsExactlyInAnyOrder("USER_ERASED 80001", "USER_ERASED 80003");
+
+        ChatEvent read = ChatEvent.conversationRead(U, CHANNEL, 9, T0 + 30);
+        send(read, ChatEvent.conversationRead(U, CHANNEL, 10, T0 + 20));
+        assertThat(facts()).containsExactly(read);
+    }
+
+    @Test
+    void aChannelMessageThatNamesTheUserCountsTowardTheBadgeAlone() throws Exception {
+        send(
+                ChatEvent.channelMembership(true, U, CHANNEL, 1),
+                ChatEvent.channelMention(SENDER, U, CHANNEL, 2, T0 + 1),
+                ChatEvent.channelMention(SENDER, U, CHANNEL, 3, T0 + 2));
+
+        assertThat(counts()).extracting(c -> c.kind).containsOnly(Count.SENDERS).hasSize(1);
+        assertThat(counts()).isEmpty();
+    }
+
+    @Test
+    void aChatMessagesRecordThatNamesAChannelOfTheUserIsDropped() throws Exception {
+        send(ChatEvent.channelMembership(true, U, CHANNEL, 1));
+        harness.getOutput().clear();
+
+        send(ChatEvent.message(SENDER, U, CHANNEL, 2, T0 + 1));
+        assertThat(counts()).isEmpty();
+
+        send(ChatEvent.message(SENDER, U, DIRECT, 2, T0 + 1));
+        assertThat(counts()).isNotEmpty();
+        assertThat(facts()).isEmpty();
+    }
+
+    private void send(ChatEvent... events) throws Exception {
+        for (ChatEvent e : events) {
+            harness.processElement(new StreamRecord<>(e, 0));
+        }
+    }
+
+    /** The facts forwarded since the last call. */
+    private List<ChatEvent> facts() {
+        List<ChatEvent> facts = new ArrayList<>();
+        Queue<StreamRecord<ChatEvent>> side = harness.getSideOutput(UnreadCounter.CHANNEL_FACTS);
+        if (side != null) {
+            side.forEach(r -> facts.add(r.getValue()));
+            side.clear();
+        }
+        return facts;
+    }
+
+    /** The counts written since the last call. */
+    @SuppressWarnings("unchecked")
+    private List<UnreadCount> counts() {
+        List<UnreadCount> counts = new ArrayList<>();
+        for (Object o : harness.getOutput()) {
+            if (o instanceof StreamRecord<?> r) {
+                counts.add(((StreamRecord<UnreadCount>) r).getValue());
+            }
+        }
+        harness.getOutput().clear();
+        return counts;
+    }
+}
