@@ -289,7 +289,10 @@ public final class NaiveWorker {
                                 THREAD_FOLLOWED,
                                 MESSAGE_EDITED,
                                 ALL_READ,
-                                USER_ERASED ->
+                                USER_ERASED,
+                                CHANNEL_JOINED,
+                                CHANNEL_LEFT,
+                                CHANNEL_MENTION ->
                                 e -> {};
                     };
             step.accept(event);

@@ -57,6 +57,8 @@ final class ProducerFanOut {
                     case MESSAGE_EDITED -> e -> edit(e, out);
                     // The job's own kinds: no producer publishes them.
                     case PARTICIPANT, RECEIVED_REPLY -> e -> {};
+                    // A producer that fans out itself counts a channel as any group.
+                    case CHANNEL -> e -> {};
                 };
         step.accept(event);
     }

@@ -4,6 +4,7 @@ import dev.unread.contract.EventJson;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.events.ConversationEvent;
+import dev.unread.events.ConversationEventJson;
 import dev.unread.generator.TrafficRecord.Malformed;
 import dev.unread.generator.TrafficRecord.Topic;
 import java.nio.charset.StandardCharsets;
@@ -740,37 +741,7 @@ public final class TrafficGenerator {
     }
 
     private String conversationValue(ConversationEvent event) {
-        return switch (event.kind) {
-            case MESSAGE_EDITED ->
-                    EventJson.groupEdited(
-                            event.conversationId,
-                            event.seq,
-                            event.sentAt,
-                            event.mentionsAll,
-                            event.mentions);
-            case MESSAGE ->
-                    event.threadSeq > 0
-                            ? EventJson.withRootSender(
-                                    EventJson.groupReply(
-                                            event.conversationId,
-                                            event.seq,
-                                            event.threadSeq,
-                                            event.senderId,
-                                            event.sentAt),
-                                    event.rootSenderId)
-                            : EventJson.groupMessage(
-                                    event.conversationId, event.seq, event.senderId, event.sentAt);
-            case MESSAGE_DELETED ->
-                    EventJson.messageDeleted(event.conversationId, event.seq, now());
-            case MEMBER_JOINED, MEMBER_LEFT ->
-                    EventJson.membership(
-                            event.kind == ConversationEvent.Kind.MEMBER_JOINED,
-                            event.conversationId,
-                            event.userId,
-                            event.seq);
-            case PARTICIPANT, RECEIVED_REPLY ->
-                    throw new IllegalArgumentException(event.kind + " is the job's own");
-        };
+        return ConversationEventJson.text(event, now());
     }
 
     private TrafficRecord inboxOpen() {

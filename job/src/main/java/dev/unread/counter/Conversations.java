@@ -35,6 +35,7 @@ final class Conversations {
 
     private final UserStates states;
     private final UserTotals totals;
+    private final Channels channels;
 
     /** Whether sending a root makes its sender follow its thread by default. */
     private final boolean trackRootSenders;
@@ -45,9 +46,11 @@ final class Conversations {
     /** Its record. */
     private ConversationState state;
 
-    Conversations(UserStates states, UserTotals totals, boolean trackRootSenders) {
+    Conversations(
+            UserStates states, UserTotals totals, Channels channels, boolean trackRootSenders) {
         this.states = states;
         this.totals = totals;
+        this.channels = channels;
         this.trackRootSenders = trackRootSenders;
         track = new ConversationTrack(states);
     }
@@ -260,6 +263,36 @@ final class Conversations {
                         ConversationSeqs.visibleCount(state)));
     }
 
+    /**
+     * A read of one of the user's channels, which the channel stage counts: here it only clears a
+     * mark made before it.
+     */
+    boolean channelRead(ChatEvent read, InboxState user, Collector<UnreadCount> out)
+            throws Exception {
+        ConversationState kept = states.conversations.get(read.conversationId);
+        if (kept == null || kept.markedAt == 0 || read.time <= kept.lastReadAt) {
+            return false;
+        }
+        begin(read.conversationId);
+        state.lastReadAt = read.time;
+        track.stored = true;
+        return settle(read.userId, user, out);
+    }
+
+    /**
+     * The conversation turned out to be one of the user's channels: what its record held here (a
+     * mark, at most, as no message of a channel comes here) leaves the totals, to which readers add
+     * each channel themselves.
+     */
+    boolean becameChannel(long user, long id, InboxState inbox, Collector<UnreadCount> out)
+            throws Exception {
+        ConversationState kept = states.conversations.get(id);
+        if (kept == null) {
+            return false;
+        }
+        return totals.add(user, inbox, Share.NONE.minus(ConversationView.of(kept).share()), out);
+    }
+
     /** See {@link Deletions}: the message leaves every count, whenever it comes. */
     boolean delete(ChatEvent event, InboxState user, Collector<UnreadCount> out) throws Exception {
         boolean dirty = totals.keep(user);
@@ -345,6 +378,10 @@ final class Conversations {
         if (track.stored) {
             states.conversations.put(track.conversationId, state);
         }
-        return totals.add(user, inbox, track.after.share().minus(track.before.share()), out);
+        Share change =
+                channels.isChannel(inbox, track.conversationId)
+                        ? Share.NONE
+                        : track.after.share().minus(track.before.share());
+        return totals.add(user, inbox, change, out);
     }
 }

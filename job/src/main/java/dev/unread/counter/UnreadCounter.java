@@ -144,11 +144,11 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         states = new UserStates(getRuntimeContext(), incarnation, maxBareThreads);
         badge = new Badge(states);
         totals = new UserTotals(states);
-        conversations = new Conversations(states, totals, trackRootSenders);
+        channels = new Channels(getRuntimeContext(), states);
+        conversations = new Conversations(states, totals, channels, trackRootSenders);
         expiry = new Expiry(states, idleStateDays);
         allRead = new AllRead(states, badge, conversations);
         erasure = new Erasure(states);
-        channels = new Channels(getRuntimeContext(), states);
         channelMessagesDropped =
                 getRuntimeContext().getMetricGroup().counter(CHANNEL_MESSAGES_DROPPED);
     }
@@ -196,8 +196,9 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                     case INBOX_OPENED ->
                             badge.open(event, user, c -> ctx.output(INBOX_CURSORS, c), out);
                     case CONVERSATION_READ ->
-                            !forwarded(event, user, facts)
-                                    && conversations.read(
+                            forwarded(event, user, facts)
+                                    ? conversations.channelRead(event, user, out)
+                                    : conversations.read(
                                             event,
                                             user,
                                             c -> ctx.output(CONVERSATION_CURSORS, c),
@@ -232,7 +233,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                         channels.toEach(event, user, facts);
                         yield true;
                     }
-                    case CHANNEL_JOINED, CHANNEL_LEFT -> channels.membership(event, user, facts);
+                    case CHANNEL_JOINED, CHANNEL_LEFT -> learnChannel(event, user, facts, out);
                     case CHANNEL_MENTION -> badge.count(event, user, out);
                 };
         if (dirty) {
@@ -250,6 +251,20 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             return false;
         }
         facts.accept(event);
+        return true;
+    }
+
+    /**
+     * A membership event of a channel: the first one of the channel makes it the user's, and takes
+     * what its record here held out of the totals.
+     */
+    private boolean learnChannel(
+            ChatEvent event, InboxState user, Consumer<ChatEvent> facts, Collector<UnreadCount> out)
+            throws Exception {
+        if (!channels.membership(event, user, facts)) {
+            return false;
+        }
+        conversations.becameChannel(event.userId, event.conversationId, user, out);
         return true;
     }
 

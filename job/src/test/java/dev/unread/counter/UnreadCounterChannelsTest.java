@@ -137,6 +137,37 @@ class UnreadCounterChannelsTest {
         assertThat(facts()).isEmpty();
     }
 
+    @Test
+    void aChannelsMarkIsWrittenAndClearedByAReadButLeftOutOfTheTotals() throws Exception {
+        send(ChatEvent.markedUnread(U, CHANNEL, T0 + 1));
+        assertThat(totalConversations()).isEqualTo(1);
+
+        send(ChatEvent.channelMembership(true, U, CHANNEL, 1));
+        assertThat(totalConversations()).isEqualTo(0);
+
+        send(ChatEvent.conversationRead(U, CHANNEL, 3, T0 + 2));
+        assertThat(counts()).extracting(UnreadCount::toString).contains(unmarked().toString());
+        assertThat(facts()).extracting(f -> f.kind).contains(ChatEvent.Kind.CONVERSATION_READ);
+
+        send(ChatEvent.markedUnread(U, CHANNEL, T0 + 3));
+        List<UnreadCount> marked = counts();
+        assertThat(marked).extracting(c -> c.kind).contains(Count.MARKED);
+        assertThat(marked).noneMatch(c -> c.kind == Count.TOTAL_CONVERSATIONS);
+    }
+
+    private static UnreadCount unmarked() {
+        return UnreadCount.marked(U, CHANNEL, false);
+    }
+
+    /** The newest total of conversations written since the last call, 0 when none was. */
+    private long totalConversations() {
+        return counts().stream()
+                .filter(c -> c.kind == Count.TOTAL_CONVERSATIONS)
+                .reduce((a, b) -> b)
+                .map(c -> c.count)
+                .orElse(0L);
+    }
+
     private void send(ChatEvent... events) throws Exception {
         for (ChatEvent e : events) {
             harness.processElement(new StreamRecord<>(e, 0));

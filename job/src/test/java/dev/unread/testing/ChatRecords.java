@@ -7,6 +7,7 @@ import dev.unread.contract.EventJson;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.events.ConversationEvent;
+import dev.unread.events.ConversationEventJson;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -57,40 +58,6 @@ public final class ChatRecords {
 
     /** The {@code chat-conversations} record value of {@code e}. */
     public static String conversationJson(ConversationEvent e) {
-        return switch (e.kind) {
-            case MESSAGE -> message(e);
-            case MESSAGE_EDITED ->
-                    EventJson.groupEdited(
-                            e.conversationId, e.seq, e.sentAt, e.mentionsAll, e.mentions);
-            case MESSAGE_DELETED ->
-                    EventJson.messageDeleted(e.conversationId, e.seq, EventStreams.T0);
-            case MEMBER_JOINED, MEMBER_LEFT ->
-                    EventJson.membership(
-                            e.kind == ConversationEvent.Kind.MEMBER_JOINED,
-                            e.conversationId,
-                            e.userId,
-                            e.seq);
-            case CHANNEL -> EventJson.channel(e.conversationId);
-            case PARTICIPANT, RECEIVED_REPLY ->
-                    throw new IllegalArgumentException(e.kind + " is the job's own");
-        };
-    }
-
-    private static String message(ConversationEvent e) {
-        String json =
-                e.threadSeq > 0
-                        ? EventJson.groupReply(
-                                e.conversationId,
-                                e.seq,
-                                e.threadSeq,
-                                e.senderId,
-                                e.sentAt,
-                                e.mentions)
-                        : EventJson.groupMessage(
-                                e.conversationId, e.seq, e.senderId, e.sentAt, e.mentions);
-        if (e.rootSenderId > 0) {
-            json = EventJson.withRootSender(json, e.rootSenderId);
-        }
-        return e.mentionsAll ? EventJson.mentioningAll(json) : json;
+        return ConversationEventJson.text(e, EventStreams.T0);
     }
 }
