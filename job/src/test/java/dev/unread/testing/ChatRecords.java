@@ -72,6 +72,7 @@ public final class ChatRecords {
                             e.seq);
             case PARTICIPANT, RECEIVED_REPLY ->
                     throw new IllegalArgumentException(e.kind + " is the job's own");
+            case CHANNEL -> throw new IllegalArgumentException("CHANNEL has no input text here");
         };
     }
 
