@@ -1,11 +1,14 @@
 package dev.unread.sinks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.unread.contract.MessageTypes;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.ChannelWrite;
+import dev.unread.testing.TcpProxy;
 import dev.unread.testing.TestRedis;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -265,6 +268,39 @@ class RedisChannelsTest {
         assertThat(context.counter(RedisCounts.COALESCED_METRIC)).isEqualTo(4);
         // HSET, HDEL, the transaction (one command), and the read of who is live.
         assertThat(context.counter(RedisCounts.COMMANDS_METRIC)).isEqualTo(4);
+    }
+
+    @Test
+    void aFailedFlushIsSentWholeByTheNextItsNoticesWithTheVersionItsTransactionSet()
+            throws Exception {
+        try (TcpProxy proxy = new TcpProxy(TestRedis.HOST, TestRedis.PORT);
+                TestRedis.Subscriber notices =
+                        new TestRedis.Subscriber(RedisNames.channelChangedChannel(prefix, C))) {
+            writer.close();
+            writer =
+                    new RedisChannels(
+                                    TestRedis.config(
+                                            "redis://" + proxy.address() + "/0",
+                                            prefix,
+                                            INTERVAL_MS))
+                            .createWriter(new TestWriterContext());
+            proxy.down();
+            write(
+                    ChannelWrite.track(C, 7, 0, "{\"read\":4}"),
+                    ChannelWrite.block(C, 0, block(0, 4)),
+                    ChannelWrite.notice(C, ChannelWrite.Change.MESSAGE, 4, 0, 7, false));
+            assertThatThrownBy(() -> writer.flush(false)).isInstanceOf(IOException.class);
+            assertThat(redis.exists(RedisNames.channelVersionKey(prefix, C))).isFalse();
+
+            proxy.up();
+            writer.flush(false);
+            assertThat(redis.getbit(RedisNames.channelSeqsKey(prefix, C), 4)).isTrue();
+            assertThat(redis.hget(RedisNames.channelTracksKey(prefix, 7), "80001"))
+                    .isEqualTo("{\"read\":4}");
+            assertThat(notices.next(WAIT_MS))
+                    .isEqualTo(
+                            MessageTypes.channelChanged(C, version(C), "MESSAGE", 4, 0, 7, false));
+        }
     }
 
     @Test
