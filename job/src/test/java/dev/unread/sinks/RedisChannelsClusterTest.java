@@ -12,6 +12,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import org.apache.flink.api.connector.sink2.SinkWriter;
@@ -21,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.params.MigrateParams;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -107,6 +111,52 @@ class RedisChannelsClusterTest {
                         .mapToObj(c -> CLUSTER.primaryOwning(RedisNames.channelSeqsKey(prefix, c)))
                         .collect(Collectors.toSet());
         assertThat(primaries).as("the channels spread over the three primaries").hasSize(3);
+    }
+
+    /**
+     * A reader reads the tracks, then the index: on a cluster a member's tracks and a channel's
+     * index sit on different primaries, so the index must not be written before the tracks are, or
+     * a reader counts what the newer track no longer holds. The tracks' primary is paused for
+     * writes while a flush runs; the index's version never shows before the track.
+     */
+    @Test
+    void aChannelsIndexIsWrittenOnlyOnceTheFlushsTracksAre() throws Exception {
+        long c = 80_001;
+        String version = RedisNames.channelVersionKey(prefix, c);
+        long user = 1;
+        while (CLUSTER.primaryOwning(RedisNames.channelTracksKey(prefix, user))
+                == CLUSTER.primaryOwning(version)) {
+            user++;
+        }
+        String tracks = RedisNames.channelTracksKey(prefix, user);
+        writer.write(ChannelWrite.track(c, user, 0, "{\"read\":2}"), null);
+        writer.write(ChannelWrite.block(c, 0, RedisChannelsTest.block(0, 2)), null);
+        int violations = 0;
+        try (Jedis tracksPrimary = new Jedis("127.0.0.1", CLUSTER.primaryOwning(tracks));
+                Jedis indexPrimary = new Jedis("127.0.0.1", CLUSTER.primaryOwning(version))) {
+            tracksPrimary.sendCommand(Protocol.Command.CLIENT, "PAUSE", "1500", "WRITE");
+            ExecutorService flusher = Executors.newSingleThreadExecutor();
+            try {
+                Future<?> flushed =
+                        flusher.submit(
+                                () -> {
+                                    writer.flush(false);
+                                    return null;
+                                });
+                while (!flushed.isDone()) {
+                    if (indexPrimary.get(version) != null
+                            && tracksPrimary.hget(tracks, "" + c) == null) {
+                        violations++;
+                    }
+                }
+                flushed.get();
+            } finally {
+                flusher.shutdownNow();
+            }
+            assertThat(tracksPrimary.hget(tracks, "" + c)).isEqualTo("{\"read\":2}");
+            assertThat(indexPrimary.get(version)).isNotNull();
+        }
+        assertThat(violations).as("reads that saw the index before the track").isZero();
     }
 
     @Test
