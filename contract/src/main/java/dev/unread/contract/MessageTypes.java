@@ -43,5 +43,53 @@ public final class MessageTypes {
         return "{\"type\":\"" + ERASED + "\",\"userId\":" + userId + "}";
     }
 
+    /**
+     * The {@link #CHANNEL_CHANGED} of a message, deletion or edit ({@code change}: {@code MESSAGE},
+     * {@code DELETED} or {@code EDITED}) of channel {@code conversationId}, whose index write set
+     * the channel's version to {@code version}.
+     */
+    public static String channelChanged(
+            long conversationId,
+            long version,
+            String change,
+            long seq,
+            long threadSeq,
+            long senderId,
+            boolean mentionsAll) {
+        return "{\"type\":\""
+                + CHANNEL_CHANGED
+                + "\",\"conversationId\":"
+                + conversationId
+                + ",\"version\":"
+                + version
+                + ",\"change\":\""
+                + change
+                + "\",\"seq\":"
+                + seq
+                + ",\"threadSeq\":"
+                + threadSeq
+                + ",\"senderId\":"
+                + senderId
+                + ",\"mentionsAll\":"
+                + mentionsAll
+                + "}";
+    }
+
+    /**
+     * The {@link #TRACK_CHANGED} of {@code userId}'s track of channel {@code conversationId}, or of
+     * its thread {@code threadSeq} (0 for the channel's own track).
+     */
+    public static String trackChanged(long userId, long conversationId, long threadSeq) {
+        return "{\"type\":\""
+                + TRACK_CHANGED
+                + "\",\"userId\":"
+                + userId
+                + ",\"conversationId\":"
+                + conversationId
+                + ",\"threadSeq\":"
+                + threadSeq
+                + "}";
+    }
+
     private MessageTypes() {}
 }

@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
-import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.Response;
 
 /**
  * The counts sink's step for the live users, those with a live stream: who is live (one ZMSCORE of
@@ -23,9 +21,6 @@ import redis.clients.jedis.Response;
  * the writer's two buffers, and are the sender's alone, never touched by {@link CountBuffer#add}.
  */
 final class LivePushes {
-
-    private static final String REPLACE_LIVE_USERS_SCRIPT =
-            RedisConnection.replacingScript("zset", "");
 
     private final String prefix;
 
@@ -78,11 +73,6 @@ final class LivePushes {
         return new WriteLiveUsers(users);
     }
 
-    /** A user's score in the live users: live until then, in epoch milliseconds. */
-    private static boolean isLive(Object score, long now) {
-        return score instanceof Double until && until > now;
-    }
-
     /**
      * The fast flush: ZMSCORE of the users with held counts in {@link RedisNames#LIVE_USERS}, then
      * the held counts of those live, and for each of them {@code SET unread:version:{userId} EX}
@@ -90,30 +80,20 @@ final class LivePushes {
      * without the counts still held, and gets them, with their message, at the next fast flush or
      * the background one, whichever comes first (docs/contract.md, "Live push").
      */
-    private final class WriteLiveUsers implements RedisConnection.Then {
-        private final String key = RedisNames.liveUsersKey(prefix);
+    private final class WriteLiveUsers extends LiveUsersRead {
         private final long[] users;
 
         /** What the last answer took out of the held counts; put back if it is asked again. */
         private Map<Target, Update> taken = Map.of();
 
         WriteLiveUsers(long[] users) {
+            super(prefix);
             this.users = users;
         }
 
         @Override
-        public Response<?> appendTo(AbstractPipeline pipeline) {
-            String[] members = new String[users.length];
-            for (int i = 0; i < users.length; i++) {
-                members[i] = Long.toString(users[i]);
-            }
-            return pipeline.zmscore(key, members);
-        }
-
-        /** Another type's key there is replaced, and then nobody is live. */
-        @Override
-        public RedisConnection.Command replacingWrongType() {
-            return p -> p.eval(REPLACE_LIVE_USERS_SCRIPT, List.of(key), List.of());
+        long[] users() {
+            return users;
         }
 
         /**
@@ -121,15 +101,11 @@ final class LivePushes {
          * with it: what the first answer took and never wrote goes back first.
          */
         @Override
-        public List<RedisConnection.Command> then(Object reply) {
+        List<RedisConnection.Command> ofLive(boolean[] live) {
             held.putBack(taken);
             taken = new HashMap<>();
-            if (!(reply instanceof List<?> scores)) {
-                return List.of();
-            }
-            long now = System.currentTimeMillis();
             for (int i = 0; i < users.length; i++) {
-                if (isLive(scores.get(i), now)) {
+                if (live[i]) {
                     taken.putAll(held.take(users[i]));
                 }
             }
@@ -168,40 +144,31 @@ final class LivePushes {
      * stream's snapshot is read, so after these counts were written: the snapshot has them, and
      * nothing is missed by not publishing them (docs/contract.md, "Live push").
      */
-    private final class PushToLiveUsers implements RedisConnection.Then {
+    private final class PushToLiveUsers extends LiveUsersRead {
         private final List<UnreadChanged> changes;
+        private final long[] users;
         private final long version;
-        private final String key = RedisNames.liveUsersKey(prefix);
 
         PushToLiveUsers(Collection<UnreadChanged> changes, long version) {
+            super(prefix);
             this.changes = new ArrayList<>(changes);
+            this.users = new long[this.changes.size()];
+            for (int i = 0; i < users.length; i++) {
+                users[i] = this.changes.get(i).userId;
+            }
             this.version = version;
         }
 
         @Override
-        public Response<?> appendTo(AbstractPipeline pipeline) {
-            String[] users = new String[changes.size()];
-            for (int i = 0; i < users.length; i++) {
-                users[i] = Long.toString(changes.get(i).userId);
-            }
-            return pipeline.zmscore(key, users);
-        }
-
-        /** Another type's key there is replaced, and then nobody is live. */
-        @Override
-        public RedisConnection.Command replacingWrongType() {
-            return p -> p.eval(REPLACE_LIVE_USERS_SCRIPT, List.of(key), List.of());
+        long[] users() {
+            return users;
         }
 
         @Override
-        public List<RedisConnection.Command> then(Object reply) {
-            if (!(reply instanceof List<?> scores)) {
-                return List.of();
-            }
-            long now = System.currentTimeMillis();
+        List<RedisConnection.Command> ofLive(boolean[] live) {
             List<RedisConnection.Command> pushes = new ArrayList<>();
             for (int i = 0; i < changes.size(); i++) {
-                if (isLive(scores.get(i), now)) {
+                if (live[i]) {
                     pushTo(changes.get(i), version, pushes);
                 }
             }

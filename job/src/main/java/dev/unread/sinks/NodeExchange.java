@@ -1,11 +1,14 @@
 package dev.unread.sinks;
 
 import dev.unread.contract.RedisEndpoint;
+import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /** One connection to the single node of a Redis URL: a batch is one round trip. */
 final class NodeExchange implements RedisExchange {
@@ -30,11 +33,22 @@ final class NodeExchange implements RedisExchange {
             jedis = connect();
         }
         Pipeline pipeline = jedis.pipelined();
+        // A command may append several (a transaction): its reply is that of the one it returns.
+        List<Response<?>> responses = new ArrayList<>(batch.size());
         for (RedisConnection.Command command : batch) {
-            command.appendTo(pipeline);
+            responses.add(command.appendTo(pipeline));
         }
         roundTrips++;
-        return pipeline.syncAndReturnAll();
+        pipeline.sync();
+        List<Object> replies = new ArrayList<>(responses.size());
+        for (Response<?> response : responses) {
+            try {
+                replies.add(response.get());
+            } catch (JedisDataException refused) {
+                replies.add(refused);
+            }
+        }
+        return replies;
     }
 
     /**

@@ -52,6 +52,22 @@ final class RedisConnection implements AutoCloseable {
         default boolean removes() {
             return false;
         }
+
+        /**
+         * The refusal in {@code reply}, or null when Redis did what was asked: a reply that is a
+         * JedisException, or for a command that is a whole transaction, one inside its EXEC's
+         * replies (Redis runs the rest of a transaction past a refused command).
+         */
+        default JedisException refusal(Object reply) {
+            return reply instanceof JedisException refused ? refused : null;
+        }
+
+        /**
+         * For a {@link #replacingWrongType replacement}: how many keys its reply says it replaced.
+         */
+        default int replacedKeys(Object reply) {
+            return Long.valueOf(1).equals(reply) ? 1 : 0;
+        }
     }
 
     /** {@code command}, a removal: see {@link Command#removes}. */
@@ -275,7 +291,8 @@ final class RedisConnection implements AutoCloseable {
         for (int i = 0; i < replies.size(); i++) {
             // A refused command (WRONGTYPE, NOPERM, READONLY after a failover) comes back as a
             // reply, not as an exception: raise it, or the write would be lost without a trace.
-            if (replies.get(i) instanceof JedisException refused) {
+            JedisException refused = batch.get(i).refusal(replies.get(i));
+            if (refused != null) {
                 Command replacement = wrongType(refused) ? batch.get(i).replacingWrongType() : null;
                 if (replacement == null) {
                     throw refused;
@@ -292,13 +309,12 @@ final class RedisConnection implements AutoCloseable {
         List<Object> scripts = exchange.exchange(replacing);
         for (int i = 0; i < scripts.size(); i++) {
             Object reply = scripts.get(i);
-            if (reply instanceof JedisException refused) {
+            JedisException refused = replacing.get(i).refusal(reply);
+            if (refused != null) {
                 throw refused;
             }
             replies.set(replacingAt.get(i), reply);
-            if (Long.valueOf(1).equals(reply)) {
-                replaced++;
-            }
+            replaced += replacing.get(i).replacedKeys(reply);
         }
         LOG.warn(
                 "Redis at {}: replaced {} keys of the wrong type in the job's key space",

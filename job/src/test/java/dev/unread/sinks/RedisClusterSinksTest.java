@@ -231,8 +231,8 @@ class RedisClusterSinksTest {
         String changed = RedisNames.unreadChangedChannel(prefix, user);
         String receipts = RedisNames.readReceiptsChannel(prefix, user);
         try (BroadcastWitness witness = new BroadcastWitness(CLUSTER.ports(), prefix);
-                ShardSubscriber changes = new ShardSubscriber(changed);
-                ShardSubscriber concerning = new ShardSubscriber(receipts);
+                ShardSubscriber changes = new ShardSubscriber(config, changed);
+                ShardSubscriber concerning = new ShardSubscriber(config, receipts);
                 SinkWriter<ReadReceipt> receiptWriter =
                         new RedisReceipts(config).createWriter(new TestWriterContext())) {
             live(user);
@@ -249,46 +249,6 @@ class RedisClusterSinksTest {
                             "{\"type\":\"READ_RECEIPT\",\"conversationId\":80001,"
                                     + "\"userId\":20002,\"readSeq\":7}");
             assertThat(witness.heard()).as("classic subscribers on every node").isEmpty();
-        }
-    }
-
-    /** SSUBSCRIBE to one shard channel through a cluster client, on a thread of its own. */
-    private final class ShardSubscriber extends JedisShardedPubSub implements AutoCloseable {
-        private final BlockingQueue<String> heard = new LinkedBlockingQueue<>();
-        private final java.util.concurrent.CountDownLatch subscribed =
-                new java.util.concurrent.CountDownLatch(1);
-        private final RedisClusterClient client;
-        private final Thread thread;
-
-        ShardSubscriber(String channel) throws InterruptedException {
-            client =
-                    config.redisEndpoint()
-                            .clusterClient("test-subscriber", 5000, new ConnectionPoolConfig());
-            thread = new Thread(() -> client.ssubscribe(this, channel));
-            thread.setDaemon(true);
-            thread.start();
-            assertThat(subscribed.await(10, TimeUnit.SECONDS)).isTrue();
-        }
-
-        String next() throws InterruptedException {
-            return heard.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
-        }
-
-        @Override
-        public void onSSubscribe(String channel, int subscribedChannels) {
-            subscribed.countDown();
-        }
-
-        @Override
-        public void onSMessage(String channel, String message) {
-            heard.add(message);
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            sunsubscribe();
-            thread.join(10_000);
-            client.close();
         }
     }
 

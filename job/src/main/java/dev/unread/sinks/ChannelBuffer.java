@@ -1,0 +1,248 @@
+package dev.unread.sinks;
+
+import dev.unread.contract.MessageTypes;
+import dev.unread.contract.RedisNames;
+import dev.unread.events.ChannelWrite;
+import dev.unread.sinks.KeyCommands.KeyCommand;
+import dev.unread.sinks.KeyCommands.KeyWrites;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The channel sink's buffer: the channel stage's writes since the last flush, coalesced (the last
+ * bytes of each block, the last add or remove of each sorted-set member, the last value of each
+ * track; notices are events and each is kept), and the commands of a flush, in the order {@link
+ * RedisChannels} gives.
+ *
+ * <p>{@link #add} is the task's and touches only this buffer; {@link #commands} runs on the
+ * writer's sender ({@link RedisWriter}), which alone owns the versions the writer's two buffers
+ * share.
+ */
+final class ChannelBuffer implements RedisWriter.Buffer<ChannelWrite> {
+
+    /** A member of one of a channel's sorted sets: see {@link ChannelWrite.Kind#SEQ_ADDED}. */
+    record SetMember(long threadSeq, boolean all, long seq) {
+
+        /** The sorted set's key. */
+        String key(String prefix, long channelId) {
+            if (threadSeq == 0) {
+                return RedisNames.channelAllKey(prefix, channelId);
+            }
+            return all
+                    ? RedisNames.channelThreadAllKey(prefix, channelId, threadSeq)
+                    : RedisNames.channelThreadKey(prefix, channelId, threadSeq);
+        }
+    }
+
+    /** A member's track of a channel ({@code threadSeq} 0) or of one of its threads. */
+    private record Track(long userId, long channelId, long threadSeq) {
+
+        String field() {
+            return threadSeq == 0
+                    ? RedisNames.channelTrackField(channelId)
+                    : RedisNames.threadField(channelId, threadSeq);
+        }
+    }
+
+    private record Notice(
+            ChannelWrite.Change change,
+            long seq,
+            long threadSeq,
+            long senderId,
+            boolean mentionsAll) {}
+
+    /** What a flush writes of one channel: its transaction, then its notices. */
+    private static final class Channel {
+        final Map<Long, byte[]> blocks = new HashMap<>();
+        final Map<SetMember, Boolean> members = new LinkedHashMap<>();
+        final List<Notice> notices = new ArrayList<>();
+    }
+
+    private final String prefix;
+
+    /** On a cluster: the notices go out with SPUBLISH, shard channels. */
+    private final boolean sharded;
+
+    /** Shared with the writer's other buffer; the sender's alone. */
+    private final ChangeVersions versions;
+
+    /** Each track's last JSON; null removes the field. */
+    private final Map<Track, String> tracks = new LinkedHashMap<>();
+
+    private final Map<Long, Channel> channels = new LinkedHashMap<>();
+
+    /** Entries held: tracks, blocks, members and notices. */
+    private int size;
+
+    ChannelBuffer(String prefix, boolean sharded, ChangeVersions versions) {
+        this.prefix = prefix;
+        this.sharded = sharded;
+        this.versions = versions;
+    }
+
+    @Override
+    public boolean add(ChannelWrite write) {
+        boolean replaced =
+                switch (write.kind) {
+                    case TRACK -> {
+                        Track track =
+                                new Track(write.userId, write.conversationId, write.threadSeq);
+                        boolean had = tracks.containsKey(track);
+                        tracks.put(track, write.json);
+                        yield had;
+                    }
+                    case BLOCK -> {
+                        if (write.bytes == null || write.bytes.length != ChannelWrite.BLOCK_BYTES) {
+                            throw new IllegalArgumentException(
+                                    "a block is " + ChannelWrite.BLOCK_BYTES + " bytes: " + write);
+                        }
+                        // Copied: with object reuse the record changes after this call.
+                        yield channel(write).blocks.put(write.seq, write.bytes.clone()) != null;
+                    }
+                    case SEQ_ADDED, SEQ_REMOVED -> {
+                        if (write.threadSeq == 0 && !write.all) {
+                            throw new IllegalArgumentException(
+                                    "a root is in the bitmap, not a sorted set: " + write);
+                        }
+                        SetMember member = new SetMember(write.threadSeq, write.all, write.seq);
+                        boolean added = write.kind == ChannelWrite.Kind.SEQ_ADDED;
+                        yield channel(write).members.put(member, added) != null;
+                    }
+                    case NOTICE -> {
+                        channel(write)
+                                .notices
+                                .add(
+                                        new Notice(
+                                                write.change,
+                                                write.seq,
+                                                write.threadSeq,
+                                                write.senderId,
+                                                write.all));
+                        yield false;
+                    }
+                };
+        if (!replaced) {
+            size++;
+        }
+        return replaced;
+    }
+
+    private Channel channel(ChannelWrite write) {
+        return channels.computeIfAbsent(write.conversationId, c -> new Channel());
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    /**
+     * The tracks (a command per member's hash that sets, one that deletes), then per channel its
+     * transaction and its notices with the version the transaction set, then who among the members
+     * whose track changed is live, and their TRACK_CHANGED.
+     */
+    @Override
+    public List<RedisConnection.Command> commands() {
+        List<RedisConnection.Command> commands = new ArrayList<>();
+        Map<String, KeyWrites> hashes = new LinkedHashMap<>();
+        tracks.forEach(
+                (track, json) -> {
+                    KeyWrites writes =
+                            hashes.computeIfAbsent(
+                                    RedisNames.channelTracksKey(prefix, track.userId()),
+                                    k -> new KeyWrites());
+                    if (json == null) {
+                        writes.unset(track.field());
+                    } else {
+                        writes.set(track.field(), json);
+                    }
+                });
+        hashes.forEach(
+                (key, writes) ->
+                        writes.commandsTo(commands, key, KeyCommand.Op.HSET, KeyCommand.Op.HDEL));
+        if (sharded && !hashes.isEmpty() && !channels.isEmpty()) {
+            // The primaries of one round trip answer in any order: a reader that finds an index
+            // newer than the tracks would count what the tracks no longer hold as unread.
+            commands.add(RedisConnection.BARRIER);
+        }
+        channels.forEach(
+                (channelId, channel) -> {
+                    long version = versions.next();
+                    commands.add(
+                            new ChannelTransaction(
+                                    prefix, channelId, channel.blocks, channel.members, version));
+                    // On the slot of the channel's keys: after its transaction on one connection.
+                    String notices = RedisNames.channelChangedChannel(prefix, channelId);
+                    for (Notice notice : channel.notices) {
+                        commands.add(
+                                RedisConnection.publish(
+                                        sharded,
+                                        notices,
+                                        MessageTypes.channelChanged(
+                                                channelId,
+                                                version,
+                                                notice.change().name(),
+                                                notice.seq(),
+                                                notice.threadSeq(),
+                                                notice.senderId(),
+                                                notice.mentionsAll())));
+                    }
+                });
+        if (!tracks.isEmpty()) {
+            commands.add(new TrackPushes(new ArrayList<>(tracks.keySet())));
+        }
+        return commands;
+    }
+
+    @Override
+    public void clear() {
+        tracks.clear();
+        channels.clear();
+        size = 0;
+    }
+
+    /**
+     * ZMSCORE of the members whose track the flush changed, and a TRACK_CHANGED on {@code
+     * UNREAD_CHANGED:{userId}} for each changed track of those live. Its reply comes once every
+     * command before it is acknowledged, so a live user told of a change reads tracks and indexes
+     * at least as new as the flush.
+     */
+    private final class TrackPushes extends LiveUsersRead {
+        private final List<Track> changed;
+        private final long[] users;
+
+        TrackPushes(List<Track> changed) {
+            super(prefix);
+            this.changed = changed;
+            this.users = changed.stream().mapToLong(Track::userId).distinct().toArray();
+        }
+
+        @Override
+        long[] users() {
+            return users;
+        }
+
+        @Override
+        List<RedisConnection.Command> ofLive(boolean[] live) {
+            Map<Long, Boolean> isLive = new HashMap<>();
+            for (int i = 0; i < users.length; i++) {
+                isLive.put(users[i], live[i]);
+            }
+            List<RedisConnection.Command> pushes = new ArrayList<>();
+            for (Track track : changed) {
+                if (isLive.get(track.userId())) {
+                    pushes.add(
+                            RedisConnection.publish(
+                                    sharded,
+                                    RedisNames.unreadChangedChannel(prefix, track.userId()),
+                                    MessageTypes.trackChanged(
+                                            track.userId(), track.channelId(), track.threadSeq())));
+                }
+            }
+            return pushes;
+        }
+    }
+}
