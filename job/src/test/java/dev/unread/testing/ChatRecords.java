@@ -70,6 +70,7 @@ public final class ChatRecords {
                             e.conversationId,
                             e.userId,
                             e.seq);
+            case CHANNEL -> "{\"type\":\"CHANNEL\",\"conversationId\":" + e.conversationId + "}";
             case PARTICIPANT, RECEIVED_REPLY ->
                     throw new IllegalArgumentException(e.kind + " is the job's own");
         };
