@@ -1,0 +1,137 @@
+package dev.unread.channels;
+
+import dev.unread.counter.ThreadSets;
+import dev.unread.events.ChannelWrite;
+import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationCursor;
+import dev.unread.events.ConversationEvent;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RuntimeContext;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * A channel's stage, keyed by conversation (docs/contract.md, "Channels"): it keeps everything of
+ * the channel C and of each member's part in it, and is the one writer of C's index in Redis, of
+ * the members' tracks of C and of their cursors of C. Input 1 is C's records from the
+ * conversations' fan-out (messages, deletions, edits, membership events); input 2 the members'
+ * facts about C from their counters (reads, thread reads, follows, preferences, mark all read,
+ * erasure); the two in any relative order. Every count a reader computes from what it writes is a
+ * function of the set of events, duplicates harmless.
+ *
+ * <p>Writes go to the main output ({@link ChannelWrite}): the index as absolute blocks and
+ * idempotent sorted-set changes, so a replay converges; a track only when it changes, and on the
+ * first touch of a member by an incarnation of the stage (each open: a start or a restore), since
+ * Redis may hold a track from a timeline the restore rolled back (as UnreadCounter does for its
+ * counts). Each rise of a member's cursor goes to {@link #CURSORS}, with the member's unread count
+ * right after it, and an erasure as ConversationCursor#erasure.
+ */
+public class ChannelStage
+        extends KeyedCoProcessFunction<Long, ConversationEvent, ChatEvent, ChannelWrite> {
+
+    /** Each rise of a member's cursor, and each erasure of a member. */
+    public static final OutputTag<ConversationCursor> CURSORS =
+            new OutputTag<>("channel-cursors", Types.POJO(ConversationCursor.class));
+
+    /** The default of {@code --max-channel-seq}: 2^28. */
+    public static final long DEFAULT_MAX_CHANNEL_SEQ = 1L << 28;
+
+    /** Messages past {@code --max-channel-seq}, which count for nobody. */
+    public static final String PAST_MAX_SEQ_METRIC = "channelMessagesPastMaxSeq";
+
+    private final long maxChannelSeq;
+    private final int maxBareThreads;
+
+    private transient ChannelSummary summary;
+    private transient ChannelMessages messages;
+    private transient MemberFacts facts;
+    private transient Counter pastMaxSeq;
+
+    public ChannelStage() {
+        this(DEFAULT_MAX_CHANNEL_SEQ, ThreadSets.DEFAULT_MAX_BARE_THREADS);
+    }
+
+    /**
+     * {@code maxChannelSeq} ({@code --max-channel-seq}): a message past it counts for nobody;
+     * {@code maxBareThreads} ({@code --max-bare-threads}): per member, the most threads kept only
+     * for a thread cursor or an explicit follow.
+     */
+    public ChannelStage(long maxChannelSeq, int maxBareThreads) {
+        if (maxChannelSeq < 1 || maxChannelSeq > DEFAULT_MAX_CHANNEL_SEQ << 8) {
+            throw new IllegalArgumentException(
+                    "maxChannelSeq must be from 1 to 2^36, was " + maxChannelSeq);
+        }
+        if (maxBareThreads < 1) {
+            throw new IllegalArgumentException(
+                    "maxBareThreads must be at least 1, was " + maxBareThreads);
+        }
+        this.maxChannelSeq = maxChannelSeq;
+        this.maxBareThreads = maxBareThreads;
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        long incarnation;
+        do {
+            incarnation = ThreadLocalRandom.current().nextLong();
+        } while (incarnation == 0);
+        RuntimeContext context = getRuntimeContext();
+        summary = new ChannelSummary(context.getState(ChannelStateSchema.SUMMARY));
+        SeqIndex index = new SeqIndex(context.getMapState(ChannelStateSchema.BLOCKS));
+        MessageTimes times = new MessageTimes(context.getMapState(ChannelStateSchema.SENT_AT));
+        FloorIndex floors =
+                new FloorIndex(
+                        context.getMapState(ChannelStateSchema.FLOOR_TIMES),
+                        context.getState(ChannelStateSchema.FLOOR_BUCKETS));
+        var messageState = context.getMapState(ChannelStateSchema.MESSAGES);
+        Members members =
+                new Members(
+                        context.getMapState(ChannelStateSchema.MEMBERS),
+                        index,
+                        summary,
+                        incarnation);
+        ChannelThreads threads = new ChannelThreads();
+        facts =
+                new MemberFacts(
+                        members, times, floors, summary, messageState, threads, maxChannelSeq);
+        messages =
+                new ChannelMessages(messageState, index, times, summary, members, facts, threads);
+        pastMaxSeq = context.getMetricGroup().counter(PAST_MAX_SEQ_METRIC);
+    }
+
+    @Override
+    public void processElement1(ConversationEvent e, Context ctx, Collector<ChannelWrite> out)
+            throws Exception {
+        Out to = new Out(e.conversationId, out, ctx);
+        summary.load();
+        switch (e.kind) {
+            case MESSAGE -> {
+                if (e.seq > maxChannelSeq) {
+                    pastMaxSeq.inc();
+                    return;
+                }
+                messages.message(e, to);
+            }
+            case MESSAGE_DELETED -> {
+                if (e.seq <= maxChannelSeq) {
+                    messages.deleted(e, to);
+                }
+            }
+            case MESSAGE_EDITED -> messages.edited(e, to);
+            case MEMBER_JOINED -> facts.membership(e.userId, e.seq, to);
+            case MEMBER_LEFT -> facts.membership(e.userId, -e.seq, to);
+            default -> {}
+        }
+    }
+
+    @Override
+    public void processElement2(ChatEvent e, Context ctx, Collector<ChannelWrite> out)
+            throws Exception {
+        summary.load();
+        facts.fact(e, new Out(e.conversationId, out, ctx));
+    }
+}

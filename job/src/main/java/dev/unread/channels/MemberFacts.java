@@ -1,0 +1,186 @@
+package dev.unread.channels;
+
+import dev.unread.contract.ChannelTrack.Interval;
+import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationCursor;
+import java.util.List;
+import org.apache.flink.api.common.state.MapState;
+
+/**
+ * A member's own facts about the channel (reads, preferences, mark all read, erasure) and its
+ * membership events, each applied whenever it arrives; and the floors a late message raises. A fact
+ * with a time at or before the member's erasure changes nothing.
+ */
+final class MemberFacts {
+
+    private final Members members;
+    private final MessageTimes times;
+    private final FloorIndex floors;
+    private final ChannelSummary summary;
+    private final MapState<Long, long[]> messages;
+    private final ChannelThreads threads;
+    private final long maxSeq;
+
+    MemberFacts(
+            Members members,
+            MessageTimes times,
+            FloorIndex floors,
+            ChannelSummary summary,
+            MapState<Long, long[]> messages,
+            ChannelThreads threads,
+            long maxSeq) {
+        this.members = members;
+        this.times = times;
+        this.floors = floors;
+        this.summary = summary;
+        this.messages = messages;
+        this.threads = threads;
+        this.maxSeq = maxSeq;
+    }
+
+    void fact(ChatEvent e, Out out) throws Exception {
+        switch (e.kind) {
+            case CONVERSATION_READ -> read(e, out);
+            case CONVERSATION_PREFERENCE -> preference(e, out);
+            case ALL_READ -> allRead(e, out);
+            case USER_ERASED -> erased(e, out);
+            case THREAD_READ, THREAD_FOLLOWED -> threads.fact(e, out);
+            default -> {}
+        }
+    }
+
+    /** Membership event {@code event} of the user: its seq, negated for a leave. */
+    void membership(long userId, long event, Out out) throws Exception {
+        Members.Touch touch = members.touch(userId);
+        boolean changed = touch.record.addMembership(event);
+        members.finish(touch, out);
+        if (changed) {
+            threads.membershipChanged(touch.record, userId, out);
+        }
+    }
+
+    private void read(ChatEvent e, Out out) throws Exception {
+        Members.Touch touch = members.touch(e.userId);
+        if (e.time > touch.record.erasedAt) {
+            touch.record.read = Math.max(touch.record.read, Math.min(e.seq, maxSeq));
+        }
+        members.finish(touch, out);
+    }
+
+    /** Per field, the newest event that carries it; a tie, the quieter preference and ignoring. */
+    private void preference(ChatEvent e, Out out) throws Exception {
+        Members.Touch touch = members.touch(e.userId);
+        MemberRecord r = touch.record;
+        if (e.time > r.erasedAt) {
+            if (e.seq != ChatEvent.NO_COUNT_PREFERENCE
+                    && (e.time > r.preferenceSetAt
+                            || (e.time == r.preferenceSetAt && e.seq > r.preference))) {
+                r.preference = e.seq;
+                r.preferenceSetAt = e.time;
+            }
+            if (e.mentioned
+                    && (e.time > r.ignoreSetAt || (e.time == r.ignoreSetAt && e.mentionsAll))) {
+                r.ignoreAll = e.mentionsAll;
+                r.ignoreSetAt = e.time;
+            }
+        }
+        members.finish(touch, out);
+    }
+
+    private void allRead(ChatEvent e, Out out) throws Exception {
+        Members.Touch touch = members.touch(e.userId);
+        MemberRecord r = touch.record;
+        if (e.time > r.erasedAt && e.time > r.allReadAt) {
+            long before = r.floorTime();
+            r.allReadAt = e.time;
+            r.floor = Math.max(r.floor, times.floor(r.floorTime(), summary));
+            floors.move(e.userId, before, r.floorTime(), summary);
+            r.read = Math.max(r.read, readByMark(r, e.userId));
+            touch.allRead = true;
+            summary.save();
+        }
+        members.finish(touch, out);
+        threads.cutChanged(touch.record, e.userId, out);
+    }
+
+    /**
+     * The largest root at or below the floor from another user, sent after the erasure and by the
+     * mark, while the member was a member: what a mark all read raises the cursor to. The walk goes
+     * down the member's intervals from the floor and stops at the cursor, so it passes only seqs
+     * the mark reads.
+     */
+    private long readByMark(MemberRecord r, long userId) throws Exception {
+        List<Interval> intervals = r.intervals();
+        for (int i = intervals.size() - 1; i >= 0; i--) {
+            Interval interval = intervals.get(i);
+            long low = Math.max(interval.from(), r.read + 1);
+            for (long seq = Math.min(interval.to(), r.floor); seq >= low; seq--) {
+                MessageRecord m = MessageRecord.decode(messages.get(seq));
+                if (!m.present()) {
+                    continue;
+                }
+                if (m.sentAt <= r.erasedAt) {
+                    return 0;
+                }
+                if (m.root() && m.senderId != userId && m.sentAt <= r.allReadAt) {
+                    return seq;
+                }
+            }
+        }
+        return 0;
+    }
+
+    private void erased(ChatEvent e, Out out) throws Exception {
+        Members.Touch touch = members.touch(e.userId);
+        MemberRecord r = touch.record;
+        if (e.time <= r.erasedAt) {
+            members.finish(touch, out);
+            return;
+        }
+        long before = r.floorTime();
+        threads.erase(r, e.userId, out);
+        MemberRecord fresh = touch.record;
+        fresh.read = 0;
+        fresh.allReadAt = 0;
+        fresh.erasedAt = e.time;
+        fresh.preference = 0;
+        fresh.preferenceSetAt = 0;
+        fresh.ignoreAll = false;
+        fresh.ignoreSetAt = 0;
+        fresh.named = new long[0];
+        fresh.threads = new long[0];
+        fresh.floor = times.floor(e.time, summary);
+        floors.move(e.userId, before, fresh.floorTime(), summary);
+        summary.save();
+        out.cursor(ConversationCursor.erasure(e.userId, out.conversationId));
+        touch.force = true;
+        members.finish(touch, out);
+    }
+
+    /**
+     * A message that arrived after marks all read or erasures it falls under: it raises those
+     * members' floors, and the cursor of each mark it reads (a root from another member).
+     */
+    void lateMessage(long seq, long sentAt, MessageRecord m, Out out) throws Exception {
+        for (long userId : floors.atOrAfter(sentAt, summary)) {
+            Members.Touch touch = members.touch(userId);
+            MemberRecord r = touch.record;
+            if (r.floorTime() < sentAt) {
+                continue;
+            }
+            boolean raised = seq > r.floor;
+            r.floor = Math.max(r.floor, seq);
+            if (m.root()
+                    && m.senderId != userId
+                    && sentAt <= r.allReadAt
+                    && sentAt > r.erasedAt
+                    && r.member(seq)) {
+                r.read = Math.max(r.read, seq);
+            }
+            members.finish(touch, out);
+            if (raised) {
+                threads.cutChanged(r, userId, out);
+            }
+        }
+    }
+}
