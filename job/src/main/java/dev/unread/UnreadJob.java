@@ -1,10 +1,13 @@
 package dev.unread;
 
+import dev.unread.channels.ChannelStage;
+import dev.unread.config.JobSettings;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Topics;
 import dev.unread.counter.ThreadSets;
 import dev.unread.counter.UnreadCounter;
 import dev.unread.counter.UnreadCounterOperator;
+import dev.unread.events.ChannelWrite;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.ConversationEvent;
@@ -23,6 +26,7 @@ import dev.unread.groups.ConversationReaders;
 import dev.unread.groups.GroupFanOut;
 import dev.unread.sinks.KafkaDeadLetters;
 import dev.unread.sinks.MySqlCursors;
+import dev.unread.sinks.RedisChannels;
 import dev.unread.sinks.RedisCounts;
 import dev.unread.sinks.RedisReaders;
 import dev.unread.sinks.RedisReceipts;
@@ -34,12 +38,6 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
-import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.ExecutionOptions;
-import org.apache.flink.configuration.PipelineOptions;
-import org.apache.flink.configuration.StateBackendOptions;
-import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -78,6 +76,11 @@ public final class UnreadJob {
     public static final String CURSOR_READERS_UID = "cursor-readers";
     public static final String READERS_UID = "conversation-readers";
     public static final String COUNTER_UID = "unread-counter";
+    public static final String CHANNELS_UID = "channel-stage";
+    public static final String REDIS_CHANNELS_UID = "redis-channels-sink";
+
+    /** The channel stage's name, by which metrics and the web UI show it. */
+    public static final String CHANNELS_NAME = "count channels";
 
     /** The counting operator's name, by which metrics and the web UI show it. */
     public static final String COUNTER_NAME = "count unread";
@@ -99,7 +102,8 @@ public final class UnreadJob {
             Sink<InboxCursor> inboxCursors,
             Sink<ConversationCursor> conversationCursors,
             Sink<ReaderUpdate> readers,
-            Sink<DeadLetter> deadLetters) {}
+            Sink<DeadLetter> deadLetters,
+            Sink<ChannelWrite> channels) {}
 
     private final Source<RawRecord, ?, ?> messages;
     private final Source<RawRecord, ?, ?> reads;
@@ -114,6 +118,9 @@ public final class UnreadJob {
 
     /** See {@link UnreadConfig#MAX_BARE_THREADS}. */
     private int maxBareThreads = ThreadSets.DEFAULT_MAX_BARE_THREADS;
+
+    /** See {@link UnreadConfig#MAX_CHANNEL_SEQ}. */
+    private long maxChannelSeq = ChannelStage.DEFAULT_MAX_CHANNEL_SEQ;
 
     /** A job that keeps every user's state forever, with the default bound on future times. */
     public UnreadJob(
@@ -171,6 +178,12 @@ public final class UnreadJob {
         return this;
     }
 
+    /** The largest seq of a channel's message that counts ({@code --max-channel-seq}). */
+    public UnreadJob boundingChannelSeqs(long max) {
+        this.maxChannelSeq = max;
+        return this;
+    }
+
     /** The production wiring: Kafka in, Redis, MySQL and Kafka out. */
     public static UnreadJob forProduction(UnreadConfig config) {
         return new UnreadJob(
@@ -183,18 +196,20 @@ public final class UnreadJob {
                                 MySqlCursors.userActivity(config),
                                 MySqlCursors.conversationMember(config),
                                 new RedisReaders(config),
-                                KafkaDeadLetters.sink(config)),
+                                KafkaDeadLetters.sink(config),
+                                new RedisChannels(config)),
                         config.idleStateDays,
                         config.maxFutureSkewMs,
                         config.receiptParticipantsMax)
                 .trackingRootSenders(config.trackRootSenders)
-                .keepingBareThreads(config.maxBareThreads);
+                .keepingBareThreads(config.maxBareThreads)
+                .boundingChannelSeqs(config.maxChannelSeq);
     }
 
     public static void main(String[] args) throws Exception {
         UnreadConfig config = config(args, System.getenv());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.configure(settings(config));
+        env.configure(JobSettings.of(config));
         forProduction(config).build(env);
         env.execute("unread");
     }
@@ -207,46 +222,6 @@ public final class UnreadJob {
         UnreadConfig config = UnreadConfig.fromArgs(args, env);
         LOG.info("unread job settings: {}", config);
         return config;
-    }
-
-    /**
-     * Flink settings the job relies on. A cluster's config.yaml may set more; these win because the
-     * job is not correct or not upgradeable without them.
-     */
-    public static Configuration settings(UnreadConfig config) {
-        Configuration conf = new Configuration();
-        conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
-        conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
-        conf.set(
-                CheckpointingOptions.CHECKPOINTING_INTERVAL,
-                java.time.Duration.ofMillis(config.checkpointIntervalMs));
-        conf.set(
-                CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
-                CheckpointingMode.EXACTLY_ONCE);
-        // Barriers overtake the records in flight instead of waiting behind them, so a
-        // checkpoint under load no longer holds the counting task until every channel's barrier
-        // arrived (the p99 of the latency run). Savepoints stay aligned.
-        conf.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
-        // A network buffer leaves half-full after 20 ms rather than Flink's 100: at a few
-        // thousand events a second per channel that wait was most of the way to Redis; under
-        // load buffers fill long before either.
-        conf.set(ExecutionOptions.BUFFER_TIMEOUT, java.time.Duration.ofMillis(20));
-        // Savepoints (canonical, what an upgrade restores) and full snapshots are Snappy-compressed
-        // per key group; the format says so, so savepoints taken without it restore as before.
-        // Incremental checkpoints are RocksDB's own files, compressed by RocksDB either way.
-        conf.set(ExecutionOptions.SNAPSHOT_COMPRESSION, true);
-        conf.set(PipelineOptions.MAX_PARALLELISM, config.maxParallelism);
-        // Every state and event type must have an explicit serializer: a Kryo fallback could not
-        // be checked for compatibility when a savepoint is restored.
-        conf.set(PipelineOptions.GENERIC_TYPES, false);
-        // No function keeps a reference to a record after emitting or receiving it.
-        conf.set(PipelineOptions.OBJECT_REUSE, true);
-        if (config.parallelism > 0) {
-            conf.set(
-                    org.apache.flink.configuration.CoreOptions.DEFAULT_PARALLELISM,
-                    config.parallelism);
-        }
-        return conf;
     }
 
     /**
@@ -339,8 +314,23 @@ public final class UnreadJob {
 
         counts.sinkTo(outputs.counts()).uid(REDIS_COUNTS_UID).name("Redis counts");
 
+        // A channel is counted once per message, keyed by the channel, from its records and its
+        // members' facts; its writes stay on the stage's subtask, in order, to their sink.
+        SingleOutputStreamOperator<ChannelWrite> channels =
+                groupEvents
+                        .getSideOutput(GroupFanOut.CHANNEL_RECORDS)
+                        .keyBy(event -> event.conversationId, Types.LONG)
+                        .connect(
+                                counts.getSideOutput(UnreadCounter.CHANNEL_FACTS)
+                                        .keyBy(event -> event.conversationId, Types.LONG))
+                        .process(new ChannelStage(maxChannelSeq, maxBareThreads))
+                        .uid(CHANNELS_UID)
+                        .name(CHANNELS_NAME);
+        channels.sinkTo(outputs.channels()).uid(REDIS_CHANNELS_UID).name("Redis channels");
+
         DataStream<ConversationCursor> conversationCursors =
-                counts.getSideOutput(UnreadCounter.CONVERSATION_CURSORS);
+                counts.getSideOutput(UnreadCounter.CONVERSATION_CURSORS)
+                        .union(channels.getSideOutput(ChannelStage.CURSORS));
         conversationCursors
                 .sinkTo(outputs.conversationCursors())
                 .uid(MYSQL_CONVERSATION_MEMBER_UID)

@@ -2,6 +2,7 @@ package dev.unread.minicluster;
 
 import dev.unread.UnreadJob;
 import dev.unread.config.FlinkConf;
+import dev.unread.config.JobSettings;
 import dev.unread.config.UnreadConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -233,7 +234,7 @@ public final class LocalCluster {
     }
 
     private static Configuration jobConfig(UnreadConfig config, int parallelism) {
-        Configuration conf = UnreadJob.settings(config);
+        Configuration conf = JobSettings.of(config);
         conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
         return conf;
     }

@@ -10,6 +10,7 @@ import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Count;
 import dev.unread.contract.RedisNames;
+import dev.unread.events.ChannelWrite;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.events.ConversationCursor;
@@ -494,7 +495,8 @@ class LocalStackITCase {
                         new DiscardingSink<InboxCursor>(),
                         new DiscardingSink<ConversationCursor>(),
                         new DiscardingSink<ReaderUpdate>(),
-                        KafkaDeadLetters.sink(config)));
+                        KafkaDeadLetters.sink(config),
+                        new DiscardingSink<ChannelWrite>()));
     }
 
     private static final class FailingSink implements Sink<UnreadCount> {

@@ -6,6 +6,7 @@ import dev.unread.UnreadJob;
 import dev.unread.api.StateQueryApi;
 import dev.unread.cli.JobApi;
 import dev.unread.config.FlinkConf;
+import dev.unread.config.JobSettings;
 import dev.unread.config.UnreadConfig;
 import dev.unread.minicluster.LocalCluster;
 import dev.unread.testing.BadRecords;
@@ -90,7 +91,7 @@ class MetricsScrapeITCase {
             overrides.put("metrics.reporter.prom.port", String.valueOf(metricsPort));
             overrides.put(RestOptions.PORT.key(), "0");
             Configuration conf = FlinkConf.load(FlinkConf.findDir(), overrides);
-            conf.addAll(UnreadJob.settings(config));
+            conf.addAll(JobSettings.of(config));
             try (MiniCluster cluster =
                             new MiniCluster(
                                     new MiniClusterConfiguration.Builder()

@@ -1,5 +1,6 @@
 package dev.unread.config;
 
+import dev.unread.channels.ChannelStage;
 import dev.unread.contract.KafkaClientProperties;
 import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.Setting;
@@ -91,6 +92,17 @@ public final class UnreadConfig implements Serializable {
                                     + " an explicit follow; past it the least recently touched is"
                                     + " forgotten");
 
+    public static final Setting<Long> MAX_CHANNEL_SEQ =
+            Setting.wholeNumber(
+                            "max-channel-seq",
+                            ChannelStage.DEFAULT_MAX_CHANNEL_SEQ,
+                            1,
+                            // A Redis string holds 512 MB: bits 0 to 2^32 - 1 of a bitmap.
+                            (1L << 32) - 1)
+                    .described(
+                            "the largest seq a channel's message may have; a message past it counts"
+                                    + " for nobody and raises a metric");
+
     /** Every setting of the job, in the order help and docs/contract.md list them. */
     private static final List<Setting<?>> SETTINGS =
             List.of(
@@ -117,7 +129,8 @@ public final class UnreadConfig implements Serializable {
                     MAX_FUTURE_SKEW_MS,
                     RECEIPT_PARTICIPANTS_MAX,
                     TRACK_ROOT_SENDERS,
-                    MAX_BARE_THREADS);
+                    MAX_BARE_THREADS,
+                    MAX_CHANNEL_SEQ);
 
     /** The settings a flag may give (no secret), by flag name, with their defaults. */
     private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
@@ -199,6 +212,9 @@ public final class UnreadConfig implements Serializable {
     /** See {@link #MAX_BARE_THREADS}. */
     public final int maxBareThreads;
 
+    /** See {@link #MAX_CHANNEL_SEQ}. */
+    public final long maxChannelSeq;
+
     /** Every setting's text as read, for the tools that must configure another part alike. */
     private final HashMap<String, String> texts = new HashMap<>();
 
@@ -258,6 +274,7 @@ public final class UnreadConfig implements Serializable {
         receiptParticipantsMax = (int) Math.min(get(RECEIPT_PARTICIPANTS_MAX), Integer.MAX_VALUE);
         trackRootSenders = get(TRACK_ROOT_SENDERS);
         maxBareThreads = Math.toIntExact(get(MAX_BARE_THREADS));
+        maxChannelSeq = get(MAX_CHANNEL_SEQ);
     }
 
     /**

@@ -3,7 +3,6 @@ package dev.unread.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.unread.UnreadJob;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -113,7 +112,7 @@ class FlinkConfTest {
 
     @Test
     void theJobsOwnSettingsAgreeWithTheFile() {
-        Configuration job = UnreadJob.settings(UnreadConfig.with(Map.of()));
+        Configuration job = JobSettings.of(UnreadConfig.with(Map.of()));
         for (ConfigOption<?> option :
                 new ConfigOption<?>[] {
                     StateBackendOptions.STATE_BACKEND,

@@ -2,7 +2,7 @@ package dev.unread.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.unread.UnreadJob;
+import dev.unread.config.JobSettings;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
@@ -163,7 +163,7 @@ class UnreadCounterModelTest {
         // state types are checked the way production creates them.
         harness.getExecutionConfig()
                 .configure(
-                        UnreadJob.settings(UnreadConfig.with(Map.of())),
+                        JobSettings.of(UnreadConfig.with(Map.of())),
                         UnreadCounterModelTest.class.getClassLoader());
         assertThat(harness.getExecutionConfig().getSerializerConfig().hasGenericTypesDisabled())
                 .isTrue();

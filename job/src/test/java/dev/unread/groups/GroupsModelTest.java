@@ -2,7 +2,7 @@ package dev.unread.groups;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.unread.UnreadJob;
+import dev.unread.config.JobSettings;
 import dev.unread.config.UnreadConfig;
 import dev.unread.counter.UnreadCounter;
 import dev.unread.events.ChatEvent;
@@ -539,7 +539,7 @@ class GroupsModelTest {
                 new KeyedOneInputStreamOperatorTestHarness<>(operator, key, Types.LONG);
         harness.getExecutionConfig()
                 .configure(
-                        UnreadJob.settings(UnreadConfig.with(Map.of())),
+                        JobSettings.of(UnreadConfig.with(Map.of())),
                         GroupsModelTest.class.getClassLoader());
         if (rocksDb) {
             harness.setStateBackend(new EmbeddedRocksDBStateBackend());

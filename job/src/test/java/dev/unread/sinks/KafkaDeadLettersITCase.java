@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.unread.UnreadJob;
+import dev.unread.config.JobSettings;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.DeadLetters;
 import dev.unread.sources.BoundedRawRecords;
@@ -99,7 +100,7 @@ class KafkaDeadLettersITCase {
 
     /** Runs the job over what the input topics hold; throws if the job failed. */
     private static void run(UnreadConfig config) throws Exception {
-        Configuration settings = UnreadJob.settings(config);
+        Configuration settings = JobSettings.of(config);
         settings.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.configure(settings);
@@ -113,7 +114,8 @@ class KafkaDeadLettersITCase {
                                 new DiscardingSink<>(),
                                 new DiscardingSink<>(),
                                 new DiscardingSink<>(),
-                                KafkaDeadLetters.sink(config)))
+                                KafkaDeadLetters.sink(config),
+                                new DiscardingSink<>()))
                 .execute(env);
     }
 

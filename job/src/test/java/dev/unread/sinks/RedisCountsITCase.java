@@ -2,7 +2,7 @@ package dev.unread.sinks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.unread.UnreadJob;
+import dev.unread.config.JobSettings;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Count;
 import dev.unread.events.UnreadCount;
@@ -61,7 +61,7 @@ class RedisCountsITCase {
         UnreadConfig config = TestRedis.config("redis://127.0.0.1:6379/0", prefix, 50);
 
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.configure(UnreadJob.settings(config));
+        env.configure(JobSettings.of(config));
         env.setParallelism(PARALLELISM);
         // One user's updates reach one writer in order, as behind the job's keyed counter.
         env.fromData(updates, Types.POJO(UnreadCount.class))

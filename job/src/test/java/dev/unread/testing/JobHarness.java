@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
+import dev.unread.config.JobSettings;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.DeadLetters;
 import dev.unread.events.ChatEvent;
@@ -278,7 +279,7 @@ public final class JobHarness {
      * from files.
      */
     public static Configuration flinkSettings(UnreadConfig config, Path checkpoints) {
-        Configuration conf = UnreadJob.settings(config);
+        Configuration conf = JobSettings.of(config);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, RESTART_ATTEMPTS);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, RESTART_DELAY);

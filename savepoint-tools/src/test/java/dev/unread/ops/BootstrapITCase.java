@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.unread.UnreadJob;
+import dev.unread.config.JobSettings;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
@@ -509,7 +510,7 @@ class BootstrapITCase {
             for (ConversationEvent e : history.groups()) {
                 published.add(replay.nextInt(published.size() + 1), e);
             }
-            Configuration restore = UnreadJob.settings(config);
+            Configuration restore = JobSettings.of(config);
             restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
             StreamExecutionEnvironment env =
                     StreamExecutionEnvironment.getExecutionEnvironment(restore);
@@ -525,6 +526,7 @@ class BootstrapITCase {
                                     new DiscardingSink<>(),
                                     new DiscardingSink<>(),
                                     new RedisReaders(config),
+                                    new DiscardingSink<>(),
                                     new DiscardingSink<>()))
                     .execute(env);
 

@@ -3,6 +3,7 @@ package dev.unread.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.unread.UnreadJob;
+import dev.unread.config.JobSettings;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
@@ -50,7 +51,7 @@ final class ProductionJob {
     /** Submits the job to the test's cluster; {@code savepoint} null starts it with empty state. */
     static ProductionJob start(UnreadConfig config, int parallelism, String savepoint)
             throws Exception {
-        Configuration conf = UnreadJob.settings(config);
+        Configuration conf = JobSettings.of(config);
         conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
         if (savepoint != null) {
             conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
