@@ -62,6 +62,9 @@ public final class LocalStack implements AutoCloseable {
      */
     private static final double PUBLISHED_GROUP_SHARE = 0.05;
 
+    /** The published groups of at least this many members are channels: the largest few. */
+    private static final int CHANNEL_MIN_SIZE = 1_000;
+
     /** Share of the conversation messages deleted right after them, so deletions show too. */
     private static final double DELETED_SHARE = 0.02;
 
@@ -333,6 +336,7 @@ public final class LocalStack implements AutoCloseable {
                                 Workload.builder()
                                         .seed(options.seed())
                                         .publishedGroupShare(PUBLISHED_GROUP_SHARE)
+                                        .channelMinSize(CHANNEL_MIN_SIZE)
                                         .deletedShare(DELETED_SHARE)
                                         .editShare(EDIT_SHARE)
                                         .replyShare(REPLY_SHARE)

@@ -189,6 +189,9 @@ public final class TrafficGenerator {
     /** Published-once groups by activity rank: members, first ring position, current seq. */
     private final int[] publishedSize;
 
+    /** Whether each published group's CHANNEL went out. */
+    private final boolean[] declared;
+
     private final int[] publishedStart;
     private final long[] publishedSeq;
     private final ZipfSampler publishedZipf;
@@ -286,6 +289,7 @@ public final class TrafficGenerator {
 
         int published = workload.publishedGroups();
         this.publishedSize = new int[published];
+        this.declared = new boolean[published];
         this.publishedStart = new int[published];
         this.publishedSeq = new long[published];
         this.publishedRootSender = new int[workload.replyShare() > 0 ? published : 0];
@@ -486,6 +490,11 @@ public final class TrafficGenerator {
         return publishedSize[rank];
     }
 
+    /** Whether published group {@code rank} is declared a channel. */
+    public boolean isChannel(int rank) {
+        return workload.channelMinSize() > 0 && publishedSize[rank] >= workload.channelMinSize();
+    }
+
     /** The conversation id of published group {@code rank}. */
     public long publishedGroupConversation(int rank) {
         return firstPublishedConversation + rank;
@@ -602,9 +611,16 @@ public final class TrafficGenerator {
         return valid(message);
     }
 
-    /** The next member of {@link #joining} joins at seq 1; after the last, the message. */
+    /**
+     * The next member of {@link #joining} joins at seq 1, after the group's declaration as a
+     * channel when it is one; after the last, the message.
+     */
     private TrafficRecord join() {
         int group = joining;
+        if (joinNext == 0 && isChannel(group) && !declared[group]) {
+            declared[group] = true;
+            return conversationRecord(ConversationEvent.channel(publishedGroupConversation(group)));
+        }
         if (joinNext == publishedSize[group]) {
             joining = -1;
             return publishedMessage(group);
@@ -727,10 +743,7 @@ public final class TrafficGenerator {
     }
 
     private TrafficRecord conversationRecord(ConversationEvent event) {
-        String value = conversationValue(event);
-        if (event.mentionsAll && event.kind == ConversationEvent.Kind.MESSAGE) {
-            value = EventJson.mentioningAll(value);
-        }
+        String value = ConversationEventJson.text(event, now());
         return new TrafficRecord(
                 Topic.CONVERSATIONS,
                 EventJson.key(event.conversationId).getBytes(StandardCharsets.UTF_8),
@@ -738,10 +751,6 @@ public final class TrafficGenerator {
                 null,
                 event,
                 null);
-    }
-
-    private String conversationValue(ConversationEvent event) {
-        return ConversationEventJson.text(event, now());
     }
 
     private TrafficRecord inboxOpen() {

@@ -52,6 +52,9 @@ package dev.unread.generator;
  *       activity (Zipf rank).
  *   <li>{@code allReadShare}: share of the read steps (inbox opens and conversation reads) sent as
  *       an ALL_READ of the same user instead; 0 leaves the traffic of a seed as it was.
+ *   <li>{@code channelMinSize}: a published group of at least this many members is declared a
+ *       channel (a {@code CHANNEL} before its members' joins); 0 (the default) declares none and
+ *       keeps the traffic of a seed as it was.
  * </ul>
  */
 public record Workload(
@@ -73,9 +76,14 @@ public record Workload(
         long seed,
         long firstUserId,
         double allReadShare,
-        double editShare) {
+        double editShare,
+        int channelMinSize) {
 
     public Workload {
+        if (channelMinSize < 0) {
+            throw new IllegalArgumentException(
+                    "channelMinSize must be >= 0, was " + channelMinSize);
+        }
         if (friends < 1) {
             throw new IllegalArgumentException("friends must be >= 1, was " + friends);
         }
@@ -138,12 +146,12 @@ public record Workload(
      * every 50 message records and a conversation read every 20, 80% of messages in conversations,
      * a quarter of those in groups of 8, no group published once (64 of them, up to 2,000 members,
      * when turned on), no deletions, no thread replies, 0.2% malformed records, seed 1, ids from
-     * 10001.
+     * 10001, no channel.
      */
     public static Workload defaults() {
         return new Workload(
                 10_000, 20, 1.0, 0.9, 0.02, 0.05, 0.8, 0.25, 8, 0, 64, 2_000, 0, 0, 0.002, 1,
-                10_001, 0, 0);
+                10_001, 0, 0, 0);
     }
 
     /** A builder starting from these settings. */
@@ -189,6 +197,7 @@ public record Workload(
         private long firstUserId;
         private double allReadShare;
         private double editShare;
+        private int channelMinSize;
 
         private Builder(Workload w) {
             receivers = w.receivers;
@@ -210,6 +219,7 @@ public record Workload(
             firstUserId = w.firstUserId;
             allReadShare = w.allReadShare;
             editShare = w.editShare;
+            channelMinSize = w.channelMinSize;
         }
 
         /** Share of the read steps (inbox opens and conversation reads) sent as ALL_READ. */
@@ -293,6 +303,11 @@ public record Workload(
             return this;
         }
 
+        public Builder channelMinSize(int channelMinSize) {
+            this.channelMinSize = channelMinSize;
+            return this;
+        }
+
         public Builder malformedShare(double malformedShare) {
             this.malformedShare = malformedShare;
             return this;
@@ -328,7 +343,8 @@ public record Workload(
                     seed,
                     firstUserId,
                     allReadShare,
-                    editShare);
+                    editShare,
+                    channelMinSize);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.unread.cli;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -9,11 +10,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Count;
+import dev.unread.contract.EventJson;
 import dev.unread.contract.RedisNames;
 import dev.unread.events.ChannelWrite;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.events.ConversationCursor;
+import dev.unread.events.ConversationEvent;
+import dev.unread.events.ConversationEventJson;
 import dev.unread.events.InboxCursor;
 import dev.unread.events.ReadReceipt;
 import dev.unread.events.ReaderUpdate;
@@ -336,6 +340,68 @@ class LocalStackITCase {
             assertThat(Poll.until(key + " in Redis", DEADLINE, () -> jedis.get(key)))
                     .isEqualTo("1");
         }
+    }
+
+    /**
+     * A channel through Kafka, the job and the API: counted once per message, sending reads, a
+     * thread followed by its root's sender and by a member named in it, the badge from mentions by
+     * id alone.
+     */
+    @Test
+    void aChannelIsCountedOnceAndTheApiAnswersWithTheRecipe() throws Exception {
+        long channel = 900_090_001L;
+        long alice = 900_030_001L;
+        long bob = 900_030_002L;
+        long carol = 900_030_003L;
+        long t = System.currentTimeMillis();
+        List<ConversationEvent> records =
+                List.of(
+                        ConversationEvent.channel(channel),
+                        ConversationEvent.joined(channel, alice, 1),
+                        ConversationEvent.joined(channel, bob, 2),
+                        ConversationEvent.joined(channel, carol, 3),
+                        ConversationEvent.message(channel, 4, alice, t, bob),
+                        allMentioned(ConversationEvent.message(channel, 5, alice, t + 1)),
+                        ConversationEvent.reply(channel, 6, 4, carol, t + 2, bob));
+        for (ConversationEvent record : records) {
+            publish(
+                    stack.config().conversationsTopic,
+                    EventJson.key(channel).getBytes(UTF_8),
+                    ConversationEventJson.text(record, t).getBytes(UTF_8));
+        }
+
+        String thread = channel + ":4";
+        JsonNode bobs =
+                Poll.until(
+                        "user " + bob + "'s channel counts through the API",
+                        DEADLINE,
+                        () -> {
+                            JsonNode body = JSON.readTree(get(unreadOf(bob)));
+                            return body.path("threads").path(thread).asLong() == 1 ? body : null;
+                        });
+        assertThat(bobs.path("unreadSenders").asLong()).as(bobs.toString()).isEqualTo(2);
+        assertThat(bobs.path("conversations").path("" + channel).asLong()).isEqualTo(2);
+        assertThat(bobs.path("mentions").path("" + channel).asLong()).isEqualTo(2);
+
+        JsonNode alices = JSON.readTree(get(unreadOf(alice)));
+        assertThat(alices.path("conversations").has("" + channel)).as(alices.toString()).isFalse();
+        assertThat(alices.path("threads").path(thread).asLong()).isEqualTo(1);
+        assertThat(alices.path("unreadSenders").asLong()).isZero();
+
+        JsonNode carols = JSON.readTree(get(unreadOf(carol)));
+        assertThat(carols.path("conversations").path("" + channel).asLong())
+                .as(carols.toString())
+                .isEqualTo(2);
+        assertThat(carols.path("threads").has(thread)).isFalse();
+    }
+
+    private static ConversationEvent allMentioned(ConversationEvent message) {
+        message.mentionsAll = true;
+        return message;
+    }
+
+    private static String unreadOf(long user) {
+        return stack.apiUri() + "/api/users/" + user + "/unread";
     }
 
     @Test

@@ -484,6 +484,52 @@ class TrafficGeneratorTest {
         return sxy / sxx;
     }
 
+    /** The largest published groups are channels, each declared once before its first join. */
+    @Test
+    void publishedGroupsOfTheChannelSizeAreDeclaredChannelsBeforeTheirMembersJoin()
+            throws Exception {
+        Workload workload =
+                Workload.builder()
+                        .seed(11)
+                        .receivers(5_000)
+                        .publishedGroupShare(0.2)
+                        .publishedGroups(12)
+                        .publishedGroupMaxSize(2_000)
+                        .channelMinSize(500)
+                        .build();
+        TrafficGenerator generator = TrafficGenerator.synthetic(workload, START, 1000);
+        ConversationParser conversations = new ConversationParser();
+        Set<Long> declared = new HashSet<>();
+        Set<Long> started = new HashSet<>();
+        List<String> wrong = new ArrayList<>();
+        for (int i = 0; i < RECORDS; i++) {
+            TrafficRecord record = generator.next();
+            if (record.topic() != Topic.CONVERSATIONS) {
+                continue;
+            }
+            ConversationEvent event = conversations.parse(record.value());
+            long conversation = event.conversationId;
+            int rank = (int) (conversation - generator.publishedGroupConversation(0));
+            if (event.kind == ConversationEvent.Kind.CHANNEL) {
+                if (started.contains(conversation) || !declared.add(conversation)) {
+                    wrong.add(record + ": declared after its records or twice");
+                }
+                if (!generator.isChannel(rank) || generator.publishedGroupSize(rank) < 500) {
+                    wrong.add(record + ": a group of " + generator.publishedGroupSize(rank));
+                }
+                continue;
+            }
+            if (started.add(conversation)
+                    && rank >= 0
+                    && generator.isChannel(rank) != declared.contains(conversation)) {
+                wrong.add(record + ": the first record of a channel not declared");
+            }
+        }
+        assertThat(wrong).isEmpty();
+        assertThat(declared).isNotEmpty();
+        assertThat(started).hasSizeGreaterThan(declared.size());
+    }
+
     @Test
     void publishedGroupsJoinEveryMemberBeforeTheirFirstMessageAndParse() throws Exception {
         Workload workload =
