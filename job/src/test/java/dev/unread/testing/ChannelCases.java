@@ -20,7 +20,6 @@ final class ChannelCases {
         "deletion before its message",
         "tied edits",
         "edit of no message",
-        "edit naming another thread",
         "ALL_READ before a message it covers",
         "erasure before a message sent before it",
         "fact before the user's first membership",
@@ -82,8 +81,6 @@ final class ChannelCases {
                 ConversationEvent m = messages.get(key);
                 if (m == null) {
                     seen.add("edit of no message");
-                } else if (m.threadSeq != e.threadSeq) {
-                    seen.add("edit naming another thread");
                 } else {
                     edits.computeIfAbsent(key, k -> new ArrayList<>()).add(e);
                 }

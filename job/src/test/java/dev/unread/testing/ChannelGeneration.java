@@ -179,8 +179,7 @@ final class ChannelGeneration {
                         clock + random.nextInt(3) * TICK_MS,
                         random.nextInt(4) == 0,
                         mentions());
-        long thread = c.threadOf.getOrDefault(seq, 0L);
-        edit.threadSeq = random.nextInt(8) == 0 && seq > 1 ? (thread == 0 ? seq - 1 : 0) : thread;
+        edit.threadSeq = c.threadOf.getOrDefault(seq, 0L);
         records.add(edit);
     }
 

@@ -16,12 +16,12 @@ import java.util.Set;
  * among them), roots and replies from members naming members and others by id and mentioning
  * everyone, replies naming their root's sender (or someone else) or not, replies to seqs that are
  * no root, deletions of messages, membership seqs and unknown seqs, edits (tied on {@code
- * editedAt}, of unknown seqs and naming the wrong thread), and the members' facts: conversation and
- * thread reads, follows and unfollows, count preferences and {@code ignoreChannelMentions}, marks,
- * ALL_READ and an erasure or two; now and then a message past {@code --max-channel-seq}. Every user
- * who sends or has a fact in a channel has a membership event in it, some only at its end: the
- * user's state learns that C is the user's channel from it. {@code sentAt} does not decrease as seq
- * grows in a channel, the contract's precondition.
+ * editedAt}, of unknown seqs), and the members' facts: conversation and thread reads, follows and
+ * unfollows, count preferences and {@code ignoreChannelMentions}, marks, ALL_READ and an erasure or
+ * two; now and then a message past {@code --max-channel-seq}. Every user who sends or has a fact in
+ * a channel has a membership event in it, some only at its end: the user's state learns that C is
+ * the user's channel from it. {@code sentAt} does not decrease as seq grows in a channel, the
+ * contract's precondition.
  *
  * <p>{@link #published} gives the order of arrival, facts among records, in every order the
  * contract allows: messages and memberships held back behind later records (a late membership is

@@ -141,6 +141,19 @@ public final class Oracle {
     /** userId → the newest {@code erasedAt} of the user's USER_ERASED events. */
     private final Map<Long, Long> erasedAt = new TreeMap<>();
 
+    private Oracle(
+            Collection<ChatEvent> events,
+            Collection<ConversationEvent> conversations,
+            boolean trackRootSenders,
+            Set<ChatEvent> beforeUpgrade) {
+        this(
+                events,
+                conversations,
+                trackRootSenders,
+                beforeUpgrade,
+                OracleChannels.DEFAULT_MAX_CHANNEL_SEQ);
+    }
+
     /**
      * {@code beforeUpgrade}: events (among {@code events}) that a job of version 3 took before a
      * job of this version restored its savepoint.
@@ -487,15 +500,13 @@ public final class Oracle {
 
     /** The expected outcome after every event in {@code events} was processed at least once. */
     public static Oracle of(Collection<ChatEvent> events) {
-        return new Oracle(
-                events, List.of(), false, Set.of(), OracleChannels.DEFAULT_MAX_CHANNEL_SEQ);
+        return new Oracle(events, List.of(), false, Set.of());
     }
 
     /** The same with the {@code chat-conversations} records {@code conversations}. */
     public static Oracle of(
             Collection<ChatEvent> events, Collection<ConversationEvent> conversations) {
-        return new Oracle(
-                events, conversations, false, Set.of(), OracleChannels.DEFAULT_MAX_CHANNEL_SEQ);
+        return new Oracle(events, conversations, false, Set.of());
     }
 
     /** The same for a job that runs with {@code --track-root-senders} or not. */
@@ -503,12 +514,7 @@ public final class Oracle {
             Collection<ChatEvent> events,
             Collection<ConversationEvent> conversations,
             boolean trackRootSenders) {
-        return new Oracle(
-                events,
-                conversations,
-                trackRootSenders,
-                Set.of(),
-                OracleChannels.DEFAULT_MAX_CHANNEL_SEQ);
+        return new Oracle(events, conversations, trackRootSenders, Set.of());
     }
 
     /**
@@ -536,12 +542,7 @@ public final class Oracle {
     public static Oracle afterUpgrade(List<ChatEvent> before, List<ChatEvent> after) {
         List<ChatEvent> all = new ArrayList<>(before);
         all.addAll(after);
-        return new Oracle(
-                all,
-                List.of(),
-                false,
-                new HashSet<>(before),
-                OracleChannels.DEFAULT_MAX_CHANNEL_SEQ);
+        return new Oracle(all, List.of(), false, new HashSet<>(before));
     }
 
     /**

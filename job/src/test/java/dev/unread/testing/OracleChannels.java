@@ -53,15 +53,8 @@ public final class OracleChannels {
     /** The channels' records in arrival order. */
     private final List<ConversationEvent> arrivals = new ArrayList<>();
 
-    /** C → seq → its message (within the bound). */
-    private final Map<Long, TreeMap<Long, ConversationEvent>> messages = new TreeMap<>();
-
-    private final Map<Long, Set<Long>> deleted = new HashMap<>();
-
-    /** C → seq → the edits of that message, with its thread. */
-    private final Map<Long, Map<Long, List<ConversationEvent>>> edits = new HashMap<>();
-
-    private final Map<Member, List<ConversationEvent>> memberships = new TreeMap<>();
+    private final OracleChannelMessages messages;
+    private final OracleChannelMembers members = new OracleChannelMembers();
     private final Map<Long, Long> erasedAt = new HashMap<>();
     private final Map<Long, Long> allReadAt = new HashMap<>();
 
@@ -71,14 +64,8 @@ public final class OracleChannels {
     private final Map<Member, List<long[]>> preferences = new HashMap<>();
     private final Map<Member, List<long[]>> ignoreAll = new HashMap<>();
 
-    /** Replies, thread cursors (reads, sends and floors) and follows: version 4's rules. */
-    private final OracleThreads threads = new OracleThreads(true);
-
-    /** U's thread reads and the replies U sent, without the floor. */
-    private final Map<OracleThreads.Thread, Long> threadCursors = new HashMap<>();
-
-    /** C → every thread a reply, a root or a THREAD_FOLLOWED names: the ones U may follow. */
-    private final Map<Long, Set<Long>> threadSeqs = new HashMap<>();
+    /** Replies, thread cursors and follows. */
+    private final OracleChannelThreads threads = new OracleChannelThreads();
 
     /**
      * {@code conversations}: every {@code chat-conversations} record in arrival order; {@code
@@ -88,6 +75,7 @@ public final class OracleChannels {
             List<ConversationEvent> conversations,
             Collection<ChatEvent> events,
             long maxChannelSeq) {
+        messages = new OracleChannelMessages(maxChannelSeq);
         Set<Long> seen = new HashSet<>();
         for (ConversationEvent e : conversations) {
             if (seen.add(e.conversationId) && e.kind == ConversationEvent.Kind.CHANNEL) {
@@ -104,32 +92,19 @@ public final class OracleChannels {
                 continue;
             }
             arrivals.add(e);
-            long c = e.conversationId;
-            if (e.isMessage() && e.seq <= maxChannelSeq) {
-                messages.computeIfAbsent(c, k -> new TreeMap<>()).putIfAbsent(e.seq, e);
-                threadSeqs
-                        .computeIfAbsent(c, k -> new TreeSet<>())
-                        .add(e.threadSeq > 0 ? e.threadSeq : e.seq);
-            } else if (e.kind == ConversationEvent.Kind.MESSAGE_DELETED) {
-                deleted.computeIfAbsent(c, k -> new HashSet<>()).add(e.seq);
-            } else if (e.isMembership()) {
-                memberships.computeIfAbsent(new Member(c, e.userId), m -> new ArrayList<>()).add(e);
+            messages.add(e);
+            if (e.isMembership()) {
+                members.add(e);
             }
         }
         for (ConversationEvent e : arrivals) {
-            // An edit names its message by seq and thread together; one of no message is nothing.
-            ConversationEvent message = message(e.conversationId, e.seq);
-            if (e.kind == ConversationEvent.Kind.MESSAGE_EDITED
-                    && message != null
-                    && message.threadSeq == e.threadSeq) {
-                edits.computeIfAbsent(e.conversationId, k -> new HashMap<>())
-                        .computeIfAbsent(e.seq, k -> new ArrayList<>())
-                        .add(e);
+            if (e.kind == ConversationEvent.Kind.MESSAGE_EDITED) {
+                messages.edit(e);
             }
         }
         facts(events);
-        messages.values().forEach(m -> m.values().forEach(this::sent));
-        floors();
+        messages.all().forEach(m -> m.values().forEach(this::sent));
+        threads.floors(this::floor);
     }
 
     private void facts(Collection<ChatEvent> events) {
@@ -146,13 +121,7 @@ public final class OracleChannels {
             Member member = new Member(e.conversationId, e.userId);
             switch (e.kind) {
                 case CONVERSATION_READ -> cursors.merge(member, e.seq, Math::max);
-                case THREAD_READ -> threadRead(e);
-                case THREAD_FOLLOWED -> {
-                    threads.follow(e);
-                    threadSeqs
-                            .computeIfAbsent(e.conversationId, k -> new TreeSet<>())
-                            .add(e.threadSeq);
-                }
+                case THREAD_READ, THREAD_FOLLOWED -> threads.fact(e);
                 case CONVERSATION_PREFERENCE -> {
                     if (e.carriesCountPreference()) {
                         preferences
@@ -175,51 +144,23 @@ public final class OracleChannels {
      * erasure covers it) and its deliveries to the members at its seq, whenever they joined.
      */
     private void sent(ConversationEvent m) {
-        long c = m.conversationId;
         boolean bySender = m.sentAt > erasedAt(m.senderId);
-        ChatEvent own = delivery(m, m.senderId);
-        threads.message(own, bySender);
         if (bySender && m.threadSeq == 0) {
-            cursors.merge(new Member(c, m.senderId), m.seq, Math::max);
-        } else if (bySender) {
-            threadRead(ChatEvent.threadRead(m.senderId, c, m.threadSeq, m.seq, m.sentAt));
+            cursors.merge(new Member(m.conversationId, m.senderId), m.seq, Math::max);
         }
-        for (long user : users(c)) {
-            if (user != m.senderId && member(user, c, m.seq) && m.sentAt > erasedAt(user)) {
-                threads.message(delivery(m, user), false);
+        Set<Long> reached = new TreeSet<>();
+        for (long user : members.users(m.conversationId)) {
+            if (user != m.senderId
+                    && members.member(user, m.conversationId, m.seq)
+                    && m.sentAt > erasedAt(user)) {
+                reached.add(user);
             }
         }
+        threads.message(m, bySender, reached);
     }
 
-    /** The message as it reaches {@code user}: named as sent, by id only. */
-    private static ChatEvent delivery(ConversationEvent m, long user) {
-        ChatEvent e = ChatEvent.message(m.senderId, user, m.conversationId, m.seq, m.sentAt);
-        e.threadSeq = m.threadSeq;
-        e.rootSenderId = m.rootSenderId;
-        e.mentioned = user != m.senderId && m.mentions(user);
-        return e;
-    }
-
-    private void threadRead(ChatEvent e) {
-        threads.read(e);
-        threadCursors.merge(
-                new OracleThreads.Thread(e.conversationId, e.threadSeq, e.userId),
-                e.seq,
-                Math::max);
-    }
-
-    /** The floor hides every reply below it as a thread read up to it would. */
-    private void floors() {
-        for (OracleThreads.Thread t : threads.threads()) {
-            long floor = floor(t.userId(), t.conversationId());
-            threads.read(
-                    ChatEvent.threadRead(t.userId(), t.conversationId(), t.threadSeq(), floor, 1));
-        }
-    }
-
-    ConversationEvent message(long c, long seq) {
-        TreeMap<Long, ConversationEvent> of = messages.get(c);
-        return of == null ? null : of.get(seq);
+    ConversationEvent message(long conversationId, long seq) {
+        return messages.message(conversationId, seq);
     }
 
     long erasedAt(long userId) {
@@ -238,87 +179,36 @@ public final class OracleChannels {
 
     /** The users with a membership event in C (the ones with a track of C), sorted. */
     public Set<Long> users(long conversationId) {
-        Set<Long> users = new TreeSet<>();
-        memberships
-                .keySet()
-                .forEach(
-                        m -> {
-                            if (m.conversationId() == conversationId) {
-                                users.add(m.userId());
-                            }
-                        });
-        return users;
+        return members.users(conversationId);
     }
 
     /** The channels U has a membership event in, left ones too, sorted. */
     public Set<Long> channelsOf(long userId) {
-        Set<Long> of = new TreeSet<>();
-        memberships
-                .keySet()
-                .forEach(
-                        m -> {
-                            if (m.userId() == userId) {
-                                of.add(m.conversationId());
-                            }
-                        });
-        return of;
+        return members.channelsOf(userId);
     }
 
     /** member(U,C,s) by every membership event of U in C, whenever it arrived. */
     public boolean member(long userId, long conversationId, long seq) {
-        return Oracle.isMember(changes(userId, conversationId), seq);
+        return members.member(userId, conversationId, seq);
     }
 
     /** U's newest membership event in C is a leave: nothing of C counts for U. */
     public boolean left(long userId, long conversationId) {
-        List<ConversationEvent> changes = changes(userId, conversationId);
-        return !changes.isEmpty() && Oracle.newestIsLeft(changes);
-    }
-
-    List<ConversationEvent> changes(long userId, long conversationId) {
-        return memberships.getOrDefault(new Member(conversationId, userId), List.of());
+        return members.left(userId, conversationId);
     }
 
     /**
      * The track's {@code members}: the seqs at which U is a member as inclusive intervals {a, b},
-     * the last {a} while open (a join at j starts one at j + 1, a leave at l ends it at l).
+     * the last {a} while open.
      */
     public List<long[]> memberIntervals(long userId, long conversationId) {
-        TreeMap<Long, Boolean> joinedAt = new TreeMap<>();
-        for (ConversationEvent e : changes(userId, conversationId)) {
-            joinedAt.merge(
-                    e.seq, e.kind == ConversationEvent.Kind.MEMBER_JOINED, Boolean::logicalAnd);
-        }
-        List<long[]> intervals = new ArrayList<>();
-        long start = -1;
-        for (Map.Entry<Long, Boolean> change : joinedAt.entrySet()) {
-            if (change.getValue() && start < 0) {
-                start = change.getKey() + 1;
-            } else if (!change.getValue() && start >= 0) {
-                // A join and a leave at one seq open nothing.
-                if (change.getKey() >= start) {
-                    intervals.add(new long[] {start, change.getKey()});
-                }
-                start = -1;
-            }
-        }
-        if (start >= 0) {
-            intervals.add(new long[] {start});
-        }
-        return intervals;
+        return members.intervals(userId, conversationId);
     }
 
     /** floor(U,C): the largest seq of C sent at or before max(allReadAt, erasedAt); 0 if none. */
     public long floor(long userId, long conversationId) {
-        long at = Math.max(allReadAt.getOrDefault(userId, 0L), erasedAt(userId));
-        long floor = 0;
-        for (ConversationEvent m :
-                messages.getOrDefault(conversationId, new TreeMap<>()).values()) {
-            if (m.sentAt <= at) {
-                floor = Math.max(floor, m.seq);
-            }
-        }
-        return floor;
+        return messages.sentBy(
+                conversationId, Math.max(allReadAt.getOrDefault(userId, 0L), erasedAt(userId)));
     }
 
     /** The largest seq of U's conversation reads and the roots U sent: the track's cut. */
@@ -340,7 +230,7 @@ public final class OracleChannels {
     /** Every (channel, user with a track) whose cursor may be past 0: the rows it may have. */
     public Map<Member, Bounds> conversationMemberRows() {
         Map<Member, Bounds> rows = new TreeMap<>();
-        for (Member m : memberships.keySet()) {
+        for (Member m : members.tracks()) {
             Bounds cursor = lastReadSeq(m.userId(), m.conversationId());
             if (cursor.high() > 0) {
                 rows.put(m, cursor);
@@ -349,9 +239,9 @@ public final class OracleChannels {
         return rows;
     }
 
-    /** The roots of C within the bound, deleted or not, by seq. */
+    /** The messages of C within the bound, roots and replies, deleted or not, by seq. */
     Collection<ConversationEvent> messages(long conversationId) {
-        return messages.getOrDefault(conversationId, new TreeMap<>()).values();
+        return messages.of(conversationId);
     }
 
     long allReadAt(long userId) {
@@ -374,35 +264,20 @@ public final class OracleChannels {
         return OracleChannelOrder.badgeDeliveries(this, arrivals);
     }
 
+    /** deleted(C,s): some MESSAGE_DELETED names it. */
     public boolean deleted(long conversationId, long seq) {
-        return deleted.getOrDefault(conversationId, Set.of()).contains(seq);
-    }
-
-    /**
-     * The newest edits of (C,s) decide, tied ones each field on its own ({@code field} 0: names U
-     * by id, 1: mentions everyone); with no edit, the message as sent.
-     */
-    private boolean says(long c, long seq, long userId, int field) {
-        List<ConversationEvent> its = edits.getOrDefault(c, Map.of()).getOrDefault(seq, List.of());
-        if (its.isEmpty()) {
-            ConversationEvent m = message(c, seq);
-            return field == 0 ? m.mentions(userId) : m.mentionsAll;
-        }
-        long newest = its.stream().mapToLong(e -> e.sentAt).max().getAsLong();
-        return its.stream()
-                .filter(e -> e.sentAt == newest)
-                .allMatch(e -> field == 0 ? e.mentions(userId) : e.mentionsAll);
+        return messages.deleted(conversationId, seq);
     }
 
     /** The message names U by id, by its newest edits. */
     public boolean named(long userId, long conversationId, long seq) {
-        return says(conversationId, seq, userId, 0);
+        return messages.names(conversationId, seq, userId);
     }
 
     /** It mentions everyone and names U not, and U heeds channel-wide mentions in C. */
     private boolean onlyChannelWide(long userId, long conversationId, long seq) {
         return !ignoresChannelMentions(userId, conversationId)
-                && says(conversationId, seq, userId, 1)
+                && messages.mentionsAll(conversationId, seq)
                 && !named(userId, conversationId, seq);
     }
 
@@ -451,29 +326,22 @@ public final class OracleChannels {
                 conversationId,
                 s ->
                         named(userId, conversationId, s)
-                                && (!alsoAll || says(conversationId, s, userId, 1)));
+                                && (!alsoAll || messages.mentionsAll(conversationId, s)));
     }
 
     /** follows(U,C,T) by version 4's facts and defaults, the root's sender following by default. */
     public boolean follows(long userId, long conversationId, long threadSeq) {
-        return threads.follows(new OracleThreads.Thread(conversationId, threadSeq, userId));
+        return threads.follows(userId, conversationId, threadSeq);
     }
 
     /** The threads of C that U follows, sorted: the track's thread fields. */
     public Set<Long> followedThreads(long userId, long conversationId) {
-        Set<Long> followed = new TreeSet<>();
-        for (long t : threadSeqs.getOrDefault(conversationId, Set.of())) {
-            if (follows(userId, conversationId, t)) {
-                followed.add(t);
-            }
-        }
-        return followed;
+        return threads.followed(userId, conversationId);
     }
 
-    /** The thread's cursor without the floor: U's thread reads and the replies U sent. */
+    /** The thread's cursor (the track's thread {@code read}): U's thread reads and replies. */
     public long threadCursor(long userId, long conversationId, long threadSeq) {
-        return threadCursors.getOrDefault(
-                new OracleThreads.Thread(conversationId, threadSeq, userId), 0L);
+        return threads.cursor(userId, conversationId, threadSeq);
     }
 
     public long threadUnread(long userId, long conversationId, long threadSeq) {
@@ -489,13 +357,15 @@ public final class OracleChannels {
                 userId, conversationId, threadSeq, s -> onlyChannelWide(userId, conversationId, s));
     }
 
-    /** A followed thread's unread replies that pass {@code counts}; 0 unfollowed or left. */
+    /**
+     * A followed thread's replies from others at which U is a member, above max(floor, its cursor),
+     * not deleted and passing {@code counts}; 0 unfollowed or while U has left C.
+     */
     private long thread(long userId, long conversationId, long threadSeq, LongPredicate counts) {
-        OracleThreads.Thread t = new OracleThreads.Thread(conversationId, threadSeq, userId);
-        if (left(userId, conversationId) || !threads.follows(t)) {
+        if (left(userId, conversationId) || !follows(userId, conversationId, threadSeq)) {
             return 0;
         }
-        return threads.mentions(t, this::deleted, counts);
+        return threads.count(userId, conversationId, threadSeq, this::deleted, counts);
     }
 
     /** preference(U,C): the newest setAt, the quieter on a tie; ALL if none. */
