@@ -318,6 +318,80 @@ class OracleChannelsTest {
         assertThat(Oracle.of(muted, records).readerTotals(ME)).containsExactly(0, 1, 1, 0);
     }
 
+    @Test
+    void anErasureForgetsTheRootISentBeforeItButNotARootSenderNamedAfter() {
+        List<ConversationEvent> records =
+                new ArrayList<>(
+                        List.of(
+                                channel(C),
+                                joined(C, ME, 1),
+                                joined(C, ANN, 2),
+                                message(3, ME, 10),
+                                reply(4, 3, ANN, 30)));
+        List<ChatEvent> erased = List.of(ChatEvent.userErased(ME, 20));
+        OracleChannels before = Oracle.of(erased, records).channels();
+        assertThat(before.follows(ME, C, 3)).isFalse();
+        assertThat(before.lastReadSeq(ME, C)).isEqualTo(new Bounds(0, 0));
+        assertThat(Oracle.of(List.of(), records).channels().threadUnread(ME, C, 3)).isEqualTo(1);
+
+        ConversationEvent naming = reply(6, 3, ANN, 40);
+        naming.rootSenderId = ME;
+        records.add(naming);
+        OracleChannels after = Oracle.of(erased, records).channels();
+        assertThat(after.follows(ME, C, 3)).isTrue();
+        assertThat(after.threadUnread(ME, C, 3)).isEqualTo(2);
+    }
+
+    @Test
+    void myDeletedReplyReadsItsThreadUpToIt() {
+        List<ConversationEvent> records =
+                List.of(
+                        channel(C),
+                        joined(C, ME, 1),
+                        joined(C, ANN, 2),
+                        message(3, ANN, 10),
+                        reply(4, 3, ANN, 11),
+                        reply(5, 3, ME, 12),
+                        deleted(C, 5),
+                        reply(6, 3, ANN, 13));
+        OracleChannels channels = Oracle.of(List.of(), records).channels();
+        assertThat(channels.threadCursor(ME, C, 3)).isEqualTo(5);
+        assertThat(channels.threadUnread(ME, C, 3)).isEqualTo(1);
+        assertThat(channels.lastReadSeq(ME, C)).isEqualTo(new Bounds(0, 0));
+    }
+
+    @Test
+    void ignoringChannelMentionsWinsATieAndLeavesMentionsById() {
+        ConversationEvent everyone = message(2, ANN, 10);
+        everyone.mentionsAll = true;
+        ConversationEvent both = message(3, ANN, 11, ME);
+        both.mentionsAll = true;
+        List<ConversationEvent> records =
+                List.of(channel(C), joined(C, ME, 1), everyone, both, channel(C));
+        ChatEvent heed =
+                ChatEvent.ignoreChannelMentions(ME, C, ChatEvent.NO_COUNT_PREFERENCE, false, 5);
+        ChatEvent ignore = ChatEvent.ignoreChannelMentions(ME, C, ChatEvent.ALL, true, 5);
+        OracleChannels heeding = Oracle.of(List.of(heed), records).channels();
+        assertThat(heeding.isChannel(C)).isTrue();
+        assertThat(List.of(heeding.mentions(ME, C), heeding.channelMentions(ME, C)))
+                .containsExactly(2L, 1L);
+        OracleChannels tied = Oracle.of(List.of(heed, ignore), records).channels();
+        assertThat(List.of(tied.mentions(ME, C), tied.channelMentions(ME, C)))
+                .containsExactly(1L, 0L);
+    }
+
+    @Test
+    void allReadClearsAChannelsMarkMadeBeforeIt() {
+        List<ConversationEvent> records =
+                List.of(channel(C), joined(C, ME, 1), message(2, ANN, 10));
+        List<ChatEvent> marked =
+                List.of(ChatEvent.markedUnread(ME, C, 15), ChatEvent.allRead(ME, 20));
+        assertThat(Oracle.of(marked, records).readerTotals(ME)).containsExactly(0, 0, 0, 0);
+        List<ChatEvent> markedAfter =
+                List.of(ChatEvent.markedUnread(ME, C, 25), ChatEvent.allRead(ME, 20));
+        assertThat(Oracle.of(markedAfter, records).readerTotals(ME)).containsExactly(0, 0, 1, 0);
+    }
+
     private static ConversationEvent message(long seq, long sender, long sentAt, long... named) {
         return ConversationEvent.message(C, seq, sender, sentAt, named);
     }
