@@ -106,7 +106,9 @@ final class ChannelGeneration {
         for (Channel c : channels) {
             for (long user : c.roster) {
                 if (!c.withMembership.contains(user)) {
-                    membership(c, user, 1 + random.nextInt((int) c.seq + 1));
+                    long seq = 1 + random.nextInt((int) c.seq + 1);
+                    // A seq of its own, as the chat server gives every change one.
+                    membership(c, user, c.threadOf.containsKey(seq) ? ++c.seq : seq);
                 }
             }
             if (random.nextInt(3) == 0) {

@@ -357,6 +357,17 @@ public final class OracleChannels {
                 userId, conversationId, threadSeq, s -> onlyChannelWide(userId, conversationId, s));
     }
 
+    /** The thread track's {@code named} ({@code alsoAll}: {@code namedAll}), as for roots. */
+    public long threadNamed(long userId, long conversationId, long threadSeq, boolean alsoAll) {
+        return thread(
+                userId,
+                conversationId,
+                threadSeq,
+                s ->
+                        named(userId, conversationId, s)
+                                && (!alsoAll || messages.mentionsAll(conversationId, s)));
+    }
+
     /**
      * A followed thread's replies from others at which U is a member, above max(floor, its cursor),
      * not deleted and passing {@code counts}; 0 unfollowed or while U has left C.

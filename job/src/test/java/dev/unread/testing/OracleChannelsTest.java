@@ -39,6 +39,7 @@ class OracleChannelsTest {
         assertThat(oracle.unread(ME, C)).isEqualTo(2);
         assertThat(oracle.mentions(ME, C)).isEqualTo(1);
         assertThat(oracle.badge(ME)).isZero();
+        assertThat(oracle.channels().named(ME, C, false)).isEqualTo(1);
 
         // A replay of the message after the join is a message that arrives after it.
         List<ConversationEvent> replayed = new ArrayList<>(records);
@@ -207,6 +208,8 @@ class OracleChannelsTest {
         assertThat(channels.threadUnread(ME, C, 4)).isEqualTo(3);
         assertThat(channels.threadMentions(ME, C, 4)).isEqualTo(2);
         assertThat(channels.threadChannelMentions(ME, C, 4)).isEqualTo(1);
+        assertThat(channels.threadNamed(ME, C, 4, false)).isEqualTo(1);
+        assertThat(channels.threadNamed(ME, C, 4, true)).isZero();
         assertThat(channels.follows(CAT, C, 4)).isFalse();
         assertThat(channels.threadUnread(CAT, C, 4)).isZero();
         // The reply names me by id while I am a member: Bob enters my badge.
