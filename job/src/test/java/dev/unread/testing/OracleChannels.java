@@ -239,6 +239,18 @@ public final class OracleChannels {
         return rows;
     }
 
+    /**
+     * The largest {@code conversation_member.unread_count} any order can leave with U's row: the
+     * roots from others past the lowest cursor U may end with, whether or not U was a member of
+     * them as known then, deleted ones too (their deletion may come later).
+     */
+    public long unreadCountUpperBound(long userId, long conversationId) {
+        long cursor = lastReadSeq(userId, conversationId).low();
+        return messages(conversationId).stream()
+                .filter(m -> m.threadSeq == 0 && m.senderId != userId && m.seq > cursor)
+                .count();
+    }
+
     /** The messages of C within the bound, roots and replies, deleted or not, by seq. */
     Collection<ConversationEvent> messages(long conversationId) {
         return messages.of(conversationId);

@@ -74,6 +74,8 @@ class OracleChannelsTest {
         assertThat(channels.threadUnread(ANN, C, 4)).isEqualTo(2);
         assertThat(channels.unread(ANN, C)).isZero();
         assertThat(channels.lastReadSeq(ANN, C)).isEqualTo(new Bounds(6, 6));
+        assertThat(channels.unreadCountUpperBound(ME, C)).isEqualTo(1);
+        assertThat(channels.unreadCountUpperBound(CAT, C)).isEqualTo(3);
         assertThat(channels.unread(CAT, C)).isEqualTo(2);
         assertThat(channels.follows(CAT, C, 4)).isTrue();
         // Cat's own reply read Ann's and mine before it.
