@@ -141,6 +141,98 @@ class ChannelTrafficTest {
         }
     }
 
+    /**
+     * Without its CHANNEL records the same traffic is a group's, which the oracle counts by
+     * versions 1–4 with the root's sender following (--track-root-senders), and whose ALL_READ and
+     * erasure read what the channel's floor hides while sentAt grows with seq. With each send a
+     * read of its own (sending reads), the channel and the group count alike, their cursors too,
+     * and their mentions where no message has tied edits that differ (tied edits are a channel's).
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void aChannelCountsAsAGroupWhereTheirRulesAgree(long seed) {
+        List<Arrival> order = Case.of(seed).one;
+        List<ConversationEvent> records = Arrival.records(order);
+        List<ChatEvent> facts = Arrival.facts(order);
+        List<ChatEvent> withSends = new ArrayList<>(facts);
+        Set<Long> tied = new HashSet<>();
+        Map<String, List<ConversationEvent>> edits = new HashMap<>();
+        for (ConversationEvent e : records) {
+            if (e.isMessage() && e.seq <= MAX_SEQ) {
+                withSends.add(
+                        e.threadSeq == 0
+                                ? ChatEvent.conversationRead(
+                                        e.senderId, e.conversationId, e.seq, e.sentAt)
+                                : ChatEvent.threadRead(
+                                        e.senderId,
+                                        e.conversationId,
+                                        e.threadSeq,
+                                        e.seq,
+                                        e.sentAt));
+            } else if (e.kind == ConversationEvent.Kind.MESSAGE_EDITED) {
+                edits.computeIfAbsent(e.conversationId + "#" + e.seq, k -> new ArrayList<>())
+                        .add(e);
+            }
+        }
+        edits.values()
+                .forEach(
+                        its -> {
+                            long newest = its.stream().mapToLong(e -> e.sentAt).max().getAsLong();
+                            if (its.stream().filter(e -> e.sentAt == newest).distinct().count()
+                                    > 1) {
+                                tied.add(its.get(0).conversationId);
+                            }
+                        });
+        OracleChannels channels = Oracle.of(facts, records).channels();
+        Oracle group =
+                Oracle.of(
+                        withSends,
+                        records.stream()
+                                .filter(e -> e.kind != ConversationEvent.Kind.CHANNEL)
+                                .filter(e -> !e.isMessage() || e.seq <= MAX_SEQ)
+                                .toList(),
+                        true);
+        long counted = 0;
+        for (long c : channels.channels()) {
+            for (long u : channels.users(c)) {
+                String who = "user " + u + " in " + c;
+                counted += channels.unread(u, c) + channels.mentions(u, c);
+                assertThat(channels.unread(u, c)).as(who).isEqualTo(group.unread(u, c));
+                assertThat(channels.lastReadSeq(u, c).holds(group.lastReadSeq(u, c)))
+                        .as(who + " cursor " + channels.lastReadSeq(u, c))
+                        .isTrue();
+                boolean mentions = !tied.contains(c);
+                if (mentions) {
+                    assertThat(channels.mentions(u, c)).as(who).isEqualTo(group.mentions(u, c));
+                    assertThat(channels.channelMentions(u, c))
+                            .as(who)
+                            .isEqualTo(group.channelMentions(u, c));
+                }
+                Set<Long> threads = new TreeSet<>(channels.followedThreads(u, c));
+                group
+                        .redisThreadHashes("", false)
+                        .getOrDefault(Oracle.THREADS_KEY + u, Map.of())
+                        .keySet()
+                        .stream()
+                        .filter(f -> f.startsWith(c + ":"))
+                        .forEach(f -> threads.add(Long.parseLong(f.substring(f.indexOf(':') + 1))));
+                for (long t : threads) {
+                    String thread = who + " thread " + t;
+                    assertThat(channels.threadUnread(u, c, t))
+                            .as(thread)
+                            .isEqualTo(group.threadUnread(u, c, t));
+                    counted += channels.threadUnread(u, c, t);
+                    if (mentions) {
+                        assertThat(channels.threadMentions(u, c, t))
+                                .as(thread)
+                                .isEqualTo(group.threadMentions(u, c, t));
+                    }
+                }
+            }
+        }
+        assertThat(counted).as("something to compare").isPositive();
+    }
+
     /** Every count of every user in every channel, and the totals a reader adds up, as text. */
     private static Map<String, String> counts(Oracle oracle) {
         OracleChannels channels = oracle.channels();
