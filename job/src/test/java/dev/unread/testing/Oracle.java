@@ -23,13 +23,15 @@ import java.util.function.ToLongFunction;
  * compares the two can catch a wrong idea as well as a wrong line.
  *
  * <p>Everything except {@link #unreadAfterLastRead(List)} is a pure function of the <em>set</em> of
- * events: duplicates and order are ignored by construction. An erasure is not, by nature
- * ("Erasure"): the oracle takes the set to hold every event of an erased user with a time after
- * {@code erasedAt} only after the erasure arrived, which the generators arrange, and then the
- * erasure is the same as leaving out the user's events with a time at or before it. A deletion is
- * the conversation's fact, never the user's: it carries no time, arrives before or after the
- * erasure, and holds for the user whatever the erasure does. Maps returned are sorted so that a
- * failing {@code assertEquals} prints a readable diff.
+ * events: duplicates and order are ignored by construction, but for the two outputs of a channel
+ * that the contract makes depend on the order of its records ({@link OracleChannels}, which counts
+ * the conversations that are channels). An erasure is not, by nature ("Erasure"): the oracle takes
+ * the set to hold every event of an erased user with a time after {@code erasedAt} only after the
+ * erasure arrived, which the generators arrange, and then the erasure is the same as leaving out
+ * the user's events with a time at or before it. A deletion is the conversation's fact, never the
+ * user's: it carries no time, arrives before or after the erasure, and holds for the user whatever
+ * the erasure does. Maps returned are sorted so that a failing {@code assertEquals} prints a
+ * readable diff.
  */
 public final class Oracle {
 
@@ -503,7 +505,10 @@ public final class Oracle {
         return new Oracle(events, List.of(), false, Set.of());
     }
 
-    /** The same with the {@code chat-conversations} records {@code conversations}. */
+    /**
+     * The same with the {@code chat-conversations} records {@code conversations}, in the order the
+     * job takes them when a channel is among them (see {@link OracleChannels}).
+     */
     public static Oracle of(
             Collection<ChatEvent> events, Collection<ConversationEvent> conversations) {
         return new Oracle(events, conversations, false, Set.of());
