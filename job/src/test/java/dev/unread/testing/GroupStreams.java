@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Seeded random {@code chat-conversations} traffic for the same users and conversation ids as
@@ -284,7 +285,7 @@ public final class GroupStreams {
             }
         }
         order.addAll(held);
-        order = editsAfterTheirMessages(order);
+        order = editsAfterTheirMessages(order, e -> e);
         int size = order.size();
         for (int i = 0; i < size; i++) {
             if (random.nextDouble() < duplicateShare) {
@@ -297,28 +298,33 @@ public final class GroupStreams {
 
     /**
      * {@code order} with each edit moved, if it came first, to just after the first arrival of its
-     * message: the precondition. An edit of a seq no message has stays where it is.
+     * message: the precondition. An edit of a seq no message has stays where it is. {@code record}
+     * gives an arrival's {@code chat-conversations} record, null for one of another topic.
      */
-    private static List<ConversationEvent> editsAfterTheirMessages(List<ConversationEvent> order) {
-        List<ConversationEvent> result = new ArrayList<>(order.size());
-        Map<String, List<ConversationEvent>> waiting = new HashMap<>();
+    static <T> List<T> editsAfterTheirMessages(
+            List<T> order, Function<T, ConversationEvent> record) {
+        List<T> result = new ArrayList<>(order.size());
+        Map<String, List<T>> waiting = new HashMap<>();
         Set<String> arrived = new HashSet<>();
         Set<String> messages = new HashSet<>();
-        for (ConversationEvent e : order) {
-            if (e.isMessage()) {
+        for (T t : order) {
+            ConversationEvent e = record.apply(t);
+            if (e != null && e.isMessage()) {
                 messages.add(e.conversationId + "#" + e.seq);
             }
         }
-        for (ConversationEvent e : order) {
-            String key = e.conversationId + "#" + e.seq;
-            if (e.kind == ConversationEvent.Kind.MESSAGE_EDITED
+        for (T t : order) {
+            ConversationEvent e = record.apply(t);
+            String key = e == null ? null : e.conversationId + "#" + e.seq;
+            if (e != null
+                    && e.kind == ConversationEvent.Kind.MESSAGE_EDITED
                     && messages.contains(key)
                     && !arrived.contains(key)) {
-                waiting.computeIfAbsent(key, k -> new ArrayList<>()).add(e);
+                waiting.computeIfAbsent(key, k -> new ArrayList<>()).add(t);
                 continue;
             }
-            result.add(e);
-            if (e.isMessage() && arrived.add(key)) {
+            result.add(t);
+            if (e != null && e.isMessage() && arrived.add(key)) {
                 result.addAll(waiting.getOrDefault(key, List.of()));
                 waiting.remove(key);
             }
@@ -326,7 +332,7 @@ public final class GroupStreams {
         return result;
     }
 
-    private static ConversationEvent copy(ConversationEvent e) {
+    static ConversationEvent copy(ConversationEvent e) {
         ConversationEvent c = new ConversationEvent();
         c.kind = e.kind;
         c.conversationId = e.conversationId;

@@ -23,13 +23,15 @@ import java.util.function.ToLongFunction;
  * compares the two can catch a wrong idea as well as a wrong line.
  *
  * <p>Everything except {@link #unreadAfterLastRead(List)} is a pure function of the <em>set</em> of
- * events: duplicates and order are ignored by construction. An erasure is not, by nature
- * ("Erasure"): the oracle takes the set to hold every event of an erased user with a time after
- * {@code erasedAt} only after the erasure arrived, which the generators arrange, and then the
- * erasure is the same as leaving out the user's events with a time at or before it. A deletion is
- * the conversation's fact, never the user's: it carries no time, arrives before or after the
- * erasure, and holds for the user whatever the erasure does. Maps returned are sorted so that a
- * failing {@code assertEquals} prints a readable diff.
+ * events: duplicates and order are ignored by construction, but for the two outputs of a channel
+ * that the contract makes depend on the order of its records ({@link OracleChannels}, which counts
+ * the conversations that are channels). An erasure is not, by nature ("Erasure"): the oracle takes
+ * the set to hold every event of an erased user with a time after {@code erasedAt} only after the
+ * erasure arrived, which the generators arrange, and then the erasure is the same as leaving out
+ * the user's events with a time at or before it. A deletion is the conversation's fact, never the
+ * user's: it carries no time, arrives before or after the erasure, and holds for the user whatever
+ * the erasure does. Maps returned are sorted so that a failing {@code assertEquals} prints a
+ * readable diff.
  */
 public final class Oracle {
 
@@ -126,6 +128,9 @@ public final class Oracle {
 
     private final OracleThreads threads;
 
+    /** The conversations that are channels, counted by their own rules. */
+    private final OracleChannels channels;
+
     /** Expected Redis hash of a user's followed threads' unread replies. */
     public static final String THREADS_KEY = "chat:threads:";
 
@@ -138,6 +143,19 @@ public final class Oracle {
     /** userId → the newest {@code erasedAt} of the user's USER_ERASED events. */
     private final Map<Long, Long> erasedAt = new TreeMap<>();
 
+    private Oracle(
+            Collection<ChatEvent> events,
+            Collection<ConversationEvent> conversations,
+            boolean trackRootSenders,
+            Set<ChatEvent> beforeUpgrade) {
+        this(
+                events,
+                conversations,
+                trackRootSenders,
+                beforeUpgrade,
+                OracleChannels.DEFAULT_MAX_CHANNEL_SEQ);
+    }
+
     /**
      * {@code beforeUpgrade}: events (among {@code events}) that a job of version 3 took before a
      * job of this version restored its savepoint.
@@ -146,8 +164,12 @@ public final class Oracle {
             Collection<ChatEvent> events,
             Collection<ConversationEvent> conversations,
             boolean trackRootSenders,
-            Set<ChatEvent> beforeUpgrade) {
+            Set<ChatEvent> beforeUpgrade,
+            long maxChannelSeq) {
         threads = new OracleThreads(trackRootSenders);
+        channels = new OracleChannels(List.copyOf(conversations), events, maxChannelSeq);
+        conversations =
+                conversations.stream().filter(e -> !channels.isChannel(e.conversationId)).toList();
         for (ChatEvent e : events) {
             if (e.kind == ChatEvent.Kind.USER_ERASED) {
                 erasedAt.merge(e.userId, e.time, Math::max);
@@ -277,6 +299,16 @@ public final class Oracle {
         all.addAll(allReads(all));
         for (ChatEvent e : all) {
             addressed.add(e.userId);
+            if (channels.isChannel(e.conversationId)) {
+                // A channel's marks stay the user's state's; the rest of it is the channel's.
+                if (e.kind == ChatEvent.Kind.CONVERSATION_MARKED_UNREAD) {
+                    markedAt.merge(new Member(e.conversationId, e.userId), e.time, Math::max);
+                } else if (e.kind == ChatEvent.Kind.CONVERSATION_READ) {
+                    conversationReadAt.merge(
+                            new Member(e.conversationId, e.userId), e.time, Math::max);
+                }
+                continue;
+            }
             switch (e.kind) {
                 case INBOX_OPENED:
                     lastReadAt.merge(e.userId, e.time, Math::max);
@@ -372,6 +404,9 @@ public final class Oracle {
                 default:
                     throw new IllegalArgumentException("unknown kind " + e.kind);
             }
+        }
+        for (ChatEvent e : channels.badgeDeliveries()) {
+            messagesFromOthers.computeIfAbsent(e.userId, u -> new ArrayList<>()).add(e);
         }
     }
 
@@ -470,7 +505,10 @@ public final class Oracle {
         return new Oracle(events, List.of(), false, Set.of());
     }
 
-    /** The same with the {@code chat-conversations} records {@code conversations}. */
+    /**
+     * The same with the {@code chat-conversations} records {@code conversations}, in the order the
+     * job takes them when a channel is among them (see {@link OracleChannels}).
+     */
     public static Oracle of(
             Collection<ChatEvent> events, Collection<ConversationEvent> conversations) {
         return new Oracle(events, conversations, false, Set.of());
@@ -482,6 +520,23 @@ public final class Oracle {
             Collection<ConversationEvent> conversations,
             boolean trackRootSenders) {
         return new Oracle(events, conversations, trackRootSenders, Set.of());
+    }
+
+    /**
+     * The same for a job with {@code --max-channel-seq}; {@code conversations} in the order the job
+     * takes them, which a channel's sender badge and ALL_READ's cursor depend on.
+     */
+    public static Oracle of(
+            Collection<ChatEvent> events,
+            List<ConversationEvent> conversations,
+            boolean trackRootSenders,
+            long maxChannelSeq) {
+        return new Oracle(events, conversations, trackRootSenders, Set.of(), maxChannelSeq);
+    }
+
+    /** The channels among the conversations, and their counts. */
+    public OracleChannels channels() {
+        return channels;
     }
 
     /**
@@ -499,7 +554,7 @@ public final class Oracle {
      * member(U,C,s): U's membership event in C with the largest seq below s is a JOINED; at one seq
      * a LEFT wins.
      */
-    private static boolean isMember(List<ConversationEvent> changes, long seq) {
+    static boolean isMember(List<ConversationEvent> changes, long seq) {
         long best = 0;
         boolean member = false;
         for (ConversationEvent c : changes) {
@@ -513,7 +568,7 @@ public final class Oracle {
     }
 
     /** Whether the newest membership event (largest seq, a LEFT winning a tie) is a LEFT. */
-    private static boolean newestIsLeft(List<ConversationEvent> changes) {
+    static boolean newestIsLeft(List<ConversationEvent> changes) {
         long newest = changes.stream().mapToLong(c -> c.seq).max().orElse(0);
         return changes.stream()
                 .anyMatch(c -> c.seq == newest && c.kind == ConversationEvent.Kind.MEMBER_LEFT);
@@ -546,6 +601,9 @@ public final class Oracle {
      * newest membership event in it is MEMBER_LEFT.
      */
     public long unread(long userId, long conversationId) {
+        if (channels.isChannel(conversationId)) {
+            return channels.unread(userId, conversationId);
+        }
         if (left.contains(new Member(conversationId, userId))) {
             return 0;
         }
@@ -576,6 +634,9 @@ public final class Oracle {
      * while U's newest membership event in C is MEMBER_LEFT.
      */
     public long mentions(long userId, long conversationId) {
+        if (channels.isChannel(conversationId)) {
+            return channels.mentions(userId, conversationId);
+        }
         return mentions(userId, conversationId, seq -> mentioned(userId, conversationId, seq, 0));
     }
 
@@ -584,6 +645,9 @@ public final class Oracle {
      * #mentionedOnlyChannelWide}).
      */
     public long channelMentions(long userId, long conversationId) {
+        if (channels.isChannel(conversationId)) {
+            return channels.channelMentions(userId, conversationId);
+        }
         return mentions(
                 userId,
                 conversationId,
@@ -655,16 +719,7 @@ public final class Oracle {
 
     /** ignoreChannelMentions(U,C): of the newest event that carries it, true on a tie. */
     public boolean ignoresChannelMentions(long userId, long conversationId) {
-        long bestAt = -1;
-        long best = 0;
-        for (long[] p :
-                ignoreChannelMentions.getOrDefault(new Member(conversationId, userId), List.of())) {
-            if (p[0] > bestAt || (p[0] == bestAt && p[1] > best)) {
-                bestAt = p[0];
-                best = p[1];
-            }
-        }
-        return best == 1;
+        return newest(ignoreChannelMentions.get(new Member(conversationId, userId)), 0) == 1;
     }
 
     /**
@@ -672,9 +727,20 @@ public final class Oracle {
      * over ALL); ALL if none.
      */
     public long preference(long userId, long conversationId) {
+        if (channels.isChannel(conversationId)) {
+            return channels.preference(userId, conversationId);
+        }
+        return newest(preferences.get(new Member(conversationId, userId)), ChatEvent.ALL);
+    }
+
+    /**
+     * The value of the newest of {@code settings} ({setAt, value}), the greater value on a tie (the
+     * quieter preference, ignoring channel mentions); {@code none} when there is none.
+     */
+    static long newest(List<long[]> settings, long none) {
         long bestAt = -1;
-        long best = ChatEvent.ALL;
-        for (long[] p : preferences.getOrDefault(new Member(conversationId, userId), List.of())) {
+        long best = none;
+        for (long[] p : settings == null ? List.<long[]>of() : settings) {
             if (p[0] > bestAt || (p[0] == bestAt && p[1] > best)) {
                 bestAt = p[0];
                 best = p[1];
@@ -721,6 +787,8 @@ public final class Oracle {
                                 }
                             });
         }
+        // "unread:totals leaves every channel out, a marked one too".
+        result.removeIf(channels::isChannel);
         return result;
     }
 
@@ -766,6 +834,19 @@ public final class Oracle {
         return new long[] {messages, mentions, conversations, threadCount};
     }
 
+    /**
+     * The totals as a reader computes them ("The recipe"): {@link #totals} and what each channel of
+     * U adds by the same rules, with its mark.
+     */
+    public long[] readerTotals(long userId) {
+        long[] totals = totals(userId);
+        long[] added = channels.totals(userId, this::markedUnread);
+        for (int i = 0; i < totals.length; i++) {
+            totals[i] += added[i];
+        }
+        return totals;
+    }
+
     /** threadUnread(U,C,T) as shown: 0 unless followed, and while U has left C. */
     private long threadUnread(OracleThreads.Thread t) {
         return shown(t) ? threads.unread(t, this::deleted) : 0;
@@ -797,10 +878,16 @@ public final class Oracle {
 
     /** threadUnread(U,C,T) as {@code chat:threads:{U}} shows it. */
     public long threadUnread(long userId, long conversationId, long threadSeq) {
+        if (channels.isChannel(conversationId)) {
+            return channels.threadUnread(userId, conversationId, threadSeq);
+        }
         return threadUnread(new OracleThreads.Thread(conversationId, threadSeq, userId));
     }
 
     public long threadMentions(long userId, long conversationId, long threadSeq) {
+        if (channels.isChannel(conversationId)) {
+            return channels.threadMentions(userId, conversationId, threadSeq);
+        }
         return threadMentions(new OracleThreads.Thread(conversationId, threadSeq, userId));
     }
 
