@@ -1,0 +1,157 @@
+package dev.unread.channels;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.unread.contract.Count;
+import dev.unread.counter.UnreadCounter;
+import dev.unread.events.ChatEvent;
+import dev.unread.events.ConversationEvent;
+import dev.unread.events.UnreadCount;
+import dev.unread.groups.GroupFanOut;
+import dev.unread.testing.ChannelTraffic;
+import dev.unread.testing.ChannelTraffic.Arrival;
+import dev.unread.testing.CounterOnRocksDb;
+import dev.unread.testing.EventStreams;
+import dev.unread.testing.Oracle;
+import dev.unread.testing.OracleChannels;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Random;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Model-based randomized test of channels through the job's three keyed stages as the job wires
+ * them: {@link GroupFanOut} (by conversation) hands a channel's records to the {@link ChannelStage}
+ * and each member its memberships and the messages naming it; the {@link UnreadCounter} (by user)
+ * learns its channels and forwards the user's facts about them; the stage (by channel) writes the
+ * index and the tracks. Records and facts arrive in every order the contract allows, with
+ * duplicates ({@link ChannelTraffic}); each member's counts, read from the writes with the readers'
+ * recipe, and each badge must equal what the {@link Oracle} derives from the contract alone.
+ */
+class ChannelsModelTest {
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20})
+    void channelTrafficInAnyAllowedOrderEndsInTheOraclesCounts(long seed) throws Exception {
+        Random random = new Random(seed);
+        ChannelTraffic generator =
+                new ChannelTraffic(random, 1, 70_001, OracleChannels.DEFAULT_MAX_CHANNEL_SEQ);
+        ChannelTraffic.Traffic traffic = generator.traffic(50 + random.nextInt(250), 8);
+        List<Arrival> order = generator.published(traffic, 0.2);
+        Oracle oracle = Oracle.of(Arrival.facts(order), Arrival.records(order));
+        OracleChannels channels = oracle.channels();
+
+        Map<Long, Long> badges = new HashMap<>();
+        try (Stages stages = new Stages()) {
+            for (Arrival arrival : order) {
+                if (arrival.record() != null) {
+                    stages.record(arrival.record());
+                } else {
+                    stages.fact(arrival.fact());
+                }
+                stages.badges(badges);
+            }
+            List<String> wrong = new ArrayList<>();
+            for (long c : channels.channels()) {
+                for (long u : channels.users(c)) {
+                    ChannelRedisModel.Counts want =
+                            new ChannelRedisModel.Counts(
+                                    channels.unread(u, c),
+                                    channels.mentions(u, c),
+                                    channels.channelMentions(u, c));
+                    ChannelRedisModel.Counts got = stages.stage.counts(u, c);
+                    if (!got.equals(want)) {
+                        wrong.add("u" + u + " c" + c + " " + got + ", oracle " + want);
+                    }
+                }
+            }
+            for (long u : badges.keySet()) {
+                if (badges.get(u) != oracle.badge(u)) {
+                    wrong.add("u" + u + " badge " + badges.get(u) + ", oracle " + oracle.badge(u));
+                }
+            }
+            assertThat(wrong).as("seed " + seed).isEmpty();
+        }
+    }
+
+    /** The three stages, each record handed on at once as it leaves the one before. */
+    private static final class Stages implements AutoCloseable {
+
+        final KeyedOneInputStreamOperatorTestHarness<Long, ConversationEvent, ChatEvent> fanOut;
+        final KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> counter;
+        final ChannelStageHarness stage;
+
+        Stages() throws Exception {
+            fanOut =
+                    new KeyedOneInputStreamOperatorTestHarness<>(
+                            new KeyedProcessOperator<>(new GroupFanOut()),
+                            e -> e.conversationId,
+                            Types.LONG);
+            fanOut.setStateBackend(new EmbeddedRocksDBStateBackend());
+            fanOut.open();
+            counter = CounterOnRocksDb.harness();
+            counter.open();
+            stage = ChannelStageHarness.open();
+        }
+
+        void record(ConversationEvent record) throws Exception {
+            fanOut.processElement(new StreamRecord<>(record));
+            Queue<StreamRecord<ConversationEvent>> toStage =
+                    fanOut.getSideOutput(GroupFanOut.CHANNEL_RECORDS);
+            StreamRecord<ConversationEvent> next;
+            while (toStage != null && (next = toStage.poll()) != null) {
+                stage.records(next.getValue());
+            }
+            List<ChatEvent> toUsers = new ArrayList<>();
+            for (Object o : fanOut.getOutput()) {
+                if (o instanceof StreamRecord<?> r) {
+                    // The fan-out reuses its delivery record.
+                    toUsers.add(EventStreams.copy((ChatEvent) r.getValue()));
+                }
+            }
+            fanOut.getOutput().clear();
+            for (ChatEvent e : toUsers) {
+                fact(e);
+            }
+        }
+
+        void fact(ChatEvent fact) throws Exception {
+            counter.processElement(new StreamRecord<>(fact));
+            Queue<StreamRecord<ChatEvent>> toStage =
+                    counter.getSideOutput(UnreadCounter.CHANNEL_FACTS);
+            StreamRecord<ChatEvent> next;
+            while (toStage != null && (next = toStage.poll()) != null) {
+                stage.facts(next.getValue());
+            }
+        }
+
+        /** The newest badge of each user the counter wrote, and clears what it wrote. */
+        @SuppressWarnings("unchecked")
+        void badges(Map<Long, Long> badges) {
+            for (Object o : counter.getOutput()) {
+                if (o instanceof StreamRecord<?> r
+                        && ((StreamRecord<UnreadCount>) r).getValue().kind == Count.SENDERS) {
+                    UnreadCount count = ((StreamRecord<UnreadCount>) r).getValue();
+                    badges.put(count.userId, count.count);
+                }
+            }
+            counter.getOutput().clear();
+        }
+
+        @Override
+        public void close() throws Exception {
+            fanOut.close();
+            counter.close();
+            stage.close();
+        }
+    }
+}
