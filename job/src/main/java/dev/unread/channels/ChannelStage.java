@@ -94,7 +94,14 @@ public class ChannelStage
                         index,
                         summary,
                         incarnation);
-        ChannelThreads threads = new ChannelThreads();
+        ChannelThreads threads =
+                new ChannelThreads(
+                        context.getMapState(ChannelStateSchema.THREADS),
+                        messageState,
+                        members,
+                        incarnation,
+                        maxBareThreads,
+                        maxChannelSeq);
         facts =
                 new MemberFacts(
                         members, times, floors, summary, messageState, threads, maxChannelSeq);

@@ -25,6 +25,7 @@ final class FloorIndex {
 
     /** The member's floor time went from {@code before} (0: none) to {@code after}. */
     void move(long userId, long before, long after, ChannelSummary summary) throws Exception {
+        summary.latestFloorTime = Math.max(summary.latestFloorTime, after);
         if (before > 0 && (before >>> BUCKET_BITS) == (after >>> BUCKET_BITS)) {
             return;
         }
@@ -33,7 +34,6 @@ final class FloorIndex {
         }
         if (after > 0) {
             add(userId, after >>> BUCKET_BITS);
-            summary.latestFloorTime = Math.max(summary.latestFloorTime, after);
         }
     }
 

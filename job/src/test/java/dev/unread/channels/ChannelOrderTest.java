@@ -29,15 +29,14 @@ class ChannelOrderTest {
 
     @Test
     void anyOrderAndDuplicatesGiveTheCountsOfTheRunInOrder() throws Exception {
-        long base = new Random().nextLong();
+        long base = Long.getLong("channel.seed", new Random().nextLong());
         System.out.println("ChannelOrderTest seed " + base);
-        for (int round = 0; round < 6; round++) {
+        long counted = 0;
+        for (int round = 0; round < Integer.getInteger("channel.rounds", 6); round++) {
             long seed = base + round;
             List<Object> events = events(new Random(seed));
             Map<String, Counts> inOrder = run(events);
-            assertTrue(
-                    inOrder.values().stream().anyMatch(c -> c.unread() > 0 && c.mentions() > 0),
-                    "seed " + seed + " counts something");
+            counted += inOrder.values().stream().filter(c -> c.mentions() > 0).count();
             Random random = new Random(seed ^ 0x5DEECE66DL);
             List<Object> shuffled = new ArrayList<>(events);
             for (Object e : events) {
@@ -46,8 +45,18 @@ class ChannelOrderTest {
                 }
             }
             Collections.shuffle(shuffled, random);
-            assertEquals(inOrder, run(editsAfterTheirMessages(shuffled)), "seed " + seed);
+            Map<String, Counts> any = run(editsAfterTheirMessages(shuffled));
+            assertEquals(difference(inOrder, any), difference(any, inOrder), "seed " + seed);
+            assertEquals(inOrder, any, "seed " + seed);
         }
+        assertTrue(counted > 0, "the events count something");
+    }
+
+    /** The entries of {@code a} that {@code b} lacks or counts otherwise. */
+    private static Map<String, Counts> difference(Map<String, Counts> a, Map<String, Counts> b) {
+        Map<String, Counts> only = new java.util.TreeMap<>(a);
+        only.entrySet().removeIf(e -> e.getValue().equals(b.get(e.getKey())));
+        return only;
     }
 
     /** The contract's one order: an edit comes after the message it edits. */
