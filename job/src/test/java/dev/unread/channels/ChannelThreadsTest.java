@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.unread.channels.ChannelRedisModel.Counts;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Threads of a channel: who follows them and what their tracks count (contract.md, "Threads"). */
@@ -119,6 +120,33 @@ class ChannelThreadsTest {
             stage.facts(ChatEvent.threadRead(U4, C, 12, 3, 2));
             assertFalse(stage.redis.follows(U4, C, 10), "the least recently touched goes");
             assertTrue(stage.redis.follows(U4, C, 11));
+        }
+    }
+
+    @Test
+    void aRestoredStageWritesAThreadsFieldAtItsFirstTouch() throws Exception {
+        try (ChannelStageHarness stage = thread(ChannelStageHarness.open())) {
+            stage.facts(ChatEvent.threadRead(U3, C, T, 4, 90));
+            try (ChannelStageHarness restored = stage.restore(stage.snapshot())) {
+                restored.facts(ChatEvent.threadRead(U3, C, T, 4, 90));
+                assertEquals(
+                        List.of("u3 c80001", "u3 c80001:3"),
+                        restored.takeWrites().stream()
+                                .map(
+                                        w ->
+                                                "u"
+                                                        + w.userId
+                                                        + " c"
+                                                        + w.conversationId
+                                                        + (w.threadSeq > 0
+                                                                ? ":" + w.threadSeq
+                                                                : ""))
+                                .sorted()
+                                .toList());
+                restored.facts(ChatEvent.threadRead(U3, C, T, 4, 90));
+                assertEquals(List.of(), restored.takeWrites());
+                assertEquals(new Counts(1, 1, 1), restored.redis.threadCounts(U3, C, T));
+            }
         }
     }
 }
