@@ -70,11 +70,6 @@ final class MessageRecord {
         return threadSeq == 0;
     }
 
-    /** Present and not deleted: in the index. */
-    boolean indexed() {
-        return present() && !deleted();
-    }
-
     /** Whether it mentions everyone as sent. */
     boolean sentAll() {
         return (flags & ALL) != 0;
