@@ -90,7 +90,8 @@ public class ChannelStage
         FloorIndex floors =
                 new FloorIndex(
                         context.getMapState(ChannelStateSchema.FLOOR_TIMES),
-                        context.getState(ChannelStateSchema.FLOOR_BUCKETS));
+                        context.getMapState(ChannelStateSchema.FLOOR_BUCKETS),
+                        context.getState(ChannelStateSchema.FLOOR_GROUPS));
         var messageState = context.getMapState(ChannelStateSchema.MESSAGES);
         Members members =
                 new Members(
