@@ -27,6 +27,9 @@ class ChannelOrderTest {
     private static final int USERS = 5;
     private static final int SEQS = 90;
 
+    /** Between two messages: 37 s, so that marks all read fall in many buckets of the index. */
+    private static final long TICK = 37_000;
+
     @Test
     void anyOrderAndDuplicatesGiveTheCountsOfTheRunInOrder() throws Exception {
         long base = Long.getLong("channel.seed", new Random().nextLong());
@@ -124,13 +127,13 @@ class ChannelOrderTest {
             long[] mentions = random.longs(random.nextInt(3), 1, USERS + 1).toArray();
             ConversationEvent m =
                     roots.isEmpty() || random.nextInt(3) > 0
-                            ? ConversationEvent.message(C, seq, user, seq * 10, mentions)
+                            ? ConversationEvent.message(C, seq, user, seq * TICK, mentions)
                             : ConversationEvent.reply(
                                     C,
                                     seq,
                                     roots.get(random.nextInt(roots.size())),
                                     user,
-                                    seq * 10,
+                                    seq * TICK,
                                     mentions);
             m.mentionsAll = random.nextInt(5) == 0;
             if (m.threadSeq == 0) {
@@ -155,7 +158,7 @@ class ChannelOrderTest {
         events.add(ConversationEvent.deleted(C, SEQS + 5));
         for (int i = 0; i < 25; i++) {
             long user = 1 + random.nextInt(USERS);
-            long time = 1 + random.nextInt(SEQS * 10);
+            long time = (1 + random.nextInt(SEQS * 10)) * TICK / 10;
             events.add(
                     switch (random.nextInt(6)) {
                         case 0, 1 ->
@@ -167,7 +170,11 @@ class ChannelOrderTest {
                         }
                         case 3 ->
                                 ChatEvent.ignoreChannelMentions(
-                                        user, C, random.nextInt(3), random.nextBoolean(), time % 7);
+                                        user,
+                                        C,
+                                        random.nextInt(3),
+                                        random.nextBoolean(),
+                                        time % 7 + 1);
                         default ->
                                 ChatEvent.threadRead(
                                         user,
@@ -183,7 +190,7 @@ class ChannelOrderTest {
                                 C,
                                 roots.get(random.nextInt(roots.size())),
                                 random.nextBoolean(),
-                                time % 200));
+                                time % (20 * TICK) + 1));
             }
         }
         return events;
