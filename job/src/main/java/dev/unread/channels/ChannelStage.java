@@ -40,6 +40,9 @@ public class ChannelStage
     /** The default of {@code --max-channel-seq}: 2^28. */
     public static final long DEFAULT_MAX_CHANNEL_SEQ = 1L << 28;
 
+    /** A Redis string holds at most 512 MB: the bitmap's bits. */
+    private static final long MAX_BITS = 1L << 32;
+
     /** Messages past {@code --max-channel-seq}, which count for nobody. */
     public static final String PAST_MAX_SEQ_METRIC = "channelMessagesPastMaxSeq";
 
@@ -61,9 +64,10 @@ public class ChannelStage
      * for a thread cursor or an explicit follow.
      */
     public ChannelStage(long maxChannelSeq, int maxBareThreads) {
-        if (maxChannelSeq < 1 || maxChannelSeq > DEFAULT_MAX_CHANNEL_SEQ << 8) {
+        if (maxChannelSeq < 1 || maxChannelSeq >= MAX_BITS) {
             throw new IllegalArgumentException(
-                    "maxChannelSeq must be from 1 to 2^36, was " + maxChannelSeq);
+                    "maxChannelSeq must be from 1 to 2^32 - 1 (the bits of a Redis string), was "
+                            + maxChannelSeq);
         }
         if (maxBareThreads < 1) {
             throw new IllegalArgumentException(
@@ -86,7 +90,8 @@ public class ChannelStage
         FloorIndex floors =
                 new FloorIndex(
                         context.getMapState(ChannelStateSchema.FLOOR_TIMES),
-                        context.getState(ChannelStateSchema.FLOOR_BUCKETS));
+                        context.getMapState(ChannelStateSchema.FLOOR_BUCKETS),
+                        context.getState(ChannelStateSchema.FLOOR_GROUPS));
         var messageState = context.getMapState(ChannelStateSchema.MESSAGES);
         Members members =
                 new Members(
@@ -94,7 +99,14 @@ public class ChannelStage
                         index,
                         summary,
                         incarnation);
-        ChannelThreads threads = new ChannelThreads();
+        ChannelThreads threads =
+                new ChannelThreads(
+                        context.getMapState(ChannelStateSchema.THREADS),
+                        messageState,
+                        members,
+                        incarnation,
+                        maxBareThreads,
+                        maxChannelSeq);
         facts =
                 new MemberFacts(
                         members, times, floors, summary, messageState, threads, maxChannelSeq);

@@ -66,10 +66,17 @@ public final class ChannelStateSchema {
                     Types.LONG,
                     PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
 
-    /** The time buckets of {@link #FLOOR_TIMES} that hold a member, ascending. */
-    public static final ValueStateDescriptor<long[]> FLOOR_BUCKETS =
+    /** Group of buckets → the time buckets of {@link #FLOOR_TIMES} in it that hold a member. */
+    public static final MapStateDescriptor<Long, long[]> FLOOR_BUCKETS =
+            new MapStateDescriptor<>(
+                    "channel-floor-buckets",
+                    Types.LONG,
+                    PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+
+    /** The groups of {@link #FLOOR_BUCKETS} that hold a bucket, ascending. */
+    public static final ValueStateDescriptor<long[]> FLOOR_GROUPS =
             new ValueStateDescriptor<>(
-                    "channel-floor-buckets", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+                    "channel-floor-groups", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
 
     /**
      * (userId, thread's root seq) → the member's record of that thread (see {@link ThreadRecord}).

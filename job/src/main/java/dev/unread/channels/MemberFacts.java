@@ -52,11 +52,10 @@ final class MemberFacts {
     /** Membership event {@code event} of the user: its seq, negated for a leave. */
     void membership(long userId, long event, Out out) throws Exception {
         Members.Touch touch = members.touch(userId);
-        boolean changed = touch.record.addMembership(event);
-        members.finish(touch, out);
-        if (changed) {
-            threads.membershipChanged(touch.record, userId, out);
+        if (touch.record.addMembership(event)) {
+            threads.revisit(touch, out);
         }
+        members.finish(touch, out);
     }
 
     private void read(ChatEvent e, Out out) throws Exception {
@@ -98,9 +97,9 @@ final class MemberFacts {
             r.read = Math.max(r.read, readByMark(r, e.userId));
             touch.allRead = true;
             summary.save();
+            threads.revisit(touch, out);
         }
         members.finish(touch, out);
-        threads.cutChanged(touch.record, e.userId, out);
     }
 
     /**
@@ -138,19 +137,17 @@ final class MemberFacts {
             return;
         }
         long before = r.floorTime();
-        threads.erase(r, e.userId, out);
-        MemberRecord fresh = touch.record;
-        fresh.read = 0;
-        fresh.allReadAt = 0;
-        fresh.erasedAt = e.time;
-        fresh.preference = 0;
-        fresh.preferenceSetAt = 0;
-        fresh.ignoreAll = false;
-        fresh.ignoreSetAt = 0;
-        fresh.named = new long[0];
-        fresh.threads = new long[0];
-        fresh.floor = times.floor(e.time, summary);
-        floors.move(e.userId, before, fresh.floorTime(), summary);
+        threads.erase(touch, out);
+        r.read = 0;
+        r.allReadAt = 0;
+        r.erasedAt = e.time;
+        r.preference = 0;
+        r.preferenceSetAt = 0;
+        r.ignoreAll = false;
+        r.ignoreSetAt = 0;
+        r.named = new long[0];
+        r.floor = times.floor(e.time, summary);
+        floors.move(e.userId, before, r.floorTime(), summary);
         summary.save();
         out.cursor(ConversationCursor.erasure(e.userId, out.conversationId));
         touch.force = true;
@@ -177,10 +174,10 @@ final class MemberFacts {
                     && r.member(seq)) {
                 r.read = Math.max(r.read, seq);
             }
-            members.finish(touch, out);
             if (raised) {
-                threads.cutChanged(r, userId, out);
+                threads.revisit(touch, out);
             }
+            members.finish(touch, out);
         }
     }
 }

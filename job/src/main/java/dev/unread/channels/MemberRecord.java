@@ -20,8 +20,9 @@ import java.util.List;
  *   <li>{@code named}: the roots above the member's cut (max(floor, read)) that name it by id by
  *       their newest edit and are not deleted, each as {@code seq << 1 | mentionsAll}, ascending,
  *       whether or not the member is a member at their seq: a late join counts them.
- *   <li>{@code threads}: the roots of the threads the member has a record of, the least recently
- *       touched first.
+ *   <li>{@code threads}: the threads the member has a record of, each as {@code root << 1 | bare}
+ *       (kept only for a thread cursor or an explicit follow), the least recently touched by a read
+ *       or follow first (see ChannelThreads).
  * </ul>
  *
  * <p>Form: {@code [read, floor, allReadAt, erasedAt, preference, preferenceSetAt, ignoreAll,
@@ -156,11 +157,6 @@ final class MemberRecord {
             intervals.add(Interval.open(from));
         }
         return intervals;
-    }
-
-    /** Whether {@code seq} is in {@link #named}. */
-    boolean names(long seq) {
-        return indexOfNamed(seq) >= 0;
     }
 
     /** Puts {@code seq} into {@link #named} (or updates its flag); false when nothing changed. */

@@ -79,9 +79,4 @@ final class Members {
         }
         state.put(touch.userId, r.encode());
     }
-
-    /** Whether the member's record exists, without making one. */
-    boolean known(long userId) throws Exception {
-        return state.contains(userId);
-    }
 }

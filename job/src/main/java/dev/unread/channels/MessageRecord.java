@@ -17,6 +17,7 @@ final class MessageRecord {
     private static final int ALL = 4;
     private static final int EDITED = 8;
     private static final int EDIT_ALL = 16;
+    private static final int REPLIED = 32;
     private static final int HEADER = 6;
     private static final long[] NONE = new long[0];
 
@@ -69,11 +70,6 @@ final class MessageRecord {
         return threadSeq == 0;
     }
 
-    /** Present and not deleted: in the index. */
-    boolean indexed() {
-        return present() && !deleted();
-    }
-
     /** Whether it mentions everyone as sent. */
     boolean sentAll() {
         return (flags & ALL) != 0;
@@ -99,6 +95,15 @@ final class MessageRecord {
         this.sentAt = sentAt;
         this.threadSeq = threadSeq;
         this.sentMentions = mentions;
+    }
+
+    /** Whether a reply of this root came (before the root, too). */
+    boolean replied() {
+        return (flags & REPLIED) != 0;
+    }
+
+    void reply() {
+        flags |= REPLIED;
     }
 
     void delete() {

@@ -67,10 +67,15 @@ final class SeqIndex {
         int start = (int) Math.max(0, from - base);
         int end = (int) Math.min(BLOCK_BITS - 1, to - base);
         long count = 0;
-        for (int bit = start; bit <= end; bit++) {
-            if ((bytes[bit >>> 3] & (0x80 >>> (bit & 7))) != 0) {
-                count++;
-            }
+        int bit = start;
+        for (; bit <= end && (bit & 7) != 0; bit++) {
+            count += (bytes[bit >>> 3] >>> (7 - (bit & 7))) & 1;
+        }
+        for (; bit + 7 <= end; bit += 8) {
+            count += Integer.bitCount(bytes[bit >>> 3] & 0xFF);
+        }
+        for (; bit <= end; bit++) {
+            count += (bytes[bit >>> 3] >>> (7 - (bit & 7))) & 1;
         }
         return count;
     }

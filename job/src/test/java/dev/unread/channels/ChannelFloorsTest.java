@@ -160,4 +160,30 @@ class ChannelFloorsTest {
             assertEquals(4, stage.redis.channelTrack(U1, C).floor());
         }
     }
+
+    @Test
+    void lateMessagesFindTheMarksOfOtherDaysAndAMarkThatMovedOn() throws Exception {
+        long day = 24 * 60 * MINUTE;
+        long u4 = 4;
+        try (ChannelStageHarness stage = ChannelStageHarness.open()) {
+            stage.records(joined(C, U1, 1), joined(C, U2, 1), joined(C, U3, 1), joined(C, u4, 1));
+            stage.facts(
+                    allRead(U1, day),
+                    allRead(U2, 3 * day),
+                    erased(U3, 2 * day),
+                    allRead(U1, 5 * day));
+            stage.records(
+                    message(C, 2, u4, day / 2),
+                    message(C, 3, u4, 3 * day / 2),
+                    message(C, 4, u4, 5 * day / 2),
+                    message(C, 5, u4, 4 * day),
+                    message(C, 6, u4, 6 * day));
+            assertEquals(5, stage.redis.channelTrack(U1, C).floor());
+            assertEquals(4, stage.redis.channelTrack(U2, C).floor());
+            assertEquals(3, stage.redis.channelTrack(U3, C).floor());
+            assertEquals(new Counts(1, 0, 0), stage.counts(U1, C));
+            assertEquals(new Counts(2, 0, 0), stage.counts(U2, C));
+            assertEquals(new Counts(3, 0, 0), stage.counts(U3, C));
+        }
+    }
 }

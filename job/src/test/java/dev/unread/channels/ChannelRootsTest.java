@@ -219,4 +219,27 @@ class ChannelRootsTest {
             }
         }
     }
+
+    @Test
+    void eachCursorCarriesTheUnreadCountAReaderComputes() throws Exception {
+        try (ChannelStageHarness stage = ChannelStageHarness.open()) {
+            stage.records(joined(C, U1, 1), joined(C, U2, 1));
+            for (long seq = 2; seq < 1_600; seq += 3) {
+                stage.records(message(C, seq, U2, seq));
+                if (seq % 7 == 0) {
+                    stage.records(deleted(C, seq));
+                }
+            }
+            stage.records(left(C, U1, 700), joined(C, U1, 900));
+            stage.takeCursors();
+            for (long read : new long[] {5, 511, 512, 513, 1_024, 1_030, 1_535, 1_600}) {
+                stage.facts(ChatEvent.conversationRead(U1, C, read, read));
+                List<ConversationCursor> cursors = stage.takeCursors();
+                assertEquals(1, cursors.size());
+                assertEquals(
+                        stage.counts(U1, C).unread(), cursors.get(0).unreadCount, "read " + read);
+            }
+            assertEquals(0, stage.counts(U1, C).unread());
+        }
+    }
 }
