@@ -290,7 +290,7 @@ public final class UnreadJob {
                 conversationEvents
                         .union(fanOutParticipants, toCounter.getSideOutput(ReplyRouting.REPLIES))
                         .keyBy(event -> event.conversationId, Types.LONG)
-                        .process(new GroupFanOut(trackRootSenders))
+                        .process(new GroupFanOut(trackRootSenders, maxChannelSeq))
                         .uid(FAN_OUT_UID)
                         .name(FAN_OUT_NAME);
 

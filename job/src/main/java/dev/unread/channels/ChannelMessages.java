@@ -68,6 +68,7 @@ final class ChannelMessages {
             }
         }
         Members.Touch sender = members.touch(e.senderId);
+        sender.record.sent = Math.max(sender.record.sent, e.seq);
         if (e.sentAt > sender.record.erasedAt) {
             sender.record.read = Math.max(sender.record.read, e.seq);
         }

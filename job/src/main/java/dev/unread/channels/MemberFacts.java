@@ -3,6 +3,7 @@ package dev.unread.channels;
 import dev.unread.contract.ChannelTrack.Interval;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.api.common.state.MapState;
 
@@ -138,20 +139,34 @@ final class MemberFacts {
         }
         long before = r.floorTime();
         threads.erase(touch, out);
-        r.read = 0;
-        r.allReadAt = 0;
+        // What the member did after the erasure stays: the user's facts come after it, but a root
+        // the member sent after it may have come first.
+        MessageRecord sent = MessageRecord.decode(r.sent == 0 ? null : messages.get(r.sent));
+        r.read = sent.present() && sent.sentAt > e.time ? r.sent : 0;
+        if (r.allReadAt <= e.time) {
+            r.allReadAt = 0;
+        }
         r.erasedAt = e.time;
-        r.preference = 0;
-        r.preferenceSetAt = 0;
-        r.ignoreAll = false;
-        r.ignoreSetAt = 0;
-        r.named = new long[0];
-        r.floor = times.floor(e.time, summary);
+        if (r.preferenceSetAt <= e.time) {
+            r.preference = 0;
+            r.preferenceSetAt = 0;
+        }
+        if (r.ignoreSetAt <= e.time) {
+            r.ignoreAll = false;
+            r.ignoreSetAt = 0;
+        }
+        r.floor = times.floor(r.floorTime(), summary);
+        r.named = above(r.named, r.cut());
         floors.move(e.userId, before, r.floorTime(), summary);
         summary.save();
         out.cursor(ConversationCursor.erasure(e.userId, out.conversationId));
         touch.force = true;
         members.finish(touch, out);
+    }
+
+    /** The named roots above {@code cut}: those that may still count. */
+    private static long[] above(long[] named, long cut) {
+        return Arrays.stream(named).filter(n -> (n >> 1) > cut).toArray();
     }
 
     /**

@@ -26,11 +26,11 @@ import java.util.List;
  * </ul>
  *
  * <p>Form: {@code [read, floor, allReadAt, erasedAt, preference, preferenceSetAt, ignoreAll,
- * ignoreSetAt, refreshedIn, n memberships, n named, memberships…, named…, threads…]}.
+ * ignoreSetAt, refreshedIn, n memberships, n named, sent, memberships…, named…, threads…]}.
  */
 final class MemberRecord {
 
-    private static final int HEADER = 11;
+    private static final int HEADER = 12;
     private static final CountPreference[] PREFERENCES = CountPreference.values();
 
     long read;
@@ -44,6 +44,12 @@ final class MemberRecord {
 
     /** The stage's incarnation that last wrote the track (see ChannelStage). */
     long refreshedIn;
+
+    /**
+     * The largest root the member sent: the cursor an erasure that arrives after it keeps when the
+     * root was sent after the erasure (a root's {@code sentAt} grows with its seq).
+     */
+    long sent;
 
     long[] memberships = new long[0];
     long[] named = new long[0];
@@ -65,6 +71,7 @@ final class MemberRecord {
         r.refreshedIn = form[8];
         int m = (int) form[9];
         int n = (int) form[10];
+        r.sent = form[11];
         r.memberships = Arrays.copyOfRange(form, HEADER, HEADER + m);
         r.named = Arrays.copyOfRange(form, HEADER + m, HEADER + m + n);
         r.threads = Arrays.copyOfRange(form, HEADER + m + n, form.length);
@@ -86,6 +93,7 @@ final class MemberRecord {
         form[8] = refreshedIn;
         form[9] = m;
         form[10] = n;
+        form[11] = sent;
         System.arraycopy(memberships, 0, form, HEADER, m);
         System.arraycopy(named, 0, form, HEADER + m, n);
         System.arraycopy(threads, 0, form, HEADER + m + n, threads.length);

@@ -67,6 +67,11 @@ final class Channels {
 
     private void forwardHeld(long user, long channel, InboxState inbox, Consumer<ChatEvent> facts)
             throws Exception {
+        // The erasure first: what the state holds came after it, and the stage drops at an
+        // erasure what the user did before it.
+        if (inbox.erasedAt > 0) {
+            facts.accept(ofChannel(ChatEvent.Kind.USER_ERASED, user, channel, inbox.erasedAt));
+        }
         ConversationState state = states.conversations.get(channel);
         if (state != null) {
             if (state.lastReadSeq > 0) {
@@ -111,9 +116,6 @@ final class Channels {
         }
         if (inbox.allReadAt > 0) {
             facts.accept(ofChannel(ChatEvent.Kind.ALL_READ, user, channel, inbox.allReadAt));
-        }
-        if (inbox.erasedAt > 0) {
-            facts.accept(ofChannel(ChatEvent.Kind.USER_ERASED, user, channel, inbox.erasedAt));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.unread.groups;
 
+import dev.unread.channels.ChannelStage;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
 import dev.unread.state.Memberships;
@@ -85,6 +86,7 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
     public static final String LATE_CHANNEL_DECLARATIONS = "lateChannelDeclarations";
 
     private final boolean trackRootSenders;
+    private final long maxChannelSeq;
 
     private transient MapState<Long, long[]> members;
     private transient MapState<Long, Boolean> current;
@@ -102,11 +104,16 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
 
     /** Sends replies alone to their senders, as a job without {@code --track-root-senders}. */
     public GroupFanOut() {
-        this(false);
+        this(false, ChannelStage.DEFAULT_MAX_CHANNEL_SEQ);
     }
 
-    public GroupFanOut(boolean trackRootSenders) {
+    /**
+     * {@code maxChannelSeq} ({@code --max-channel-seq}): a channel's message past it names nobody
+     * for the badge, as it counts for nobody in the channel stage.
+     */
+    public GroupFanOut(boolean trackRootSenders, long maxChannelSeq) {
         this.trackRootSenders = trackRootSenders;
+        this.maxChannelSeq = maxChannelSeq;
     }
 
     @Override
@@ -183,6 +190,9 @@ public class GroupFanOut extends KeyedProcessFunction<Long, ConversationEvent, C
         switch (event.kind) {
             case MEMBER_JOINED, MEMBER_LEFT -> membership(event, out, true);
             case MESSAGE -> {
+                if (event.seq > maxChannelSeq) {
+                    return;
+                }
                 for (long named : event.mentions) {
                     long[] events = members.get(named);
                     if (named != event.senderId

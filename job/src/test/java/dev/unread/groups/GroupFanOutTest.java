@@ -2,6 +2,7 @@ package dev.unread.groups;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.channels.ChannelStage;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
 import dev.unread.state.Memberships;
@@ -134,7 +135,8 @@ class GroupFanOutTest {
 
         try (KeyedOneInputStreamOperatorTestHarness<Long, ConversationEvent, ChatEvent> tracking =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new GroupFanOut(true)),
+                        new KeyedProcessOperator<>(
+                                new GroupFanOut(true, ChannelStage.DEFAULT_MAX_CHANNEL_SEQ)),
                         e -> e.conversationId,
                         Types.LONG)) {
             tracking.open();

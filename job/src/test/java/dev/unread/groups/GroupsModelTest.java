@@ -2,6 +2,7 @@ package dev.unread.groups;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.channels.ChannelStage;
 import dev.unread.config.JobSettings;
 import dev.unread.config.UnreadConfig;
 import dev.unread.counter.UnreadCounter;
@@ -411,7 +412,9 @@ class GroupsModelTest {
         }
         List<ChatEvent> fannedOut =
                 run(
-                                new KeyedProcessOperator<>(new GroupFanOut(track)),
+                                new KeyedProcessOperator<>(
+                                        new GroupFanOut(
+                                                track, ChannelStage.DEFAULT_MAX_CHANNEL_SEQ)),
                                 e -> e.conversationId,
                                 toFanOut,
                                 rocksDb)
