@@ -96,7 +96,6 @@ final class MemberFacts {
             r.floor = Math.max(r.floor, times.floor(r.floorTime(), summary));
             floors.move(e.userId, before, r.floorTime(), summary);
             r.read = Math.max(r.read, readByMark(r, e.userId));
-            touch.allRead = true;
             summary.save();
             threads.revisit(touch, out);
         }

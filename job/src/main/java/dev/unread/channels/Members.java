@@ -39,9 +39,6 @@ final class Members {
         final ChannelTrack before;
         final long readBefore;
 
-        /** The cursor rose by a mark all read as it arrived (its receipt goes alone). */
-        boolean allRead;
-
         /** The track is written even unchanged (an erasure writes it afresh). */
         boolean force;
 
@@ -74,7 +71,9 @@ final class Members {
                             out.conversationId,
                             r.read,
                             index.count(after.counted(), summary.lastSeq));
-            cursor.allRead = touch.allRead;
+            // A channel's receipts go to READ_PROGRESS_CHANGED alone, whatever its size: each
+            // message its sender sends is a read.
+            cursor.allRead = true;
             out.cursor(cursor);
         }
         state.put(touch.userId, r.encode());

@@ -15,8 +15,8 @@ import java.util.Objects;
  *       conversation_member} go, after every cursor written before (see {@code JdbcCursorSink}),
  *       and with a {@code conversationId}, its cursor and score in that conversation's readers;
  *       {@code conversationId} 0 stands for the rows alone.
- *   <li>{@code allRead}: an ALL_READ raised the cursor when it arrived; its receipt goes to {@code
- *       READ_PROGRESS_CHANGED} alone (see {@code ConversationReaders}).
+ *   <li>{@code allRead}: an ALL_READ raised the cursor when it arrived, or it is a channel's; its
+ *       receipt goes to {@code READ_PROGRESS_CHANGED} alone (see {@code ConversationReaders}).
  * </ul>
  */
 public class ConversationCursor {

@@ -42,9 +42,7 @@ class ChannelFloorsTest {
     }
 
     private static ConversationCursor byMark(long userId, long seq) {
-        ConversationCursor cursor = new ConversationCursor(userId, C, seq, 0);
-        cursor.allRead = true;
-        return cursor;
+        return ChannelStageHarness.cursor(userId, C, seq, 0);
     }
 
     @Test
@@ -63,7 +61,7 @@ class ChannelFloorsTest {
             assertEquals(Counts.NONE, stage.counts(U1, C));
             assertEquals(4, stage.redis.channelTrack(U1, C).floor());
             assertEquals(
-                    List.of(new ConversationCursor(U1, C, 4, 0)),
+                    List.of(ChannelStageHarness.cursor(U1, C, 4, 0)),
                     stage.takeCursors().stream().filter(c -> c.userId == U1).toList(),
                     "a late message moves its own cursor, as a read's");
             stage.records(message(C, 5, U2, 30, U1));

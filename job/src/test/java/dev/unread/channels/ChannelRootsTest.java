@@ -63,15 +63,15 @@ class ChannelRootsTest {
             assertEquals(new Counts(1, 1, 0), stage.counts(U1, C));
             assertEquals(
                     List.of(
-                            new ConversationCursor(U1, C, 4, 0),
-                            new ConversationCursor(U2, C, 5, 0)),
+                            ChannelStageHarness.cursor(U1, C, 4, 0),
+                            ChannelStageHarness.cursor(U2, C, 5, 0)),
                     stage.takeCursors());
             stage.facts(ChatEvent.conversationRead(U3, C, 4, 200));
-            assertEquals(List.of(new ConversationCursor(U3, C, 4, 1)), stage.takeCursors());
+            assertEquals(List.of(ChannelStageHarness.cursor(U3, C, 4, 1)), stage.takeCursors());
             assertEquals(new Counts(1, 0, 0), stage.counts(U3, C));
             stage.facts(ChatEvent.conversationRead(U1, C, 5, 200));
             assertEquals(Counts.NONE, stage.counts(U1, C));
-            assertEquals(List.of(new ConversationCursor(U1, C, 5, 0)), stage.takeCursors());
+            assertEquals(List.of(ChannelStageHarness.cursor(U1, C, 5, 0)), stage.takeCursors());
             stage.facts(ChatEvent.conversationRead(U1, C, 3, 300));
             assertEquals(List.of(), stage.takeCursors(), "a cursor never moves back");
         }

@@ -43,6 +43,13 @@ final class ChannelStageHarness implements AutoCloseable {
         harness.open();
     }
 
+    /** A cursor as the stage emits it: a channel's receipt goes to READ_PROGRESS_CHANGED alone. */
+    static ConversationCursor cursor(long userId, long conversationId, long seq, long unread) {
+        ConversationCursor cursor = new ConversationCursor(userId, conversationId, seq, unread);
+        cursor.allRead = true;
+        return cursor;
+    }
+
     static ChannelStageHarness open() throws Exception {
         return open(new ChannelStage());
     }
