@@ -26,6 +26,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -67,6 +68,8 @@ class InboxPageITCase {
     private static final long BIG_CONVERSATION = 9_007_199_254_740_995L;
     private static final Duration WAIT = Duration.ofSeconds(20);
 
+    @RegisterExtension static final StartedApi STARTED = StartedApi.with(c -> c);
+
     private TestStores stores;
     private StateQueryApi api;
     private String topic;
@@ -81,9 +84,9 @@ class InboxPageITCase {
                     "InboxPageITCase skipped: install Debian's chromium and chromium-driver"
                             + " (/usr/bin/chromium, /usr/bin/chromedriver) to run it");
         }
-        stores = new TestStores();
-        topic = KafkaBroker.createTopic();
-        api = StateQueryApi.start(stores.config(topic).build());
+        stores = STARTED.stores();
+        topic = STARTED.topic();
+        api = STARTED.api();
         profile = Files.createTempDirectory("chromium-");
         ChromeOptions options =
                 new ChromeOptions()
@@ -112,12 +115,6 @@ class InboxPageITCase {
     void stop() throws Exception {
         if (browser != null) {
             browser.quit();
-        }
-        if (api != null) {
-            api.close();
-        }
-        if (stores != null) {
-            stores.close();
         }
         if (profile != null) {
             try (var files = Files.walk(profile)) {

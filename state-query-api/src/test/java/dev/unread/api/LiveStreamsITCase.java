@@ -15,11 +15,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.AbstractPipeline;
 
 /**
@@ -35,29 +35,20 @@ class LiveStreamsITCase {
 
     private static final int BUFFER = 8;
 
+    @RegisterExtension
+    static final StartedApi STARTED =
+            StartedApi.with(
+                    c -> c.streamHeartbeatMs(300).streamBuffer(BUFFER).streamWriteTimeoutMs(2000));
+
     private TestStores stores;
     private StateQueryApi api;
     private Http http;
 
     @BeforeAll
-    void startApi() throws Exception {
-        stores = new TestStores();
-        api =
-                StateQueryApi.start(
-                        stores.config(KafkaBroker.createTopic())
-                                .streamHeartbeatMs(300)
-                                .streamBuffer(BUFFER)
-                                .streamWriteTimeoutMs(2000)
-                                .build());
-        http = new Http(api);
-    }
-
-    @AfterAll
-    void stopApi() throws Exception {
-        if (api != null) {
-            api.close();
-        }
-        stores.close();
+    void takeApi() {
+        stores = STARTED.stores();
+        api = STARTED.api();
+        http = STARTED.http();
     }
 
     private String url(String scheme, long userId, String route) {

@@ -8,11 +8,11 @@ import java.net.http.HttpResponse;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The amplifiers and rate limits of issue 33 item 5, against the real server: a batch read answers
@@ -25,50 +25,52 @@ class RateLimitsITCase {
 
     private static final String TOKEN = "service-token-0123456789";
 
+    /** Users' writes and stream opens limited, addresses not. */
+    @RegisterExtension
+    static final StartedApi LIMITED =
+            StartedApi.with(
+                    c ->
+                            c.userWritesPerSecond(1)
+                                    .userStreamOpensPerMinute(2)
+                                    .addressRequestsPerSecond(0)
+                                    .batchMaxAnswerBytes(64 * 1024));
+
+    /** Requests failing authentication limited per address, users' writes not. */
+    @RegisterExtension
+    static final StartedApi GUARDED =
+            StartedApi.with(
+                    c ->
+                            c.token(TOKEN)
+                                    .userStreamOpensPerMinute(2)
+                                    .userWritesPerSecond(0)
+                                    .addressRequestsPerSecond(1)
+                                    .batchMaxAnswerBytes(64 * 1024));
+
+    /** As {@link #GUARDED}, behind a trusted proxy. */
+    @RegisterExtension
+    static final StartedApi PROXIED =
+            StartedApi.with(
+                    c ->
+                            c.token(TOKEN)
+                                    .userStreamOpensPerMinute(2)
+                                    .userWritesPerSecond(0)
+                                    .addressRequestsPerSecond(1)
+                                    .batchMaxAnswerBytes(64 * 1024)
+                                    .trustedProxies("10.9.0.0/16, 127.0.0.1"));
+
     private TestStores stores;
     private StateQueryApi api;
-    private StateQueryApi guarded;
-    private StateQueryApi proxied;
     private Http http;
     private Http guardedHttp;
     private Http proxiedHttp;
 
     @BeforeAll
-    void startApis() throws Exception {
-        stores = new TestStores();
-        ApiConfig.Builder config =
-                stores.config(KafkaBroker.createTopic())
-                        .userWritesPerSecond(1)
-                        .userStreamOpensPerMinute(2)
-                        .addressRequestsPerSecond(0)
-                        .batchMaxAnswerBytes(64 * 1024);
-        api = StateQueryApi.start(config.build());
-        http = new Http(api);
-        guarded =
-                StateQueryApi.start(
-                        config.token(TOKEN)
-                                .userWritesPerSecond(0)
-                                .addressRequestsPerSecond(1)
-                                .build());
-        guardedHttp = new Http(guarded);
-        proxied =
-                StateQueryApi.start(
-                        config.token(TOKEN)
-                                .userWritesPerSecond(0)
-                                .addressRequestsPerSecond(1)
-                                .trustedProxies("10.9.0.0/16, 127.0.0.1")
-                                .build());
-        proxiedHttp = new Http(proxied);
-    }
-
-    @AfterAll
-    void stopApis() throws Exception {
-        for (StateQueryApi started : new StateQueryApi[] {api, guarded, proxied}) {
-            if (started != null) {
-                started.close();
-            }
-        }
-        stores.close();
+    void takeApis() {
+        stores = LIMITED.stores();
+        api = LIMITED.api();
+        http = LIMITED.http();
+        guardedHttp = GUARDED.http();
+        proxiedHttp = PROXIED.http();
     }
 
     @Test

@@ -15,6 +15,7 @@ final class StartedApi implements BeforeAllCallback, AfterAllCallback {
 
     private final UnaryOperator<ApiConfig.Builder> settings;
     private TestStores stores;
+    private String topic;
     private StateQueryApi api;
     private Http http;
 
@@ -30,7 +31,8 @@ final class StartedApi implements BeforeAllCallback, AfterAllCallback {
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         stores = new TestStores();
-        api = StateQueryApi.start(settings.apply(stores.config(KafkaBroker.createTopic())).build());
+        topic = KafkaBroker.createTopic();
+        api = StateQueryApi.start(settings.apply(stores.config(topic)).build());
         http = new Http(api);
     }
 
@@ -47,6 +49,11 @@ final class StartedApi implements BeforeAllCallback, AfterAllCallback {
 
     TestStores stores() {
         return stores;
+    }
+
+    /** The reads topic the API publishes users' actions to. */
+    String topic() {
+        return topic;
     }
 
     StateQueryApi api() {

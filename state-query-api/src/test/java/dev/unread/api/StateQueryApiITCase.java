@@ -23,11 +23,11 @@ import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -41,25 +41,19 @@ class StateQueryApiITCase {
     private static final long CATALOG_CONVERSATION = 80001;
     private static final long CATALOG_THREAD = 1038;
 
+    @RegisterExtension static final StartedApi STARTED = StartedApi.with(c -> c);
+
     private TestStores stores;
     private String readsTopic;
     private StateQueryApi api;
     private Http http;
 
     @BeforeAll
-    void startApi() throws Exception {
-        stores = new TestStores();
-        readsTopic = KafkaBroker.createTopic();
-        api = StateQueryApi.start(stores.config(readsTopic).build());
-        http = new Http(api);
-    }
-
-    @AfterAll
-    void stopApi() throws Exception {
-        if (api != null) {
-            api.close();
-        }
-        stores.close();
+    void takeApi() {
+        stores = STARTED.stores();
+        readsTopic = STARTED.topic();
+        api = STARTED.api();
+        http = STARTED.http();
     }
 
     // --- reads from Redis ---

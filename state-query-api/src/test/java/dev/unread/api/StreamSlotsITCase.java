@@ -8,11 +8,11 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every way a live stream ends frees its slot (of the streams a user may hold) and its user's live
@@ -26,28 +26,19 @@ class StreamSlotsITCase {
 
     private static final int RESETS = 5;
 
+    @RegisterExtension
+    static final StartedApi STARTED =
+            StartedApi.with(c -> c.streamHeartbeatMs(60_000).streamMaxPerUser(2));
+
     private TestStores stores;
     private StateQueryApi api;
     private Http http;
 
     @BeforeAll
-    void startApi() throws Exception {
-        stores = new TestStores();
-        api =
-                StateQueryApi.start(
-                        stores.config(KafkaBroker.createTopic())
-                                .streamHeartbeatMs(60_000)
-                                .streamMaxPerUser(2)
-                                .build());
-        http = new Http(api);
-    }
-
-    @AfterAll
-    void stopApi() throws Exception {
-        if (api != null) {
-            api.close();
-        }
-        stores.close();
+    void takeApi() {
+        stores = STARTED.stores();
+        api = STARTED.api();
+        http = STARTED.http();
     }
 
     @Test

@@ -10,11 +10,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.args.ClientType;
 import redis.clients.jedis.params.ClientKillParams;
@@ -34,28 +34,19 @@ class StreamSlotsRedisDropITCase {
     private static final int DROPS = 3;
     private static final long FIRST_USER = 401;
 
+    @RegisterExtension
+    static final StartedApi STARTED =
+            StartedApi.with(c -> c.streamHeartbeatMs(60_000).streamMaxTotal(CAP));
+
     private TestStores stores;
     private StateQueryApi api;
     private Http http;
 
     @BeforeAll
-    void startApi() throws Exception {
-        stores = new TestStores();
-        api =
-                StateQueryApi.start(
-                        stores.config(KafkaBroker.createTopic())
-                                .streamHeartbeatMs(60_000)
-                                .streamMaxTotal(CAP)
-                                .build());
-        http = new Http(api);
-    }
-
-    @AfterAll
-    void stopApi() throws Exception {
-        if (api != null) {
-            api.close();
-        }
-        stores.close();
+    void takeApi() {
+        stores = STARTED.stores();
+        api = STARTED.api();
+        http = STARTED.http();
     }
 
     @Test

@@ -11,11 +11,11 @@ import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Threads in the API (docs/contract.md, "Threads"): the followed threads' counts beside a user's
@@ -28,39 +28,24 @@ class ThreadRoutesITCase {
 
     private static final String TOKEN = "thread-routes-service-token";
 
-    private TestStores stores;
-
     /** Without a token, as StateQueryApiITCase's. */
-    private StateQueryApi open;
+    @RegisterExtension static final StartedApi OPEN = StartedApi.with(c -> c);
 
-    /** With the service token and users' JWTs, as AuthITCase's. */
-    private StateQueryApi guarded;
+    /** With the service token and users' JWTs, as AuthITCase's, on stores of its own. */
+    @RegisterExtension
+    static final StartedApi GUARDED = StartedApi.with(c -> c.token(TOKEN).jwtSecret(Jwts.SECRET));
 
+    private TestStores stores;
+    private TestStores guardedStores;
     private Http http;
     private Http auth;
 
     @BeforeAll
-    void startApis() throws Exception {
-        stores = new TestStores();
-        open = StateQueryApi.start(stores.config(KafkaBroker.createTopic()).build());
-        guarded =
-                StateQueryApi.start(
-                        stores.config(KafkaBroker.createTopic())
-                                .token(TOKEN)
-                                .jwtSecret(Jwts.SECRET)
-                                .build());
-        http = new Http(open);
-        auth = new Http(guarded);
-    }
-
-    @AfterAll
-    void stopApis() throws Exception {
-        for (StateQueryApi api : new StateQueryApi[] {open, guarded}) {
-            if (api != null) {
-                api.close();
-            }
-        }
-        stores.close();
+    void takeApis() {
+        stores = OPEN.stores();
+        guardedStores = GUARDED.stores();
+        http = OPEN.http();
+        auth = GUARDED.http();
     }
 
     private static String threadPath(long userId, long conversationId, long threadSeq) {
@@ -204,9 +189,10 @@ class ThreadRoutesITCase {
         long withCursor = 90021;
         long withThreadCount = 90022;
         long madeUp = 90023;
-        stores.redis.zadd(RedisNames.readersKey(stores.keyPrefix, withCursor), 4, "7");
-        stores.redis.hset(
-                Count.THREAD.key(stores.keyPrefix, 7),
+        guardedStores.redis.zadd(
+                RedisNames.readersKey(guardedStores.keyPrefix, withCursor), 4, "7");
+        guardedStores.redis.hset(
+                Count.THREAD.key(guardedStores.keyPrefix, 7),
                 RedisNames.threadField(withThreadCount, 5),
                 "2");
         String jwt = "Bearer " + Jwts.forUser(7);
