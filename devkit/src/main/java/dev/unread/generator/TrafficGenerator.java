@@ -731,13 +731,7 @@ public final class TrafficGenerator {
         if (event.mentionsAll && event.kind == ConversationEvent.Kind.MESSAGE) {
             value = EventJson.mentioningAll(value);
         }
-        return new TrafficRecord(
-                Topic.CONVERSATIONS,
-                EventJson.key(event.conversationId).getBytes(StandardCharsets.UTF_8),
-                value.getBytes(StandardCharsets.UTF_8),
-                null,
-                event,
-                null);
+        return TrafficRecord.conversation(event, value);
     }
 
     private String conversationValue(ConversationEvent event) {
