@@ -67,10 +67,20 @@ final class ChannelReport {
                 md,
                 "Messages/s: from the first message reaching the channel stage (the counting"
                         + " operator, for the group) to the last. Commands: every Redis command the"
-                        + " job's sinks sent over the measured run, by sink: %s. Job CPU: this"
-                        + " process's (the job, the broker and the bench's polling) over the same"
-                        + " span.",
-                bySink(large));
+                        + " job's sinks sent over the measured run. Job CPU: this process's (the"
+                        + " job, the broker and the bench's polling) over the same span.");
+        line(md, "");
+        line(md, "| | Redis commands per message, by sink | by command (server-wide) |");
+        line(md, "|---|---|---|");
+        for (ChannelBench.Run run : runs(channels)) {
+            line(
+                    md,
+                    "| %s of %,d | %s | %s |",
+                    run.channel() ? "channel" : "group",
+                    run.members(),
+                    BenchReport.perMessage(run.job().commandsBySink(), run.messages()),
+                    BenchReport.perMessage(run.job().callsByCommand(), run.messages()));
+        }
         line(md, "");
     }
 
@@ -109,9 +119,5 @@ final class ChannelReport {
             runs.add(channels.group());
         }
         return runs;
-    }
-
-    private static String bySink(ChannelBench.Run run) {
-        return BenchReport.perMessage(run.job().commandsBySink(), run.messages());
     }
 }
