@@ -29,7 +29,7 @@ public final class Bench implements AutoCloseable {
     private static final double SYNTHETIC_RECORDS_PER_SECOND = 50_000;
 
     /** The synthetic clock starts here (2026-01-01T00:00:00Z); any fixed value would do. */
-    private static final long SYNTHETIC_START_MILLIS = 1_767_225_600_000L;
+    static final long SYNTHETIC_START_MILLIS = 1_767_225_600_000L;
 
     /**
      * A {@code checkpoint-interval-ms} Flink takes as no periodic checkpoint: a run then has one
@@ -137,6 +137,11 @@ public final class Bench implements AutoCloseable {
                             ? null
                             : GroupBench.run(
                                     this, options.groups(), kafka, dataDir.resolve("groups"));
+            ChannelBench.Result channels =
+                    options.channels() == null
+                            ? null
+                            : ChannelBench.run(
+                                    this, options.channels(), kafka, dataDir.resolve("channels"));
             ClusterBench.Result cluster =
                     options.redisCluster()
                             ? ClusterBench.run(this, kafka, full, dataDir.resolve("cluster"))
@@ -218,7 +223,8 @@ public final class Bench implements AutoCloseable {
                     cluster,
                     live,
                     liveJobs,
-                    sparse);
+                    sparse,
+                    channels);
         } finally {
             TempDirs.delete(dataDir);
         }
@@ -274,11 +280,40 @@ public final class Bench implements AutoCloseable {
             Path dataDir,
             String savepoint)
             throws Exception {
+        return runJob(config, traffic, null, counterEvents, dataDir, savepoint);
+    }
+
+    /**
+     * The same, measured until the operator named {@code operator} (null: the counting operator)
+     * took in {@code events}.
+     */
+    JobFigures runJob(
+            UnreadConfig config,
+            Traffic traffic,
+            String operator,
+            long events,
+            Path dataDir,
+            String savepoint)
+            throws Exception {
         if (savepoints == null) {
             savepoints = SavepointInspector.start();
         }
         return MeasuredJob.run(
-                this, savepoints, config, traffic, counterEvents, dataDir, savepoint);
+                this, savepoints, config, traffic, operator, events, dataDir, savepoint);
+    }
+
+    /**
+     * Runs the job, unmeasured, until the operator named {@code operator} (null: the counting
+     * operator) took in {@code events}, and stops it with a savepoint, which flushes its sinks;
+     * returns the savepoint's path.
+     */
+    String runToSavepoint(UnreadConfig config, String operator, long events, Path dataDir)
+            throws Exception {
+        try (JobRun job = startJob(config, null)) {
+            job.awaitRunning(JobRun.START_TIMEOUT);
+            job.awaitEvents(operator, events, JobRun.RUN_TIMEOUT);
+            return job.stopWithSavepoint(dataDir.resolve("savepoints"));
+        }
     }
 
     /** The job's settings for one workload: its own topics, consumer group and Redis keys. */

@@ -30,6 +30,7 @@ import java.util.List;
  * @param sparseWorkload the full traffic over as many receivers as a run has records, so that
  *     nothing coalesces ({@link SparseBench}); null skips it
  * @param sparseRecords records of the sparse regime's warm-up, and as many again measured
+ * @param channels channels of any size beside a group ({@link ChannelBench}); null skips them
  */
 public record BenchOptions(
         Workload badgeWorkload,
@@ -55,4 +56,5 @@ public record BenchOptions(
         Path profileDir,
         boolean trackRootSendersRun,
         Workload sparseWorkload,
-        long sparseRecords) {}
+        long sparseRecords,
+        ChannelBench.Options channels) {}

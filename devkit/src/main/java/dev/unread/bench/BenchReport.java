@@ -27,7 +27,8 @@ public record BenchReport(
         ClusterBench.Result cluster,
         LiveLoad.Result live,
         List<JobFigures> liveJobs,
-        SparseBench.Result sparse) {
+        SparseBench.Result sparse,
+        ChannelBench.Result channels) {
 
     /** The report; {@code command} is the command line that produced it. */
     public String markdown(String command) {
@@ -57,6 +58,9 @@ public record BenchReport(
         }
         if (groups != null) {
             BenchParts.groups(md, groups);
+        }
+        if (channels != null) {
+            ChannelReport.section(md, channels);
         }
         if (cluster != null) {
             BenchParts.cluster(md, cluster);
@@ -475,6 +479,9 @@ public record BenchReport(
         }
         if (sparse != null) {
             SparseBench.targets(md, sparse, rivals);
+        }
+        if (channels != null) {
+            ChannelReport.targets(md, channels);
         }
         RivalsReport.targets(md, job, rivals);
         if (latency != null) {

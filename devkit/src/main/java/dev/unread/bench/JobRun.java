@@ -64,9 +64,25 @@ final class JobRun implements AutoCloseable {
 
     private boolean failureChecked;
 
-    private JobRun(MiniCluster cluster, JobID job, boolean ownsCluster) throws Exception {
+    /**
+     * When the job was submitted, and this process's CPU time then: before it, the job took in
+     * nothing.
+     */
+    private final long submittedNanos;
+
+    private final long submittedCpu;
+
+    private JobRun(
+            MiniCluster cluster,
+            JobID job,
+            boolean ownsCluster,
+            long submittedNanos,
+            long submittedCpu)
+            throws Exception {
         this.cluster = cluster;
         this.job = job;
+        this.submittedNanos = submittedNanos;
+        this.submittedCpu = submittedCpu;
         this.rest = new FlinkRest(cluster.getRestAddress().get());
         this.ownsCluster = ownsCluster;
     }
@@ -79,6 +95,8 @@ final class JobRun implements AutoCloseable {
     static JobRun on(MiniCluster cluster, UnreadConfig config, int parallelism, String savepoint)
             throws Exception {
         InProcessMetrics.reset();
+        long submitted = System.nanoTime();
+        long submittedCpu = CpuTime.process();
         JobID job =
                 LocalCluster.submit(
                         cluster,
@@ -86,7 +104,7 @@ final class JobRun implements AutoCloseable {
                         config,
                         parallelism,
                         savepoint);
-        return new JobRun(cluster, job, false);
+        return new JobRun(cluster, job, false, submitted, submittedCpu);
     }
 
     /**
@@ -126,8 +144,10 @@ final class JobRun implements AutoCloseable {
             throws Exception {
         MiniCluster cluster = LocalCluster.start(config, 0, dataDir, parallelism, countedOperator);
         try {
+            long submitted = System.nanoTime();
+            long submittedCpu = CpuTime.process();
             JobID job = LocalCluster.submit(cluster, build, config, parallelism, null);
-            return new JobRun(cluster, job, true);
+            return new JobRun(cluster, job, true, submitted, submittedCpu);
         } catch (Exception | Error e) {
             cluster.close();
             throw e;
@@ -136,10 +156,18 @@ final class JobRun implements AutoCloseable {
 
     /**
      * Waits until the counting operator has taken in {@code events} records in all, and returns
-     * when its input first moved (the last look that saw none) and when it reached that count, to
-     * within {@link #POLL_MILLIS}. Call it before the job takes in its input, or the span is lost.
+     * when its input first moved (the last look that saw none, else the job's submission) and when
+     * it reached that count, to within {@link #POLL_MILLIS}.
      */
     Span awaitEvents(long events, Duration timeout) throws Exception {
+        return awaitEvents(null, events, timeout);
+    }
+
+    /**
+     * The same on the input of the operator named {@code operator} (null: the counting operator's):
+     * a job on the bench's cluster whose records end elsewhere than in the counter.
+     */
+    Span awaitEvents(String operator, long events, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         long first = 0;
         long firstCpu = 0;
@@ -148,15 +176,16 @@ final class JobRun implements AutoCloseable {
         long last = -1;
         long seen = -1;
         while (true) {
-            long in = counterRecordsIn();
+            long in = operator == null ? counterRecordsIn() : recordsIn(operator);
             long now = System.nanoTime();
             if (in == 0) {
                 idle = now;
                 idleCpu = CpuTime.process();
             } else if (first == 0) {
-                // From the last look that saw no input: a fast run may take in much between looks.
-                first = idle != 0 ? idle : now;
-                firstCpu = idle != 0 ? idleCpu : CpuTime.process();
+                // From the last look that saw no input: a fast run may take in much between looks,
+                // or all of its input before the first (then from the submission, a bound).
+                first = idle != 0 ? idle : submittedNanos;
+                firstCpu = idle != 0 ? idleCpu : submittedCpu;
             }
             if (in >= events) {
                 return new Span(first, now, CpuTime.process() - firstCpu);
@@ -179,6 +208,12 @@ final class JobRun implements AutoCloseable {
             }
             Thread.sleep(POLL_MILLIS);
         }
+    }
+
+    /** The input of the operator named {@code operator} so far in this run. */
+    private long recordsIn(String operator) throws Exception {
+        failIfEnded();
+        return InProcessMetrics.recordsIn(operator);
     }
 
     /** The counting operator's input so far in this run. */

@@ -29,12 +29,16 @@ final class MeasuredJob {
 
     private MeasuredJob() {}
 
-    /** {@link Bench#runJob}, its savepoint read by {@code savepoints}. */
+    /**
+     * {@link Bench#runJob}, its savepoint read by {@code savepoints}: measured until the operator
+     * named {@code operator} (null: the counting operator) took in {@code counterEvents}.
+     */
     static JobFigures run(
             Bench bench,
             SavepointInspector savepoints,
             UnreadConfig config,
             Traffic traffic,
+            String operator,
             long counterEvents,
             Path dataDir,
             String savepoint)
@@ -49,7 +53,7 @@ final class MeasuredJob {
             job.awaitRunning(JobRun.START_TIMEOUT);
             JobRun.Span span;
             try (Profile profile = Profile.start(bench.options().profileDir(), traffic.name())) {
-                span = job.awaitEvents(counterEvents, JobRun.RUN_TIMEOUT);
+                span = job.awaitEvents(operator, counterEvents, JobRun.RUN_TIMEOUT);
             }
             bench.say(
                     "  %,d events in %.1f s; waiting for the sinks' checkpoint",

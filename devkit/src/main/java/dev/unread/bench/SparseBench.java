@@ -40,7 +40,9 @@ final class SparseBench {
                 records, workload.receivers());
         Traffic warmUp = Traffic.publish(kafka, config, RUN + ", warm-up", generator, records);
         bench.say("the job on the sparse warm-up records, not measured, to a savepoint");
-        String savepoint = runToSavepoint(bench, config, warmUp, dataDir.resolve("warm-up"));
+        String savepoint =
+                bench.runToSavepoint(
+                        config, null, warmUp.counterEvents(), dataDir.resolve("warm-up"));
         bench.say("publishing %,d more records of sparse traffic to the same users", records);
         Traffic measured = Traffic.publish(kafka, config, RUN, generator, records);
         JobFigures job =
@@ -169,18 +171,5 @@ final class SparseBench {
             StringBuilder md, String figure, String format, double full, double sparse) {
         String ratio = full == 0 ? "–" : String.format(Locale.ROOT, "%.2f", sparse / full);
         line(md, "| %s | " + format + " | " + format + " | %s |", figure, full, sparse, ratio);
-    }
-
-    /**
-     * Runs the job on all of {@code traffic}'s events, unmeasured, and stops it with a savepoint,
-     * which flushes its sinks; returns the savepoint's path.
-     */
-    private static String runToSavepoint(
-            Bench bench, UnreadConfig config, Traffic traffic, Path dataDir) throws Exception {
-        try (JobRun job = bench.startJob(config, null)) {
-            job.awaitRunning(JobRun.START_TIMEOUT);
-            job.awaitEvents(traffic.counterEvents(), JobRun.RUN_TIMEOUT);
-            return job.stopWithSavepoint(dataDir.resolve("savepoints"));
-        }
     }
 }

@@ -28,6 +28,7 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.VerboseMode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IDefaultValueProvider;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -51,7 +52,8 @@ import picocli.CommandLine.Spec;
                     + " worker three ways, end-to-end latency at a fixed rate, and the SQL badge"
                     + " query at the given table sizes against a Redis GET; group traffic"
                     + " published once against the producer's fan-out, the job on a Redis Cluster"
-                    + " beside one node, and SSE streams on one API process. Prints a markdown"
+                    + " beside one node, SSE streams on one API process, and a channel of 100,000"
+                    + " members beside one of 1,000 and a group of 1,000. Prints a markdown"
                     + " report and writes it to --out. Redis keys under the prefix (which must not"
                     + " be empty) are deleted before and after; takes some minutes.",
             "",
@@ -106,6 +108,8 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     @Spec private CommandSpec spec;
+
+    @Mixin private ChannelFlags channels;
 
     @Option(
             names = "--records",
@@ -596,7 +600,8 @@ public final class BenchCommand implements Callable<Integer> {
                 atLeast("--sparse-receivers", sparseReceivers, 0) == 0
                         ? null
                         : full.toBuilder().receivers(sparseReceivers).build(),
-                atLeast("--sparse-records", sparseRecords, 1));
+                atLeast("--sparse-records", sparseRecords, 1),
+                channels.options());
     }
 
     private static double share(String flag, double value) {

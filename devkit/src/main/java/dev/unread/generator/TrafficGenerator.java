@@ -1,6 +1,5 @@
 package dev.unread.generator;
 
-import dev.unread.contract.EventJson;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.events.ConversationEvent;
@@ -743,14 +742,7 @@ public final class TrafficGenerator {
     }
 
     private TrafficRecord conversationRecord(ConversationEvent event) {
-        String value = ConversationEventJson.text(event, now());
-        return new TrafficRecord(
-                Topic.CONVERSATIONS,
-                EventJson.key(event.conversationId).getBytes(StandardCharsets.UTF_8),
-                value.getBytes(StandardCharsets.UTF_8),
-                null,
-                event,
-                null);
+        return TrafficRecord.conversation(event, ConversationEventJson.text(event, now()));
     }
 
     private TrafficRecord inboxOpen() {

@@ -1,5 +1,6 @@
 package dev.unread.generator;
 
+import dev.unread.contract.EventJson;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
 import java.nio.charset.StandardCharsets;
@@ -61,6 +62,19 @@ public record TrafficRecord(
         if ((conversation != null) != (topic == Topic.CONVERSATIONS)) {
             throw new IllegalArgumentException("conversation events go to CONVERSATIONS only");
         }
+    }
+
+    /**
+     * A {@code chat-conversations} record of {@code event}, whose record value is {@code value}.
+     */
+    public static TrafficRecord conversation(ConversationEvent event, String value) {
+        return new TrafficRecord(
+                Topic.CONVERSATIONS,
+                EventJson.key(event.conversationId).getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8),
+                null,
+                event,
+                null);
     }
 
     public boolean valid() {

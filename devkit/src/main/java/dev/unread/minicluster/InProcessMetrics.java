@@ -34,6 +34,14 @@ public final class InProcessMetrics implements MetricReporter {
     /** Every subtask's counters by metric name, over all reporters of this JVM. */
     private static final Map<String, Set<Counter>> COUNTERS = new ConcurrentHashMap<>();
 
+    /**
+     * Every operator's input counters by operator name: a run that ends on another operator's input
+     * than the configured one (the channel stage's, whose messages never reach the counter) reads
+     * it here, on the cluster the other runs share.
+     */
+    private static final Map<String, Set<Counter>> RECORDS_IN_BY_OPERATOR =
+            new ConcurrentHashMap<>();
+
     /** Every subtask's counter of Redis commands, by the name of the operator that sent them. */
     private static final Map<String, Set<Counter>> COMMANDS_BY_OPERATOR = new ConcurrentHashMap<>();
 
@@ -57,6 +65,7 @@ public final class InProcessMetrics implements MetricReporter {
      */
     public static void reset() {
         COUNTERS.clear();
+        RECORDS_IN_BY_OPERATOR.clear();
         COMMANDS_BY_OPERATOR.clear();
         FLUSH_MILLIS_BY_OPERATOR.clear();
     }
@@ -64,6 +73,11 @@ public final class InProcessMetrics implements MetricReporter {
     /** The operator's input so far, summed over its subtasks. */
     public static long recordsIn() {
         return sum(RECORDS_IN);
+    }
+
+    /** The input so far of the operator named {@code operator}, summed over its subtasks. */
+    public static long recordsIn(String operator) {
+        return sum(RECORDS_IN_BY_OPERATOR.getOrDefault(operator, Set.of()));
     }
 
     /** Redis commands the sinks sent and Redis acknowledged, over all sink subtasks. */
@@ -155,6 +169,11 @@ public final class InProcessMetrics implements MetricReporter {
                     .computeIfAbsent(operatorName(group), n -> ConcurrentHashMap.newKeySet())
                     .add(histogram);
             return;
+        }
+        if (metric instanceof Counter counter && RECORDS_IN.equals(name)) {
+            RECORDS_IN_BY_OPERATOR
+                    .computeIfAbsent(operatorName(group), n -> ConcurrentHashMap.newKeySet())
+                    .add(counter);
         }
         if (isKept(metric, name, group)) {
             COUNTERS.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet())

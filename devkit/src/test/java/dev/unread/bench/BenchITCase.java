@@ -75,7 +75,9 @@ class BenchITCase {
                         null,
                         true,
                         full.toBuilder().receivers(SPARSE_RECEIVERS).build(),
-                        SPARSE_RECORDS);
+                        SPARSE_RECORDS,
+                        // The channel runs have a test of their own: ChannelBenchITCase.
+                        null);
 
         String prefix = TestRedis.uniquePrefix();
         ByteArrayOutputStream progress = new ByteArrayOutputStream();

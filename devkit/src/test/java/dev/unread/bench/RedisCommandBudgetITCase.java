@@ -167,6 +167,7 @@ class RedisCommandBudgetITCase {
                 null,
                 false,
                 null,
-                0);
+                0,
+                null);
     }
 }

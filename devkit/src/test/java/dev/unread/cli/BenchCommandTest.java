@@ -43,6 +43,10 @@ class BenchCommandTest {
         assertThat(err()).contains("'--sql-rows' (N,N): 'x' is not a long");
         assertThat(run(Map.of(), "--redundancy", "1.5")).isEqualTo(Unread.USAGE);
         assertThat(err()).contains("redundancy must be in 0..1");
+        assertThat(run(Map.of(), "--channel-mention-share", "1.5")).isEqualTo(Unread.USAGE);
+        assertThat(err()).contains("shares must be within 0..1, was 1.5");
+        assertThat(run(Map.of(), "--channel-members", "1")).isEqualTo(Unread.USAGE);
+        assertThat(err()).contains("a channel of the bench has 2 members or more");
         assertThat(run(Map.of(), "--kafka-bootstrap", "kafka:9092")).isEqualTo(Unread.USAGE);
         assertThat(err()).contains("the bench runs its own broker");
         assertThat(out.size()).isZero();
@@ -62,7 +66,8 @@ class BenchCommandTest {
     void helpListsTheBenchsFlags() {
         assertThat(run(Map.of(), "--help")).isEqualTo(Unread.OK);
         assertThat(out.toString(StandardCharsets.UTF_8))
-                .contains("Usage: unread bench", "--records", "--workers", "--sql-rows", "--out");
+                .contains("Usage: unread bench", "--records", "--workers", "--sql-rows", "--out")
+                .contains("--channel-members", "(default 100000)", "--channel-messages");
     }
 
     @Test
