@@ -5,7 +5,7 @@ import dev.unread.events.ChannelWrite;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.ConversationEvent;
-import java.util.concurrent.ThreadLocalRandom;
+import dev.unread.state.Incarnations;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -79,10 +79,7 @@ public class ChannelStage
 
     @Override
     public void open(OpenContext openContext) {
-        long incarnation;
-        do {
-            incarnation = ThreadLocalRandom.current().nextLong();
-        } while (incarnation == 0);
+        long incarnation = Incarnations.next();
         RuntimeContext context = getRuntimeContext();
         summary = new ChannelSummary(context.getState(ChannelStateSchema.SUMMARY));
         SeqIndex index = new SeqIndex(context.getMapState(ChannelStateSchema.BLOCKS));
@@ -136,7 +133,8 @@ public class ChannelStage
             case MESSAGE_EDITED -> messages.edited(e, to);
             case MEMBER_JOINED -> facts.membership(e.userId, e.seq, to);
             case MEMBER_LEFT -> facts.membership(e.userId, -e.seq, to);
-            default -> {}
+            // The declaration changes nothing here; the job's own kinds never name a channel.
+            case CHANNEL, PARTICIPANT, RECEIVED_REPLY -> {}
         }
     }
 

@@ -46,7 +46,18 @@ final class MemberFacts {
             case ALL_READ -> allRead(e, out);
             case USER_ERASED -> erased(e, out);
             case THREAD_READ, THREAD_FOLLOWED -> threads.fact(e, out);
-            default -> {}
+            // The user's state forwards no other kind: those stay with the user (the badge, marks)
+            // or come as the channel's records.
+            case MESSAGE,
+                    INBOX_OPENED,
+                    MEMBER_JOINED,
+                    MEMBER_LEFT,
+                    CONVERSATION_MARKED_UNREAD,
+                    MESSAGE_DELETED,
+                    MESSAGE_EDITED,
+                    CHANNEL_JOINED,
+                    CHANNEL_LEFT,
+                    CHANNEL_MENTION -> {}
         }
     }
 

@@ -7,8 +7,8 @@ import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
+import dev.unread.state.Incarnations;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -136,12 +136,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
 
     @Override
     public void open(OpenContext openContext) {
-        long incarnation;
         // Neither 0, a fresh record's refreshedIn, nor its complement (see Refresh.stamp).
-        do {
-            incarnation = ThreadLocalRandom.current().nextLong();
-        } while (incarnation == 0 || incarnation == -1);
-        states = new UserStates(getRuntimeContext(), incarnation, maxBareThreads);
+        states = new UserStates(getRuntimeContext(), Incarnations.next(), maxBareThreads);
         badge = new Badge(states);
         totals = new UserTotals(states);
         channels = new Channels(getRuntimeContext(), states);
