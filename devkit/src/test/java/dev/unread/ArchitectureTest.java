@@ -39,6 +39,7 @@ class ArchitectureTest {
         "dev.unread.events..",
         "dev.unread.counter..",
         "dev.unread.groups..",
+        "dev.unread.channels..",
         "dev.unread.seqs..",
         "dev.unread.state..",
         "dev.unread.sources..",
