@@ -50,6 +50,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.api.common.JobStatus;
@@ -371,28 +372,40 @@ class LocalStackITCase {
         }
 
         String thread = channel + ":4";
+        String c = Long.toString(channel);
+        // The badge and the channel's counts come through two sinks, each flushing on its own.
         JsonNode bobs =
-                Poll.until(
-                        "user " + bob + "'s channel counts through the API",
-                        DEADLINE,
-                        () -> {
-                            JsonNode body = JSON.readTree(get(unreadOf(bob)));
-                            return body.path("threads").path(thread).asLong() == 1 ? body : null;
-                        });
-        assertThat(bobs.path("unreadSenders").asLong()).as(bobs.toString()).isEqualTo(2);
-        assertThat(bobs.path("conversations").path("" + channel).asLong()).isEqualTo(2);
-        assertThat(bobs.path("mentions").path("" + channel).asLong()).isEqualTo(2);
+                answerOnce(
+                        bob,
+                        body ->
+                                body.path("threads").path(thread).asLong() == 1
+                                        && body.path("unreadSenders").asLong() == 2);
+        assertThat(bobs.path("conversations").path(c).asLong()).as(bobs.toString()).isEqualTo(2);
+        assertThat(bobs.path("mentions").path(c).asLong()).isEqualTo(2);
+        assertThat(bobs.path("threadMentions").path(thread).asLong()).isEqualTo(1);
 
-        JsonNode alices = JSON.readTree(get(unreadOf(alice)));
-        assertThat(alices.path("conversations").has("" + channel)).as(alices.toString()).isFalse();
-        assertThat(alices.path("threads").path(thread).asLong()).isEqualTo(1);
+        JsonNode alices =
+                answerOnce(alice, body -> body.path("threads").path(thread).asLong() == 1);
+        assertThat(alices.path("conversations").has(c)).as(alices.toString()).isFalse();
         assertThat(alices.path("unreadSenders").asLong()).isZero();
 
-        JsonNode carols = JSON.readTree(get(unreadOf(carol)));
-        assertThat(carols.path("conversations").path("" + channel).asLong())
+        JsonNode carols =
+                answerOnce(carol, body -> body.path("conversations").path(c).asLong() == 2);
+        assertThat(carols.path("channelMentions").path(c).asLong())
                 .as(carols.toString())
-                .isEqualTo(2);
+                .isEqualTo(1);
         assertThat(carols.path("threads").has(thread)).isFalse();
+    }
+
+    /** The user's answer from the API once it satisfies {@code done}. */
+    private static JsonNode answerOnce(long user, Predicate<JsonNode> done) throws Exception {
+        return Poll.until(
+                "user " + user + "'s channel counts through the API",
+                DEADLINE,
+                () -> {
+                    JsonNode body = JSON.readTree(get(unreadOf(user)));
+                    return done.test(body) ? body : null;
+                });
     }
 
     private static ConversationEvent allMentioned(ConversationEvent message) {
