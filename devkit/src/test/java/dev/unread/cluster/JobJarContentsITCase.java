@@ -41,7 +41,7 @@ class JobJarContentsITCase {
 
     /** The job's classes: UnreadJob, its packages and the contract. */
     private static final String JOB_CLASSES =
-            "dev/unread/([^/]+\\.class|(contract|config|events|counter|groups|seqs|state|sources|sinks)/.+)";
+            "dev/unread/([^/]+\\.class|(contract|config|events|counter|groups|channels|seqs|state|sources|sinks)/.+)";
 
     @Test
     void theJarLeavesOutWhatTheClusterHasAndKeepsWhatOnlyTheJobBrings() throws Exception {
