@@ -101,6 +101,17 @@ public final class ChannelRedisModel {
         return counts(unread, all, thread.named(), thread.namedAll(), channel.ignoreAll());
     }
 
+    /** The threads of C of which U has a track field, sorted. */
+    public NavigableSet<Long> threads(long userId, long conversationId) {
+        NavigableSet<Long> threads = new TreeSet<>();
+        for (List<Long> field : tracks.keySet()) {
+            if (field.get(0) == userId && field.get(1) == conversationId && field.get(2) != 0) {
+                threads.add(field.get(2));
+            }
+        }
+        return threads;
+    }
+
     /** Whether U has a track field of thread T of C: follows it. */
     public boolean follows(long userId, long conversationId, long threadSeq) {
         return track(userId, conversationId, threadSeq) != null;

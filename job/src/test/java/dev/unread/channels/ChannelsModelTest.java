@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
@@ -35,8 +37,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * and each member its memberships and the messages naming it; the {@link UnreadCounter} (by user)
  * learns its channels and forwards the user's facts about them; the stage (by channel) writes the
  * index and the tracks. Records and facts arrive in every order the contract allows, with
- * duplicates ({@link ChannelTraffic}); each member's counts, read from the writes with the readers'
- * recipe, and each badge must equal what the {@link Oracle} derives from the contract alone.
+ * duplicates ({@link ChannelTraffic}); each member's counts of the channel and of each thread it
+ * follows, read from the writes with the readers' recipe, and each badge must equal what the {@link
+ * Oracle} derives from the contract alone.
  */
 class ChannelsModelTest {
 
@@ -65,30 +68,8 @@ class ChannelsModelTest {
             List<String> wrong = new ArrayList<>();
             for (long c : channels.channels()) {
                 for (long u : channels.users(c)) {
-                    ChannelRedisModel.Counts want =
-                            new ChannelRedisModel.Counts(
-                                    channels.unread(u, c),
-                                    channels.mentions(u, c),
-                                    channels.channelMentions(u, c));
-                    ChannelRedisModel.Counts got = stages.stage.counts(u, c);
-                    if (!got.equals(want)) {
-                        wrong.add(
-                                "u"
-                                        + u
-                                        + " c"
-                                        + c
-                                        + " "
-                                        + got
-                                        + ", oracle "
-                                        + want
-                                        + " (track "
-                                        + stages.stage.redis.track(u, c, 0)
-                                        + "; oracle floor "
-                                        + channels.floor(u, c)
-                                        + ", read "
-                                        + channels.lastReadSeq(u, c)
-                                        + ")");
-                    }
+                    channelCounts(channels, stages.stage.redis, u, c, wrong);
+                    threadCounts(channels, stages.stage.redis, u, c, wrong);
                 }
             }
             for (long u : badges.keySet()) {
@@ -100,6 +81,78 @@ class ChannelsModelTest {
                 order.forEach(a -> System.out.println(a.record() != null ? a.record() : a.fact()));
             }
             assertThat(wrong).as("seed " + seed).isEmpty();
+        }
+    }
+
+    private static void channelCounts(
+            OracleChannels channels, ChannelRedisModel redis, long u, long c, List<String> wrong) {
+        ChannelRedisModel.Counts want =
+                new ChannelRedisModel.Counts(
+                        channels.unread(u, c),
+                        channels.mentions(u, c),
+                        channels.channelMentions(u, c));
+        ChannelRedisModel.Counts got = redis.counts(u, c);
+        if (!got.equals(want)) {
+            wrong.add(
+                    "u"
+                            + u
+                            + " c"
+                            + c
+                            + " "
+                            + got
+                            + ", oracle "
+                            + want
+                            + " (track "
+                            + redis.track(u, c, 0)
+                            + "; oracle floor "
+                            + channels.floor(u, c)
+                            + ", read "
+                            + channels.lastReadSeq(u, c)
+                            + ")");
+        }
+    }
+
+    /**
+     * Each thread of C that U follows by the oracle or has a field of: whether U follows it and its
+     * counts, as a reader sees them. A field says U follows; a root with no reply yet may have none
+     * for its default followers, as the stage keeps a thread for a default follow alone from its
+     * first reply on (its counts are 0 either way).
+     */
+    private static void threadCounts(
+            OracleChannels channels, ChannelRedisModel redis, long u, long c, List<String> wrong) {
+        Set<Long> threads = new TreeSet<>(channels.followedThreads(u, c));
+        threads.addAll(redis.threads(u, c));
+        for (long t : threads) {
+            ChannelRedisModel.Counts want =
+                    new ChannelRedisModel.Counts(
+                            channels.threadUnread(u, c, t),
+                            channels.threadMentions(u, c, t),
+                            channels.threadChannelMentions(u, c, t));
+            ChannelRedisModel.Counts got = redis.threadCounts(u, c, t);
+            boolean follows = channels.follows(u, c, t);
+            boolean field = redis.follows(u, c, t);
+            boolean followsRight = follows ? field || !channels.replied(c, t) : !field;
+            if (!got.equals(want) || !followsRight) {
+                wrong.add(
+                        "u"
+                                + u
+                                + " c"
+                                + c
+                                + " thread "
+                                + t
+                                + " "
+                                + got
+                                + ", oracle "
+                                + want
+                                + (follows ? " following" : " not following")
+                                + " (track "
+                                + redis.track(u, c, t)
+                                + "; oracle floor "
+                                + channels.floor(u, c)
+                                + ", thread read "
+                                + channels.threadCursor(u, c, t)
+                                + ")");
+            }
         }
     }
 

@@ -12,8 +12,9 @@ import java.util.function.ToLongBiFunction;
 
 /**
  * The threads of {@link OracleChannels}: version 4's replies, thread cursors and follows ({@link
- * OracleThreads}), with a channel's changes: the root's sender follows by default, a reply U sends
- * raises U's thread cursor, and the floor hides the replies below it.
+ * OracleThreads}), with a channel's changes: the root's sender follows by default, known from the
+ * root itself (no reply's {@code rootSenderId} is read), a reply U sends raises U's thread cursor,
+ * and the floor hides the replies below it.
  */
 final class OracleChannelThreads {
 
@@ -54,11 +55,14 @@ final class OracleChannelThreads {
         }
     }
 
-    /** The message as it reaches {@code user}: named as sent, by id only. */
+    /**
+     * The message as it reaches {@code user}: named as sent, by id only. Without its {@code
+     * rootSenderId}: "the stage knows who sent each root", so the root itself makes its sender a
+     * follower and a reply naming someone else as the root's sender makes nobody one.
+     */
     private static ChatEvent delivery(ConversationEvent m, long user) {
         ChatEvent e = ChatEvent.message(m.senderId, user, m.conversationId, m.seq, m.sentAt);
         e.threadSeq = m.threadSeq;
-        e.rootSenderId = m.rootSenderId;
         e.mentioned = user != m.senderId && m.mentions(user);
         return e;
     }

@@ -351,6 +351,11 @@ public final class OracleChannels {
         return threads.followed(userId, conversationId);
     }
 
+    /** Some message of C within the bound, deleted or not, is a reply of T. */
+    public boolean replied(long conversationId, long threadSeq) {
+        return messages(conversationId).stream().anyMatch(m -> m.threadSeq == threadSeq);
+    }
+
     /** The thread's cursor (the track's thread {@code read}): U's thread reads and replies. */
     public long threadCursor(long userId, long conversationId, long threadSeq) {
         return threads.cursor(userId, conversationId, threadSeq);

@@ -323,28 +323,41 @@ class OracleChannelsTest {
         assertThat(Oracle.of(muted, records).readerTotals(ME)).containsExactly(0, 1, 1, 0);
     }
 
+    /**
+     * "The stage knows who sent each root": in a channel the root decides who sent it, so a reply's
+     * {@code rootSenderId} neither brings back the root an erasure forgot nor makes whom it names a
+     * follower.
+     */
     @Test
-    void anErasureForgetsTheRootISentBeforeItButNotARootSenderNamedAfter() {
+    void anErasureForgetsTheRootISentBeforeItAndNoReplysRootSenderIdDecidesWhoSentARoot() {
         List<ConversationEvent> records =
                 new ArrayList<>(
                         List.of(
                                 channel(C),
                                 joined(C, ME, 1),
                                 joined(C, ANN, 2),
-                                message(3, ME, 10),
-                                reply(4, 3, ANN, 30)));
+                                joined(C, BOB, 3),
+                                message(4, ME, 10),
+                                reply(5, 4, ANN, 30)));
         List<ChatEvent> erased = List.of(ChatEvent.userErased(ME, 20));
         OracleChannels before = Oracle.of(erased, records).channels();
-        assertThat(before.follows(ME, C, 3)).isFalse();
+        assertThat(before.follows(ME, C, 4)).isFalse();
         assertThat(before.lastReadSeq(ME, C)).isEqualTo(new Bounds(0, 0));
-        assertThat(Oracle.of(List.of(), records).channels().threadUnread(ME, C, 3)).isEqualTo(1);
+        assertThat(Oracle.of(List.of(), records).channels().threadUnread(ME, C, 4)).isEqualTo(1);
 
-        ConversationEvent naming = reply(6, 3, ANN, 40);
-        naming.rootSenderId = ME;
-        records.add(naming);
+        ConversationEvent namingMe = reply(6, 4, ANN, 40);
+        namingMe.rootSenderId = ME;
+        ConversationEvent namingBob = reply(7, 4, ANN, 41);
+        namingBob.rootSenderId = BOB;
+        records.addAll(List.of(namingMe, namingBob));
         OracleChannels after = Oracle.of(erased, records).channels();
-        assertThat(after.follows(ME, C, 3)).isTrue();
-        assertThat(after.threadUnread(ME, C, 3)).isEqualTo(2);
+        assertThat(after.follows(ME, C, 4)).isFalse();
+        assertThat(after.threadUnread(ME, C, 4)).isZero();
+        assertThat(after.follows(BOB, C, 4)).isFalse();
+        OracleChannels unerased = Oracle.of(List.of(), records).channels();
+        assertThat(unerased.follows(ME, C, 4)).isTrue();
+        assertThat(unerased.threadUnread(ME, C, 4)).isEqualTo(3);
+        assertThat(unerased.follows(BOB, C, 4)).isFalse();
     }
 
     @Test
