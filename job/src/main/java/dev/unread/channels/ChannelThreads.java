@@ -56,9 +56,13 @@ final class ChannelThreads {
             this.record = record;
         }
 
-        /** The root makes the member a follower by default, membership aside. */
+        /**
+         * The root makes the member a follower by default, membership aside; a reply at the
+         * thread's seq is no root and makes no one.
+         */
         boolean defaultCandidate() {
             return rootRecord.present()
+                    && rootRecord.root()
                     && rootRecord.sentAt > member.record.erasedAt
                     && (rootRecord.senderId == member.userId
                             || rootRecord.sentNames(member.userId));
@@ -95,17 +99,17 @@ final class ChannelThreads {
         }
     }
 
-    /** Drops every thread of the erased member, and the fields Redis holds of them. */
+    /**
+     * The member was erased (the record holds the erasure and its floor): each thread keeps what
+     * the member did after it ({@link ThreadRecord#erase}) and shows afresh; one left holding
+     * nothing goes, with its field.
+     */
     void erase(Members.Touch member, Out out) throws Exception {
         for (long entry : member.record.threads) {
-            Tuple2<Long, Long> key = Tuple2.of(member.userId, entry >>> 1);
-            ThreadRecord record = ThreadRecord.decode(state.get(key));
-            if (record.shown != null) {
-                out.write(ChannelWrite.track(out.conversationId, member.userId, entry >>> 1, null));
-            }
-            state.remove(key);
+            Open thread = open(member, entry >>> 1, null);
+            thread.record.erase(member.record.erasedAt);
+            close(thread, out, false);
         }
-        member.record.threads = new long[0];
     }
 
     /** A reply arrived: its sets, its sender's cursor and follow, the members it names. */
@@ -136,8 +140,7 @@ final class ChannelThreads {
             ThreadRecord r = thread.record;
             if (m.sentAt > member.record.erasedAt) {
                 if (userId == m.senderId) {
-                    r.read = Math.max(r.read, seq);
-                    r.sentAt = Math.max(r.sentAt, m.sentAt);
+                    r.sent(seq, m.sentAt);
                 }
                 if (m.sentNames(userId)) {
                     r.namedAt(seq, m.sentAt);
@@ -207,7 +210,7 @@ final class ChannelThreads {
      */
     private void defaults(long root, MessageRecord rootRecord, boolean knownOnly, Out out)
             throws Exception {
-        if (!rootRecord.present()) {
+        if (!rootRecord.present() || !rootRecord.root()) {
             return;
         }
         long[] users =

@@ -148,7 +148,6 @@ final class MemberFacts {
             return;
         }
         long before = r.floorTime();
-        threads.erase(touch, out);
         // What the member did after the erasure stays: the user's facts come after it, but a root
         // the member sent after it may have come first.
         MessageRecord sent = MessageRecord.decode(r.sent == 0 ? null : messages.get(r.sent));
@@ -169,6 +168,7 @@ final class MemberFacts {
         r.named = above(r.named, r.cut());
         floors.move(e.userId, before, r.floorTime(), summary);
         summary.save();
+        threads.erase(touch, out);
         out.cursor(ConversationCursor.erasure(e.userId, out.conversationId));
         touch.force = true;
         members.finish(touch, out);

@@ -12,7 +12,8 @@ import java.util.Arrays;
  *   <li>{@code read}: the largest of the member's thread reads and replies.
  *   <li>{@code explicitSetAt}, {@code explicitValue}: the newest THREAD_FOLLOWED (0: none); two
  *       tied, false.
- *   <li>{@code sentAt}: the newest {@code sentAt} of a reply the member sent, 0 when none.
+ *   <li>{@code sentAt}, {@code sent}: the newest {@code sentAt} and the largest seq of a reply the
+ *       member sent, 0 when none: what of the cursor outlives an erasure.
  *   <li>{@code named}: the replies above the thread's cut that name the member by their newest
  *       edit, not deleted, as {@code seq << 1 | mentionsAll}, ascending.
  *   <li>{@code namedAt}: the replies that named the member as sent after the newest explicit fact,
@@ -21,16 +22,17 @@ import java.util.Arrays;
  * </ul>
  *
  * <p>Form: {@code [read, explicitSetAt, explicitValue, sentAt, refreshedIn, shown, shown read,
- * shown named, shown namedAll, n named, named…, namedAt pairs…]}.
+ * shown named, shown namedAll, n named, sent, named…, namedAt pairs…]}.
  */
 final class ThreadRecord {
 
-    private static final int HEADER = 10;
+    private static final int HEADER = 11;
 
     long read;
     long explicitSetAt;
     boolean explicitValue;
     long sentAt;
+    long sent;
     long refreshedIn;
 
     /** The track Redis holds of the thread, as this stage last wrote it; null: no field. */
@@ -51,6 +53,7 @@ final class ThreadRecord {
         r.refreshedIn = form[4];
         r.shown = form[5] == 0 ? null : new ThreadTrack(form[6], form[7], form[8]);
         int n = (int) form[9];
+        r.sent = form[10];
         r.named = Arrays.copyOfRange(form, HEADER, HEADER + n);
         r.namedAt = Arrays.copyOfRange(form, HEADER + n, form.length);
         return r;
@@ -70,6 +73,7 @@ final class ThreadRecord {
             form[8] = shown.namedAll();
         }
         form[9] = named.length;
+        form[10] = sent;
         System.arraycopy(named, 0, form, HEADER, named.length);
         System.arraycopy(namedAt, 0, form, HEADER + named.length, namedAt.length);
         return form;
@@ -99,6 +103,40 @@ final class ThreadRecord {
         long[] later = new long[namedAt.length];
         for (int i = 0; i < namedAt.length; i += 2) {
             if (namedAt[i + 1] > explicitSetAt) {
+                later[kept++] = namedAt[i];
+                later[kept++] = namedAt[i + 1];
+            }
+        }
+        namedAt = Arrays.copyOf(later, kept);
+    }
+
+    /** The member sent reply {@code seq} at {@code sentAt}: it reads the thread up to it. */
+    void sent(long seq, long sentAt) {
+        read = Math.max(read, seq);
+        this.sentAt = Math.max(this.sentAt, sentAt);
+        sent = Math.max(sent, seq);
+    }
+
+    /**
+     * The member's erasure at {@code erasedAt}, which may reach the stage after replies the member
+     * sent or was named in after it: those stay, with the cursor of the replies sent (as sentAt
+     * does not fall as seq rises, the largest is the newest); the reads and follows before it go.
+     * The named replies stay as any message's, the new floor cutting those before.
+     */
+    void erase(long erasedAt) {
+        if (sentAt <= erasedAt) {
+            sentAt = 0;
+            sent = 0;
+        }
+        read = sent;
+        if (explicitSetAt <= erasedAt) {
+            explicitSetAt = 0;
+            explicitValue = false;
+        }
+        int kept = 0;
+        long[] later = new long[namedAt.length];
+        for (int i = 0; i < namedAt.length; i += 2) {
+            if (namedAt[i + 1] > erasedAt) {
                 later[kept++] = namedAt[i];
                 later[kept++] = namedAt[i + 1];
             }

@@ -104,6 +104,41 @@ class ChannelThreadsTest {
         }
     }
 
+    /** A thread's root is a message without threadSeq: a reply names no one a root's sender. */
+    @Test
+    void aReplyToAReplyMakesNeitherItsSenderNorWhomItNamedADefaultFollower() throws Exception {
+        try (ChannelStageHarness stage = thread(ChannelStageHarness.open())) {
+            stage.records(reply(C, 6, 5, U2, 60));
+            assertTrue(stage.redis.follows(U2, C, 5), "the replier follows");
+            assertFalse(stage.redis.follows(U1, C, 5), "seq 5 is U1's reply, no root");
+            assertEquals(Counts.NONE, stage.redis.threadCounts(U1, C, 5));
+        }
+    }
+
+    /**
+     * The user's state forwards an erasure to a channel when it learns of the channel, which may be
+     * after replies the member sent and was named in after the erasure: those stay.
+     */
+    @Test
+    void anErasureThatArrivesLateKeepsTheThreadsTheMemberTookPartInAfterIt() throws Exception {
+        try (ChannelStageHarness stage = thread(ChannelStageHarness.open())) {
+            stage.records(
+                    reply(C, 6, T, U3, 60),
+                    reply(C, 7, T, U1, 70, U4),
+                    reply(C, 8, T, U1, 80),
+                    joined(C, U4, 1));
+            ChatEvent erasedU3 = ChatEvent.userErased(U3, 55);
+            erasedU3.conversationId = C;
+            ChatEvent erasedU4 = ChatEvent.userErased(U4, 65);
+            erasedU4.conversationId = C;
+            stage.facts(erasedU3, erasedU4);
+            assertTrue(stage.redis.follows(U3, C, T), "U3 replied after the erasure");
+            assertEquals(new Counts(2, 0, 0), stage.redis.threadCounts(U3, C, T));
+            assertTrue(stage.redis.follows(U4, C, T), "U4 was named after the erasure");
+            assertEquals(new Counts(2, 1, 0), stage.redis.threadCounts(U4, C, T));
+        }
+    }
+
     @Test
     void erasureAndTheBoundOfBareThreadsTakeTheirFieldsAway() throws Exception {
         try (ChannelStageHarness stage =
