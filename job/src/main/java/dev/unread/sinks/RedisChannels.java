@@ -2,6 +2,7 @@ package dev.unread.sinks;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChannelWrite;
+import java.util.concurrent.ExecutorService;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -63,6 +64,11 @@ public class RedisChannels implements Sink<ChannelWrite> {
 
     @Override
     public SinkWriter<ChannelWrite> createWriter(WriterInitContext context) {
+        return createWriter(context, FlushSender.newSender());
+    }
+
+    /** The writer, its sends run by {@code sender} (one at a time). */
+    SinkWriter<ChannelWrite> createWriter(WriterInitContext context, ExecutorService sender) {
         RedisConnection connection = new RedisConnection(config.redisEndpoint());
         // One clock for both buffers: a channel's versions rise across them.
         ChangeVersions versions = new ChangeVersions();
@@ -70,6 +76,9 @@ public class RedisChannels implements Sink<ChannelWrite> {
                 () -> new ChannelBuffer(config.redisKeyPrefix, connection.sharded(), versions),
                 connection,
                 context,
-                config.flushIntervalMs);
+                config.flushIntervalMs,
+                config.flushIntervalMs,
+                sender,
+                WrittenAfter.none());
     }
 }
