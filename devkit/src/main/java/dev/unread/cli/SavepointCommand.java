@@ -94,7 +94,8 @@ final class SavepointCommand implements Callable<Integer> {
     @Command(
             name = "republish",
             description = {
-                "Writes every count the savepoint holds to Redis (SET/HSET, absolute values): the"
+                "Writes every count, reader score, channel index and channel track the savepoint"
+                        + " holds to Redis (absolute values, as the job writes them): the"
                         + " recovery after Redis lost its data. Run it while the job is stopped,"
                         + " on the savepoint the job is then started from. It uses --redis-url and"
                         + " --redis-key-prefix of the job settings."
@@ -123,8 +124,14 @@ final class SavepointCommand implements Callable<Integer> {
             SavepointRepublish.Written written = SavepointRepublish.republish(path, config);
             session.out()
                     .printf(
-                            "Wrote %d counts and %d reader scores from %s to %s%n",
-                            written.counts(), written.readerScores(), path, config.redisEndpoint());
+                            "Wrote %d counts, %d reader scores, %d channel indexes and %d channel"
+                                    + " tracks from %s to %s%n",
+                            written.counts(),
+                            written.readerScores(),
+                            written.channelIndexes(),
+                            written.tracks(),
+                            path,
+                            config.redisEndpoint());
             return Unread.OK;
         }
     }

@@ -2,10 +2,12 @@ package dev.unread.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.unread.UnreadJob;
 import dev.unread.cli.Unread;
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
 import dev.unread.kafka.KafkaAcls;
+import dev.unread.state.StateSchema;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -18,6 +20,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -162,6 +165,32 @@ class OperationsDocTest {
                                 new UserState(10311, 0, 35, 35, 12, 0, 410, 0, 0, 0)),
                         new SavepointInspect.Groups(212, 9480, 371, 640, 12033, 8816),
                         new SavepointInspect.Bytes(1_843_212, 96_404, 412_870, 20_118)),
+                new PrintStream(bytes, true, StandardCharsets.UTF_8));
+
+        assertThat(doc).contains(bytes.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void theUsersTracksItShowsAreWhatInspectPrints() {
+        Map<String, String> tracks = new TreeMap<>();
+        tracks.put(
+                "80001",
+                "{\"members\":[[1001,6200],[7001]],\"read\":7310,\"floor\":7290,\"named\":2,"
+                        + "\"namedAll\":1}");
+        tracks.put("80001:7002", "{\"read\":7020,\"named\":1}");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        SavepointUser.print(
+                "local-data/savepoint-3f2a91-5c0e8d7b14a2",
+                new SavepointUser.Report(
+                        10086,
+                        0,
+                        List.of(
+                                new SavepointUser.Holding(
+                                        UnreadJob.COUNTER_UID,
+                                        StateSchema.CONVERSATIONS.getName(),
+                                        17,
+                                        17)),
+                        tracks),
                 new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
         assertThat(doc).contains(bytes.toString(StandardCharsets.UTF_8));

@@ -98,6 +98,24 @@ final class ChannelStageHarness implements AutoCloseable {
         return redis.counts(userId, conversationId);
     }
 
+    /**
+     * Redis as {@link ChannelStateWrites} rebuilds it from the stage's state of {@code channels}
+     * alone (what {@code savepoint republish} writes), in a model of its own.
+     */
+    ChannelRedisModel fromState(Iterable<Long> channels) throws Exception {
+        ChannelRedisModel rebuilt = new ChannelRedisModel();
+        KeyedCoProcessOperator<?, ?, ?, ?> operator =
+                (KeyedCoProcessOperator<?, ?, ?, ?>) harness.getOperator();
+        ChannelStateWrites state =
+                new ChannelStateWrites(operator.getUserFunction().getRuntimeContext());
+        for (long channel : channels) {
+            operator.setCurrentKey(channel);
+            state.index(channel, rebuilt::apply);
+            state.tracks(channel, rebuilt::apply);
+        }
+        return rebuilt;
+    }
+
     @SuppressWarnings("unchecked")
     private void drain() {
         Queue<Object> output = harness.getOutput();

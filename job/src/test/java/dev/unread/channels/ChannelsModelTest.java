@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.Random;
 import java.util.Set;
@@ -39,7 +40,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * index and the tracks. Records and facts arrive in every order the contract allows, with
  * duplicates ({@link ChannelTraffic}); each member's counts of the channel and of each thread it
  * follows, read from the writes with the readers' recipe, and each badge must equal what the {@link
- * Oracle} derives from the contract alone.
+ * Oracle} derives from the contract alone; and Redis rebuilt from the stage's state alone ({@link
+ * ChannelStateWrites}, what {@code savepoint republish} writes) must equal what the writes left,
+ * track by track.
  */
 class ChannelsModelTest {
 
@@ -77,6 +80,7 @@ class ChannelsModelTest {
                     wrong.add("u" + u + " badge " + badges.get(u) + ", oracle " + oracle.badge(u));
                 }
             }
+            wrong.addAll(rebuiltFromState(stages.stage, channels, order));
             if (!wrong.isEmpty() && Boolean.getBoolean("channels.debug")) {
                 order.forEach(a -> System.out.println(a.record() != null ? a.record() : a.fact()));
             }
@@ -154,6 +158,37 @@ class ChannelsModelTest {
                                 + ")");
             }
         }
+    }
+
+    /**
+     * What {@code savepoint republish} writes from the stage's state alone ({@link
+     * ChannelStateWrites}) against what the stage's writes left in Redis: every member's track of
+     * each channel and of each of its threads, and the counts a reader reads from them.
+     */
+    private static List<String> rebuiltFromState(
+            ChannelStageHarness stage, OracleChannels channels, List<Arrival> order)
+            throws Exception {
+        ChannelRedisModel rebuilt = stage.fromState(channels.channels());
+        List<String> wrong = new ArrayList<>();
+        for (long c : channels.channels()) {
+            for (long u : channels.users(c)) {
+                if (!rebuilt.counts(u, c).equals(stage.redis.counts(u, c))
+                        || !Objects.equals(rebuilt.track(u, c, 0), stage.redis.track(u, c, 0))) {
+                    wrong.add("rebuilt u" + u + " c" + c + " " + rebuilt.track(u, c, 0));
+                }
+                for (ConversationEvent e : Arrival.records(order)) {
+                    long t = e.threadSeq;
+                    if (e.conversationId == c
+                            && t > 0
+                            && (!Objects.equals(rebuilt.track(u, c, t), stage.redis.track(u, c, t))
+                                    || !rebuilt.threadCounts(u, c, t)
+                                            .equals(stage.redis.threadCounts(u, c, t)))) {
+                        wrong.add("rebuilt u" + u + " c" + c + " t" + t);
+                    }
+                }
+            }
+        }
+        return wrong;
     }
 
     /** The three stages, each record handed on at once as it leaves the one before. */

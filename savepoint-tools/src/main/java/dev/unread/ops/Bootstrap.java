@@ -68,6 +68,11 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * membership table {@code conversation_id, user_id, seq, joined} (true: MEMBER_JOINED, false:
  * MEMBER_LEFT), as docker/mysql/init/03-groups.sql creates them. Rows chat-conversations' parser
  * would refuse count toward nothing.
+ *
+ * <p>No table declares a channel ({@code CHANNEL} on chat-conversations), so every conversation of
+ * the group tables is a group, as version 4 counts it, and the channel stage gets no state: a
+ * {@code CHANNEL} published later for such a conversation comes after its other records, and
+ * changes nothing.
  */
 public final class Bootstrap {
 

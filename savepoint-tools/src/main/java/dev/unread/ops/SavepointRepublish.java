@@ -6,8 +6,10 @@ import dev.unread.counter.Projection;
 import dev.unread.counter.Refresh;
 import dev.unread.counter.Share;
 import dev.unread.counter.ThreadView;
+import dev.unread.events.ChannelWrite;
 import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
+import dev.unread.sinks.RedisChannels;
 import dev.unread.sinks.RedisCounts;
 import dev.unread.sinks.RedisReaders;
 import dev.unread.state.ConversationState;
@@ -34,13 +36,18 @@ import org.apache.flink.util.Collector;
  * each conversation marked unread, each followed thread's unread replies and mentions (none of a
  * conversation the user has left), and each user's app-icon totals, summed afresh from the
  * conversations' shares, their threads' included — and each conversation's readers ({@code
- * chat:readers:{C}}): the recovery after Redis lost its data. Both go through the job's own Redis
- * sinks, so the keys, the key prefix and the absolute SET/HSET and ZADD GT are exactly the job's.
+ * chat:readers:{C}}), and each channel's index and its members' tracks, from the channel stage's
+ * state ({@link ChannelSavepoints}): the recovery after Redis lost its data. All go through the
+ * job's own Redis sinks, so the keys, the key prefix and the absolute SET/HSET, ZADD GT, SETRANGE
+ * of whole blocks and the channels' transactions are exactly the job's.
  *
  * <p>Run it while the job is stopped, on the savepoint the job is then restarted from: a running
  * job could change a count between the savepoint and the write, and the write would then be older
  * than the job's. Only counts above 0 are written; keys the savepoint does not hold are left as
- * they are.
+ * they are. Of a channel, every block of its bitmap is written whole, its sorted sets gain the seqs
+ * the stage holds and lose none, each member's tracks are set (a field the stage no longer holds
+ * stays), and its version rises as with every write of the job's: over an emptied Redis that is
+ * exactly what the job had written.
  */
 public final class SavepointRepublish {
 
@@ -54,21 +61,29 @@ public final class SavepointRepublish {
      *
      * @param counts badges, conversation, mention and thread counts, marks and totals
      * @param readerScores members of {@code chat:readers:{C}} sorted sets
+     * @param channelIndexes channels whose index was written
+     * @param tracks members' track fields of channels and of their followed threads
      */
-    public record Written(long counts, long readerScores) {}
+    public record Written(long counts, long readerScores, long channelIndexes, long tracks) {}
 
     /** Writes the savepoint's counts and readers to the Redis of {@code config}. */
     public static Written republish(String path, UnreadConfig config) throws Exception {
         CounterSavepoints.counterState(path);
         boolean hasReaders =
                 CounterSavepoints.operatorState(path, CounterSavepoints.READERS).isPresent();
+        boolean hasChannels =
+                CounterSavepoints.operatorState(path, ChannelSavepoints.CHANNELS).isPresent();
         try (BatchJobs jobs = BatchJobs.start()) {
-            return republish(jobs.environment(), path, config, hasReaders);
+            return republish(jobs.environment(), path, config, hasReaders, hasChannels);
         }
     }
 
     private static Written republish(
-            StreamExecutionEnvironment env, String path, UnreadConfig config, boolean hasReaders)
+            StreamExecutionEnvironment env,
+            String path,
+            UnreadConfig config,
+            boolean hasReaders,
+            boolean hasChannels)
             throws Exception {
         SavepointReader savepoint =
                 SavepointReader.read(env, path, CounterSavepoints.stateBackend());
@@ -98,8 +113,25 @@ public final class SavepointRepublish {
                     .sinkTo(new RedisReaders(config))
                     .name("Redis readers");
         }
+        // A savepoint of a build before channels, or of a job that never saw one, holds none.
+        if (hasChannels) {
+            savepoint
+                    .readKeyedState(
+                            ChannelSavepoints.CHANNELS,
+                            new ChannelSavepoints.WritesReader(),
+                            Types.LONG,
+                            TypeInformation.of(ChannelWrite.class))
+                    .filter(ChannelSavepoints::isWrite)
+                    .name("channel indexes and tracks")
+                    .sinkTo(new RedisChannels(config))
+                    .name("Redis channels");
+        }
         JobExecutionResult result = env.execute("unread savepoint republish");
-        return new Written(accumulated(result, WRITTEN), accumulated(result, READERS_WRITTEN));
+        return new Written(
+                accumulated(result, WRITTEN),
+                accumulated(result, READERS_WRITTEN),
+                accumulated(result, ChannelSavepoints.INDEXES_WRITTEN),
+                accumulated(result, ChannelSavepoints.TRACKS_WRITTEN));
     }
 
     private static long accumulated(JobExecutionResult result, String name) {

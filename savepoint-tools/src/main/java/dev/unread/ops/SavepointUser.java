@@ -37,7 +37,8 @@ import org.apache.flink.util.Collector;
  * conversation that an erasure keeps (U's membership events, U as a participant of a readers set,
  * U's {@code erasedAt}). The counter's state is keyed by U and read for U alone; the fan-out's and
  * the readers' are keyed by conversation, so every conversation is read, which takes as long as
- * {@code inspect} does.
+ * {@code inspect} does. So is the channel stage's, keyed by channel: the user's tracks are shown as
+ * the JSON readers read in {@code chat:channel-tracks:{userId}}.
  */
 public final class SavepointUser {
 
@@ -57,8 +58,12 @@ public final class SavepointUser {
      * @param userId the user asked about
      * @param erasedAt the user's newest erasure the counter holds, 0 when none
      * @param holdings every state holding something of the user, in the operators' order
+     * @param tracks the user's channel tracks as {@code chat:channel-tracks:{userId}} holds them
+     *     after the job (or a republish) wrote them: field ({@code {C}}, or {@code {C}:{T}} of a
+     *     followed thread) to the JSON readers read, in field order
      */
-    public record Report(long userId, long erasedAt, List<Holding> holdings) {
+    public record Report(
+            long userId, long erasedAt, List<Holding> holdings, Map<String, String> tracks) {
 
         /** Whether the savepoint holds any of the user's own data. */
         public boolean holdsUsersData() {
@@ -92,7 +97,11 @@ public final class SavepointUser {
                 CounterSavepoints.READERS,
                 new ReadersReader(userId),
                 row -> add(holdings, UnreadJob.READERS_UID, row));
-        return new Report(userId, erasedAt[0], new ArrayList<>(holdings.values()));
+        return new Report(
+                userId,
+                erasedAt[0],
+                new ArrayList<>(holdings.values()),
+                ChannelSavepoints.tracksOf(path, userId));
     }
 
     public static void print(String path, Report report, PrintStream out) {
@@ -120,6 +129,10 @@ public final class SavepointUser {
         }
         if (report.holdings().isEmpty()) {
             out.println("  nothing of the user in any operator");
+        }
+        if (!report.tracks().isEmpty()) {
+            out.printf("%n  channel tracks (chat:channel-tracks:%d)%n", report.userId());
+            report.tracks().forEach((field, json) -> out.printf("    %-20s %s%n", field, json));
         }
     }
 

@@ -122,7 +122,7 @@ class GroupSavepointITCase {
                                 RedisNames.readersKey(prefix, 7), Map.of("1", 4.0),
                                 RedisNames.readersKey(prefix, 9), Map.of("3", 2.0)));
         // Two counts and two totals each for users 2 and 3; user 1 left, so shows none.
-        assertThat(written).isEqualTo(new SavepointRepublish.Written(6, 2));
+        assertThat(written).isEqualTo(new SavepointRepublish.Written(6, 2, 0, 0));
     }
 
     @Test

@@ -171,6 +171,14 @@ class StoredSavepointITCase {
                 assertThat(kinds(StoredSavepoints.traffic(readRecords(records()))))
                         .as("what the stored savepoint of version 4 holds")
                         .containsAll(VERSION_4_KINDS);
+                // The channel stage is version 5's: it starts empty, and the restore takes no
+                // operator step (no state is left unclaimed, none is written before it).
+                assertThat(
+                                CounterSavepoints.operatorState(
+                                        stored().resolve("savepoint").toUri().toString(),
+                                        ChannelSavepoints.CHANNELS))
+                        .as("the channel stage's state in version 4's savepoint")
+                        .isEmpty();
                 StoredSavepoints.restoreAndCountOn(
                         KAFKA,
                         stored(),

@@ -84,7 +84,7 @@ class ThreadSavepointITCase {
                                 Map.of("7:2", "1"),
                                 Count.TOTAL_MESSAGES.key(prefix, 1),
                                 Map.of("mentions", "1", "threads", "1")));
-        assertThat(written).isEqualTo(new SavepointRepublish.Written(4, 0));
+        assertThat(written).isEqualTo(new SavepointRepublish.Written(4, 0, 0, 0));
     }
 
     /** Each user's conversation and threads as described above. */
