@@ -40,7 +40,7 @@ final class RecordFields {
 
     static final long[] NO_IDS = new long[0];
 
-    /** Indexed by an {@link InputKind}'s ordinal: the bits of the fields it may carry. */
+    /** Indexed by an {@link InputKind}'s ordinal: the bits of its optional fields. */
     private static final long[] OPTIONAL = optionalBits();
 
     private static long[] optionalBits() {
