@@ -226,6 +226,43 @@ public class ChatEvent {
         return e;
     }
 
+    /**
+     * Keeps each optional field of the record that {@code given} names ({@link
+     * RecordFields#optional}) in its slot, after the kind's factory filled the required ones.
+     */
+    ChatEvent keep(long given, RecordFields fields) {
+        for (long rest = given; rest != 0; rest &= rest - 1) {
+            int i = Long.numberOfTrailingZeros(rest);
+            keep(TopicFields.FIELDS[i], fields.values[i]);
+        }
+        return this;
+    }
+
+    /**
+     * The slot of each optional input field, the one place that says which holds which; {@code
+     * value} as {@link RecordFields#values} has it. A new optional field is kept here, in a slot it
+     * shares (with an accessor that names it) or a new one, which {@link ChatEventSerializer} then
+     * carries.
+     */
+    private void keep(InputField field, long value) {
+        switch (field) {
+            case CONVERSATION_ID -> conversationId = value;
+            case SEQ -> seq = value;
+            case MENTIONED -> mentioned = value == 1;
+            case MENTIONS_ALL -> mentionsAll = value == 1;
+            case THREAD_SEQ -> threadSeq = value;
+            case ROOT_SENDER_ID -> rootSenderId = value;
+            case COUNT_PREFERENCE -> seq = value;
+            case IGNORE_CHANNEL_MENTIONS -> {
+                mentioned = true;
+                mentionsAll = value == 1;
+            }
+            // messageId is checked, never kept; the others no kind of ChatEvent's carries
+            // optionally.
+            default -> {}
+        }
+    }
+
     /** Whether this CONVERSATION_PREFERENCE carries a {@code countPreference}. */
     public boolean carriesCountPreference() {
         return seq != NO_COUNT_PREFERENCE;

@@ -1,5 +1,6 @@
 package dev.unread.events;
 
+import dev.unread.contract.InputField;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -154,9 +155,41 @@ public class ConversationEvent {
         e.seq = seq;
         e.senderId = senderId;
         e.sentAt = sentAt;
-        e.mentions =
-                mentions.length == 0 ? NONE : Arrays.stream(mentions).sorted().distinct().toArray();
+        e.mentions = ascendingOnce(mentions);
         return e;
+    }
+
+    private static long[] ascendingOnce(long[] ids) {
+        return ids.length == 0 ? NONE : Arrays.stream(ids).sorted().distinct().toArray();
+    }
+
+    /**
+     * Keeps each optional field of the record that {@code given} names ({@link
+     * RecordFields#optional}) in its slot, after the kind's factory filled the required ones.
+     */
+    ConversationEvent keep(long given, RecordFields fields) {
+        for (long rest = given; rest != 0; rest &= rest - 1) {
+            keep(TopicFields.FIELDS[Long.numberOfTrailingZeros(rest)], fields);
+        }
+        return this;
+    }
+
+    /**
+     * The slot of each optional input field, the one place that says which holds which. A new
+     * optional field is kept here, in a field of its own (Flink's POJO serializer carries it) or
+     * one it shares.
+     */
+    private void keep(InputField field, RecordFields fields) {
+        long value = fields.values[field.ordinal()];
+        switch (field) {
+            case MENTIONS -> mentions = ascendingOnce(fields.ids);
+            case MENTIONS_ALL -> mentionsAll = value == 1;
+            case THREAD_SEQ -> threadSeq = value;
+            case ROOT_SENDER_ID -> rootSenderId = value;
+            // messageId is checked, never kept; the others no kind of chat-conversations
+            // carries optionally.
+            default -> {}
+        }
     }
 
     /** A reply in thread {@code threadSeq}; {@code mentions} as for {@link #message}. */

@@ -38,6 +38,16 @@ public final class ConversationParser {
         if (fields.kind == null) {
             throw RecordReader.unknownType(fields);
         }
+        ConversationEvent event = required(fields);
+        return event.keep(fields.optional(fields.kind), fields);
+    }
+
+    /**
+     * The event of the record's kind from its required fields, checked in the order their reasons
+     * have always come, and the optional fields with a rule between fields; the event keeps the
+     * optional ones, each in its slot ({@link ConversationEvent#keep}).
+     */
+    private static ConversationEvent required(RecordFields fields) throws InvalidRecordException {
         return switch (fields.kind) {
             case MEMBER_JOINED, MEMBER_LEFT -> {
                 long conversationId = fields.require(CONVERSATION_ID);
@@ -60,8 +70,9 @@ public final class ConversationParser {
                 long seq = fields.require(SEQ);
                 long editedAt = fields.require(EDITED_AT);
                 fields.check(MENTIONS);
-                yield ConversationEvent.edited(
-                        conversationId, seq, editedAt, fields.flag(MENTIONS_ALL), fields.ids);
+                fields.check(MENTIONS_ALL);
+                // Its mentions are optional fields, kept in their slots.
+                yield ConversationEvent.edited(conversationId, seq, editedAt, false);
             }
             case CHANNEL -> ConversationEvent.channel(fields.require(CONVERSATION_ID));
             // The kinds of the other topics: this topic's table never names them.
@@ -86,18 +97,16 @@ public final class ConversationParser {
         long sentAt = fields.require(SENT_AT);
         fields.check(MESSAGE_ID);
         fields.check(MENTIONS);
-        ConversationEvent message =
-                ConversationEvent.message(conversationId, seq, senderId, sentAt, fields.ids);
-        message.mentionsAll = fields.flag(MENTIONS_ALL);
+        fields.check(MENTIONS_ALL);
         if (fields.given(THREAD_SEQ)) {
-            message.threadSeq = EventParser.threadSeq(fields.require(THREAD_SEQ), seq);
+            EventParser.threadBeforeReply(fields.require(THREAD_SEQ), seq);
         }
         if (fields.given(ROOT_SENDER_ID)) {
-            if (message.threadSeq == 0) {
+            if (!fields.given(THREAD_SEQ)) {
                 throw new InvalidRecordException(EventParser.NO_THREAD_FOR_ROOT_SENDER);
             }
-            message.rootSenderId = fields.require(ROOT_SENDER_ID);
+            fields.require(ROOT_SENDER_ID);
         }
-        return message;
+        return ConversationEvent.message(conversationId, seq, senderId, sentAt);
     }
 }

@@ -30,7 +30,9 @@ import dev.unread.contract.InputKind;
  * Parses and validates the {@code chat-messages} and {@code chat-reads} topics exactly as "Input"
  * in docs/contract.md says: the record is read into {@link RecordFields} by {@link RecordReader}
  * under the catalog's field table ({@link InputKind}), and the event of the record's kind is built
- * from those fields here, its checks in the order the reasons have always come.
+ * from those fields here, its checks in the order the reasons have always come; the event keeps
+ * each optional field in the slot {@link ChatEvent} gives it, so a new optional field without a
+ * rule between fields needs nothing here.
  *
  * <p>Only the fields of the record's own kind are checked: a message's {@code type} or {@code
  * userId}, an {@code INBOX_OPENED}'s {@code conversationId}, a read's {@code messageId} are unknown
@@ -96,8 +98,23 @@ public final class EventParser {
         return build(fields.kind, fields);
     }
 
-    /** The event of a {@code kind} record of either topic. */
+    /**
+     * The event of a {@code kind} record of either topic: the kind's factory takes the required
+     * fields, checked in the order their reasons have always come, and the event keeps the optional
+     * ones the record gives, each in its slot ({@link ChatEvent#keep}), those with a rule between
+     * fields checked here first.
+     */
     private static ChatEvent build(InputKind kind, RecordFields fields)
+            throws InvalidRecordException {
+        ChatEvent event = required(kind, fields);
+        long optional = fields.optional(kind);
+        // A message without a conversation counts toward the sender badge only: it keeps none.
+        return kind == InputKind.MESSAGE && !fields.given(CONVERSATION_ID)
+                ? event
+                : event.keep(optional, fields);
+    }
+
+    private static ChatEvent required(InputKind kind, RecordFields fields)
             throws InvalidRecordException {
         return switch (kind) {
             case MESSAGE -> message(fields);
@@ -156,7 +173,7 @@ public final class EventParser {
         long sentAt = fields.require(SENT_AT);
         fields.check(MESSAGE_ID);
         fields.check(MENTIONED);
-        boolean mentionsAll = fields.flag(MENTIONS_ALL);
+        fields.check(MENTIONS_ALL);
         boolean conversation = fields.given(CONVERSATION_ID);
         if (conversation != fields.given(SEQ)) {
             throw new InvalidRecordException("conversationId and seq must come together");
@@ -168,23 +185,21 @@ public final class EventParser {
             if (fields.given(ROOT_SENDER_ID)) {
                 throw new InvalidRecordException(NO_THREAD_FOR_ROOT_SENDER);
             }
-            return ChatEvent.message(senderId, receiverId, sentAt);
-        }
-        long conversationId = fields.require(CONVERSATION_ID);
-        long seq = fields.require(SEQ);
-        ChatEvent message = ChatEvent.message(senderId, receiverId, conversationId, seq, sentAt);
-        message.mentioned = fields.flag(MENTIONED);
-        message.mentionsAll = mentionsAll;
-        if (fields.given(THREAD_SEQ)) {
-            message.threadSeq = threadSeq(fields.require(THREAD_SEQ), seq);
-        }
-        if (fields.given(ROOT_SENDER_ID)) {
-            if (!message.isReply()) {
-                throw new InvalidRecordException(NO_THREAD_FOR_ROOT_SENDER);
+        } else {
+            fields.require(CONVERSATION_ID);
+            long seq = fields.require(SEQ);
+            if (fields.given(THREAD_SEQ)) {
+                threadBeforeReply(fields.require(THREAD_SEQ), seq);
             }
-            message.rootSenderId = fields.require(ROOT_SENDER_ID);
+            if (fields.given(ROOT_SENDER_ID)) {
+                if (!fields.given(THREAD_SEQ)) {
+                    throw new InvalidRecordException(NO_THREAD_FOR_ROOT_SENDER);
+                }
+                fields.require(ROOT_SENDER_ID);
+            }
         }
-        return message;
+        // Its conversation and seq are optional fields, kept in their slots as the others are.
+        return ChatEvent.message(senderId, receiverId, sentAt);
     }
 
     /** A {@code chat-messages} MESSAGE_EDITED: whom one receiver's copy mentions after the edit. */
@@ -193,14 +208,13 @@ public final class EventParser {
         long conversationId = fields.require(CONVERSATION_ID);
         long seq = fields.require(SEQ);
         long editedAt = fields.require(EDITED_AT);
-        boolean mentioned = fields.flag(MENTIONED);
-        boolean mentionsAll = fields.flag(MENTIONS_ALL);
-        long threadSeq = 0;
+        fields.check(MENTIONED);
+        fields.check(MENTIONS_ALL);
         if (fields.given(THREAD_SEQ)) {
-            threadSeq = threadSeq(fields.require(THREAD_SEQ), seq);
+            threadBeforeReply(fields.require(THREAD_SEQ), seq);
         }
-        return ChatEvent.edited(
-                receiverId, conversationId, seq, threadSeq, editedAt, mentioned, mentionsAll);
+        // Its thread and mentions are optional fields, kept in their slots.
+        return ChatEvent.edited(receiverId, conversationId, seq, 0, editedAt, false, false);
     }
 
     /** CONVERSATION_PREFERENCE: each of its two optional fields, at least one given. */
@@ -208,35 +222,28 @@ public final class EventParser {
         long userId = fields.require(USER_ID);
         long conversationId = fields.require(CONVERSATION_ID);
         fields.check(COUNT_PREFERENCE);
-        boolean ignore = fields.flag(IGNORE_CHANNEL_MENTIONS);
-        boolean carriesPreference = fields.has(COUNT_PREFERENCE);
-        boolean carriesIgnore = fields.has(IGNORE_CHANNEL_MENTIONS);
-        if (!carriesPreference && !carriesIgnore) {
+        fields.check(IGNORE_CHANNEL_MENTIONS);
+        if (!fields.has(COUNT_PREFERENCE) && !fields.has(IGNORE_CHANNEL_MENTIONS)) {
             throw new InvalidRecordException(
                     COUNT_PREFERENCE.wireName()
                             + ", "
                             + IGNORE_CHANNEL_MENTIONS.wireName()
                             + ": neither given");
         }
-        long preference =
-                carriesPreference
-                        ? fields.values[COUNT_PREFERENCE.ordinal()]
-                        : ChatEvent.NO_COUNT_PREFERENCE;
         long setAt = fields.require(SET_AT);
-        return carriesIgnore
-                ? ChatEvent.ignoreChannelMentions(userId, conversationId, preference, ignore, setAt)
-                : ChatEvent.preference(userId, conversationId, preference, setAt);
+        // Both are optional fields, kept in their slots; without a countPreference, none is kept.
+        return ChatEvent.preference(userId, conversationId, ChatEvent.NO_COUNT_PREFERENCE, setAt);
     }
 
     /**
-     * A reply's {@code threadSeq}, below its {@code seq}: a root comes before its replies. Shared
-     * with the {@code chat-conversations} parser, which words its refusals the same.
+     * Refuses a reply whose {@code threadSeq} is not below its {@code seq}: a root comes before its
+     * replies. Shared with the {@code chat-conversations} parser, which words its refusals the
+     * same.
      */
-    static long threadSeq(long threadSeq, long seq) throws InvalidRecordException {
+    static void threadBeforeReply(long threadSeq, long seq) throws InvalidRecordException {
         if (threadSeq >= seq) {
             throw new InvalidRecordException("threadSeq: must be less than seq");
         }
-        return threadSeq;
     }
 
     /** The message of {@code e} for a reason, cut at {@link #MAX_REASON_DETAIL_CHARS}. */

@@ -40,6 +40,20 @@ final class RecordFields {
 
     static final long[] NO_IDS = new long[0];
 
+    /** Indexed by an {@link InputKind}'s ordinal: the bits of its optional fields. */
+    private static final long[] OPTIONAL = optionalBits();
+
+    private static long[] optionalBits() {
+        InputKind[] kinds = InputKind.values();
+        long[] bits = new long[kinds.length];
+        for (InputKind kind : kinds) {
+            for (InputField field : kind.optional()) {
+                bits[kind.ordinal()] |= bit(field);
+            }
+        }
+        return bits;
+    }
+
     void clear() {
         seen = 0;
         present = 0;
@@ -79,10 +93,23 @@ final class RecordFields {
         }
     }
 
-    /** An optional flag: false when absent, refused when not a boolean. */
-    boolean flag(InputField field) throws InvalidRecordException {
-        check(field);
-        return has(field) && values[field.ordinal()] == 1;
+    /**
+     * The bits of the optional fields of {@code kind} the record gives, each checked: refused when
+     * of another shape or, an integer, out of its bounds. The parsers check the fields they know
+     * first, in the order their reasons have always come; this checks any other, in the catalog's
+     * order, after them. The event keeps these bits' values, each in its slot.
+     */
+    long optional(InputKind kind) throws InvalidRecordException {
+        long given = (present | invalid) & OPTIONAL[kind.ordinal()];
+        for (long rest = given; rest != 0; rest &= rest - 1) {
+            InputField field = TopicFields.FIELDS[Long.numberOfTrailingZeros(rest)];
+            if (field.shape().integer()) {
+                require(field);
+            } else {
+                check(field);
+            }
+        }
+        return given;
     }
 
     /** A field the record must have, within its shape's bounds. */
