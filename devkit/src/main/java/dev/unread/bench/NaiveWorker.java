@@ -292,7 +292,8 @@ public final class NaiveWorker {
                                 USER_ERASED,
                                 CHANNEL_JOINED,
                                 CHANNEL_LEFT,
-                                CHANNEL_MENTION ->
+                                CHANNEL_MENTION,
+                                CHANNEL_EXPIRED ->
                                 e -> {};
                     };
             step.accept(event);

@@ -20,8 +20,8 @@ import org.apache.flink.util.OutputTag;
  * the members' tracks of C and of their cursors of C. Input 1 is C's records from the
  * conversations' fan-out (messages, deletions, edits, membership events); input 2 the members'
  * facts about C from their counters (reads, thread reads, follows, preferences, mark all read,
- * erasure); the two in any relative order. Every count a reader computes from what it writes is a
- * function of the set of events, duplicates harmless.
+ * erasure, idle expiry); the two in any relative order. Every count a reader computes from what it
+ * writes is a function of the set of events, duplicates harmless.
  *
  * <p>Writes go to the main output ({@link ChannelWrite}): the index as absolute blocks and
  * idempotent sorted-set changes, so a replay converges; a track only when it changes, and on the

@@ -8,9 +8,10 @@ import java.util.List;
 import org.apache.flink.api.common.state.MapState;
 
 /**
- * A member's own facts about the channel (reads, preferences, mark all read, erasure) and its
- * membership events, each applied whenever it arrives; and the floors a late message raises. A fact
- * with a time at or before the member's erasure changes nothing.
+ * A member's own facts about the channel (reads, preferences, mark all read, erasure, idle expiry)
+ * and its membership events, each applied whenever it arrives; and the floors a late message
+ * raises. A fact with a time at or before the member's erasure changes nothing, but an expiry: its
+ * time is the job's clock, and it comes after the erasures the user's state saw before it.
  */
 final class MemberFacts {
 
@@ -45,6 +46,7 @@ final class MemberFacts {
             case CONVERSATION_PREFERENCE -> preference(e, out);
             case ALL_READ -> allRead(e, out);
             case USER_ERASED -> erased(e, out);
+            case CHANNEL_EXPIRED -> expired(e, out);
             case THREAD_READ, THREAD_FOLLOWED -> threads.fact(e, out);
             // The user's state forwards no other kind: those stay with the user (the badge, marks)
             // or come as the channel's records.
@@ -104,9 +106,10 @@ final class MemberFacts {
         if (e.time > r.erasedAt && e.time > r.allReadAt) {
             long before = r.floorTime();
             r.allReadAt = e.time;
-            r.floor = Math.max(r.floor, times.floor(r.floorTime(), summary));
+            long marked = times.floor(r.floorTime(), summary);
+            r.floor = Math.max(r.floor, marked);
             floors.move(e.userId, before, r.floorTime(), summary);
-            r.read = Math.max(r.read, readByMark(r, e.userId));
+            r.read = Math.max(r.read, readByMark(r, e.userId, marked));
             summary.save();
             threads.revisit(touch, out);
         }
@@ -114,17 +117,18 @@ final class MemberFacts {
     }
 
     /**
-     * The largest root at or below the floor from another user, sent after the erasure and by the
-     * mark, while the member was a member: what a mark all read raises the cursor to. The walk goes
-     * down the member's intervals from the floor and stops at the cursor, so it passes only seqs
-     * the mark reads.
+     * The largest root at or below {@code marked} (the mark's floor) from another user, sent after
+     * the erasure and by the mark, while the member was a member: what a mark all read raises the
+     * cursor to. The walk goes down the member's intervals from the mark's floor, not the member's
+     * (an expiry may have raised that past the mark), and stops at the cursor, so it passes only
+     * seqs the mark reads.
      */
-    private long readByMark(MemberRecord r, long userId) throws Exception {
+    private long readByMark(MemberRecord r, long userId, long marked) throws Exception {
         List<Interval> intervals = r.intervals();
         for (int i = intervals.size() - 1; i >= 0; i--) {
             Interval interval = intervals.get(i);
             long low = Math.max(interval.from(), r.read + 1);
-            for (long seq = Math.min(interval.to(), r.floor); seq >= low; seq--) {
+            for (long seq = Math.min(interval.to(), marked); seq >= low; seq--) {
                 MessageRecord m = MessageRecord.decode(messages.get(seq));
                 if (!m.present()) {
                     continue;
@@ -171,6 +175,23 @@ final class MemberFacts {
         threads.erase(touch, out);
         out.cursor(ConversationCursor.erasure(e.userId, out.conversationId));
         touch.force = true;
+        members.finish(touch, out);
+    }
+
+    /**
+     * The user's idle expiry: the member counts as having read every message the stage has seen,
+     * its followed threads' replies too, by a floor at the largest seq seen. It reads nothing on
+     * the member's behalf (no cursor moves, so no row, readers score or receipt), and has no time a
+     * later message could fall under: what comes after it counts, a late message below the floor
+     * does not. An erasure sets the floor afresh, this one with the rest.
+     */
+    private void expired(ChatEvent e, Out out) throws Exception {
+        Members.Touch touch = members.touch(e.userId);
+        MemberRecord r = touch.record;
+        if (summary.lastSeq > r.floor) {
+            r.floor = summary.lastSeq;
+            threads.revisit(touch, out);
+        }
         members.finish(touch, out);
     }
 

@@ -16,8 +16,8 @@ import org.apache.flink.api.java.tuple.Tuple2;
  * state keeps only their list, and forwards to the stage each fact of the user about one of them.
  * It learns a channel from the user's first membership event in it, and then forwards what it held
  * of the channel before (a read, a preference or a thread's cursor and follow may come first), the
- * user's mark all read and erasure included; an ALL_READ or an erasure later goes to every channel
- * of the list. The list outlives idle expiry and erasure.
+ * user's mark all read and erasure included; an ALL_READ, an erasure or the user's idle expiry
+ * later goes to every channel of the list. The list outlives idle expiry and erasure.
  *
  * <p>A user in no channel pays nothing for this: {@link InboxState#channels}, read with every event
  * anyway, is 0, and the list is never looked at.
@@ -55,9 +55,12 @@ final class Channels {
         return true;
     }
 
-    /** An ALL_READ or a USER_ERASED of the user, to each of the user's channels. */
+    /**
+     * An ALL_READ, a USER_ERASED or a CHANNEL_EXPIRED of the user, to each of the user's channels;
+     * {@code user} null for a user with no inbox state, who has none.
+     */
     void toEach(ChatEvent event, InboxState user, Consumer<ChatEvent> facts) throws Exception {
-        if (user.channels == 0) {
+        if (user == null || user.channels == 0) {
             return;
         }
         for (Long channel : channels.keys()) {
@@ -120,6 +123,9 @@ final class Channels {
     }
 
     private static ChatEvent ofChannel(ChatEvent.Kind kind, long user, long channel, long time) {
+        if (kind == ChatEvent.Kind.CHANNEL_EXPIRED) {
+            return ChatEvent.channelExpired(user, channel, time);
+        }
         ChatEvent fact =
                 kind == ChatEvent.Kind.ALL_READ
                         ? ChatEvent.allRead(user, time)

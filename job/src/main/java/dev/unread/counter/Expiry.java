@@ -1,18 +1,21 @@
 package dev.unread.counter;
 
+import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.util.Collector;
 
 /**
  * Optionally forgets a user idle for a whole number of days: what the user sees goes to nothing (so
- * Redis drops the keys) and all of the user's state is cleared. Flink's own state TTL is not used
- * for this because it expires each map entry on its own, which would let the badge count drift from
- * the sender map and drop a watermark while keeping what it covers.
+ * Redis drops the keys) and all of the user's state is cleared but the channel list and erasedAt;
+ * each of the user's channels is told, as the user's part in it is kept by its stage. Flink's own
+ * state TTL is not used for this because it expires each map entry on its own, which would let the
+ * badge count drift from the sender map and drop a watermark while keeping what it covers.
  *
  * <p>The setting may change at any restore, so a timer may have been set under another one: each
  * user's day of latest event is recorded whether expiry is on or not, and a timer forgets the user
@@ -26,6 +29,7 @@ final class Expiry {
     static final long DAY_MS = Duration.ofDays(1).toMillis();
 
     private final UserStates states;
+    private final Channels channels;
 
     /** Idle days after which a user's state is cleared; 0 keeps state forever. */
     private final long idleStateDays;
@@ -33,8 +37,9 @@ final class Expiry {
     /** The day a user with no day recorded counts as last active; see {@link #startIdleClock}. */
     private long idleClockStartDay;
 
-    Expiry(UserStates states, long idleStateDays) {
+    Expiry(UserStates states, Channels channels, long idleStateDays) {
         this.states = states;
+        this.channels = channels;
         this.idleStateDays = idleStateDays;
     }
 
@@ -74,8 +79,12 @@ final class Expiry {
         }
     }
 
-    /** A timer fired: forgets the user if still idle for the days set now. */
-    void fire(long timestamp, long user, Collector<UnreadCount> out) throws Exception {
+    /**
+     * A timer fired: forgets the user if still idle for the days set now, and tells each of the
+     * user's channels, whose stage keeps the user's part in them ({@link Channels}).
+     */
+    void fire(long timestamp, long user, Consumer<ChatEvent> facts, Collector<UnreadCount> out)
+            throws Exception {
         // A timer set before a restore changed the setting: expiry is off now, or the user has
         // not been idle for the days set now (their own timer, for the right day, is set too).
         if (idleStateDays == 0) {
@@ -101,6 +110,7 @@ final class Expiry {
             Projection.totals(user, Share.of(inbox), Share.NONE, false, out);
         }
         states.threads.expire(user, states.conversations, out);
+        channels.toEach(ChatEvent.channelExpired(user, 0, timestamp), inbox, facts);
         states.forget(user);
         if (inbox != null && (inbox.erasedAt != 0 || inbox.channels != 0)) {
             // An erasure holds back older events for good, idle or not; the channel list stays.

@@ -61,8 +61,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
 
     /**
      * The user's facts about channels, keyed by the channel for its stage (see {@link Channels}):
-     * reads, thread reads, follows and preferences of one channel, and an ALL_READ or an erasure
-     * once per channel of the user.
+     * reads, thread reads, follows and preferences of one channel, and an ALL_READ, an erasure or
+     * the user's idle expiry once per channel of the user.
      */
     public static final OutputTag<ChatEvent> CHANNEL_FACTS =
             new OutputTag<>("channel-facts", TypeInformation.of(ChatEvent.class));
@@ -142,7 +142,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         totals = new UserTotals(states);
         channels = new Channels(getRuntimeContext(), states);
         conversations = new Conversations(states, totals, channels, trackRootSenders);
-        expiry = new Expiry(states, idleStateDays);
+        expiry = new Expiry(states, channels, idleStateDays);
         allRead = new AllRead(states, badge, conversations);
         erasure = new Erasure(states);
         channelMessagesDropped =
@@ -231,6 +231,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                     }
                     case CHANNEL_JOINED, CHANNEL_LEFT -> learnChannel(event, user, facts, out);
                     case CHANNEL_MENTION -> badge.count(event, user, out);
+                    // The user's state makes it for the channels' stage; it never comes in.
+                    case CHANNEL_EXPIRED -> false;
                 };
         if (dirty) {
             states.inbox.update(user);
@@ -338,6 +340,6 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<UnreadCount> out)
             throws Exception {
-        expiry.fire(timestamp, ctx.getCurrentKey(), out);
+        expiry.fire(timestamp, ctx.getCurrentKey(), fact -> ctx.output(CHANNEL_FACTS, fact), out);
     }
 }

@@ -28,7 +28,8 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  *       1 for {@code following} true, 0 for false.
  *   <li>{@code time}: epoch milliseconds; {@code sentAt} of a message, {@code readAt} of a read,
  *       {@code setAt} of a preference or a follow, {@code markedAt} of a mark, {@code erasedAt} of
- *       an erasure; 0 for membership changes and deletions.
+ *       an erasure, the expiry's processing time of CHANNEL_EXPIRED; 0 for membership changes and
+ *       deletions.
  *   <li>{@code mentioned}: MESSAGE only: the message mentions its receiver.
  *   <li>{@code deleted}: MESSAGE only: the conversation's stage knew the message deleted when it
  *       delivered it (see dev.unread.groups.GroupFanOut); it counts toward the sender badge and
@@ -79,7 +80,12 @@ public class ChatEvent {
          * A channel's message that names its receiver by id while a member at its seq: it counts
          * toward the sender badge alone (the channel stage counts the rest).
          */
-        CHANNEL_MENTION(InputKind.GROUP_MESSAGE);
+        CHANNEL_MENTION(InputKind.GROUP_MESSAGE),
+        /**
+         * The user's idle expiry, which the user's state makes for each channel of its list: the
+         * member counts as having read all the channel's stage has seen. No record carries it.
+         */
+        CHANNEL_EXPIRED(null);
 
         private final InputKind input;
 
@@ -87,7 +93,7 @@ public class ChatEvent {
             this.input = input;
         }
 
-        /** The record this kind of event is parsed from or delivered for. */
+        /** The record this kind of event is parsed from or delivered for; null for none. */
         public InputKind input() {
             return input;
         }
@@ -190,6 +196,11 @@ public class ChatEvent {
                 new ChatEvent(Kind.CHANNEL_MENTION, receiverId, senderId, channelId, seq, sentAt);
         e.mentioned = true;
         return e;
+    }
+
+    /** The user's idle expiry reached channel C, at {@code expiredAt} (processing time). */
+    public static ChatEvent channelExpired(long userId, long channelId, long expiredAt) {
+        return new ChatEvent(Kind.CHANNEL_EXPIRED, userId, 0, channelId, 0, expiredAt);
     }
 
     /** Message {@code seq} of the conversation is deleted, told to one of its participants. */

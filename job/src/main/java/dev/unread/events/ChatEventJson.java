@@ -77,13 +77,15 @@ public final class ChatEventJson {
                             event.following(),
                             event.time);
             case USER_ERASED -> EventJson.userErased(event.userId, event.time);
-            // The fan-out's deliveries of chat-conversations records: no topic carries them so.
+            // The fan-out's deliveries of chat-conversations records, and the user's state's own
+            // fact: no topic carries them so.
             case MEMBER_JOINED,
                     MEMBER_LEFT,
                     MESSAGE_DELETED,
                     CHANNEL_JOINED,
                     CHANNEL_LEFT,
-                    CHANNEL_MENTION ->
+                    CHANNEL_MENTION,
+                    CHANNEL_EXPIRED ->
                     throw new IllegalArgumentException(event.kind + " is no record of its own");
         };
     }

@@ -38,6 +38,8 @@ final class ChatEventText {
                             + ")";
             case INBOX_OPENED -> "INBOX_OPENED(" + e.userId + " @" + e.time + ")";
             case ALL_READ -> "ALL_READ(" + e.userId + " @" + e.time + ")";
+            case CHANNEL_EXPIRED ->
+                    "CHANNEL_EXPIRED(" + e.userId + " c" + e.conversationId + " @" + e.time + ")";
             case MEMBER_JOINED, MEMBER_LEFT, CHANNEL_JOINED, CHANNEL_LEFT ->
                     e.kind + "(" + e.userId + " c" + e.conversationId + "#" + e.seq + ")";
             case CONVERSATION_PREFERENCE ->

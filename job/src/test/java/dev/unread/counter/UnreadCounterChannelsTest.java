@@ -9,6 +9,8 @@ import dev.unread.testing.CounterOnRocksDb;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
@@ -19,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * The user's side of a channel (docs/contract.md, "Channels"): the user's state learns the channel
  * from a membership event, forwards what it held of it and every later fact to the channel stage,
  * counts the channel's messages that name the user toward the badge alone, and drops a {@code
- * chat-messages} record that names the channel.
+ * chat-messages} record that names the channel. The channel list outlives idle expiry, which goes
+ * to each channel of it.
  */
 class UnreadCounterChannelsTest {
 
@@ -41,7 +44,8 @@ class UnreadCounterChannelsTest {
 
     @AfterEach
     void close() throws Exception {
-        counter.close();
+        // The counter's own harness, or the one a test opened in its place.
+        harness.close();
     }
 
     @Test
@@ -111,6 +115,42 @@ class UnreadCounterChannelsTest {
         ChatEvent read = ChatEvent.conversationRead(U, CHANNEL, 9, T0 + 30);
         send(read, ChatEvent.conversationRead(U, CHANNEL, 10, T0 + 20));
         assertThat(facts()).containsExactly(read);
+    }
+
+    @Test
+    void anIdleExpiryReachesEveryChannelOfTheUserAndLaterFactsStillGoToTheirStage()
+            throws Exception {
+        long day = UnreadCounter.DAY_MS;
+        harness.close();
+        harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new UnreadCounterOperator(2), e -> e.userId, Types.LONG);
+        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
+        harness.open();
+        harness.setProcessingTime(100 * day);
+        send(
+                ChatEvent.channelMembership(true, U, CHANNEL, 1),
+                ChatEvent.channelMembership(true, U, OTHER_CHANNEL, 1));
+        facts();
+
+        // A channel's message that names U is an event of U: U stays a day longer.
+        harness.setProcessingTime(101 * day);
+        send(ChatEvent.channelMention(SENDER, U, CHANNEL, 2, T0 + 1));
+        harness.setProcessingTime(103 * day);
+        assertThat(facts()).isEmpty();
+
+        harness.setProcessingTime(104 * day);
+        assertThat(facts())
+                .extracting(f -> f.kind + " " + f.conversationId + " " + f.time)
+                .containsExactlyInAnyOrder(
+                        "CHANNEL_EXPIRED 80001 " + 104 * day, "CHANNEL_EXPIRED 80003 " + 104 * day);
+
+        ChatEvent read = ChatEvent.conversationRead(U, CHANNEL, 9, T0 + 30);
+        send(read, ChatEvent.allRead(U, T0 + 40));
+        assertThat(facts())
+                .extracting(f -> f.kind + " " + f.conversationId)
+                .containsExactlyInAnyOrder(
+                        "CONVERSATION_READ 80001", "ALL_READ 80001", "ALL_READ 80003");
     }
 
     @Test
