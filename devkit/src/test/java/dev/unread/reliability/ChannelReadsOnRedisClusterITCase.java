@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.unread.UnreadJob;
 import dev.unread.api.StateQueryApi;
+import dev.unread.channels.ChannelRecipeReads;
+import dev.unread.channels.ChannelRedisModel.Counts;
 import dev.unread.cli.JobApi;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.RedisEndpoint;
@@ -12,29 +15,44 @@ import dev.unread.contract.RedisNames;
 import dev.unread.testing.JobHarness;
 import dev.unread.testing.KafkaBroker;
 import dev.unread.testing.MySqlTestDatabase;
+import dev.unread.testing.Oracle;
+import dev.unread.testing.OracleChannels;
 import dev.unread.testing.RedisClusterServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.RedisClusterClient;
 
 /**
- * The API counts a member's channels on a real Redis Cluster (docs/contract.md, "Channels"):
- * channels"): each channel's keys on the slot of its hash tag, the channels spread over the
- * primaries, the counting round sent to each primary holding any of them, and the answer the same
- * as on one node.
+ * Channels on a real Redis Cluster (docs/contract.md, "Channels"): each channel's keys on the slot
+ * of its hash tag, the channels spread over the primaries, the API's counting round sent to each
+ * primary holding any of them, and the answer the same as on one node; and the job writing channel
+ * traffic there, read back by the recipe and by the API as the oracle counts it.
  */
 class ChannelReadsOnRedisClusterITCase {
 
     @RegisterExtension static final RedisClusterServer REDIS = new RedisClusterServer();
     @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
+    @RegisterExtension static final MiniClusterExtension FLINK = JobHarness.miniCluster();
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir Path checkpoints;
 
     private static final long USER = 7;
     private static final int CHANNELS = 50;
@@ -81,7 +99,7 @@ class ChannelReadsOnRedisClusterITCase {
                                                 .build(),
                                         HttpResponse.BodyHandlers.ofString());
                 assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-                answer = new ObjectMapper().readTree(response.body());
+                answer = JSON.readTree(response.body());
             }
 
             for (long c = 1; c <= CHANNELS; c++) {
@@ -97,5 +115,108 @@ class ChannelReadsOnRedisClusterITCase {
                             "{\"messages\":100,\"mentions\":50,\"conversations\":50,"
                                     + "\"threads\":50}");
         }
+    }
+
+    /**
+     * The job writes channel traffic (memberships early and late, replies, mentions, edits,
+     * deletions, ALL_READs and erasures, among other traffic) to the cluster; once it has read and
+     * checkpointed every record, each member's counts by the recipe, read raw from the cluster, and
+     * each member's answer from the API equal the oracle's.
+     */
+    @Test
+    void theJobsChannelsReadFromTheClusterAsTheOracleCountsThem() throws Exception {
+        long seed = JobHarness.seed("ChannelReadsOnRedisClusterITCase job");
+        String context = "channels on a Redis Cluster, " + JobHarness.context(seed);
+        String prefix = JobHarness.prefix("channel-cluster-job", seed);
+        try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
+            Map<String, String> settings = JobHarness.settings(prefix, db.jdbcUrl());
+            settings.putAll(REDIS.settings());
+            UnreadConfig config = KAFKA.freshTopics(settings);
+            JobHarness.Traffic traffic =
+                    JobHarness.trafficWithChannels(config, seed, 2000, List.of());
+            Oracle oracle = traffic.oracle();
+            OracleChannels channels = oracle.channels();
+            Set<Long> members = new TreeSet<>();
+            channels.channels().forEach(c -> members.addAll(channels.users(c)));
+            Map<String, Counts> expected =
+                    ChannelRecipeReads.channelsOnly(ChannelRecipeReads.expected(channels));
+            assertThat(expected).as("counts to compare, " + context).isNotEmpty();
+
+            KAFKA.produce(traffic.records());
+            JobClient job =
+                    JobHarness.start(
+                            UnreadJob.forProduction(config),
+                            config,
+                            checkpoints,
+                            "channels on a cluster");
+            try (RedisClusterClient redis =
+                    RedisEndpoint.of(config.redisUrl, config.redisClusterNodes, null)
+                            .clusterClient("channel-test", 5000, new ConnectionPoolConfig())) {
+                JobHarness.awaitAllReadAndCheckpointed(KAFKA, config);
+                Map<String, Counts> raw = new TreeMap<>();
+                for (long user : members) {
+                    raw.putAll(ChannelRecipeReads.read(redis, prefix, user));
+                }
+                assertThat(ChannelRecipeReads.channelsOnly(raw))
+                        .as("counts by the recipe, " + context)
+                        .isEqualTo(expected);
+                apiAgrees(config, oracle, members, expected, context);
+            } finally {
+                job.cancel().get();
+                REDIS.deleteKeys(prefix);
+            }
+        }
+    }
+
+    /**
+     * {@code GET /api/unread} of every member: the channels' counts and the badge (the threads'
+     * counts, and the totals they enter, as {@link ChannelRecipeReads#channelsOnly} says).
+     */
+    private static void apiAgrees(
+            UnreadConfig config,
+            Oracle oracle,
+            Set<Long> members,
+            Map<String, Counts> expected,
+            String context)
+            throws Exception {
+        String ids = members.stream().map(String::valueOf).collect(Collectors.joining(","));
+        JsonNode answers;
+        try (StateQueryApi api =
+                StateQueryApi.start(JobApi.config(config, Map.of()).port(0).build())) {
+            HttpResponse<String> response =
+                    HttpClient.newHttpClient()
+                            .send(
+                                    HttpRequest.newBuilder(
+                                                    URI.create(
+                                                            "http://127.0.0.1:"
+                                                                    + api.port()
+                                                                    + "/api/unread?userIds="
+                                                                    + ids))
+                                            .build(),
+                                    HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+            answers = JSON.readTree(response.body()).get("users");
+        }
+        Map<String, Counts> answered = new TreeMap<>();
+        for (JsonNode answer : answers) {
+            long user = answer.get("userId").asLong();
+            String who = "user " + user + ", " + context;
+            Set<String> channels = new TreeSet<>();
+            for (String key : List.of("conversations", "mentions", "channelMentions")) {
+                answer.get(key).fieldNames().forEachRemaining(channels::add);
+            }
+            for (String c : channels) {
+                answered.put(
+                        user + "/" + c,
+                        new Counts(
+                                answer.get("conversations").path(c).asLong(),
+                                answer.get("mentions").path(c).asLong(),
+                                answer.get("channelMentions").path(c).asLong()));
+            }
+            assertThat(answer.get("unreadSenders").asLong())
+                    .as("badge of " + who)
+                    .isEqualTo(oracle.badge(user));
+        }
+        assertThat(answered).as("the API's channel counts, " + context).isEqualTo(expected);
     }
 }

@@ -23,6 +23,17 @@ public final class ChannelRedisModel {
     /** A member's counts of a channel or of a followed thread. */
     public record Counts(long unread, long mentions, long channelMentions) {
         public static final Counts NONE = new Counts(0, 0, 0);
+
+        /**
+         * The recipe's step 4 from what it counted: {@code unread} messages, {@code all} of them
+         * mentioning everyone, and the track's {@code named}, {@code namedAll} and {@code
+         * ignoreAll}.
+         */
+        public static Counts of(
+                long unread, long all, long named, long namedAll, boolean ignoreAll) {
+            long channelMentions = ignoreAll ? 0 : Math.max(0, all - namedAll);
+            return new Counts(unread, named + channelMentions, channelMentions);
+        }
     }
 
     private final TrackJson json = new TrackJson();
@@ -81,7 +92,7 @@ public final class ChannelRedisModel {
             unread += bitcount(conversationId, range);
             all += zcount(conversationId, 0, true, range);
         }
-        return counts(unread, all, track.named(), track.namedAll(), track.ignoreAll());
+        return Counts.of(unread, all, track.named(), track.namedAll(), track.ignoreAll());
     }
 
     /** The same of a thread U follows; zeros when not followed or without a channel track. */
@@ -98,7 +109,7 @@ public final class ChannelRedisModel {
             unread += zcount(conversationId, threadSeq, false, range);
             all += zcount(conversationId, threadSeq, true, range);
         }
-        return counts(unread, all, thread.named(), thread.namedAll(), channel.ignoreAll());
+        return Counts.of(unread, all, thread.named(), thread.namedAll(), channel.ignoreAll());
     }
 
     /** The threads of C of which U has a track field, sorted. */
@@ -115,12 +126,6 @@ public final class ChannelRedisModel {
     /** Whether U has a track field of thread T of C: follows it. */
     public boolean follows(long userId, long conversationId, long threadSeq) {
         return track(userId, conversationId, threadSeq) != null;
-    }
-
-    private static Counts counts(
-            long unread, long all, long named, long namedAll, boolean ignoreAll) {
-        long channelMentions = ignoreAll ? 0 : Math.max(0, all - namedAll);
-        return new Counts(unread, named + channelMentions, channelMentions);
     }
 
     private TreeSet<Long> set(long conversationId, long threadSeq, boolean all) {

@@ -86,7 +86,8 @@ class DependencyOutageITCase {
             settings.putAll(redis);
             UnreadConfig config = KAFKA.freshTopics(settings);
             JobHarness.Traffic traffic =
-                    JobHarness.traffic(config, seed, 3000, new BadRecords(seed, 70 * 1024).of(32));
+                    JobHarness.trafficWithChannels(
+                            config, seed, 3000, new BadRecords(seed, 70 * 1024).of(32));
             List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(3);
 
             KAFKA.produce(parts.get(0));

@@ -49,7 +49,8 @@ class KafkaRestartITCase {
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
             UnreadConfig config = KAFKA.freshTopics(JobHarness.settings(prefix, db.jdbcUrl()));
             JobHarness.Traffic traffic =
-                    JobHarness.traffic(config, seed, 3000, new BadRecords(seed, 70 * 1024).of(64));
+                    JobHarness.trafficWithChannels(
+                            config, seed, 3000, new BadRecords(seed, 70 * 1024).of(64));
             List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(RESTARTS + 1);
 
             KAFKA.produce(parts.get(0));

@@ -120,6 +120,37 @@ public final class ChannelTraffic {
     }
 
     /**
+     * {@code arrivals} as they may go to Kafka, where the job reads {@code chat-conversations} and
+     * each user's {@code chat-reads} partition at its own pace: each erasure (its copies too) at no
+     * earlier than the newest time of the channel records that name its user (a message or edit the
+     * user sent, that mentions the user by id or names the user as root sender), so that no event
+     * of the user with a later time can reach the job before it ("Erasure", precondition). The
+     * user's later facts stay after it, on its own partition.
+     */
+    public static List<Arrival> onKafka(List<Arrival> arrivals) {
+        Map<Long, Long> lastNamed = new HashMap<>();
+        for (ConversationEvent e : Arrival.records(arrivals)) {
+            if (e.isMessage() || e.kind == ConversationEvent.Kind.MESSAGE_EDITED) {
+                for (long user : e.mentions) {
+                    lastNamed.merge(user, e.sentAt, Math::max);
+                }
+                lastNamed.merge(e.senderId, e.sentAt, Math::max);
+                lastNamed.merge(e.rootSenderId, e.sentAt, Math::max);
+            }
+        }
+        List<Arrival> result = new ArrayList<>(arrivals.size());
+        for (Arrival a : arrivals) {
+            ChatEvent f = a.fact;
+            long last = f == null ? 0 : lastNamed.getOrDefault(f.userId, 0L);
+            result.add(
+                    f != null && f.kind == ChatEvent.Kind.USER_ERASED && f.time < last
+                            ? new Arrival(null, ChatEvent.userErased(f.userId, last))
+                            : a);
+        }
+        return result;
+    }
+
+    /**
      * {@code order} with every event of an erased user with a time after the erasure that came
      * before it moved to just after it: a fact of the user, a message the user sent, a message
      * naming the user by id (the erasure acts on what the job holds, "Erasure").

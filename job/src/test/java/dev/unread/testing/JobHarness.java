@@ -67,6 +67,14 @@ public final class JobHarness {
     /** Users erased in a run's traffic. */
     private static final int ERASED_USERS = 5;
 
+    /**
+     * Where the channel traffic's users and channels start in a seed's ids: clear of the other
+     * traffic's, so that its erasures stay the channels' own.
+     */
+    private static final long CHANNEL_IDS = 900;
+
+    private static final int CHANNEL_USERS = 8;
+
     private JobHarness() {}
 
     /** The MiniCluster the end-to-end tests run the job on: one TaskManager with two slots. */
@@ -154,14 +162,21 @@ public final class JobHarness {
                     threadActions++;
                 }
             }
+            long channels =
+                    conversations.stream()
+                            .filter(e -> e.kind == ConversationEvent.Kind.CHANNEL)
+                            .map(e -> e.conversationId)
+                            .distinct()
+                            .count();
             return String.format(
-                    "%d replies, %d thread reads and follows, %d deletions, %d erasures",
+                    "%d replies, %d thread reads and follows, %d deletions, %d erasures%s",
                     replies.size(),
                     threadActions,
                     conversations.stream()
                             .filter(e -> e.kind == ConversationEvent.Kind.MESSAGE_DELETED)
                             .count(),
-                    erasures);
+                    erasures,
+                    channels > 0 ? ", " + channels + " channels" : "");
         }
     }
 
@@ -182,6 +197,26 @@ public final class JobHarness {
             int eventCount,
             List<BadRecords.Bad> bad,
             Function<ChatEvent, byte[]> encoding) {
+        return traffic(config, seed, eventCount, bad, encoding, 0);
+    }
+
+    /**
+     * {@link #traffic} with a tenth as many steps of channel traffic ({@link ChannelTraffic})
+     * spread through it: one to three channels with memberships early and late, replies, mentions,
+     * edits, deletions, ALL_READs and erasures, published in an order the contract allows on Kafka.
+     */
+    public static Traffic trafficWithChannels(
+            UnreadConfig config, long seed, int eventCount, List<BadRecords.Bad> bad) {
+        return traffic(config, seed, eventCount, bad, ChatEventJson::value, eventCount / 10);
+    }
+
+    private static Traffic traffic(
+            UnreadConfig config,
+            long seed,
+            int eventCount,
+            List<BadRecords.Bad> bad,
+            Function<ChatEvent, byte[]> encoding,
+            int channelSteps) {
         long firstUser = 1_000_000 + seed * 1000;
         EventStreams streams = new EventStreams(seed).withIds(firstUser, 1);
         int threadEvents = eventCount / 10;
@@ -220,6 +255,29 @@ public final class JobHarness {
                 interleaved(
                         messagesAndReads,
                         ChatRecords.ofConversations(config, groups.published(conversations, 0.2)));
+        if (channelSteps > 0) {
+            ChannelTraffic channels =
+                    new ChannelTraffic(
+                            streams.random(),
+                            firstUser + CHANNEL_IDS,
+                            firstUser + CHANNEL_IDS,
+                            OracleChannels.DEFAULT_MAX_CHANNEL_SEQ);
+            List<ChannelTraffic.Arrival> arrivals =
+                    ChannelTraffic.onKafka(
+                            channels.published(channels.traffic(channelSteps, CHANNEL_USERS), 0.2));
+            // The oracle takes the channels' records in the order they arrive.
+            events.addAll(ChannelTraffic.Arrival.facts(arrivals));
+            conversations = new ArrayList<>(conversations);
+            conversations.addAll(ChannelTraffic.Arrival.records(arrivals));
+            List<ProducerRecord<byte[], byte[]>> channelRecords = new ArrayList<>();
+            for (ChannelTraffic.Arrival a : arrivals) {
+                channelRecords.add(
+                        a.record() != null
+                                ? ChatRecords.ofConversations(config, List.of(a.record())).get(0)
+                                : ChatRecords.of(config, a.fact(), encoding.apply(a.fact())));
+            }
+            records = interleaved(records, channelRecords);
+        }
         int valid = records.size();
         List<ProducerRecord<byte[], byte[]>> mixed = new ArrayList<>(valid + bad.size());
         Random keys = new Random(seed);

@@ -1,5 +1,7 @@
 package dev.unread.testing;
 
+import dev.unread.channels.ChannelRecipeReads;
+import dev.unread.channels.ChannelRedisModel.Counts;
 import dev.unread.contract.MySqlSchema;
 import dev.unread.testing.Oracle.Member;
 import java.sql.Connection;
@@ -31,6 +33,9 @@ public final class Observed {
     public final Map<String, Map<String, String>> channelMentionHashes;
     public final Map<String, Map<String, String>> threadChannelMentionHashes;
 
+    /** Each member's channel counts by the recipe, as {@link ChannelRecipeReads} keys them. */
+    public final Map<String, Counts> channelCounts;
+
     private Observed(
             Map<String, String> senderKeys,
             Map<String, Map<String, String>> conversationHashes,
@@ -44,7 +49,9 @@ public final class Observed {
             Map<String, Map<String, String>> threadHashes,
             Map<String, Map<String, String>> threadMentionHashes,
             Map<String, Map<String, String>> channelMentionHashes,
-            Map<String, Map<String, String>> threadChannelMentionHashes) {
+            Map<String, Map<String, String>> threadChannelMentionHashes,
+            Map<String, Counts> channelCounts) {
+        this.channelCounts = channelCounts;
         this.threadHashes = threadHashes;
         this.channelMentionHashes = channelMentionHashes;
         this.threadChannelMentionHashes = threadChannelMentionHashes;
@@ -113,7 +120,8 @@ public final class Observed {
                 TestRedis.hashes(prefix + Oracle.THREADS_KEY),
                 TestRedis.hashes(prefix + Oracle.THREAD_MENTIONS_KEY),
                 TestRedis.hashes(prefix + Oracle.CHANNEL_MENTIONS_KEY),
-                TestRedis.hashes(prefix + Oracle.THREAD_CHANNEL_MENTIONS_KEY));
+                TestRedis.hashes(prefix + Oracle.THREAD_CHANNEL_MENTIONS_KEY),
+                ObservedChannels.counts(prefix));
     }
 
     /** Whether Redis and MySQL equal the oracle; {@code unread_count} within its bounds. */
@@ -124,19 +132,33 @@ public final class Observed {
     /** What differs from the oracle, empty when nothing. */
     public String differenceFrom(Oracle oracle, String prefix, boolean withMySql) {
         StringBuilder diff = new StringBuilder();
+        OracleChannels channels = oracle.channels();
+        // A channel's cursors are bounded, not exact: compared apart from the others.
+        Map<String, Map<String, Double>> groupReaders = new TreeMap<>(readers);
+        Map<Member, Long> channelReaders =
+                ObservedChannels.takeReaders(groupReaders, prefix, channels::isChannel);
+        Map<Member, Long> groupRows = new TreeMap<>(conversationMember);
+        Map<Member, Long> channelRows = ObservedChannels.takeRows(groupRows, channels::isChannel);
+        Map<Member, Long> groupUnread = new TreeMap<>(unreadCounts);
+        Map<Member, Long> channelUnread =
+                ObservedChannels.takeRows(groupUnread, channels::isChannel);
         compare(diff, "Redis sender badges", oracle.redisSenderKeys(prefix), senderKeys);
         compare(
                 diff,
                 "Redis conversation counts",
                 fields(oracle.redisConversationHashes(prefix)),
                 fields(conversationHashes));
-        compare(diff, "Redis readers", fields(oracle.redisReaders(prefix)), fields(readers));
+        compare(diff, "Redis readers", fields(oracle.redisReaders(prefix)), fields(groupReaders));
         compare(
                 diff,
                 "Redis mentions",
                 fields(oracle.redisMentionHashes(prefix)),
                 fields(mentionHashes));
-        compare(diff, "Redis marked unread", oracle.redisMarkedSets(prefix), markedSets);
+        compare(
+                diff,
+                "Redis marked unread",
+                ObservedChannels.withoutChannels(oracle.redisMarkedSets(prefix), channels),
+                ObservedChannels.withoutChannels(markedSets, channels));
         compare(diff, "Redis totals", fields(oracle.redisTotals(prefix)), fields(totals));
         compare(
                 diff,
@@ -158,14 +180,20 @@ public final class Observed {
                 "Redis thread channel mentions",
                 fields(oracle.redisThreadChannelMentionHashes(prefix)),
                 fields(threadChannelMentionHashes));
+        compare(
+                diff,
+                "Redis channel counts by the recipe",
+                ChannelRecipeReads.channelsOnly(ChannelRecipeReads.expected(channels)),
+                ChannelRecipeReads.channelsOnly(channelCounts));
+        ObservedChannels.compareCursors(
+                diff, "Redis readers", ObservedChannels.readers(channels), channelReaders);
         if (withMySql) {
+            ObservedChannels.compareCursors(
+                    diff, "conversation_member", channels.conversationMemberRows(), channelRows);
+            ObservedChannels.compareUnreadCounts(diff, channels, channelUnread);
             compare(diff, "user_activity", oracle.userActivityRows(), userActivity);
-            compare(
-                    diff,
-                    "conversation_member",
-                    oracle.conversationMemberRows(),
-                    conversationMember);
-            unreadCounts.forEach(
+            compare(diff, "conversation_member", oracle.conversationMemberRows(), groupRows);
+            groupUnread.forEach(
                     (member, count) -> {
                         if (count < 0 || count > oracle.unreadCountUpperBound(member)) {
                             diff.append(
