@@ -3,9 +3,7 @@ package dev.unread.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.unread.api.StateQueryApi;
-import dev.unread.cli.JobApi;
+import dev.unread.cli.JobApiReads;
 import dev.unread.config.UnreadConfig;
 import dev.unread.events.ChatEvent;
 import dev.unread.generator.Workload;
@@ -14,10 +12,6 @@ import dev.unread.kafka.TempDirs;
 import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Oracle;
 import dev.unread.testing.TestRedis;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -152,23 +146,7 @@ class ChannelBenchITCase {
 
     /** The API's answer for {@code user}, reading the run's keys. */
     private static JsonNode unread(UnreadConfig config, long user) throws Exception {
-        try (StateQueryApi api =
-                StateQueryApi.start(JobApi.config(config, Map.of()).port(0).build())) {
-            HttpResponse<String> response =
-                    HttpClient.newHttpClient()
-                            .send(
-                                    HttpRequest.newBuilder(
-                                                    URI.create(
-                                                            "http://127.0.0.1:"
-                                                                    + api.port()
-                                                                    + "/api/users/"
-                                                                    + user
-                                                                    + "/unread"))
-                                            .build(),
-                                    HttpResponse.BodyHandlers.ofString());
-            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-            return new ObjectMapper().readTree(response.body());
-        }
+        return JobApiReads.get(config, "/api/users/" + user + "/unread");
     }
 
     /** The channel runs alone: every other part of the bench is left out. */

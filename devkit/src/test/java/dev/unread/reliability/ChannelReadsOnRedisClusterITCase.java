@@ -3,12 +3,10 @@ package dev.unread.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.UnreadJob;
-import dev.unread.api.StateQueryApi;
 import dev.unread.channels.ChannelRecipeReads;
 import dev.unread.channels.ChannelRedisModel.Counts;
-import dev.unread.cli.JobApi;
+import dev.unread.cli.JobApiReads;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.RedisEndpoint;
 import dev.unread.contract.RedisNames;
@@ -18,10 +16,6 @@ import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Oracle;
 import dev.unread.testing.OracleChannels;
 import dev.unread.testing.RedisClusterServer;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
@@ -49,8 +43,6 @@ class ChannelReadsOnRedisClusterITCase {
     @RegisterExtension static final RedisClusterServer REDIS = new RedisClusterServer();
     @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
     @RegisterExtension static final MiniClusterExtension FLINK = JobHarness.miniCluster();
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir Path checkpoints;
 
@@ -83,24 +75,7 @@ class ChannelReadsOnRedisClusterITCase {
             }
             assertThat(primaries).as("primaries holding the channels").hasSizeGreaterThan(1);
 
-            JsonNode answer;
-            try (StateQueryApi api =
-                    StateQueryApi.start(JobApi.config(config, Map.of()).port(0).build())) {
-                HttpResponse<String> response =
-                        HttpClient.newHttpClient()
-                                .send(
-                                        HttpRequest.newBuilder(
-                                                        URI.create(
-                                                                "http://127.0.0.1:"
-                                                                        + api.port()
-                                                                        + "/api/users/"
-                                                                        + USER
-                                                                        + "/unread"))
-                                                .build(),
-                                        HttpResponse.BodyHandlers.ofString());
-                assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-                answer = JSON.readTree(response.body());
-            }
+            JsonNode answer = JobApiReads.get(config, "/api/users/" + USER + "/unread");
 
             for (long c = 1; c <= CHANNELS; c++) {
                 assertThat(answer.path("conversations").path(Long.toString(c)).asLong())
@@ -180,23 +155,7 @@ class ChannelReadsOnRedisClusterITCase {
             String context)
             throws Exception {
         String ids = members.stream().map(String::valueOf).collect(Collectors.joining(","));
-        JsonNode answers;
-        try (StateQueryApi api =
-                StateQueryApi.start(JobApi.config(config, Map.of()).port(0).build())) {
-            HttpResponse<String> response =
-                    HttpClient.newHttpClient()
-                            .send(
-                                    HttpRequest.newBuilder(
-                                                    URI.create(
-                                                            "http://127.0.0.1:"
-                                                                    + api.port()
-                                                                    + "/api/unread?userIds="
-                                                                    + ids))
-                                            .build(),
-                                    HttpResponse.BodyHandlers.ofString());
-            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-            answers = JSON.readTree(response.body()).get("users");
-        }
+        JsonNode answers = JobApiReads.get(config, "/api/unread?userIds=" + ids).get("users");
         Map<String, Counts> answered = new TreeMap<>();
         for (JsonNode answer : answers) {
             long user = answer.get("userId").asLong();
