@@ -195,6 +195,21 @@ class UnreadCounterChannelsTest {
         assertThat(marked).noneMatch(c -> c.kind == Count.TOTAL_CONVERSATIONS);
     }
 
+    @Test
+    void aChannelsReadThatArrivesBeforeAnOlderMarkStillClearsIt() throws Exception {
+        send(ChatEvent.channelMembership(true, U, CHANNEL, 1));
+        send(ChatEvent.conversationRead(U, CHANNEL, 3, T0 + 5));
+        counts();
+
+        send(ChatEvent.markedUnread(U, CHANNEL, T0 + 4));
+        assertThat(counts()).noneMatch(c -> c.kind == Count.MARKED && c.count > 0);
+
+        send(ChatEvent.markedUnread(U, CHANNEL, T0 + 6));
+        assertThat(counts())
+                .extracting(UnreadCount::toString)
+                .contains(UnreadCount.marked(U, CHANNEL, true).toString());
+    }
+
     private static UnreadCount unmarked() {
         return UnreadCount.marked(U, CHANNEL, false);
     }
