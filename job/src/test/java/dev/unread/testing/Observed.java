@@ -179,8 +179,8 @@ public final class Observed {
         compare(
                 diff,
                 "Redis channel counts by the recipe",
-                ChannelRecipeReads.channelsOnly(ChannelRecipeReads.expected(channels)),
-                ChannelRecipeReads.channelsOnly(channelCounts));
+                ChannelRecipeReads.expected(channels),
+                channelCounts);
         ObservedChannels.compareCursors(
                 diff, "Redis readers", ObservedChannels.readers(channels), channelReaders);
         if (withMySql) {
