@@ -25,8 +25,10 @@ final class ChannelGeneration {
         final List<Long> roots = new ArrayList<>();
         final Map<Long, Long> rootSenders = new HashMap<>();
 
-        /** Every message's seq: what an edit names. */
-        final List<Long> sent = new ArrayList<>();
+        /**
+         * Every message's seq: what an edit names (a hash set, whose order a seed's edits keep).
+         */
+        final Set<Long> sent = new HashSet<>();
 
         long seq;
 
@@ -169,10 +171,11 @@ final class ChannelGeneration {
      * editedAt from a few values, so that edits tie.
      */
     private void edit(Channel c) {
+        List<Long> sent = new ArrayList<>(c.sent);
         long seq =
-                c.sent.isEmpty() || random.nextInt(8) == 0
+                sent.isEmpty() || random.nextInt(8) == 0
                         ? 1 + random.nextInt((int) c.seq)
-                        : c.sent.get(random.nextInt(c.sent.size()));
+                        : sent.get(random.nextInt(sent.size()));
         // As chat-conversations carries it: no thread, which the job takes from the message.
         records.add(
                 ConversationEvent.edited(
