@@ -112,10 +112,14 @@ final class ChannelMessages {
         }
     }
 
-    /** An edit of a message not seen, or of another thread, changes nothing. */
+    /**
+     * An edit of a message not seen changes nothing. A {@code chat-conversations} edit names no
+     * thread ("Edits that change mentions": it names neither its message's sender nor its thread),
+     * so the message's record says which thread an edit of a reply moves.
+     */
     void edited(ConversationEvent e, Out out) throws Exception {
         MessageRecord m = MessageRecord.decode(messages.get(e.seq));
-        if (!m.present() || m.threadSeq != e.threadSeq) {
+        if (!m.present()) {
             return;
         }
         long[] namedBefore = m.named();

@@ -105,7 +105,11 @@ final class Channels {
             long threadSeq = entry.getKey().f1;
             ThreadState thread = entry.getValue();
             if (thread.cursor > 0) {
-                facts.accept(ChatEvent.threadRead(user, channel, threadSeq, thread.cursor, 0));
+                // The state keeps no time of a thread read, and the stage takes a fact only after
+                // the erasure it holds: what the state holds came after the one forwarded above.
+                facts.accept(
+                        ChatEvent.threadRead(
+                                user, channel, threadSeq, thread.cursor, inbox.erasedAt + 1));
             }
             if (thread.following != 0) {
                 facts.accept(

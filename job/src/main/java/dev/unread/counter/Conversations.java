@@ -265,12 +265,19 @@ final class Conversations {
 
     /**
      * A read of one of the user's channels, which the channel stage counts: here it only clears a
-     * mark made before it.
+     * mark made before it. Its time is kept even with no mark yet, as a mark older than it may
+     * still arrive and must find itself cleared ("Marked unread" holds in any order).
      */
     boolean channelRead(ChatEvent read, InboxState user, Collector<UnreadCount> out)
             throws Exception {
-        ConversationState kept = states.conversations.get(read.conversationId);
-        if (kept == null || kept.markedAt == 0 || read.time <= kept.lastReadAt) {
+        ConversationState kept = states.conversation(read.conversationId);
+        if (read.time <= kept.lastReadAt) {
+            return false;
+        }
+        if (kept.markedAt <= kept.lastReadAt) {
+            // Nothing shown changes: the channel's counts are the stage's.
+            kept.lastReadAt = read.time;
+            states.conversations.put(read.conversationId, kept);
             return false;
         }
         begin(read.conversationId);

@@ -107,11 +107,8 @@ public final class ChannelRecipeReads {
     }
 
     /**
-     * {@code counts} without the followed threads': the channels' own. The end-to-end tests compare
-     * these, as the job's threads of a channel still differ from the oracle's in traffic with
-     * erasures and edits (ChannelsModelTest's traffic of seeds 2, 7, 9, 13, 15 and 16 leaves a
-     * thread unfollowed that a reply sent after the erasure of its root's sender, naming that
-     * sender, makes followed again).
+     * {@code counts} without the followed threads': the channels' own, as an answer's
+     * per-conversation fields hold them.
      */
     public static Map<String, Counts> channelsOnly(Map<String, Counts> counts) {
         Map<String, Counts> channels = new TreeMap<>(counts);

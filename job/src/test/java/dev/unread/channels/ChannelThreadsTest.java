@@ -104,6 +104,22 @@ class ChannelThreadsTest {
         }
     }
 
+    /**
+     * A {@code chat-conversations} edit carries no {@code threadSeq}: the stage takes the reply's
+     * thread from the reply.
+     */
+    @Test
+    void anEditOfAReplyMovesItsThreadsMentions() throws Exception {
+        try (ChannelStageHarness stage = thread(ChannelStageHarness.open())) {
+            stage.records(ConversationEvent.edited(C, 5, 60, false));
+            assertEquals(new Counts(2, 0, 0), stage.redis.threadCounts(U2, C, T));
+            assertEquals(new Counts(2, 0, 0), stage.redis.threadCounts(U3, C, T));
+            stage.records(ConversationEvent.edited(C, 4, 70, true, U2));
+            assertEquals(new Counts(2, 1, 0), stage.redis.threadCounts(U2, C, T));
+            assertEquals(new Counts(2, 1, 1), stage.redis.threadCounts(U3, C, T));
+        }
+    }
+
     /** A thread's root is a message without threadSeq: a reply names no one a root's sender. */
     @Test
     void aReplyToAReplyMakesNeitherItsSenderNorWhomItNamedADefaultFollower() throws Exception {

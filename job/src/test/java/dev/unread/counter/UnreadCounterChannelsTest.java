@@ -69,10 +69,24 @@ class UnreadCounterChannelsTest {
                         ChatEvent.conversationRead(U, CHANNEL, 7, T0 + 1).toString(),
                         preference.toString(),
                         ignore.toString(),
-                        ChatEvent.threadRead(U, CHANNEL, 5, 9, 0).toString(),
+                        ChatEvent.threadRead(U, CHANNEL, 5, 9, 1).toString(),
                         follow.toString(),
                         "ALL_READ(10086 @" + (T0 + 6) + ")");
         assertThat(forwarded).allSatisfy(f -> assertThat(f.conversationId).isEqualTo(CHANNEL));
+    }
+
+    /**
+     * The user's state keeps no time of a thread read, and the stage drops a fact not after the
+     * member's erasure: a held read goes with a time just after the erasure it follows.
+     */
+    @Test
+    void aThreadReadHeldBeforeTheChannelWasKnownGoesAfterTheErasure() throws Exception {
+        send(ChatEvent.userErased(U, T0), ChatEvent.threadRead(U, CHANNEL, 5, 9, T0 + 4));
+        send(ChatEvent.channelMembership(true, U, CHANNEL, 3));
+        assertThat(facts())
+                .extracting(f -> f.kind + " @" + f.time + " <=" + f.readSeq())
+                .containsExactly(
+                        "USER_ERASED @" + T0 + " <=0", "THREAD_READ @" + (T0 + 1) + " <=9");
     }
 
     @Test
@@ -193,6 +207,21 @@ class UnreadCounterChannelsTest {
         List<UnreadCount> marked = counts();
         assertThat(marked).extracting(c -> c.kind).contains(Count.MARKED);
         assertThat(marked).noneMatch(c -> c.kind == Count.TOTAL_CONVERSATIONS);
+    }
+
+    @Test
+    void aChannelsReadThatArrivesBeforeAnOlderMarkStillClearsIt() throws Exception {
+        send(ChatEvent.channelMembership(true, U, CHANNEL, 1));
+        send(ChatEvent.conversationRead(U, CHANNEL, 3, T0 + 5));
+        counts();
+
+        send(ChatEvent.markedUnread(U, CHANNEL, T0 + 4));
+        assertThat(counts()).noneMatch(c -> c.kind == Count.MARKED && c.count > 0);
+
+        send(ChatEvent.markedUnread(U, CHANNEL, T0 + 6));
+        assertThat(counts())
+                .extracting(UnreadCount::toString)
+                .contains(UnreadCount.marked(U, CHANNEL, true).toString());
     }
 
     private static UnreadCount unmarked() {

@@ -25,8 +25,10 @@ final class ChannelGeneration {
         final List<Long> roots = new ArrayList<>();
         final Map<Long, Long> rootSenders = new HashMap<>();
 
-        /** Every message's seq → its thread (0 for a root): what an edit names. */
-        final Map<Long, Long> threadOf = new HashMap<>();
+        /**
+         * Every message's seq: what an edit names (a hash set, whose order a seed's edits keep).
+         */
+        final Set<Long> sent = new HashSet<>();
 
         long seq;
 
@@ -108,7 +110,7 @@ final class ChannelGeneration {
                 if (!c.withMembership.contains(user)) {
                     long seq = 1 + random.nextInt((int) c.seq + 1);
                     // A seq of its own, as the chat server gives every change one.
-                    membership(c, user, c.threadOf.containsKey(seq) ? ++c.seq : seq);
+                    membership(c, user, c.sent.contains(seq) ? ++c.seq : seq);
                 }
             }
             if (random.nextInt(3) == 0) {
@@ -156,7 +158,7 @@ final class ChannelGeneration {
             c.roots.add(seq);
             c.rootSenders.put(seq, sender);
         }
-        c.threadOf.put(seq, m.threadSeq);
+        c.sent.add(seq);
         records.add(m);
         if (random.nextInt(4) == 0) {
             long deleted = random.nextBoolean() ? seq : 1 + random.nextInt((int) c.seq);
@@ -165,24 +167,23 @@ final class ChannelGeneration {
     }
 
     /**
-     * An edit of one of the channel's messages (now and then of a seq no message has, or naming the
-     * wrong thread), at an editedAt from a few values, so that edits tie.
+     * An edit of one of the channel's messages (now and then of a seq no message has), at an
+     * editedAt from a few values, so that edits tie.
      */
     private void edit(Channel c) {
-        List<Long> sent = new ArrayList<>(c.threadOf.keySet());
+        List<Long> sent = new ArrayList<>(c.sent);
         long seq =
                 sent.isEmpty() || random.nextInt(8) == 0
                         ? 1 + random.nextInt((int) c.seq)
                         : sent.get(random.nextInt(sent.size()));
-        ConversationEvent edit =
+        // As chat-conversations carries it: no thread, which the job takes from the message.
+        records.add(
                 ConversationEvent.edited(
                         c.id,
                         seq,
                         clock + random.nextInt(3) * TICK_MS,
                         random.nextInt(4) == 0,
-                        mentions());
-        edit.threadSeq = c.threadOf.getOrDefault(seq, 0L);
-        records.add(edit);
+                        mentions()));
     }
 
     /** A follow or an unfollow; now and then an unfollow and a follow a tick later. */

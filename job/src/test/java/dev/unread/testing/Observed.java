@@ -154,11 +154,7 @@ public final class Observed {
                 "Redis mentions",
                 fields(oracle.redisMentionHashes(prefix)),
                 fields(mentionHashes));
-        compare(
-                diff,
-                "Redis marked unread",
-                ObservedChannels.withoutChannels(oracle.redisMarkedSets(prefix), channels),
-                ObservedChannels.withoutChannels(markedSets, channels));
+        compare(diff, "Redis marked unread", oracle.redisMarkedSets(prefix), markedSets);
         compare(diff, "Redis totals", fields(oracle.redisTotals(prefix)), fields(totals));
         compare(
                 diff,
@@ -183,8 +179,8 @@ public final class Observed {
         compare(
                 diff,
                 "Redis channel counts by the recipe",
-                ChannelRecipeReads.channelsOnly(ChannelRecipeReads.expected(channels)),
-                ChannelRecipeReads.channelsOnly(channelCounts));
+                ChannelRecipeReads.expected(channels),
+                channelCounts);
         ObservedChannels.compareCursors(
                 diff, "Redis readers", ObservedChannels.readers(channels), channelReaders);
         if (withMySql) {

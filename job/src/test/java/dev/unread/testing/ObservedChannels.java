@@ -6,9 +6,7 @@ import dev.unread.contract.RedisNames;
 import dev.unread.testing.Oracle.Member;
 import dev.unread.testing.OracleChannels.Bounds;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.function.LongPredicate;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
@@ -45,25 +43,6 @@ final class ObservedChannels {
         Map<Member, Bounds> readers = new TreeMap<>(channels.conversationMemberRows());
         readers.keySet().removeIf(m -> channels.left(m.userId(), m.conversationId()));
         return readers;
-    }
-
-    /**
-     * {@code marked} without the channels' marks, which the comparison leaves out: the job kept a
-     * channel's mark that a newer read of it, arriving first, clears in the oracle ("Marked
-     * unread"; KafkaRestartITCase with -Dunread.seed=214389, a user who had left the channel).
-     */
-    static Map<String, Set<String>> withoutChannels(
-            Map<String, Set<String>> marked, OracleChannels channels) {
-        Map<String, Set<String>> kept = new TreeMap<>();
-        marked.forEach(
-                (key, conversations) -> {
-                    Set<String> others = new TreeSet<>(conversations);
-                    others.removeIf(c -> channels.isChannel(Long.parseLong(c)));
-                    if (!others.isEmpty()) {
-                        kept.put(key, others);
-                    }
-                });
-        return kept;
     }
 
     /** {@code readers}' channel keys as (channel, user) → score; the others stay. */
