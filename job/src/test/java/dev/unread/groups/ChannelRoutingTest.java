@@ -7,9 +7,6 @@ import dev.unread.events.ConversationEvent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
@@ -32,13 +29,7 @@ class ChannelRoutingTest {
 
     @BeforeEach
     void open() throws Exception {
-        harness =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new GroupFanOut()),
-                        e -> e.conversationId,
-                        Types.LONG);
-        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
-        harness.open();
+        harness = FanOutHarness.open();
     }
 
     @AfterEach

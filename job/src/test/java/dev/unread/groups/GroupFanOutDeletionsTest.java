@@ -10,12 +10,9 @@ import dev.unread.state.StateSchema;
 import java.util.List;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,13 +30,7 @@ class GroupFanOutDeletionsTest {
 
     @BeforeEach
     void open() throws Exception {
-        harness =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new GroupFanOut()),
-                        e -> e.conversationId,
-                        Types.LONG);
-        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
-        harness.open();
+        harness = FanOutHarness.open();
     }
 
     @AfterEach

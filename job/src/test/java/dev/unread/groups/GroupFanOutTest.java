@@ -15,7 +15,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
@@ -38,24 +37,12 @@ class GroupFanOutTest {
 
     @BeforeEach
     void open() throws Exception {
-        harness = harness(new EmbeddedRocksDBStateBackend());
+        harness = FanOutHarness.open();
     }
 
     @AfterEach
     void close() throws Exception {
         harness.close();
-    }
-
-    private static KeyedOneInputStreamOperatorTestHarness<Long, ConversationEvent, ChatEvent>
-            harness(StateBackend backend) throws Exception {
-        KeyedOneInputStreamOperatorTestHarness<Long, ConversationEvent, ChatEvent> h =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new GroupFanOut()),
-                        e -> e.conversationId,
-                        Types.LONG);
-        h.setStateBackend(backend);
-        h.open();
-        return h;
     }
 
     private void send(ConversationEvent... events) throws Exception {
