@@ -139,8 +139,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         // Neither 0, a fresh record's refreshedIn, nor its complement (see Refresh.stamp).
         states = new UserStates(getRuntimeContext(), Incarnations.next(), maxBareThreads);
         badge = new Badge(states);
-        totals = new UserTotals(states);
         channels = new Channels(getRuntimeContext(), states);
+        totals = new UserTotals(states, channels);
         conversations = new Conversations(states, totals, channels, trackRootSenders);
         expiry = new Expiry(states, channels, idleStateDays);
         allRead = new AllRead(states, badge, conversations);

@@ -14,9 +14,11 @@ import org.apache.flink.util.Collector;
 final class UserTotals {
 
     private final UserStates states;
+    private final Channels channels;
 
-    UserTotals(UserStates states) {
+    UserTotals(UserStates states, Channels channels) {
         this.states = states;
+        this.channels = channels;
     }
 
     /**
@@ -44,7 +46,10 @@ final class UserTotals {
         }
         Share sum = Share.NONE;
         for (Map.Entry<Long, ConversationState> entry : states.conversations.entries()) {
-            sum = sum.plus(ConversationView.of(entry.getValue()).share());
+            // A channel's record here holds its mark at most, which readers add themselves.
+            if (!channels.isChannel(inbox, entry.getKey())) {
+                sum = sum.plus(ConversationView.of(entry.getValue()).share());
+            }
         }
         sum.storeIn(inbox);
         inbox.totalsKept = true;

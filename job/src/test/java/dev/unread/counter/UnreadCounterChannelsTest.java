@@ -5,11 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.unread.contract.Count;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
+import dev.unread.state.InboxState;
+import dev.unread.state.StateSchema;
 import dev.unread.testing.CounterOnRocksDb;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
+import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -207,6 +212,39 @@ class UnreadCounterChannelsTest {
         List<UnreadCount> marked = counts();
         assertThat(marked).extracting(c -> c.kind).contains(Count.MARKED);
         assertThat(marked).noneMatch(c -> c.kind == Count.TOTAL_CONVERSATIONS);
+    }
+
+    /**
+     * A state from before kept totals sums them once from the user's conversations: a marked
+     * channel's record is one of them, and stays out of the totals as on every other path.
+     */
+    @Test
+    void totalsSummedForAStateFromBeforeThemLeaveAMarkedChannelOut() throws Exception {
+        send(
+                ChatEvent.channelMembership(true, U, CHANNEL, 1),
+                ChatEvent.markedUnread(U, CHANNEL, T0 + 1),
+                ChatEvent.markedUnread(U, DIRECT, T0 + 2));
+        assertThat(totalConversations()).isEqualTo(1);
+        var backend = harness.getOperator().getKeyedStateBackend();
+        backend.setCurrentKey(U);
+        ValueState<InboxState> inbox =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        StateSchema.INBOX);
+        InboxState old = inbox.value();
+        old.totalsKept = false;
+        old.totalConversations = 0;
+        inbox.update(old);
+        var snapshot = harness.snapshot(1, 1);
+        harness.close();
+        harness = CounterOnRocksDb.harness();
+        harness.initializeState(snapshot);
+        harness.open();
+
+        send(ChatEvent.message(SENDER, U, DIRECT, 1, T0 + 3));
+
+        assertThat(totalConversations()).isEqualTo(1);
     }
 
     @Test
