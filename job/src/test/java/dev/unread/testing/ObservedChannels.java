@@ -35,16 +35,6 @@ final class ObservedChannels {
         return counts;
     }
 
-    /**
-     * The cursors {@code chat:readers:{C}} scores, as bounds: those of the participants, the
-     * members whose newest membership event is no leave ("Readers key").
-     */
-    static Map<Member, Bounds> readers(OracleChannels channels) {
-        Map<Member, Bounds> readers = new TreeMap<>(channels.conversationMemberRows());
-        readers.keySet().removeIf(m -> channels.left(m.userId(), m.conversationId()));
-        return readers;
-    }
-
     /** {@code readers}' channel keys as (channel, user) → score; the others stay. */
     static Map<Member, Long> takeReaders(
             Map<String, Map<String, Double>> readers, String prefix, LongPredicate isChannel) {
