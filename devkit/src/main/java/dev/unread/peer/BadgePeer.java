@@ -72,6 +72,9 @@ public final class BadgePeer implements AutoCloseable {
         }
     }
 
+    /** How long a close waits for the stream threads to stop. */
+    private static final Duration CLOSE_WAIT = Duration.ofMinutes(2);
+
     private final Settings settings;
     private final AtomicLong processed = new AtomicLong();
     private final KafkaStreams streams;
@@ -231,7 +234,9 @@ public final class BadgePeer implements AutoCloseable {
 
     @Override
     public void close() {
-        streams.close(Duration.ofSeconds(30));
+        // In a CI run on a loaded machine the stream threads took more than 30 s to stop, and
+        // cleanUp refuses while they run: wait longer, and name a peer that never stops as such.
+        boolean stopped = streams.close(CLOSE_WAIT);
         writer.stop();
         try {
             writing.join(Duration.ofSeconds(30).toMillis());
@@ -239,6 +244,13 @@ public final class BadgePeer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         admin.close();
+        if (!stopped) {
+            throw new IllegalStateException(
+                    "the Kafka Streams peer did not stop within "
+                            + CLOSE_WAIT
+                            + ": "
+                            + streams.state());
+        }
         streams.cleanUp();
     }
 }
