@@ -28,7 +28,8 @@ import org.apache.flink.util.OutputTag;
  * first touch of a member by an incarnation of the stage (each open: a start or a restore), since
  * Redis may hold a track from a timeline the restore rolled back (as UnreadCounter does for its
  * counts). Each rise of a member's cursor goes to {@link #CURSORS}, with the member's unread count
- * right after it, and an erasure as ConversationCursor#erasure.
+ * right after it, and an erasure as ConversationCursor#erasure, then the cursor it keeps (a root
+ * the member sent after it).
  */
 public class ChannelStage
         extends KeyedCoProcessFunction<Long, ConversationEvent, ChatEvent, ChannelWrite> {

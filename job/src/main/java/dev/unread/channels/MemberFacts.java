@@ -174,6 +174,8 @@ final class MemberFacts {
         summary.save();
         threads.erase(touch, out);
         out.cursor(ConversationCursor.erasure(e.userId, out.conversationId));
+        // The erasure deletes the member's row and score, so a cursor it keeps goes out again.
+        touch.readBefore = 0;
         touch.force = true;
         members.finish(touch, out);
     }

@@ -37,7 +37,9 @@ final class Members {
         final long userId;
         final MemberRecord record;
         final ChannelTrack before;
-        final long readBefore;
+
+        /** The cursor the sinks hold: the one sent when the member's read rises past it. */
+        long readBefore;
 
         /** The track is written even unchanged (an erasure writes it afresh). */
         boolean force;

@@ -18,8 +18,10 @@ import redis.clients.jedis.params.ZAddParams;
  * Writes "read by N": the sorted set {@code chat:readers:{conversationId}}, member the
  * participant's userId, score its read cursor, with {@code ZADD ... GT} so a score only rises
  * whatever order writes arrive in, a replay after a restore included, and {@code ZREM} of a member
- * who left the conversation. Updates of one member within the flush interval are coalesced to the
- * highest, or to the removal when it came last.
+ * who left the conversation or was erased. Updates of one member within the flush interval are
+ * coalesced to the highest, or to the removal when it came last; a score after a removal is written
+ * with a plain {@code ZADD}, which replaces what Redis holds as the removal would have (an erased
+ * member's cursor starts again below the score it had).
  *
  * <p>Scores are doubles: a cursor above 2^53 is stored rounded.
  */
@@ -44,17 +46,20 @@ public class RedisReaders implements Sink<ReaderUpdate> {
     }
 
     /**
+     * A reader's update since the last flush: its highest cursor ({@code score}, 0 for none) and
+     * whether a removal came before it ({@code removed}); a removal alone is {@code ZREM}.
+     */
+    private record Pending(long score, boolean removed) {}
+
+    /**
      * The highest cursor of each conversation's reader since the last flush, or its removal when
-     * that came last (a reader who left).
+     * that came last (a reader who left or was erased), or both when a cursor followed a removal.
      */
     static final class Buffer implements RedisWriter.Buffer<ReaderUpdate> {
-        /** Not a cursor: the reader left, and its member goes. */
-        private static final long REMOVED = -1;
-
         private final String prefix;
 
-        /** conversationId → (userId → cursor, or {@link #REMOVED}). */
-        private final Map<Long, Map<Long, Long>> latest = new HashMap<>();
+        /** conversationId → (userId → its update). */
+        private final Map<Long, Map<Long, Pending>> latest = new HashMap<>();
 
         private int size;
 
@@ -64,19 +69,22 @@ public class RedisReaders implements Sink<ReaderUpdate> {
 
         @Override
         public boolean add(ReaderUpdate update) {
-            Map<Long, Long> cursors =
+            Map<Long, Pending> cursors =
                     latest.computeIfAbsent(update.conversationId, c -> new HashMap<>());
-            long value = update.participant ? update.lastReadSeq : REMOVED;
-            Long before = cursors.get(update.userId);
+            Pending before = cursors.get(update.userId);
+            if (!update.participant) {
+                // Whatever came before in the interval is removed with the member.
+                cursors.put(update.userId, new Pending(0, true));
+            } else if (before == null) {
+                cursors.put(update.userId, new Pending(update.lastReadSeq, false));
+            } else {
+                long highest = Math.max(before.score(), update.lastReadSeq);
+                cursors.put(update.userId, new Pending(highest, before.removed()));
+            }
             if (before == null) {
-                cursors.put(update.userId, value);
                 size++;
                 return false;
             }
-            // A score after a removal is the member's return: ZADD GT adds an absent member.
-            cursors.put(
-                    update.userId,
-                    value == REMOVED || before == REMOVED ? value : Math.max(before, value));
             return true;
         }
 
@@ -92,11 +100,15 @@ public class RedisReaders implements Sink<ReaderUpdate> {
                     (conversationId, cursors) -> {
                         String key = RedisNames.readersKey(prefix, conversationId);
                         cursors.forEach(
-                                (user, seq) -> {
+                                (user, pending) -> {
                                     commands.add(
-                                            seq == REMOVED
+                                            pending.score() == 0
                                                     ? new RemoveCommand(key, user)
-                                                    : new CursorCommand(key, user, seq));
+                                                    : new CursorCommand(
+                                                            key,
+                                                            user,
+                                                            pending.score(),
+                                                            pending.removed()));
                                 });
                     });
             return commands;
@@ -110,36 +122,47 @@ public class RedisReaders implements Sink<ReaderUpdate> {
     }
 
     /**
-     * {@code ZADD GT} of a reader's cursor; a key of another type there (a leftover, another
-     * application's) is replaced, as the counts' keys are (see {@link RedisCounts}).
+     * {@code ZADD GT} of a reader's cursor, or after a removal ({@code replaces}) a plain {@code
+     * ZADD}, as {@code ZREM} then {@code ZADD} would write it; a key of another type there (a
+     * leftover, another application's) is replaced, as the counts' keys are (see {@link
+     * RedisCounts}).
      */
     private static final class CursorCommand implements RedisConnection.Command {
         private static final ZAddParams RISE_ONLY = ZAddParams.zAddParams().gt();
 
         /** Deletes KEYS[1] unless it is a sorted set, then raises ARGV[1]'s score to ARGV[2]. */
-        private static final String REPLACE_SCRIPT =
+        private static final String RISE_SCRIPT =
                 RedisConnection.replacingScript(
                         "zset", "redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])\n");
+
+        /** Deletes KEYS[1] unless it is a sorted set, then sets ARGV[1]'s score to ARGV[2]. */
+        private static final String SET_SCRIPT =
+                RedisConnection.replacingScript(
+                        "zset", "redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])\n");
 
         private final String key;
         private final String member;
         private final long seq;
+        private final boolean replaces;
 
-        CursorCommand(String key, long user, long seq) {
+        CursorCommand(String key, long user, long seq, boolean replaces) {
             this.key = key;
             this.member = Long.toString(user);
             this.seq = seq;
+            this.replaces = replaces;
         }
 
         @Override
         public Response<?> appendTo(AbstractPipeline pipeline) {
-            return pipeline.zadd(key, seq, member, RISE_ONLY);
+            return replaces
+                    ? pipeline.zadd(key, seq, member)
+                    : pipeline.zadd(key, seq, member, RISE_ONLY);
         }
 
         @Override
         public RedisConnection.Command replacingWrongType() {
             List<String> args = List.of(member, Long.toString(seq));
-            return p -> p.eval(REPLACE_SCRIPT, List.of(key), args);
+            return p -> p.eval(replaces ? SET_SCRIPT : RISE_SCRIPT, List.of(key), args);
         }
     }
 

@@ -134,6 +134,27 @@ class ChannelFloorsTest {
     }
 
     @Test
+    void anErasureArrivingAfterARootSentAfterItKeepsThatCursorInTheRowAndTheScore()
+            throws Exception {
+        // ChannelsModelTest seed 4: the erasure, forwarded once the member's late join made the
+        // channel the user's, deleted the row and the score of a cursor it keeps.
+        try (ChannelStageHarness stage = ChannelStageHarness.open()) {
+            stage.records(joined(C, U1, 1), message(C, 2, U2, 10), message(C, 3, U1, 30));
+            assertEquals(
+                    List.of(ChannelStageHarness.cursor(U1, C, 3, 0)),
+                    stage.takeCursors().stream().filter(c -> c.userId == U1).toList());
+            stage.facts(erased(U1, 25));
+            assertEquals(3, stage.redis.channelTrack(U1, C).read());
+            assertEquals(
+                    List.of(
+                            ConversationCursor.erasure(U1, C),
+                            ChannelStageHarness.cursor(U1, C, 3, 0)),
+                    stage.takeCursors(),
+                    "the erasure's removal, then the cursor it keeps");
+        }
+    }
+
+    @Test
     void aLateMessageRaisesTheFloorsOfTheMarksItFallsUnderAlone() throws Exception {
         try (ChannelStageHarness stage = ChannelStageHarness.open()) {
             stage.records(

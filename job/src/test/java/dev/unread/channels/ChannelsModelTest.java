@@ -7,13 +7,18 @@ import dev.unread.contract.Count;
 import dev.unread.counter.UnreadCounter;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationEvent;
+import dev.unread.events.ParticipantNotices;
+import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
+import dev.unread.groups.ConversationReaders;
 import dev.unread.groups.GroupFanOut;
 import dev.unread.testing.ChannelTraffic;
 import dev.unread.testing.ChannelTraffic.Arrival;
 import dev.unread.testing.CounterOnRocksDb;
 import dev.unread.testing.EventStreams;
+import dev.unread.testing.ObservedChannels;
 import dev.unread.testing.Oracle;
+import dev.unread.testing.Oracle.Member;
 import dev.unread.testing.OracleChannels;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,7 +29,9 @@ import java.util.Objects;
 import java.util.Queue;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
@@ -38,12 +45,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  * them: {@link GroupFanOut} (by conversation) hands a channel's records to the {@link ChannelStage}
  * and each member its memberships and the messages naming it; the {@link UnreadCounter} (by user)
  * learns its channels and forwards the user's facts about them; the stage (by channel) writes the
- * index and the tracks. Records and facts arrive in every order the contract allows, with
- * duplicates ({@link ChannelTraffic}); each member's counts of the channel and of each thread it
- * follows, read from the writes with the readers' recipe, each badge and each mark must equal what
- * the {@link Oracle} derives from the contract alone; and Redis rebuilt from the stage's state
- * alone ({@link ChannelStateWrites}, what {@code savepoint republish} writes) must equal what the
- * writes left, track by track.
+ * index and the tracks, and its members' cursors go with the membership events to the {@link
+ * ConversationReaders} (by conversation). Records and facts arrive in every order the contract
+ * allows, with duplicates ({@link ChannelTraffic}); each member's counts of the channel and of each
+ * thread it follows, read from the writes with the readers' recipe, each badge and each mark must
+ * equal what the {@link Oracle} derives from the contract alone, and each {@code chat:readers:{C}}
+ * score lie within its bounds; and Redis rebuilt from the stage's state alone ({@link
+ * ChannelStateWrites}, what {@code savepoint republish} writes) must equal what the writes left,
+ * track by track.
  */
 class ChannelsModelTest {
 
@@ -91,6 +100,12 @@ class ChannelsModelTest {
                         wrong.add("u" + u + " c" + c + " marked " + !oracle.markedUnread(u, c));
                     }
                 }
+            }
+            StringBuilder readers = new StringBuilder();
+            ObservedChannels.compareCursors(
+                    readers, "Redis readers", channels.readersScores(), stages.scores);
+            if (!readers.isEmpty()) {
+                wrong.add(readers.toString());
             }
             wrong.addAll(rebuiltFromState(stages.stage, channels, order));
             if (!wrong.isEmpty() && Boolean.getBoolean("channels.debug")) {
@@ -203,12 +218,17 @@ class ChannelsModelTest {
         return wrong;
     }
 
-    /** The three stages, each record handed on at once as it leaves the one before. */
+    /**
+     * The four stages, each record handed on at once as it leaves the one before, and the readers'
+     * scores as the sink writes them: ZADD GT, or ZREM of a member who left or was erased.
+     */
     private static final class Stages implements AutoCloseable {
 
         final KeyedOneInputStreamOperatorTestHarness<Long, ConversationEvent, ChatEvent> fanOut;
         final KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> counter;
         final ChannelStageHarness stage;
+        final KeyedOneInputStreamOperatorTestHarness<Long, ReaderUpdate, ReaderUpdate> readers;
+        final Map<Member, Long> scores = new TreeMap<>();
 
         Stages() throws Exception {
             fanOut =
@@ -221,9 +241,21 @@ class ChannelsModelTest {
             counter = CounterOnRocksDb.harness();
             counter.open();
             stage = ChannelStageHarness.open();
+            readers =
+                    new KeyedOneInputStreamOperatorTestHarness<>(
+                            new KeyedProcessOperator<>(
+                                    new ConversationReaders(
+                                            ConversationReaders.DEFAULT_MAX_RECEIPT_PARTICIPANTS)),
+                            u -> u.conversationId,
+                            Types.LONG);
+            readers.setStateBackend(new EmbeddedRocksDBStateBackend());
+            readers.open();
         }
 
         void record(ConversationEvent record) throws Exception {
+            List<ReaderUpdate> notices = new ArrayList<>();
+            new ParticipantNotices.Members().flatMap(record, new ListCollector<>(notices));
+            readers(notices);
             fanOut.processElement(new StreamRecord<>(record));
             Queue<StreamRecord<ConversationEvent>> toStage =
                     fanOut.getSideOutput(GroupFanOut.CHANNEL_RECORDS);
@@ -242,6 +274,7 @@ class ChannelsModelTest {
             for (ChatEvent e : toUsers) {
                 fact(e);
             }
+            readers(stage.takeCursors().stream().map(ReaderUpdate::cursor).toList());
         }
 
         void fact(ChatEvent fact) throws Exception {
@@ -252,6 +285,27 @@ class ChannelsModelTest {
             while (toStage != null && (next = toStage.poll()) != null) {
                 stage.facts(next.getValue());
             }
+            readers(stage.takeCursors().stream().map(ReaderUpdate::cursor).toList());
+        }
+
+        /** {@code updates} through the readers' stage, its output applied to {@link #scores}. */
+        @SuppressWarnings("unchecked")
+        private void readers(List<ReaderUpdate> updates) throws Exception {
+            for (ReaderUpdate update : updates) {
+                readers.processElement(new StreamRecord<>(update));
+            }
+            for (Object o : readers.getOutput()) {
+                if (o instanceof StreamRecord<?> r) {
+                    ReaderUpdate score = ((StreamRecord<ReaderUpdate>) r).getValue();
+                    Member member = new Member(score.conversationId, score.userId);
+                    if (score.participant) {
+                        scores.merge(member, score.lastReadSeq, Math::max);
+                    } else {
+                        scores.remove(member);
+                    }
+                }
+            }
+            readers.getOutput().clear();
         }
 
         /**
@@ -288,6 +342,7 @@ class ChannelsModelTest {
             fanOut.close();
             counter.close();
             stage.close();
+            readers.close();
         }
     }
 }

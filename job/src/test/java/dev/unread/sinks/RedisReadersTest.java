@@ -84,6 +84,21 @@ class RedisReadersTest {
     }
 
     @Test
+    void anErasedReadersLowerCursorAfterItsRemovalInOneFlushReplacesItsScore() throws Exception {
+        // Issue 47: an erased channel member reads again, to below the cursor it had; a replay
+        // after a restore brings the old score, the erasure and the new cursor into one flush.
+        writer.write(new ReaderUpdate(80001, 10086, 127, true), null);
+        writer.flush(false);
+        writer.write(new ReaderUpdate(80001, 10086, 127, true), null);
+        writer.write(ReaderUpdate.removed(80001, 10086), null);
+        writer.write(new ReaderUpdate(80001, 10086, 84, true), null);
+        writer.flush(false);
+
+        assertThat(readers())
+                .isEqualTo(Map.of(prefix + "chat:readers:80001", Map.of("10086", 84.0)));
+    }
+
+    @Test
     void aReadersKeyOfTheWrongTypeIsReplaced() throws Exception {
         // Issue 17, item 7: a leftover or another application's key where the job writes.
         try (Jedis redis = new Jedis("127.0.0.1", 6379)) {
@@ -101,5 +116,19 @@ class RedisReadersTest {
                                 prefix + "chat:readers:80001", Map.of("10086", 5.0, "10087", 2.0),
                                 prefix + "chat:readers:80002", Map.of("10086", 1.0)));
         assertThat(context.counter("redisWrongTypeKeysReplaced")).isEqualTo(2);
+    }
+
+    @Test
+    void aReadersKeyOfTheWrongTypeIsReplacedByAScoreAfterARemoval() throws Exception {
+        try (Jedis redis = new Jedis("127.0.0.1", 6379)) {
+            redis.set(RedisNames.readersKey(prefix, 80001), "not a sorted set");
+        }
+        writer.write(ReaderUpdate.removed(80001, 10086), null);
+        writer.write(new ReaderUpdate(80001, 10086, 3, true), null);
+        writer.flush(false);
+
+        assertThat(readers())
+                .isEqualTo(Map.of(prefix + "chat:readers:80001", Map.of("10086", 3.0)));
+        assertThat(context.counter("redisWrongTypeKeysReplaced")).isEqualTo(1);
     }
 }

@@ -17,7 +17,7 @@ import redis.clients.jedis.RedisClient;
  * chat:readers:{C}}), which must lie within the oracle's bounds (an ALL_READ raises by the members
  * as known when it comes, "Channels").
  */
-final class ObservedChannels {
+public final class ObservedChannels {
 
     private ObservedChannels() {}
 
@@ -77,7 +77,7 @@ final class ObservedChannels {
      * Appends to {@code diff} each cursor outside its bounds, missing though its bounds are past 0,
      * or present though the oracle holds none for it.
      */
-    static void compareCursors(
+    public static void compareCursors(
             StringBuilder diff, String what, Map<Member, Bounds> expected, Map<Member, Long> got) {
         Map<Member, String> wrong = new TreeMap<>();
         expected.forEach(

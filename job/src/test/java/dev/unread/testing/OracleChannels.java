@@ -240,6 +240,16 @@ public final class OracleChannels {
     }
 
     /**
+     * The {@code chat:readers:{C}} scores of the channels, as bounds: the rows' cursors of the
+     * participants, the members whose newest membership event is no leave ("Readers key").
+     */
+    public Map<Member, Bounds> readersScores() {
+        Map<Member, Bounds> readers = conversationMemberRows();
+        readers.keySet().removeIf(m -> left(m.userId(), m.conversationId()));
+        return readers;
+    }
+
+    /**
      * The largest {@code conversation_member.unread_count} any order can leave with U's row: the
      * roots from others past the lowest cursor U may end with, whether or not U was a member of
      * them as known then, deleted ones too (their deletion may come later).
