@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 class BenchITCase {
 
     private static final long RECORDS = 20_000;
-    private static final long GROUP_RECORDS = 4_000;
+    private static final long GROUP_RECORDS = 2_000;
     private static final double REPLY_SHARE = 0.3;
 
     private static final double GROUP_EDIT_SHARE = 0.05;
