@@ -44,8 +44,11 @@ final class ChannelMessages {
         }
         m.arrive(e.senderId, e.sentAt, e.threadSeq, e.mentionsAll, e.mentions);
         messages.put(e.seq, m.encode());
-        times.add(e.seq, e.sentAt);
-        summary.lastSeq = Math.max(summary.lastSeq, e.seq);
+        times.add(e.seq, e.sentAt, summary);
+        if (e.seq > summary.lastSeq) {
+            summary.lastSeq = e.seq;
+            summary.lastSentAt = e.sentAt;
+        }
         summary.firstSentAt = Math.min(summary.firstSentAt, e.sentAt);
         summary.save();
         out.write(

@@ -13,9 +13,10 @@ import org.apache.flink.api.java.tuple.Tuple2;
  * The channel's threads: each reply's place in its thread's sorted sets, and each member's record
  * of a thread (see {@link ThreadRecord}), whose track field {@code {C}:{T}} Redis holds while the
  * member follows the thread and is a member of the channel at all. Every change of a member's
- * thread goes through the member's open Members.Touch, which keeps the member's threads: the least
- * recently touched first, each flagged bare when kept only for a cursor or an explicit follow, of
- * which a member keeps at most {@code maxBareThreads} per channel.
+ * thread goes through the member's open Members.Touch, which keeps the member's threads (exactly
+ * those with a record here, so a thread not among them is not looked up): the least recently
+ * touched first, each flagged bare when kept only for a cursor or an explicit follow, of which a
+ * member keeps at most {@code maxBareThreads} per channel.
  */
 final class ChannelThreads {
 
@@ -220,23 +221,27 @@ final class ChannelThreads {
                         .distinct()
                         .toArray();
         for (long userId : users) {
-            if (knownOnly && !state.contains(Tuple2.of(userId, root))) {
+            Members.Touch member = members.touch(userId);
+            if (knownOnly && indexOf(member.record.threads, root) < 0) {
                 continue;
             }
-            Members.Touch member = members.touch(userId);
             close(open(member, root, rootRecord), out, false);
             members.finish(member, out);
         }
     }
 
+    /**
+     * The member's record of the thread, looked up only when the member's threads name it: a
+     * member's first reply in a thread, the usual one, costs no read of a record that is not there.
+     */
     private Open open(Members.Touch member, long root, MessageRecord rootRecord) throws Exception {
         MessageRecord known =
                 rootRecord != null ? rootRecord : MessageRecord.decode(messages.get(root));
-        return new Open(
-                member,
-                root,
-                known,
-                ThreadRecord.decode(state.get(Tuple2.of(member.userId, root))));
+        long[] form =
+                indexOf(member.record.threads, root) < 0
+                        ? null
+                        : state.get(Tuple2.of(member.userId, root));
+        return new Open(member, root, known, ThreadRecord.decode(form));
     }
 
     /**

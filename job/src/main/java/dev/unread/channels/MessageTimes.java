@@ -22,11 +22,34 @@ final class MessageTimes {
         this.blocks = blocks;
     }
 
-    void add(long seq, long sentAt) throws Exception {
+    /**
+     * Keeps message {@code seq}'s {@code sentAt}, before {@code summary} takes the message. A
+     * message past the largest seq seen (the usual one) is appended after that seq's pair, the last
+     * of its block, or starts a block no message has reached yet; any other goes through the
+     * arrays.
+     */
+    void add(long seq, long sentAt, ChannelSummary summary) throws Exception {
         long block = seq / BLOCK_SEQS;
+        boolean past = seq > summary.lastSeq;
+        if (past && (summary.lastSeq == 0 || summary.lastSeq / BLOCK_SEQS != block)) {
+            blocks.put(
+                    block, SentAtFrontier.appendedAfter(SentAtFrontier.EMPTY, 0, 0, seq, sentAt));
+            return;
+        }
         byte[] bytes = blocks.get(block);
-        SentAtFrontier frontier =
-                SentAtFrontier.decode(bytes == null ? SentAtFrontier.EMPTY : bytes);
+        if (bytes == null) {
+            bytes = SentAtFrontier.EMPTY;
+        }
+        byte[] appended =
+                past
+                        ? SentAtFrontier.appendedAfter(
+                                bytes, summary.lastSeq, summary.lastSentAt, seq, sentAt)
+                        : null;
+        if (appended != null) {
+            blocks.put(block, appended);
+            return;
+        }
+        SentAtFrontier frontier = SentAtFrontier.decode(bytes);
         if (frontier.add(seq, sentAt)) {
             blocks.put(block, frontier.encode());
         }

@@ -104,6 +104,63 @@ public final class SentAtFrontier {
         return appended;
     }
 
+    /**
+     * The form of {@code bytes}'s frontier with (seq, sentAt) kept, when the caller knows its last
+     * pair ({@code lastSeq}, {@code lastSentAt}; ignored for {@link #EMPTY}) and (seq, sentAt) goes
+     * after it or beats it alone (a larger seq sent no earlier): found from the last pair's bytes
+     * alone, without walking the others. Null when it does not, and {@link #add} must place it. A
+     * channel knows its largest seq and when it was sent, so its every message in order costs the
+     * same whatever the frontier holds.
+     */
+    public static byte[] appendedAfter(
+            byte[] bytes, long lastSeq, long lastSentAt, long seq, long sentAt) {
+        if (bytes.length == 0) {
+            byte[] first = new byte[varintSize(seq) + varintSize(sentAt)];
+            UnreadSeqs.write(first, UnreadSeqs.write(first, 0, seq), sentAt);
+            return first;
+        }
+        if (seq <= lastSeq || sentAt < lastSentAt) {
+            return null;
+        }
+        if (sentAt > lastSentAt) {
+            byte[] appended =
+                    Arrays.copyOf(
+                            bytes,
+                            bytes.length
+                                    + UnreadSeqs.size(seq - lastSeq)
+                                    + UnreadSeqs.size(sentAt - lastSentAt));
+            UnreadSeqs.write(
+                    appended,
+                    UnreadSeqs.write(appended, bytes.length, seq - lastSeq),
+                    sentAt - lastSentAt);
+            return appended;
+        }
+        // Sent with the last pair: it beats that one alone (the kept sentAts rise strictly), so
+        // it takes the last pair's place, its steps from the pair before grown by the seqs between.
+        int sentAtFrom = varintStart(bytes, bytes.length - 1);
+        int seqFrom = varintStart(bytes, sentAtFrom - 1);
+        Varints last = new Varints(bytes);
+        last.at = seqFrom;
+        long seqStep = last.next() + (seq - lastSeq);
+        long sentAtStep = last.next();
+        byte[] replaced =
+                Arrays.copyOf(bytes, seqFrom + varintSize(seqStep) + varintSize(sentAtStep));
+        UnreadSeqs.write(replaced, UnreadSeqs.write(replaced, seqFrom, seqStep), sentAtStep);
+        return replaced;
+    }
+
+    /** Where the varint that ends at {@code end} starts: after the varint before it ends. */
+    private static int varintStart(byte[] bytes, int end) {
+        if (end < 0 || bytes[end] < 0) {
+            throw corrupt("a varint cut short");
+        }
+        int from = end;
+        while (from > 0 && bytes[from - 1] < 0) {
+            from--;
+        }
+        return from;
+    }
+
     /** The varints of a frontier's bytes, one after the other. */
     private static final class Varints {
         private final byte[] bytes;

@@ -88,6 +88,52 @@ class SentAtFrontierTest {
     }
 
     @Test
+    void appendedAfterTheLastPairIsWhatAddingThroughTheArraysEncodes() {
+        int appended = 0;
+        int replaced = 0;
+        for (long seed = 1; seed <= 300; seed++) {
+            Random random = new Random(seed);
+            byte[] bytes = SentAtFrontier.EMPTY;
+            long lastSeq = 0;
+            long lastSentAt = 0;
+            long sentAt = 1_767_225_600_000L;
+            for (int i = 0; i < 100; i++) {
+                // Mostly in order, often sent with the one before; sometimes out of order.
+                long nextSeq =
+                        random.nextInt(5) == 0
+                                ? 1 + random.nextInt(60)
+                                : lastSeq + 1 + random.nextInt(200);
+                int draw = random.nextInt(5);
+                long nextSentAt =
+                        draw == 0
+                                ? sentAt - random.nextInt(50)
+                                : draw == 1 ? sentAt : sentAt + random.nextInt(20_000);
+                SentAtFrontier f = SentAtFrontier.decode(bytes);
+                boolean changed = f.add(nextSeq, nextSentAt);
+                byte[] expected = changed ? f.encode() : bytes;
+                byte[] fast =
+                        SentAtFrontier.appendedAfter(
+                                bytes, lastSeq, lastSentAt, nextSeq, nextSentAt);
+                if (fast != null) {
+                    appended++;
+                    replaced += bytes.length > 0 && nextSentAt == lastSentAt ? 1 : 0;
+                    assertThat(fast).as("seed %d, add %d", seed, i).isEqualTo(expected);
+                }
+                bytes = expected;
+                if (nextSeq > lastSeq) {
+                    lastSeq = nextSeq;
+                    lastSentAt = nextSentAt;
+                } else if (nextSeq == lastSeq) {
+                    lastSentAt = Math.min(lastSentAt, nextSentAt);
+                }
+                sentAt = Math.max(sentAt, nextSentAt);
+            }
+        }
+        assertThat(appended).as("adds that took the short way").isGreaterThan(10_000);
+        assertThat(replaced).as("of them, a last pair replaced").isGreaterThan(2_000);
+    }
+
+    @Test
     void appendedLeavesAnAddThatIsNotLastToTheArrays() {
         SentAtFrontier first = SentAtFrontier.decode(SentAtFrontier.EMPTY);
         first.add(5, 100);
