@@ -199,11 +199,11 @@ class FlinkClusterITCase {
         return ha;
     }
 
-    /** Publishes step {@code step}'s traffic (its own seed, bad records among it). */
+    /** Publishes step {@code step}'s traffic (its own seed and channels, bad records among it). */
     private static JobHarness.Traffic publish(
             UnreadConfig config, long seed, int step, List<JobHarness.Traffic> published) {
         JobHarness.Traffic traffic =
-                JobHarness.traffic(
+                JobHarness.trafficWithChannels(
                         config, seed + step, 400, new BadRecords(seed + step, 1024).of(4));
         KAFKA.produce(traffic.records());
         published.add(traffic);
