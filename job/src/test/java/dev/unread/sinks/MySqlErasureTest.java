@@ -95,12 +95,7 @@ class MySqlErasureTest {
      */
     @Test
     void aConversationsErasureDeletesTheUsersRowThereAlone() throws Exception {
-        SinkWriter<ConversationCursor> channelMembers =
-                MySqlCursors.conversationMember(db.config())
-                        .createWriter(
-                                new TestWriterContext(
-                                        TypeInformation.of(ConversationCursor.class)
-                                                .createSerializer(new SerializerConfigImpl())));
+        SinkWriter<ConversationCursor> channelMembers = channelWriter();
         try {
             members.write(ConversationCursor.erasure(USER, 0), null);
             members.write(ConversationCursor.erasure(USER, 80001), null);
@@ -121,6 +116,44 @@ class MySqlErasureTest {
         } finally {
             channelMembers.close();
         }
+    }
+
+    /**
+     * The user's state sends the erasure of every row to its sink subtask, where it waits for the
+     * subtask's next write or flush; meanwhile the channel stage, through another subtask, erases
+     * the user's row of a channel and writes it again (the cursor it keeps, or a read after the
+     * erasure). The delayed erasure deletes every other row of the user, but leaves the channel's.
+     */
+    @Test
+    void aDelayedErasureOfEveryRowLeavesTheRowsOfTheUsersChannels() throws Exception {
+        SinkWriter<ConversationCursor> channelMembers = channelWriter();
+        try {
+            members.write(new ConversationCursor(USER, 80001, 5, 1), null);
+            members.write(new ConversationCursor(OTHER, 80001, 5, 1), null);
+            members.flush(false);
+            members.write(ConversationCursor.erasureBut(USER, new long[] {90001}), null);
+
+            channelMembers.write(ConversationCursor.erasure(USER, 90001), null);
+            channelMembers.write(new ConversationCursor(USER, 90001, 4, 0), null);
+            channelMembers.flush(false);
+            members.flush(false);
+
+            assertThat(rowOf(USER, 90001))
+                    .as("the user's row the channel stage wrote after the erasure")
+                    .isEqualTo(1);
+            assertThat(rowOf(USER, 80001)).as("the user's row of another conversation").isZero();
+            assertThat(rowOf(OTHER, 80001)).as("another user's row").isEqualTo(1);
+        } finally {
+            channelMembers.close();
+        }
+    }
+
+    private SinkWriter<ConversationCursor> channelWriter() throws Exception {
+        return MySqlCursors.conversationMember(db.config())
+                .createWriter(
+                        new TestWriterContext(
+                                TypeInformation.of(ConversationCursor.class)
+                                        .createSerializer(new SerializerConfigImpl())));
     }
 
     private long rowOf(long user, long conversation) throws Exception {
