@@ -148,6 +148,49 @@ class MySqlErasureTest {
         }
     }
 
+    /**
+     * A user in more channels than one statement leaves: every other row goes, those below the
+     * first channel, between channels and above the last included; and a channel's erasure of the
+     * user that reaches the same subtask while the erasure of every row waits there still deletes
+     * the user's row of that channel.
+     */
+    @Test
+    void theErasureOfEveryRowLeavesAnyNumberOfChannels() throws Exception {
+        int count = 2 * JdbcCursorSink.KEPT_PER_DELETE + 50;
+        long[] channels = new long[count];
+        members.write(new ConversationCursor(USER, 1, 1, 0), null);
+        members.write(new ConversationCursor(USER, 1_000_000_000_000L, 1, 0), null);
+        for (int i = 0; i < count; i++) {
+            channels[i] = 100_000 + 2 * i;
+            members.write(new ConversationCursor(USER, channels[i], 1, 0), null);
+            members.write(new ConversationCursor(USER, channels[i] + 1, 1, 0), null);
+        }
+        members.write(new ConversationCursor(OTHER, channels[0] + 1, 1, 0), null);
+        members.flush(false);
+
+        members.write(ConversationCursor.erasureBut(USER, channels), null);
+        members.write(ConversationCursor.erasure(USER, channels[0] + 1), null);
+        members.write(ConversationCursor.erasure(USER, channels[7]), null);
+        members.flush(false);
+
+        assertThat(
+                        db.queryLong(
+                                "SELECT COUNT(*) FROM conversation_member WHERE user_id = "
+                                        + USER
+                                        + " AND conversation_id % 2 = 0"
+                                        + " AND conversation_id BETWEEN "
+                                        + channels[0]
+                                        + " AND "
+                                        + channels[count - 1]))
+                .as("the user's rows of its channels but the one erased")
+                .isEqualTo(count - 1);
+        assertThat(rowOf(USER, channels[7])).as("the channel erased").isZero();
+        assertThat(db.queryLong("SELECT COUNT(*) FROM conversation_member WHERE user_id = " + USER))
+                .as("every row of the user but its channels'")
+                .isEqualTo(count - 1);
+        assertThat(rowOf(OTHER, channels[0] + 1)).as("another user's row").isEqualTo(1);
+    }
+
     private SinkWriter<ConversationCursor> channelWriter() throws Exception {
         return MySqlCursors.conversationMember(db.config())
                 .createWriter(
