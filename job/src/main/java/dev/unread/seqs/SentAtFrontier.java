@@ -91,16 +91,16 @@ public final class SentAtFrontier {
         if (varints == 0 || seq <= lastSeq || sentAt <= lastSentAt) {
             return null;
         }
+        return withPair(bytes, seq - lastSeq, sentAt - lastSentAt);
+    }
+
+    /** {@code bytes} with one more pair, given as its steps from the last. */
+    private static byte[] withPair(byte[] bytes, long seqStep, long sentAtStep) {
         byte[] appended =
                 Arrays.copyOf(
                         bytes,
-                        bytes.length
-                                + UnreadSeqs.size(seq - lastSeq)
-                                + UnreadSeqs.size(sentAt - lastSentAt));
-        UnreadSeqs.write(
-                appended,
-                UnreadSeqs.write(appended, bytes.length, seq - lastSeq),
-                sentAt - lastSentAt);
+                        bytes.length + UnreadSeqs.size(seqStep) + UnreadSeqs.size(sentAtStep));
+        UnreadSeqs.write(appended, UnreadSeqs.write(appended, bytes.length, seqStep), sentAtStep);
         return appended;
     }
 
@@ -123,17 +123,7 @@ public final class SentAtFrontier {
             return null;
         }
         if (sentAt > lastSentAt) {
-            byte[] appended =
-                    Arrays.copyOf(
-                            bytes,
-                            bytes.length
-                                    + UnreadSeqs.size(seq - lastSeq)
-                                    + UnreadSeqs.size(sentAt - lastSentAt));
-            UnreadSeqs.write(
-                    appended,
-                    UnreadSeqs.write(appended, bytes.length, seq - lastSeq),
-                    sentAt - lastSentAt);
-            return appended;
+            return withPair(bytes, seq - lastSeq, sentAt - lastSentAt);
         }
         // Sent with the last pair: it beats that one alone (the kept sentAts rise strictly), so
         // it takes the last pair's place, its steps from the pair before grown by the seqs between.
