@@ -164,6 +164,23 @@ class ArchitectureTest {
     }
 
     /**
+     * The job jar is loaded in its own class loader on a long-lived TaskManager, once per
+     * submission. A record's generated {@code equals}, bound through {@code
+     * java.lang.runtime.ObjectMethods}, keeps that class loader reachable after the job stops (JDK
+     * 17 and 25), and with it every class of the job, at each stop or restart; a class with a
+     * written {@code equals} does not. FlinkClusterLeakITCase is the end-to-end check.
+     */
+    @Test
+    void theJobJarHoldsNoRecords() {
+        classes()
+                .that()
+                .resideInAnyPackage(concat(JOB, CONTRACT))
+                .should()
+                .notBeRecords()
+                .check(MAIN);
+    }
+
+    /**
      * Classes of {@code module} depend only on their own module, {@code below} and libraries; so
      * nothing but the developer kit, which has no such rule, may depend on the developer kit.
      */

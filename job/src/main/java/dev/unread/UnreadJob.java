@@ -96,14 +96,60 @@ public final class UnreadJob {
     public static final String FAN_OUT_NAME = "fan out groups";
 
     /** Where the job's results go. */
-    public record Outputs(
-            Sink<UnreadCount> counts,
-            Sink<ReadReceipt> receipts,
-            Sink<InboxCursor> inboxCursors,
-            Sink<ConversationCursor> conversationCursors,
-            Sink<ReaderUpdate> readers,
-            Sink<DeadLetter> deadLetters,
-            Sink<ChannelWrite> channels) {}
+    public static final class Outputs {
+        private final Sink<UnreadCount> counts;
+        private final Sink<ReadReceipt> receipts;
+        private final Sink<InboxCursor> inboxCursors;
+        private final Sink<ConversationCursor> conversationCursors;
+        private final Sink<ReaderUpdate> readers;
+        private final Sink<DeadLetter> deadLetters;
+        private final Sink<ChannelWrite> channels;
+
+        public Outputs(
+                Sink<UnreadCount> counts,
+                Sink<ReadReceipt> receipts,
+                Sink<InboxCursor> inboxCursors,
+                Sink<ConversationCursor> conversationCursors,
+                Sink<ReaderUpdate> readers,
+                Sink<DeadLetter> deadLetters,
+                Sink<ChannelWrite> channels) {
+            this.counts = counts;
+            this.receipts = receipts;
+            this.inboxCursors = inboxCursors;
+            this.conversationCursors = conversationCursors;
+            this.readers = readers;
+            this.deadLetters = deadLetters;
+            this.channels = channels;
+        }
+
+        public Sink<UnreadCount> counts() {
+            return counts;
+        }
+
+        public Sink<ReadReceipt> receipts() {
+            return receipts;
+        }
+
+        public Sink<InboxCursor> inboxCursors() {
+            return inboxCursors;
+        }
+
+        public Sink<ConversationCursor> conversationCursors() {
+            return conversationCursors;
+        }
+
+        public Sink<ReaderUpdate> readers() {
+            return readers;
+        }
+
+        public Sink<DeadLetter> deadLetters() {
+            return deadLetters;
+        }
+
+        public Sink<ChannelWrite> channels() {
+            return channels;
+        }
+    }
 
     private final Source<RawRecord, ?, ?> messages;
     private final Source<RawRecord, ?, ?> reads;
@@ -229,10 +275,32 @@ public final class UnreadJob {
      * where the pipeline starts, and where the bench's ceilings start too, so that they measure the
      * same sources and parsers rather than a copy of them.
      */
-    public record Parsed(
-            SingleOutputStreamOperator<ChatEvent> messageEvents,
-            SingleOutputStreamOperator<ChatEvent> readEvents,
-            SingleOutputStreamOperator<ConversationEvent> conversationEvents) {}
+    public static final class Parsed {
+        private final SingleOutputStreamOperator<ChatEvent> messageEvents;
+        private final SingleOutputStreamOperator<ChatEvent> readEvents;
+        private final SingleOutputStreamOperator<ConversationEvent> conversationEvents;
+
+        public Parsed(
+                SingleOutputStreamOperator<ChatEvent> messageEvents,
+                SingleOutputStreamOperator<ChatEvent> readEvents,
+                SingleOutputStreamOperator<ConversationEvent> conversationEvents) {
+            this.messageEvents = messageEvents;
+            this.readEvents = readEvents;
+            this.conversationEvents = conversationEvents;
+        }
+
+        public SingleOutputStreamOperator<ChatEvent> messageEvents() {
+            return messageEvents;
+        }
+
+        public SingleOutputStreamOperator<ChatEvent> readEvents() {
+            return readEvents;
+        }
+
+        public SingleOutputStreamOperator<ConversationEvent> conversationEvents() {
+            return conversationEvents;
+        }
+    }
 
     /** Adds the job's sources and parsers to {@code env}, and nothing after them. */
     public Parsed parse(StreamExecutionEnvironment env) {

@@ -37,8 +37,18 @@ public final class Setting<T> {
     }
 
     /** Whole numbers from {@code min} to {@code max}, as {@code T}. */
-    private record WholeNumber<T extends Number>(
-            long min, long max, long typeMax, Function<Long, T> as) implements Type<T> {
+    private static final class WholeNumber<T extends Number> implements Type<T> {
+        private final long min;
+        private final long max;
+        private final long typeMax;
+        private final Function<Long, T> as;
+
+        WholeNumber(long min, long max, long typeMax, Function<Long, T> as) {
+            this.min = min;
+            this.max = max;
+            this.typeMax = typeMax;
+            this.as = as;
+        }
 
         @Override
         public T read(String what, String text) {

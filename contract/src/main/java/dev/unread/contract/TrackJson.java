@@ -251,7 +251,23 @@ public final class TrackJson {
      * A member's tracks: each channel's by id, and the followed threads' by channel id then thread
      * root, both in rising order.
      */
-    public record Tracks(
-            SortedMap<Long, ChannelTrack> channels,
-            SortedMap<Long, SortedMap<Long, ThreadTrack>> threads) {}
+    public static final class Tracks {
+        private final SortedMap<Long, ChannelTrack> channels;
+        private final SortedMap<Long, SortedMap<Long, ThreadTrack>> threads;
+
+        public Tracks(
+                SortedMap<Long, ChannelTrack> channels,
+                SortedMap<Long, SortedMap<Long, ThreadTrack>> threads) {
+            this.channels = channels;
+            this.threads = threads;
+        }
+
+        public SortedMap<Long, ChannelTrack> channels() {
+            return channels;
+        }
+
+        public SortedMap<Long, SortedMap<Long, ThreadTrack>> threads() {
+            return threads;
+        }
+    }
 }

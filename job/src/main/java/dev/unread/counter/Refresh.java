@@ -16,7 +16,7 @@ package dev.unread.counter;
  * mentionsAll}; else not before it changes. What this incarnation keeps it writes when it changes,
  * so only the first touch asks what was kept.
  */
-public record Refresh(boolean all, boolean channel) {
+public final class Refresh {
 
     /** Only what changed: the expiry and the savepoint republish write every count they show. */
     public static final Refresh NONE = new Refresh(false, false);
@@ -24,6 +24,22 @@ public record Refresh(boolean all, boolean channel) {
     private static final Refresh CHANNEL = new Refresh(false, true);
     private static final Refresh ALL = new Refresh(true, true);
     private static final Refresh ALL_BUT_CHANNEL = new Refresh(true, false);
+
+    private final boolean all;
+    private final boolean channel;
+
+    public Refresh(boolean all, boolean channel) {
+        this.all = all;
+        this.channel = channel;
+    }
+
+    public boolean all() {
+        return all;
+    }
+
+    public boolean channel() {
+        return channel;
+    }
 
     /**
      * For a record with {@code refreshedIn}; {@code channelMayBeStale}: Redis may hold a value of

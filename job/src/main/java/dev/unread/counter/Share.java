@@ -11,9 +11,37 @@ import dev.unread.state.InboxState;
  * whatever the number of conversations; each share, hence each total, is a function of the set of
  * events.
  */
-public record Share(long messages, long mentions, long conversations, long threads) {
+public final class Share {
 
     public static final Share NONE = new Share(0, 0, 0, 0);
+
+    private final long messages;
+    private final long mentions;
+    private final long conversations;
+    private final long threads;
+
+    public Share(long messages, long mentions, long conversations, long threads) {
+        this.messages = messages;
+        this.mentions = mentions;
+        this.conversations = conversations;
+        this.threads = threads;
+    }
+
+    public long messages() {
+        return messages;
+    }
+
+    public long mentions() {
+        return mentions;
+    }
+
+    public long conversations() {
+        return conversations;
+    }
+
+    public long threads() {
+        return threads;
+    }
 
     /**
      * The share of a conversation showing {@code unread}, {@code mentions} and {@code marked} (see
@@ -59,11 +87,7 @@ public record Share(long messages, long mentions, long conversations, long threa
         inbox.totalThreads = threads;
     }
 
-    /**
-     * Whether every part is 0. Compared field by field, not with the record's {@code equals}: that
-     * is bound through {@code java.lang.runtime.ObjectMethods}, which kept the job's class loader
-     * alive on the TaskManager after the job stopped (FlinkClusterLeakITCase).
-     */
+    /** Whether every part is 0. */
     boolean isNone() {
         return messages == 0 && mentions == 0 && conversations == 0 && threads == 0;
     }

@@ -24,7 +24,36 @@ import java.util.Map;
 final class ChannelBuffer implements RedisWriter.Buffer<ChannelWrite> {
 
     /** A member of one of a channel's sorted sets: see {@link ChannelWrite.Kind#SEQ_ADDED}. */
-    record SetMember(long threadSeq, boolean all, long seq) {
+    static final class SetMember {
+        private final long threadSeq;
+        private final boolean all;
+        private final long seq;
+
+        SetMember(long threadSeq, boolean all, long seq) {
+            this.threadSeq = threadSeq;
+            this.all = all;
+            this.seq = seq;
+        }
+
+        long seq() {
+            return seq;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof SetMember that
+                    && threadSeq == that.threadSeq
+                    && all == that.all
+                    && seq == that.seq;
+        }
+
+        @Override
+        public int hashCode() {
+            int h = Long.hashCode(threadSeq);
+            h = 31 * h + Boolean.hashCode(all);
+            h = 31 * h + Long.hashCode(seq);
+            return h;
+        }
 
         /** The sorted set's key. */
         String key(String prefix, long channelId) {
@@ -38,7 +67,44 @@ final class ChannelBuffer implements RedisWriter.Buffer<ChannelWrite> {
     }
 
     /** A member's track of a channel ({@code threadSeq} 0) or of one of its threads. */
-    private record Track(long userId, long channelId, long threadSeq) {
+    private static final class Track {
+        private final long userId;
+        private final long channelId;
+        private final long threadSeq;
+
+        Track(long userId, long channelId, long threadSeq) {
+            this.userId = userId;
+            this.channelId = channelId;
+            this.threadSeq = threadSeq;
+        }
+
+        long userId() {
+            return userId;
+        }
+
+        long channelId() {
+            return channelId;
+        }
+
+        long threadSeq() {
+            return threadSeq;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Track that
+                    && userId == that.userId
+                    && channelId == that.channelId
+                    && threadSeq == that.threadSeq;
+        }
+
+        @Override
+        public int hashCode() {
+            int h = Long.hashCode(userId);
+            h = 31 * h + Long.hashCode(channelId);
+            h = 31 * h + Long.hashCode(threadSeq);
+            return h;
+        }
 
         String field() {
             return threadSeq == 0
@@ -47,12 +113,46 @@ final class ChannelBuffer implements RedisWriter.Buffer<ChannelWrite> {
         }
     }
 
-    private record Notice(
-            ChannelWrite.Change change,
-            long seq,
-            long threadSeq,
-            long senderId,
-            boolean mentionsAll) {}
+    private static final class Notice {
+        private final ChannelWrite.Change change;
+        private final long seq;
+        private final long threadSeq;
+        private final long senderId;
+        private final boolean mentionsAll;
+
+        Notice(
+                ChannelWrite.Change change,
+                long seq,
+                long threadSeq,
+                long senderId,
+                boolean mentionsAll) {
+            this.change = change;
+            this.seq = seq;
+            this.threadSeq = threadSeq;
+            this.senderId = senderId;
+            this.mentionsAll = mentionsAll;
+        }
+
+        ChannelWrite.Change change() {
+            return change;
+        }
+
+        long seq() {
+            return seq;
+        }
+
+        long threadSeq() {
+            return threadSeq;
+        }
+
+        long senderId() {
+            return senderId;
+        }
+
+        boolean mentionsAll() {
+            return mentionsAll;
+        }
+    }
 
     /** What a flush writes of one channel: its transaction, then its notices. */
     private static final class Channel {

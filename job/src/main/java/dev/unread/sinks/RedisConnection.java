@@ -131,7 +131,29 @@ final class RedisConnection implements AutoCloseable {
      * Then} made of its reply counts), the keys of the wrong type it replaced, and the removals
      * Redis answered with 0, which changed nothing (a field, member or key that was not there).
      */
-    record Sent(int commands, int replaced, int unchanged) {}
+    static final class Sent {
+        private final int commands;
+        private final int replaced;
+        private final int unchanged;
+
+        Sent(int commands, int replaced, int unchanged) {
+            this.commands = commands;
+            this.replaced = replaced;
+            this.unchanged = unchanged;
+        }
+
+        int commands() {
+            return commands;
+        }
+
+        int replaced() {
+            return replaced;
+        }
+
+        int unchanged() {
+            return unchanged;
+        }
+    }
 
     static final int BATCH_SIZE = 1000;
     static final int MAX_ATTEMPTS = 5;

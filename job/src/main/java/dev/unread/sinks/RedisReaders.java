@@ -49,7 +49,23 @@ public class RedisReaders implements Sink<ReaderUpdate> {
      * A reader's update since the last flush: its highest cursor ({@code score}, 0 for none) and
      * whether a removal came before it ({@code removed}); a removal alone is {@code ZREM}.
      */
-    private record Pending(long score, boolean removed) {}
+    private static final class Pending {
+        private final long score;
+        private final boolean removed;
+
+        Pending(long score, boolean removed) {
+            this.score = score;
+            this.removed = removed;
+        }
+
+        long score() {
+            return score;
+        }
+
+        boolean removed() {
+            return removed;
+        }
+    }
 
     /**
      * The highest cursor of each conversation's reader since the last flush, or its removal when

@@ -32,7 +32,35 @@ final class UnreadChanged {
      * user's counts but writes the message only for the few with a live stream, and rendering them
      * all was a share of the Redis writer's time in a profile.
      */
-    private record Taken(Count kind, long conversationId, long threadSeq, long count) {}
+    private static final class Taken {
+        private final Count kind;
+        private final long conversationId;
+        private final long threadSeq;
+        private final long count;
+
+        Taken(Count kind, long conversationId, long threadSeq, long count) {
+            this.kind = kind;
+            this.conversationId = conversationId;
+            this.threadSeq = threadSeq;
+            this.count = count;
+        }
+
+        Count kind() {
+            return kind;
+        }
+
+        long conversationId() {
+            return conversationId;
+        }
+
+        long threadSeq() {
+            return threadSeq;
+        }
+
+        long count() {
+            return count;
+        }
+    }
 
     UnreadChanged(long userId) {
         this.userId = userId;

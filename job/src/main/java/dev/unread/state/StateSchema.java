@@ -26,10 +26,31 @@ public final class StateSchema {
      * chunk indices; and for the two sets an earlier build indexed flatly, set id → the indices of
      * its non-empty chunks, read only to move them into the tree (null for the others).
      */
-    public record ChunkedSet(
-            MapStateDescriptor<Tuple2<Long, Long>, byte[]> chunks,
-            MapStateDescriptor<Tuple2<Long, Long>, byte[]> tree,
-            MapStateDescriptor<Long, long[]> flatIndex) {
+    public static final class ChunkedSet {
+        private final MapStateDescriptor<Tuple2<Long, Long>, byte[]> chunks;
+        private final MapStateDescriptor<Tuple2<Long, Long>, byte[]> tree;
+        private final MapStateDescriptor<Long, long[]> flatIndex;
+
+        private ChunkedSet(
+                MapStateDescriptor<Tuple2<Long, Long>, byte[]> chunks,
+                MapStateDescriptor<Tuple2<Long, Long>, byte[]> tree,
+                MapStateDescriptor<Long, long[]> flatIndex) {
+            this.chunks = chunks;
+            this.tree = tree;
+            this.flatIndex = flatIndex;
+        }
+
+        public MapStateDescriptor<Tuple2<Long, Long>, byte[]> chunks() {
+            return chunks;
+        }
+
+        public MapStateDescriptor<Tuple2<Long, Long>, byte[]> tree() {
+            return tree;
+        }
+
+        public MapStateDescriptor<Long, long[]> flatIndex() {
+            return flatIndex;
+        }
 
         /** {@code {name}-chunks} and {@code {name}-chunk-tree}. */
         static ChunkedSet named(String name) {
