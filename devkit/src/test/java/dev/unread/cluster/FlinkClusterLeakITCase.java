@@ -33,8 +33,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * garbage collection in the TaskManager ({@code jcmd GC.class_histogram}) must find no job class
  * loader alive and none of the job's threads running, and the TaskManager's live classes and thread
  * count after the last cycle must be those after the first: nothing grows with the number of
- * cycles. Each run counts its own records before it stops, and the counts equal the oracle of all
- * of them at the end.
+ * cycles. Each run counts its own records before it stops (channels among them, so that the code of
+ * every sink and stage has run), and the counts equal the oracle of all of them at the end.
  */
 class FlinkClusterLeakITCase {
 
@@ -105,9 +105,10 @@ class FlinkClusterLeakITCase {
                 for (int cycle = 1; cycle <= CYCLES; cycle++) {
                     String job = ClusterJob.run(cluster, config, savepoint, 2);
                     ClusterJob.awaitRunning(cluster, job);
-                    // Each cycle its own traffic, all counted before the job stops.
+                    // Each cycle its own traffic, all counted before the job stops; channels
+                    // and erasures too, so that every sink's and stage's code has run.
                     JobHarness.Traffic traffic =
-                            JobHarness.traffic(
+                            JobHarness.trafficWithChannels(
                                     config,
                                     seed + cycle,
                                     200,
