@@ -11,10 +11,10 @@ import java.util.Objects;
  *   <li>{@code lastReadSeq}: the new cursor, larger than any before it.
  *   <li>{@code unreadCount}: unread messages in the conversation right after this read, as the job
  *       knew them at that moment.
- *   <li>{@code erased}: instead of a cursor, the user was erased: its rows of {@code
- *       conversation_member} go, after every cursor written before (see {@code JdbcCursorSink}),
- *       and with a {@code conversationId}, its cursor and score in that conversation's readers;
- *       {@code conversationId} 0 stands for the rows alone.
+ *   <li>{@code erased}: instead of a cursor, the user was erased: with a {@code conversationId},
+ *       its row of {@code conversation_member} there goes, after every cursor written before (see
+ *       {@code JdbcCursorSink}), and its cursor and score in that conversation's readers; {@code
+ *       conversationId} 0 stands for every row of the user, and for nothing else.
  *   <li>{@code allRead}: an ALL_READ raised the cursor when it arrived, or it is a channel's; its
  *       receipt goes to {@code READ_PROGRESS_CHANGED} alone (see {@code ConversationReaders}).
  * </ul>

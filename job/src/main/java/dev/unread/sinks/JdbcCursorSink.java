@@ -50,12 +50,12 @@ import org.slf4j.LoggerFactory;
  *   <li>Batches the connector retried are counted as {@value
  *       RetryCountingConnectionProvider#RETRIES_METRIC} on the writer's metric group (the connector
  *       counts nothing), for the alert on a failing MySQL (monitoring/).
- *   <li>A record that stands for a user's erasure ({@link Erasures}) deletes the user's rows
- *       instead of being written: after the connector's batch holding the cursors that came before
- *       it, and before any that come after it, so that an earlier cursor can never bring a row
- *       back. Consecutive erasures go in one batch; the writer's flush (every checkpoint) runs them
- *       too, so none waits past a checkpoint. A delete that fails its retries fails the task, and
- *       the restore replays the erasure.
+ *   <li>A record that stands for a user's erasure ({@link Erasures}) deletes the user's rows, all
+ *       of them or its row in one conversation, instead of being written: after the connector's
+ *       batch holding the cursors that came before it, and before any that come after it, so that
+ *       an earlier cursor can never bring a row back. Consecutive erasures go in one batch; the
+ *       writer's flush (every checkpoint) runs them too, so none waits past a checkpoint. A delete
+ *       that fails its retries fails the task, and the restore replays the erasure.
  * </ul>
  *
  * <p>It implements every interface {@link JdbcSink} does ({@link SupportsWriterState} and {@link
@@ -70,14 +70,27 @@ final class JdbcCursorSink<IN>
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(JdbcCursorSink.class);
 
-    /** Which records are erasures, and the statement that deletes a user's rows. */
+    /** Which records are erasures, which rows each erases, and the statements that delete them. */
     interface Erasures<IN> extends Serializable {
         /** The user {@code record} erases, 0 when it is a cursor to write. */
         long erasedUser(IN record);
 
-        /** A DELETE whose one parameter is the user. */
-        String delete();
+        /**
+         * The conversation whose row of the user the erasure {@code record} deletes; 0 for every
+         * row of the user.
+         */
+        long erasedConversation(IN record);
+
+        /**
+         * A DELETE of the user's row in one conversation, its parameters the user and the
+         * conversation, when {@code oneConversation}; else of every row of the user, its one
+         * parameter the user.
+         */
+        String delete(boolean oneConversation);
     }
+
+    /** The rows one erasure deletes: the user's in {@code conversation}, or all when it is 0. */
+    record ErasedRows(long user, long conversation) {}
 
     private final JdbcSink<IN> delegate;
 
@@ -160,8 +173,8 @@ final class JdbcCursorSink<IN>
         private final JdbcConnectionProvider connection;
         private final Erasures<IN> erasures;
 
-        /** Erased users whose rows go before the next cursor is written. */
-        private final Set<Long> erased = new LinkedHashSet<>();
+        /** Erased rows that go before the next cursor is written. */
+        private final Set<ErasedRows> erased = new LinkedHashSet<>();
 
         Writer(JdbcWriter<IN> delegate, JdbcConnectionProvider connection, Erasures<IN> erasures) {
             this.delegate = delegate;
@@ -173,7 +186,11 @@ final class JdbcCursorSink<IN>
         public void write(IN element, Context context) throws IOException, InterruptedException {
             long user = erasures.erasedUser(element);
             if (user != 0) {
-                erased.add(user);
+                long conversation = erasures.erasedConversation(element);
+                // The user's state sends the erasure of every row first, then one per conversation.
+                if (conversation == 0 || !erased.contains(new ErasedRows(user, 0))) {
+                    erased.add(new ErasedRows(user, conversation));
+                }
                 return;
             }
             deleteErased();
@@ -186,7 +203,11 @@ final class JdbcCursorSink<IN>
             deleteErased();
         }
 
-        /** Writes the cursors buffered before the erasures, then deletes the erased users' rows. */
+        /**
+         * Writes the cursors buffered before the erasures, then deletes the erased rows. The
+         * deletes of one flush come from consecutive erasures, so their order among themselves does
+         * not matter.
+         */
         private void deleteErased() throws IOException, InterruptedException {
             if (erased.isEmpty()) {
                 return;
@@ -195,13 +216,8 @@ final class JdbcCursorSink<IN>
             for (int attempt = 0; ; attempt++) {
                 try {
                     Connection c = connection.getOrEstablishConnection();
-                    try (PreparedStatement delete = c.prepareStatement(erasures.delete())) {
-                        for (long user : erased) {
-                            delete.setLong(1, user);
-                            delete.addBatch();
-                        }
-                        delete.executeBatch();
-                    }
+                    delete(c, false);
+                    delete(c, true);
                     if (!c.getAutoCommit()) {
                         c.commit();
                     }
@@ -214,6 +230,27 @@ final class JdbcCursorSink<IN>
                     connection.closeConnection();
                     Thread.sleep(1000L * attempt);
                 }
+            }
+        }
+
+        /** The erased rows of every user, or of one conversation each, in one batch. */
+        private void delete(Connection c, boolean oneConversation) throws SQLException {
+            List<ErasedRows> rows =
+                    erased.stream()
+                            .filter(r -> (r.conversation() != 0) == oneConversation)
+                            .toList();
+            if (rows.isEmpty()) {
+                return;
+            }
+            try (PreparedStatement delete = c.prepareStatement(erasures.delete(oneConversation))) {
+                for (ErasedRows r : rows) {
+                    delete.setLong(1, r.user());
+                    if (oneConversation) {
+                        delete.setLong(2, r.conversation());
+                    }
+                    delete.addBatch();
+                }
+                delete.executeBatch();
             }
         }
 

@@ -85,6 +85,10 @@ public final class MySqlCursors {
     static final String DELETE_CONVERSATION_MEMBER =
             "DELETE FROM conversation_member WHERE user_id = ?";
 
+    /** By the primary key. */
+    static final String DELETE_CONVERSATION_MEMBER_ROW =
+            "DELETE FROM conversation_member WHERE user_id = ? AND conversation_id = ?";
+
     /** Upserts {@code user_activity}, creating it if absent; deletes an erased user's row. */
     public static Sink<InboxCursor> userActivity(UnreadConfig config) {
         return sink(
@@ -182,13 +186,25 @@ public final class MySqlCursors {
             return cursor.erased ? cursor.userId : 0;
         }
 
+        /** The table has one row per user. */
         @Override
-        public String delete() {
+        public long erasedConversation(InboxCursor cursor) {
+            return 0;
+        }
+
+        @Override
+        public String delete(boolean oneConversation) {
             return DELETE_USER_ACTIVITY;
         }
     }
 
-    /** Every erasure of a user deletes all of its rows: one per conversation does no harm. */
+    /**
+     * The erasure of a conversation deletes the user's row there alone: a channel's can reach the
+     * sink long after the user's erasure (when the user joins the channel later), through another
+     * subtask, when the user has read other conversations afresh. The user's state sends the
+     * erasure of no conversation, first, in order with the user's cursors, for every row of the
+     * user, those of conversations it no longer holds included (idle expiry).
+     */
     static final class ConversationMemberErasures
             implements JdbcCursorSink.Erasures<ConversationCursor> {
         private static final long serialVersionUID = 1L;
@@ -199,8 +215,13 @@ public final class MySqlCursors {
         }
 
         @Override
-        public String delete() {
-            return DELETE_CONVERSATION_MEMBER;
+        public long erasedConversation(ConversationCursor cursor) {
+            return cursor.conversationId;
+        }
+
+        @Override
+        public String delete(boolean oneConversation) {
+            return oneConversation ? DELETE_CONVERSATION_MEMBER_ROW : DELETE_CONVERSATION_MEMBER;
         }
     }
 

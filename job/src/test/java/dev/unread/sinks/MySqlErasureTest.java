@@ -86,6 +86,51 @@ class MySqlErasureTest {
         assertThat(rowsOf(USER)).isEqualTo(1);
     }
 
+    /**
+     * A channel's erasure of the user can reach the channel stage, and so its sink subtask, long
+     * after the user's state erased the user: when the user joins the channel after the erasure,
+     * the user's state forwards the erasure it holds to the channel then. By that time the user may
+     * have read another conversation afresh, through the user's state's subtask; the channel's
+     * erasure deletes the user's row of that channel alone.
+     */
+    @Test
+    void aConversationsErasureDeletesTheUsersRowThereAlone() throws Exception {
+        SinkWriter<ConversationCursor> channelMembers =
+                MySqlCursors.conversationMember(db.config())
+                        .createWriter(
+                                new TestWriterContext(
+                                        TypeInformation.of(ConversationCursor.class)
+                                                .createSerializer(new SerializerConfigImpl())));
+        try {
+            members.write(ConversationCursor.erasure(USER, 0), null);
+            members.write(ConversationCursor.erasure(USER, 80001), null);
+            members.write(new ConversationCursor(USER, 80001, 7, 0), null);
+            members.flush(false);
+            channelMembers.write(new ConversationCursor(USER, 90001, 4, 0), null);
+            channelMembers.write(new ConversationCursor(OTHER, 90001, 4, 0), null);
+            channelMembers.flush(false);
+
+            channelMembers.write(ConversationCursor.erasure(USER, 90001), null);
+            channelMembers.flush(false);
+
+            assertThat(rowOf(USER, 80001))
+                    .as("the user's row of a conversation it read after the erasure")
+                    .isEqualTo(1);
+            assertThat(rowOf(USER, 90001)).as("the user's row of the erased channel").isZero();
+            assertThat(rowOf(OTHER, 90001)).as("another member's row").isEqualTo(1);
+        } finally {
+            channelMembers.close();
+        }
+    }
+
+    private long rowOf(long user, long conversation) throws Exception {
+        return db.queryLong(
+                "SELECT COUNT(*) FROM conversation_member WHERE user_id = "
+                        + user
+                        + " AND conversation_id = "
+                        + conversation);
+    }
+
     private long rowsOf(long user) throws Exception {
         return db.queryLong("SELECT COUNT(*) FROM conversation_member WHERE user_id = " + user)
                 + db.queryLong("SELECT COUNT(*) FROM user_activity WHERE user_id = " + user);
