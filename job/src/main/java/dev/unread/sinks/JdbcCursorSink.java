@@ -6,9 +6,12 @@ import java.io.Serializable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.sink2.Committer;
@@ -51,11 +54,12 @@ import org.slf4j.LoggerFactory;
  *       RetryCountingConnectionProvider#RETRIES_METRIC} on the writer's metric group (the connector
  *       counts nothing), for the alert on a failing MySQL (monitoring/).
  *   <li>A record that stands for a user's erasure ({@link Erasures}) deletes the user's rows, all
- *       of them or its row in one conversation, instead of being written: after the connector's
- *       batch holding the cursors that came before it, and before any that come after it, so that
- *       an earlier cursor can never bring a row back. Consecutive erasures go in one batch; the
- *       writer's flush (every checkpoint) runs them too, so none waits past a checkpoint. A delete
- *       that fails its retries fails the task, and the restore replays the erasure.
+ *       of them (but those of conversations it names) or its row in one conversation, instead of
+ *       being written: after the connector's batch holding the cursors that came before it, and
+ *       before any that come after it, so that an earlier cursor can never bring a row back.
+ *       Consecutive erasures go in one batch; the writer's flush (every checkpoint) runs them too,
+ *       so none waits past a checkpoint. A delete that fails its retries fails the task, and the
+ *       restore replays the erasure.
  * </ul>
  *
  * <p>It implements every interface {@link JdbcSink} does ({@link SupportsWriterState} and {@link
@@ -69,6 +73,14 @@ final class JdbcCursorSink<IN>
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(JdbcCursorSink.class);
+
+    /**
+     * The conversations one statement of {@link Erasures#deleteBetweenBut} leaves: a user's erasure
+     * leaves any number, in a statement per this many, so that no statement grows with them.
+     */
+    static final int KEPT_PER_DELETE = 100;
+
+    private static final long[] NONE = {};
 
     /** Which records are erasures, which rows each erases, and the statements that delete them. */
     interface Erasures<IN> extends Serializable {
@@ -87,6 +99,23 @@ final class JdbcCursorSink<IN>
          * parameter the user.
          */
         String delete(boolean oneConversation);
+
+        /**
+         * The conversations, ascending, whose rows of the user the erasure of every row {@code
+         * record} leaves; empty when it leaves none.
+         */
+        default long[] keptConversations(IN record) {
+            return NONE;
+        }
+
+        /**
+         * A DELETE of the user's rows in the conversations from one id to another, both included,
+         * but {@link #KEPT_PER_DELETE} conversations; its parameters the user, the two ids, then
+         * the conversations left. Asked for only when {@link #keptConversations} returns some.
+         */
+        default String deleteBetweenBut() {
+            throw new UnsupportedOperationException("the erasures leave no conversation");
+        }
     }
 
     /** The rows one erasure deletes: the user's in {@code conversation}, or all when it is 0. */
@@ -176,6 +205,9 @@ final class JdbcCursorSink<IN>
         /** Erased rows that go before the next cursor is written. */
         private final Set<ErasedRows> erased = new LinkedHashSet<>();
 
+        /** For each user of {@code erased} all of whose rows go, the conversations left. */
+        private final Map<Long, long[]> kept = new HashMap<>();
+
         Writer(JdbcWriter<IN> delegate, JdbcConnectionProvider connection, Erasures<IN> erasures) {
             this.delegate = delegate;
             this.connection = connection;
@@ -187,14 +219,25 @@ final class JdbcCursorSink<IN>
             long user = erasures.erasedUser(element);
             if (user != 0) {
                 long conversation = erasures.erasedConversation(element);
-                // The user's state sends the erasure of every row first, then one per conversation.
-                if (conversation == 0 || !erased.contains(new ErasedRows(user, 0))) {
+                if (conversation == 0) {
+                    erased.add(new ErasedRows(user, 0));
+                    kept.put(user, erasures.keptConversations(element));
+                } else if (!deletesEveryRow(user, conversation)) {
                     erased.add(new ErasedRows(user, conversation));
                 }
                 return;
             }
             deleteErased();
             delegate.write(element, context);
+        }
+
+        /**
+         * Whether the erasure of every row of the user, waiting already, deletes its row in the
+         * conversation: the user's state sends it first, then one per conversation.
+         */
+        private boolean deletesEveryRow(long user, long conversation) {
+            return erased.contains(new ErasedRows(user, 0))
+                    && Arrays.binarySearch(kept.get(user), conversation) < 0;
         }
 
         @Override
@@ -218,10 +261,12 @@ final class JdbcCursorSink<IN>
                     Connection c = connection.getOrEstablishConnection();
                     delete(c, false);
                     delete(c, true);
+                    deleteAllBut(c);
                     if (!c.getAutoCommit()) {
                         c.commit();
                     }
                     erased.clear();
+                    kept.clear();
                     return;
                 } catch (SQLException | ClassNotFoundException e) {
                     if (attempt >= MySqlCursors.MAX_RETRIES) {
@@ -233,11 +278,19 @@ final class JdbcCursorSink<IN>
             }
         }
 
-        /** The erased rows of every user, or of one conversation each, in one batch. */
+        /**
+         * The erased rows of every user that leaves none, or of one conversation each, in one
+         * batch.
+         */
         private void delete(Connection c, boolean oneConversation) throws SQLException {
             List<ErasedRows> rows =
                     erased.stream()
-                            .filter(r -> (r.conversation() != 0) == oneConversation)
+                            .filter(
+                                    r ->
+                                            oneConversation
+                                                    ? r.conversation() != 0
+                                                    : r.conversation() == 0
+                                                            && kept.get(r.user()).length == 0)
                             .toList();
             if (rows.isEmpty()) {
                 return;
@@ -249,6 +302,36 @@ final class JdbcCursorSink<IN>
                         delete.setLong(2, r.conversation());
                     }
                     delete.addBatch();
+                }
+                delete.executeBatch();
+            }
+        }
+
+        /**
+         * The erased rows of every user that leaves some conversations, in one batch: the
+         * conversations left, ascending, split in runs of {@link #KEPT_PER_DELETE}, cut the ids
+         * into ranges that hold one run each and together hold every id; each range loses its rows
+         * but those of its run (the last id repeated to fill the statement).
+         */
+        private void deleteAllBut(Connection c) throws SQLException {
+            List<Map.Entry<Long, long[]>> users =
+                    kept.entrySet().stream().filter(e -> e.getValue().length > 0).toList();
+            if (users.isEmpty()) {
+                return;
+            }
+            try (PreparedStatement delete = c.prepareStatement(erasures.deleteBetweenBut())) {
+                for (Map.Entry<Long, long[]> user : users) {
+                    long[] left = user.getValue();
+                    for (int from = 0; from < left.length; from += KEPT_PER_DELETE) {
+                        int to = Math.min(from + KEPT_PER_DELETE, left.length);
+                        delete.setLong(1, user.getKey());
+                        delete.setLong(2, from == 0 ? Long.MIN_VALUE : left[from]);
+                        delete.setLong(3, to == left.length ? Long.MAX_VALUE : left[to] - 1);
+                        for (int i = 0; i < KEPT_PER_DELETE; i++) {
+                            delete.setLong(4 + i, left[Math.min(from + i, to - 1)]);
+                        }
+                        delete.addBatch();
+                    }
                 }
                 delete.executeBatch();
             }
