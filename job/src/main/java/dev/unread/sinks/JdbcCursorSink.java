@@ -118,8 +118,38 @@ final class JdbcCursorSink<IN>
         }
     }
 
-    /** The rows one erasure deletes: the user's in {@code conversation}, or all when it is 0. */
-    record ErasedRows(long user, long conversation) {}
+    /**
+     * The rows one erasure deletes: the user's in {@code conversation}, or all when it is 0. A
+     * class, not a record: a record's generated {@code equals}, which a set calls, keeps the job's
+     * class loader alive after the job stops (docs/operations.md, "Class loader leaks").
+     */
+    static final class ErasedRows {
+        private final long user;
+        private final long conversation;
+
+        ErasedRows(long user, long conversation) {
+            this.user = user;
+            this.conversation = conversation;
+        }
+
+        long user() {
+            return user;
+        }
+
+        long conversation() {
+            return conversation;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ErasedRows r && r.user == user && r.conversation == conversation;
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(user) * 31 + Long.hashCode(conversation);
+        }
+    }
 
     private final JdbcSink<IN> delegate;
 
