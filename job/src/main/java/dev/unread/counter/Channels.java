@@ -7,6 +7,7 @@ import dev.unread.state.StateSchema;
 import dev.unread.state.ThreadState;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.stream.StreamSupport;
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -37,6 +38,17 @@ final class Channels {
     /** Whether the conversation is one of the user's channels. */
     boolean isChannel(InboxState user, long conversationId) throws Exception {
         return user.channels > 0 && conversationId != 0 && channels.contains(conversationId);
+    }
+
+    /** The user's channels, ascending; {@code user} as for {@link #toEach}. */
+    long[] of(InboxState user) throws Exception {
+        if (user == null || user.channels == 0) {
+            return new long[0];
+        }
+        return StreamSupport.stream(channels.keys().spliterator(), false)
+                .mapToLong(Long::longValue)
+                .sorted()
+                .toArray();
     }
 
     /**

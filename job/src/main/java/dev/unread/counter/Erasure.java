@@ -7,6 +7,7 @@ import dev.unread.events.UnreadCount;
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -22,9 +23,12 @@ import org.apache.flink.util.Collector;
  * seqs kept are those past the cursor the erasure drops, so the cursor's bound holds with the
  * cursor at 0. It sends each output the erasure in order with the user's earlier records there: the
  * Redis sink deletes every key of the user, the MySQL sinks the user's rows, the readers stage the
- * user's cursor and score in each conversation the user has. Afterwards every event of the user
- * with a time at or before {@code erasedAt} changes nothing ({@link #covers}); later ones start the
- * user afresh.
+ * user's cursor and score in each conversation the user has. The user's channels are left out:
+ * their rows and readers' cursors are the channel stage's, which erases them itself when the
+ * erasure reaches each channel ({@link Channels}) and may write them again at once, through other
+ * subtasks than the user's records, which a late erasure from here would undo. Afterwards every
+ * event of the user with a time at or before {@code erasedAt} changes nothing ({@link #covers});
+ * later ones start the user afresh.
  *
  * <p>Its cost is one pass over the user's conversations and a clear of each of the user's states;
  * for every other event, one comparison with a field of the inbox state the event reads anyway.
@@ -32,12 +36,14 @@ import org.apache.flink.util.Collector;
 final class Erasure {
 
     private final UserStates states;
+    private final Channels channels;
 
     /** The conversations the last erasure walked, for tests that bound its work. */
     private long visited;
 
-    Erasure(UserStates states) {
+    Erasure(UserStates states, Channels channels) {
         this.states = states;
+        this.channels = channels;
     }
 
     /**
@@ -64,12 +70,15 @@ final class Erasure {
         // (an idle expiry's deletes lost to a restore, another version's keys).
         out.collect(UnreadCount.erasure(userId, erasure.time));
         inboxCursors.accept(InboxCursor.erasure(userId));
-        conversationCursors.accept(ConversationCursor.erasure(userId, 0));
+        long[] userChannels = channels.of(user);
+        conversationCursors.accept(ConversationCursor.erasureBut(userId, userChannels));
         List<long[]> facts = new ArrayList<>();
         for (Map.Entry<Long, ConversationState> entry : states.conversations.entries()) {
             visited++;
             long conversationId = entry.getKey();
-            conversationCursors.accept(ConversationCursor.erasure(userId, conversationId));
+            if (Arrays.binarySearch(userChannels, conversationId) < 0) {
+                conversationCursors.accept(ConversationCursor.erasure(userId, conversationId));
+            }
             ConversationState kept = entry.getValue();
             if (kept.membership != 0 || kept.deletedCount != 0) {
                 facts.add(new long[] {conversationId, kept.membership, kept.deletedCount});

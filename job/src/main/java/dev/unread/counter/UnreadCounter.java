@@ -144,7 +144,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         conversations = new Conversations(states, totals, channels, trackRootSenders);
         expiry = new Expiry(states, channels, idleStateDays);
         allRead = new AllRead(states, badge, conversations);
-        erasure = new Erasure(states);
+        erasure = new Erasure(states, channels);
         channelMessagesDropped =
                 getRuntimeContext().getMetricGroup().counter(CHANNEL_MESSAGES_DROPPED);
     }

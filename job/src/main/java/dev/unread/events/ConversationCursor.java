@@ -1,5 +1,6 @@
 package dev.unread.events;
 
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -11,10 +12,14 @@ import java.util.Objects;
  *   <li>{@code lastReadSeq}: the new cursor, larger than any before it.
  *   <li>{@code unreadCount}: unread messages in the conversation right after this read, as the job
  *       knew them at that moment.
- *   <li>{@code erased}: instead of a cursor, the user was erased: its rows of {@code
- *       conversation_member} go, after every cursor written before (see {@code JdbcCursorSink}),
- *       and with a {@code conversationId}, its cursor and score in that conversation's readers;
- *       {@code conversationId} 0 stands for the rows alone.
+ *   <li>{@code erased}: instead of a cursor, the user was erased: with a {@code conversationId},
+ *       its row of {@code conversation_member} there goes, after every cursor written before (see
+ *       {@code JdbcCursorSink}), and its cursor and score in that conversation's readers; {@code
+ *       conversationId} 0 stands for every row of the user, and for nothing else.
+ *   <li>{@code channels}: on the erasure of every row, the user's channels, ascending, whose rows
+ *       stay: the channel stage deletes and writes them itself, through another sink subtask, so
+ *       this erasure, which may wait in its own subtask, would delete a row the stage wrote after
+ *       the erasure. Null on every other record, and for a user in no channel.
  *   <li>{@code allRead}: an ALL_READ raised the cursor when it arrived, or it is a channel's; its
  *       receipt goes to {@code READ_PROGRESS_CHANGED} alone (see {@code ConversationReaders}).
  * </ul>
@@ -26,6 +31,7 @@ public class ConversationCursor {
     public long unreadCount;
     public boolean erased;
     public boolean allRead;
+    public long[] channels;
 
     public ConversationCursor() {}
 
@@ -44,6 +50,16 @@ public class ConversationCursor {
         return c;
     }
 
+    /**
+     * The user was erased: every row of the user goes but those of {@code channels}, ascending; see
+     * {@link #channels}.
+     */
+    public static ConversationCursor erasureBut(long userId, long[] channels) {
+        ConversationCursor c = erasure(userId, 0);
+        c.channels = channels.length == 0 ? null : channels;
+        return c;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -58,18 +74,26 @@ public class ConversationCursor {
                 && lastReadSeq == that.lastReadSeq
                 && unreadCount == that.unreadCount
                 && erased == that.erased
-                && allRead == that.allRead;
+                && allRead == that.allRead
+                && Arrays.equals(channels, that.channels);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(userId, conversationId, lastReadSeq, unreadCount, erased, allRead);
+        return 31 * Objects.hash(userId, conversationId, lastReadSeq, unreadCount, erased, allRead)
+                + Arrays.hashCode(channels);
     }
 
     @Override
     public String toString() {
         if (erased) {
-            return "ConversationCursor(" + userId + " c" + conversationId + " erased)";
+            return "ConversationCursor("
+                    + userId
+                    + " c"
+                    + conversationId
+                    + " erased"
+                    + (channels == null ? "" : ", " + channels.length + " channels kept")
+                    + ")";
         }
         return "ConversationCursor("
                 + userId

@@ -6,9 +6,12 @@ import java.io.Serializable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.sink2.Committer;
@@ -50,12 +53,13 @@ import org.slf4j.LoggerFactory;
  *   <li>Batches the connector retried are counted as {@value
  *       RetryCountingConnectionProvider#RETRIES_METRIC} on the writer's metric group (the connector
  *       counts nothing), for the alert on a failing MySQL (monitoring/).
- *   <li>A record that stands for a user's erasure ({@link Erasures}) deletes the user's rows
- *       instead of being written: after the connector's batch holding the cursors that came before
- *       it, and before any that come after it, so that an earlier cursor can never bring a row
- *       back. Consecutive erasures go in one batch; the writer's flush (every checkpoint) runs them
- *       too, so none waits past a checkpoint. A delete that fails its retries fails the task, and
- *       the restore replays the erasure.
+ *   <li>A record that stands for a user's erasure ({@link Erasures}) deletes the user's rows, all
+ *       of them (but those of conversations it names) or its row in one conversation, instead of
+ *       being written: after the connector's batch holding the cursors that came before it, and
+ *       before any that come after it, so that an earlier cursor can never bring a row back.
+ *       Consecutive erasures go in one batch; the writer's flush (every checkpoint) runs them too,
+ *       so none waits past a checkpoint. A delete that fails its retries fails the task, and the
+ *       restore replays the erasure.
  * </ul>
  *
  * <p>It implements every interface {@link JdbcSink} does ({@link SupportsWriterState} and {@link
@@ -70,13 +74,81 @@ final class JdbcCursorSink<IN>
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(JdbcCursorSink.class);
 
-    /** Which records are erasures, and the statement that deletes a user's rows. */
+    /**
+     * The conversations one statement of {@link Erasures#deleteBetweenBut} leaves: a user's erasure
+     * leaves any number, in a statement per this many, so that no statement grows with them.
+     */
+    static final int KEPT_PER_DELETE = 100;
+
+    private static final long[] NONE = {};
+
+    /** Which records are erasures, which rows each erases, and the statements that delete them. */
     interface Erasures<IN> extends Serializable {
         /** The user {@code record} erases, 0 when it is a cursor to write. */
         long erasedUser(IN record);
 
-        /** A DELETE whose one parameter is the user. */
-        String delete();
+        /**
+         * The conversation whose row of the user the erasure {@code record} deletes; 0 for every
+         * row of the user.
+         */
+        long erasedConversation(IN record);
+
+        /**
+         * A DELETE of the user's row in one conversation, its parameters the user and the
+         * conversation, when {@code oneConversation}; else of every row of the user, its one
+         * parameter the user.
+         */
+        String delete(boolean oneConversation);
+
+        /**
+         * The conversations, ascending, whose rows of the user the erasure of every row {@code
+         * record} leaves; empty when it leaves none.
+         */
+        default long[] keptConversations(IN record) {
+            return NONE;
+        }
+
+        /**
+         * A DELETE of the user's rows in the conversations from one id to another, both included,
+         * but {@link #KEPT_PER_DELETE} conversations; its parameters the user, the two ids, then
+         * the conversations left. Asked for only when {@link #keptConversations} returns some.
+         */
+        default String deleteBetweenBut() {
+            throw new UnsupportedOperationException("the erasures leave no conversation");
+        }
+    }
+
+    /**
+     * The rows one erasure deletes: the user's in {@code conversation}, or all when it is 0. A
+     * class, not a record: a record's generated {@code equals}, which a set calls, keeps the job's
+     * class loader alive after the job stops (docs/operations.md, "Class loader leaks").
+     */
+    static final class ErasedRows {
+        private final long user;
+        private final long conversation;
+
+        ErasedRows(long user, long conversation) {
+            this.user = user;
+            this.conversation = conversation;
+        }
+
+        long user() {
+            return user;
+        }
+
+        long conversation() {
+            return conversation;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ErasedRows r && r.user == user && r.conversation == conversation;
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(user) * 31 + Long.hashCode(conversation);
+        }
     }
 
     private final JdbcSink<IN> delegate;
@@ -160,8 +232,11 @@ final class JdbcCursorSink<IN>
         private final JdbcConnectionProvider connection;
         private final Erasures<IN> erasures;
 
-        /** Erased users whose rows go before the next cursor is written. */
-        private final Set<Long> erased = new LinkedHashSet<>();
+        /** Erased rows that go before the next cursor is written. */
+        private final Set<ErasedRows> erased = new LinkedHashSet<>();
+
+        /** For each user of {@code erased} all of whose rows go, the conversations left. */
+        private final Map<Long, long[]> kept = new HashMap<>();
 
         Writer(JdbcWriter<IN> delegate, JdbcConnectionProvider connection, Erasures<IN> erasures) {
             this.delegate = delegate;
@@ -173,11 +248,26 @@ final class JdbcCursorSink<IN>
         public void write(IN element, Context context) throws IOException, InterruptedException {
             long user = erasures.erasedUser(element);
             if (user != 0) {
-                erased.add(user);
+                long conversation = erasures.erasedConversation(element);
+                if (conversation == 0) {
+                    erased.add(new ErasedRows(user, 0));
+                    kept.put(user, erasures.keptConversations(element));
+                } else if (!deletesEveryRow(user, conversation)) {
+                    erased.add(new ErasedRows(user, conversation));
+                }
                 return;
             }
             deleteErased();
             delegate.write(element, context);
+        }
+
+        /**
+         * Whether the erasure of every row of the user, waiting already, deletes its row in the
+         * conversation: the user's state sends it first, then one per conversation.
+         */
+        private boolean deletesEveryRow(long user, long conversation) {
+            return erased.contains(new ErasedRows(user, 0))
+                    && Arrays.binarySearch(kept.get(user), conversation) < 0;
         }
 
         @Override
@@ -186,7 +276,11 @@ final class JdbcCursorSink<IN>
             deleteErased();
         }
 
-        /** Writes the cursors buffered before the erasures, then deletes the erased users' rows. */
+        /**
+         * Writes the cursors buffered before the erasures, then deletes the erased rows. The
+         * deletes of one flush come from consecutive erasures, so their order among themselves does
+         * not matter.
+         */
         private void deleteErased() throws IOException, InterruptedException {
             if (erased.isEmpty()) {
                 return;
@@ -195,17 +289,14 @@ final class JdbcCursorSink<IN>
             for (int attempt = 0; ; attempt++) {
                 try {
                     Connection c = connection.getOrEstablishConnection();
-                    try (PreparedStatement delete = c.prepareStatement(erasures.delete())) {
-                        for (long user : erased) {
-                            delete.setLong(1, user);
-                            delete.addBatch();
-                        }
-                        delete.executeBatch();
-                    }
+                    delete(c, false);
+                    delete(c, true);
+                    deleteAllBut(c);
                     if (!c.getAutoCommit()) {
                         c.commit();
                     }
                     erased.clear();
+                    kept.clear();
                     return;
                 } catch (SQLException | ClassNotFoundException e) {
                     if (attempt >= MySqlCursors.MAX_RETRIES) {
@@ -214,6 +305,65 @@ final class JdbcCursorSink<IN>
                     connection.closeConnection();
                     Thread.sleep(1000L * attempt);
                 }
+            }
+        }
+
+        /**
+         * The erased rows of every user that leaves none, or of one conversation each, in one
+         * batch.
+         */
+        private void delete(Connection c, boolean oneConversation) throws SQLException {
+            List<ErasedRows> rows =
+                    erased.stream()
+                            .filter(
+                                    r ->
+                                            oneConversation
+                                                    ? r.conversation() != 0
+                                                    : r.conversation() == 0
+                                                            && kept.get(r.user()).length == 0)
+                            .toList();
+            if (rows.isEmpty()) {
+                return;
+            }
+            try (PreparedStatement delete = c.prepareStatement(erasures.delete(oneConversation))) {
+                for (ErasedRows r : rows) {
+                    delete.setLong(1, r.user());
+                    if (oneConversation) {
+                        delete.setLong(2, r.conversation());
+                    }
+                    delete.addBatch();
+                }
+                delete.executeBatch();
+            }
+        }
+
+        /**
+         * The erased rows of every user that leaves some conversations, in one batch: the
+         * conversations left, ascending, split in runs of {@link #KEPT_PER_DELETE}, cut the ids
+         * into ranges that hold one run each and together hold every id; each range loses its rows
+         * but those of its run (the last id repeated to fill the statement).
+         */
+        private void deleteAllBut(Connection c) throws SQLException {
+            List<Map.Entry<Long, long[]>> users =
+                    kept.entrySet().stream().filter(e -> e.getValue().length > 0).toList();
+            if (users.isEmpty()) {
+                return;
+            }
+            try (PreparedStatement delete = c.prepareStatement(erasures.deleteBetweenBut())) {
+                for (Map.Entry<Long, long[]> user : users) {
+                    long[] left = user.getValue();
+                    for (int from = 0; from < left.length; from += KEPT_PER_DELETE) {
+                        int to = Math.min(from + KEPT_PER_DELETE, left.length);
+                        delete.setLong(1, user.getKey());
+                        delete.setLong(2, from == 0 ? Long.MIN_VALUE : left[from]);
+                        delete.setLong(3, to == left.length ? Long.MAX_VALUE : left[to] - 1);
+                        for (int i = 0; i < KEPT_PER_DELETE; i++) {
+                            delete.setLong(4 + i, left[Math.min(from + i, to - 1)]);
+                        }
+                        delete.addBatch();
+                    }
+                }
+                delete.executeBatch();
             }
         }
 

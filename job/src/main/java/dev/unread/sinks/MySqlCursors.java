@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Collections;
 import java.util.Locale;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
@@ -84,6 +85,20 @@ public final class MySqlCursors {
     /** By the table's user index. */
     static final String DELETE_CONVERSATION_MEMBER =
             "DELETE FROM conversation_member WHERE user_id = ?";
+
+    /** By the primary key. */
+    static final String DELETE_CONVERSATION_MEMBER_ROW =
+            "DELETE FROM conversation_member WHERE user_id = ? AND conversation_id = ?";
+
+    /**
+     * By the table's user index, which holds the primary key's {@code conversation_id} after {@code
+     * user_id}.
+     */
+    static final String DELETE_CONVERSATION_MEMBER_BETWEEN_BUT =
+            "DELETE FROM conversation_member WHERE user_id = ? AND conversation_id BETWEEN ? AND ?"
+                    + " AND conversation_id NOT IN ("
+                    + String.join(", ", Collections.nCopies(JdbcCursorSink.KEPT_PER_DELETE, "?"))
+                    + ")";
 
     /** Upserts {@code user_activity}, creating it if absent; deletes an erased user's row. */
     public static Sink<InboxCursor> userActivity(UnreadConfig config) {
@@ -182,13 +197,26 @@ public final class MySqlCursors {
             return cursor.erased ? cursor.userId : 0;
         }
 
+        /** The table has one row per user. */
         @Override
-        public String delete() {
+        public long erasedConversation(InboxCursor cursor) {
+            return 0;
+        }
+
+        @Override
+        public String delete(boolean oneConversation) {
             return DELETE_USER_ACTIVITY;
         }
     }
 
-    /** Every erasure of a user deletes all of its rows: one per conversation does no harm. */
+    /**
+     * The erasure of a conversation deletes the user's row there alone: a channel's can reach the
+     * sink long after the user's erasure (when the user joins the channel later), through another
+     * subtask, when the user has read other conversations afresh. The user's state sends the
+     * erasure of no conversation, first, in order with the user's cursors, for every row of the
+     * user, those of conversations it no longer holds included (idle expiry), but those of the
+     * user's channels, which the channel stage deletes and writes again through its own subtasks.
+     */
     static final class ConversationMemberErasures
             implements JdbcCursorSink.Erasures<ConversationCursor> {
         private static final long serialVersionUID = 1L;
@@ -199,8 +227,25 @@ public final class MySqlCursors {
         }
 
         @Override
-        public String delete() {
-            return DELETE_CONVERSATION_MEMBER;
+        public long erasedConversation(ConversationCursor cursor) {
+            return cursor.conversationId;
+        }
+
+        @Override
+        public String delete(boolean oneConversation) {
+            return oneConversation ? DELETE_CONVERSATION_MEMBER_ROW : DELETE_CONVERSATION_MEMBER;
+        }
+
+        @Override
+        public long[] keptConversations(ConversationCursor cursor) {
+            return cursor.channels == null
+                    ? JdbcCursorSink.Erasures.super.keptConversations(cursor)
+                    : cursor.channels;
+        }
+
+        @Override
+        public String deleteBetweenBut() {
+            return DELETE_CONVERSATION_MEMBER_BETWEEN_BUT;
         }
     }
 

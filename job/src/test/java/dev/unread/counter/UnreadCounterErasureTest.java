@@ -234,6 +234,34 @@ class UnreadCounterErasureTest {
     }
 
     /**
+     * The user's channels' MySQL rows and readers' cursors are the channel stage's, which erases
+     * them itself when the erasure reaches each channel: the user's state sends no erasure of a
+     * channel, and names the channels, ascending, on its erasure of every row, which leaves their
+     * rows (see JdbcCursorSink), though it holds a channel's mark.
+     */
+    @Test
+    void theErasureLeavesTheUsersChannelsToTheChannelStage() throws Exception {
+        long channel = 90001;
+        long later = 90002;
+        try (CounterOnRocksDb counter = CounterOnRocksDb.open()) {
+            var harness = counter.harness;
+            process(harness, ChatEvent.message(3, U, GROUP, 1, T0 + 1));
+            process(harness, ChatEvent.channelMembership(true, U, later, 1));
+            process(harness, ChatEvent.channelMembership(true, U, channel, 1));
+            process(harness, ChatEvent.markedUnread(U, channel, T0 + 2));
+            process(harness, ChatEvent.conversationRead(U, GROUP, 1, T0 + 3));
+            harness.getSideOutput(UnreadCounter.CONVERSATION_CURSORS).clear();
+
+            process(harness, ChatEvent.userErased(U, ERASED_AT));
+
+            assertThat(values(harness.getSideOutput(UnreadCounter.CONVERSATION_CURSORS)))
+                    .containsExactly(
+                            ConversationCursor.erasureBut(U, new long[] {channel, later}),
+                            ConversationCursor.erasure(U, GROUP));
+        }
+    }
+
+    /**
      * Issue 45, item 1: a deletion told before the erasure holds for its message sent after it,
      * which reaches the counter without the conversation's stamp, and for a reply of it the counter
      * alone sees (the stage tells each user a deletion once: its duplicate is dropped there).
