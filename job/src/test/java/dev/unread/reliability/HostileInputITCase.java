@@ -78,17 +78,7 @@ class HostileInputITCase {
 
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
             UnreadConfig config = KAFKA.freshTopics(JobHarness.settings(prefix, db.jdbcUrl()));
-            Random unusual = new Random(seed);
-            JobHarness.Traffic traffic =
-                    JobHarness.traffic(
-                            config,
-                            seed,
-                            3000,
-                            bad,
-                            e ->
-                                    unusual.nextInt(3) == 0
-                                            ? BadRecords.unusualButValid(e, unusual)
-                                            : ChatEventJson.value(e));
+            JobHarness.Traffic traffic = trafficWithConversationUnread(config, seed, bad);
             List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(2);
             // A key of another type where the job will write a user's conversation counts (a
             // leftover, or another application's): the job must replace it, not crash-loop.
@@ -142,6 +132,32 @@ class HostileInputITCase {
                     job.cancel().get();
                     TestRedis.deleteKeys(prefix);
                 }
+            }
+        }
+    }
+
+    /**
+     * The seed's valid traffic, a third of it written unusually, with bad records among it; if no
+     * user ends with a conversation unread (seed 412536: every such user's ALL_READ came last), the
+     * traffic of the next seed that leaves one, so there is a conversation hash to plant a foreign
+     * key at. A rerun with the same seed takes the same traffic.
+     */
+    private static JobHarness.Traffic trafficWithConversationUnread(
+            UnreadConfig config, long seed, List<BadRecords.Bad> bad) {
+        for (long trafficSeed = seed; ; trafficSeed++) {
+            Random unusual = new Random(trafficSeed);
+            JobHarness.Traffic traffic =
+                    JobHarness.traffic(
+                            config,
+                            trafficSeed,
+                            3000,
+                            bad,
+                            e ->
+                                    unusual.nextInt(3) == 0
+                                            ? BadRecords.unusualButValid(e, unusual)
+                                            : ChatEventJson.value(e));
+            if (!traffic.oracle().conversationUnread().isEmpty()) {
+                return traffic;
             }
         }
     }
