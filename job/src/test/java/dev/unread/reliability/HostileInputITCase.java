@@ -78,7 +78,24 @@ class HostileInputITCase {
 
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
             UnreadConfig config = KAFKA.freshTopics(JobHarness.settings(prefix, db.jdbcUrl()));
-            JobHarness.Traffic traffic = trafficWithConversationUnread(config, seed, bad);
+            // Seed 412536 leaves no conversation unread (every such user's ALL_READ came last),
+            // so no conversation hash to plant a foreign key at.
+            JobHarness.Traffic traffic =
+                    JobHarness.firstTrafficWith(
+                            seed,
+                            s -> {
+                                Random unusual = new Random(s);
+                                return JobHarness.traffic(
+                                        config,
+                                        s,
+                                        3000,
+                                        bad,
+                                        e ->
+                                                unusual.nextInt(3) == 0
+                                                        ? BadRecords.unusualButValid(e, unusual)
+                                                        : ChatEventJson.value(e));
+                            },
+                            t -> !t.oracle().conversationUnread().isEmpty());
             List<List<ProducerRecord<byte[], byte[]>>> parts = traffic.parts(2);
             // A key of another type where the job will write a user's conversation counts (a
             // leftover, or another application's): the job must replace it, not crash-loop.
@@ -132,32 +149,6 @@ class HostileInputITCase {
                     job.cancel().get();
                     TestRedis.deleteKeys(prefix);
                 }
-            }
-        }
-    }
-
-    /**
-     * The seed's valid traffic, a third of it written unusually, with bad records among it; if no
-     * user ends with a conversation unread (seed 412536: every such user's ALL_READ came last), the
-     * traffic of the next seed that leaves one, so there is a conversation hash to plant a foreign
-     * key at. A rerun with the same seed takes the same traffic.
-     */
-    private static JobHarness.Traffic trafficWithConversationUnread(
-            UnreadConfig config, long seed, List<BadRecords.Bad> bad) {
-        for (long trafficSeed = seed; ; trafficSeed++) {
-            Random unusual = new Random(trafficSeed);
-            JobHarness.Traffic traffic =
-                    JobHarness.traffic(
-                            config,
-                            trafficSeed,
-                            3000,
-                            bad,
-                            e ->
-                                    unusual.nextInt(3) == 0
-                                            ? BadRecords.unusualButValid(e, unusual)
-                                            : ChatEventJson.value(e));
-            if (!traffic.oracle().conversationUnread().isEmpty()) {
-                return traffic;
             }
         }
     }
