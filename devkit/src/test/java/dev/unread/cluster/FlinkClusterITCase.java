@@ -53,7 +53,11 @@ class FlinkClusterITCase {
                     "heartbeat.timeout", "5 s",
                     // The tests' checkpoints come every second; config.yaml's pause would space
                     // them 5 s.
-                    "execution.checkpointing.min-pause", "500 ms");
+                    "execution.checkpointing.min-pause", "500 ms",
+                    // As the tests' own JVMs (the root pom's test.jvm.options): C2's compiling
+                    // was CPU the suite, CPU-bound on two cores, waited for.
+                    "env.java.opts.jobmanager", "-XX:TieredStopAtLevel=1",
+                    "env.java.opts.taskmanager", "-XX:TieredStopAtLevel=1");
 
     /** ZooKeeper's minimum session timeout is two ticks: short ticks allow a short session. */
     private static final int ZOOKEEPER_TICK_MS = 500;

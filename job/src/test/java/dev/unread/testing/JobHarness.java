@@ -23,6 +23,8 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.function.LongFunction;
+import java.util.function.Predicate;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -91,6 +93,21 @@ public final class JobHarness {
         long seed = Long.getLong("unread.seed", System.nanoTime() % 1_000_000);
         System.out.println(test + " " + context(seed));
         return seed;
+    }
+
+    /**
+     * The traffic of {@code seed} if it {@code has} what the test needs, else of the first seed
+     * after it that does: a rare seed leaves, say, no count to compare. A rerun with the same seed
+     * takes the same traffic.
+     */
+    public static Traffic firstTrafficWith(
+            long seed, LongFunction<Traffic> traffic, Predicate<Traffic> has) {
+        for (long s = seed; ; s++) {
+            Traffic t = traffic.apply(s);
+            if (has.test(t)) {
+                return t;
+            }
+        }
     }
 
     public static String context(long seed) {
