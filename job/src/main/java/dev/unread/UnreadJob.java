@@ -11,14 +11,11 @@ import dev.unread.events.ChannelWrite;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.ConversationEvent;
-import dev.unread.events.DeadLetter;
-import dev.unread.events.InboxCursor;
 import dev.unread.events.OwnMessages;
 import dev.unread.events.ParseConversations;
 import dev.unread.events.ParseEvents;
 import dev.unread.events.ParticipantNotices;
 import dev.unread.events.RawRecord;
-import dev.unread.events.ReadReceipt;
 import dev.unread.events.ReaderUpdate;
 import dev.unread.events.ReplyRouting;
 import dev.unread.events.UnreadCount;
@@ -36,7 +33,6 @@ import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -95,66 +91,10 @@ public final class UnreadJob {
     /** The fan-out operator's name, by which metrics and the web UI show it. */
     public static final String FAN_OUT_NAME = "fan out groups";
 
-    /** Where the job's results go. */
-    public static final class Outputs {
-        private final Sink<UnreadCount> counts;
-        private final Sink<ReadReceipt> receipts;
-        private final Sink<InboxCursor> inboxCursors;
-        private final Sink<ConversationCursor> conversationCursors;
-        private final Sink<ReaderUpdate> readers;
-        private final Sink<DeadLetter> deadLetters;
-        private final Sink<ChannelWrite> channels;
-
-        public Outputs(
-                Sink<UnreadCount> counts,
-                Sink<ReadReceipt> receipts,
-                Sink<InboxCursor> inboxCursors,
-                Sink<ConversationCursor> conversationCursors,
-                Sink<ReaderUpdate> readers,
-                Sink<DeadLetter> deadLetters,
-                Sink<ChannelWrite> channels) {
-            this.counts = counts;
-            this.receipts = receipts;
-            this.inboxCursors = inboxCursors;
-            this.conversationCursors = conversationCursors;
-            this.readers = readers;
-            this.deadLetters = deadLetters;
-            this.channels = channels;
-        }
-
-        public Sink<UnreadCount> counts() {
-            return counts;
-        }
-
-        public Sink<ReadReceipt> receipts() {
-            return receipts;
-        }
-
-        public Sink<InboxCursor> inboxCursors() {
-            return inboxCursors;
-        }
-
-        public Sink<ConversationCursor> conversationCursors() {
-            return conversationCursors;
-        }
-
-        public Sink<ReaderUpdate> readers() {
-            return readers;
-        }
-
-        public Sink<DeadLetter> deadLetters() {
-            return deadLetters;
-        }
-
-        public Sink<ChannelWrite> channels() {
-            return channels;
-        }
-    }
-
     private final Source<RawRecord, ?, ?> messages;
     private final Source<RawRecord, ?, ?> reads;
     private final Source<RawRecord, ?, ?> conversations;
-    private final Outputs outputs;
+    private final JobOutputs outputs;
     private final long idleStateDays;
     private final long maxFutureSkewMs;
     private final int maxReceiptParticipants;
@@ -173,7 +113,7 @@ public final class UnreadJob {
             Source<RawRecord, ?, ?> messages,
             Source<RawRecord, ?, ?> reads,
             Source<RawRecord, ?, ?> conversations,
-            Outputs outputs) {
+            JobOutputs outputs) {
         this(
                 messages,
                 reads,
@@ -193,7 +133,7 @@ public final class UnreadJob {
             Source<RawRecord, ?, ?> messages,
             Source<RawRecord, ?, ?> reads,
             Source<RawRecord, ?, ?> conversations,
-            Outputs outputs,
+            JobOutputs outputs,
             long idleStateDays,
             long maxFutureSkewMs,
             int maxReceiptParticipants) {
@@ -236,7 +176,7 @@ public final class UnreadJob {
                         KafkaRawRecords.source(config, config.messagesTopic),
                         KafkaRawRecords.source(config, config.readsTopic),
                         KafkaRawRecords.source(config, config.conversationsTopic),
-                        new Outputs(
+                        new JobOutputs(
                                 RedisCounts.ofCounter(config),
                                 new RedisReceipts(config),
                                 MySqlCursors.userActivity(config),
@@ -270,40 +210,8 @@ public final class UnreadJob {
         return config;
     }
 
-    /**
-     * The three input topics, parsed, with the refused records on {@link ParseEvents#DEAD_LETTERS}:
-     * where the pipeline starts, and where the bench's ceilings start too, so that they measure the
-     * same sources and parsers rather than a copy of them.
-     */
-    public static final class Parsed {
-        private final SingleOutputStreamOperator<ChatEvent> messageEvents;
-        private final SingleOutputStreamOperator<ChatEvent> readEvents;
-        private final SingleOutputStreamOperator<ConversationEvent> conversationEvents;
-
-        public Parsed(
-                SingleOutputStreamOperator<ChatEvent> messageEvents,
-                SingleOutputStreamOperator<ChatEvent> readEvents,
-                SingleOutputStreamOperator<ConversationEvent> conversationEvents) {
-            this.messageEvents = messageEvents;
-            this.readEvents = readEvents;
-            this.conversationEvents = conversationEvents;
-        }
-
-        public SingleOutputStreamOperator<ChatEvent> messageEvents() {
-            return messageEvents;
-        }
-
-        public SingleOutputStreamOperator<ChatEvent> readEvents() {
-            return readEvents;
-        }
-
-        public SingleOutputStreamOperator<ConversationEvent> conversationEvents() {
-            return conversationEvents;
-        }
-    }
-
     /** Adds the job's sources and parsers to {@code env}, and nothing after them. */
-    public Parsed parse(StreamExecutionEnvironment env) {
+    public ParsedTopics parse(StreamExecutionEnvironment env) {
         SingleOutputStreamOperator<ChatEvent> messageEvents =
                 env.fromSource(messages, WatermarkStrategy.noWatermarks(), Topics.MESSAGES)
                         .uid(MESSAGES_SOURCE_UID)
@@ -325,12 +233,12 @@ public final class UnreadJob {
                         .process(new ParseConversations(maxFutureSkewMs))
                         .uid(PARSE_CONVERSATIONS_UID)
                         .name("parse chat-conversations");
-        return new Parsed(messageEvents, readEvents, conversationEvents);
+        return new ParsedTopics(messageEvents, readEvents, conversationEvents);
     }
 
     /** Adds the pipeline to {@code env}. */
     public void build(StreamExecutionEnvironment env) {
-        Parsed in = parse(env);
+        ParsedTopics in = parse(env);
         SingleOutputStreamOperator<ChatEvent> messageEvents = in.messageEvents();
         SingleOutputStreamOperator<ChatEvent> readEvents = in.readEvents();
         SingleOutputStreamOperator<ConversationEvent> conversationEvents = in.conversationEvents();

@@ -1,5 +1,6 @@
 package dev.unread.bench;
 
+import dev.unread.ParsedTopics;
 import dev.unread.UnreadJob;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
@@ -48,7 +49,7 @@ final class PassThroughJobs {
 
     private static void build(
             UnreadJob job, StreamExecutionEnvironment env, boolean touchState, String name) {
-        UnreadJob.Parsed in = job.parse(env);
+        ParsedTopics in = job.parse(env);
         in.messageEvents()
                 .union(in.readEvents())
                 .keyBy(event -> event.userId, Types.LONG)

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.unread.JobOutputs;
 import dev.unread.UnreadJob;
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.Count;
@@ -568,7 +569,7 @@ class LocalStackITCase {
                 KafkaRawRecords.source(config, config.messagesTopic),
                 KafkaRawRecords.source(config, config.readsTopic),
                 KafkaRawRecords.source(config, config.conversationsTopic),
-                new UnreadJob.Outputs(
+                new JobOutputs(
                         counts,
                         receipts,
                         new DiscardingSink<InboxCursor>(),

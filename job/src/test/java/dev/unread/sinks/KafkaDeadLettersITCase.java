@@ -3,6 +3,7 @@ package dev.unread.sinks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.unread.JobOutputs;
 import dev.unread.UnreadJob;
 import dev.unread.config.JobSettings;
 import dev.unread.config.UnreadConfig;
@@ -108,7 +109,7 @@ class KafkaDeadLettersITCase {
                         BoundedRawRecords.of(config, config.messagesTopic),
                         BoundedRawRecords.of(config, config.readsTopic),
                         BoundedRawRecords.of(config, config.conversationsTopic),
-                        new UnreadJob.Outputs(
+                        new JobOutputs(
                                 new DiscardingSink<>(),
                                 new DiscardingSink<>(),
                                 new DiscardingSink<>(),

@@ -3,6 +3,7 @@ package dev.unread.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.unread.JobOutputs;
 import dev.unread.UnreadJob;
 import dev.unread.config.JobSettings;
 import dev.unread.config.UnreadConfig;
@@ -520,7 +521,7 @@ class BootstrapITCase {
                             EventSources.of(later.events(), true),
                             EventSources.of(later.events(), false),
                             EventSources.conversations(published),
-                            new UnreadJob.Outputs(
+                            new JobOutputs(
                                     new RedisCounts(config),
                                     new RedisReceipts(config),
                                     new DiscardingSink<>(),
