@@ -10,36 +10,19 @@ import dev.unread.state.ConversationState;
  * views before and after each event, expiry the difference to {@link #NONE}, the savepoint
  * republish the difference from it ({@link Projection}).
  */
-public final class ConversationView {
+public final class ConversationView extends TrackView {
 
     /** A conversation that shows nothing: none kept, or forgotten. */
     public static final ConversationView NONE = new ConversationView(0, 0, 0, false, Share.NONE);
 
-    private final long unread;
-    private final long mentions;
-    private final long channelMentions;
     private final boolean marked;
     private final Share share;
 
     public ConversationView(
             long unread, long mentions, long channelMentions, boolean marked, Share share) {
-        this.unread = unread;
-        this.mentions = mentions;
-        this.channelMentions = channelMentions;
+        super(unread, mentions, channelMentions);
         this.marked = marked;
         this.share = share;
-    }
-
-    public long unread() {
-        return unread;
-    }
-
-    public long mentions() {
-        return mentions;
-    }
-
-    public long channelMentions() {
-        return channelMentions;
     }
 
     public boolean marked() {

@@ -8,30 +8,12 @@ import dev.unread.state.ThreadState;
  * those only channel-wide unless ignored, if the user follows it and has not left its conversation,
  * else nothing (docs/contract.md, "Threads").
  */
-public final class ThreadView {
+public final class ThreadView extends TrackView {
 
     public static final ThreadView NONE = new ThreadView(0, 0, 0);
 
-    private final long unread;
-    private final long mentions;
-    private final long channelMentions;
-
     public ThreadView(long unread, long mentions, long channelMentions) {
-        this.unread = unread;
-        this.mentions = mentions;
-        this.channelMentions = channelMentions;
-    }
-
-    public long unread() {
-        return unread;
-    }
-
-    public long mentions() {
-        return mentions;
-    }
-
-    public long channelMentions() {
-        return channelMentions;
+        super(unread, mentions, channelMentions);
     }
 
     /**
