@@ -41,6 +41,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class FlinkClusterITCase {
 
+    /** The root pom's {@code test.jvm.options}. */
+    private static final String C1_ALONE = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m";
+
     /**
      * Small processes for a 2-core test machine, and a lost TaskManager noticed within seconds
      * rather than the default 50 s heartbeat timeout.
@@ -56,8 +59,8 @@ class FlinkClusterITCase {
                     "execution.checkpointing.min-pause", "500 ms",
                     // As the tests' own JVMs (the root pom's test.jvm.options): C2's compiling
                     // was CPU the suite, CPU-bound on two cores, waited for.
-                    "env.java.opts.jobmanager", "-XX:TieredStopAtLevel=1",
-                    "env.java.opts.taskmanager", "-XX:TieredStopAtLevel=1");
+                    "env.java.opts.jobmanager", C1_ALONE,
+                    "env.java.opts.taskmanager", C1_ALONE);
 
     /** ZooKeeper's minimum session timeout is two ticks: short ticks allow a short session. */
     private static final int ZOOKEEPER_TICK_MS = 500;
