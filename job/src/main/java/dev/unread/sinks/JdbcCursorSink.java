@@ -8,7 +8,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -121,7 +121,8 @@ final class JdbcCursorSink<IN>
     /**
      * The rows one erasure deletes: the user's in {@code conversation}, or all when it is 0. A
      * class, not a record: a record's generated {@code equals}, which a set calls, keeps the job's
-     * class loader alive after the job stops (docs/operations.md, "Class loader leaks").
+     * class loader alive after the job stops (docs/operations.md, "Stopping and resubmitting leaves
+     * nothing behind").
      */
     static final class ErasedRows {
         private final long user;
@@ -232,11 +233,14 @@ final class JdbcCursorSink<IN>
         private final JdbcConnectionProvider connection;
         private final Erasures<IN> erasures;
 
-        /** Erased rows that go before the next cursor is written. */
+        /** Rows of one conversation each that go before the next cursor is written. */
         private final Set<ErasedRows> erased = new LinkedHashSet<>();
 
-        /** For each user of {@code erased} all of whose rows go, the conversations left. */
-        private final Map<Long, long[]> kept = new HashMap<>();
+        /**
+         * Users all of whose rows go before the next cursor is written, each with the conversations
+         * left.
+         */
+        private final Map<Long, long[]> kept = new LinkedHashMap<>();
 
         Writer(JdbcWriter<IN> delegate, JdbcConnectionProvider connection, Erasures<IN> erasures) {
             this.delegate = delegate;
@@ -250,7 +254,6 @@ final class JdbcCursorSink<IN>
             if (user != 0) {
                 long conversation = erasures.erasedConversation(element);
                 if (conversation == 0) {
-                    erased.add(new ErasedRows(user, 0));
                     kept.put(user, erasures.keptConversations(element));
                 } else if (!deletesEveryRow(user, conversation)) {
                     erased.add(new ErasedRows(user, conversation));
@@ -266,8 +269,7 @@ final class JdbcCursorSink<IN>
          * conversation: the user's state sends it first, then one per conversation.
          */
         private boolean deletesEveryRow(long user, long conversation) {
-            return erased.contains(new ErasedRows(user, 0))
-                    && Arrays.binarySearch(kept.get(user), conversation) < 0;
+            return kept.containsKey(user) && Arrays.binarySearch(kept.get(user), conversation) < 0;
         }
 
         @Override
@@ -282,7 +284,7 @@ final class JdbcCursorSink<IN>
          * not matter.
          */
         private void deleteErased() throws IOException, InterruptedException {
-            if (erased.isEmpty()) {
+            if (erased.isEmpty() && kept.isEmpty()) {
                 return;
             }
             delegate.flush(false);
@@ -314,14 +316,12 @@ final class JdbcCursorSink<IN>
          */
         private void delete(Connection c, boolean oneConversation) throws SQLException {
             List<ErasedRows> rows =
-                    erased.stream()
-                            .filter(
-                                    r ->
-                                            oneConversation
-                                                    ? r.conversation() != 0
-                                                    : r.conversation() == 0
-                                                            && kept.get(r.user()).length == 0)
-                            .toList();
+                    oneConversation
+                            ? List.copyOf(erased)
+                            : kept.entrySet().stream()
+                                    .filter(e -> e.getValue().length == 0)
+                                    .map(e -> new ErasedRows(e.getKey(), 0))
+                                    .toList();
             if (rows.isEmpty()) {
                 return;
             }
