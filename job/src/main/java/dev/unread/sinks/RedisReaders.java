@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -109,25 +110,47 @@ public class RedisReaders implements Sink<ReaderUpdate> {
             return size;
         }
 
+        /**
+         * Per conversation, at most one command of each kind per {@link
+         * KeyCommands#FIELDS_PER_COMMAND} readers: in a channel every message raises its sender's
+         * score, so a command per reader was a command per message.
+         */
         @Override
         public List<RedisConnection.Command> commands() {
-            List<RedisConnection.Command> commands = new ArrayList<>(size);
+            List<RedisConnection.Command> commands = new ArrayList<>();
             latest.forEach(
                     (conversationId, cursors) -> {
                         String key = RedisNames.readersKey(prefix, conversationId);
+                        List<Map.Entry<String, Double>> rises = new ArrayList<>();
+                        List<Map.Entry<String, Double>> replacing = new ArrayList<>();
+                        List<String> removals = new ArrayList<>();
                         cursors.forEach(
                                 (user, pending) -> {
-                                    commands.add(
-                                            pending.score() == 0
-                                                    ? new RemoveCommand(key, user)
-                                                    : new CursorCommand(
-                                                            key,
-                                                            user,
-                                                            pending.score(),
-                                                            pending.removed()));
+                                    String member = Long.toString(user);
+                                    if (pending.score() == 0) {
+                                        removals.add(member);
+                                    } else {
+                                        (pending.removed() ? replacing : rises)
+                                                .add(Map.entry(member, (double) pending.score()));
+                                    }
                                 });
+                        chunk(commands, rises, scores -> new CursorCommand(key, scores, false));
+                        chunk(commands, replacing, scores -> new CursorCommand(key, scores, true));
+                        chunk(commands, removals, members -> new RemoveCommand(key, members));
                     });
             return commands;
+        }
+
+        private static <A> void chunk(
+                List<RedisConnection.Command> commands,
+                List<A> readers,
+                Function<List<A>, RedisConnection.Command> command) {
+            int size = KeyCommands.FIELDS_PER_COMMAND;
+            for (int from = 0; from < readers.size(); from += size) {
+                commands.add(
+                        command.apply(
+                                readers.subList(from, Math.min(readers.size(), from + size))));
+            }
         }
 
         @Override
@@ -138,71 +161,79 @@ public class RedisReaders implements Sink<ReaderUpdate> {
     }
 
     /**
-     * {@code ZADD GT} of a reader's cursor, or after a removal ({@code replaces}) a plain {@code
-     * ZADD}, as {@code ZREM} then {@code ZADD} would write it; a key of another type there (a
+     * {@code ZADD GT} of readers' cursors, or after their removal ({@code replaces}) a plain {@code
+     * ZADD}, as {@code ZREM} then {@code ZADD} would write them; a key of another type there (a
      * leftover, another application's) is replaced, as the counts' keys are (see {@link
      * RedisCounts}).
      */
     private static final class CursorCommand implements RedisConnection.Command {
         private static final ZAddParams RISE_ONLY = ZAddParams.zAddParams().gt();
 
-        /** Deletes KEYS[1] unless it is a sorted set, then raises ARGV[1]'s score to ARGV[2]. */
+        /** Deletes KEYS[1] unless it is a sorted set, then raises each score in ARGV. */
         private static final String RISE_SCRIPT =
                 RedisConnection.replacingScript(
-                        "zset", "redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])\n");
+                        "zset", "redis.call('ZADD', KEYS[1], 'GT', unpack(ARGV))\n");
 
-        /** Deletes KEYS[1] unless it is a sorted set, then sets ARGV[1]'s score to ARGV[2]. */
+        /** Deletes KEYS[1] unless it is a sorted set, then sets each score in ARGV. */
         private static final String SET_SCRIPT =
                 RedisConnection.replacingScript(
-                        "zset", "redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])\n");
+                        "zset", "redis.call('ZADD', KEYS[1], unpack(ARGV))\n");
 
         private final String key;
-        private final String member;
-        private final long seq;
+        private final Map<String, Double> scores;
         private final boolean replaces;
 
-        CursorCommand(String key, long user, long seq, boolean replaces) {
+        CursorCommand(String key, List<Map.Entry<String, Double>> scores, boolean replaces) {
             this.key = key;
-            this.member = Long.toString(user);
-            this.seq = seq;
+            this.scores = new HashMap<>(2 * scores.size());
+            for (Map.Entry<String, Double> score : scores) {
+                this.scores.put(score.getKey(), score.getValue());
+            }
             this.replaces = replaces;
         }
 
         @Override
         public Response<?> appendTo(AbstractPipeline pipeline) {
-            return replaces
-                    ? pipeline.zadd(key, seq, member)
-                    : pipeline.zadd(key, seq, member, RISE_ONLY);
+            return replaces ? pipeline.zadd(key, scores) : pipeline.zadd(key, scores, RISE_ONLY);
         }
 
         @Override
         public RedisConnection.Command replacingWrongType() {
-            List<String> args = List.of(member, Long.toString(seq));
+            List<String> args = new ArrayList<>(2 * scores.size());
+            scores.forEach(
+                    (member, score) -> {
+                        args.add(Long.toString(score.longValue()));
+                        args.add(member);
+                    });
             return p -> p.eval(replaces ? SET_SCRIPT : RISE_SCRIPT, List.of(key), args);
         }
     }
 
-    /** {@code ZREM} of a reader who left; a key of another type there is replaced, as above. */
+    /**
+     * {@code ZREM} of readers who left or were erased; a key of another type there is replaced, as
+     * above.
+     */
     private static final class RemoveCommand implements RedisConnection.Command {
         private static final String REPLACE_SCRIPT =
-                RedisConnection.replacingScript("zset", "redis.call('ZREM', KEYS[1], ARGV[1])\n");
+                RedisConnection.replacingScript(
+                        "zset", "redis.call('ZREM', KEYS[1], unpack(ARGV))\n");
 
         private final String key;
-        private final String member;
+        private final String[] members;
 
-        RemoveCommand(String key, long user) {
+        RemoveCommand(String key, List<String> members) {
             this.key = key;
-            this.member = Long.toString(user);
+            this.members = members.toArray(new String[0]);
         }
 
         @Override
         public Response<?> appendTo(AbstractPipeline pipeline) {
-            return pipeline.zrem(key, member);
+            return pipeline.zrem(key, members);
         }
 
         @Override
         public RedisConnection.Command replacingWrongType() {
-            return p -> p.eval(REPLACE_SCRIPT, List.of(key), List.of(member));
+            return p -> p.eval(REPLACE_SCRIPT, List.of(key), List.of(members));
         }
 
         @Override

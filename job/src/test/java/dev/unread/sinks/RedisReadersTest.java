@@ -54,8 +54,50 @@ class RedisReadersTest {
                         Map.of(
                                 prefix + "chat:readers:80001", Map.of("10086", 5.0, "10087", 7.0),
                                 prefix + "chat:readers:80002", Map.of("10086", 1.0)));
-        assertThat(context.counter("redisCommands")).isEqualTo(3);
+        assertThat(context.counter("redisCommands")).isEqualTo(2);
         assertThat(context.counter("redisCoalescedUpdates")).isEqualTo(1);
+    }
+
+    @Test
+    void aFlushWritesEachConversationsReadersInOneCommandOfEachKind() throws Exception {
+        // Issue 47: in a channel every message raises its sender's score, a member a message.
+        writer.write(new ReaderUpdate(80001, 10086, 5, true), null);
+        writer.write(new ReaderUpdate(80001, 10087, 7, true), null);
+        writer.write(new ReaderUpdate(80001, 10088, 2, true), null);
+        writer.write(new ReaderUpdate(80001, 10089, 9, true), null);
+        writer.flush(false);
+        writer.write(new ReaderUpdate(80001, 10086, 6, true), null);
+        writer.write(new ReaderUpdate(80001, 10087, 8, true), null);
+        writer.write(ReaderUpdate.removed(80001, 10088), null);
+        writer.write(ReaderUpdate.removed(80001, 10090), null);
+        writer.write(ReaderUpdate.removed(80001, 10089), null);
+        writer.write(new ReaderUpdate(80001, 10089, 3, true), null);
+        writer.flush(false);
+
+        assertThat(readers())
+                .isEqualTo(
+                        Map.of(
+                                prefix + "chat:readers:80001",
+                                Map.of("10086", 6.0, "10087", 8.0, "10089", 3.0)));
+        // ZADD GT of the first four; then ZADD GT of two rises, ZADD of 10089, ZREM of two.
+        assertThat(context.counter("redisCommands")).isEqualTo(4);
+        // One ZREM of 10088 and 10090 removed one of them, so it changed something.
+        assertThat(context.counter("redisUnchangedCommands")).isZero();
+    }
+
+    @Test
+    void aConversationsReadersGoInCommandsOfAtMostTheFieldsOneCarries() throws Exception {
+        int readers = 2 * KeyCommands.FIELDS_PER_COMMAND + 1;
+        for (int user = 1; user <= readers; user++) {
+            writer.write(new ReaderUpdate(80001, user, user, true), null);
+        }
+        writer.flush(false);
+
+        Map<String, Double> scores = readers().get(prefix + "chat:readers:80001");
+        assertThat(scores)
+                .hasSize(readers)
+                .containsEntry(Integer.toString(readers), (double) readers);
+        assertThat(context.counter("redisCommands")).isEqualTo(3);
     }
 
     @Test
