@@ -214,6 +214,8 @@ final class RedisConnection implements AutoCloseable {
      * @return the commands sent and the keys of the wrong type replaced
      * @throws IOException when Redis failed {@link #MAX_ATTEMPTS} times in a row, or refused a
      *     command that many times
+     * @throws InterruptedException when the thread was interrupted (the writer closed): the round
+     *     trip on the wire completes, nothing after it is sent
      */
     Sent send(List<Command> commands) throws IOException, InterruptedException {
         // Grows by what each Then makes of its reply.
@@ -225,6 +227,14 @@ final class RedisConnection implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             try {
                 while (acknowledged < pending.size()) {
+                    if (Thread.interrupted()) {
+                        // The writer was closed (its task cancelled, the job restoring): a later
+                        // round trip could land after the restored job's writes of the same keys.
+                        throw new InterruptedException(
+                                "closed; "
+                                        + (pending.size() - acknowledged)
+                                        + " commands of the flush not sent");
+                    }
                     if (pending.get(acknowledged) == BARRIER) {
                         acknowledged++;
                         continue;
