@@ -190,9 +190,9 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
             held.clear();
             return due;
         }
-        List<Map<Target, Update>> ripe = held.takeHeldFor(holdMillis, now);
+        Map<Target, Update> ripe = held.takeHeldFor(holdMillis, now);
         if (!ripe.isEmpty()) {
-            live.writesAndPushes(write -> ripe.forEach(counts -> counts.forEach(write)), due);
+            live.writesAndPushes(ripe::forEach, due);
         }
         if (held.size() > 0) {
             due.add(live.writeLiveUsers(held.users()));

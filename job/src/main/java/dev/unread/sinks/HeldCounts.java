@@ -2,11 +2,8 @@ package dev.unread.sinks;
 
 import dev.unread.events.UnreadCount;
 import dev.unread.sinks.CountBuffer.Target;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
 
@@ -63,16 +60,7 @@ final class HeldCounts {
         }
     }
 
-    /**
-     * In the order the users started being held, so that {@link #takeHeldFor} reads only the users
-     * it takes: scanning every held user at every flush of the interval was a sixth of the sender
-     * thread's time at production sparsity (docs/benchmarks.md).
-     */
-    private final Map<Long, Held> byUser = new LinkedHashMap<>();
-
-    /** Users put back after a failed send, due whatever their place in {@link #byUser}. */
-    private int dueUsers;
-
+    private final Map<Long, Held> byUser = new HashMap<>();
     private int size;
 
     /**
@@ -107,15 +95,7 @@ final class HeldCounts {
     }
 
     private Held held(long userId, long now, boolean due) {
-        Held held = byUser.get(userId);
-        if (held == null) {
-            held = new Held(now, due);
-            byUser.put(userId, held);
-            if (due) {
-                dueUsers++;
-            }
-        }
-        return held;
+        return byUser.computeIfAbsent(userId, u -> new Held(now, due));
     }
 
     /** Takes out everything held of {@code userId}; empty when nothing is. */
@@ -124,36 +104,25 @@ final class HeldCounts {
         if (held == null) {
             return Map.of();
         }
-        forget(held);
+        size -= held.counts.size();
         return held.counts;
     }
 
     /**
      * Takes out the counts of every user held for {@code holdMillis} at {@code now}, and of those
-     * put back: each user's counts as they are held, not copied. Reads the users from the first
-     * held on and stops at the first one not yet held long enough, unless some were put back: the
-     * users after it started being held later (a clock set back delays those behind it by as much).
+     * put back.
      */
-    List<Map<Target, Update>> takeHeldFor(long holdMillis, long now) {
-        List<Map<Target, Update>> due = new ArrayList<>();
+    Map<Target, Update> takeHeldFor(long holdMillis, long now) {
+        Map<Target, Update> due = new HashMap<>();
         for (Iterator<Held> users = byUser.values().iterator(); users.hasNext(); ) {
             Held held = users.next();
             if (held.due || now - held.since >= holdMillis) {
-                due.add(held.counts);
-                forget(held);
+                due.putAll(held.counts);
+                size -= held.counts.size();
                 users.remove();
-            } else if (dueUsers == 0) {
-                break;
             }
         }
         return due;
-    }
-
-    private void forget(Held held) {
-        size -= held.counts.size();
-        if (held.due) {
-            dueUsers--;
-        }
     }
 
     long[] users() {
@@ -176,7 +145,6 @@ final class HeldCounts {
 
     void clear() {
         byUser.clear();
-        dueUsers = 0;
         size = 0;
     }
 }

@@ -5,16 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.unread.contract.Count;
 import dev.unread.sinks.CountBuffer.Target;
 import dev.unread.sinks.HeldCounts.Update;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link HeldCounts#takeHeldFor}, which reads the users in the order they started being held and
- * stops at the first not held long enough: it takes exactly the users held long enough, and those
- * put back, wherever they stand.
+ * {@link HeldCounts#takeHeldFor}: it takes exactly the users held long enough, whatever came for
+ * them since, and those put back after a failed send.
  */
 class HeldCountsTest {
     private static final long HOLD = 900;
@@ -29,9 +27,9 @@ class HeldCountsTest {
         held.put(count(user), new Update(1, 0), now);
     }
 
-    private static Set<Long> users(List<Map<Target, Update>> taken) {
+    private static Set<Long> users(Map<Target, Update> taken) {
         Set<Long> users = new TreeSet<>();
-        taken.forEach(counts -> counts.keySet().forEach(t -> users.add(t.userId())));
+        taken.keySet().forEach(t -> users.add(t.userId()));
         return users;
     }
 
@@ -52,7 +50,7 @@ class HeldCountsTest {
     }
 
     @Test
-    void aUserPutBackIsTakenAtTheNextFlushBehindUsersNotDue() {
+    void aUserPutBackIsTakenAtTheNextFlush() {
         hold(1, 0);
         hold(2, 800);
         Map<Target, Update> failed = held.take(1);
@@ -67,7 +65,7 @@ class HeldCountsTest {
     }
 
     @Test
-    void aUserTakenOutOfTheMiddleLeavesTheOrderOfTheRest() {
+    void aUserTakenOutIsNotTakenAgain() {
         hold(1, 0);
         hold(2, 100);
         hold(3, 200);
