@@ -21,6 +21,7 @@ public record BenchReport(
         List<NaiveWorker.Result> workers,
         Rivals.Result rivals,
         Latency.Result latency,
+        Latency.Result lighterLatency,
         SqlBaseline.Result sql,
         Instant finished,
         GroupBench.Result groups,
@@ -317,6 +318,26 @@ public record BenchReport(
         latencyRow(md, "of those, to users nobody watches", latency.steadyOther());
         line(md, "");
         latencyTail(md, latency.tail());
+        if (lighterLatency != null) {
+            line(
+                    md,
+                    "Before it, in the same job: %,.0f records/s (%.1f× the rate sustained), the"
+                            + " same probes.",
+                    lighterLatency.recordsPerSecond(),
+                    SustainedRate.LIGHTER_SHARE);
+            line(md, "");
+            line(md, "| probes sent | probes | landed | p50 | p99 | max |");
+            line(md, "|---|--:|--:|--:|--:|--:|");
+            latencyRow(
+                    md,
+                    String.format(
+                            "in the %d s after the first %d s",
+                            options.latency().toSeconds(), options.latencyWarmUp().toSeconds()),
+                    lighterLatency.steady());
+            latencyRow(md, "of those, to live users", lighterLatency.steadyLive());
+            latencyRow(md, "of those, to users nobody watches", lighterLatency.steadyOther());
+            line(md, "");
+        }
     }
 
     /** Where the live users' slowest probes come from: checkpoints, or the Redis flushes. */
@@ -501,6 +522,15 @@ public record BenchReport(
                     otherGoal,
                     latency.steadyOther().p99Millis(),
                     met(latency.steadyOther().p99Millis() <= otherGoal));
+            if (lighterLatency != null) {
+                line(
+                        md,
+                        "| (for the above, at %.1f× the sustained rate: live users' p99, the other"
+                                + " users') | %.0f ms, %.0f ms | – |",
+                        SustainedRate.LIGHTER_SHARE,
+                        lighterLatency.steadyLive().p99Millis(),
+                        lighterLatency.steadyOther().p99Millis());
+            }
         }
         if (live != null) {
             line(

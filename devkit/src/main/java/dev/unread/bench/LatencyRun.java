@@ -18,10 +18,17 @@ final class LatencyRun {
     private LatencyRun() {}
 
     /**
+     * What the latency step measured: at the rate given or at {@link SustainedRate#LATENCY_SHARE}
+     * of the rate found, and before it, when the rate was found, at {@link
+     * SustainedRate#LIGHTER_SHARE} of it in the same job (else null).
+     */
+    record Measured(Latency.Result result, Latency.Result lighter) {}
+
+    /**
      * Measures latency on the full records' topics at {@code rate} records per second, or at the
      * rate found when none is given.
      */
-    static Latency.Result run(
+    static Measured run(
             Bench bench,
             EmbeddedKafka kafka,
             TrafficGenerator fullTraffic,
@@ -50,7 +57,7 @@ final class LatencyRun {
                 fullJob);
     }
 
-    private static Latency.Result measure(
+    private static Measured measure(
             Bench bench,
             UnreadConfig config,
             TrafficGenerator traffic,
@@ -72,23 +79,52 @@ final class LatencyRun {
                                 (double) published.counterEvents() / published.records(),
                                 bench.options().sustainWindow(),
                                 line -> bench.say("%s", line));
-                rate = SustainedRate.LATENCY_SHARE * sustained;
-                bench.say("latency at %,.0f records/s", rate);
             }
             long firstProbeUser =
                     bench.options().fullWorkload().firstUserId()
                             + bench.options().fullWorkload().receivers()
                             + 1000;
-            return Latency.measure(
-                    config,
-                    traffic,
-                    rate,
-                    bench.options().probesPerSecond(),
-                    bench.options().latencyWarmUp(),
-                    bench.options().latency(),
-                    firstProbeUser,
-                    sustained,
-                    job::checkpointHistory);
+            Latency.Result lighter = null;
+            if (!Double.isNaN(sustained)) {
+                // The lighter rate first: the search's last try left the job caught up, and the
+                // heavier one after it then finds the job as warm as the search left it.
+                double lighterRate = SustainedRate.LIGHTER_SHARE * sustained;
+                bench.say("latency at %,.0f records/s", lighterRate);
+                lighter =
+                        measure(
+                                config,
+                                traffic,
+                                lighterRate,
+                                firstProbeUser,
+                                sustained,
+                                bench,
+                                job);
+                rate = SustainedRate.LATENCY_SHARE * sustained;
+                bench.say("latency at %,.0f records/s", rate);
+            }
+            return new Measured(
+                    measure(config, traffic, rate, firstProbeUser, sustained, bench, job), lighter);
         }
+    }
+
+    private static Latency.Result measure(
+            UnreadConfig config,
+            TrafficGenerator traffic,
+            double rate,
+            long firstProbeUser,
+            double sustained,
+            Bench bench,
+            JobRun job)
+            throws Exception {
+        return Latency.measure(
+                config,
+                traffic,
+                rate,
+                bench.options().probesPerSecond(),
+                bench.options().latencyWarmUp(),
+                bench.options().latency(),
+                firstProbeUser,
+                sustained,
+                job::checkpointHistory);
     }
 }

@@ -26,6 +26,9 @@ final class SustainedRate {
     /** Of the sustained rate, the rate latency is measured at. */
     static final double LATENCY_SHARE = 0.8;
 
+    /** Of the sustained rate, the rate latency is measured at first, in the same job (issue 46). */
+    static final double LIGHTER_SHARE = 0.7;
+
     private static final double STEP = 0.85;
     private static final int MAX_TRIES = 10;
     private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(5);

@@ -188,6 +188,13 @@ class BenchITCase {
         assertThat(report.latency().p50Millis())
                 .isPositive()
                 .isLessThanOrEqualTo(report.latency().p99Millis());
+        // Issue 46: at 0.7× too, in the same job, before the 0.8× measure.
+        assertThat(report.lighterLatency().steady().probes()).isEqualTo(100);
+        assertThat(report.lighterLatency().steady().landed()).isEqualTo(100);
+        assertThat(report.lighterLatency().recordsPerSecond())
+                .isEqualTo(
+                        SustainedRate.LIGHTER_SHARE * report.latency().sustainedRecordsPerSecond());
+        assertThat(report.markdown("bench")).contains("Before it, in the same job:");
 
         assertThat(report.sql().runs()).hasSize(SqlBaseline.Index.values().length);
 
