@@ -51,7 +51,9 @@ final class Latency {
 
     private static final long PROBE_SENDER_BASE = 9_000_000_000_000_000L;
     private static final long WATCH_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
+
+    /** How long a measure waits for its last probes: a probe that lands later is not counted. */
+    static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
 
     /**
      * The probes of one part of the run.

@@ -90,12 +90,14 @@ final class LatencyRun {
                 // heavier one after it then finds the job as warm as the search left it.
                 double lighterRate = SustainedRate.LIGHTER_SHARE * sustained;
                 bench.say("latency at %,.0f records/s", lighterRate);
+                // Probe users of its own: probe k to a user makes its badge k, so users a measure
+                // already raised would read as landed at once.
                 lighter =
                         measure(
                                 config,
                                 traffic,
                                 lighterRate,
-                                firstProbeUser,
+                                firstProbeUser + Latency.PROBE_USERS,
                                 sustained,
                                 bench,
                                 job);
