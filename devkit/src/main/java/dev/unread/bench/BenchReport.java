@@ -322,7 +322,7 @@ public record BenchReport(
             line(
                     md,
                     "Before it, in the same job: %,.0f records/s (%.1f× the rate sustained), the"
-                            + " same probes.",
+                            + " same kind of probes, to probe users of their own.",
                     lighterLatency.recordsPerSecond(),
                     SustainedRate.LIGHTER_SHARE);
             line(md, "");
