@@ -310,12 +310,10 @@ public record BenchReport(
                 String.format(
                         "in the first %d s after the restore", options.latencyWarmUp().toSeconds()),
                 latency.afterRestore());
-        latencyRow(
+        steadyRows(
                 md,
                 String.format("in the %d s after that", options.latency().toSeconds()),
-                latency.steady());
-        latencyRow(md, "of those, to live users", latency.steadyLive());
-        latencyRow(md, "of those, to users nobody watches", latency.steadyOther());
+                latency);
         line(md, "");
         latencyTail(md, latency.tail());
         if (lighterLatency != null) {
@@ -328,16 +326,23 @@ public record BenchReport(
             line(md, "");
             line(md, "| probes sent | probes | landed | p50 | p99 | max |");
             line(md, "|---|--:|--:|--:|--:|--:|");
-            latencyRow(
+            steadyRows(
                     md,
                     String.format(
                             "in the %d s after the first %d s",
                             options.latency().toSeconds(), options.latencyWarmUp().toSeconds()),
-                    lighterLatency.steady());
-            latencyRow(md, "of those, to live users", lighterLatency.steadyLive());
-            latencyRow(md, "of those, to users nobody watches", lighterLatency.steadyOther());
+                    lighterLatency);
             line(md, "");
         }
+    }
+
+    /**
+     * A measure's probes after its first seconds: all of them, then live users' and the others'.
+     */
+    private static void steadyRows(StringBuilder md, String name, Latency.Result result) {
+        latencyRow(md, name, result.steady());
+        latencyRow(md, "of those, to live users", result.steadyLive());
+        latencyRow(md, "of those, to users nobody watches", result.steadyOther());
     }
 
     /** Where the live users' slowest probes come from: checkpoints, or the Redis flushes. */
