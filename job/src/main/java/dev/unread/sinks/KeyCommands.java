@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 
@@ -111,21 +112,23 @@ final class KeyCommands {
                 KeyCommand.Op setOp,
                 KeyCommand.Op unsetOp) {
             int step = setOp == KeyCommand.Op.HSET ? 2 : 1;
-            chunk(commands, key, setOp, set, step * FIELDS_PER_COMMAND);
-            chunk(commands, key, unsetOp, unset, FIELDS_PER_COMMAND);
+            chunks(
+                    commands,
+                    set,
+                    step * FIELDS_PER_COMMAND,
+                    args -> new KeyCommand(setOp, key, args));
+            chunks(commands, unset, FIELDS_PER_COMMAND, args -> new KeyCommand(unsetOp, key, args));
         }
+    }
 
-        private static void chunk(
-                List<RedisConnection.Command> commands,
-                String key,
-                KeyCommand.Op op,
-                List<String> args,
-                int size) {
-            for (int from = 0; from < args.size(); from += size) {
-                commands.add(
-                        new KeyCommand(
-                                op, key, args.subList(from, Math.min(args.size(), from + size))));
-            }
+    /** Adds a command per {@code size} of {@code items}, in their order. */
+    static <A> void chunks(
+            List<RedisConnection.Command> commands,
+            List<A> items,
+            int size,
+            Function<List<A>, RedisConnection.Command> command) {
+        for (int from = 0; from < items.size(); from += size) {
+            commands.add(command.apply(items.subList(from, Math.min(items.size(), from + size))));
         }
     }
 }

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -134,23 +133,24 @@ public class RedisReaders implements Sink<ReaderUpdate> {
                                                 .add(Map.entry(member, (double) pending.score()));
                                     }
                                 });
-                        chunk(commands, rises, scores -> new CursorCommand(key, scores, false));
-                        chunk(commands, replacing, scores -> new CursorCommand(key, scores, true));
-                        chunk(commands, removals, members -> new RemoveCommand(key, members));
+                        int size = KeyCommands.FIELDS_PER_COMMAND;
+                        KeyCommands.chunks(
+                                commands,
+                                rises,
+                                size,
+                                scores -> new CursorCommand(key, scores, false));
+                        KeyCommands.chunks(
+                                commands,
+                                replacing,
+                                size,
+                                scores -> new CursorCommand(key, scores, true));
+                        KeyCommands.chunks(
+                                commands,
+                                removals,
+                                size,
+                                members -> new RemoveCommand(key, members));
                     });
             return commands;
-        }
-
-        private static <A> void chunk(
-                List<RedisConnection.Command> commands,
-                List<A> readers,
-                Function<List<A>, RedisConnection.Command> command) {
-            int size = KeyCommands.FIELDS_PER_COMMAND;
-            for (int from = 0; from < readers.size(); from += size) {
-                commands.add(
-                        command.apply(
-                                readers.subList(from, Math.min(readers.size(), from + size))));
-            }
         }
 
         @Override
