@@ -269,7 +269,8 @@ final class JdbcCursorSink<IN>
          * conversation: the user's state sends it first, then one per conversation.
          */
         private boolean deletesEveryRow(long user, long conversation) {
-            return kept.containsKey(user) && Arrays.binarySearch(kept.get(user), conversation) < 0;
+            long[] left = kept.get(user);
+            return left != null && Arrays.binarySearch(left, conversation) < 0;
         }
 
         @Override
