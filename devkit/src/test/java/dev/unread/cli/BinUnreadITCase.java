@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -169,13 +170,23 @@ class BinUnreadITCase {
             }
         }
 
+        /**
+         * The API bounds each of its checks by 2 s, but its first answer also loads and compiles
+         * what the request touches, in a JVM that may share two cores with a Flink test: a clean CI
+         * run once took more than 10 s here. The API's own log says where the time went.
+         */
         HttpResponse<String> get(String path) throws Exception {
-            return HttpClient.newHttpClient()
-                    .send(
-                            HttpRequest.newBuilder(base.resolve(path))
-                                    .timeout(Duration.ofSeconds(10))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
+            try {
+                return HttpClient.newHttpClient()
+                        .send(
+                                HttpRequest.newBuilder(base.resolve(path))
+                                        .timeout(Duration.ofSeconds(45))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
+            } catch (HttpTimeoutException e) {
+                throw new AssertionError(
+                        "GET " + path + " took more than 45 s; the API's log:\n" + err(), e);
+            }
         }
 
         /** SIGTERM, as a service manager stops it; returns the exit status. */
