@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.unread.config.FlinkConf;
 import dev.unread.config.UnreadConfig;
 import dev.unread.kafka.TempDirs;
+import dev.unread.testing.Poll;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -34,6 +35,14 @@ class LocalClusterMemoryITCase {
     private static final double OVERHEAD_FRACTION = 0.1;
     private static final long OVERHEAD_MIN = MemorySize.parse("192m").getBytes();
 
+    private static String get(URI uri) throws Exception {
+        return HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+    }
+
     @Test
     void theTaskManagerHasTheDeployedManagedMemory() throws Exception {
         Configuration deployed = FlinkConf.load(FlinkConf.findDir(Path.of("")), Map.of());
@@ -45,16 +54,20 @@ class LocalClusterMemoryITCase {
         Path dir = TempDirs.create("lcm");
         try (MiniCluster cluster = LocalCluster.start(UnreadConfig.with(Map.of()), 0, dir, 2)) {
             URI rest = cluster.getRestAddress().get();
-            HttpResponse<String> answer =
-                    HttpClient.newHttpClient()
-                            .send(
-                                    HttpRequest.newBuilder(rest.resolve("/taskmanagers"))
-                                            .timeout(Duration.ofSeconds(30))
-                                            .build(),
-                                    HttpResponse.BodyHandlers.ofString());
-            JsonNode taskManagers = new ObjectMapper().readTree(answer.body()).get("taskmanagers");
+            // Right after the start the REST API may still answer that its leader is being elected.
+            JsonNode taskManagers =
+                    Poll.until(
+                            "the TaskManager in " + rest + "/taskmanagers",
+                            Duration.ofMinutes(1),
+                            () -> {
+                                JsonNode list =
+                                        new ObjectMapper()
+                                                .readTree(get(rest.resolve("/taskmanagers")))
+                                                .get("taskmanagers");
+                                return list != null && list.size() > 0 ? list : null;
+                            });
 
-            assertThat(taskManagers).as(answer.body()).hasSize(1);
+            assertThat(taskManagers).hasSize(1);
             long managed =
                     taskManagers.get(0).get("memoryConfiguration").get("managedMemory").asLong();
             assertThat(managed)
