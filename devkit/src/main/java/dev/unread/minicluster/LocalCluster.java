@@ -49,8 +49,6 @@ public final class LocalCluster {
 
     private static final int FREE_PORT_ATTEMPTS = 5;
 
-    private static final MemorySize DEPLOYED_MANAGED_MEMORY = deployedManagedMemory();
-
     private LocalCluster() {}
 
     /**
@@ -227,7 +225,7 @@ public final class LocalCluster {
         conf.set(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, true);
         // RocksDB's working files: a short path, since RocksDB refuses long ones.
         conf.set(CoreOptions.TMP_DIRS, dataDir.resolve("tmp").toString());
-        conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, DEPLOYED_MANAGED_MEMORY);
+        conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, deployedManagedMemory());
         return conf;
     }
 
@@ -239,7 +237,7 @@ public final class LocalCluster {
      * 1.27× the CPU for 0.80× the rate on 128 MB that it takes on the deployed size
      * (docs/benchmarks.md, "The bench's managed memory").
      */
-    static MemorySize deployedManagedMemory() {
+    private static MemorySize deployedManagedMemory() {
         Path classes;
         try {
             classes =
