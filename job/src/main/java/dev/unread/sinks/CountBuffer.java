@@ -126,7 +126,11 @@ final class CountBuffer implements RedisWriter.Buffer<UnreadCount> {
         this.erasures = new ErasureCommands(prefix, sharded);
         this.live =
                 new LivePushes(
-                        prefix, sharded, held, versions, new CountWrites(prefix, writtenAfter));
+                        prefix,
+                        sharded,
+                        held,
+                        versions,
+                        new CountWrites(prefix, sharded, writtenAfter));
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.unread.sinks.CountBuffer.Target;
 import dev.unread.sinks.HeldCounts.Update;
 import dev.unread.sinks.KeyCommands.KeyCommand;
 import dev.unread.sinks.KeyCommands.KeyWrites;
+import dev.unread.sinks.KeyCommands.StringWrites;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,11 +21,15 @@ final class CountWrites {
 
     private final String prefix;
 
+    /** On a cluster: a command's keys share a slot ({@link KeyCommands.StringWrites}). */
+    private final boolean sharded;
+
     /** Whether Redis holds what the counter showed; the sender's alone. */
     private final WrittenAfter writtenAfter;
 
-    CountWrites(String prefix, WrittenAfter writtenAfter) {
+    CountWrites(String prefix, boolean sharded, WrittenAfter writtenAfter) {
         this.prefix = prefix;
+        this.sharded = sharded;
         this.writtenAfter = writtenAfter;
     }
 
@@ -40,6 +45,7 @@ final class CountWrites {
             Map<Long, UnreadChanged> changes) {
         Map<String, KeyWrites> hashes = new HashMap<>();
         Map<String, KeyWrites> sets = new HashMap<>();
+        StringWrites strings = new StringWrites(sharded);
         boolean skipUnchanged = writtenAfter.knowsRedis();
         counts.accept(
                 (target, update) -> {
@@ -47,10 +53,11 @@ final class CountWrites {
                         return;
                     }
                     long count = update.count;
-                    write(target, count, commands, hashes, sets);
+                    write(target, count, strings, hashes, sets);
                     changes.computeIfAbsent(target.userId(), UnreadChanged::new)
                             .add(target.kind(), target.conversationId(), target.threadSeq(), count);
                 });
+        strings.commandsTo(commands);
         hashes.forEach(
                 (key, writes) ->
                         writes.commandsTo(commands, key, KeyCommand.Op.HSET, KeyCommand.Op.HDEL));
@@ -59,14 +66,11 @@ final class CountWrites {
                         writes.commandsTo(commands, key, KeyCommand.Op.SADD, KeyCommand.Op.SREM));
     }
 
-    /**
-     * The badge's SET or DEL goes straight to {@code commands}; a field of a hash or a member of a
-     * set joins the other writes of its key.
-     */
+    /** The badge joins the flush's other string keys; a field or a member, its key's writes. */
     private void write(
             Target target,
             long count,
-            List<RedisConnection.Command> commands,
+            StringWrites strings,
             Map<String, KeyWrites> hashes,
             Map<String, KeyWrites> sets) {
         Count kind = target.kind();
@@ -74,11 +78,11 @@ final class CountWrites {
         String field = kind.field(target.conversationId(), target.threadSeq());
         switch (kind.shape()) {
             case STRING -> {
-                String value = Long.toString(count);
-                commands.add(
-                        count == 0
-                                ? RedisConnection.removal(p -> p.del(key))
-                                : p -> p.set(key, value));
+                if (count == 0) {
+                    strings.unset(key);
+                } else {
+                    strings.set(key, Long.toString(count));
+                }
             }
             case HASH -> {
                 KeyWrites writes = hashes.computeIfAbsent(key, k -> new KeyWrites());

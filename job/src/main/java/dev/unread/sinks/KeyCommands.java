@@ -7,10 +7,12 @@ import java.util.Map;
 import java.util.function.Function;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
+import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
- * The hash and set commands a flush of counts sends: a command per key rather than per field, each
- * carrying at most {@link #FIELDS_PER_COMMAND} fields.
+ * The commands a flush of counts sends: a hash's or set's a command per key rather than per field,
+ * the string keys' (the badges) a command for all of them rather than per key, each command
+ * carrying at most {@link #FIELDS_PER_COMMAND} fields or keys.
  */
 final class KeyCommands {
 
@@ -118,6 +120,59 @@ final class KeyCommands {
                     step * FIELDS_PER_COMMAND,
                     args -> new KeyCommand(setOp, key, args));
             chunks(commands, unset, FIELDS_PER_COMMAND, args -> new KeyCommand(unsetOp, key, args));
+        }
+    }
+
+    /**
+     * What one flush writes to string keys, whosever they are: MSET of the keys set and DEL of the
+     * keys whose count went to 0, a command of each for the lot rather than a SET or DEL per key.
+     * At production sparsity every badge a flush writes is another user's, so a command per key was
+     * a command per message (issue 46). On a cluster a command's keys must share a hash slot, so
+     * there it is a command of each per slot. Neither can meet WRONGTYPE: both replace a key of any
+     * type.
+     */
+    static final class StringWrites {
+        private final boolean sharded;
+
+        /** By hash slot on a cluster; all in slot 0 on one node. */
+        private final Map<Integer, KeyWrites> bySlot = new HashMap<>();
+
+        StringWrites(boolean sharded) {
+            this.sharded = sharded;
+        }
+
+        void set(String key, String value) {
+            slotOf(key).set(key, value);
+        }
+
+        void unset(String key) {
+            slotOf(key).unset(key);
+        }
+
+        private KeyWrites slotOf(String key) {
+            int slot = sharded ? JedisClusterCRC16.getSlot(key) : 0;
+            return bySlot.computeIfAbsent(slot, s -> new KeyWrites());
+        }
+
+        void commandsTo(List<RedisConnection.Command> commands) {
+            for (KeyWrites writes : bySlot.values()) {
+                chunks(
+                        commands,
+                        writes.set,
+                        2 * FIELDS_PER_COMMAND,
+                        keysValues -> {
+                            String[] args = keysValues.toArray(new String[0]);
+                            return p -> p.mset(args);
+                        });
+                chunks(
+                        commands,
+                        writes.unset,
+                        FIELDS_PER_COMMAND,
+                        keys -> {
+                            String[] args = keys.toArray(new String[0]);
+                            return RedisConnection.removal(p -> p.del(args));
+                        });
+            }
         }
     }
 

@@ -16,8 +16,9 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * a restore converges to the same state:
  *
  * <ul>
- *   <li>the sender badge: string {@code unread:senders:{userId}}, {@code SET} to the count, {@code
- *       DEL} when it drops to 0;
+ *   <li>the sender badge: string {@code unread:senders:{userId}}, set to the count, deleted when it
+ *       drops to 0: the badges of a flush, whoever's, go in one {@code MSET} and one {@code DEL}
+ *       (on a cluster one of each per hash slot);
  *   <li>a conversation's count: hash {@code chat:unread:{userId}}, field {@code {conversationId}},
  *       {@code HSET} to the count, {@code HDEL} when it drops to 0;
  *   <li>a conversation's mentions: hash {@code chat:mentions:{userId}}, the same way;
@@ -31,7 +32,7 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * </ul>
  *
  * <p>A key of the wrong type where the job writes (another application's, or a leftover) is
- * replaced: {@code SET} and {@code DEL} replace any type themselves; a hash or set command Redis
+ * replaced: {@code MSET} and {@code DEL} replace any type themselves; a hash or set command Redis
  * refuses with WRONGTYPE is sent again as a script that deletes the key unless it is of the right
  * type, then writes the field or member, in one atomic step (see {@link RedisConnection}).
  *
