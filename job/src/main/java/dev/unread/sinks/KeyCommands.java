@@ -90,7 +90,10 @@ final class KeyCommands {
         }
     }
 
-    /** What one flush writes to one hash or set key, sent as at most two commands per chunk. */
+    /**
+     * What one flush writes to one hash or set key (for {@link StringWrites}, to one slot's string
+     * keys, the keys as fields), sent as at most two commands per chunk.
+     */
     static final class KeyWrites {
         private final List<String> set = new ArrayList<>();
         private final List<String> unset = new ArrayList<>();
