@@ -21,7 +21,7 @@ final class CountWrites {
 
     private final String prefix;
 
-    /** On a cluster: a command's keys share a slot ({@link KeyCommands.StringWrites}). */
+    /** On a cluster: a command per string key ({@link KeyCommands.StringWrites}). */
     private final boolean sharded;
 
     /** Whether Redis holds what the counter showed; the sender's alone. */

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.function.Function;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
-import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * The commands a flush of counts sends: a hash's or set's a command per key rather than per field,
@@ -91,8 +90,8 @@ final class KeyCommands {
     }
 
     /**
-     * What one flush writes to one hash or set key (for {@link StringWrites}, to one slot's string
-     * keys, the keys as fields), sent as at most two commands per chunk.
+     * What one flush writes to one hash or set key (for {@link StringWrites}, to string keys, the
+     * keys as fields), sent as at most two commands per chunk.
      */
     static final class KeyWrites {
         private final List<String> set = new ArrayList<>();
@@ -127,55 +126,49 @@ final class KeyCommands {
     }
 
     /**
-     * What one flush writes to string keys, whosever they are: MSET of the keys set and DEL of the
-     * keys whose count went to 0, a command of each for the lot rather than a SET or DEL per key.
-     * At production sparsity every badge a flush writes is another user's, so a command per key was
-     * a command per message (issue 46). On a cluster a command's keys must share a hash slot, so
-     * there it is a command of each per slot. Neither can meet WRONGTYPE: both replace a key of any
-     * type.
+     * What one flush writes to string keys, whosever they are: on one node, MSET of the keys set
+     * and DEL of the keys whose count went to 0, a command of each for the lot rather than a SET or
+     * DEL per key. At production sparsity every badge a flush writes is another user's, so a
+     * command per key was a command per message (issue 46). Neither can meet WRONGTYPE: both
+     * replace a key of any type. On a cluster a SET or DEL per key, as before: a command's keys
+     * must share a hash slot there, which a flush's badges rarely do, and a command of several keys
+     * is refused with TRYAGAIN while their slot is being migrated, where a single key's is
+     * redirected with ASK.
      */
     static final class StringWrites {
         private final boolean sharded;
-
-        /** By hash slot on a cluster; all in slot 0 on one node. */
-        private final Map<Integer, KeyWrites> bySlot = new HashMap<>();
+        private final KeyWrites writes = new KeyWrites();
 
         StringWrites(boolean sharded) {
             this.sharded = sharded;
         }
 
         void set(String key, String value) {
-            slotOf(key).set(key, value);
+            writes.set(key, value);
         }
 
         void unset(String key) {
-            slotOf(key).unset(key);
-        }
-
-        private KeyWrites slotOf(String key) {
-            int slot = sharded ? JedisClusterCRC16.getSlot(key) : 0;
-            return bySlot.computeIfAbsent(slot, s -> new KeyWrites());
+            writes.unset(key);
         }
 
         void commandsTo(List<RedisConnection.Command> commands) {
-            for (KeyWrites writes : bySlot.values()) {
-                chunks(
-                        commands,
-                        writes.set,
-                        2 * FIELDS_PER_COMMAND,
-                        keysValues -> {
-                            String[] args = keysValues.toArray(new String[0]);
-                            return p -> p.mset(args);
-                        });
-                chunks(
-                        commands,
-                        writes.unset,
-                        FIELDS_PER_COMMAND,
-                        keys -> {
-                            String[] args = keys.toArray(new String[0]);
-                            return RedisConnection.removal(p -> p.del(args));
-                        });
-            }
+            int keysPerCommand = sharded ? 1 : FIELDS_PER_COMMAND;
+            chunks(
+                    commands,
+                    writes.set,
+                    2 * keysPerCommand,
+                    keysValues -> {
+                        String[] args = keysValues.toArray(new String[0]);
+                        return args.length == 2 ? p -> p.set(args[0], args[1]) : p -> p.mset(args);
+                    });
+            chunks(
+                    commands,
+                    writes.unset,
+                    keysPerCommand,
+                    keys -> {
+                        String[] args = keys.toArray(new String[0]);
+                        return RedisConnection.removal(p -> p.del(args));
+                    });
         }
     }
 

@@ -17,8 +17,8 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  *
  * <ul>
  *   <li>the sender badge: string {@code unread:senders:{userId}}, set to the count, deleted when it
- *       drops to 0: the badges of a flush, whoever's, go in one {@code MSET} and one {@code DEL}
- *       (on a cluster one of each per hash slot);
+ *       drops to 0: on one node the badges of a flush, whoever's, go in one {@code MSET} and one
+ *       {@code DEL}; on a cluster a command per badge;
  *   <li>a conversation's count: hash {@code chat:unread:{userId}}, field {@code {conversationId}},
  *       {@code HSET} to the count, {@code HDEL} when it drops to 0;
  *   <li>a conversation's mentions: hash {@code chat:mentions:{userId}}, the same way;
