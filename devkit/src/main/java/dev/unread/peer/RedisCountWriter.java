@@ -18,7 +18,7 @@ import org.apache.kafka.common.serialization.LongDeserializer;
 
 /**
  * {@link BadgePeer}'s Redis side: reads the committed badge counts, sends each poll's newest count
- * per user through {@link RedisCounts#batch} (the job's commands: SET or DEL, version, change
+ * per user through {@link RedisCounts#batch} (the job's commands: MSET or DEL, version, change
  * message) and commits the offsets only after Redis acknowledged them, so a restart rewrites what
  * may be missing, with absolute values.
  */
