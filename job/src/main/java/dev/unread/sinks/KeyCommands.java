@@ -10,8 +10,8 @@ import redis.clients.jedis.Response;
 
 /**
  * The commands a flush of counts sends: a hash's or set's a command per key rather than per field,
- * the string keys' (the badges) a command for all of them rather than per key, each command
- * carrying at most {@link #FIELDS_PER_COMMAND} fields or keys.
+ * the string keys' (the badges) on one node a command for all of them rather than per key, each
+ * command carrying at most {@link #FIELDS_PER_COMMAND} fields or keys.
  */
 final class KeyCommands {
 
