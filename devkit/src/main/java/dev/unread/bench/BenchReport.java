@@ -147,20 +147,21 @@ public record BenchReport(
         line(md, "");
         line(
                 md,
-                "| workload | events/s | messages/s | Redis commands per message |"
+                "| workload | events/s | messages/s | stolen | Redis commands per message |"
                         + " Redis CPU µs per message | MySQL statements per read event | checkpoints | checkpoint p50 / max |"
                         + " last checkpoint (full / increment) | savepoint | users (with a badge) / senders /"
                         + " conversations | bytes per entry (raw) |");
-        line(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+        line(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (JobFigures job : jobs) {
             FlinkRest.Checkpoints c = job.checkpoints();
             line(
                     md,
-                    "| %s | %,.0f | %,.0f | %.4f | %.3f | %.3f | %d | %,d / %,d ms | %s / %s | %s |"
-                            + " %,d (%,d) / %,d / %,d | %.1f (%.1f) |",
+                    "| %s | %,.0f | %,.0f | %.0f%% | %.4f | %.3f | %.3f | %d | %,d / %,d ms | %s / %s"
+                            + " | %s | %,d (%,d) / %,d / %,d | %.1f (%.1f) |",
                     job.traffic().name(),
                     job.eventsPerSecond(),
                     job.messagesPerSecond(),
+                    100 * job.stolenShare(),
                     job.commandsPerMessage(),
                     job.redisCpuMicrosPerMessage(),
                     job.statementsPerReadEvent(),
@@ -177,6 +178,12 @@ public record BenchReport(
                     job.bytesPerEntry(),
                     job.rawBytesPerEntry());
         }
+        line(md, "");
+        line(
+                md,
+                "Stolen: the share of the machine's CPU time, over the measured span, that the"
+                        + " host of this virtual machine gave to other guests (/proc/stat's steal);"
+                        + " the rates fall with it, CPU per message does not.");
         line(md, "");
         line(
                 md,
@@ -239,7 +246,8 @@ public record BenchReport(
      * Where each workload's Redis commands go: per message, by the sink that sent them (the job's
      * own metrics) and by command (the server's {@code INFO commandstats}, which counts every
      * client's, so exact only while nothing else writes); and those that changed nothing, from the
-     * sinks' replies: a DEL, HDEL, SREM or ZREM answering 0.
+     * sinks' replies: the keys, fields and members a DEL, HDEL, SREM or ZREM named that Redis did
+     * not hold.
      */
     private void commandsByKind(StringBuilder md) {
         line(md, "Redis commands per message, by sink and by command:");
@@ -258,8 +266,9 @@ public record BenchReport(
         line(md, "");
         line(
                 md,
-                "Changed nothing: the sinks' removals (DEL, HDEL, SREM, ZREM) Redis answered with 0,"
-                        + " per message.");
+                "Changed nothing: the keys, fields and members the sinks' removals (DEL, HDEL,"
+                        + " SREM, ZREM) named that Redis did not hold, per message; each alone"
+                        + " would be a command that changed nothing.");
         line(md, "");
     }
 

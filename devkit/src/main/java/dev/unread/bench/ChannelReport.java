@@ -43,13 +43,13 @@ final class ChannelReport {
         line(
                 md,
                 "| | members | messages | users named by id | messages/s | Redis commands per"
-                        + " message | goal (8 + 3 per user named) | job CPU s | Redis CPU µs per"
-                        + " message |");
-        line(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|");
+                        + " message | goal (8 + 3 per user named) | job CPU s | stolen | Redis CPU µs"
+                        + " per message |");
+        line(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (ChannelBench.Run run : runs(channels)) {
             line(
                     md,
-                    "| %s | %,d | %,d | %,d | %,.0f | %.3f | %s | %.1f | %.3f |",
+                    "| %s | %,d | %,d | %,d | %,.0f | %.3f | %s | %.1f | %.0f%% | %.3f |",
                     run.channel() ? "channel" : "group (fanned out)",
                     run.members(),
                     run.messages(),
@@ -60,6 +60,7 @@ final class ChannelReport {
                             ? String.format(Locale.ROOT, "≤ %.2f", run.commandBudgetPerMessage())
                             : "–",
                     run.cpuSeconds(),
+                    100 * run.job().stolenShare(),
                     run.job().redisCpuMicrosPerMessage());
         }
         line(md, "");
@@ -68,7 +69,9 @@ final class ChannelReport {
                 "Messages/s: from the first message reaching the channel stage (the counting"
                         + " operator, for the group) to the last. Commands: every Redis command the"
                         + " job's sinks sent over the measured run. Job CPU: this process's (the"
-                        + " job, the broker and the bench's polling) over the same span.");
+                        + " job, the broker and the bench's polling) over the same span. Stolen:"
+                        + " the share of the machine's time over that span the host gave to other"
+                        + " guests (/proc/stat's steal); the rate falls with it, the CPU does not.");
         line(md, "");
         line(md, "| | Redis commands per message, by sink | by command (server-wide) |");
         line(md, "|---|---|---|");

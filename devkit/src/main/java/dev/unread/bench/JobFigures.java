@@ -22,6 +22,7 @@ public record JobFigures(
         RedisKeys.Memory badgeKeys,
         RedisKeys.Memory conversationKeys,
         long cpuNanos,
+        double stolenShare,
         Map<String, Long> commandsBySink,
         Map<String, Long> callsByCommand,
         long redisCpuNanos) {
@@ -42,7 +43,7 @@ public record JobFigures(
         return (double) redisCommands / traffic.messages();
     }
 
-    /** Removals Redis answered with 0 (the sinks' commands that changed nothing), per message. */
+    /** What the sinks' removals named that Redis did not hold (changed nothing), per message. */
     double unchangedPerMessage() {
         return (double) redisUnchanged / traffic.messages();
     }

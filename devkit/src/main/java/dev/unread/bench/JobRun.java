@@ -43,10 +43,11 @@ final class JobRun implements AutoCloseable {
     static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
 
     /**
-     * When the first and the last of a run's events reached the counting operator, and the CPU time
-     * this process (the job, the broker and the bench) used in between.
+     * When the first and the last of a run's events reached the counting operator, the CPU time
+     * this process (the job, the broker and the bench) used in between, and the share of the
+     * machine's time stolen meanwhile ({@link CpuTime.Machine}).
      */
-    record Span(long firstNanos, long lastNanos, long cpuNanos) {
+    record Span(long firstNanos, long lastNanos, long cpuNanos, double stolenShare) {
         long nanos() {
             return lastNanos - firstNanos;
         }
@@ -65,24 +66,28 @@ final class JobRun implements AutoCloseable {
     private boolean failureChecked;
 
     /**
-     * When the job was submitted, and this process's CPU time then: before it, the job took in
-     * nothing.
+     * When the job was submitted, and this process's CPU time and the machine's then: before it,
+     * the job took in nothing.
      */
     private final long submittedNanos;
 
     private final long submittedCpu;
+
+    private final CpuTime.Machine submittedMachine;
 
     private JobRun(
             MiniCluster cluster,
             JobID job,
             boolean ownsCluster,
             long submittedNanos,
-            long submittedCpu)
+            long submittedCpu,
+            CpuTime.Machine submittedMachine)
             throws Exception {
         this.cluster = cluster;
         this.job = job;
         this.submittedNanos = submittedNanos;
         this.submittedCpu = submittedCpu;
+        this.submittedMachine = submittedMachine;
         this.rest = new FlinkRest(cluster.getRestAddress().get());
         this.ownsCluster = ownsCluster;
     }
@@ -97,6 +102,7 @@ final class JobRun implements AutoCloseable {
         InProcessMetrics.reset();
         long submitted = System.nanoTime();
         long submittedCpu = CpuTime.process();
+        CpuTime.Machine submittedMachine = CpuTime.Machine.now();
         JobID job =
                 LocalCluster.submit(
                         cluster,
@@ -104,7 +110,7 @@ final class JobRun implements AutoCloseable {
                         config,
                         parallelism,
                         savepoint);
-        return new JobRun(cluster, job, false, submitted, submittedCpu);
+        return new JobRun(cluster, job, false, submitted, submittedCpu, submittedMachine);
     }
 
     /**
@@ -146,8 +152,9 @@ final class JobRun implements AutoCloseable {
         try {
             long submitted = System.nanoTime();
             long submittedCpu = CpuTime.process();
+            CpuTime.Machine submittedMachine = CpuTime.Machine.now();
             JobID job = LocalCluster.submit(cluster, build, config, parallelism, null);
-            return new JobRun(cluster, job, true, submitted, submittedCpu);
+            return new JobRun(cluster, job, true, submitted, submittedCpu, submittedMachine);
         } catch (Exception | Error e) {
             cluster.close();
             throw e;
@@ -171,8 +178,10 @@ final class JobRun implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         long first = 0;
         long firstCpu = 0;
+        CpuTime.Machine firstMachine = null;
         long idle = 0;
         long idleCpu = 0;
+        CpuTime.Machine idleMachine = submittedMachine;
         long last = -1;
         long seen = -1;
         while (true) {
@@ -181,14 +190,20 @@ final class JobRun implements AutoCloseable {
             if (in == 0) {
                 idle = now;
                 idleCpu = CpuTime.process();
+                idleMachine = CpuTime.Machine.now();
             } else if (first == 0) {
                 // From the last look that saw no input: a fast run may take in much between looks,
                 // or all of its input before the first (then from the submission, a bound).
                 first = idle != 0 ? idle : submittedNanos;
                 firstCpu = idle != 0 ? idleCpu : submittedCpu;
+                firstMachine = idleMachine;
             }
             if (in >= events) {
-                return new Span(first, now, CpuTime.process() - firstCpu);
+                return new Span(
+                        first,
+                        now,
+                        CpuTime.process() - firstCpu,
+                        CpuTime.Machine.now().stolenSince(firstMachine));
             }
             if (in != seen) {
                 seen = in;

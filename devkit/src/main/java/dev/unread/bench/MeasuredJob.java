@@ -105,6 +105,7 @@ final class MeasuredJob {
                     badgeKeys,
                     conversationKeys,
                     span.cpuNanos(),
+                    span.stolenShare(),
                     commandsBySink,
                     callsByCommand,
                     redisCpuNanos);

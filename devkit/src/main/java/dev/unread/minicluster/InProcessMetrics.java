@@ -120,8 +120,8 @@ public final class InProcessMetrics implements MetricReporter {
     }
 
     /**
-     * Removals the Redis sinks sent that Redis answered with 0: commands that changed nothing
-     * ({@link RedisCounts#UNCHANGED_METRIC}).
+     * What the Redis sinks' removals named that Redis did not hold, each alone a command that
+     * changed nothing ({@link RedisCounts#UNCHANGED_METRIC}).
      */
     public static long redisUnchanged() {
         return sum(RedisCounts.UNCHANGED_METRIC);

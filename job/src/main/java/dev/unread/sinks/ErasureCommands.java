@@ -57,7 +57,7 @@ final class ErasureCommands {
         }
         keys.add(RedisNames.versionKey(prefix, user));
         for (String key : keys) {
-            commands.add(RedisConnection.removal(p -> p.del(key)));
+            commands.add(RedisConnection.removal(1, p -> p.del(key)));
         }
         List<String> stamp = List.of(RedisNames.actionStampKey(prefix, user));
         List<String> stampArgs =
@@ -80,8 +80,8 @@ final class ErasureCommands {
                     }
 
                     @Override
-                    public boolean removes() {
-                        return true;
+                    public int removes() {
+                        return 1;
                     }
                 });
         if (sharded) {

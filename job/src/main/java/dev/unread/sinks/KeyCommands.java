@@ -84,8 +84,8 @@ final class KeyCommands {
         }
 
         @Override
-        public boolean removes() {
-            return op == Op.HDEL || op == Op.SREM;
+        public int removes() {
+            return op == Op.HDEL || op == Op.SREM ? args.length : 0;
         }
     }
 
@@ -167,7 +167,7 @@ final class KeyCommands {
                     keysPerCommand,
                     keys -> {
                         String[] args = keys.toArray(new String[0]);
-                        return RedisConnection.removal(p -> p.del(args));
+                        return RedisConnection.removal(args.length, p -> p.del(args));
                     });
         }
     }

@@ -46,11 +46,13 @@ final class RedisConnection implements AutoCloseable {
         }
 
         /**
-         * Whether the command removes (DEL, HDEL, SREM, ZREM), so that a reply of 0 says it changed
-         * nothing: {@link Sent#unchanged}.
+         * How many keys, fields or members the command removes (DEL, HDEL, SREM, ZREM), 0 for a
+         * command that removes nothing: its reply says how many were there, and the rest changed
+         * nothing ({@link Sent#unchanged}). Counted per target, not per command, so that batching
+         * several into one command hides none that were absent.
          */
-        default boolean removes() {
-            return false;
+        default int removes() {
+            return 0;
         }
 
         /**
@@ -70,8 +72,8 @@ final class RedisConnection implements AutoCloseable {
         }
     }
 
-    /** {@code command}, a removal: see {@link Command#removes}. */
-    static Command removal(Command command) {
+    /** {@code command}, a removal of {@code targets} keys: see {@link Command#removes}. */
+    static Command removal(int targets, Command command) {
         return new Command() {
             @Override
             public Response<?> appendTo(AbstractPipeline pipeline) {
@@ -84,8 +86,8 @@ final class RedisConnection implements AutoCloseable {
             }
 
             @Override
-            public boolean removes() {
-                return true;
+            public int removes() {
+                return targets;
             }
         };
     }
@@ -128,8 +130,8 @@ final class RedisConnection implements AutoCloseable {
 
     /**
      * What {@link #send} did: the commands Redis acknowledged (barriers are none, and what a {@link
-     * Then} made of its reply counts), the keys of the wrong type it replaced, and the removals
-     * Redis answered with 0, which changed nothing (a field, member or key that was not there).
+     * Then} made of its reply counts), the keys of the wrong type it replaced, and what removals
+     * named that Redis did not hold, which changed nothing (fields, members or keys).
      */
     static final class Sent {
         private final int commands;
@@ -306,7 +308,7 @@ final class RedisConnection implements AutoCloseable {
     /**
      * Sends one batch and puts each command's reply in {@code replies} (a replaced key's: its
      * script's); returns how many keys of the wrong type it replaced, and adds to {@code
-     * unchanged[0]} the removals that removed nothing.
+     * unchanged[0]} what its removals named that was not there.
      */
     private int roundTrip(List<Command> batch, List<Object> replies, int[] unchanged) {
         replies.addAll(exchange.exchange(batch));
@@ -314,8 +316,9 @@ final class RedisConnection implements AutoCloseable {
         // batch succeeded, so that a retried one is counted once.
         int removedNothing = 0;
         for (int i = 0; i < replies.size(); i++) {
-            if (batch.get(i).removes() && Long.valueOf(0).equals(replies.get(i))) {
-                removedNothing++;
+            int targets = batch.get(i).removes();
+            if (targets > 0 && replies.get(i) instanceof Long removed) {
+                removedNothing += targets - removed.intValue();
             }
         }
         List<Command> replacing = new ArrayList<>();

@@ -82,8 +82,9 @@ public class RedisCounts implements Sink<UnreadCount>, SupportsWriterState<Unrea
     public static final String COMMANDS_METRIC = "redisCommands";
 
     /**
-     * Counter on each Redis sink writer's metric group: removals (DEL, HDEL, SREM, ZREM) Redis
-     * answered with 0, commands that changed nothing.
+     * Counter on each Redis sink writer's metric group: the keys, fields and members that removals
+     * (DEL, HDEL, SREM, ZREM) named and Redis did not hold, each a command that would have changed
+     * nothing on its own.
      */
     public static final String UNCHANGED_METRIC = "redisUnchangedCommands";
 

@@ -237,8 +237,8 @@ public class RedisReaders implements Sink<ReaderUpdate> {
         }
 
         @Override
-        public boolean removes() {
-            return true;
+        public int removes() {
+            return members.length;
         }
     }
 }

@@ -48,12 +48,12 @@ import org.apache.flink.metrics.Counter;
  * read those marks.
  *
  * <p>Metrics on the writer's group: {@value #COMMANDS_METRIC} (commands Redis acknowledged),
- * {@value #COALESCED_METRIC} (updates absorbed by a later one), {@value #UNCHANGED_METRIC}
- * (removals Redis answered with 0: commands that changed nothing), {@value #WRONG_TYPE_METRIC}
- * (keys of the wrong type replaced, see {@link RedisConnection}), {@value #FLUSHES_METRIC} and
- * {@value #ROUND_TRIPS_METRIC} (what the flushes cost, retries included), {@value #RETRIES_METRIC}
- * (failed attempts retried) and {@value #FLUSH_MILLIS_METRIC} (a histogram of each flush's time in
- * Redis).
+ * {@value #COALESCED_METRIC} (updates absorbed by a later one), {@value #UNCHANGED_METRIC} (what
+ * removals named that Redis did not hold: each alone, a command that changed nothing), {@value
+ * #WRONG_TYPE_METRIC} (keys of the wrong type replaced, see {@link RedisConnection}), {@value
+ * #FLUSHES_METRIC} and {@value #ROUND_TRIPS_METRIC} (what the flushes cost, retries included),
+ * {@value #RETRIES_METRIC} (failed attempts retried) and {@value #FLUSH_MILLIS_METRIC} (a histogram
+ * of each flush's time in Redis).
  */
 final class RedisWriter<T> implements StatefulSinkWriter<T, Void> {
 

@@ -118,9 +118,28 @@ class RedisCountsWrittenAfterTest {
 
         assertThat(unread(USER)).isEqualTo("1");
         assertThat(unchanged(context))
-                .as("HDEL mentions, SREM marked, HDEL totals, DEL badge, each removing nothing")
-                .isEqualTo(4);
+                .as(
+                        "HDEL mentions, SREM marked, HDEL of two totals, DEL badge: five things"
+                                + " removed that were not there")
+                .isEqualTo(5);
         assertThat(redis.exists(RedisNames.countsWrittenAfterKey(prefix))).isFalse();
+    }
+
+    @Test
+    void aRemovalOfSeveralKeysCountsEachThatWasNotThere() throws Exception {
+        // One DEL takes every badge a flush clears: Redis holds one of the two.
+        redis.set(Count.SENDERS.key(prefix, USER), "3");
+        TestWriterContext context = new TestWriterContext();
+        StatefulSinkWriter<UnreadCount, Void> writer =
+                new RedisCounts(TestRedis.config(URL, prefix, INTERVAL_MS)).createWriter(context);
+        writers.add(writer);
+
+        writer.write(UnreadCount.senders(USER, 0).from(0), null);
+        writer.write(UnreadCount.senders(USER + 1, 0).from(0), null);
+        writer.flush(false);
+
+        assertThat(redis.exists(Count.SENDERS.key(prefix, USER))).isFalse();
+        assertThat(unchanged(context)).as("the other user's badge was not there").isEqualTo(1);
     }
 
     @Test
