@@ -16,6 +16,7 @@ import dev.unread.testing.MySqlTestDatabase;
 import dev.unread.testing.Oracle;
 import dev.unread.testing.OracleChannels;
 import dev.unread.testing.RedisClusterServer;
+import dev.unread.testing.TestRedis;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
@@ -23,6 +24,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -30,15 +33,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
- * Channels on a real Redis Cluster (docs/contract.md, "Channels"): each channel's keys on the slot
- * of its hash tag, the channels spread over the primaries, the API's counting round sent to each
- * primary holding any of them, and the answer the same as on one node; and the job writing channel
- * traffic there, read back by the recipe and by the API as the oracle counts it.
+ * Channels read back as the oracle counts them (docs/contract.md, "Channels"): the job writes
+ * channel traffic to one Redis node and to a real Redis Cluster, and each member's counts by the
+ * recipe, read raw, and by the API equal the oracle's. On the cluster each channel's keys sit on
+ * the slot of its hash tag, the channels spread over the primaries, and the API's counting round
+ * goes to each primary holding any of them, with the answer the same as on one node.
  */
-class ChannelReadsOnRedisClusterITCase {
+class ChannelReadsITCase {
 
     @RegisterExtension static final RedisClusterServer REDIS = new RedisClusterServer();
     @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();
@@ -92,20 +98,44 @@ class ChannelReadsOnRedisClusterITCase {
         }
     }
 
-    /**
-     * The job writes channel traffic (memberships early and late, replies, mentions, edits,
-     * deletions, ALL_READs and erasures, among other traffic) to the cluster; once it has read and
-     * checkpointed every record, each member's counts by the recipe, read raw from the cluster, and
-     * each member's answer from the API equal the oracle's.
-     */
     @Test
     void theJobsChannelsReadFromTheClusterAsTheOracleCountsThem() throws Exception {
-        long seed = JobHarness.seed("ChannelReadsOnRedisClusterITCase job");
-        String context = "channels on a Redis Cluster, " + JobHarness.context(seed);
-        String prefix = JobHarness.prefix("channel-cluster-job", seed);
+        theJobsChannelsReadAsTheOracleCountsThem(
+                "a Redis Cluster",
+                REDIS.settings(),
+                config ->
+                        RedisEndpoint.of(config.redisUrl, config.redisClusterNodes, null)
+                                .clusterClient("channel-test", 5000, new ConnectionPoolConfig()),
+                REDIS::deleteKeys);
+    }
+
+    @Test
+    void theJobsChannelsReadFromOneNodeAsTheOracleCountsThem() throws Exception {
+        theJobsChannelsReadAsTheOracleCountsThem(
+                "one Redis node",
+                Map.of(),
+                config -> RedisClient.create(TestRedis.HOST, TestRedis.PORT),
+                TestRedis::deleteKeys);
+    }
+
+    /**
+     * The job writes channel traffic (memberships early and late, replies, mentions, edits,
+     * deletions, ALL_READs and erasures, among other traffic) to {@code redis} ({@code settings}
+     * point the job there); once it has read and checkpointed every record, each member's counts by
+     * the recipe, read raw, and each member's answer from the API equal the oracle's.
+     */
+    private void theJobsChannelsReadAsTheOracleCountsThem(
+            String redis,
+            Map<String, String> redisSettings,
+            Function<UnreadConfig, UnifiedJedis> client,
+            Consumer<String> deleteKeys)
+            throws Exception {
+        long seed = JobHarness.seed("ChannelReadsITCase, " + redis);
+        String context = "channels on " + redis + ", " + JobHarness.context(seed);
+        String prefix = JobHarness.prefix("channel-job", seed);
         try (MySqlTestDatabase db = MySqlTestDatabase.create()) {
             Map<String, String> settings = JobHarness.settings(prefix, db.jdbcUrl());
-            settings.putAll(REDIS.settings());
+            settings.putAll(redisSettings);
             UnreadConfig config = KAFKA.freshTopics(settings);
             // Seed 840747 leaves no member a count to compare.
             JobHarness.Traffic traffic =
@@ -126,14 +156,12 @@ class ChannelReadsOnRedisClusterITCase {
                             UnreadJob.forProduction(config),
                             config,
                             checkpoints,
-                            "channels on a cluster");
-            try (RedisClusterClient redis =
-                    RedisEndpoint.of(config.redisUrl, config.redisClusterNodes, null)
-                            .clusterClient("channel-test", 5000, new ConnectionPoolConfig())) {
+                            "channels on " + redis);
+            try (UnifiedJedis reads = client.apply(config)) {
                 JobHarness.awaitAllReadAndCheckpointed(KAFKA, config);
                 Map<String, Counts> raw = new TreeMap<>();
                 for (long user : members) {
-                    raw.putAll(ChannelRecipeReads.read(redis, prefix, user));
+                    raw.putAll(ChannelRecipeReads.read(reads, prefix, user));
                 }
                 assertThat(raw).as("counts by the recipe, " + context).isEqualTo(expected);
                 apiAgrees(
@@ -144,7 +172,7 @@ class ChannelReadsOnRedisClusterITCase {
                         context);
             } finally {
                 job.cancel().get();
-                REDIS.deleteKeys(prefix);
+                deleteKeys.accept(prefix);
             }
         }
     }
