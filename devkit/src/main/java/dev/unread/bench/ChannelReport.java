@@ -85,6 +85,24 @@ final class ChannelReport {
                     BenchReport.perMessage(run.job().callsByCommand(), run.messages()));
         }
         line(md, "");
+        line(md, "| | index writes per message | track writes per message |");
+        line(md, "|---|--:|--:|");
+        for (ChannelBench.Run run : List.of(channels.large(), channels.small())) {
+            JobFigures.ChannelWrites writes = run.job().channelWrites();
+            line(
+                    md,
+                    "| channel of %,d | %.3f | %.3f |",
+                    run.members(),
+                    (double) writes.index() / run.messages(),
+                    (double) writes.tracks() / run.messages());
+        }
+        line(md, "");
+        line(
+                md,
+                "The channel stage's own metrics (`channelIndexWrites`, `channelTrackWrites`): the"
+                        + " index's writes stay about one per message whatever the members; the"
+                        + " tracks' are the part that grows with the members a message touches.");
+        line(md, "");
     }
 
     /** Issue 47's goals for the channel runs. */

@@ -25,7 +25,12 @@ public record JobFigures(
         double stolenShare,
         Map<String, Long> commandsBySink,
         Map<String, Long> callsByCommand,
-        long redisCpuNanos) {
+        long redisCpuNanos,
+        ChannelWrites channelWrites) {
+
+    /** The channel stage's writes over the run: its indexes' and its members' tracks. */
+    record ChannelWrites(long index, long tracks) {}
+
     double messagesPerSecond() {
         return traffic.messages() * 1e9 / nanos;
     }

@@ -65,6 +65,10 @@ final class MeasuredJob {
             // The run's metrics start from 0 (JobRun#on).
             long commands = InProcessMetrics.redisCommands();
             long unchanged = InProcessMetrics.redisUnchanged();
+            JobFigures.ChannelWrites channelWrites =
+                    new JobFigures.ChannelWrites(
+                            InProcessMetrics.channelIndexWrites(),
+                            InProcessMetrics.channelTrackWrites());
             long flushes = InProcessMetrics.redisFlushes();
             long roundTrips = InProcessMetrics.redisRoundTrips();
             Map<String, Long> commandsBySink = InProcessMetrics.redisCommandsByOperator();
@@ -108,7 +112,8 @@ final class MeasuredJob {
                     span.stolenShare(),
                     commandsBySink,
                     callsByCommand,
-                    redisCpuNanos);
+                    redisCpuNanos,
+                    channelWrites);
         }
     }
 

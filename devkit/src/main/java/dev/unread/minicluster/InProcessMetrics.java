@@ -1,5 +1,6 @@
 package dev.unread.minicluster;
 
+import dev.unread.channels.ChannelStage;
 import dev.unread.sinks.RedisCounts;
 import java.util.Map;
 import java.util.Properties;
@@ -127,6 +128,18 @@ public final class InProcessMetrics implements MetricReporter {
         return sum(RedisCounts.UNCHANGED_METRIC);
     }
 
+    /**
+     * The channel stage's writes of channels' indexes ({@link ChannelStage#INDEX_WRITES_METRIC}).
+     */
+    public static long channelIndexWrites() {
+        return sum(ChannelStage.INDEX_WRITES_METRIC);
+    }
+
+    /** Members' tracks the channel stage wrote ({@link ChannelStage#TRACK_WRITES_METRIC}). */
+    public static long channelTrackWrites() {
+        return sum(ChannelStage.TRACK_WRITES_METRIC);
+    }
+
     /** Updates that cost no Redis command: a later update of the same key replaced them. */
     public static long redisCoalescedUpdates() {
         return sum(RedisCounts.COALESCED_METRIC);
@@ -205,7 +218,9 @@ public final class InProcessMetrics implements MetricReporter {
                 || RedisCounts.COALESCED_METRIC.equals(name)
                 || RedisCounts.UNCHANGED_METRIC.equals(name)
                 || RedisCounts.FLUSHES_METRIC.equals(name)
-                || RedisCounts.ROUND_TRIPS_METRIC.equals(name);
+                || RedisCounts.ROUND_TRIPS_METRIC.equals(name)
+                || ChannelStage.INDEX_WRITES_METRIC.equals(name)
+                || ChannelStage.TRACK_WRITES_METRIC.equals(name);
     }
 
     /** Creates the reporter; listed in {@code META-INF/services} for Flink to find. */

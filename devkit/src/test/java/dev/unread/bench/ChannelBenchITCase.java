@@ -102,6 +102,11 @@ class ChannelBenchITCase {
             assertThat(run.messagesPerSecond()).as(run.name()).isPositive();
         }
         assertThat(large.job().commandsBySink().get("Redis channels: Writer")).isPositive();
+        // Every message is a root or a reply: a block or a thread's set each, and its sender's
+        // track, as sending reads.
+        assertThat(large.job().channelWrites().index()).isGreaterThanOrEqualTo(MESSAGES);
+        assertThat(large.job().channelWrites().tracks()).isGreaterThanOrEqualTo(MESSAGES);
+        assertThat(group.job().channelWrites()).isEqualTo(new JobFigures.ChannelWrites(0, 0));
         assertThat(group.job().commandsBySink()).containsEntry("Redis channels: Writer", 0L);
 
         StringBuilder md = new StringBuilder();
@@ -118,6 +123,7 @@ class ChannelBenchITCase {
                         "| channel of 2,000 members ≥ 0.8× the channel of 100's messages/s",
                         "| ≤ 8 Redis commands per message + 3 per user named by id",
                         "| channel of 2,000 | Redis channels ",
+                        "| | index writes per message | track writes per message |",
                         "| group of 100 | ");
     }
 

@@ -47,6 +47,19 @@ public class ChannelStage
     /** Messages past {@code --max-channel-seq}, which count for nobody. */
     public static final String PAST_MAX_SEQ_METRIC = "channelMessagesPastMaxSeq";
 
+    /**
+     * Writes of channels' indexes: blocks of the bitmap and members of the sorted sets. About one
+     * per message or deletion, whatever the members.
+     */
+    public static final String INDEX_WRITES_METRIC = "channelIndexWrites";
+
+    /**
+     * Members' tracks written: the part of a channel's cost that grows with the members a message
+     * touches (its sender, who reads by sending, and each user it names by id), and with the floors
+     * late messages raise.
+     */
+    public static final String TRACK_WRITES_METRIC = "channelTrackWrites";
+
     private final long maxChannelSeq;
     private final int maxBareThreads;
 
@@ -54,6 +67,7 @@ public class ChannelStage
     private transient ChannelMessages messages;
     private transient MemberFacts facts;
     private transient Counter pastMaxSeq;
+    private transient Out.Counters counters;
 
     public ChannelStage() {
         this(DEFAULT_MAX_CHANNEL_SEQ, ThreadSets.DEFAULT_MAX_BARE_THREADS);
@@ -111,12 +125,16 @@ public class ChannelStage
         messages =
                 new ChannelMessages(messageState, index, times, summary, members, facts, threads);
         pastMaxSeq = context.getMetricGroup().counter(PAST_MAX_SEQ_METRIC);
+        counters =
+                new Out.Counters(
+                        context.getMetricGroup().counter(INDEX_WRITES_METRIC),
+                        context.getMetricGroup().counter(TRACK_WRITES_METRIC));
     }
 
     @Override
     public void processElement1(ConversationEvent e, Context ctx, Collector<ChannelWrite> out)
             throws Exception {
-        Out to = new Out(e.conversationId, out, ctx);
+        Out to = new Out(e.conversationId, out, ctx, counters);
         summary.load();
         switch (e.kind) {
             case MESSAGE -> {
@@ -143,6 +161,6 @@ public class ChannelStage
     public void processElement2(ChatEvent e, Context ctx, Collector<ChannelWrite> out)
             throws Exception {
         summary.load();
-        facts.fact(e, new Out(e.conversationId, out, ctx));
+        facts.fact(e, new Out(e.conversationId, out, ctx, counters));
     }
 }
