@@ -187,7 +187,7 @@ public final class Bench implements AutoCloseable {
                 rate = latency.recordsPerSecond();
             }
 
-            LiveLoad.Result live =
+            LiveLoad.Measured live =
                     options.live() == null
                             ? null
                             : LiveLoad.run(
@@ -196,6 +196,7 @@ public final class Bench implements AutoCloseable {
                                     fullConfig,
                                     fullTraffic,
                                     rate,
+                                    lighterLatency == null ? 0 : lighterLatency.recordsPerSecond(),
                                     fullJob.savepoint(),
                                     dataDir.resolve("live"));
 
@@ -226,7 +227,8 @@ public final class Bench implements AutoCloseable {
                     Instant.now().truncatedTo(ChronoUnit.SECONDS),
                     groups,
                     cluster,
-                    live,
+                    live == null ? null : live.result(),
+                    live == null ? null : live.lighter(),
                     liveJobs,
                     sparse,
                     channels);

@@ -183,7 +183,9 @@ final class BenchParts {
         line(md, "");
     }
 
-    static void live(StringBuilder md, LiveLoad.Result live, long flushIntervalMs) {
+    /** {@code lighter}: the same streams at the lighter rate, measured first; null if not. */
+    static void live(
+            StringBuilder md, LiveLoad.Result live, LiveLoad.Result lighter, long flushIntervalMs) {
         line(md, "## Live push: SSE streams on one API instance under the full traffic");
         line(md, "");
         line(
@@ -217,19 +219,32 @@ final class BenchParts {
         line(md, "");
         line(
                 md,
-                "| UNREAD_CHANGED to stream users | deliveries due | seen by the streams | p50 |"
-                        + " p99 | max |");
-        line(md, "|--:|--:|--:|--:|--:|--:|");
-        line(
-                md,
-                "| %,d | %,d | %,d | %.1f ms | %.1f ms | %.1f ms |",
-                live.published(),
-                live.expected(),
-                live.delivered(),
-                live.p50Millis(),
-                live.p99Millis(),
-                live.maxMillis());
+                "| records/s | UNREAD_CHANGED to stream users | deliveries due | seen by the"
+                        + " streams | p50 | p99 | max |");
+        line(md, "|--:|--:|--:|--:|--:|--:|--:|");
+        for (LiveLoad.Result each : new LiveLoad.Result[] {lighter, live}) {
+            if (each != null) {
+                line(
+                        md,
+                        "| %,.0f | %,d | %,d | %,d | %.1f ms | %.1f ms | %.1f ms |",
+                        each.recordsPerSecond(),
+                        each.published(),
+                        each.expected(),
+                        each.delivered(),
+                        each.p50Millis(),
+                        each.p99Millis(),
+                        each.maxMillis());
+            }
+        }
         line(md, "");
+        if (lighter != null) {
+            line(
+                    md,
+                    "The lighter rate (the latency run's, %.1f× the sustained rate) first, then the"
+                            + " rate above, with the same streams and job.",
+                    SustainedRate.LIGHTER_SHARE);
+            line(md, "");
+        }
         line(
                 md,
                 "Latency: from this JVM's own Redis subscriber seeing an UNREAD_CHANGED (published in"

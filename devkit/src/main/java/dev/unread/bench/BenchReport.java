@@ -27,6 +27,7 @@ public record BenchReport(
         GroupBench.Result groups,
         ClusterBench.Result cluster,
         LiveLoad.Result live,
+        LiveLoad.Result lighterLive,
         List<JobFigures> liveJobs,
         SparseBench.Result sparse,
         ChannelBench.Result channels) {
@@ -70,7 +71,7 @@ public record BenchReport(
             LatencyReport.section(md, options, config, latency, lighterLatency);
         }
         if (live != null) {
-            BenchParts.live(md, live, config.flushIntervalMs);
+            BenchParts.live(md, live, lighterLive, config.flushIntervalMs);
         }
         if (sql != null) {
             sql(md);
@@ -328,6 +329,11 @@ public record BenchReport(
                 full.redisCpuMicrosPerMessage(),
                 full.commandsPerMessage(),
                 met(full.commandsPerMessage() <= 0.35));
+        line(
+                md,
+                "| ≤ 0.30 Redis commands per message (full, no user live; issue 46) | %.4f | %s |",
+                full.commandsPerMessage(),
+                met(full.commandsPerMessage() <= 0.30));
         for (JobFigures live : liveJobs) {
             line(
                     md,
@@ -346,12 +352,22 @@ public record BenchReport(
                 full.messagesPerSecond(),
                 met(full.messagesPerSecond() >= 120_000));
         // On a machine others share, the rates move with their load; CPU per message less so.
+        double perCpu =
+                full.messagesPerCpuSecond() / rivals.statefulPassThrough().messagesPerCpuSecond();
         line(
                 md,
                 "| (for the above, per CPU-second of this process: full, and its ratio to the"
                         + " stateful pass-through) | %,.0f, %.2f× | – |",
                 full.messagesPerCpuSecond(),
-                full.messagesPerCpuSecond() / rivals.statefulPassThrough().messagesPerCpuSecond());
+                perCpu);
+        line(
+                md,
+                "| ≥ 0.35× the stateful pass-through per CPU-second (full; issue 46 asks 0.45× as"
+                        + " the median of three runs, this is one) | %.2f× | %s (0.35×), %s"
+                        + " (0.45×) |",
+                perCpu,
+                met(perCpu >= 0.35),
+                met(perCpu >= 0.45));
         line(
                 md,
                 "| ≤ 60 savepoint bytes per state entry, compressed (full; raw %.1f) | %.1f | %s |",
@@ -404,13 +420,17 @@ public record BenchReport(
         if (latency != null) {
             LatencyReport.targets(md, options, config, latency, lighterLatency);
         }
-        if (live != null) {
-            line(
-                    md,
-                    "| flush → SSE client p99 ≤ 500 ms (%,d streams) | %.0f ms | %s |",
-                    live.streams(),
-                    live.p99Millis(),
-                    met(live.p99Millis() <= 500));
+        for (LiveLoad.Result each : new LiveLoad.Result[] {lighterLive, live}) {
+            if (each != null) {
+                line(
+                        md,
+                        "| flush → SSE client p99 ≤ 500 ms (%,d streams, %,.0f records/s) | %.0f ms"
+                                + " | %s |",
+                        each.streams(),
+                        each.recordsPerSecond(),
+                        each.p99Millis(),
+                        met(each.p99Millis() <= 500));
+            }
         }
         for (JobFigures each : jobs) {
             line(

@@ -31,6 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 import java.util.stream.Stream;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.JedisPubSub;
@@ -39,7 +40,9 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * Live push under load (issue 14): one API instance ({@link StateQueryApi}) as a process of its
  * own, {@code streams} concurrent SSE streams of the JDK's HttpClient from this JVM, while the job
- * (restored from the full run's savepoint) runs the full traffic at a fixed rate.
+ * (restored from the full run's savepoint) runs the full traffic at a fixed rate, and before it,
+ * with the same streams, at a lighter one when asked (issue 46 sets its goal at 0.7× the sustained
+ * rate and reports 0.8×).
  *
  * <p>Memory per connection: the API process's resident set ({@code VmRSS}) and its live heap (the
  * total of {@code jcmd GC.class_histogram}, which collects first) before the first stream and once
@@ -67,6 +70,9 @@ public final class LiveLoad {
      * @param duration how long the traffic runs with every stream open
      */
     public record Options(int streams, Duration duration) {}
+
+    /** The streams at the rate asked, and before it at the lighter rate (null when not asked). */
+    record Measured(Result result, Result lighter) {}
 
     record Result(
             int requested,
@@ -124,25 +130,40 @@ public final class LiveLoad {
 
     private LiveLoad() {}
 
-    static Result run(
+    /**
+     * The streams under traffic at {@code recordsPerSecond}, and first at {@code lighterRate} when
+     * it is above 0: the lighter rate first, as the latency run measures, so that the job is caught
+     * up when it starts.
+     */
+    static Measured run(
             Bench bench,
             Options options,
             UnreadConfig config,
             TrafficGenerator traffic,
             double recordsPerSecond,
+            double lighterRate,
             String savepoint,
             Path dataDir)
             throws Exception {
         return new LiveLoad()
-                .measure(bench, options, config, traffic, recordsPerSecond, savepoint, dataDir);
+                .measure(
+                        bench,
+                        options,
+                        config,
+                        traffic,
+                        recordsPerSecond,
+                        lighterRate,
+                        savepoint,
+                        dataDir);
     }
 
-    private Result measure(
+    private Measured measure(
             Bench bench,
             Options options,
             UnreadConfig config,
             TrafficGenerator traffic,
             double recordsPerSecond,
+            double lighterRate,
             String savepoint,
             Path dataDir)
             throws Exception {
@@ -179,47 +200,49 @@ public final class LiveLoad {
             int failed = open(client, port, userIds, streams);
             long rssAfter = rss(api.pid());
             long heapAfter = liveHeap(api.pid());
-            bench.say(
-                    "  %,d streams open (%,d failed); traffic at %,.0f records/s for %d s",
-                    streams - failed, failed, recordsPerSecond, options.duration().toSeconds());
-            publishedAt.clear();
-            publishTimes.clear();
-            seen.clear();
-            long messagesBefore = traffic.messages();
-            Map<String, Long> callsBefore = RedisKeys.calls(config.redisEndpoint());
-            long cpuBefore = RedisKeys.cpuNanos(config.redisEndpoint());
-            try (TrafficProducer producer =
-                    new TrafficProducer(
-                            config.kafkaBootstrap,
-                            config.messagesTopic,
-                            config.readsTopic,
-                            config.conversationsTopic)) {
-                producer.start(traffic, recordsPerSecond);
-                Thread.sleep(options.duration().toMillis());
-            }
-            drain();
+            int open = streams - failed;
+            BiFunction<Double, Cost, Result> at =
+                    (rate, cost) ->
+                            result(
+                                    options,
+                                    streams,
+                                    limit,
+                                    users,
+                                    failed,
+                                    rate,
+                                    rssBefore,
+                                    rssAfter,
+                                    heapBefore,
+                                    heapAfter,
+                                    userIds,
+                                    open,
+                                    cost);
+            Result lighter =
+                    lighterRate > 0
+                            ? at.apply(
+                                    lighterRate,
+                                    traffic(
+                                            bench,
+                                            options,
+                                            config,
+                                            traffic,
+                                            lighterRate,
+                                            streams,
+                                            failed))
+                            : null;
+            Result result =
+                    at.apply(
+                            recordsPerSecond,
+                            traffic(
+                                    bench,
+                                    options,
+                                    config,
+                                    traffic,
+                                    recordsPerSecond,
+                                    streams,
+                                    failed));
             subscriber.punsubscribe();
-            // After the drain: the job's flushes of the last records are in.
-            Cost measured =
-                    new Cost(
-                            traffic.messages() - messagesBefore,
-                            RedisKeys.callsBetween(
-                                    callsBefore, RedisKeys.calls(config.redisEndpoint())),
-                            RedisKeys.cpuNanos(config.redisEndpoint()) - cpuBefore);
-            return result(
-                    options,
-                    streams,
-                    limit,
-                    users,
-                    failed,
-                    recordsPerSecond,
-                    rssBefore,
-                    rssAfter,
-                    heapBefore,
-                    heapAfter,
-                    userIds,
-                    streams - failed,
-                    measured);
+            return new Measured(result, lighter);
         } finally {
             synchronized (subscriptions) {
                 subscriptions.forEach(Flow.Subscription::cancel);
@@ -230,6 +253,45 @@ public final class LiveLoad {
                 api.destroyForcibly();
             }
         }
+    }
+
+    /**
+     * Runs {@code traffic} at {@code rate} for the options' duration with the streams open, from a
+     * clean slate of what the streams and this JVM's subscriber saw; returns what it cost Redis
+     * once the streams are quiet (the job's flushes of the last records are in).
+     */
+    private Cost traffic(
+            Bench bench,
+            Options options,
+            UnreadConfig config,
+            TrafficGenerator traffic,
+            double rate,
+            int streams,
+            int failed)
+            throws Exception {
+        bench.say(
+                "  %,d streams open (%,d failed); traffic at %,.0f records/s for %d s",
+                streams - failed, failed, rate, options.duration().toSeconds());
+        publishedAt.clear();
+        publishTimes.clear();
+        seen.clear();
+        long messagesBefore = traffic.messages();
+        Map<String, Long> callsBefore = RedisKeys.calls(config.redisEndpoint());
+        long cpuBefore = RedisKeys.cpuNanos(config.redisEndpoint());
+        try (TrafficProducer producer =
+                new TrafficProducer(
+                        config.kafkaBootstrap,
+                        config.messagesTopic,
+                        config.readsTopic,
+                        config.conversationsTopic)) {
+            producer.start(traffic, rate);
+            Thread.sleep(options.duration().toMillis());
+        }
+        drain();
+        return new Cost(
+                traffic.messages() - messagesBefore,
+                RedisKeys.callsBetween(callsBefore, RedisKeys.calls(config.redisEndpoint())),
+                RedisKeys.cpuNanos(config.redisEndpoint()) - cpuBefore);
     }
 
     private Result result(
