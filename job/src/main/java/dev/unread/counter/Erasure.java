@@ -3,6 +3,7 @@ package dev.unread.counter;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.InboxCursor;
+import dev.unread.events.ReaderUpdate;
 import dev.unread.events.UnreadCount;
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
@@ -54,6 +55,22 @@ final class Erasure {
      */
     static boolean covers(ChatEvent event, InboxState user) {
         return event.time > 0 && event.time <= user.erasedAt;
+    }
+
+    /**
+     * An {@code event} that the user's erasure {@link #covers} changes nothing, but one that could
+     * move the user's cursor in a conversation (a read, or a message an ALL_READ read) goes to the
+     * readers stage all the same, which takes out a score of the user there that it does not hold.
+     * After a restore, Redis may hold the score a rolled-back timeline wrote for this event, taken
+     * there before the erasure; taken first this time, the erasure met no such conversation and
+     * removed no score from it. The user's other keys and rows the erasure deletes whole, whatever
+     * the state held.
+     */
+    static void covered(ChatEvent event, Consumer<ReaderUpdate> readers) {
+        if ((event.kind == ChatEvent.Kind.MESSAGE || event.kind == ChatEvent.Kind.CONVERSATION_READ)
+                && event.conversationId > 0) {
+            readers.accept(ReaderUpdate.covered(event.conversationId, event.userId));
+        }
     }
 
     /** USER_ERASED, newer than any before it; the caller stores {@code user}. */

@@ -54,7 +54,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     /**
      * Participants with their cursors, found in state restored from an older version for the
      * readers stage, which that version did not have or filled only from later reads; see {@link
-     * #catchUp}. No receipt goes out for these.
+     * #catchUp}. No receipt goes out for these. Also the events an erasure covers that could have
+     * scored their user in a conversation ({@link Erasure#covered}).
      */
     public static final OutputTag<ReaderUpdate> KNOWN_READERS =
             new OutputTag<>("known-readers", Types.POJO(ReaderUpdate.class));
@@ -174,6 +175,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
             throws Exception {
         InboxState user = states.inbox(ctx.getCurrentKey());
         if (Erasure.covers(event, user)) {
+            Erasure.covered(event, reader -> ctx.output(KNOWN_READERS, reader));
             return;
         }
         boolean dirty = expiry.markActive(ctx.timerService(), user);

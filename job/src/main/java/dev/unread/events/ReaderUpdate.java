@@ -21,6 +21,9 @@ import java.util.Objects;
  *       rises;
  *   <li>in: {@code erased}: {@code userId} was erased: its cursor is forgotten (a participant stays
  *       one, with no cursor), and its score goes;
+ *   <li>in: {@code covered}: an event of {@code userId} in the conversation that could move its
+ *       cursor came after the user's erasure, which covers it: the score goes unless the stage
+ *       holds one (see {@code ConversationReaders});
  *   <li>out: {@code participant} false: {@code userId} is no longer a participant (it left) or has
  *       no cursor any more (it was erased): its score goes.
  * </ul>
@@ -39,6 +42,9 @@ public class ReaderUpdate {
 
     /** A cursor an ALL_READ raised; see the class comment. */
     public boolean allRead;
+
+    /** An event the user's erasure covers; see the class comment. */
+    public boolean covered;
 
     public ReaderUpdate() {}
 
@@ -66,6 +72,13 @@ public class ReaderUpdate {
         return new ReaderUpdate(conversationId, userId, 0, false);
     }
 
+    /** In: an event of {@code userId} in C that its erasure covers; see {@link #covered}. */
+    public static ReaderUpdate covered(long conversationId, long userId) {
+        ReaderUpdate update = new ReaderUpdate(conversationId, userId, 0, false);
+        update.covered = true;
+        return update;
+    }
+
     public static ReaderUpdate cursor(ConversationCursor cursor) {
         ReaderUpdate update =
                 new ReaderUpdate(cursor.conversationId, cursor.userId, cursor.lastReadSeq, false);
@@ -89,19 +102,30 @@ public class ReaderUpdate {
                 && participant == that.participant
                 && membership == that.membership
                 && erased == that.erased
-                && allRead == that.allRead;
+                && allRead == that.allRead
+                && covered == that.covered;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(
-                conversationId, userId, lastReadSeq, participant, membership, erased, allRead);
+                conversationId,
+                userId,
+                lastReadSeq,
+                participant,
+                membership,
+                erased,
+                allRead,
+                covered);
     }
 
     @Override
     public String toString() {
         if (erased) {
             return "Erased(c" + conversationId + " u" + userId + ")";
+        }
+        if (covered) {
+            return "Covered(c" + conversationId + " u" + userId + ")";
         }
         return (participant ? "Participant(" : "Cursor(")
                 + "c"

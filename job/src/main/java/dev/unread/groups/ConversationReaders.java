@@ -70,6 +70,10 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
             erase(update, out);
             return;
         }
+        if (update.covered) {
+            covered(update, out);
+            return;
+        }
         Long newest = memberships.get(update.userId);
         if (update.membership != 0) {
             if (newest != null && !Memberships.after(update.membership, newest)) {
@@ -167,6 +171,21 @@ public class ConversationReaders extends KeyedProcessFunction<Long, ReaderUpdate
             readers.remove(update.userId);
         }
         out.collect(ReaderUpdate.removed(update.conversationId, update.userId));
+    }
+
+    /**
+     * An event of the user here came after the user's erasure, which covers it. A timeline that a
+     * restore rolled back may have taken it before the erasure and scored the user here, and the
+     * erasure, taken first this time, never came here to remove that score: the event is the only
+     * sign of it. A score this state does not hold is such a one, so it goes. One it holds stays:
+     * it came after the erasure, or the erasure's own removal, which leaves the counter by another
+     * path than this, is still on its way here.
+     */
+    private void covered(ReaderUpdate update, Collector<ReaderUpdate> out) throws Exception {
+        Long known = readers.get(update.userId);
+        if (known == null || known <= 0) {
+            out.collect(ReaderUpdate.removed(update.conversationId, update.userId));
+        }
     }
 
     private void receipts(ReaderUpdate cursor, Context ctx) throws Exception {

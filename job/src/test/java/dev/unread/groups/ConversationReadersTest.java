@@ -323,6 +323,44 @@ class ConversationReadersTest {
         }
     }
 
+    /**
+     * An event that its user's erasure covers, come after the erasure, takes out a score this state
+     * does not hold, which a rolled-back timeline may have written (ReadersErasureRestoreTest): of
+     * a participant without a cursor, of one who left, of a user unknown here. A score it holds
+     * came after the erasure and stays; the state is left as it was.
+     */
+    @Test
+    void aCoveredEventRemovesOnlyAScoreThisStateDoesNotHold() throws Exception {
+        try (KeyedOneInputStreamOperatorTestHarness<Long, ReaderUpdate, ReaderUpdate> harness =
+                harness(ConversationReaders.DEFAULT_MAX_RECEIPT_PARTICIPANTS)) {
+            harness.processElement(participant(GROUP, 1), 0L);
+            harness.processElement(participant(GROUP, 2), 0L);
+            harness.processElement(cursor(2, 5), 0L);
+            harness.processElement(joined(3, 1), 0L);
+            harness.processElement(cursor(3, 4), 0L);
+            harness.processElement(left(3, 2), 0L);
+            harness.getOutput().clear();
+
+            for (long user = 1; user <= 4; user++) {
+                harness.processElement(ReaderUpdate.covered(GROUP, user), 0L);
+            }
+            assertThat(harness.extractOutputValues())
+                    .containsExactly(
+                            ReaderUpdate.removed(GROUP, 1),
+                            ReaderUpdate.removed(GROUP, 3),
+                            ReaderUpdate.removed(GROUP, 4));
+            harness.getOutput().clear();
+
+            harness.processElement(cursor(2, 6), 0L);
+            harness.processElement(joined(3, 3), 0L);
+            assertThat(harness.extractOutputValues())
+                    .as("the cursors are kept")
+                    .containsExactly(
+                            new ReaderUpdate(GROUP, 2, 6, true),
+                            new ReaderUpdate(GROUP, 3, 4, true));
+        }
+    }
+
     @Test
     void whoLeftIsAFunctionOfTheSetOfEventsLeaveWinningATie() throws Exception {
         List<ReaderUpdate> updates =
