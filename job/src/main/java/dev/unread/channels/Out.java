@@ -2,30 +2,26 @@ package dev.unread.channels;
 
 import dev.unread.events.ChannelWrite;
 import dev.unread.events.ConversationCursor;
-import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
-import org.apache.flink.util.Collector;
+import java.util.function.Consumer;
 
 /** Where the element being processed writes: the channel's writes, and the members' cursors. */
 final class Out {
 
     final long conversationId;
-    private final Collector<ChannelWrite> writes;
-    private final KeyedCoProcessFunction<?, ?, ?, ?>.Context context;
+    private final Consumer<ChannelWrite> writes;
+    private final Consumer<ConversationCursor> cursors;
 
-    Out(
-            long conversationId,
-            Collector<ChannelWrite> writes,
-            KeyedCoProcessFunction<?, ?, ?, ?>.Context context) {
+    Out(long conversationId, Consumer<ChannelWrite> writes, Consumer<ConversationCursor> cursors) {
         this.conversationId = conversationId;
         this.writes = writes;
-        this.context = context;
+        this.cursors = cursors;
     }
 
     void write(ChannelWrite write) {
-        writes.collect(write);
+        writes.accept(write);
     }
 
     void cursor(ConversationCursor cursor) {
-        context.output(ChannelStage.CURSORS, cursor);
+        cursors.accept(cursor);
     }
 }
