@@ -7,7 +7,6 @@ import dev.unread.events.ChannelWrite;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ConversationCursor;
 import dev.unread.events.ConversationEvent;
-import dev.unread.ops.Bootstrap.HistoryRow;
 import dev.unread.state.Incarnations;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -143,7 +142,7 @@ final class ChannelBootstrap {
                         env,
                         config,
                         declared,
-                        new Bootstrap.RowExtractor(HistoryRow.Kind.CHANNEL, false),
+                        new HistoryRow.Extractor(HistoryRow.Kind.CHANNEL, false),
                         HistoryRow.class,
                         WatermarkStrategy.noWatermarks(),
                         "MySQL channels"),
@@ -151,7 +150,7 @@ final class ChannelBootstrap {
                         env,
                         config,
                         members,
-                        new Bootstrap.RowExtractor(HistoryRow.Kind.CHANNEL_MEMBER, false),
+                        new HistoryRow.Extractor(HistoryRow.Kind.CHANNEL_MEMBER, false),
                         HistoryRow.class,
                         WatermarkStrategy.noWatermarks(),
                         "MySQL channel members"),
