@@ -29,6 +29,9 @@ import org.apache.flink.util.OutputTag;
  * counts). Each rise of a member's cursor goes to {@link #CURSORS}, with the member's unread count
  * right after it, and an erasure as ConversationCursor#erasure, then the cursor it keeps (a root
  * the member sent after it).
+ *
+ * <p>What each record and fact does is {@link ChannelCounting}'s, which the bootstrap drives too,
+ * so that a savepoint built from MySQL history holds this stage's own state.
  */
 public class ChannelStage
         extends KeyedCoProcessFunction<Long, ConversationEvent, ChatEvent, ChannelWrite> {
