@@ -14,6 +14,7 @@ import dev.unread.sinks.RedisChannels;
 import dev.unread.sinks.RedisCounts;
 import dev.unread.sinks.RedisReaders;
 import dev.unread.sinks.RedisReceipts;
+import dev.unread.testing.ChannelTraffic;
 import dev.unread.testing.EventStreams;
 import dev.unread.testing.JobHarness;
 import dev.unread.testing.Oracle;
@@ -24,6 +25,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.TreeMap;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
@@ -224,6 +226,64 @@ class ChannelBootstrapITCase {
             assertThat(withoutChannels(TestRedis.hashes(prefix), prefix)).isEqualTo(hashes);
         } finally {
             TestRedis.deleteKeys(prefix);
+        }
+    }
+
+    /**
+     * Random channels (several members, joins, leaves and returns, a join and a leave at one seq)
+     * with what their tables can hold: roots naming no one, memberships, and reads. The seed is
+     * printed with a failure.
+     */
+    @Test
+    void aRandomChannelHistoryBootstrapsToWhatTheJobWrites() throws Exception {
+        long seed = System.nanoTime();
+        ChannelTraffic.Traffic traffic =
+                new ChannelTraffic(
+                                new Random(seed),
+                                72_001,
+                                97_001,
+                                OracleChannels.DEFAULT_MAX_CHANNEL_SEQ)
+                        .traffic(300, 8);
+        List<ConversationEvent> records = new ArrayList<>();
+        for (ConversationEvent e : traffic.records()) {
+            if (e.kind == ConversationEvent.Kind.CHANNEL || e.isMembership()) {
+                records.add(e);
+            } else if (e.isMessage() && e.threadSeq == 0) {
+                records.add(
+                        ConversationEvent.message(e.conversationId, e.seq, e.senderId, e.sentAt));
+            }
+        }
+        List<ChatEvent> events = new ArrayList<>();
+        events.add(ChatEvent.message(72_001, 72_002, T0));
+        traffic.facts().stream()
+                .filter(e -> e.kind == ChatEvent.Kind.CONVERSATION_READ)
+                .forEach(events::add);
+        OracleChannels oracle = Oracle.of(events, records).channels();
+        String bootstrapped = TestRedis.uniquePrefix();
+        String fed = TestRedis.uniquePrefix();
+        try (HistoryDatabase random = HistoryDatabase.create()) {
+            random.recordGroups(records);
+            random.record(events);
+            String output = root.resolve("random").toUri().toString();
+            Bootstrap.bootstrap(random.config(""), Bootstrap.Tables.DEFAULT, output);
+            SavepointRepublish.republish(output, random.config(bootstrapped));
+            run(random.config(fed), records, events, null);
+
+            assertThat(ChannelKeys.differences(0, bootstrapped, oracle))
+                    .as("seed %d", seed)
+                    .isEmpty();
+            assertThat(unprefixed(ChannelKeys.contents(0, bootstrapped), bootstrapped))
+                    .as("seed %d", seed)
+                    .isEqualTo(unprefixed(ChannelKeys.contents(0, fed), fed));
+            assertThat(unprefixed(counts(bootstrapped), bootstrapped))
+                    .as("seed %d", seed)
+                    .isEqualTo(unprefixed(counts(fed), fed));
+            assertThat(oracle.channels().stream().mapToLong(c -> oracle.users(c).size()).sum())
+                    .as("members")
+                    .isGreaterThan(oracle.channels().size());
+        } finally {
+            TestRedis.deleteKeys(bootstrapped);
+            TestRedis.deleteKeys(fed);
         }
     }
 
