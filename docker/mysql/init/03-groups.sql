@@ -18,3 +18,9 @@ CREATE TABLE IF NOT EXISTS group_membership_events (
   seq BIGINT NOT NULL,
   joined BOOLEAN NOT NULL,                  -- MEMBER_JOINED, or MEMBER_LEFT when false
   PRIMARY KEY (conversation_id, user_id, seq, joined));
+
+-- The conversations of the tables above that are channels (docs/contract.md, "Channels": a CHANNEL
+-- before every other record of the conversation), counted once per message by the channel stage;
+-- every other conversation is a group. Optional (--channels-table): without it, none is.
+CREATE TABLE IF NOT EXISTS group_channels (
+  conversation_id BIGINT PRIMARY KEY);

@@ -15,8 +15,8 @@ import picocli.CommandLine.Spec;
             "Build a savepoint from MySQL history (messages, groups and cursors).",
             "",
             "Builds a savepoint of the job's state from MySQL history: the messages table, the"
-                    + " group messages and membership tables, user_activity and"
-                    + " conversation_member, at --jdbc-url as --jdbc-user (the"
+                    + " group messages and membership tables, the channels among the groups,"
+                    + " user_activity and conversation_member, at --jdbc-url as --jdbc-user (the"
                     + " password from UNREAD_JDBC_PASSWORD), for --max-parallelism. Start the job"
                     + " from it with flink run -s DIR."
         },
@@ -58,6 +58,15 @@ final class BootstrapCommand implements Callable<Integer> {
     String membershipTable;
 
     @Option(
+            names = "--channels-table",
+            paramLabel = "NAME",
+            defaultValue = Bootstrap.DEFAULT_CHANNELS_TABLE,
+            description =
+                    "the conversations of the group tables that are channels (default"
+                            + " ${DEFAULT-VALUE}; when it does not exist, none is)")
+    String channelsTable;
+
+    @Option(
             names = {"-h", "--help"},
             usageHelp = true,
             description = "this help")
@@ -70,9 +79,11 @@ final class BootstrapCommand implements Callable<Integer> {
         tableName("--messages-table", messagesTable);
         tableName("--group-messages-table", groupMessagesTable);
         tableName("--membership-table", membershipTable);
+        tableName("--channels-table", channelsTable);
         Bootstrap.bootstrap(
                 config,
-                new Bootstrap.Tables(messagesTable, groupMessagesTable, membershipTable),
+                new Bootstrap.Tables(
+                        messagesTable, groupMessagesTable, membershipTable, channelsTable),
                 output);
         Bootstrap.report(output, session.out());
         return Unread.OK;

@@ -107,7 +107,11 @@ class SavepointCommandTest {
     @Test
     void bootstrapTakesOnlyAPlainTableName() {
         for (String flag :
-                List.of("--messages-table", "--group-messages-table", "--membership-table")) {
+                List.of(
+                        "--messages-table",
+                        "--group-messages-table",
+                        "--membership-table",
+                        "--channels-table")) {
             for (String table :
                     List.of("messages; DROP TABLE user_activity", "a.b.c", "1messages")) {
                 assertRefused(

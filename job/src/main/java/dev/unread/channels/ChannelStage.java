@@ -7,7 +7,6 @@ import dev.unread.events.ConversationCursor;
 import dev.unread.events.ConversationEvent;
 import dev.unread.state.Incarnations;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
@@ -30,6 +29,9 @@ import org.apache.flink.util.OutputTag;
  * counts). Each rise of a member's cursor goes to {@link #CURSORS}, with the member's unread count
  * right after it, and an erasure as ConversationCursor#erasure, then the cursor it keeps (a root
  * the member sent after it).
+ *
+ * <p>What each record and fact does is {@link ChannelCounting}'s, which the bootstrap drives too,
+ * so that a savepoint built from MySQL history holds this stage's own state.
  */
 public class ChannelStage
         extends KeyedCoProcessFunction<Long, ConversationEvent, ChatEvent, ChannelWrite> {
@@ -63,11 +65,10 @@ public class ChannelStage
     private final long maxChannelSeq;
     private final int maxBareThreads;
 
-    private transient ChannelSummary summary;
-    private transient ChannelMessages messages;
-    private transient MemberFacts facts;
+    private transient ChannelCounting channel;
     private transient Counter pastMaxSeq;
-    private transient Out.Counters counters;
+    private transient Counter indexWrites;
+    private transient Counter trackWrites;
 
     public ChannelStage() {
         this(DEFAULT_MAX_CHANNEL_SEQ, ThreadSets.DEFAULT_MAX_BARE_THREADS);
@@ -94,73 +95,35 @@ public class ChannelStage
 
     @Override
     public void open(OpenContext openContext) {
-        long incarnation = Incarnations.next();
-        RuntimeContext context = getRuntimeContext();
-        summary = new ChannelSummary(context.getState(ChannelStateSchema.SUMMARY));
-        SeqIndex index = new SeqIndex(context.getMapState(ChannelStateSchema.BLOCKS));
-        MessageTimes times = new MessageTimes(context.getMapState(ChannelStateSchema.SENT_AT));
-        FloorIndex floors =
-                new FloorIndex(
-                        context.getMapState(ChannelStateSchema.FLOOR_TIMES),
-                        context.getMapState(ChannelStateSchema.FLOOR_BUCKETS),
-                        context.getState(ChannelStateSchema.FLOOR_GROUPS));
-        var messageState = context.getMapState(ChannelStateSchema.MESSAGES);
-        Members members =
-                new Members(
-                        context.getMapState(ChannelStateSchema.MEMBERS),
-                        index,
-                        summary,
-                        incarnation);
-        ChannelThreads threads =
-                new ChannelThreads(
-                        context.getMapState(ChannelStateSchema.THREADS),
-                        messageState,
-                        members,
-                        incarnation,
-                        maxBareThreads,
-                        maxChannelSeq);
-        facts =
-                new MemberFacts(
-                        members, times, floors, summary, messageState, threads, maxChannelSeq);
-        messages =
-                new ChannelMessages(messageState, index, times, summary, members, facts, threads);
-        pastMaxSeq = context.getMetricGroup().counter(PAST_MAX_SEQ_METRIC);
-        counters =
-                new Out.Counters(
-                        context.getMetricGroup().counter(INDEX_WRITES_METRIC),
-                        context.getMetricGroup().counter(TRACK_WRITES_METRIC));
+        channel =
+                new ChannelCounting(
+                        getRuntimeContext(), Incarnations.next(), maxChannelSeq, maxBareThreads);
+        pastMaxSeq = getRuntimeContext().getMetricGroup().counter(PAST_MAX_SEQ_METRIC);
+        indexWrites = getRuntimeContext().getMetricGroup().counter(INDEX_WRITES_METRIC);
+        trackWrites = getRuntimeContext().getMetricGroup().counter(TRACK_WRITES_METRIC);
     }
 
     @Override
     public void processElement1(ConversationEvent e, Context ctx, Collector<ChannelWrite> out)
             throws Exception {
-        Out to = new Out(e.conversationId, out, ctx, counters);
-        summary.load();
-        switch (e.kind) {
-            case MESSAGE -> {
-                if (e.seq > maxChannelSeq) {
-                    pastMaxSeq.inc();
-                    return;
-                }
-                messages.message(e, to);
-            }
-            case MESSAGE_DELETED -> {
-                if (e.seq <= maxChannelSeq) {
-                    messages.deleted(e, to);
-                }
-            }
-            case MESSAGE_EDITED -> messages.edited(e, to);
-            case MEMBER_JOINED -> facts.membership(e.userId, e.seq, to);
-            case MEMBER_LEFT -> facts.membership(e.userId, -e.seq, to);
-            // The declaration changes nothing here; the job's own kinds never name a channel.
-            case CHANNEL, PARTICIPANT, RECEIVED_REPLY -> {}
+        if (!channel.record(e, write -> write(write, out), cursor -> ctx.output(CURSORS, cursor))) {
+            pastMaxSeq.inc();
         }
     }
 
     @Override
     public void processElement2(ChatEvent e, Context ctx, Collector<ChannelWrite> out)
             throws Exception {
-        summary.load();
-        facts.fact(e, new Out(e.conversationId, out, ctx, counters));
+        channel.fact(e, write -> write(write, out), cursor -> ctx.output(CURSORS, cursor));
+    }
+
+    /** Emits {@code write}, counted by what it writes. */
+    private void write(ChannelWrite write, Collector<ChannelWrite> out) {
+        switch (write.kind) {
+            case TRACK -> trackWrites.inc();
+            case BLOCK, SEQ_ADDED, SEQ_REMOVED -> indexWrites.inc();
+            case NOTICE -> {}
+        }
+        out.collect(write);
     }
 }

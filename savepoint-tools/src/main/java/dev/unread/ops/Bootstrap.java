@@ -2,37 +2,21 @@ package dev.unread.ops;
 
 import dev.unread.config.UnreadConfig;
 import dev.unread.contract.MySqlSchema;
-import dev.unread.counter.ConversationSeqs;
-import dev.unread.counter.UnreadCounterOperator;
-import dev.unread.state.ConversationState;
-import dev.unread.state.InboxState;
-import dev.unread.state.Memberships;
-import dev.unread.state.StateSchema;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.connector.jdbc.core.datastream.source.JdbcSource;
 import org.apache.flink.connector.jdbc.core.datastream.source.reader.extractor.ResultExtractor;
-import org.apache.flink.runtime.state.FunctionInitializationContext;
-import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.state.api.OperatorTransformation;
 import org.apache.flink.state.api.SavepointWriter;
-import org.apache.flink.state.api.functions.KeyedStateBootstrapFunction;
-import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -69,10 +53,12 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * MEMBER_LEFT), as docker/mysql/init/03-groups.sql creates them. Rows chat-conversations' parser
  * would refuse count toward nothing.
  *
- * <p>No table declares a channel ({@code CHANNEL} on chat-conversations), so every conversation of
- * the group tables is a group, as version 4 counts it, and the channel stage gets no state: a
- * {@code CHANNEL} published later for such a conversation comes after its other records, and
- * changes nothing.
+ * <p>The channels table ({@code conversation_id}) declares which conversations of the group tables
+ * are channels, each as a {@code CHANNEL} before its other records would: {@link ChannelBootstrap}
+ * builds their state, and the queries here leave their messages and their members' reads out. When
+ * the table of the default name does not exist, no conversation is a channel, as before there was
+ * one; every other conversation is a group, and a {@code CHANNEL} published later for it comes
+ * after its other records, and changes nothing.
  */
 public final class Bootstrap {
 
@@ -82,14 +68,26 @@ public final class Bootstrap {
 
     public static final String DEFAULT_MEMBERSHIP_TABLE = "group_membership_events";
 
+    public static final String DEFAULT_CHANNELS_TABLE = "group_channels";
+
     static final String DRIVER = "com.mysql.cj.jdbc.Driver";
+
+    /**
+     * The time of a read from {@code conversation_member}, which keeps none: the earliest there is,
+     * so that every later event of the reader (a mark, an erasure) comes after it, as the history
+     * does.
+     */
+    static final long READ_TIME = 1;
+
+    /** The SQLSTATE of a table that does not exist (MySQL and MariaDB error 1146). */
+    private static final String NO_SUCH_TABLE = "42S02";
 
     /** A table name goes into SQL text, so only plain (optionally schema-qualified) names. */
     private static final Pattern TABLE_NAME =
             Pattern.compile("[A-Za-z_][A-Za-z0-9_]*" + "(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
     /** A message the job's parser accepts; {@code m} is the messages table. */
-    private static final String VALID_MESSAGE =
+    static final String VALID_MESSAGE =
             "m.sender_id > 0 AND m.receiver_id > 0"
                     + " AND m.sent_at > '1970-01-01 00:00:00'"
                     + " AND ((m.conversation_id IS NULL AND m.seq IS NULL)"
@@ -98,13 +96,12 @@ public final class Bootstrap {
     /**
      * A group message chat-conversations' parser accepts; {@code g} is the group messages table.
      */
-    private static final String VALID_GROUP_MESSAGE =
+    static final String VALID_GROUP_MESSAGE =
             "g.conversation_id > 0 AND g.seq > 0 AND g.sender_id > 0"
                     + " AND g.sent_at > '1970-01-01 00:00:00'";
 
     /** A membership event the parser accepts; {@code e} is the membership table. */
-    private static final String VALID_MEMBERSHIP =
-            "e.conversation_id > 0 AND e.user_id > 0 AND e.seq > 0";
+    static final String VALID_MEMBERSHIP = "e.conversation_id > 0 AND e.user_id > 0 AND e.seq > 0";
 
     /**
      * The tables the bootstrap reads, each a plain, optionally schema-qualified name.
@@ -112,14 +109,17 @@ public final class Bootstrap {
      * @param messages messages to one receiver each
      * @param groupMessages group messages, each stored once
      * @param membership the membership events of the groups
+     * @param channels the conversations of the group tables that are channels; null for none
      */
-    public record Tables(String messages, String groupMessages, String membership) {
+    public record Tables(
+            String messages, String groupMessages, String membership, String channels) {
 
         public static final Tables DEFAULT =
                 new Tables(
                         DEFAULT_MESSAGES_TABLE,
                         DEFAULT_GROUP_MESSAGES_TABLE,
-                        DEFAULT_MEMBERSHIP_TABLE);
+                        DEFAULT_MEMBERSHIP_TABLE,
+                        DEFAULT_CHANNELS_TABLE);
 
         /**
          * @throws IllegalArgumentException if a name is not a table name
@@ -128,13 +128,51 @@ public final class Bootstrap {
             tableName(messages);
             tableName(groupMessages);
             tableName(membership);
+            if (channels != null) {
+                tableName(channels);
+            }
+        }
+
+        /** These tables but the channels': every conversation of the group tables a group. */
+        Tables withoutChannels() {
+            return new Tables(messages, groupMessages, membership, null);
+        }
+
+        /** SQL that is true when {@code conversation} (a column) is declared a channel. */
+        String isChannel(String conversation) {
+            return channels == null
+                    ? "FALSE"
+                    : "EXISTS (SELECT 1 FROM "
+                            + channels
+                            + " ch WHERE ch.conversation_id = "
+                            + conversation
+                            + ")";
+        }
+
+        /**
+         * SQL that is true when {@code user} has a membership event in {@code conversation}, a
+         * channel: the job's user state then knows the channel, and hands the user's reads of it to
+         * the channel stage.
+         */
+        String isChannelMember(String user, String conversation) {
+            return isChannel(conversation)
+                    + " AND EXISTS (SELECT 1 FROM "
+                    + membership
+                    + " e WHERE "
+                    + VALID_MEMBERSHIP
+                    + " AND e.user_id = "
+                    + user
+                    + " AND e.conversation_id = "
+                    + conversation
+                    + ")";
         }
 
         /**
          * Every message each user received, as a derived table {@code m} of valid rows with the
          * messages table's columns: its rows, and each group message once for each user whose
          * newest membership event below the message's seq is a join (a leave at the same seq wins).
-         * The sender is among them when a member: the queries drop messages to oneself.
+         * The sender is among them when a member: the queries drop messages to oneself. A channel's
+         * messages reach no one here: the channel stage counts them once, not per member.
          */
         String received() {
             return "(SELECT m.sender_id, m.receiver_id, m.conversation_id, m.seq, m.sent_at FROM "
@@ -151,6 +189,8 @@ public final class Bootstrap {
                     + VALID_GROUP_MESSAGE
                     + " AND "
                     + VALID_MEMBERSHIP
+                    + " AND NOT "
+                    + isChannel("g.conversation_id")
                     + " AND NOT EXISTS (SELECT 1 FROM "
                     + membership
                     + " x WHERE x.conversation_id = e.conversation_id AND x.user_id = e.user_id"
@@ -178,9 +218,9 @@ public final class Bootstrap {
      */
     public static void bootstrap(UnreadConfig config, Tables tables, String output)
             throws Exception {
-        checkReadable(config, tables);
+        Tables readable = checkReadable(config, tables);
         try (BatchJobs jobs = BatchJobs.start()) {
-            bootstrap(jobs.environment(), config, tables, output);
+            bootstrap(jobs.environment(), config, readable, output);
         }
     }
 
@@ -199,9 +239,12 @@ public final class Bootstrap {
                         + " WHERE m.sender_id <> m.receiver_id"
                         + " AND (a.last_read_at IS NULL OR m.sent_at > a.last_read_at)"
                         + " GROUP BY m.receiver_id, m.sender_id";
+        // A channel member's reads are the channel stage's: ChannelBootstrap has them.
         String conversationCursors =
-                "SELECT user_id, conversation_id, last_read_seq"
-                        + " FROM conversation_member WHERE last_read_seq > 0";
+                "SELECT c.user_id, c.conversation_id, c.last_read_seq"
+                        + " FROM conversation_member c WHERE c.last_read_seq > 0 AND NOT ("
+                        + tables.isChannelMember("c.user_id", "c.conversation_id")
+                        + ")";
         String unreadSeqs =
                 "SELECT DISTINCT m.receiver_id, m.conversation_id, m.seq"
                         + " FROM "
@@ -216,6 +259,9 @@ public final class Bootstrap {
                         + tables.membership()
                         + " e WHERE "
                         + VALID_MEMBERSHIP;
+        // A channel's member keeps no record of it in the user's state but the channel's id.
+        String groupMembershipEvents =
+                membershipEvents + " AND NOT " + tables.isChannel("e.conversation_id");
         // Everyone a membership event or a message names, but a member whose newest membership
         // event is a leave (a join at the same seq does not beat it), as ConversationReaders.
         String participants =
@@ -253,27 +299,43 @@ public final class Bootstrap {
                                 rows(env, config, senders, HistoryRow.Kind.SENDER, true),
                                 cursors,
                                 rows(env, config, unreadSeqs, HistoryRow.Kind.UNREAD_SEQ, false),
-                                memberships);
+                                rows(
+                                        env,
+                                        config,
+                                        groupMembershipEvents,
+                                        HistoryRow.Kind.MEMBERSHIP,
+                                        false));
         DataStream<HistoryRow> readers =
                 rows(env, config, participants, HistoryRow.Kind.PARTICIPANT, false)
                         .union(cursors, memberships);
+        DataStream<HistoryRow> members = memberships;
 
-        SavepointWriter.newSavepoint(env, CounterSavepoints.stateBackend(), config.maxParallelism)
+        SavepointWriter savepoint =
+                SavepointWriter.newSavepoint(
+                        env, CounterSavepoints.stateBackend(), config.maxParallelism);
+        if (tables.channels() != null) {
+            ChannelBootstrap channels = ChannelBootstrap.read(env, config, tables);
+            history = history.union(channels.members());
+            members = members.union(channels.declared());
+            readers = readers.union(channels.cursors());
+            savepoint.withOperator(ChannelSavepoints.CHANNELS, channels.state());
+        }
+        savepoint
                 .withOperator(
                         CounterSavepoints.COUNTER,
                         OperatorTransformation.bootstrapWith(history)
                                 .keyBy(HistoryRow::userId, Types.LONG)
-                                .transform(new HistoryToState()))
+                                .transform(new HistoryStates.HistoryToState()))
                 .withOperator(
                         CounterSavepoints.FAN_OUT,
-                        OperatorTransformation.bootstrapWith(memberships)
+                        OperatorTransformation.bootstrapWith(members)
                                 .keyBy(HistoryRow::id, Types.LONG)
-                                .transform(new MembersToState()))
+                                .transform(new HistoryStates.MembersToState()))
                 .withOperator(
                         CounterSavepoints.READERS,
                         OperatorTransformation.bootstrapWith(readers)
                                 .keyBy(HistoryRow::id, Types.LONG)
-                                .transform(new ReadersToState()))
+                                .transform(new HistoryStates.ReadersToState()))
                 .write(output);
         env.execute("unread bootstrap");
     }
@@ -281,9 +343,11 @@ public final class Bootstrap {
     /**
      * Reads none of each table's rows, before any Flink work: a database created before the group
      * tables lacks them (docker/mysql/init runs only on an empty volume), and a failed job would
-     * bury the table's name deep in its causes.
+     * bury the table's name deep in its causes. The tables to read: {@code tables}, but without
+     * channels when the channels table has the default name and does not exist, as in a database
+     * made before it: there every conversation is a group, as before channels.
      */
-    private static void checkReadable(UnreadConfig config, Tables tables) throws SQLException {
+    private static Tables checkReadable(UnreadConfig config, Tables tables) throws SQLException {
         try (Connection connection =
                         DriverManager.getConnection(
                                 config.jdbcUrl, config.jdbcUser, config.jdbcPassword);
@@ -295,20 +359,41 @@ public final class Bootstrap {
                             tables.membership(),
                             MySqlSchema.USER_ACTIVITY,
                             MySqlSchema.CONVERSATION_MEMBER)) {
-                try {
-                    statement.executeQuery("SELECT 1 FROM " + table + " LIMIT 0").close();
-                } catch (SQLException e) {
-                    throw new IllegalArgumentException(
-                            "cannot read table "
-                                    + table
-                                    + " ("
-                                    + e.getMessage()
-                                    + "); docs/operations.md, \"Bootstrap from MySQL history\","
-                                    + " lists the tables the bootstrap reads",
-                            e);
+                checkReadable(statement, table);
+            }
+            if (tables.channels() == null) {
+                return tables;
+            }
+            try {
+                statement.executeQuery("SELECT 1 FROM " + tables.channels() + " LIMIT 0").close();
+                return tables;
+            } catch (SQLException e) {
+                if (tables.channels().equals(DEFAULT_CHANNELS_TABLE)
+                        && NO_SUCH_TABLE.equals(e.getSQLState())) {
+                    return tables.withoutChannels();
                 }
+                throw unreadable(tables.channels(), e);
             }
         }
+    }
+
+    private static void checkReadable(Statement statement, String table) {
+        try {
+            statement.executeQuery("SELECT 1 FROM " + table + " LIMIT 0").close();
+        } catch (SQLException e) {
+            throw unreadable(table, e);
+        }
+    }
+
+    private static IllegalArgumentException unreadable(String table, SQLException e) {
+        return new IllegalArgumentException(
+                "cannot read table "
+                        + table
+                        + " ("
+                        + e.getMessage()
+                        + "); docs/operations.md, \"Bootstrap from MySQL history\","
+                        + " lists the tables the bootstrap reads",
+                e);
     }
 
     /**
@@ -323,20 +408,40 @@ public final class Bootstrap {
         return name;
     }
 
-    /**
-     * One query's rows. Each query is one split, read by one reader: JDBC connector 4.0.0-2.0
-     * shares one connection among the splits of a reader, and a finished split closes it under the
-     * next one (FLINK-39206). The queries still run in parallel, and their rows are streamed from
-     * MySQL rather than held in memory whole.
-     */
+    /** One query's rows, each a fact of {@code kind}. */
     private static DataStream<HistoryRow> rows(
             StreamExecutionEnvironment env,
             UnreadConfig config,
             String sql,
             HistoryRow.Kind kind,
             boolean valueIsTime) {
-        JdbcSource<HistoryRow> source =
-                JdbcSource.<HistoryRow>builder()
+        return query(
+                env,
+                config,
+                sql,
+                new HistoryRow.Extractor(kind, valueIsTime),
+                HistoryRow.class,
+                WatermarkStrategy.noWatermarks(),
+                "MySQL " + kind.name().toLowerCase(Locale.ROOT).replace('_', ' '));
+    }
+
+    /**
+     * One query's rows as {@code extractor} reads them, stamped by {@code timestamps}. Each query
+     * is one split, read by one reader: JDBC connector 4.0.0-2.0 shares one connection among the
+     * splits of a reader, and a finished split closes it under the next one (FLINK-39206). The
+     * queries still run in parallel, and their rows are streamed from MySQL rather than held in
+     * memory whole.
+     */
+    static <T> DataStream<T> query(
+            StreamExecutionEnvironment env,
+            UnreadConfig config,
+            String sql,
+            ResultExtractor<T> extractor,
+            Class<T> type,
+            WatermarkStrategy<T> timestamps,
+            String name) {
+        JdbcSource<T> source =
+                JdbcSource.<T>builder()
                         .setDBUrl(config.jdbcUrl)
                         .setDriverName(DRIVER)
                         .setUsername(config.jdbcUser)
@@ -345,215 +450,9 @@ public final class Bootstrap {
                         // MySQL Connector/J streams a result set row by row only with this fetch
                         // size.
                         .setResultSetFetchSize(Integer.MIN_VALUE)
-                        .setResultExtractor(new RowExtractor(kind, valueIsTime))
-                        .setTypeInformation(TypeInformation.of(HistoryRow.class))
+                        .setResultExtractor(extractor)
+                        .setTypeInformation(TypeInformation.of(type))
                         .build();
-        String name = "MySQL " + kind.name().toLowerCase(Locale.ROOT).replace('_', ' ');
-        return env.fromSource(source, WatermarkStrategy.noWatermarks(), name);
-    }
-
-    /**
-     * One fact of the history, already filtered by SQL, for the keyed function to store.
-     *
-     * <ul>
-     *   <li>INBOX_CURSOR: {@code value} = {@code last_read_at}, epoch ms.
-     *   <li>SENDER: {@code id} = the sender, {@code value} = their newest {@code sent_at} past the
-     *       watermark, epoch ms.
-     *   <li>CONVERSATION_CURSOR: {@code id} = the conversation, {@code value} = {@code
-     *       last_read_seq}.
-     *   <li>UNREAD_SEQ: {@code id} = the conversation, {@code value} = a seq past the cursor.
-     *   <li>MEMBERSHIP: {@code id} = the conversation, {@code value} = a membership event's seq,
-     *       negated for MEMBER_LEFT (as GroupFanOut keeps it).
-     *   <li>PARTICIPANT: {@code id} = a conversation the user is a participant of.
-     * </ul>
-     */
-    public record HistoryRow(Kind kind, long userId, long id, long value) {
-
-        /** The queries' facts. */
-        public enum Kind {
-            INBOX_CURSOR,
-            SENDER,
-            CONVERSATION_CURSOR,
-            UNREAD_SEQ,
-            MEMBERSHIP,
-            PARTICIPANT
-        }
-    }
-
-    /**
-     * Reads a row of one of the queries: the user, then an id where the kind has one, then the
-     * value, a DATETIME(3) in UTC for times.
-     */
-    static final class RowExtractor implements ResultExtractor<HistoryRow> {
-        private static final long serialVersionUID = 1L;
-
-        private final HistoryRow.Kind kind;
-        private final boolean valueIsTime;
-
-        RowExtractor(HistoryRow.Kind kind, boolean valueIsTime) {
-            this.kind = kind;
-            this.valueIsTime = valueIsTime;
-        }
-
-        @Override
-        public HistoryRow extract(ResultSet row) throws SQLException {
-            boolean hasId = kind != HistoryRow.Kind.INBOX_CURSOR;
-            int valueColumn = hasId ? 3 : 2;
-            long value =
-                    valueIsTime
-                            ? row.getObject(valueColumn, LocalDateTime.class)
-                                    .toInstant(ZoneOffset.UTC)
-                                    .toEpochMilli()
-                            : row.getLong(valueColumn);
-            return new HistoryRow(kind, row.getLong(1), hasId ? row.getLong(2) : 0, value);
-        }
-    }
-
-    /** Stores each fact in UnreadCounter's state, through the counter's own descriptors. */
-    static final class HistoryToState extends KeyedStateBootstrapFunction<Long, HistoryRow>
-            implements CheckpointedFunction {
-
-        private transient ValueState<InboxState> inbox;
-        private transient MapState<Long, Long> senders;
-        private transient MapState<Long, ConversationState> conversations;
-        private transient ConversationSeqs unreadSeqs;
-
-        /**
-         * Marks the state as this version's: it is complete (the readers stage gets its own state
-         * here), so the job must not treat it as an older version's and catch it up.
-         */
-        @Override
-        public void initializeState(FunctionInitializationContext context) throws Exception {
-            context.getOperatorStateStore()
-                    .getUnionListState(UnreadCounterOperator.STATE_VERSION)
-                    .update(List.of(UnreadCounterOperator.CURRENT_STATE_VERSION));
-        }
-
-        @Override
-        public void snapshotState(FunctionSnapshotContext context) {}
-
-        @Override
-        public void open(OpenContext openContext) {
-            inbox = getRuntimeContext().getState(StateSchema.INBOX);
-            senders = getRuntimeContext().getMapState(StateSchema.SENDERS);
-            conversations = getRuntimeContext().getMapState(StateSchema.CONVERSATIONS);
-            unreadSeqs = ConversationSeqs.unread(getRuntimeContext());
-        }
-
-        @Override
-        public void processElement(HistoryRow row, Context context) throws Exception {
-            switch (row.kind()) {
-                case INBOX_CURSOR:
-                    {
-                        InboxState state = inboxState();
-                        state.lastReadAt = row.value();
-                        inbox.update(state);
-                        break;
-                    }
-                case SENDER:
-                    {
-                        // SQL grouped by sender, so each sender comes once: it is new to the set.
-                        senders.put(row.id(), row.value());
-                        InboxState state = inboxState();
-                        state.unreadSenders++;
-                        inbox.update(state);
-                        break;
-                    }
-                case CONVERSATION_CURSOR:
-                    {
-                        ConversationState state = conversationState(row.id());
-                        state.lastReadSeq = row.value();
-                        conversations.put(row.id(), state);
-                        break;
-                    }
-                case UNREAD_SEQ:
-                    {
-                        ConversationState state = conversationState(row.id());
-                        unreadSeqs.add(row.id(), state, row.value());
-                        conversations.put(row.id(), state);
-                        break;
-                    }
-                case MEMBERSHIP:
-                    {
-                        // The newest event decides whether the counts are hidden, as in the job.
-                        ConversationState state = conversationState(row.id());
-                        if (Memberships.after(row.value(), state.membership)) {
-                            state.membership = row.value();
-                        }
-                        conversations.put(row.id(), state);
-                        break;
-                    }
-                default:
-                    throw new IllegalArgumentException("unknown kind " + row.kind());
-            }
-        }
-
-        private InboxState inboxState() throws Exception {
-            InboxState state = inbox.value();
-            return state == null ? new InboxState() : state;
-        }
-
-        private ConversationState conversationState(long conversationId) throws Exception {
-            ConversationState state = conversations.get(conversationId);
-            return state == null ? new ConversationState() : state;
-        }
-    }
-
-    /** Stores each membership event in GroupFanOut's state, keyed by conversation. */
-    static final class MembersToState extends KeyedStateBootstrapFunction<Long, HistoryRow> {
-
-        private transient MapState<Long, long[]> members;
-
-        @Override
-        public void open(OpenContext openContext) {
-            members = getRuntimeContext().getMapState(StateSchema.MEMBERS);
-        }
-
-        @Override
-        public void processElement(HistoryRow row, Context context) throws Exception {
-            long[] events = members.get(row.userId());
-            long[] updated =
-                    Memberships.with(
-                            events == null ? new long[0] : events,
-                            row.value() > 0,
-                            Math.abs(row.value()));
-            if (updated != events) {
-                members.put(row.userId(), updated);
-            }
-        }
-    }
-
-    /**
-     * Stores participants and cursors in ConversationReaders' state, keyed by conversation: a
-     * participant's cursor (0 until it reads), or the cursor negated for a user who only read.
-     */
-    static final class ReadersToState extends KeyedStateBootstrapFunction<Long, HistoryRow> {
-
-        private transient MapState<Long, Long> readers;
-        private transient MapState<Long, Long> memberships;
-
-        @Override
-        public void open(OpenContext openContext) {
-            readers = getRuntimeContext().getMapState(StateSchema.READERS);
-            memberships = getRuntimeContext().getMapState(StateSchema.MEMBERSHIPS);
-        }
-
-        @Override
-        public void processElement(HistoryRow row, Context context) throws Exception {
-            if (row.kind() == HistoryRow.Kind.MEMBERSHIP) {
-                Long newest = memberships.get(row.userId());
-                if (newest == null || Memberships.after(row.value(), newest)) {
-                    memberships.put(row.userId(), row.value());
-                }
-                return;
-            }
-            Long known = readers.get(row.userId());
-            if (row.kind() == HistoryRow.Kind.PARTICIPANT) {
-                readers.put(row.userId(), known == null ? 0 : Math.abs(known));
-            } else {
-                // SQL gives one cursor per user and conversation, so it is the first one here.
-                readers.put(row.userId(), known == null ? -row.value() : row.value());
-            }
-        }
+        return env.fromSource(source, timestamps, name);
     }
 }

@@ -472,7 +472,8 @@ class BootstrapITCase {
                 new Bootstrap.Tables(
                         Bootstrap.DEFAULT_MESSAGES_TABLE,
                         "no_group_messages",
-                        Bootstrap.DEFAULT_MEMBERSHIP_TABLE);
+                        Bootstrap.DEFAULT_MEMBERSHIP_TABLE,
+                        Bootstrap.DEFAULT_CHANNELS_TABLE);
 
         assertThatThrownBy(
                         () -> Bootstrap.bootstrap(db.config(""), tables, output.toUri().toString()))

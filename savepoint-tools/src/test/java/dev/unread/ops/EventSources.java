@@ -1,9 +1,9 @@
 package dev.unread.ops;
 
-import dev.unread.contract.EventJson;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.ChatEventJson;
 import dev.unread.events.ConversationEvent;
+import dev.unread.events.ConversationEventJson;
 import dev.unread.events.RawRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -37,15 +37,7 @@ final class EventSources {
     static DataGeneratorSource<RawRecord> conversations(Collection<ConversationEvent> events) {
         ArrayList<String> values = new ArrayList<>();
         for (ConversationEvent e : events) {
-            values.add(
-                    e.isMessage()
-                            ? EventJson.groupMessage(
-                                    e.conversationId, e.seq, e.senderId, e.sentAt, e.mentions)
-                            : EventJson.membership(
-                                    e.kind == ConversationEvent.Kind.MEMBER_JOINED,
-                                    e.conversationId,
-                                    e.userId,
-                                    e.seq));
+            values.add(ConversationEventJson.text(e, e.sentAt));
         }
         return new DataGeneratorSource<>(
                 new Records("chat-conversations", values),

@@ -38,8 +38,8 @@ final class HistoryDatabase implements AutoCloseable {
 
     /**
      * Every message each user received, as docs/operations.md defines it: the messages table's
-     * rows, and each group message for each user whose newest membership event below its seq is a
-     * join (a leave at that seq winning).
+     * rows, and each group message of a conversation that is no channel for each user whose newest
+     * membership event below its seq is a join (a leave at that seq winning).
      */
     private static final String RECEIVED =
             "WITH received AS ("
@@ -50,6 +50,7 @@ final class HistoryDatabase implements AutoCloseable {
                     + " FROM group_messages g JOIN group_membership_events e"
                     + " ON e.conversation_id = g.conversation_id AND e.joined AND e.seq < g.seq"
                     + " WHERE g.sender_id > 0 AND g.seq > 0 AND e.user_id > 0"
+                    + " AND g.conversation_id NOT IN (SELECT conversation_id FROM group_channels)"
                     + " AND NOT EXISTS (SELECT 1 FROM group_membership_events x"
                     + " WHERE x.conversation_id = e.conversation_id AND x.user_id = e.user_id"
                     + " AND x.seq < g.seq AND (x.seq > e.seq OR (x.seq = e.seq AND NOT x.joined)))) ";
@@ -104,6 +105,13 @@ final class HistoryDatabase implements AutoCloseable {
                                 "50"));
         return UnreadConfig.from(
                 settings, Map.of(UnreadConfig.JDBC_PASSWORD_ENV, database.password));
+    }
+
+    /** Runs {@code sql}, a statement that returns no rows. */
+    void execute(String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
     }
 
     private void runScript(String sql) throws SQLException {
@@ -169,7 +177,7 @@ final class HistoryDatabase implements AutoCloseable {
 
     /**
      * Records {@code chat-conversations} records as a chat platform's database holds them: each
-     * group message once, each membership event once.
+     * group message once, each membership event once, each channel declared once.
      */
     void recordGroups(Collection<ConversationEvent> records) throws SQLException {
         try (PreparedStatement message =
@@ -179,9 +187,15 @@ final class HistoryDatabase implements AutoCloseable {
                 PreparedStatement membership =
                         connection.prepareStatement(
                                 "INSERT IGNORE INTO group_membership_events (conversation_id,"
-                                        + " user_id, seq, joined) VALUES (?, ?, ?, ?)")) {
+                                        + " user_id, seq, joined) VALUES (?, ?, ?, ?)");
+                PreparedStatement channel =
+                        connection.prepareStatement(
+                                "INSERT IGNORE INTO group_channels (conversation_id) VALUES (?)")) {
             for (ConversationEvent e : records) {
-                if (e.isMessage()) {
+                if (e.kind == ConversationEvent.Kind.CHANNEL) {
+                    channel.setLong(1, e.conversationId);
+                    channel.executeUpdate();
+                } else if (e.isMessage()) {
                     message.setLong(1, nextMessageId++);
                     message.setLong(2, e.conversationId);
                     message.setLong(3, e.seq);
