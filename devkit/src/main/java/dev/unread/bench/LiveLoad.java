@@ -31,7 +31,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BiFunction;
 import java.util.stream.Stream;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.JedisPubSub;
@@ -200,47 +199,30 @@ public final class LiveLoad {
             int failed = open(client, port, userIds, streams);
             long rssAfter = rss(api.pid());
             long heapAfter = liveHeap(api.pid());
-            int open = streams - failed;
-            BiFunction<Double, Cost, Result> at =
-                    (rate, cost) ->
-                            result(
-                                    options,
-                                    streams,
-                                    limit,
-                                    users,
-                                    failed,
-                                    rate,
-                                    rssBefore,
-                                    rssAfter,
-                                    heapBefore,
-                                    heapAfter,
-                                    userIds,
-                                    open,
-                                    cost);
+            Opened opened =
+                    new Opened(
+                            options.streams(),
+                            streams,
+                            limit,
+                            users,
+                            failed,
+                            rssBefore,
+                            rssAfter,
+                            heapBefore,
+                            heapAfter,
+                            userIds);
             Result lighter =
                     lighterRate > 0
-                            ? at.apply(
+                            ? result(
+                                    opened,
                                     lighterRate,
-                                    traffic(
-                                            bench,
-                                            options,
-                                            config,
-                                            traffic,
-                                            lighterRate,
-                                            streams,
-                                            failed))
+                                    traffic(bench, options, config, traffic, lighterRate, opened))
                             : null;
             Result result =
-                    at.apply(
+                    result(
+                            opened,
                             recordsPerSecond,
-                            traffic(
-                                    bench,
-                                    options,
-                                    config,
-                                    traffic,
-                                    recordsPerSecond,
-                                    streams,
-                                    failed));
+                            traffic(bench, options, config, traffic, recordsPerSecond, opened));
             subscriber.punsubscribe();
             return new Measured(result, lighter);
         } finally {
@@ -266,12 +248,11 @@ public final class LiveLoad {
             UnreadConfig config,
             TrafficGenerator traffic,
             double rate,
-            int streams,
-            int failed)
+            Opened opened)
             throws Exception {
         bench.say(
                 "  %,d streams open (%,d failed); traffic at %,.0f records/s for %d s",
-                streams - failed, failed, rate, options.duration().toSeconds());
+                opened.open(), opened.failed(), rate, options.duration().toSeconds());
         publishedAt.clear();
         publishTimes.clear();
         seen.clear();
@@ -294,22 +275,30 @@ public final class LiveLoad {
                 RedisKeys.cpuNanos(config.redisEndpoint()) - cpuBefore);
     }
 
-    private Result result(
-            Options options,
+    /**
+     * The streams as opened, before any traffic: how many were asked and opened over which users,
+     * and the API process's memory before and with them.
+     */
+    private record Opened(
+            int requested,
             int streams,
-            long limit,
+            long openFilesLimit,
             int users,
             int failed,
-            double rate,
             long rssBefore,
             long rssAfter,
             long heapBefore,
             long heapAfter,
-            long[] userIds,
-            int open,
-            Cost measured) {
+            long[] userIds) {
+        int open() {
+            return streams - failed;
+        }
+    }
+
+    private Result result(Opened opened, double rate, Cost measured) {
+        long[] userIds = opened.userIds();
         Map<Long, Integer> streamsPerUser = new HashMap<>();
-        for (int i = 0; i < open; i++) {
+        for (int i = 0; i < opened.open(); i++) {
             streamsPerUser.merge(userIds[i % userIds.length], 1, Integer::sum);
         }
         long published = 0;
@@ -332,16 +321,16 @@ public final class LiveLoad {
         double[] values = latencies.stream().mapToDouble(Double::doubleValue).toArray();
         boolean any = values.length > 0;
         return new Result(
-                options.streams(),
-                streams,
-                limit,
-                users,
-                failed,
+                opened.requested(),
+                opened.streams(),
+                opened.openFilesLimit(),
+                opened.users(),
+                opened.failed(),
                 rate,
-                rssBefore,
-                rssAfter,
-                heapBefore,
-                heapAfter,
+                opened.rssBefore(),
+                opened.rssAfter(),
+                opened.heapBefore(),
+                opened.heapAfter(),
                 published,
                 expected,
                 values.length,

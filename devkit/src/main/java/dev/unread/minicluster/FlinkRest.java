@@ -51,6 +51,11 @@ public final class FlinkRest {
                 latest.path("checkpointed_size").asLong());
     }
 
+    /** Checkpoints of the job triggered and not yet completed or failed; 0 once it has ended. */
+    public long checkpointsInFlight(JobID job) throws IOException, InterruptedException {
+        return get("/jobs/" + job + "/checkpoints").path("counts").path("in_progress").asLong();
+    }
+
     /**
      * The checkpoints the job master remembers ({@code web.checkpoints.history}, 10 by default),
      * completed or not, oldest first.
