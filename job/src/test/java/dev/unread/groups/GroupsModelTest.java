@@ -438,6 +438,12 @@ class GroupsModelTest {
         for (ConversationEvent e : published) {
             new ParticipantNotices.Members().flatMap(e, new ListCollector<>(readerNotices));
         }
+        // The events an erasure covers, which the counter hands the readers stage on a stream of
+        // their own: in any order against the notices and the cursors, as the job's union allows.
+        var knownReaders = counted.harness.getSideOutput(UnreadCounter.KNOWN_READERS);
+        for (Object o : knownReaders == null ? List.of() : knownReaders) {
+            readerNotices.add(((StreamRecord<ReaderUpdate>) o).getValue());
+        }
         // The harness has no side output at all when no cursor advanced.
         var counterCursors = counted.harness.getSideOutput(UnreadCounter.CONVERSATION_CURSORS);
         List<ReaderUpdate> cursors = new ArrayList<>();
