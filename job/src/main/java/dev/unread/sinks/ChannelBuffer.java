@@ -7,9 +7,11 @@ import dev.unread.sinks.KeyCommands.KeyCommand;
 import dev.unread.sinks.KeyCommands.KeyWrites;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The channel sink's buffer: the channel stage's writes since the last flush, coalesced (the last
@@ -247,13 +249,15 @@ final class ChannelBuffer implements RedisWriter.Buffer<ChannelWrite> {
     @Override
     public List<RedisConnection.Command> commands() {
         List<RedisConnection.Command> commands = new ArrayList<>();
-        Map<String, KeyWrites> hashes = new LinkedHashMap<>();
+        // By user, in one walk: each user's hash is one key, and the users are who TrackPushes
+        // asks about (in a large channel nearly every track of a flush is another member's).
+        Map<Long, KeyWrites> hashes = new LinkedHashMap<>();
+        Track[] changed = new Track[tracks.size()];
+        int[] n = {0};
         tracks.forEach(
                 (track, json) -> {
-                    KeyWrites writes =
-                            hashes.computeIfAbsent(
-                                    RedisNames.channelTracksKey(prefix, track.userId()),
-                                    k -> new KeyWrites());
+                    changed[n[0]++] = track;
+                    KeyWrites writes = hashes.computeIfAbsent(track.userId(), u -> new KeyWrites());
                     if (json == null) {
                         writes.unset(track.field());
                     } else {
@@ -261,8 +265,12 @@ final class ChannelBuffer implements RedisWriter.Buffer<ChannelWrite> {
                     }
                 });
         hashes.forEach(
-                (key, writes) ->
-                        writes.commandsTo(commands, key, KeyCommand.Op.HSET, KeyCommand.Op.HDEL));
+                (user, writes) ->
+                        writes.commandsTo(
+                                commands,
+                                RedisNames.channelTracksKey(prefix, user),
+                                KeyCommand.Op.HSET,
+                                KeyCommand.Op.HDEL));
         if (sharded && !hashes.isEmpty() && !channels.isEmpty()) {
             // The primaries of one round trip answer in any order: a reader that finds an index
             // newer than the tracks would count what the tracks no longer hold as unread.
@@ -292,7 +300,12 @@ final class ChannelBuffer implements RedisWriter.Buffer<ChannelWrite> {
                     }
                 });
         if (!tracks.isEmpty()) {
-            commands.add(new TrackPushes(new ArrayList<>(tracks.keySet())));
+            long[] users = new long[hashes.size()];
+            int i = 0;
+            for (long user : hashes.keySet()) {
+                users[i++] = user;
+            }
+            commands.add(new TrackPushes(changed, users));
         }
         return commands;
     }
@@ -311,13 +324,14 @@ final class ChannelBuffer implements RedisWriter.Buffer<ChannelWrite> {
      * at least as new as the flush.
      */
     private final class TrackPushes extends LiveUsersRead {
-        private final List<Track> changed;
+        private final Track[] changed;
         private final long[] users;
 
-        TrackPushes(List<Track> changed) {
+        /** {@code users}: the distinct users of {@code changed}. */
+        TrackPushes(Track[] changed, long[] users) {
             super(prefix);
             this.changed = changed;
-            this.users = changed.stream().mapToLong(Track::userId).distinct().toArray();
+            this.users = users;
         }
 
         @Override
@@ -327,13 +341,19 @@ final class ChannelBuffer implements RedisWriter.Buffer<ChannelWrite> {
 
         @Override
         List<RedisConnection.Command> ofLive(boolean[] live) {
-            Map<Long, Boolean> isLive = new HashMap<>();
+            // Few of a flush's members are live: the set holds only them.
+            Set<Long> liveUsers = new HashSet<>();
             for (int i = 0; i < users.length; i++) {
-                isLive.put(users[i], live[i]);
+                if (live[i]) {
+                    liveUsers.add(users[i]);
+                }
             }
             List<RedisConnection.Command> pushes = new ArrayList<>();
+            if (liveUsers.isEmpty()) {
+                return pushes;
+            }
             for (Track track : changed) {
-                if (isLive.get(track.userId())) {
+                if (liveUsers.contains(track.userId())) {
                     pushes.add(
                             RedisConnection.publish(
                                     sharded,
