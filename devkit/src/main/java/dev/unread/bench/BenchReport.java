@@ -148,21 +148,23 @@ public record BenchReport(
         line(md, "");
         line(
                 md,
-                "| workload | events/s | messages/s | stolen | Redis commands per message |"
+                "| workload | events/s | messages/s | stolen | JIT | Redis commands per message |"
                         + " Redis CPU µs per message | MySQL statements per read event | checkpoints | checkpoint p50 / max |"
                         + " last checkpoint (full / increment) | savepoint | users (with a badge) / senders /"
                         + " conversations | bytes per entry (raw) |");
-        line(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+        line(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (JobFigures job : jobs) {
             FlinkRest.Checkpoints c = job.checkpoints();
             line(
                     md,
-                    "| %s | %,.0f | %,.0f | %.0f%% | %.4f | %.3f | %.3f | %d | %,d / %,d ms | %s / %s"
+                    "| %s | %,.0f | %,.0f | %.0f%% | %.0f%% | %.4f | %.3f | %.3f | %d | %,d / %,d ms"
+                            + " | %s / %s"
                             + " | %s | %,d (%,d) / %,d / %,d | %.1f (%.1f) |",
                     job.traffic().name(),
                     job.eventsPerSecond(),
                     job.messagesPerSecond(),
                     100 * job.stolenShare(),
+                    100 * job.compilingShare(),
                     job.commandsPerMessage(),
                     job.redisCpuMicrosPerMessage(),
                     job.statementsPerReadEvent(),
@@ -184,7 +186,10 @@ public record BenchReport(
                 md,
                 "Stolen: the share of the machine's CPU time, over the measured span, that the"
                         + " host of this virtual machine gave to other guests (/proc/stat's steal);"
-                        + " the rates fall with it, CPU per message does not.");
+                        + " the rates fall with it, CPU per message does not. JIT: the share of this"
+                        + " process's CPU over the span that the JIT spent compiling, a cost of the"
+                        + " run rather than of each message: a run that meets code not compiled yet"
+                        + " (the first measured, with a short `--warm-up-events`) pays for it.");
         line(md, "");
         line(
                 md,

@@ -1,6 +1,7 @@
 package dev.unread.bench;
 
 import java.io.IOException;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +17,28 @@ final class CpuTime {
     private static final Path PROC_STAT = Path.of("/proc/stat");
 
     private CpuTime() {}
+
+    /**
+     * Milliseconds this JVM's JIT compiler threads have spent compiling since it started, summed
+     * over the threads: a run that meets code not yet compiled pays for it in its CPU, a cost of
+     * the run rather than of each message; 0 where the JVM does not tell.
+     */
+    static long compilingMillis() {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported()
+                ? jit.getTotalCompilationTime()
+                : 0;
+    }
+
+    /**
+     * This process's CPU, the JIT's compiling and the machine's ticks at one moment: a run's span
+     * is the difference of two.
+     */
+    record Sample(long processNanos, long compilingMillis, Machine machine) {
+        static Sample now() {
+            return new Sample(process(), CpuTime.compilingMillis(), Machine.now());
+        }
+    }
 
     /** Nanoseconds of CPU this JVM has used since it started. */
     static long process() {

@@ -23,6 +23,7 @@ public record JobFigures(
         RedisKeys.Memory conversationKeys,
         long cpuNanos,
         double stolenShare,
+        long compilingMillis,
         Map<String, Long> commandsBySink,
         Map<String, Long> callsByCommand,
         long redisCpuNanos,
@@ -38,6 +39,14 @@ public record JobFigures(
     /** Per CPU-second of this process (the job, the broker and the bench's polling). */
     double messagesPerCpuSecond() {
         return traffic.messages() * 1e9 / cpuNanos;
+    }
+
+    /**
+     * The share of the run's CPU the JIT spent compiling: a run that meets code not compiled yet
+     * pays for it once, a cost of the run that a longer one spreads thinner, not of each message.
+     */
+    double compilingShare() {
+        return cpuNanos == 0 ? 0 : compilingMillis * 1e6 / cpuNanos;
     }
 
     double eventsPerSecond() {

@@ -48,9 +48,15 @@ final class JobRun implements AutoCloseable {
     /**
      * When the first and the last of a run's events reached the counting operator, the CPU time
      * this process (the job, the broker and the bench) used in between, and the share of the
-     * machine's time stolen meanwhile ({@link CpuTime.Machine}).
+     * machine's time stolen meanwhile ({@link CpuTime.Machine}), and the milliseconds of that CPU
+     * the JIT spent compiling ({@link CpuTime#compilingMillis}).
      */
-    record Span(long firstNanos, long lastNanos, long cpuNanos, double stolenShare) {
+    record Span(
+            long firstNanos,
+            long lastNanos,
+            long cpuNanos,
+            double stolenShare,
+            long compilingMillis) {
         long nanos() {
             return lastNanos - firstNanos;
         }
@@ -74,23 +80,19 @@ final class JobRun implements AutoCloseable {
      */
     private final long submittedNanos;
 
-    private final long submittedCpu;
-
-    private final CpuTime.Machine submittedMachine;
+    private final CpuTime.Sample submittedCpu;
 
     private JobRun(
             MiniCluster cluster,
             JobID job,
             boolean ownsCluster,
             long submittedNanos,
-            long submittedCpu,
-            CpuTime.Machine submittedMachine)
+            CpuTime.Sample submittedCpu)
             throws Exception {
         this.cluster = cluster;
         this.job = job;
         this.submittedNanos = submittedNanos;
         this.submittedCpu = submittedCpu;
-        this.submittedMachine = submittedMachine;
         this.rest = new FlinkRest(cluster.getRestAddress().get());
         this.ownsCluster = ownsCluster;
     }
@@ -104,8 +106,7 @@ final class JobRun implements AutoCloseable {
             throws Exception {
         InProcessMetrics.reset();
         long submitted = System.nanoTime();
-        long submittedCpu = CpuTime.process();
-        CpuTime.Machine submittedMachine = CpuTime.Machine.now();
+        CpuTime.Sample submittedCpu = CpuTime.Sample.now();
         JobID job =
                 LocalCluster.submit(
                         cluster,
@@ -113,7 +114,7 @@ final class JobRun implements AutoCloseable {
                         config,
                         parallelism,
                         savepoint);
-        return new JobRun(cluster, job, false, submitted, submittedCpu, submittedMachine);
+        return new JobRun(cluster, job, false, submitted, submittedCpu);
     }
 
     /**
@@ -154,10 +155,9 @@ final class JobRun implements AutoCloseable {
         MiniCluster cluster = LocalCluster.start(config, 0, dataDir, parallelism, countedOperator);
         try {
             long submitted = System.nanoTime();
-            long submittedCpu = CpuTime.process();
-            CpuTime.Machine submittedMachine = CpuTime.Machine.now();
+            CpuTime.Sample submittedCpu = CpuTime.Sample.now();
             JobID job = LocalCluster.submit(cluster, build, config, parallelism, null);
-            return new JobRun(cluster, job, true, submitted, submittedCpu, submittedMachine);
+            return new JobRun(cluster, job, true, submitted, submittedCpu);
         } catch (Exception | Error e) {
             cluster.close();
             throw e;
@@ -180,11 +180,9 @@ final class JobRun implements AutoCloseable {
     Span awaitEvents(String operator, long events, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         long first = 0;
-        long firstCpu = 0;
-        CpuTime.Machine firstMachine = null;
+        CpuTime.Sample firstCpu = null;
         long idle = 0;
-        long idleCpu = 0;
-        CpuTime.Machine idleMachine = submittedMachine;
+        CpuTime.Sample idleCpu = submittedCpu;
         long last = -1;
         long seen = -1;
         while (true) {
@@ -192,21 +190,21 @@ final class JobRun implements AutoCloseable {
             long now = System.nanoTime();
             if (in == 0) {
                 idle = now;
-                idleCpu = CpuTime.process();
-                idleMachine = CpuTime.Machine.now();
+                idleCpu = CpuTime.Sample.now();
             } else if (first == 0) {
                 // From the last look that saw no input: a fast run may take in much between looks,
                 // or all of its input before the first (then from the submission, a bound).
                 first = idle != 0 ? idle : submittedNanos;
-                firstCpu = idle != 0 ? idleCpu : submittedCpu;
-                firstMachine = idleMachine;
+                firstCpu = idleCpu;
             }
             if (in >= events) {
+                CpuTime.Sample lastCpu = CpuTime.Sample.now();
                 return new Span(
                         first,
                         now,
-                        CpuTime.process() - firstCpu,
-                        CpuTime.Machine.now().stolenSince(firstMachine));
+                        lastCpu.processNanos() - firstCpu.processNanos(),
+                        lastCpu.machine().stolenSince(firstCpu.machine()),
+                        lastCpu.compilingMillis() - firstCpu.compilingMillis());
             }
             if (in != seen) {
                 seen = in;

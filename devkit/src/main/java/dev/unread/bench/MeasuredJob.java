@@ -110,6 +110,7 @@ final class MeasuredJob {
                     conversationKeys,
                     span.cpuNanos(),
                     span.stolenShare(),
+                    span.compilingMillis(),
                     commandsBySink,
                     callsByCommand,
                     redisCpuNanos,

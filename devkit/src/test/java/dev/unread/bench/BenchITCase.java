@@ -252,7 +252,7 @@ class BenchITCase {
                 .contains("## Mark all as read: 10% of the read steps ALL_READ")
                 .contains("## The sparse regime: 4,000 receivers, 3,000 records from warm state")
                 .contains("| savepoint bytes per entry, raw |")
-                .contains("| messages/s | stolen |")
+                .contains("| messages/s | stolen | JIT |")
                 .contains("| all read / full |")
                 .contains(String.format("%,d", RECORDS));
         assertThat(TestRedis.keys(TestRedis.connect(0), prefix)).isEmpty();

@@ -98,6 +98,7 @@ class ChannelBenchITCase {
             assertThat(run.job().traffic().messages()).as(run.name()).isEqualTo(run.messages());
             assertThat(run.job().nanos()).as(run.name()).isPositive();
             assertThat(run.job().cpuNanos()).as(run.name()).isPositive();
+            assertThat(run.job().compilingMillis()).as(run.name()).isNotNegative();
             assertThat(run.job().redisCommands()).as(run.name()).isPositive();
             assertThat(run.messagesPerSecond()).as(run.name()).isPositive();
         }
@@ -118,6 +119,7 @@ class ChannelBenchITCase {
                         "## Channels: 2,000 members beside 100, and a group of 100",
                         "| channel | 2,000 | 2,000 |",
                         "| channel | 100 | 2,000 |",
+                        "| job CPU s | of it JIT s | stolen |",
                         "| group (fanned out) | 100 | 300 |",
                         "| ≥ 20,000 messages/s into the channel of 2,000 members |",
                         "| channel of 2,000 members ≥ 0.8× the channel of 100's messages/s",
