@@ -3,6 +3,9 @@ package dev.unread.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.unread.contract.ChannelTrack.Interval;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -82,6 +85,90 @@ class TrackJsonTest {
 
             assertThat(json.readChannel(json.write(track))).as("seed %d", seed).isEqualTo(track);
             assertThat(json.readThread(json.write(thread))).as("seed %d", seed).isEqualTo(thread);
+        }
+    }
+
+    /**
+     * The job writes the text directly; Jackson's tree of the same fields, each left out at its
+     * default, is the oracle: the same text, so Redis holds what it held before the direct writer.
+     */
+    @Test
+    void theTextIsJacksonsTreeOfTheSameFields() {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        for (int i = 0; i < 2_000; i++) {
+            ChannelTrack track = randomTrack(random);
+            ThreadTrack thread =
+                    new ThreadTrack(
+                            random.nextBoolean() ? 0 : random.nextInt(9000),
+                            random.nextBoolean() ? 0 : random.nextInt(3),
+                            random.nextInt(2));
+
+            assertThat(json.write(track)).as("seed %d", seed).isEqualTo(tree(track));
+            assertThat(json.write(thread)).as("seed %d", seed).isEqualTo(tree(thread));
+        }
+    }
+
+    private static ChannelTrack randomTrack(Random random) {
+        List<Interval> members = new ArrayList<>();
+        long at = random.nextInt(5);
+        int intervals = random.nextInt(4);
+        for (int j = 0; j < intervals; j++) {
+            long from = at + 1 + random.nextInt(1000);
+            boolean open = j == intervals - 1 && random.nextBoolean();
+            long to = open ? Interval.OPEN : from + random.nextInt(1000);
+            members.add(new Interval(from, to));
+            at = to;
+        }
+        return new ChannelTrack(
+                members,
+                random.nextBoolean() ? 0 : random.nextBoolean() ? TrackJson.MAX_NUMBER : 9000,
+                random.nextBoolean() ? 0 : random.nextInt(9000),
+                random.nextInt(3),
+                random.nextInt(2),
+                InputField.CountPreference.values()[random.nextInt(3)],
+                random.nextBoolean(),
+                random.nextBoolean());
+    }
+
+    private static String tree(ChannelTrack track) {
+        ObjectNode node = JsonNodeFactory.instance.objectNode();
+        if (!track.members().isEmpty()) {
+            ArrayNode members = node.putArray("members");
+            for (Interval interval : track.members()) {
+                ArrayNode pair = members.addArray().add(interval.from());
+                if (!interval.open()) {
+                    pair.add(interval.to());
+                }
+            }
+        }
+        putNonZero(node, "read", track.read());
+        putNonZero(node, "floor", track.floor());
+        putNonZero(node, "named", track.named());
+        putNonZero(node, "namedAll", track.namedAll());
+        if (track.preference() != InputField.CountPreference.ALL) {
+            node.put("preference", track.preference().name());
+        }
+        if (track.ignoreAll()) {
+            node.put("ignoreAll", true);
+        }
+        if (track.left()) {
+            node.put("left", true);
+        }
+        return node.toString();
+    }
+
+    private static String tree(ThreadTrack track) {
+        ObjectNode node = JsonNodeFactory.instance.objectNode();
+        putNonZero(node, "read", track.read());
+        putNonZero(node, "named", track.named());
+        putNonZero(node, "namedAll", track.namedAll());
+        return node.toString();
+    }
+
+    private static void putNonZero(ObjectNode node, String field, long value) {
+        if (value != 0) {
+            node.put(field, value);
         }
     }
 
