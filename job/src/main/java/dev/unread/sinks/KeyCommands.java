@@ -63,6 +63,11 @@ final class KeyCommands {
         public Response<?> appendTo(AbstractPipeline pipeline) {
             switch (op) {
                 case HSET:
+                    if (args.length == 2) {
+                        // Most often one field: a member's track, a user's conversation at
+                        // production sparsity; no map for it.
+                        return pipeline.hset(key, args[0], args[1]);
+                    }
                     Map<String, String> fields = new HashMap<>(args.length);
                     for (int i = 0; i < args.length; i += 2) {
                         fields.put(args[i], args[i + 1]);
