@@ -287,17 +287,18 @@ public final class Bench implements AutoCloseable {
             Path dataDir,
             String savepoint)
             throws Exception {
-        return runJob(config, traffic, null, counterEvents, dataDir, savepoint);
+        return runJob(config, traffic, null, 0, counterEvents, dataDir, savepoint);
     }
 
     /**
      * The same, measured until the operator named {@code operator} (null: the counting operator)
-     * took in {@code events}.
+     * took in {@code events}, from when it had taken in {@code unmeasured} (0: from its first).
      */
     JobFigures runJob(
             UnreadConfig config,
             Traffic traffic,
             String operator,
+            long unmeasured,
             long events,
             Path dataDir,
             String savepoint)
@@ -306,7 +307,15 @@ public final class Bench implements AutoCloseable {
             savepoints = SavepointInspector.start();
         }
         return MeasuredJob.run(
-                this, savepoints, config, traffic, operator, events, dataDir, savepoint);
+                this,
+                savepoints,
+                config,
+                traffic,
+                operator,
+                unmeasured,
+                events,
+                dataDir,
+                savepoint);
     }
 
     /**

@@ -24,6 +24,8 @@ public record JobFigures(
         long cpuNanos,
         double stolenShare,
         long compilingMillis,
+        double measuredShare,
+        long wholeNanos,
         Map<String, Long> commandsBySink,
         Map<String, Long> callsByCommand,
         long redisCpuNanos,
@@ -32,13 +34,26 @@ public record JobFigures(
     /** The channel stage's writes over the run: its indexes' and its members' tracks. */
     record ChannelWrites(long index, long tracks) {}
 
+    /**
+     * Over the measured span: the run's messages less those it left out (the first, which pay for
+     * what runs once; {@link JobRun#awaitEvents(String, long, long, java.time.Duration)}).
+     */
     double messagesPerSecond() {
-        return traffic.messages() * 1e9 / nanos;
+        return measuredMessages() * 1e9 / nanos;
+    }
+
+    /** From the run's first message to its last, the first ones included. */
+    double wholeRunMessagesPerSecond() {
+        return traffic.messages() * 1e9 / wholeNanos;
+    }
+
+    private double measuredMessages() {
+        return traffic.messages() * measuredShare;
     }
 
     /** Per CPU-second of this process (the job, the broker and the bench's polling). */
     double messagesPerCpuSecond() {
-        return traffic.messages() * 1e9 / cpuNanos;
+        return measuredMessages() * 1e9 / cpuNanos;
     }
 
     /**
@@ -50,7 +65,7 @@ public record JobFigures(
     }
 
     double eventsPerSecond() {
-        return traffic.validEvents() * 1e9 / nanos;
+        return traffic.validEvents() * measuredShare * 1e9 / nanos;
     }
 
     double commandsPerMessage() {

@@ -46,17 +46,21 @@ final class JobRun implements AutoCloseable {
     static final Duration RUN_TIMEOUT = Duration.ofMinutes(20);
 
     /**
-     * When the first and the last of a run's events reached the counting operator, the CPU time
-     * this process (the job, the broker and the bench) used in between, and the share of the
-     * machine's time stolen meanwhile ({@link CpuTime.Machine}), and the milliseconds of that CPU
-     * the JIT spent compiling ({@link CpuTime#compilingMillis}).
+     * When the first and the last of a run's measured events reached the counting operator, the CPU
+     * time this process (the job, the broker and the bench) used in between, the share of the
+     * machine's time stolen meanwhile ({@link CpuTime.Machine}), the milliseconds of that CPU the
+     * JIT spent compiling ({@link CpuTime#compilingMillis}), the share of the run's events the span
+     * measured, and the time from the run's first event to its last (the same span unless the first
+     * events were left out).
      */
     record Span(
             long firstNanos,
             long lastNanos,
             long cpuNanos,
             double stolenShare,
-            long compilingMillis) {
+            long compilingMillis,
+            double measuredShare,
+            long wholeNanos) {
         long nanos() {
             return lastNanos - firstNanos;
         }
@@ -178,9 +182,25 @@ final class JobRun implements AutoCloseable {
      * a job on the bench's cluster whose records end elsewhere than in the counter.
      */
     Span awaitEvents(String operator, long events, Duration timeout) throws Exception {
+        return awaitEvents(operator, 0, events, timeout);
+    }
+
+    /**
+     * The same, measured from the first look that saw at least {@code unmeasured} events (0: from
+     * the run's first event), so that what the first events cost once (the JIT compiling the code
+     * they meet, caches filling) is left out of the rate; below {@code events}.
+     */
+    Span awaitEvents(String operator, long unmeasured, long events, Duration timeout)
+            throws Exception {
+        if (unmeasured < 0 || unmeasured >= events) {
+            throw new IllegalArgumentException(
+                    "unmeasured events must be within [0, " + events + "), was " + unmeasured);
+        }
         long deadline = System.nanoTime() + timeout.toNanos();
         long first = 0;
-        CpuTime.Sample firstCpu = null;
+        long from = 0;
+        long fromIn = 0;
+        CpuTime.Sample fromCpu = null;
         long idle = 0;
         CpuTime.Sample idleCpu = submittedCpu;
         long last = -1;
@@ -195,16 +215,26 @@ final class JobRun implements AutoCloseable {
                 // From the last look that saw no input: a fast run may take in much between looks,
                 // or all of its input before the first (then from the submission, a bound).
                 first = idle != 0 ? idle : submittedNanos;
-                firstCpu = idleCpu;
+                if (unmeasured == 0) {
+                    from = first;
+                    fromCpu = idleCpu;
+                }
             }
-            if (in >= events) {
+            if (from == 0 && unmeasured > 0 && in >= unmeasured) {
+                from = now;
+                fromIn = in;
+                fromCpu = CpuTime.Sample.now();
+            }
+            if (in >= events && from != 0) {
                 CpuTime.Sample lastCpu = CpuTime.Sample.now();
                 return new Span(
-                        first,
+                        from,
                         now,
-                        lastCpu.processNanos() - firstCpu.processNanos(),
-                        lastCpu.machine().stolenSince(firstCpu.machine()),
-                        lastCpu.compilingMillis() - firstCpu.compilingMillis());
+                        lastCpu.processNanos() - fromCpu.processNanos(),
+                        lastCpu.machine().stolenSince(fromCpu.machine()),
+                        lastCpu.compilingMillis() - fromCpu.compilingMillis(),
+                        (double) (in - fromIn) / in,
+                        now - first);
             }
             if (in != seen) {
                 seen = in;

@@ -31,7 +31,8 @@ final class MeasuredJob {
 
     /**
      * {@link Bench#runJob}, its savepoint read by {@code savepoints}: measured until the operator
-     * named {@code operator} (null: the counting operator) took in {@code counterEvents}.
+     * named {@code operator} (null: the counting operator) took in {@code counterEvents}, from when
+     * it had taken in {@code unmeasured} (0: from its first).
      */
     static JobFigures run(
             Bench bench,
@@ -39,6 +40,7 @@ final class MeasuredJob {
             UnreadConfig config,
             Traffic traffic,
             String operator,
+            long unmeasured,
             long counterEvents,
             Path dataDir,
             String savepoint)
@@ -53,7 +55,7 @@ final class MeasuredJob {
             job.awaitRunning(JobRun.START_TIMEOUT);
             JobRun.Span span;
             try (Profile profile = Profile.start(bench.options().profileDir(), traffic.name())) {
-                span = job.awaitEvents(operator, counterEvents, JobRun.RUN_TIMEOUT);
+                span = job.awaitEvents(operator, unmeasured, counterEvents, JobRun.RUN_TIMEOUT);
             }
             bench.say(
                     "  %,d events in %.1f s; waiting for the sinks' checkpoint",
@@ -111,6 +113,8 @@ final class MeasuredJob {
                     span.cpuNanos(),
                     span.stolenShare(),
                     span.compilingMillis(),
+                    span.measuredShare(),
+                    span.wholeNanos(),
                     commandsBySink,
                     callsByCommand,
                     redisCpuNanos,
