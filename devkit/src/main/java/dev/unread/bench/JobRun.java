@@ -188,7 +188,9 @@ final class JobRun implements AutoCloseable {
     /**
      * The same, measured from the first look that saw at least {@code unmeasured} events (0: from
      * the run's first event), so that what the first events cost once (the JIT compiling the code
-     * they meet, caches filling) is left out of the rate; below {@code events}.
+     * they meet, caches filling) is left out of the rate; below {@code events}. A run whose
+     * operator took in the rest before the next look (a short one: the stage takes its input in
+     * bursts of network buffers) is measured whole.
      */
     Span awaitEvents(String operator, long unmeasured, long events, Duration timeout)
             throws Exception {
@@ -198,6 +200,7 @@ final class JobRun implements AutoCloseable {
         }
         long deadline = System.nanoTime() + timeout.toNanos();
         long first = 0;
+        CpuTime.Sample firstCpu = null;
         long from = 0;
         long fromIn = 0;
         CpuTime.Sample fromCpu = null;
@@ -215,15 +218,21 @@ final class JobRun implements AutoCloseable {
                 // From the last look that saw no input: a fast run may take in much between looks,
                 // or all of its input before the first (then from the submission, a bound).
                 first = idle != 0 ? idle : submittedNanos;
+                firstCpu = idleCpu;
                 if (unmeasured == 0) {
                     from = first;
-                    fromCpu = idleCpu;
+                    fromCpu = firstCpu;
                 }
             }
             if (from == 0 && unmeasured > 0 && in >= unmeasured) {
-                from = now;
-                fromIn = in;
-                fromCpu = CpuTime.Sample.now();
+                if (in >= events) {
+                    from = first;
+                    fromCpu = firstCpu;
+                } else {
+                    from = now;
+                    fromIn = in;
+                    fromCpu = CpuTime.Sample.now();
+                }
             }
             if (in >= events && from != 0) {
                 CpuTime.Sample lastCpu = CpuTime.Sample.now();
