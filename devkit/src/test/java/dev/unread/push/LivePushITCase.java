@@ -133,6 +133,9 @@ class LivePushITCase {
                 }
             } finally {
                 job.cancel().get();
+                // Cancelling is acknowledged before the tasks have stopped; one still writing its
+                // checkpoint's files made the temp directory's deletion fail (CI, 2026-12-07).
+                cluster.requestJobResult(job.getJobID()).get(2, TimeUnit.MINUTES);
                 TestRedis.deleteKeys(prefix);
             }
         }
