@@ -109,9 +109,7 @@ class LocalStackOnRedisClusterITCase {
                 "Alice's counts through the API: one sender, one unread in the conversation",
                 DEADLINE,
                 () -> {
-                    HttpResponse<String> response = get(unread);
-                    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-                    JsonNode body = JSON.readTree(response.body());
+                    JsonNode body = getOk(unread);
                     return body.path("conversations").path(String.valueOf(CONVERSATION)).asLong()
                                             == 1
                                     && body.path("unreadSenders").asLong() == 1
@@ -125,9 +123,7 @@ class LocalStackOnRedisClusterITCase {
                         "Alice among the conversation's readers through the API",
                         DEADLINE,
                         () -> {
-                            HttpResponse<String> response = get(readers);
-                            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-                            JsonNode body = JSON.readTree(response.body());
+                            JsonNode body = getOk(readers);
                             return body.path("readCount").asLong() >= 1 ? body : null;
                         });
         assertThat(read.path("readers").toString()).isEqualTo("[" + ALICE + "]");
@@ -209,6 +205,13 @@ class LocalStackOnRedisClusterITCase {
                                     topic, ChatEventJson.key(event), ChatEventJson.value(event)))
                     .get();
         }
+    }
+
+    /** The body of a GET that must answer 200. */
+    private static JsonNode getOk(String url) throws Exception {
+        HttpResponse<String> response = get(url);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return JSON.readTree(response.body());
     }
 
     private static HttpResponse<String> get(String url) throws Exception {
