@@ -73,9 +73,9 @@ final class Expiry {
     }
 
     /** Sets the current user's expiry timer from their recorded activity. Only reads state. */
-    void schedule(TimerService timers) throws Exception {
+    void schedule(long user, TimerService timers) throws Exception {
         if (idleStateDays > 0) {
-            timers.registerProcessingTimeTimer(expiry(lastActiveDay(states.inbox.value())));
+            timers.registerProcessingTimeTimer(expiry(lastActiveDay(states.storedInbox(user))));
         }
     }
 
@@ -90,7 +90,7 @@ final class Expiry {
         if (idleStateDays == 0) {
             return;
         }
-        InboxState inbox = states.inbox.value();
+        InboxState inbox = states.storedInbox(user);
         if (timestamp < expiry(lastActiveDay(inbox))) {
             return;
         }

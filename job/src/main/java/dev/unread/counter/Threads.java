@@ -272,7 +272,7 @@ public final class Threads {
      * which conversations the user has left, whose threads show nothing already.
      */
     void expire(
-            long user, MapState<Long, ConversationState> conversations, Collector<UnreadCount> out)
+            long user, RecordCache.ConversationRecords conversations, Collector<UnreadCount> out)
             throws Exception {
         for (Map.Entry<Tuple2<Long, Long>, ThreadState> entry : threads.entries()) {
             long conversationId = entry.getKey().f0;

@@ -173,7 +173,8 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
     @Override
     public void processElement(ChatEvent event, Context ctx, Collector<UnreadCount> out)
             throws Exception {
-        InboxState user = states.inbox(ctx.getCurrentKey());
+        long userId = ctx.getCurrentKey();
+        InboxState user = states.inbox(userId);
         if (Erasure.covers(event, user)) {
             Erasure.covered(event, reader -> ctx.output(KNOWN_READERS, reader));
             return;
@@ -237,7 +238,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
                     case CHANNEL_EXPIRED -> false;
                 };
         if (dirty) {
-            states.inbox.update(user);
+            states.keep(userId, user);
         }
     }
 
@@ -312,7 +313,7 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
         InboxState inbox = states.inbox(user);
         if (totals.keep(inbox)) {
             totals.add(user, inbox, Share.NONE, out);
-            states.inbox.update(inbox);
+            states.keep(user, inbox);
         }
         if (readers == null) {
             return;
@@ -335,8 +336,22 @@ public class UnreadCounter extends KeyedProcessFunction<Long, ChatEvent, UnreadC
      * UnreadCounterOperator} when a restore turned expiry on or changed its days. Only reads state,
      * so it may run while the operator walks the keys.
      */
-    void scheduleExpiry(TimerService timers) throws Exception {
-        expiry.schedule(timers);
+    void scheduleExpiry(long user, TimerService timers) throws Exception {
+        expiry.schedule(user, timers);
+    }
+
+    /**
+     * Keeps the records it stores in memory until a checkpoint, writing them back to the keyed
+     * state through {@code keys}; see {@link RecordCache#writeBack}. For {@link
+     * UnreadCounterOperator}, which calls {@link #writeBackAll} at each checkpoint.
+     */
+    void writeBack(RecordCache.Keys keys, int maxRecords, int maxDirty) {
+        states.writeBack(keys, maxRecords, maxDirty);
+    }
+
+    /** Writes every record kept in memory to the keyed state. */
+    void writeBackAll() throws Exception {
+        states.writeBackAll();
     }
 
     @Override

@@ -11,6 +11,7 @@ import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.SimpleTimerService;
@@ -57,6 +58,11 @@ public final class UnreadCounterOperator
     private static final String TIMERS = "user-timers";
 
     private final long idleStateDays;
+
+    /** See {@link RecordCache#writeBack}. */
+    private final int cachedRecords;
+
+    private final int dirtyRecords;
     private transient long idleClockStartDay;
     private transient boolean timersStale;
     private transient boolean stateOlder;
@@ -74,8 +80,25 @@ public final class UnreadCounterOperator
 
     /** {@code maxBareThreads}: see {@link UnreadCounter#UnreadCounter(long, boolean, int)}. */
     public UnreadCounterOperator(long idleStateDays, boolean trackRootSenders, int maxBareThreads) {
+        this(
+                idleStateDays,
+                trackRootSenders,
+                maxBareThreads,
+                RecordCache.MAX_RECORDS,
+                RecordCache.MAX_DIRTY);
+    }
+
+    /** With a record cache of its own size, for tests that make it write back often. */
+    UnreadCounterOperator(
+            long idleStateDays,
+            boolean trackRootSenders,
+            int maxBareThreads,
+            int cachedRecords,
+            int dirtyRecords) {
         super(new UnreadCounter(idleStateDays, trackRootSenders, maxBareThreads));
         this.idleStateDays = idleStateDays;
+        this.cachedRecords = cachedRecords;
+        this.dirtyRecords = dirtyRecords;
     }
 
     @Override
@@ -111,6 +134,7 @@ public final class UnreadCounterOperator
     public void open() throws Exception {
         super.open();
         UnreadCounter counter = (UnreadCounter) getUserFunction();
+        counter.writeBack(this::setCurrentKey, cachedRecords, dirtyRecords);
         counter.startIdleClock(idleClockStartDay);
         if (stateOlder) {
             catchUp(counter);
@@ -129,13 +153,23 @@ public final class UnreadCounterOperator
                         VoidNamespace.INSTANCE,
                         VoidNamespaceSerializer.INSTANCE,
                         StateSchema.INBOX,
-                        (user, state) -> counter.scheduleExpiry(timers));
+                        (user, state) -> counter.scheduleExpiry((Long) user, timers));
         getKeyedStateBackend()
                 .applyToAllKeys(
                         VoidNamespace.INSTANCE,
                         VoidNamespaceSerializer.INSTANCE,
                         StateSchema.CONVERSATIONS,
-                        (user, state) -> counter.scheduleExpiry(timers));
+                        (user, state) -> counter.scheduleExpiry((Long) user, timers));
+    }
+
+    /**
+     * Every record the counter keeps in memory goes to the keyed state before the backend takes its
+     * snapshot, in the checkpoint's synchronous part, after the barrier went downstream.
+     */
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        ((UnreadCounter) getUserFunction()).writeBackAll();
+        super.snapshotState(context);
     }
 
     /**

@@ -3,11 +3,8 @@ package dev.unread.counter;
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
 import dev.unread.state.StateSchema;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.ValueState;
 
 /**
  * The current user's keyed state, as the counter's parts ({@link Badge}, {@link Conversations},
@@ -15,31 +12,16 @@ import org.apache.flink.api.common.state.ValueState;
  */
 final class UserStates {
 
-    /** Users whose inbox state {@link #inboxCache} keeps, per subtask: about 10 MiB of heap. */
-    static final int INBOX_CACHE_USERS = 1 << 16;
-
     /** The counter's incarnation: random per open, never 0; see UnreadCounter. */
     final long incarnation;
 
-    final ValueState<InboxState> inbox;
+    /** The inbox and conversation records of the users seen last; see {@link RecordCache}. */
+    private final RecordCache records;
 
-    /**
-     * The inbox states of the users seen last, deserialized, in access order. Every message reads
-     * its receiver's inbox state, and reading it from RocksDB and through Flink's reflective POJO
-     * serializer was a third of the counting task's time in a profile. Writes still go to the state
-     * at once, so the state (and every checkpoint) stays the truth and this is only ever a copy of
-     * it: it is dropped with the function on a restore and never read across one.
-     */
-    private final Map<Long, InboxState> inboxCache =
-            new LinkedHashMap<>(1024, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<Long, InboxState> eldest) {
-                    return size() > INBOX_CACHE_USERS;
-                }
-            };
+    /** The current user's conversation records. */
+    final RecordCache.ConversationRecords conversations;
 
     final MapState<Long, Long> senders;
-    final MapState<Long, ConversationState> conversations;
     final ConversationSeqs unreadSeqs;
     final ConversationSeqs mentionSeqs;
     final ConversationSeqs channelMentionSeqs;
@@ -50,9 +32,12 @@ final class UserStates {
 
     UserStates(RuntimeContext context, long incarnation, int maxBareThreads) {
         this.incarnation = incarnation;
-        inbox = context.getState(StateSchema.INBOX);
+        records =
+                new RecordCache(
+                        context.getState(StateSchema.INBOX),
+                        context.getMapState(StateSchema.CONVERSATIONS));
+        conversations = records.conversations;
         senders = context.getMapState(StateSchema.SENDERS);
-        conversations = context.getMapState(StateSchema.CONVERSATIONS);
         unreadSeqs = ConversationSeqs.unread(context);
         mentionSeqs = ConversationSeqs.mentions(context);
         channelMentionSeqs = ConversationSeqs.channelMentions(context);
@@ -63,25 +48,34 @@ final class UserStates {
     }
 
     /**
-     * The user's inbox state, new when none. Whoever changes it must store it with {@code
-     * inbox.update} before the next event: {@link #inboxCache} hands the same object out again.
+     * Makes {@code user}, whose key the keyed state is on, the current one, and returns their inbox
+     * state, new when none: the first call of every event and timer. Whoever changes it must store
+     * it with {@link #keep} before the next event: the same object is handed out again.
      */
-    InboxState inbox(Long user) throws Exception {
-        InboxState state = inboxCache.get(user);
-        if (state == null) {
-            state = inbox.value();
-            if (state == null) {
-                state = new InboxState();
-            }
-            inboxCache.put(user, state);
-        }
-        return state;
+    InboxState inbox(long user) throws Exception {
+        return records.select(user);
     }
 
-    /** Stores {@code state} as the user's inbox state, a record {@link #forget} let go of. */
+    /** As {@link #inbox}, but null when the keyed state holds none for the user. */
+    InboxState storedInbox(long user) throws Exception {
+        records.select(user);
+        return records.storedInbox();
+    }
+
+    /** Stores {@code state} as the current user's inbox state. */
     void keep(long user, InboxState state) throws Exception {
-        inbox.update(state);
-        inboxCache.put(user, state);
+        records.select(user);
+        records.storeInbox(state);
+    }
+
+    /** See {@link RecordCache#writeBack}. */
+    void writeBack(RecordCache.Keys keys, int maxRecords, int maxDirty) {
+        records.writeBack(keys, maxRecords, maxDirty);
+    }
+
+    /** Writes back every record the cache holds dirty; at each checkpoint. */
+    void writeBackAll() throws Exception {
+        records.writeBackAll();
     }
 
     /** The conversation's state, new when none. */
@@ -101,10 +95,9 @@ final class UserStates {
      * conversation records that count them.
      */
     void forgetAllButDeletions(long user) throws Exception {
-        inbox.clear();
-        inboxCache.remove(user);
+        records.select(user);
+        records.clear();
         senders.clear();
-        conversations.clear();
         unreadSeqs.clear();
         mentionSeqs.clear();
         channelMentionSeqs.clear();

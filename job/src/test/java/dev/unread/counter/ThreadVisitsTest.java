@@ -11,6 +11,7 @@ import dev.unread.state.StateSchema;
 import dev.unread.state.ThreadState;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.api.common.functions.DefaultOpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -238,6 +239,8 @@ class ThreadVisitsTest {
         earlier.unreadThreadCount = 0;
         earlier.unreadThreadSeqs = UnreadSeqs.EMPTY;
         conversations.put(CHAT, earlier);
+        // As the restore that brings such a record would: the counter reads its records anew.
+        counter.open(DefaultOpenContext.INSTANCE);
     }
 
     /** Alice's keyed state {@code descriptor}. */

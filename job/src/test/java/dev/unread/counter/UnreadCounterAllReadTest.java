@@ -96,6 +96,7 @@ class UnreadCounterAllReadTest {
         assertThat(t.unreadCount).isEqualTo(1);
         t.sentAtKept = false;
         threads.put(Tuple2.of(OTHER, 10L), t);
+        counter.reopen();
     }
 
     private void send(ChatEvent e) throws Exception {

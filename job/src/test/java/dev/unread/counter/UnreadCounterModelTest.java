@@ -29,7 +29,6 @@ import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -61,6 +60,7 @@ class UnreadCounterModelTest {
     private static final long USERS_PER_ORDER = 1_000_000;
     private static final double DUPLICATE_SHARE = 0.2;
     private static final int ERASED_ONE_IN = 4;
+    private static final int CHECKPOINT_ONE_IN = 40;
 
     static Stream<Long> seeds() {
         String one = System.getProperty("unread.seed");
@@ -92,9 +92,13 @@ class UnreadCounterModelTest {
         List<List<ChatEvent>> orders =
                 streams.orders(events, 3 + (int) (seed % 3), DUPLICATE_SHARE);
         boolean rocksDb = seed % ROCKSDB_EVERY == 0;
+        // Every third seed with a record cache too small to hold one user's records, so that it
+        // writes back on nearly every event, and a checkpoint now and then.
+        boolean writingBack = seed % 3 == 0;
 
         try (KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness =
-                harness(rocksDb, track)) {
+                harness(rocksDb, track, writingBack)) {
+            long checkpoint = 0;
             for (int i = 0; i < orders.size(); i++) {
                 List<ChatEvent> order =
                         EventStreams.withErasuresInPlace(
@@ -102,6 +106,9 @@ class UnreadCounterModelTest {
                                         orders.get(i), (i + 1) * USERS_PER_ORDER));
                 for (ChatEvent e : order) {
                     harness.processElement(e, 0L);
+                    if (writingBack && e.hashCode() % CHECKPOINT_ONE_IN == 0) {
+                        harness.snapshot(++checkpoint, 0L);
+                    }
                 }
                 Run run = new Run(seed, i, rocksDb, track, order);
                 run.check(
@@ -153,10 +160,13 @@ class UnreadCounterModelTest {
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness(
-            boolean rocksDb, boolean track) throws Exception {
+            boolean rocksDb, boolean track, boolean writingBack) throws Exception {
         KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new UnreadCounter(0, track)),
+                        writingBack
+                                ? new UnreadCounterOperator(
+                                        0, track, ThreadSets.DEFAULT_MAX_BARE_THREADS, 3, 2)
+                                : new UnreadCounterOperator(0, track),
                         e -> e.userId,
                         Types.LONG);
         // The job's own settings (object reuse on, Kryo fallback off) so that the counter's

@@ -3,6 +3,7 @@ package dev.unread.testing;
 import dev.unread.counter.UnreadCounter;
 import dev.unread.events.ChatEvent;
 import dev.unread.events.UnreadCount;
+import org.apache.flink.api.common.functions.DefaultOpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -59,6 +60,15 @@ public final class CounterOnRocksDb implements AutoCloseable {
                 .getKeyedStateBackend()
                 .getPartitionedState(
                         VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+    }
+
+    /**
+     * Opens the counter again, as a restore does: what a test wrote to its keyed state directly is
+     * what it reads next, not the records it kept in memory.
+     */
+    public void reopen() throws Exception {
+        ((UnreadCounter) ((KeyedProcessOperator<?, ?, ?>) harness.getOperator()).getUserFunction())
+                .open(DefaultOpenContext.INSTANCE);
     }
 
     @Override
