@@ -37,8 +37,8 @@ final class RecordCache {
     }
 
     /**
-     * Records kept per subtask, inboxes and conversations alike: 10–20 MiB of heap (a record's
-     * sets hold at most {@link ConversationSeqs#SMALL} seqs each, the rest in their own state).
+     * Records kept per subtask, inboxes and conversations alike: 10–20 MiB of heap (a record's sets
+     * hold at most {@link ConversationSeqs#SMALL} seqs each, the rest in their own state).
      */
     static final int MAX_RECORDS = 1 << 15;
 

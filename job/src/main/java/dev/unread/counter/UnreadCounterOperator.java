@@ -63,6 +63,7 @@ public final class UnreadCounterOperator
     private final int cachedRecords;
 
     private final int dirtyRecords;
+
     private transient long idleClockStartDay;
     private transient boolean timersStale;
     private transient boolean stateOlder;

@@ -7,11 +7,12 @@ import dev.unread.events.UnreadCount;
 import dev.unread.state.ConversationState;
 import dev.unread.state.InboxState;
 import dev.unread.state.StateSchema;
-import org.apache.flink.api.common.typeinfo.Types;
+import dev.unread.testing.CounterOnRocksDb;
+import org.apache.flink.api.common.state.State;
+import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +31,7 @@ class RecordCacheTest {
     @Test
     void aCheckpointHoldsWhatTheCacheKeptAndARestoreCountsOnFromIt() throws Exception {
         OperatorSubtaskState snapshot;
-        try (var harness = open(new UnreadCounterOperator(0), null)) {
+        try (var harness = CounterOnRocksDb.opened(new UnreadCounterOperator(0), null)) {
             for (long seq = 1; seq <= 3; seq++) {
                 harness.processElement(ChatEvent.message(BOB, 1, CHAT, seq, seq), 0L);
             }
@@ -42,7 +43,7 @@ class RecordCacheTest {
             assertThat(conversation(harness, 1).unreadCount).isEqualTo(3);
             assertThat(inbox(harness, 1).unreadSenders).isEqualTo(1);
         }
-        try (var restored = open(new UnreadCounterOperator(0), snapshot)) {
+        try (var restored = CounterOnRocksDb.opened(new UnreadCounterOperator(0), snapshot)) {
             restored.processElement(ChatEvent.message(BOB, 1, CHAT, 4, 4), 0L);
             assertThat(restored.extractOutputValues())
                     .contains(UnreadCount.conversation(1, CHAT, 4));
@@ -52,7 +53,7 @@ class RecordCacheTest {
     @Test
     void aUserWhoLeavesTheCacheIsWrittenBack() throws Exception {
         // Two records per user (inbox, conversation): four users fill it.
-        try (var harness = open(cacheOf(8, 1000), null)) {
+        try (var harness = CounterOnRocksDb.opened(cacheOf(8, 1000), null)) {
             for (long user = 1; user <= 5; user++) {
                 harness.processElement(ChatEvent.message(BOB, user, CHAT, 1, 1), 0L);
             }
@@ -69,7 +70,7 @@ class RecordCacheTest {
 
     @Test
     void tooManyRecordsWaitingWriteTheOldestBack() throws Exception {
-        try (var harness = open(cacheOf(1000, 4), null)) {
+        try (var harness = CounterOnRocksDb.opened(cacheOf(1000, 4), null)) {
             for (long user = 1; user <= 3; user++) {
                 harness.processElement(ChatEvent.message(BOB, user, CHAT, 1, 1), 0L);
             }
@@ -85,38 +86,27 @@ class RecordCacheTest {
                 0, false, ThreadSets.DEFAULT_MAX_BARE_THREADS, records, dirty);
     }
 
-    private static KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> open(
-            UnreadCounterOperator operator, OperatorSubtaskState snapshot) throws Exception {
-        var harness =
-                new KeyedOneInputStreamOperatorTestHarness<>(operator, e -> e.userId, Types.LONG);
-        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
-        if (snapshot != null) {
-            harness.initializeState(snapshot);
-        }
-        harness.open();
-        return harness;
-    }
-
     /** The user's record of the chat in the keyed state, not the cache. */
     private static ConversationState conversation(
             KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness, long user)
             throws Exception {
-        var backend = harness.getOperator().getKeyedStateBackend();
-        backend.setCurrentKey(user);
-        return backend.getPartitionedState(
-                        VoidNamespace.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE,
-                        StateSchema.CONVERSATIONS)
-                .get(CHAT);
+        return keyed(harness, user, StateSchema.CONVERSATIONS).get(CHAT);
     }
 
     private static InboxState inbox(
             KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness, long user)
             throws Exception {
+        return keyed(harness, user, StateSchema.INBOX).value();
+    }
+
+    private static <S extends State> S keyed(
+            KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> harness,
+            long user,
+            StateDescriptor<S, ?> descriptor)
+            throws Exception {
         var backend = harness.getOperator().getKeyedStateBackend();
         backend.setCurrentKey(user);
         return backend.getPartitionedState(
-                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, StateSchema.INBOX)
-                .value();
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
     }
 }

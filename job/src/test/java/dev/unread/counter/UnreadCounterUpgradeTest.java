@@ -9,14 +9,13 @@ import dev.unread.events.UnreadCount;
 import dev.unread.seqs.UnreadSeqs;
 import dev.unread.state.ConversationState;
 import dev.unread.state.StateSchema;
+import dev.unread.testing.CounterOnRocksDb;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
@@ -31,23 +30,10 @@ class UnreadCounterUpgradeTest {
     private static final long CHAT = 80001;
     private static final long GROUP = 80002;
 
-    private static KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> open(
-            KeyedProcessOperator<Long, ChatEvent, UnreadCount> operator,
-            OperatorSubtaskState snapshot)
-            throws Exception {
-        var harness =
-                new KeyedOneInputStreamOperatorTestHarness<>(operator, e -> e.userId, Types.LONG);
-        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
-        if (snapshot != null) {
-            harness.initializeState(snapshot);
-        }
-        harness.open();
-        return harness;
-    }
-
     /** State as an older version left it: two conversations, totals never kept. */
     private static OperatorSubtaskState olderState() throws Exception {
-        try (var older = open(new KeyedProcessOperator<>(new UnreadCounter()), null)) {
+        try (var older =
+                CounterOnRocksDb.opened(new KeyedProcessOperator<>(new UnreadCounter()), null)) {
             var backend = older.getOperator().getKeyedStateBackend();
             backend.setCurrentKey(ALICE);
             MapState<Long, ConversationState> conversations =
@@ -84,7 +70,7 @@ class UnreadCounterUpgradeTest {
     @Test
     void aRestoreFromOlderStateWritesTotalsAndReadersBeforeAnyEventAndOnlyOnce() throws Exception {
         OperatorSubtaskState upgraded;
-        try (var restored = open(new UnreadCounterOperator(0), olderState())) {
+        try (var restored = CounterOnRocksDb.opened(new UnreadCounterOperator(0), olderState())) {
             assertThat(restored.extractOutputValues())
                     .containsExactly(
                             UnreadCount.total(ALICE, Count.TOTAL_MESSAGES, 2),
@@ -95,7 +81,7 @@ class UnreadCounterUpgradeTest {
                     .containsExactly(new ReaderUpdate(CHAT, ALICE, 3, true));
             upgraded = restored.snapshot(2, 2);
         }
-        try (var again = open(new UnreadCounterOperator(0), upgraded)) {
+        try (var again = CounterOnRocksDb.opened(new UnreadCounterOperator(0), upgraded)) {
             assertThat(again.extractOutputValues()).isEmpty();
             assertThat(knownReaders(again)).isEmpty();
         }

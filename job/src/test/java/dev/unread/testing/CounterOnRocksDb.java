@@ -7,6 +7,7 @@ import org.apache.flink.api.common.functions.DefaultOpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
@@ -44,6 +45,24 @@ public final class CounterOnRocksDb implements AutoCloseable {
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         new KeyedProcessOperator<>(new UnreadCounter()), e -> e.userId, Types.LONG);
         harness.setStateBackend(backend);
+        return harness;
+    }
+
+    /**
+     * {@code operator} (the counter, bare or in its job's operator) in an open harness keyed by
+     * user on RocksDB, restored from {@code snapshot} unless null.
+     */
+    public static KeyedOneInputStreamOperatorTestHarness<Long, ChatEvent, UnreadCount> opened(
+            KeyedProcessOperator<Long, ChatEvent, UnreadCount> operator,
+            OperatorSubtaskState snapshot)
+            throws Exception {
+        var harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(operator, e -> e.userId, Types.LONG);
+        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
+        if (snapshot != null) {
+            harness.initializeState(snapshot);
+        }
+        harness.open();
         return harness;
     }
 
