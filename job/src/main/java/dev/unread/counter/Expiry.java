@@ -72,7 +72,7 @@ final class Expiry {
         idleClockStartDay = day;
     }
 
-    /** Sets the current user's expiry timer from their recorded activity. Only reads state. */
+    /** Sets the current user's expiry timer from their recorded activity. Changes no record. */
     void schedule(long user, TimerService timers) throws Exception {
         if (idleStateDays > 0) {
             timers.registerProcessingTimeTimer(expiry(lastActiveDay(states.storedInbox(user))));

@@ -143,6 +143,9 @@ public final class UnreadCounterOperator
         if (!timersStale) {
             return;
         }
+        // The walks below go over the keyed state; nothing waiting to be written goes into it
+        // while they do.
+        counter.writeBackAll();
         // The same timer service KeyedProcessOperator.open registered, looked up by its name.
         TimerService timers =
                 new SimpleTimerService(
