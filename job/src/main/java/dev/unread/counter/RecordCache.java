@@ -196,8 +196,6 @@ final class RecordCache {
     private Iterable<Map.Entry<Long, ConversationState>> readConversations() throws Exception {
         if (!current.dirtyConversations.isEmpty()) {
             writeConversations(current);
-            dirty -= current.dirtyConversations.size();
-            current.dirtyConversations.clear();
             if (!current.inboxDirty) {
                 dirtyUsers.remove(currentUser);
             }
@@ -221,11 +219,6 @@ final class RecordCache {
     /** Writes every record not yet written back to the keyed state; at each checkpoint. */
     void writeBackAll() throws Exception {
         writeBackUntil(0);
-    }
-
-    /** Records stored and not yet written back: for tests. */
-    int dirty() {
-        return dirty;
     }
 
     private void dirtied() throws Exception {
@@ -255,14 +248,15 @@ final class RecordCache {
             dirty--;
         }
         writeConversations(records);
-        dirty -= records.dirtyConversations.size();
-        records.dirtyConversations.clear();
     }
 
+    /** Writes {@code records}' dirty conversations, with the keyed state on their user. */
     private void writeConversations(UserRecords records) throws Exception {
         for (long id : records.dirtyConversations) {
             conversationState.put(id, records.conversations.get(id));
         }
+        dirty -= records.dirtyConversations.size();
+        records.dirtyConversations.clear();
     }
 
     /** Puts the keyed state back on the current user after writing others back. */
